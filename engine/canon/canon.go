@@ -1,0 +1,54 @@
+// Package canon produces RFC 8785 (JCS) canonical JSON and the sha256 digests
+// REA derives from it (CONTRACTS.md §1.1). Every identifier that must be
+// recomputable by a client — evidence_id, profile digest, bundle digest — is a
+// digest of these bytes.
+package canon
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Marshal encodes v as JSON and canonicalizes it per RFC 8785.
+func Marshal(v any) ([]byte, error) {
+	var raw []byte
+	switch b := v.(type) {
+	case json.RawMessage:
+		raw = b
+	case []byte:
+		raw = b
+	default:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, fmt.Errorf("canon: encode: %w", err)
+		}
+		raw = buf.Bytes()
+	}
+	out, err := jcs.Transform(raw)
+	if err != nil {
+		return nil, fmt.Errorf("canon: transform: %w", err)
+	}
+	return out, nil
+}
+
+// SHA256Hex is the lowercase hex sha256 of b.
+func SHA256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Digest is SHA256Hex(Marshal(v)).
+func Digest(v any) (string, error) {
+	b, err := Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return SHA256Hex(b), nil
+}
