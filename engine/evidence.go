@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Evidence v2 (CONTRACTS.md §7). A record names the exact bytes it speaks of
+// (subject digest), the provider build and profile, and the parameters that
+// produced the answer; its ID is the digest of all of that, so a client can
+// recompute it from the answer it received and detect any edit.
+
+// Predicate types and the Evidence vocabulary.
+const (
+	PredicateAnalysis  = "rea.analysis/v2"
+	ConfidenceObserved = "observed"
+	ConfidenceDerived  = "derived"
+	AuthorityShipped   = "shipped-artifact"
+)
+
+// Digest is {sha256}.
+type Digest struct {
+	SHA256 string `json:"sha256"`
+}
+
+// Subject is the artifact a record speaks of.
+type Subject struct {
+	Name         string  `json:"name"`
+	Digest       Digest  `json:"digest"`
+	Format       string  `json:"format"`
+	Architecture *string `json:"architecture"`
+	LocalPath    string  `json:"local_path"`
+}
+
+// Environment is where a dynamic observation ran.
+type Environment struct {
+	ID           string `json:"id"`
+	Platform     string `json:"platform"`
+	Architecture string `json:"architecture"`
+	Isolation    string `json:"isolation"`
+}
+
+// Record is an Evidence v2 record. Results are held as canonical JSON so the
+// record round-trips byte for byte.
+type Record struct {
+	SchemaVersion    int                 `json:"schema_version"`
+	EvidenceID       string              `json:"evidence_id"`
+	Subject          *Subject            `json:"subject"`
+	Provider         provider.Identity   `json:"provider"`
+	AnalysisProfile  *provider.Profile   `json:"analysis_profile,omitempty"`
+	PredicateType    string              `json:"predicate_type"`
+	Operation        string              `json:"operation"`
+	Parameters       map[string]any      `json:"parameters"`
+	RawResult        json.RawMessage     `json:"raw_result"`
+	NormalizedResult json.RawMessage     `json:"normalized_result"`
+	Confidence       string              `json:"confidence"`
+	Authority        string              `json:"authority"`
+	Environment      *Environment        `json:"environment"`
+	Limitations      []string            `json:"limitations"`
+	Locations        []provider.Location `json:"locations"`
+	EvidenceLinks    []string            `json:"evidence_links"`
+}
+
+type subjectIdentity struct {
+	Digest       Digest  `json:"digest"`
+	Format       string  `json:"format"`
+	Architecture *string `json:"architecture"`
+}
+
+// idPreimage is the record without evidence_id, the subject reduced to its
+// identity (a renamed or moved file keeps its evidence IDs).
+type idPreimage struct {
+	SchemaVersion    int                 `json:"schema_version"`
+	Subject          *subjectIdentity    `json:"subject"`
+	Provider         provider.Identity   `json:"provider"`
+	AnalysisProfile  *provider.Profile   `json:"analysis_profile,omitempty"`
+	PredicateType    string              `json:"predicate_type"`
+	Operation        string              `json:"operation"`
+	Parameters       map[string]any      `json:"parameters"`
+	RawResult        json.RawMessage     `json:"raw_result"`
+	NormalizedResult json.RawMessage     `json:"normalized_result"`
+	Confidence       string              `json:"confidence"`
+	Authority        string              `json:"authority"`
+	Environment      *Environment        `json:"environment"`
+	Limitations      []string            `json:"limitations"`
+	Locations        []provider.Location `json:"locations"`
+	EvidenceLinks    []string            `json:"evidence_links"`
+}
+
+// ComputeID derives evidence_id = "ev_" + sha256(JCS(preimage)) (§7.2).
+func (r *Record) ComputeID() (string, error) {
+	p := idPreimage{
+		SchemaVersion: r.SchemaVersion, Provider: r.Provider, AnalysisProfile: r.AnalysisProfile,
+		PredicateType: r.PredicateType, Operation: r.Operation, Parameters: r.Parameters,
+		RawResult: nullIfEmpty(r.RawResult), NormalizedResult: nullIfEmpty(r.NormalizedResult),
+		Confidence: r.Confidence, Authority: r.Authority, Environment: r.Environment,
+		Limitations: nonNil(r.Limitations), Locations: nonNilLoc(r.Locations), EvidenceLinks: nonNil(r.EvidenceLinks),
+	}
+	if r.Subject != nil {
+		p.Subject = &subjectIdentity{Digest: r.Subject.Digest, Format: r.Subject.Format, Architecture: r.Subject.Architecture}
+	}
+	d, err := canon.Digest(p)
+	if err != nil {
+		return "", fmt.Errorf("evidence: id: %w", err)
+	}
+	return "ev_" + d, nil
+}
+
+// Seal normalizes the record's collections, canonicalizes its results and sets
+// its ID.
+func (r *Record) Seal() error {
+	r.Limitations = nonNil(r.Limitations)
+	r.Locations = nonNilLoc(r.Locations)
+	r.EvidenceLinks = nonNil(r.EvidenceLinks)
+	sort.Strings(r.EvidenceLinks)
+	for _, f := range []*json.RawMessage{&r.RawResult, &r.NormalizedResult} {
+		c, err := canon.Marshal(nullIfEmpty(*f))
+		if err != nil {
+			return fmt.Errorf("evidence: canonicalize result: %w", err)
+		}
+		*f = c
+	}
+	id, err := r.ComputeID()
+	if err != nil {
+		return err
+	}
+	r.EvidenceID = id
+	return nil
+}
+
+// Verify reports whether the stored ID matches the content.
+func (r *Record) Verify() error {
+	id, err := r.ComputeID()
+	if err != nil {
+		return err
+	}
+	if id != r.EvidenceID {
+		return fmt.Errorf("evidence: id %s does not verify (computed %s)", r.EvidenceID, id)
+	}
+	return nil
+}
+
+// Canonical is the record's JCS bytes: the blob stored in the ledger.
+func (r *Record) Canonical() ([]byte, error) { return canon.Marshal(r) }
+
+// DecodeRecord parses a stored or imported record strictly (unknown keys rejected).
+func DecodeRecord(b []byte) (*Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var r Record
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("evidence: decode: %w", err)
+	}
+	return &r, nil
+}
+
+// Context is the inline EvidenceContext of §1.5: the record minus its results,
+// plus the ledger position of the evidence_recorded event this call appended.
+type Context struct {
+	SchemaVersion   int                 `json:"schema_version"`
+	EvidenceID      string              `json:"evidence_id"`
+	Subject         *Subject            `json:"subject"`
+	Provider        provider.Identity   `json:"provider"`
+	AnalysisProfile *provider.Profile   `json:"analysis_profile,omitempty"`
+	PredicateType   string              `json:"predicate_type"`
+	Operation       string              `json:"operation"`
+	Parameters      map[string]any      `json:"parameters"`
+	Confidence      string              `json:"confidence"`
+	Authority       string              `json:"authority"`
+	Environment     *Environment        `json:"environment"`
+	Limitations     []string            `json:"limitations"`
+	Locations       []provider.Location `json:"locations"`
+	EvidenceLinks   []string            `json:"evidence_links"`
+	Ledger          LedgerRef           `json:"ledger"`
+}
+
+// LedgerRef names one ledger event.
+type LedgerRef struct {
+	Seq     int64  `json:"seq"`
+	EventID string `json:"event_id"`
+}
+
+// ContextOf projects a record to its inline context.
+func ContextOf(r *Record, ref LedgerRef) Context {
+	return Context{
+		SchemaVersion: r.SchemaVersion, EvidenceID: r.EvidenceID, Subject: r.Subject, Provider: r.Provider,
+		AnalysisProfile: r.AnalysisProfile, PredicateType: r.PredicateType, Operation: r.Operation,
+		Parameters: r.Parameters, Confidence: r.Confidence, Authority: r.Authority, Environment: r.Environment,
+		Limitations: r.Limitations, Locations: r.Locations, EvidenceLinks: r.EvidenceLinks, Ledger: ref,
+	}
+}
+
+func nullIfEmpty(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilLoc(s []provider.Location) []provider.Location {
+	if s == nil {
+		return []provider.Location{}
+	}
+	return s
+}
+
+type bundleScenario struct {
+	EvidenceID string `json:"evidence_id"`
+	Operation  string `json:"operation"`
+	Authority  string `json:"authority"`
+}
+
+type bundleCapture struct {
+	EvidenceID    string `json:"evidence_id"`
+	PredicateType string `json:"predicate_type"`
+}
+
+// BuildBundle assembles the canonical bundle (§7.4) of records — any order in;
+// sorted by evidence_id and de-duplicated out — and returns its JCS bytes, so
+// identical record sets give byte-identical bundles.
+func BuildBundle(records []*Record) ([]byte, error) {
+	byID := map[string]*Record{}
+	for _, r := range records {
+		if _, dup := byID[r.EvidenceID]; !dup {
+			byID[r.EvidenceID] = r
+		}
+	}
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	scenarios, captures, recs := []bundleScenario{}, []bundleCapture{}, []json.RawMessage{}
+	arts, provs, envs := sortedSet{}, sortedSet{}, sortedSet{}
+	for _, id := range ids {
+		r := byID[id]
+		if r.Subject != nil {
+			if err := arts.add(subjectIdentity{r.Subject.Digest, r.Subject.Format, r.Subject.Architecture}); err != nil {
+				return nil, err
+			}
+		}
+		if err := provs.add(r.Provider); err != nil {
+			return nil, err
+		}
+		if r.Environment != nil {
+			if err := envs.add(*r.Environment); err != nil {
+				return nil, err
+			}
+		}
+		if r.Authority == "controlled-replay" {
+			scenarios = append(scenarios, bundleScenario{r.EvidenceID, r.Operation, r.Authority})
+		}
+		if strings.HasPrefix(r.PredicateType, "rea.process-capture/") {
+			captures = append(captures, bundleCapture{r.EvidenceID, r.PredicateType})
+		}
+		c, err := r.Canonical()
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, c)
+	}
+	out := struct {
+		BundleVersion int               `json:"bundle_version"`
+		Artifacts     []json.RawMessage `json:"artifacts"`
+		Providers     []json.RawMessage `json:"providers"`
+		Environments  []json.RawMessage `json:"environments"`
+		Scenarios     []bundleScenario  `json:"scenarios"`
+		Captures      []bundleCapture   `json:"captures"`
+		Unknowns      []any             `json:"unknowns"`
+		Records       []json.RawMessage `json:"records"`
+	}{2, arts.sorted(), provs.sorted(), envs.sorted(), scenarios, captures, []any{}, recs}
+	return canon.Marshal(out)
+}
+
+// sortedSet de-duplicates values by their JCS bytes and orders them bytewise.
+type sortedSet map[string]json.RawMessage
+
+func (s sortedSet) add(v any) error {
+	c, err := canon.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s[string(c)] = c
+	return nil
+}
+
+func (s sortedSet) sorted() []json.RawMessage {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]json.RawMessage, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, s[k])
+	}
+	return out
+}

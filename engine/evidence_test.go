@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+func fixtureIdentity() provider.Identity {
+	v := "1"
+	return provider.Identity{ID: "fixture", Name: "Fixture provider", Version: &v}
+}
+
+// The vectors of CONTRACTS.md §14.
+func TestProfileDigestVector(t *testing.T) {
+	p, err := provider.NewProfile(fixtureIdentity(), 1, map[string]any{"loader": "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "b221157d7f44c5774ee6e03c4899c54935d1d2bb278a67b1426c69e1dc2b10be"; p.Digest != want {
+		t.Fatalf("digest %s, want %s", p.Digest, want)
+	}
+}
+
+func vectorRecord() *Record {
+	arch := "arm64"
+	return &Record{
+		SchemaVersion: 2,
+		Subject:       &Subject{Name: "a.out", Digest: Digest{SHA256: strings.Repeat("a", 64)}, Format: "mach-o", Architecture: &arch, LocalPath: "/tmp/a.out"},
+		Provider:      fixtureIdentity(), PredicateType: PredicateAnalysis, Operation: "health",
+		Parameters: map[string]any{}, NormalizedResult: json.RawMessage("true"),
+		Confidence: "observed", Authority: "shipped-artifact",
+	}
+}
+
+func TestEvidenceIDVector(t *testing.T) {
+	r := vectorRecord()
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "ev_bec78ade86426a33aa578404e3bf3ec7ab59938fcaff1cd3110d3775435d7c78"; r.EvidenceID != want {
+		t.Fatalf("id %s, want %s", r.EvidenceID, want)
+	}
+	// Renaming or moving the file keeps the id; editing the result breaks it.
+	r.Subject.Name, r.Subject.LocalPath = "b.out", "/elsewhere/b.out"
+	if err := r.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	r.NormalizedResult = json.RawMessage("false")
+	if err := r.Verify(); err == nil {
+		t.Fatal("edited normalized_result still verifies")
+	}
+}
+
+func TestRecordRoundTripIsByteIdentical(t *testing.T) {
+	r := vectorRecord()
+	r.Parameters = map[string]any{"offset": int64(0), "document": nil}
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := back.Canonical()
+	if string(b) != string(b2) {
+		t.Fatalf("round trip changed bytes:\n%s\n%s", b, b2)
+	}
+	if _, err := DecodeRecord([]byte(strings.Replace(string(b), `"schema_version":2`, `"schema_version":2,"extra":1`, 1))); err == nil {
+		t.Fatal("unknown key accepted")
+	}
+}
+
+func TestEmptyBundleVector(t *testing.T) {
+	b, err := BuildBundle(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != 124 || canon.SHA256Hex(b) != "4ef96958727c7ef9de33ebf8a9babd58ce69f1f5ff48a1fe03c9654c2d2fdd9c" {
+		t.Fatalf("empty bundle %d bytes %s: %s", len(b), canon.SHA256Hex(b), b)
+	}
+}
+
+func TestBundleIsOrderIndependent(t *testing.T) {
+	a, b := vectorRecord(), vectorRecord()
+	b.Operation = "other"
+	for _, r := range []*Record{a, b} {
+		if err := r.Seal(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, _ := BuildBundle([]*Record{a, b})
+	y, _ := BuildBundle([]*Record{b, a, b})
+	if string(x) != string(y) {
+		t.Fatal("bundle depends on recording order")
+	}
+}
