@@ -1,0 +1,322 @@
+// Package builtin is REA's embedded default analyzer: a pure-Go, in-process
+// provider for ELF, PE and Mach-O (including universal) executables on x86,
+// x86_64, arm and arm64 (CONTRACTS.md §3.5, §3.6, §2.2).
+//
+// Design: a target is memory-mapped read-only per client; headers are parsed
+// eagerly (cheap), and each derived index (symbols/procedures, strings) is built
+// once per (content sha256, profile digest) on first use and shared by every
+// client through a small bounded cache. Indexes hold offsets into the file, not
+// copies of it, and results are materialized one page at a time.
+package builtin
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/lineage"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// ProviderID is the registry id of the builtin provider.
+const ProviderID = "builtin"
+
+// ProviderName is its display name.
+const ProviderName = "REA built-in analyzer"
+
+// ProfileSchemaVersion is provider_profile_schema_version of its profiles.
+const ProfileSchemaVersion = 1
+
+// Operation names implemented by this provider.
+const (
+	OpListDocuments  = "list_documents"
+	OpListSegments   = "list_segments"
+	OpListNames      = "list_names"
+	OpListProcedures = "list_procedures"
+	OpListStrings    = "list_strings"
+)
+
+const (
+	maxPageResults = 500
+	defaultLimit   = 100
+	timeoutMS      = 60000
+	cacheEntries   = 4
+)
+
+// Provider is the builtin provider. It is safe for concurrent use.
+type Provider struct {
+	version string
+	cache   *indexCache
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New returns the builtin provider; version is the REA version.
+func New(version string) *Provider {
+	return &Provider{version: version, cache: newIndexCache(cacheEntries)}
+}
+
+// Identity names the provider with its concrete version.
+func (p *Provider) Identity() provider.Identity {
+	v := p.version
+	return provider.Identity{ID: ProviderID, Name: ProviderName, Version: &v}
+}
+
+// Availability is always available: the provider is in-process.
+func (p *Provider) Availability(context.Context) provider.Availability { return provider.Available() }
+
+var (
+	supportedFormats = map[string]bool{"elf": true, "pe": true, "mach-o": true, "mach-o-universal": true}
+	supportedArches  = map[string]bool{"x86": true, "x86_64": true, "arm": true, "arm64": true}
+)
+
+// Support decides statically from what detection found.
+func (p *Provider) Support(t provider.Target) provider.TargetSupport {
+	if t.Kind != "executable" {
+		return provider.Unsupported("target_kind_unsupported",
+			"The built-in analyzer analyzes executables, not archives or directories.")
+	}
+	if !supportedFormats[t.Format] {
+		return provider.Unsupported("target_format_unsupported",
+			"The built-in analyzer supports ELF, PE and Mach-O executables.")
+	}
+	if !supportedArches[t.Architecture] {
+		return provider.Unsupported("architecture_unsupported",
+			"The built-in analyzer supports x86, x86_64, arm and arm64 code.")
+	}
+	return provider.Supported()
+}
+
+// Capabilities declares exactly the implemented operations.
+func (p *Provider) Capabilities() []provider.Capability {
+	ops := []struct {
+		name  string
+		paged bool
+	}{
+		{OpListDocuments, false},
+		{OpListNames, true},
+		{OpListProcedures, true},
+		{OpListSegments, false},
+		{OpListStrings, true},
+	}
+	caps := make([]provider.Capability, 0, len(ops))
+	for _, o := range ops {
+		c := provider.Capability{
+			Operation: o.name, InputContractVersion: 1, OutputContractVersion: 1,
+			Pagination: "none", Exhaustive: true,
+			Effects:     provider.Effects{Idempotent: true},
+			Limits:      provider.Limits{TimeoutMS: i64(timeoutMS)},
+			Limitations: []string{},
+			Available:   true,
+		}
+		if o.paged {
+			c.Pagination = "offset"
+			c.Limits.MaxResults = i64(maxPageResults)
+		}
+		caps = append(caps, c)
+	}
+	return caps
+}
+
+func i64(v int64) *int64 { return &v }
+
+// Profile parses the target's headers (not a full index) to name the function
+// discovery sources the analysis will use.
+func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Profile, error) {
+	const op = "profile"
+	if err := ctx.Err(); err != nil {
+		return provider.Profile{}, fault.CancelledError(op)
+	}
+	m, err := openMapping(t.Path)
+	if err != nil {
+		return provider.Profile{}, openFault(t.Path, err)
+	}
+	defer m.close()
+	img, err := parseImage(m.data)
+	if err != nil {
+		return provider.Profile{}, err
+	}
+	prof, err := p.profileFor(img)
+	if err != nil {
+		return provider.Profile{}, fault.Internal(op, err)
+	}
+	p.cache.getOrPut(cacheKey{t.SHA256, prof.Digest}, &index{img: img})
+	return prof, nil
+}
+
+func (p *Provider) profileFor(img *image) (provider.Profile, error) {
+	syntax := "intel"
+	if img.arch == "arm" || img.arch == "arm64" {
+		syntax = "gnu"
+	}
+	disc := make([]any, len(img.discovery))
+	for i, s := range img.discovery {
+		disc[i] = s
+	}
+	arch := any(nil)
+	if img.arch != "" {
+		arch = img.arch
+	}
+	params := map[string]any{
+		"target_format":      img.container,
+		"architecture":       arch,
+		"loader":             "go-debug",
+		"function_discovery": disc,
+		"disassembler":       "golang.org/x/arch@" + archVersion(),
+		"syntax":             syntax,
+	}
+	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
+}
+
+var archVersion = sync.OnceValue(func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "golang.org/x/arch" {
+				if d.Replace != nil && d.Replace.Version != "" {
+					return d.Replace.Version
+				}
+				if d.Version != "" {
+					return d.Version
+				}
+			}
+		}
+	}
+	return "unknown"
+})
+
+// Start maps the target and returns an in-process client.
+func (p *Provider) Start(ctx context.Context, t provider.Target, profile provider.Profile, run provider.Run) (provider.Client, error) {
+	const op = "start"
+	if err := ctx.Err(); err != nil {
+		return nil, fault.CancelledError(op)
+	}
+	m, err := openMapping(t.Path)
+	if err != nil {
+		return nil, openFault(t.Path, err)
+	}
+	key := cacheKey{t.SHA256, profile.Digest}
+	ix := p.cache.lookup(key)
+	if ix != nil && ix.img.fileSize != uint64(len(m.data)) {
+		ix = nil // the file changed since it was profiled: do not share
+		key.sha256 = ""
+	}
+	if ix == nil {
+		img, err := parseImage(m.data)
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		ix = p.cache.getOrPut(key, &index{img: img})
+	}
+	return &Client{
+		doc: filepath.Base(t.Path), ix: ix, m: m, data: ix.img.data(m.data),
+	}, nil
+}
+
+// openFault maps an open failure to target_unavailable.
+func openFault(path string, err error) *fault.Error {
+	reason := "unreadable"
+	if errors.Is(err, fs.ErrNotExist) {
+		reason = "not_found"
+	}
+	return fault.New(fault.TargetUnavailable, "The target file could not be read.",
+		"Check that the file exists and is readable, then open it again.",
+		map[string]any{"path": path, "reason": reason}).WithCause(err)
+}
+
+// unsupportedFormat is the failure when a header is rejected.
+func unsupportedFormat(err error) *fault.Error {
+	return fault.New(fault.TargetUnavailable, "The target is not a well-formed ELF, PE or Mach-O executable.",
+		"Open a well-formed ELF, PE or Mach-O executable.",
+		map[string]any{"reason": "unsupported_format"}).WithCause(err)
+}
+
+// parseImage detects the format by content and parses its headers. Every
+// failure is a typed target_unavailable with reason unsupported_format.
+func parseImage(data []byte) (img *image, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, unsupportedFormat(panicError(r))
+		}
+	}()
+	var perr error
+	switch detect(data) {
+	case "elf":
+		img, perr = openELF(data)
+	case "pe":
+		img, perr = openPE(data)
+	case "mach-o":
+		img, perr = openMachO(data)
+	case "mach-o-universal":
+		img, perr = openUniversal(data)
+	default:
+		perr = errors.New("unrecognized file format")
+	}
+	if perr != nil {
+		return nil, unsupportedFormat(perr)
+	}
+	return img, nil
+}
+
+// detect names the executable format of data by its magic number.
+func detect(b []byte) string {
+	if len(b) < 4 {
+		return ""
+	}
+	switch {
+	case b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F':
+		return "elf"
+	case b[0] == 'M' && b[1] == 'Z':
+		return "pe"
+	}
+	be := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	switch be {
+	case 0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe:
+		return "mach-o"
+	case 0xcafebabe:
+		if len(b) >= 8 {
+			n := uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])
+			if n > 0 && n < maxFatArch {
+				return "mach-o-universal"
+			}
+		}
+	}
+	return ""
+}
+
+// Client answers operations on one target. Do may be called concurrently.
+type Client struct {
+	doc  string
+	ix   *index
+	m    *mapping
+	data []byte // the analyzed bytes within the mapping
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+var _ provider.Client = (*Client)(nil)
+
+// Lineage: an in-process client has no process tree.
+func (c *Client) Lineage(context.Context) (lineage.Observation, bool) {
+	return lineage.Observation{}, false
+}
+
+// Close unmaps the target once no operation is running.
+func (c *Client) Close(context.Context) (provider.Cleanup, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		err := c.m.close()
+		c.data = nil
+		if err != nil {
+			return provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}, nil
+		}
+	}
+	return provider.Cleanup{Complete: true}, nil
+}

@@ -1,0 +1,496 @@
+package builtin
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+)
+
+// elfInfo is what the symbol pass needs beyond the common image model.
+type elfInfo struct {
+	machine  elf.Machine
+	tables   []symbolTable // symtab first, then dynsym
+	dynsym   int           // index into tables of the dynamic symbol table, or -1
+	relocs   []elfRelocs
+	plts     []pltSection
+	gotPLT   uint64
+	hasGotPL bool
+}
+
+// pltSection is a PLT section and its entry size.
+type pltSection struct {
+	sec  int // index into image.sections
+	step uint64
+}
+
+type elfRelocs struct {
+	off, size uint64
+	rela      bool
+}
+
+func elfArch(m elf.Machine) string {
+	switch m {
+	case elf.EM_X86_64:
+		return "x86_64"
+	case elf.EM_386:
+		return "x86"
+	case elf.EM_ARM:
+		return "arm"
+	case elf.EM_AARCH64:
+		return "arm64"
+	}
+	return ""
+}
+
+// openELF parses ELF headers. An error means debug/elf rejected the header.
+func openELF(data []byte) (*image, error) {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	img := &image{
+		format: "elf", container: "elf", arch: elfArch(f.Machine),
+		bo: f.ByteOrder, is64: f.Class == elf.ELFCLASS64,
+		sliceSize: uint64(len(data)), fileSize: uint64(len(data)),
+	}
+	if img.bo == nil {
+		img.bo = binary.LittleEndian
+	}
+	info := &elfInfo{machine: f.Machine, dynsym: -1}
+	img.elf = info
+	used := map[string]bool{}
+	size := uint64(len(data))
+
+	for _, s := range f.Sections {
+		sec := section{
+			name: s.Name, addr: s.Addr, size: s.Size, off: s.Offset,
+			r: true, w: s.Flags&elf.SHF_WRITE != 0, x: s.Flags&elf.SHF_EXECINSTR != 0,
+			mapped: s.Flags&elf.SHF_ALLOC != 0 && s.Type != elf.SHT_NULL,
+		}
+		if s.Type != elf.SHT_NOBITS {
+			sec.fsize = s.Size
+			if s.Offset > size || s.Size > size-s.Offset {
+				if sec.mapped || s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM {
+					img.limitations = append(img.limitations, fmt.Sprintf("section %s extends past the end of the file", quoteName(s.Name)))
+				}
+				sec.fsize = 0
+				if s.Offset < size {
+					sec.fsize = size - s.Offset
+				}
+			}
+		}
+		if s.Type == elf.SHT_NOBITS && s.Flags&elf.SHF_TLS != 0 {
+			sec.mapped = false // .tbss occupies no address space of its own
+		}
+		img.sections = append(img.sections, sec)
+	}
+
+	for i, s := range f.Sections {
+		switch s.Type {
+		case elf.SHT_SYMTAB, elf.SHT_DYNSYM:
+			if s.Size == 0 {
+				continue
+			}
+			t := symbolTable{off: s.Offset, size: s.Size, entsize: 16, dynamic: s.Type == elf.SHT_DYNSYM, sectionIdx: i}
+			if img.is64 {
+				t.entsize = 24
+			}
+			if int(s.Link) < len(f.Sections) && s.Link != 0 {
+				st := f.Sections[s.Link]
+				if st.Type != elf.SHT_NOBITS {
+					t.strOff, t.strSize = st.Offset, st.Size
+				}
+			}
+			if t.dynamic {
+				if info.dynsym >= 0 {
+					continue // only one dynamic symbol table is meaningful
+				}
+				used["dynamic-symbols"] = true
+			} else {
+				used["symbols"] = true
+			}
+			info.tables = append(info.tables, t)
+		}
+	}
+	// symtab before dynsym, so the richer local names win ties.
+	for i := range info.tables {
+		if !info.tables[i].dynamic {
+			info.tables[0], info.tables[i] = info.tables[i], info.tables[0]
+			break
+		}
+	}
+	for i := range info.tables {
+		if info.tables[i].dynamic {
+			info.dynsym = i
+		}
+	}
+	if info.dynsym >= 0 {
+		dynIdx := info.tables[info.dynsym].sectionIdx
+		for _, s := range f.Sections {
+			if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Link) == dynIdx && s.Flags&elf.SHF_ALLOC != 0 {
+				info.relocs = append(info.relocs, elfRelocs{off: s.Offset, size: s.Size, rela: s.Type == elf.SHT_RELA})
+			}
+		}
+		for i, s := range f.Sections {
+			switch s.Name {
+			case ".plt", ".plt.sec", ".plt.got":
+				if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
+					step := s.Entsize
+					if step != 8 && step != 16 {
+						step = 16
+					}
+					if f.Machine == elf.EM_AARCH64 || s.Name != ".plt.got" && step != 16 {
+						step = 16
+					}
+					info.plts = append(info.plts, pltSection{sec: i, step: step})
+				}
+			case ".got.plt":
+				info.gotPLT, info.hasGotPL = s.Addr, true
+			case ".got":
+				if !info.hasGotPL {
+					info.gotPLT = s.Addr
+				}
+			}
+		}
+		switch f.Machine {
+		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64:
+			if len(info.plts) > 0 && len(info.relocs) > 0 {
+				used["plt"] = true
+			}
+		}
+	}
+
+	var raw []fileRange
+	n := 0
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		img.segments = append(img.segments, segment{
+			name:  fmt.Sprintf("LOAD[%d]", n),
+			start: p.Vaddr, end: satAdd(p.Vaddr, p.Memsz),
+			r: p.Flags&elf.PF_R != 0, w: p.Flags&elf.PF_W != 0, x: p.Flags&elf.PF_X != 0, xKnown: true,
+		})
+		n++
+		if p.Filesz > 0 {
+			fsz := min(p.Filesz, p.Memsz)
+			if p.Memsz == 0 {
+				fsz = 0
+			}
+			raw = append(raw, fileRange{off: p.Off, end: satAdd(p.Off, fsz), addr: p.Vaddr})
+		}
+	}
+	if f.Entry != 0 && f.Type != elf.ET_REL {
+		img.entry, img.hasEntry = f.Entry, true
+		if f.Machine == elf.EM_ARM {
+			img.entry &^= 1
+		}
+		used["entry-point"] = true
+	}
+	img.setDiscovery(used)
+	img.finishLayout(raw)
+	return img, nil
+}
+
+func quoteName(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return fmt.Sprintf("%q", nameString([]byte(s)))
+}
+
+// elfSymbols adds the symbols of every ELF symbol table, then the PLT stubs of
+// imported functions, then the entry point.
+func elfSymbols(img *image, b *symBuilder) error {
+	info := img.elf
+	data := b.data
+	size := uint64(len(data))
+	var dynUndef map[uint32]uint64 // dynsym index -> index into undefNames
+	var undefNames []symbol
+	for _, t := range info.tables {
+		label := ".symtab"
+		if t.dynamic {
+			label = ".dynsym"
+		}
+		if t.off > size {
+			b.limit(fmt.Sprintf("%s lies outside the file; its symbols are missing", label))
+			continue
+		}
+		tsize := t.size
+		if tsize > size-t.off {
+			tsize = size - t.off
+			b.limit(fmt.Sprintf("%s is truncated; symbols past the end of the file are missing", label))
+		}
+		if t.strSize == 0 || t.strOff > size {
+			b.limit(fmt.Sprintf("%s has no usable string table; its symbols are missing", label))
+			continue
+		}
+		count := tsize / t.entsize
+		badName := 0
+		for i := uint64(1); i < count; i++ {
+			if err := b.tick(); err != nil {
+				return err
+			}
+			e := t.off + i*t.entsize
+			var nameIdx uint32
+			var info8 uint8
+			var shndx uint16
+			var value, sz uint64
+			p := data[e : e+t.entsize]
+			if img.is64 {
+				nameIdx = img.bo.Uint32(p[0:])
+				info8 = p[4]
+				shndx = img.bo.Uint16(p[6:])
+				value = img.bo.Uint64(p[8:])
+				sz = img.bo.Uint64(p[16:])
+			} else {
+				nameIdx = img.bo.Uint32(p[0:])
+				value = uint64(img.bo.Uint32(p[4:]))
+				sz = uint64(img.bo.Uint32(p[8:]))
+				info8 = p[12]
+				shndx = img.bo.Uint16(p[14:])
+			}
+			if nameIdx == 0 {
+				continue
+			}
+			typ := elf.SymType(info8 & 0xf)
+			bind := elf.SymBind(info8 >> 4)
+			if typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_TLS {
+				continue
+			}
+			off, n, ok := cstring(data, t.strOff, satAdd(t.strOff, t.strSize), uint64(nameIdx))
+			if !ok {
+				badName++
+				continue
+			}
+			if n == 0 {
+				continue
+			}
+			if shndx == uint16(elf.SHN_UNDEF) {
+				if t.dynamic && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) {
+					if dynUndef == nil {
+						dynUndef = map[uint32]uint64{}
+					}
+					dynUndef[uint32(i)] = uint64(len(undefNames))
+					undefNames = append(undefNames, symbol{nameOff: off, nameLen: n})
+				}
+				continue
+			}
+			if shndx >= uint16(elf.SHN_LORESERVE) {
+				continue // absolute and common symbols have no address in the image
+			}
+			if isMappingSymbol(info.machine, data[off:off+uint64(n)]) {
+				continue
+			}
+			var kind uint8
+			switch typ {
+			case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+				kind = kindFunction
+			case elf.STT_OBJECT, elf.STT_COMMON:
+				kind = kindObject
+			default:
+				kind = kindLabel
+			}
+			if value == 0 {
+				continue
+			}
+			if kind == kindFunction && info.machine == elf.EM_ARM {
+				value &^= 1
+			}
+			var bd uint8
+			switch bind {
+			case elf.STB_GLOBAL:
+				bd = bindGlobal
+			case elf.STB_WEAK:
+				bd = bindWeak
+			default:
+				bd = bindLocal
+			}
+			s := symbol{addr: value, size: sz, nameOff: off, nameLen: n, kind: kind, source: srcDefault, rank: makeRank(srcDefault, kind, bd)}
+			if kind == kindFunction {
+				s.flags |= flagProcedure
+			}
+			if t.dynamic {
+				s.flags |= flagDynamic
+			}
+			b.add(s)
+		}
+		if badName > 0 {
+			b.limit(fmt.Sprintf("%s: %d symbol name(s) point outside the string table and were skipped", label, badName))
+		}
+	}
+	if len(undefNames) > 0 && len(info.plts) > 0 {
+		if err := elfPLT(img, b, dynUndef, undefNames); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isMappingSymbol reports ARM/AArch64 mapping symbols ($a, $t, $d, $x and
+// their dotted forms), which mark code/data transitions, not names.
+func isMappingSymbol(m elf.Machine, name []byte) bool {
+	if m != elf.EM_ARM && m != elf.EM_AARCH64 {
+		return false
+	}
+	if len(name) < 2 || name[0] != '$' {
+		return false
+	}
+	switch name[1] {
+	case 'a', 't', 'd', 'x':
+		return len(name) == 2 || name[2] == '.'
+	}
+	return false
+}
+
+// elfPLT names PLT stubs after the imported function whose GOT slot they jump
+// through: relocations map GOT slots to dynamic symbols; each stub's indirect
+// jump is decoded to find its slot.
+func elfPLT(img *image, b *symBuilder, dynUndef map[uint32]uint64, undef []symbol) error {
+	info := img.elf
+	data := b.data
+	size := uint64(len(data))
+	slots := map[uint64]uint64{} // GOT slot address -> index into undef
+	for _, r := range info.relocs {
+		if r.off > size {
+			continue
+		}
+		end := min(satAdd(r.off, r.size), size)
+		var ent uint64
+		switch {
+		case img.is64 && r.rela:
+			ent = 24
+		case img.is64:
+			ent = 16
+		case r.rela:
+			ent = 12
+		default:
+			ent = 8
+		}
+		for e := r.off; e+ent <= end; e += ent {
+			if err := b.tick(); err != nil {
+				return err
+			}
+			var off uint64
+			var sym, typ uint32
+			if img.is64 {
+				off = img.bo.Uint64(data[e:])
+				rinfo := img.bo.Uint64(data[e+8:])
+				sym, typ = uint32(rinfo>>32), uint32(rinfo)
+			} else {
+				off = uint64(img.bo.Uint32(data[e:]))
+				rinfo := img.bo.Uint32(data[e+4:])
+				sym, typ = rinfo>>8, rinfo&0xff
+			}
+			if !isImportReloc(info.machine, typ) {
+				continue
+			}
+			if k, ok := dynUndef[sym]; ok {
+				slots[off] = k
+			}
+		}
+	}
+	if len(slots) == 0 {
+		return nil
+	}
+	for _, ps := range info.plts {
+		s := &img.sections[ps.sec]
+		if s.off > size || s.fsize == 0 {
+			continue
+		}
+		code := data[s.off:min(satAdd(s.off, s.fsize), size)]
+		step := ps.step
+		for o := uint64(0); o+step <= uint64(len(code)); o += step {
+			if err := b.tick(); err != nil {
+				return err
+			}
+			slot, ok := pltSlot(info.machine, code[o:o+step], s.addr+o, info.gotPLT, img.bo)
+			if !ok {
+				continue
+			}
+			k, ok := slots[slot]
+			if !ok {
+				continue
+			}
+			u := undef[k]
+			b.add(symbol{
+				addr: s.addr + o, nameOff: u.nameOff, nameLen: u.nameLen,
+				kind: kindFunction, source: srcImported,
+				flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
+				rank:  makeRank(srcImported, kindFunction, bindGlobal),
+			})
+		}
+	}
+	return nil
+}
+
+func isImportReloc(m elf.Machine, typ uint32) bool {
+	switch m {
+	case elf.EM_X86_64:
+		return typ == uint32(elf.R_X86_64_JMP_SLOT) || typ == uint32(elf.R_X86_64_GLOB_DAT)
+	case elf.EM_386:
+		return typ == uint32(elf.R_386_JMP_SLOT) || typ == uint32(elf.R_386_GLOB_DAT)
+	case elf.EM_AARCH64:
+		return typ == uint32(elf.R_AARCH64_JUMP_SLOT) || typ == uint32(elf.R_AARCH64_GLOB_DAT)
+	}
+	return false
+}
+
+// pltSlot decodes the indirect jump of one PLT entry and returns the address
+// of the GOT slot it jumps through.
+func pltSlot(m elf.Machine, e []byte, addr, gotBase uint64, bo binary.ByteOrder) (uint64, bool) {
+	switch m {
+	case elf.EM_X86_64:
+		// jmp *rel32(%rip), optionally after endbr64 and/or a bnd prefix.
+		for _, at := range []int{0, 1, 4, 5} {
+			if at+6 > len(e) || e[at] != 0xff || e[at+1] != 0x25 {
+				continue
+			}
+			switch at {
+			case 1, 5:
+				if e[at-1] != 0xf2 {
+					continue
+				}
+			}
+			if at >= 4 && !bytes.Equal(e[0:4], []byte{0xf3, 0x0f, 0x1e, 0xfa}) {
+				continue
+			}
+			rel := int32(binary.LittleEndian.Uint32(e[at+2:]))
+			return uint64(int64(addr) + int64(at+6) + int64(rel)), true
+		}
+	case elf.EM_386:
+		for _, at := range []int{0, 4} {
+			if at+6 > len(e) || e[at] != 0xff {
+				continue
+			}
+			if at == 4 && !bytes.Equal(e[0:4], []byte{0xf3, 0x0f, 0x1e, 0xfb}) {
+				continue
+			}
+			v := uint64(binary.LittleEndian.Uint32(e[at+2:]))
+			switch e[at+1] {
+			case 0x25: // jmp *abs32
+				return v, true
+			case 0xa3: // jmp *disp32(%ebx), %ebx = GOT base
+				return uint64(uint32(gotBase + v)), true
+			}
+		}
+	case elf.EM_AARCH64:
+		// adrp x16, page; ldr x17, [x16, #off]; add x16, x16, #off; br x17
+		if len(e) < 8 {
+			return 0, false
+		}
+		i0 := bo.Uint32(e[0:])
+		i1 := bo.Uint32(e[4:])
+		if i0&0x9f00001f != 0x90000010 || i1&0xffc003ff != 0xf9400211 {
+			return 0, false
+		}
+		immlo := uint64(i0>>29) & 3
+		immhi := uint64(i0>>5) & 0x7ffff
+		imm := int64((immhi<<2|immlo)<<43) >> 43 // sign-extend 21 bits
+		page := uint64(int64(addr&^0xfff) + imm<<12)
+		off := uint64((i1>>10)&0xfff) * 8
+		return page + off, true
+	}
+	return 0, false
+}

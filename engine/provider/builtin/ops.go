@@ -1,0 +1,402 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"slices"
+	"sort"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Segment is one list_segments item.
+type Segment struct {
+	Name       string    `json:"name"`
+	Start      string    `json:"start"`
+	End        string    `json:"end"`
+	Readable   bool      `json:"readable"`
+	Writable   bool      `json:"writable"`
+	Executable *bool     `json:"executable"`
+	Sections   []Section `json:"sections"`
+}
+
+// Section is a section within a Segment.
+type Section struct {
+	Name       string `json:"name"`
+	Start      string `json:"start"`
+	End        string `json:"end"`
+	Readable   bool   `json:"readable"`
+	Writable   bool   `json:"writable"`
+	Executable bool   `json:"executable"`
+}
+
+// ProcedureItem is one list_procedures item.
+type ProcedureItem struct {
+	Address   string        `json:"address"`
+	Value     string        `json:"value"`
+	Procedure ProcedureInfo `json:"procedure"`
+}
+
+// ProcedureInfo classifies a procedure.
+type ProcedureInfo struct {
+	External    bool    `json:"external"`
+	Thunk       bool    `json:"thunk"`
+	ThunkTarget *string `json:"thunk_target"`
+}
+
+// NameItem is one list_names item.
+type NameItem struct {
+	Address string     `json:"address"`
+	Value   string     `json:"value"`
+	Symbol  SymbolInfo `json:"symbol"`
+}
+
+// SymbolInfo describes a name.
+type SymbolInfo struct {
+	Primary  bool   `json:"primary"`
+	Dynamic  bool   `json:"dynamic"`
+	External bool   `json:"external"`
+	Type     string `json:"type"`
+	Source   string `json:"source"`
+}
+
+// StringItem is one list_strings item.
+type StringItem struct {
+	Address        string     `json:"address"`
+	Value          string     `json:"value"`
+	ValueTruncated bool       `json:"value_truncated"`
+	String         StringInfo `json:"string"`
+}
+
+// StringInfo describes a found string.
+type StringInfo struct {
+	Encoding    string  `json:"encoding"`
+	Termination string  `json:"termination"`
+	ByteLength  int     `json:"byte_length"`
+	Section     *string `json:"section"`
+}
+
+// Do answers one operation. Panics (including memory faults on a mapping
+// whose file shrank underneath it) become execution_failure.
+func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (res provider.Result, err error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return provider.Result{}, fault.New(fault.ProviderUnavailable, "The analysis client is closed.",
+			"Open the target again.", map[string]any{"operation": op, "provider_id": ProviderID})
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = provider.Result{}, fault.Internal(op, panicError(r))
+		}
+	}()
+	rep = progress.OrNop(rep)
+	switch op {
+	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings:
+	default:
+		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
+			"The bound provider does not offer this operation.",
+			"Use an operation the built-in analyzer declares, or bind another provider.",
+			map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": ProviderID})
+	}
+	if err := c.checkDocument(op, in); err != nil {
+		return provider.Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return provider.Result{}, fault.CancelledError(op)
+	}
+	switch op {
+	case OpListDocuments:
+		return provider.Result{Normalized: []string{c.doc}, Limitations: c.ix.img.limitations}, nil
+	case OpListSegments:
+		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
+	}
+	offset, limit, err := pageParams(op, in)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	var addr uint64
+	var hasAddr bool
+	if op != OpListProcedures {
+		a, ok, aerr := in.Address("address")
+		if aerr != nil {
+			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
+		}
+		addr, hasAddr = a, ok
+	}
+	switch op {
+	case OpListNames, OpListProcedures:
+		six, err := c.symbols(ctx, op, rep)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
+		if op == OpListProcedures {
+			return provider.Result{Normalized: c.procedurePage(six, offset, limit), Limitations: lims}, nil
+		}
+		return provider.Result{Normalized: c.namePage(six, addr, hasAddr, offset, limit), Limitations: lims}, nil
+	default: // OpListStrings
+		stx, err := c.strings(ctx, op, rep)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lims := append(slices.Clip(c.ix.img.limitations), stx.limitations...)
+		return provider.Result{Normalized: c.stringPage(stx, addr, hasAddr, offset, limit), Limitations: lims}, nil
+	}
+}
+
+func (c *Client) checkDocument(op string, in provider.Params) error {
+	v, present := in["document"]
+	if !present || v == nil {
+		return nil
+	}
+	if s, ok := v.(string); ok && s == c.doc {
+		return nil
+	}
+	return fault.Invalid(op, fault.Issue{Path: "/document", Reason: "invalid_value",
+		Message: "The document is not one of list_documents."})
+}
+
+func pageParams(op string, in provider.Params) (int, int, error) {
+	offset := in.Int("offset", 0)
+	limit := in.Int("limit", defaultLimit)
+	if offset < 0 {
+		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0)})
+	}
+	if limit < 1 || limit > maxPageResults {
+		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
+	}
+	if offset > 1<<53 {
+		offset = 1 << 53
+	}
+	return int(offset), int(limit), nil
+}
+
+// buildFault converts an index build failure.
+func buildFault(op string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fault.CancelledError(op).WithCause(err)
+	}
+	return fault.From(op, err)
+}
+
+// reporter adapts index progress to the §6.2 "index" phase: completed is a
+// monotonic count (symbols or bytes), the total unknown.
+func indexReporter(rep progress.Reporter, what string) func(n int64) {
+	var last int64 = -1
+	return func(n int64) {
+		if n <= last {
+			return
+		}
+		last = n
+		rep.Report(progress.Update{Phase: "index", Completed: float64(n), Message: what})
+	}
+}
+
+func (c *Client) symbols(ctx context.Context, op string, rep progress.Reporter) (*symIndex, error) {
+	six, err := c.ix.syms.get(ctx, func(ctx context.Context) (*symIndex, error) {
+		return buildSymbols(ctx, c.ix.img, c.data, indexReporter(rep, "symbols indexed"))
+	})
+	if err != nil {
+		return nil, buildFault(op, err)
+	}
+	return six, nil
+}
+
+func (c *Client) strings(ctx context.Context, op string, rep progress.Reporter) (*strIndex, error) {
+	stx, err := c.ix.strs.get(ctx, func(ctx context.Context) (*strIndex, error) {
+		return buildStrings(ctx, c.ix.img, c.data, indexReporter(rep, "bytes scanned for strings"))
+	})
+	if err != nil {
+		return nil, buildFault(op, err)
+	}
+	return stx, nil
+}
+
+// buildSymbols runs the format's symbol pass and sorts the result.
+func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)) (*symIndex, error) {
+	b := &symBuilder{ctx: ctx, data: data}
+	if prog != nil {
+		prog(0)
+		b.prog = func(n int) { prog(int64(n)) }
+	}
+	var err error
+	switch {
+	case img.elf != nil:
+		err = elfSymbols(img, b)
+	case img.pe != nil:
+		err = peSymbols(img, b)
+	case img.macho != nil:
+		err = machoSymbols(img, b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if img.hasEntry {
+		// The entry point is a procedure; it gets a name only when no symbol names it.
+		b.addArena(symbol{addr: img.entry, kind: kindFunction, source: srcAnalysis,
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, "entry")
+	}
+	six, err := b.finish()
+	if err != nil {
+		return nil, err
+	}
+	if img.hasEntry {
+		six.dropSyntheticEntry(data, img.entry)
+	}
+	return six, nil
+}
+
+// dropSyntheticEntry removes the synthetic "entry" name when a real
+// procedure symbol already starts at the entry point.
+func (ix *symIndex) dropSyntheticEntry(data []byte, entry uint64) {
+	lo := sort.Search(len(ix.syms), func(i int) bool { return ix.syms[i].addr >= entry })
+	hi, synth, real := lo, -1, false
+	for ; hi < len(ix.syms) && ix.syms[hi].addr == entry; hi++ {
+		s := &ix.syms[hi]
+		if s.source == srcAnalysis && s.flags&flagArena != 0 {
+			synth = hi
+		} else if s.flags&flagProcedure != 0 {
+			real = true
+		}
+	}
+	if synth < 0 || !real {
+		return
+	}
+	wasPrimary := ix.syms[synth].flags&flagPrimary != 0
+	ix.syms = slices.Delete(ix.syms, synth, synth+1)
+	hi--
+	if wasPrimary {
+		best := lo
+		for i := lo; i < hi; i++ {
+			if ix.syms[i].rank < ix.syms[best].rank {
+				best = i
+			}
+		}
+		ix.syms[best].flags |= flagPrimary
+	}
+	ix.procs = ix.procs[:0]
+	for i := range ix.syms {
+		if ix.syms[i].flags&flagProcedure != 0 {
+			ix.procs = append(ix.procs, uint32(i))
+		}
+	}
+}
+
+func (c *Client) segments() []Segment {
+	img := c.ix.img
+	out := make([]Segment, 0, len(img.segments))
+	for _, sg := range img.segments {
+		s := Segment{
+			Name: sg.name, Start: provider.FormatAddress(sg.start), End: provider.FormatAddress(sg.end),
+			Readable: sg.r, Writable: sg.w, Sections: make([]Section, 0, len(sg.sections)),
+		}
+		if sg.xKnown {
+			x := sg.x
+			s.Executable = &x
+		}
+		for _, si := range sg.sections {
+			sec := &img.sections[si]
+			s.Sections = append(s.Sections, Section{
+				Name: sec.name, Start: provider.FormatAddress(sec.addr), End: provider.FormatAddress(sec.end()),
+				Readable: sec.r, Writable: sec.w, Executable: sec.x,
+			})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (c *Client) procedurePage(ix *symIndex, offset, limit int) provider.Page[ProcedureItem] {
+	page := provider.PageOf(ix.procs, offset, limit)
+	items := make([]ProcedureItem, len(page.Items))
+	for i, k := range page.Items {
+		s := &ix.syms[k]
+		items[i] = ProcedureItem{
+			Address: provider.FormatAddress(s.addr),
+			Value:   nameString(ix.name(c.data, s)),
+			Procedure: ProcedureInfo{
+				External: s.flags&flagExternal != 0,
+				Thunk:    s.flags&flagThunk != 0,
+			},
+		}
+	}
+	return provider.Page[ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+}
+
+func (c *Client) namePage(ix *symIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[NameItem] {
+	syms := ix.syms
+	if hasAddr {
+		lo := sort.Search(len(syms), func(i int) bool { return syms[i].addr >= addr })
+		hi := lo
+		for hi < len(syms) && syms[hi].addr == addr {
+			hi++
+		}
+		syms = syms[lo:hi]
+	}
+	page := provider.PageOf(syms, offset, limit)
+	items := make([]NameItem, len(page.Items))
+	for i := range page.Items {
+		s := &page.Items[i]
+		items[i] = NameItem{
+			Address: provider.FormatAddress(s.addr),
+			Value:   nameString(ix.name(c.data, s)),
+			Symbol: SymbolInfo{
+				Primary:  s.flags&flagPrimary != 0,
+				Dynamic:  s.flags&flagDynamic != 0,
+				External: s.flags&flagExternal != 0,
+				Type:     kindNames[s.kind],
+				Source:   sourceNames[s.source],
+			},
+		}
+	}
+	return provider.Page[NameItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+}
+
+func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[StringItem] {
+	lo, hi := 0, len(ix.entries)
+	if hasAddr {
+		lo = sort.Search(hi, func(i int) bool { return ix.addrOf(i) >= addr })
+		hi = lo
+		for hi < len(ix.entries) && ix.addrOf(hi) == addr {
+			hi++
+		}
+	}
+	total := hi - lo
+	start := min(offset, total)
+	end := min(start+limit, total)
+	items := make([]StringItem, 0, end-start)
+	img := c.ix.img
+	for i := lo + start; i < lo+end; i++ {
+		e := ix.entries[i]
+		a := ix.addrOf(i)
+		v, trunc := e.value(c.data)
+		it := StringItem{
+			Address: provider.FormatAddress(a), Value: v, ValueTruncated: trunc,
+			String: StringInfo{Encoding: "ascii", Termination: "missing", ByteLength: int(e.n)},
+		}
+		if e.meta&metaUTF16 != 0 {
+			it.String.Encoding = "utf-16le"
+		}
+		if e.meta&metaTerminated != 0 {
+			it.String.Termination = "present_or_not_required"
+		}
+		if sec := img.sectionAt(a, ix.sections); sec != nil {
+			name := sec.name
+			it.String.Section = &name
+		}
+		items = append(items, it)
+	}
+	p := provider.Page[StringItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
+	if end < total {
+		next := end
+		p.NextOffset, p.Truncated = &next, true
+	}
+	return p
+}

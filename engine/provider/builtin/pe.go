@@ -1,0 +1,414 @@
+package builtin
+
+import (
+	"bytes"
+	"debug/pe"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+type peInfo struct {
+	imageBase  uint64
+	symOff     uint64 // COFF symbol table
+	nsyms      uint64
+	exportDir  [2]uint32 // RVA, size
+	importDir  [2]uint32
+	secByRVA   []int // indices into image.sections by virtual address
+	secVA      []uint32
+	secRaw     []uint32 // PointerToRawData
+	secRawSize []uint32 // file-backed bytes used for RVA translation
+}
+
+func peArch(m uint16) string {
+	switch m {
+	case pe.IMAGE_FILE_MACHINE_AMD64:
+		return "x86_64"
+	case pe.IMAGE_FILE_MACHINE_I386:
+		return "x86"
+	case pe.IMAGE_FILE_MACHINE_ARM64:
+		return "arm64"
+	case pe.IMAGE_FILE_MACHINE_ARMNT, pe.IMAGE_FILE_MACHINE_ARM:
+		return "arm"
+	}
+	return ""
+}
+
+// openPE parses PE headers. An error means debug/pe rejected the header.
+func openPE(data []byte) (*image, error) {
+	f, err := pe.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	img := &image{
+		format: "pe", container: "pe", arch: peArch(f.Machine), bo: binary.LittleEndian,
+		sliceSize: uint64(len(data)), fileSize: uint64(len(data)),
+	}
+	info := &peInfo{symOff: uint64(f.PointerToSymbolTable), nsyms: uint64(f.NumberOfSymbols)}
+	img.pe = info
+	used := map[string]bool{}
+	var entryRVA, sizeOfHeaders uint32
+	var dirs []pe.DataDirectory
+	switch oh := f.OptionalHeader.(type) {
+	case *pe.OptionalHeader64:
+		img.is64 = true
+		info.imageBase = oh.ImageBase
+		entryRVA, sizeOfHeaders = oh.AddressOfEntryPoint, oh.SizeOfHeaders
+		dirs = oh.DataDirectory[:min(int(oh.NumberOfRvaAndSizes), len(oh.DataDirectory))]
+	case *pe.OptionalHeader32:
+		info.imageBase = uint64(oh.ImageBase)
+		entryRVA, sizeOfHeaders = oh.AddressOfEntryPoint, oh.SizeOfHeaders
+		dirs = oh.DataDirectory[:min(int(oh.NumberOfRvaAndSizes), len(oh.DataDirectory))]
+	default:
+		img.limitations = append(img.limitations, "the PE optional header is missing; addresses are image-relative")
+	}
+	if len(dirs) > 0 {
+		info.exportDir = [2]uint32{dirs[0].VirtualAddress, dirs[0].Size}
+	}
+	if len(dirs) > 1 {
+		info.importDir = [2]uint32{dirs[1].VirtualAddress, dirs[1].Size}
+	}
+	base := info.imageBase
+	var raw []fileRange
+	if sizeOfHeaders > 0 {
+		raw = append(raw, fileRange{off: 0, end: uint64(sizeOfHeaders), addr: base})
+	}
+	for _, s := range f.Sections {
+		vsize := uint64(s.VirtualSize)
+		if vsize == 0 {
+			vsize = uint64(s.Size)
+		}
+		c := s.Characteristics
+		fsz := min(uint64(s.Size), vsize)
+		if c&pe.IMAGE_SCN_CNT_UNINITIALIZED_DATA != 0 && s.Offset == 0 {
+			fsz = 0
+		}
+		sec := section{
+			name: s.Name, addr: base + uint64(s.VirtualAddress), size: vsize,
+			off: uint64(s.Offset), fsize: fsz,
+			r: c&pe.IMAGE_SCN_MEM_READ != 0, w: c&pe.IMAGE_SCN_MEM_WRITE != 0, x: c&pe.IMAGE_SCN_MEM_EXECUTE != 0,
+			mapped: true,
+		}
+		img.sections = append(img.sections, sec)
+		img.segments = append(img.segments, segment{
+			name: s.Name, start: sec.addr, end: sec.end(), r: sec.r, w: sec.w, x: sec.x, xKnown: true,
+		})
+		if fsz > 0 {
+			raw = append(raw, fileRange{off: uint64(s.Offset), end: satAdd(uint64(s.Offset), fsz), addr: sec.addr})
+		}
+		info.secVA = append(info.secVA, s.VirtualAddress)
+		info.secRaw = append(info.secRaw, s.Offset)
+		info.secRawSize = append(info.secRawSize, uint32(min(uint64(s.Size), vsize)))
+	}
+	info.secByRVA = make([]int, len(f.Sections))
+	for i := range info.secByRVA {
+		info.secByRVA[i] = i
+	}
+	sort.SliceStable(info.secByRVA, func(i, j int) bool { return info.secVA[info.secByRVA[i]] < info.secVA[info.secByRVA[j]] })
+	if info.nsyms > 0 && info.symOff > 0 {
+		used["symbols"] = true
+	}
+	if info.exportDir[0] != 0 && info.exportDir[1] != 0 {
+		used["exports"] = true
+	}
+	if info.importDir[0] != 0 && info.importDir[1] != 0 {
+		used["imports"] = true
+	}
+	if entryRVA != 0 {
+		img.entry, img.hasEntry = base+uint64(entryRVA), true
+		used["entry-point"] = true
+	}
+	img.setDiscovery(used)
+	img.finishLayout(raw)
+	return img, nil
+}
+
+// rvaOff translates an RVA to a file offset, or ok=false when no section's
+// file bytes hold it.
+func (info *peInfo) rvaOff(rva uint64) (uint64, bool) {
+	k := sort.Search(len(info.secByRVA), func(i int) bool { return uint64(info.secVA[info.secByRVA[i]]) > rva }) - 1
+	for n := 0; k >= 0 && n < 8; k, n = k-1, n+1 {
+		i := info.secByRVA[k]
+		va := uint64(info.secVA[i])
+		if rva >= va && rva-va < uint64(info.secRawSize[i]) {
+			return uint64(info.secRaw[i]) + rva - va, true
+		}
+	}
+	return 0, false
+}
+
+// maxPEEntries bounds export and import walks of a damaged file.
+const maxPEEntries = 1 << 20
+
+func peSymbols(img *image, b *symBuilder) error {
+	info := img.pe
+	data := b.data
+	sectionKind := func(sn int) (uint64, bool, bool) { // address base, executable, ok
+		if sn < 1 || sn > len(img.sections) {
+			return 0, false, false
+		}
+		s := &img.sections[sn-1]
+		return s.addr, s.x, true
+	}
+
+	// COFF symbol table (mingw and Go binaries keep one unless stripped).
+	if info.nsyms > 0 && info.symOff > 0 {
+		size := uint64(len(data))
+		strTab := satAdd(info.symOff, info.nsyms*18)
+		if info.symOff >= size || info.nsyms > size/18 || strTab > size {
+			b.limit("the COFF symbol table lies outside the file; its symbols are missing")
+		} else {
+			strSize := uint64(0)
+			if v, ok := readU(data, img.bo, strTab, 4); ok {
+				strSize = v
+			}
+			bad := 0
+			for i := uint64(0); i < info.nsyms; i++ {
+				if err := b.tick(); err != nil {
+					return err
+				}
+				e := info.symOff + i*18
+				rec := data[e : e+18]
+				value := uint64(binary.LittleEndian.Uint32(rec[8:]))
+				sn := int(int16(binary.LittleEndian.Uint16(rec[12:])))
+				typ := binary.LittleEndian.Uint16(rec[14:])
+				class := rec[16]
+				naux := uint64(rec[17])
+				i += naux
+				if naux > 0 && class == symClassStatic {
+					continue // section definition
+				}
+				if class != symClassExternal && class != symClassStatic && class != symClassLabel {
+					continue
+				}
+				secAddr, exec, ok := sectionKind(sn)
+				if !ok {
+					continue
+				}
+				var nameOff uint64
+				var nameLen uint32
+				if binary.LittleEndian.Uint32(rec[0:]) == 0 {
+					o := uint64(binary.LittleEndian.Uint32(rec[4:]))
+					no, nl, ok := cstring(data, strTab, satAdd(strTab, strSize), o)
+					if !ok || o < 4 {
+						bad++
+						continue
+					}
+					nameOff, nameLen = no, nl
+				} else {
+					n := bytes.IndexByte(rec[:8], 0)
+					if n < 0 {
+						n = 8
+					}
+					nameOff, nameLen = e, uint32(n)
+				}
+				if nameLen == 0 || data[nameOff] == '.' {
+					continue
+				}
+				kind := kindObject
+				if typ>>4 == 2 /* IMAGE_SYM_DTYPE_FUNCTION */ {
+					kind = kindFunction
+				} else if exec {
+					kind = kindLabel
+				}
+				bd := bindGlobal
+				if class != symClassExternal {
+					bd = bindLocal
+				}
+				s := symbol{addr: secAddr + value, nameOff: nameOff, nameLen: nameLen, kind: kind, source: srcDefault, rank: makeRank(srcDefault, kind, bd)}
+				if kind == kindFunction && exec {
+					s.flags |= flagProcedure
+				}
+				b.add(s)
+			}
+			if bad > 0 {
+				b.limit(fmt.Sprintf("COFF symbol table: %d symbol name(s) point outside the string table and were skipped", bad))
+			}
+		}
+	}
+
+	// Export directory.
+	if rva, sz := info.exportDir[0], info.exportDir[1]; rva != 0 && sz != 0 {
+		if err := peExports(img, b, uint64(rva), uint64(sz)); err != nil {
+			return err
+		}
+	}
+	// Import directory: each IAT slot is named after its import.
+	if rva := info.importDir[0]; rva != 0 && info.importDir[1] != 0 {
+		if err := peImports(img, b, uint64(rva)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func peExports(img *image, b *symBuilder, rva, size uint64) error {
+	info := img.pe
+	data := b.data
+	off, ok := info.rvaOff(rva)
+	if !ok || off+40 > uint64(len(data)) {
+		b.limit("the export directory lies outside the file; exports are missing")
+		return nil
+	}
+	d := data[off : off+40]
+	ordBase := uint64(binary.LittleEndian.Uint32(d[16:]))
+	nfuncs := uint64(binary.LittleEndian.Uint32(d[20:]))
+	nnames := uint64(binary.LittleEndian.Uint32(d[24:]))
+	funcsRVA := uint64(binary.LittleEndian.Uint32(d[28:]))
+	namesRVA := uint64(binary.LittleEndian.Uint32(d[32:]))
+	ordsRVA := uint64(binary.LittleEndian.Uint32(d[36:]))
+	if nfuncs > maxPEEntries || nnames > maxPEEntries {
+		b.limit("the export directory declares an implausible number of entries; exports are missing")
+		return nil
+	}
+	funcs, ok1 := info.rvaOff(funcsRVA)
+	if !ok1 || funcs+nfuncs*4 > uint64(len(data)) {
+		if nfuncs > 0 {
+			b.limit("the export address table lies outside the file; exports are missing")
+		}
+		return nil
+	}
+	named := make([]bool, nfuncs)
+	addExport := func(idx uint64, nameOff uint64, nameLen uint32, arena string) {
+		frva := uint64(binary.LittleEndian.Uint32(data[funcs+idx*4:]))
+		if frva == 0 || (frva >= rva && frva < rva+size) {
+			return // unused slot or forwarder
+		}
+		addr := info.imageBase + frva
+		kind, exec := kindObject, false
+		for i := range img.sections {
+			s := &img.sections[i]
+			if addr >= s.addr && addr < s.end() {
+				exec = s.x
+				break
+			}
+		}
+		if exec {
+			kind = kindFunction
+		}
+		s := symbol{addr: addr, nameOff: nameOff, nameLen: nameLen, kind: kind, source: srcDefault,
+			flags: flagDynamic, rank: makeRank(srcDefault, kind, bindGlobal)}
+		if exec {
+			s.flags |= flagProcedure
+		}
+		if arena != "" {
+			b.addArena(s, arena)
+		} else {
+			b.add(s)
+		}
+	}
+	names, okN := info.rvaOff(namesRVA)
+	ords, okO := info.rvaOff(ordsRVA)
+	if nnames > 0 && (!okN || !okO || names+nnames*4 > uint64(len(data)) || ords+nnames*2 > uint64(len(data))) {
+		b.limit("the export name table lies outside the file; exports are listed by ordinal")
+		nnames = 0
+	}
+	for i := uint64(0); i < nnames; i++ {
+		if err := b.tick(); err != nil {
+			return err
+		}
+		nrva := uint64(binary.LittleEndian.Uint32(data[names+i*4:]))
+		ord := uint64(binary.LittleEndian.Uint16(data[ords+i*2:]))
+		if ord >= nfuncs {
+			continue
+		}
+		no, ok := info.rvaOff(nrva)
+		if !ok {
+			continue
+		}
+		o, n, ok := cstring(data, no, uint64(len(data)), 0)
+		if !ok || n == 0 {
+			continue
+		}
+		named[ord] = true
+		addExport(ord, o, n, "")
+	}
+	for i := uint64(0); i < nfuncs; i++ {
+		if err := b.tick(); err != nil {
+			return err
+		}
+		if !named[i] {
+			addExport(i, 0, 0, "Ordinal_"+strconv.FormatUint(ordBase+i, 10))
+		}
+	}
+	return nil
+}
+
+func peImports(img *image, b *symBuilder, rva uint64) error {
+	info := img.pe
+	data := b.data
+	size := uint64(len(data))
+	ptr := uint64(4)
+	if img.is64 {
+		ptr = 8
+	}
+	d, ok := info.rvaOff(rva)
+	if !ok {
+		b.limit("the import directory lies outside the file; imports are missing")
+		return nil
+	}
+	total := 0
+	for ; d+20 <= size; d += 20 {
+		if err := b.tick(); err != nil {
+			return err
+		}
+		ilt := uint64(binary.LittleEndian.Uint32(data[d:]))
+		nameRVA := binary.LittleEndian.Uint32(data[d+12:])
+		iat := uint64(binary.LittleEndian.Uint32(data[d+16:]))
+		if ilt == 0 && nameRVA == 0 && iat == 0 {
+			return nil
+		}
+		if ilt == 0 {
+			ilt = iat
+		}
+		to, ok := info.rvaOff(ilt)
+		if !ok {
+			b.limit("an import lookup table lies outside the file; some imports are missing")
+			continue
+		}
+		for i := uint64(0); ; i++ {
+			if err := b.tick(); err != nil {
+				return err
+			}
+			if total++; total > maxPEEntries {
+				b.limit("the import directory declares an implausible number of entries; the rest are missing")
+				return nil
+			}
+			v, ok := readU(data, img.bo, to+i*ptr, int(ptr))
+			if !ok || v == 0 {
+				break
+			}
+			slot := info.imageBase + iat + i*ptr
+			s := symbol{addr: slot, kind: kindImport, source: srcImported,
+				flags: flagDynamic | flagExternal, rank: makeRank(srcImported, kindImport, bindGlobal)}
+			ordFlag := uint64(1) << 31
+			if img.is64 {
+				ordFlag = 1 << 63
+			}
+			if v&ordFlag != 0 {
+				b.addArena(s, "Ordinal_"+strconv.FormatUint(v&0xffff, 10))
+				continue
+			}
+			no, ok := info.rvaOff(v & 0x7fffffff)
+			if !ok {
+				continue
+			}
+			o, n, ok := cstring(data, no+2, size, 0)
+			if !ok || n == 0 {
+				continue
+			}
+			s.nameOff, s.nameLen = o, n
+			b.add(s)
+		}
+	}
+	b.limit("the import directory runs past the end of the file; some imports may be missing")
+	return nil
+}
+
+// COFF storage classes.
+const (
+	symClassExternal = 2
+	symClassStatic   = 3
+	symClassLabel    = 6
+)

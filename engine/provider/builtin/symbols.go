@@ -1,0 +1,198 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Symbol kinds (the list_names symbol.type vocabulary).
+const (
+	kindFunction uint8 = iota
+	kindObject
+	kindLabel
+	kindImport
+)
+
+var kindNames = [...]string{"function", "object", "label", "import"}
+
+// Symbol sources (the list_names symbol.source vocabulary).
+const (
+	srcDefault uint8 = iota
+	srcImported
+	srcAnalysis
+)
+
+var sourceNames = [...]string{"default", "imported", "analysis"}
+
+// Bindings, used only to choose the primary name of an address.
+const (
+	bindGlobal uint8 = iota
+	bindWeak
+	bindLocal
+)
+
+// Symbol flags.
+const (
+	flagDynamic uint8 = 1 << iota
+	flagExternal
+	flagProcedure
+	flagThunk
+	flagArena   // name is in symIndex.arena, not in the file bytes
+	flagPrimary // set by the index build
+)
+
+// symbol is one named address. The name is a (offset, length) reference into
+// the analyzed bytes or into the index's arena, materialized only per page.
+type symbol struct {
+	addr    uint64
+	size    uint64
+	nameOff uint64
+	nameLen uint32
+	kind    uint8
+	flags   uint8
+	source  uint8
+	rank    uint8 // lower is preferred as the primary name of an address
+}
+
+func makeRank(source, kind, bind uint8) uint8 {
+	return source<<6 | min(kind, 3)<<4 | min(bind, 3)<<2
+}
+
+// symIndex is the sorted, deduplicated name table and its procedure subset.
+type symIndex struct {
+	syms        []symbol // by (addr, name bytes), unique per (addr, name)
+	procs       []uint32 // indices into syms with flagProcedure
+	arena       []byte
+	limitations []string
+}
+
+// symBuilder collects symbols from a format parser.
+type symBuilder struct {
+	ctx   context.Context
+	data  []byte
+	syms  []symbol
+	arena []byte
+	lims  []string
+	n     int
+	prog  func(n int)
+}
+
+// tick honours cancellation and reports progress every few thousand symbols.
+func (b *symBuilder) tick() error {
+	b.n++
+	if b.n&4095 == 0 {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+		if b.prog != nil {
+			b.prog(b.n)
+		}
+	}
+	return nil
+}
+
+func (b *symBuilder) add(s symbol) { b.syms = append(b.syms, s) }
+
+// addArena adds a symbol whose name is not in the file bytes.
+func (b *symBuilder) addArena(s symbol, name string) {
+	if len(name) > maxNameLen {
+		name = name[:maxNameLen]
+	}
+	s.nameOff = uint64(len(b.arena))
+	s.nameLen = uint32(len(name))
+	s.flags |= flagArena
+	b.arena = append(b.arena, name...)
+	b.syms = append(b.syms, s)
+}
+
+func (b *symBuilder) limit(msg string) {
+	if !slices.Contains(b.lims, msg) {
+		b.lims = append(b.lims, msg)
+	}
+}
+
+func (ix *symIndex) name(data []byte, s *symbol) []byte {
+	return symName(data, ix.arena, s)
+}
+
+func symName(data, arena []byte, s *symbol) []byte {
+	src := data
+	if s.flags&flagArena != 0 {
+		src = arena
+	}
+	end := s.nameOff + uint64(s.nameLen)
+	if s.nameOff > uint64(len(src)) || end > uint64(len(src)) || end < s.nameOff {
+		return nil
+	}
+	return src[s.nameOff:end]
+}
+
+// finish sorts, deduplicates (same address and name: flags merged, best rank
+// kept) and marks one primary name per address.
+func (b *symBuilder) finish() (*symIndex, error) {
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, arena := b.data, b.arena
+	syms := b.syms
+	slices.SortFunc(syms, func(x, y symbol) int {
+		if x.addr != y.addr {
+			if x.addr < y.addr {
+				return -1
+			}
+			return 1
+		}
+		if c := bytes.Compare(symName(data, arena, &x), symName(data, arena, &y)); c != 0 {
+			return c
+		}
+		return int(x.rank) - int(y.rank)
+	})
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := syms[:0]
+	for i := range syms {
+		s := syms[i]
+		if n := len(out); n > 0 && out[n-1].addr == s.addr && bytes.Equal(symName(data, arena, &out[n-1]), symName(data, arena, &s)) {
+			p := &out[n-1] // sorted by rank within equal names: p is the better one
+			p.flags |= s.flags & (flagDynamic | flagProcedure)
+			if s.flags&flagProcedure != 0 && p.kind != kindFunction && p.kind != kindImport {
+				p.kind = kindFunction
+			}
+			if p.size == 0 {
+				p.size = s.size
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	ix := &symIndex{syms: slices.Clip(out), arena: arena, limitations: b.lims}
+	for i := 0; i < len(out); {
+		j, best := i, i
+		for j < len(out) && out[j].addr == out[i].addr {
+			if out[j].rank < out[best].rank {
+				best = j
+			}
+			j++
+		}
+		out[best].flags |= flagPrimary
+		i = j
+	}
+	for i := range out {
+		if out[i].flags&flagProcedure != 0 {
+			ix.procs = append(ix.procs, uint32(i))
+		}
+	}
+	return ix, nil
+}
+
+// nameString materializes a name as valid UTF-8 (invalid bytes become U+FFFD).
+func nameString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
