@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
+	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 )
@@ -87,4 +90,60 @@ func HashFile(ctx context.Context, path string, size int64, rep progress.Reporte
 		return "", fault.CancelledError("open_binary").WithCause(err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HashDirectory computes the directory digest of CONTRACTS.md §10.2:
+// sha256(JCS(children sorted by name of {name, kind, sha256|null, link|null})),
+// recursively; symlinks are recorded, never followed; special files have a
+// null digest.
+func HashDirectory(ctx context.Context, dir string) (string, error) {
+	type child struct {
+		Name   string  `json:"name"`
+		Kind   string  `json:"kind"`
+		SHA256 *string `json:"sha256"`
+		Link   *string `json:"link"`
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", ioFault(dir, err)
+	}
+	children := make([]child, 0, len(entries)) // ReadDir sorts by name (byte order)
+	for _, de := range entries {
+		if err := ctx.Err(); err != nil {
+			return "", fault.CancelledError("open_binary").WithCause(err)
+		}
+		p := filepath.Join(dir, de.Name())
+		c := child{Name: de.Name()}
+		switch t := de.Type(); {
+		case t&fs.ModeSymlink != 0:
+			c.Kind = "symlink"
+			l, err := os.Readlink(p)
+			if err != nil {
+				return "", ioFault(p, err)
+			}
+			c.Link = &l
+		case t.IsDir():
+			c.Kind = "directory"
+			d, err := HashDirectory(ctx, p)
+			if err != nil {
+				return "", err
+			}
+			c.SHA256 = &d
+		case t.IsRegular():
+			c.Kind = "file"
+			fi, err := de.Info()
+			if err != nil {
+				return "", ioFault(p, err)
+			}
+			d, err := HashFile(ctx, p, fi.Size(), nil)
+			if err != nil {
+				return "", err
+			}
+			c.SHA256 = &d
+		default:
+			c.Kind = "special"
+		}
+		children = append(children, c)
+	}
+	return canon.Digest(children)
 }

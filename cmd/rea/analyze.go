@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools"
+)
+
+// overview is what `rea analyze` prints.
+type overview struct {
+	Target      engine.OpenResult `json:"target"`
+	Profile     *string           `json:"analysis_profile_digest"`
+	Counts      map[string]int    `json:"counts"`
+	EvidenceIDs map[string]string `json:"evidence_ids"`
+}
+
+// countedOperations are the collections an overview counts, each one recorded
+// as Evidence of its own.
+var countedOperations = []string{"list_segments", "list_procedures", "list_names", "list_strings"}
+
+func newAnalyzeCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	var providerID string
+	c := &cobra.Command{
+		Use:   "analyze PATH",
+		Short: "Open a binary on the embedded defaults and print an Evidence-backed overview",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			var selector provider.Selector
+			if providerID != "" {
+				sel, ok := provider.ParseSelector(providerID)
+				if !ok {
+					return failWith(cmd, asJSON, fault.Invalid("open_binary", fault.Issue{Path: "/provider_id", Reason: "invalid_format"}))
+				}
+				selector = sel
+			}
+			eng, closeLedger, err := g.openEngine(ctx)
+			if err != nil {
+				return failWith(cmd, asJSON, err)
+			}
+			defer closeLedger()
+			ov, err := analyze(ctx, eng, args[0], selector, terminalProgress(cmd.ErrOrStderr()))
+			if err != nil {
+				return failWith(cmd, asJSON, err)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), ov)
+			}
+			printOverview(cmd.OutOrStdout(), ov)
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	c.Flags().StringVar(&providerID, "provider", "", "provider id or auto (default $REA_ANALYSIS_PROVIDER or auto)")
+	return c
+}
+
+func analyze(ctx context.Context, eng *engine.Engine, path string, selector provider.Selector, rep progress.Reporter) (overview, error) {
+	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	if err != nil {
+		return overview{}, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx), "client_closed")
+	opened, err := conn.OpenBinary(ctx, path, selector, rep)
+	if err != nil {
+		return overview{}, err
+	}
+	ov := overview{Target: opened, Counts: map[string]int{}, EvidenceIDs: map[string]string{}}
+	st := conn.State()
+	if st.Binding == nil {
+		return ov, nil
+	}
+	ov.Profile = &st.Binding.Profile.Digest
+	for _, op := range countedOperations {
+		spec, _ := tools.Lookup(op)
+		args := `{"limit":1}`
+		if op == "list_segments" {
+			args = `{}`
+		}
+		params, err := spec.Decode(json.RawMessage(args))
+		if err != nil {
+			return ov, err
+		}
+		pub, err := conn.Operate(ctx, op, params, rep)
+		if err != nil {
+			return ov, err
+		}
+		ov.EvidenceIDs[op] = pub.Evidence.EvidenceID
+		var page struct {
+			Total *int `json:"total"`
+		}
+		if op == "list_segments" {
+			var segs []json.RawMessage
+			json.Unmarshal(pub.Result, &segs)
+			ov.Counts["segments"] = len(segs)
+			continue
+		}
+		json.Unmarshal(pub.Result, &page)
+		if page.Total != nil {
+			ov.Counts[op[len("list_"):]] = *page.Total
+		}
+	}
+	return ov, nil
+}
+
+func printOverview(w io.Writer, ov overview) {
+	t := ov.Target
+	arch := "unknown"
+	if t.Architecture != nil {
+		arch = *t.Architecture
+	}
+	fmt.Fprintf(w, "path          %s\nformat        %s (%s)\narchitecture  %s\nsha256        %s\nsize          %d\nrun           %s\n",
+		t.Path, t.Format, t.Kind, arch, t.SHA256, t.Size, t.RunID)
+	if t.Binding == nil {
+		fmt.Fprintln(w, "provider      none (the target opened unbound)")
+		return
+	}
+	fmt.Fprintf(w, "provider      %s %s (%s)\nprofile       %s\n", t.Binding.Provider.ID, t.Binding.Provider.VersionString(), t.Binding.SelectionSource, *ov.Profile)
+	for _, op := range countedOperations {
+		key := op[len("list_"):]
+		fmt.Fprintf(w, "%-13s %-9d %s\n", key, ov.Counts[key], ov.EvidenceIDs[op])
+	}
+}
+
+// terminalProgress renders progress on w when w is a terminal, else nothing.
+func terminalProgress(w io.Writer) progress.Reporter {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return progress.Nop{}
+	}
+	var mu sync.Mutex
+	var last time.Time
+	return progress.Func(func(u progress.Update) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < 100*time.Millisecond && !u.Terminal {
+			return
+		}
+		last = time.Now()
+		if u.Total != nil && *u.Total > 0 {
+			fmt.Fprintf(f, "\r\033[K%s: %3.0f%% %s", u.Phase, 100*u.Completed / *u.Total, u.Message)
+		} else {
+			fmt.Fprintf(f, "\r\033[K%s: %s", u.Phase, u.Message)
+		}
+	})
+}

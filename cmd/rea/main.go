@@ -1,0 +1,169 @@
+// Command rea is REA's CLI and MCP server: evidence-first reverse engineering.
+// This package is wiring only: flags, environment, and the adapters the
+// engine runs on.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/ledger"
+)
+
+// version is REA's version; release builds set it with -ldflags -X.
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	root := newRoot()
+	root.SetContext(ctx)
+	if err := root.ExecuteContext(ctx); err != nil {
+		var exit exitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.code)
+		}
+		fmt.Fprintln(os.Stderr, "rea:", err)
+		os.Exit(1)
+	}
+}
+
+// exitError carries an exit status whose message was already printed.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+type globals struct {
+	ledgerPath string
+}
+
+func newRoot() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "rea",
+		Short:         "Evidence-first reverse engineering: an MCP server and CLI",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
+	root.AddCommand(newMCPCommand(g), newAnalyzeCommand(g), newProvidersCommand(), newCapabilitiesCommand(),
+		newEvidenceCommand(g), newLedgerCommand(g), newVersionCommand())
+	return root
+}
+
+func (g *globals) resolveLedgerPath() (string, error) {
+	if g.ledgerPath != "" {
+		return g.ledgerPath, nil
+	}
+	if p := os.Getenv("REA_LEDGER_PATH"); p != "" {
+		return p, nil
+	}
+	return ledger.DefaultPath()
+}
+
+func (g *globals) openLedger(ctx context.Context) (*ledger.Ledger, error) {
+	path, err := g.resolveLedgerPath()
+	if err != nil {
+		return nil, err
+	}
+	return ledger.Open(ctx, path, ledger.Options{})
+}
+
+func newRegistry() *provider.Registry {
+	return provider.NewRegistry(builtin.New(version))
+}
+
+// environmentSelector parses REA_ANALYSIS_PROVIDER with the one selector parser.
+func environmentSelector() (provider.Selector, error) {
+	v, ok := os.LookupEnv("REA_ANALYSIS_PROVIDER")
+	if !ok || v == "" {
+		return "", nil
+	}
+	sel, valid := provider.ParseSelector(v)
+	if !valid {
+		return "", fault.New(fault.ConfigurationInvalid, "REA_ANALYSIS_PROVIDER is not a valid provider selector.",
+			"Set REA_ANALYSIS_PROVIDER to auto or a provider id from `rea providers`.",
+			map[string]any{"variable": "REA_ANALYSIS_PROVIDER", "reason": "invalid_value"})
+	}
+	return sel, nil
+}
+
+func (g *globals) openEngine(ctx context.Context) (*engine.Engine, func(), error) {
+	sel, err := environmentSelector()
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := g.openLedger(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng := engine.New(engine.Config{Ledger: l, Registry: newRegistry(), Version: version, EnvironmentSelector: sel})
+	return eng, func() { l.Close() }, nil
+}
+
+func buildCommit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// failWith prints a typed error as the error envelope (JSON) or a line of text,
+// and returns an exitError.
+func failWith(cmd *cobra.Command, asJSON bool, err error) error {
+	fe := fault.From(cmd.Name(), err)
+	if asJSON {
+		printJSON(cmd.OutOrStdout(), map[string]any{"error": fe})
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "rea: %s: %s\n  remediation: %s\n", fe.Code, fe.Message, fe.Remediation.Action)
+	}
+	return exitError{1}
+}
+
+func newVersionCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "version",
+		Short: "Print REA's version",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), map[string]any{"version": version, "build_commit": nullable(buildCommit())})
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "rea", version)
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

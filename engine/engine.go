@@ -1,0 +1,161 @@
+// Package engine is REA's investigation engine: connections, targets, analysis
+// runs, provider bindings and Evidence. Every state change it makes is an event
+// appended to the ledger, folded into projections in the same transaction;
+// answers about history are read back from those projections.
+//
+// The engine decides; it does not speak MCP. Tool handlers (package tools) and
+// CLI commands (cmd/rea) decode input, call one engine method, and encode the
+// result or its *fault.Error.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
+)
+
+// Config wires an Engine.
+type Config struct {
+	Ledger   *ledger.Ledger
+	Registry *provider.Registry
+	// Version is the REA version; internal producers report it.
+	Version string
+	// EnvironmentSelector is the parsed REA_ANALYSIS_PROVIDER ("" when unset).
+	EnvironmentSelector provider.Selector
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Engine is safe for concurrent use by many connections.
+type Engine struct {
+	cfg         Config
+	projections []ledger.Projection
+	startedAt   time.Time
+
+	idMu    sync.Mutex
+	entropy *ulid.MonotonicEntropy
+}
+
+// New builds an engine over an open ledger.
+func New(cfg Config) *Engine {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Engine{
+		cfg:         cfg,
+		projections: projections.All(),
+		startedAt:   cfg.Now().UTC(),
+		entropy:     ulid.Monotonic(rand.Reader, 0),
+	}
+}
+
+// Projections are the read models this engine folds.
+func (e *Engine) Projections() []ledger.Projection { return e.projections }
+
+// Registry is the provider registry.
+func (e *Engine) Registry() *provider.Registry { return e.cfg.Registry }
+
+// Ledger is the engine's ledger.
+func (e *Engine) Ledger() *ledger.Ledger { return e.cfg.Ledger }
+
+// Version is the REA version.
+func (e *Engine) Version() string { return e.cfg.Version }
+
+// StartedAt is when the engine started, UTC.
+func (e *Engine) StartedAt() time.Time { return e.startedAt }
+
+// EnvironmentSelector is the REA_ANALYSIS_PROVIDER preference.
+func (e *Engine) EnvironmentSelector() provider.Selector { return e.cfg.EnvironmentSelector }
+
+// NewULID returns a monotonic ULID (unique within this process, ordered).
+func (e *Engine) NewULID() ulid.ULID {
+	e.idMu.Lock()
+	defer e.idMu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(e.cfg.Now()), e.entropy)
+}
+
+// Timestamp renders t per CONTRACTS.md §1.1: RFC 3339 UTC, milliseconds, Z.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// newRunID is a UUID v4 from crypto/rand.
+func newRunID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("engine: crypto/rand: %v", err)) // the OS entropy source failing is not recoverable
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// appendEvents appends events of one stream and folds them into the
+// projections in the same transaction. before runs inside that transaction
+// first (e.g. to store a blob). Optimistic conflicts are retried by the
+// caller-supplied expected version only when expected >= 0.
+func (e *Engine) appendEvents(ctx context.Context, stream string, expected int64, evs []ledger.NewEvent, before func(*sql.Tx) error) ([]ledger.Event, error) {
+	stored, err := e.cfg.Ledger.Append(ctx, stream, expected, evs, func(tx *sql.Tx, stored []ledger.Event) error {
+		if before != nil {
+			if err := before(tx); err != nil {
+				return err
+			}
+		}
+		return projections.Apply(tx, e.projections, stored)
+	})
+	if err != nil {
+		var conflict *ledger.ConflictError
+		if errors.As(err, &conflict) {
+			return nil, fault.New(fault.RevisionConflict, "The ledger stream changed concurrently.", "Call again.",
+				map[string]any{"stream": conflict.Stream, "expected_version": conflict.Expected}).WithCause(err)
+		}
+		if ctx.Err() != nil {
+			return nil, fault.CancelledError("ledger_append").WithCause(err)
+		}
+		return nil, fault.Internal("ledger_append", err)
+	}
+	return stored, nil
+}
+
+// event builds a NewEvent with a fresh id.
+func (e *Engine) event(typ string, data any) ledger.NewEvent {
+	return ledger.NewEvent{ID: e.NewULID(), Type: typ, Data: data}
+}
+
+// ConnectionInfo describes a connection when it opens.
+type ConnectionInfo struct {
+	Transport       string // stdio | http | cli
+	ProtocolVersion string
+	Client          *events.Client
+	Features        events.ClientFeatures
+}
+
+// OpenConnection appends connection_opened and returns the connection.
+func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
+	id := e.NewULID().String()
+	var pv *string
+	if info.ProtocolVersion != "" {
+		pv = &info.ProtocolVersion
+	}
+	data := events.ConnectionOpenedData{
+		ConnectionID: id, Transport: info.Transport, ProtocolVersion: pv, Client: info.Client,
+		ClientFeatures: info.Features,
+		Server:         events.Server{Version: e.cfg.Version, PID: os.Getpid(), StartedAt: Timestamp(e.startedAt)},
+	}
+	c := newConnection(e, id, info)
+	if _, err := e.appendEvents(ctx, c.stream, 0, []ledger.NewEvent{e.event(events.ConnectionOpened, data)}, nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

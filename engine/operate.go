@@ -1,0 +1,417 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
+)
+
+// Published is an Evidence-producing call's answer: the normalized result and
+// the inline Evidence context naming the event this call appended.
+type Published struct {
+	Result   json.RawMessage
+	Evidence Context
+}
+
+// Operate runs one provider operation on the bound provider and publishes its
+// Evidence. params are the validated tool input after defaults (they become
+// the record's parameters verbatim).
+func (c *Connection) Operate(ctx context.Context, op string, params provider.Params, rep progress.Reporter) (Published, error) {
+	c.calls.RLock()
+	defer c.calls.RUnlock()
+	o, err := c.bound(ctx, op)
+	if err != nil {
+		return Published{}, err
+	}
+	res, err := c.invoke(ctx, o, op, params, rep)
+	if err != nil {
+		return Published{}, err
+	}
+	return c.publishResult(ctx, o, op, params, ConfidenceObserved, res)
+}
+
+// Caller runs one provider operation inside a composed tool, without
+// publishing Evidence for it.
+type Caller func(op string, params provider.Params) (provider.Result, error)
+
+// Compose runs a composed tool (§2.3): fn calls provider operations through
+// call, and its answer is published as derived Evidence of the bound provider.
+func (c *Connection) Compose(ctx context.Context, op string, params provider.Params, rep progress.Reporter, fn func(call Caller) (provider.Result, error)) (Published, error) {
+	c.calls.RLock()
+	defer c.calls.RUnlock()
+	o, err := c.bound(ctx, op)
+	if err != nil {
+		return Published{}, err
+	}
+	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
+		if _, declared := findCapability(o.binding.impl.Capabilities(), inner); !declared {
+			return provider.Result{}, c.missingOperation(o, op)
+		}
+		return c.invoke(ctx, o, inner, p, rep)
+	})
+	if err != nil {
+		return Published{}, err
+	}
+	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
+}
+
+// bound returns the open, bound target for a provider tool, or the typed
+// failure of §5.4.
+func (c *Connection) bound(ctx context.Context, op string) (*openTarget, error) {
+	c.mu.Lock()
+	o := c.open
+	c.mu.Unlock()
+	if o == nil {
+		return nil, noTarget()
+	}
+	if o.binding == nil {
+		return nil, c.recordSelectionFailure(ctx, c.unboundFailure(o, op))
+	}
+	return o, nil
+}
+
+func (c *Connection) missingOperation(o *openTarget, op string) *fault.Error {
+	return fault.New(fault.CapabilityUnavailable, "The bound provider does not offer this operation.",
+		"Reopen the target with a provider that offers it (provider_id, --provider or REA_ANALYSIS_PROVIDER).",
+		map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": o.binding.Provider.ID})
+}
+
+// invoke checks the operation is declared and healthy, then calls it.
+func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, params provider.Params, rep progress.Reporter) (provider.Result, error) {
+	capability, declared := findCapability(o.binding.impl.Capabilities(), op)
+	if !declared {
+		return provider.Result{}, c.missingOperation(o, op)
+	}
+	if reason, bad := c.unhealthy(o, op); bad {
+		return provider.Result{}, fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
+			"Reopen the target to restart the provider, and run `rea doctor`.",
+			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
+	}
+	return c.call(ctx, o, capability, params, rep)
+}
+
+func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
+	rec := &Record{
+		SchemaVersion: 2, Subject: subjectOf(o.target), Provider: o.binding.Provider, AnalysisProfile: &o.binding.Profile,
+		PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
+		Confidence: confidence, Authority: AuthorityShipped,
+		Limitations: res.Limitations, Locations: locationsOf(params, res.Locations),
+	}
+	var err error
+	if rec.NormalizedResult, err = canon.Marshal(res.Normalized); err != nil {
+		return Published{}, fault.Internal(op, err)
+	}
+	if res.Raw != nil {
+		if rec.RawResult, err = canon.Marshal(res.Raw); err != nil {
+			return Published{}, fault.Internal(op, err)
+		}
+	}
+	runID := o.runID
+	return c.publish(ctx, rec, &runID, "tool")
+}
+
+// call runs the operation through the client's FIFO queue under the
+// operation's own budget, keeping cancellation and timeout distinct (§6.4).
+func (c *Connection) call(ctx context.Context, o *openTarget, capability provider.Capability, params provider.Params, rep progress.Reporter) (provider.Result, error) {
+	op := capability.Operation
+	var timeout time.Duration
+	if capability.Limits.TimeoutMS != nil {
+		timeout = time.Duration(*capability.Limits.TimeoutMS) * time.Millisecond
+	}
+	release, err := o.queue.acquire(ctx, op, timeout)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	defer release()
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	res, err := safeDo(callCtx, o.client, op, params, rep)
+	switch {
+	case ctx.Err() != nil:
+		return provider.Result{}, fault.CancelledError(op).WithCause(ctx.Err())
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return provider.Result{}, fault.New(fault.ProviderTimeout, "The provider operation exceeded its time budget.",
+			"Narrow the request (smaller page or range) or call again.",
+			map[string]any{"operation": op, "timeout_ms": timeout.Milliseconds()})
+	case err != nil:
+		fe := fault.From(op, err)
+		c.observeHealth(ctx, o, op, fe)
+		return provider.Result{}, fe
+	}
+	c.observeHealth(ctx, o, op, nil)
+	return res, nil
+}
+
+// safeDo converts a provider panic into execution_failure: bad input must never
+// take the server down.
+func safeDo(ctx context.Context, client provider.Client, op string, params provider.Params, rep progress.Reporter) (res provider.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = provider.Result{}, fault.Internal(op, errors.New("provider panic"))
+		}
+	}()
+	return client.Do(ctx, op, params, progress.OrNop(rep))
+}
+
+// observeHealth maintains the health overlay (§5.5): success clears an
+// operation's mark; capability_unavailable marks the operation; a provider
+// failure marks every operation. Each change is an event and a tools change.
+func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string, fe *fault.Error) {
+	key, state, reason := op, "available", ""
+	switch {
+	case fe == nil:
+	case fe.Code == fault.CapabilityUnavailable:
+		state, reason = "unavailable", "the provider reported the operation unavailable"
+	case fe.Code == fault.ProviderUnavailable:
+		key, state, reason = "*", "unavailable", "provider became unavailable during this session"
+	default:
+		return
+	}
+	c.mu.Lock()
+	_, marked := o.health[key]
+	changed := (state == "available") == marked
+	if changed {
+		if state == "available" {
+			delete(o.health, key)
+		} else {
+			o.health[key] = reason
+		}
+	}
+	c.mu.Unlock()
+	if !changed {
+		return
+	}
+	data := events.ProviderHealthChangedData{ConnectionID: c.id, RunID: o.runID, ProviderID: o.binding.Provider.ID, State: state}
+	if key != "*" {
+		data.Operation = &op
+	}
+	if reason != "" {
+		data.Reason = &reason
+	}
+	c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.event(events.ProviderHealthChanged, data)}, nil)
+	c.notify()
+}
+
+func (c *Connection) unhealthy(o *openTarget, op string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, bad := o.health["*"]; bad {
+		return r, true
+	}
+	r, bad := o.health[op]
+	return r, bad
+}
+
+// unboundFailure is §5.4: an operation on an unbound target.
+func (c *Connection) unboundFailure(o *openTarget, op string) *provider.SelectionFailure {
+	reason := provider.ReasonTargetUnsupported
+	var rej []provider.Rejection
+	for _, p := range c.eng.cfg.Registry.Providers() {
+		s := p.Support(o.target)
+		if s.Status == "supported" {
+			reason = provider.ReasonProviderUnavailable
+		}
+		if s.Status == "unsupported" {
+			rej = append(rej, provider.Rejection{ProviderID: p.Identity().ID, Code: *s.Code, Reason: *s.Reason, Diagnostics: map[string]any{}})
+		}
+	}
+	if rej == nil {
+		rej = []provider.Rejection{}
+	}
+	req := "auto"
+	if o.requested != nil {
+		req = *o.requested
+	}
+	return &provider.SelectionFailure{Operation: op, SelectionReason: reason, RequestedProviderID: req,
+		CandidateIDs: c.eng.cfg.Registry.IDs(), Rejections: rej}
+}
+
+func findCapability(cs []provider.Capability, op string) (provider.Capability, bool) {
+	i := slices.IndexFunc(cs, func(c provider.Capability) bool { return c.Operation == op })
+	if i < 0 {
+		return provider.Capability{}, false
+	}
+	return cs[i], true
+}
+
+func noTarget() *fault.Error {
+	return fault.New(fault.TargetUnavailable, "No target is open.", "Open a target with open_binary first.",
+		map[string]any{"reason": "no_target"})
+}
+
+func subjectOf(t provider.Target) *Subject {
+	return &Subject{Name: DocumentName(t), Digest: Digest{SHA256: t.SHA256}, Format: t.Format,
+		Architecture: archPtr(t.Architecture), LocalPath: t.Path}
+}
+
+// locationsOf records the normalized input address (§7.1) before any the
+// provider adds.
+func locationsOf(params provider.Params, extra []provider.Location) []provider.Location {
+	var out []provider.Location
+	if a, ok := params.String("address"); ok {
+		out = append(out, provider.Location{Kind: "address", Address: a})
+	}
+	return append(out, extra...)
+}
+
+// publish records a sealed-or-unsealed record: verify the id, store the body
+// (once), and append evidence_recorded in one transaction whose last act is the
+// cancellation check, so a cancelled request never publishes (§6.6).
+func (c *Connection) publish(ctx context.Context, rec *Record, runID *string, origin string) (Published, error) {
+	op := rec.Operation
+	if err := rec.Seal(); err != nil {
+		return Published{}, fault.Internal(op, err)
+	}
+	body, err := rec.Canonical()
+	if err != nil {
+		return Published{}, fault.Internal(op, err)
+	}
+	digest := canon.SHA256Hex(body)
+	db := c.eng.cfg.Ledger.ReadDB()
+	storedDigest, exists, err := projections.EvidenceDigest(ctx, db, rec.EvidenceID)
+	if err != nil {
+		return Published{}, fault.From(op, err)
+	}
+	shown := rec
+	if exists {
+		stored, err := c.eng.loadRecord(ctx, storedDigest)
+		if err != nil {
+			return Published{}, err
+		}
+		shown, digest = stored, storedDigest
+	}
+	data := events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID, EvidenceID: rec.EvidenceID, Operation: op,
+		PredicateType: rec.PredicateType, RecordDigest: digest, New: !exists, Origin: origin}
+	stored, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.EvidenceRecorded, data)},
+		func(tx *sql.Tx) error {
+			if exists {
+				return nil
+			}
+			_, err := c.eng.cfg.Ledger.PutBlob(tx, body)
+			return err
+		})
+	if err != nil {
+		return Published{}, err
+	}
+	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: stored[0].Seq, EventID: stored[0].ID.String()})}, nil
+}
+
+// loadRecord reads a stored record body and re-verifies its id.
+func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error) {
+	body, err := e.cfg.Ledger.Blob(ctx, digest)
+	if err != nil {
+		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record is missing.", "Run `rea ledger verify`.",
+			map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
+	}
+	if canon.SHA256Hex(body) != digest {
+		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record does not match its digest.", "Run `rea ledger verify`.",
+			map[string]any{"evidence_id": nil, "reason": "id_mismatch"})
+	}
+	r, err := DecodeRecord(body)
+	if err == nil {
+		err = r.Verify()
+	}
+	if err != nil {
+		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record does not verify.", "Run `rea ledger verify`.",
+			map[string]any{"evidence_id": nil, "reason": "id_mismatch"}).WithCause(err)
+	}
+	return r, nil
+}
+
+// requestQueue runs one request at a time per client, FIFO (Go channel
+// senders are served in arrival order), and exposes analysis_activity.
+type requestQueue struct {
+	slot   chan struct{}
+	mu     sync.Mutex
+	queued int
+	nextID int64
+	active *activeRequest
+}
+
+type activeRequest struct {
+	id          int64
+	operation   string
+	started     time.Time
+	timeout     time.Duration
+	callerState string
+}
+
+func newRequestQueue() *requestQueue { return &requestQueue{slot: make(chan struct{}, 1)} }
+
+func (q *requestQueue) acquire(ctx context.Context, op string, timeout time.Duration) (func(), error) {
+	q.mu.Lock()
+	q.queued++
+	q.mu.Unlock()
+	select {
+	case q.slot <- struct{}{}:
+	case <-ctx.Done():
+		q.mu.Lock()
+		q.queued--
+		q.mu.Unlock()
+		return nil, fault.CancelledError(op).WithCause(ctx.Err())
+	}
+	q.mu.Lock()
+	q.queued--
+	q.nextID++
+	a := &activeRequest{id: q.nextID, operation: op, started: time.Now(), timeout: timeout, callerState: "waiting"}
+	q.active = a
+	q.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			a.callerState = "timed_out"
+		} else {
+			a.callerState = "cancelled"
+		}
+		q.mu.Unlock()
+	})
+	return func() {
+		stop()
+		q.mu.Lock()
+		q.active = nil
+		q.mu.Unlock()
+		<-q.slot
+	}, nil
+}
+
+// ProviderActivity is one provider's entry of analysis_activity (§3.8).
+type ProviderActivity struct {
+	Provider       provider.Identity `json:"provider"`
+	QueuedRequests int               `json:"queued_requests"`
+	Active         *ActiveRequest    `json:"active"`
+}
+
+// ActiveRequest is the request a provider is running.
+type ActiveRequest struct {
+	RequestID   int64  `json:"request_id"`
+	Operation   string `json:"operation"`
+	ElapsedMS   int64  `json:"elapsed_ms"`
+	TimeoutMS   int64  `json:"timeout_ms"`
+	CallerState string `json:"caller_state"`
+}
+
+func (q *requestQueue) snapshot(id provider.Identity) ProviderActivity {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	pa := ProviderActivity{Provider: id, QueuedRequests: q.queued}
+	if a := q.active; a != nil {
+		pa.Active = &ActiveRequest{RequestID: a.id, Operation: a.operation, ElapsedMS: time.Since(a.started).Milliseconds(),
+			TimeoutMS: a.timeout.Milliseconds(), CallerState: a.callerState}
+	}
+	return pa
+}

@@ -1,0 +1,261 @@
+// Package projections holds REA's read models: tables folded from ledger
+// events. The same Apply code runs inside every live append transaction and
+// during `rea ledger rebuild`, so an answer read from a projection is the same
+// whether the process has been up for hours, was just restarted, or rebuilt
+// the ledger from an import on another machine.
+//
+// Folds must depend only on the event (its seq, type and data) — never on the
+// clock, the environment or other process state — or a rebuild would diverge.
+package projections
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/ledger"
+)
+
+// All returns every projection, in the order they are applied.
+func All() []ledger.Projection {
+	return []ledger.Projection{
+		connections{}, runs{}, selectionFailures{}, evidence{}, health{}, lineages{}, annotations{}, cursors{},
+	}
+}
+
+// Apply folds one event into every projection.
+func Apply(tx *sql.Tx, ps []ledger.Projection, evs []ledger.Event) error {
+	for _, e := range evs {
+		for _, p := range ps {
+			if err := p.Apply(tx, e); err != nil {
+				return fmt.Errorf("projection %s: seq %d (%s): %w", p.Name(), e.Seq, e.Type, err)
+			}
+		}
+	}
+	return nil
+}
+
+func decode(e ledger.Event, v any) error {
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return fmt.Errorf("decode %s: %w", e.Type, err)
+	}
+	return nil
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+type connections struct{}
+
+func (connections) Name() string     { return "connections" }
+func (connections) Tables() []string { return []string{"proj_connections"} }
+func (connections) Apply(tx *sql.Tx, e ledger.Event) error {
+	switch e.Type {
+	case events.ConnectionOpened:
+		var d events.ConnectionOpenedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		var name, version any
+		if d.Client != nil {
+			name, version = d.Client.Name, d.Client.Version
+		}
+		_, err := tx.Exec(`INSERT INTO proj_connections(connection_id, transport, protocol_version, client_name, client_version, opened_seq)
+			VALUES (?,?,?,?,?,?)`, d.ConnectionID, d.Transport, d.ProtocolVersion, name, version, e.Seq)
+		return err
+	case events.ConnectionClosed:
+		var d events.ConnectionClosedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`UPDATE proj_connections SET closed_seq=?, close_reason=? WHERE connection_id=?`, e.Seq, d.Reason, d.ConnectionID)
+		return err
+	}
+	return nil
+}
+
+type runs struct{}
+
+func (runs) Name() string     { return "runs" }
+func (runs) Tables() []string { return []string{"proj_runs"} }
+func (runs) Apply(tx *sql.Tx, e ledger.Event) error {
+	switch e.Type {
+	case events.AnalysisRunAllocated:
+		var d events.AnalysisRunAllocatedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`INSERT INTO proj_runs(run_id, connection_id, target_sha256, previous_run_id, cause, allocated_seq)
+			VALUES (?,?,?,?,?,?)`, d.RunID, d.ConnectionID, d.TargetSHA256, d.PreviousRunID, d.Cause, e.Seq)
+		return err
+	case events.TargetOpened:
+		var d events.TargetOpenedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		t, err := jsonText(d.Target)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE proj_runs SET target=?, requested_provider_id=?, opened_seq=? WHERE run_id=?`, t, d.RequestedProviderID, e.Seq, d.RunID)
+		return err
+	case events.ProviderBound:
+		var d events.ProviderBoundData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		p, err := jsonText(d.Provider)
+		if err != nil {
+			return err
+		}
+		prof, err := jsonText(d.AnalysisProfile)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE proj_runs SET provider=?, selection_source=?, analysis_profile=? WHERE run_id=?`, p, d.SelectionSource, prof, d.RunID)
+		return err
+	case events.TargetClosed:
+		var d events.TargetClosedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`UPDATE proj_runs SET closed_seq=?, close_reason=?, cleanup=? WHERE run_id=?`, e.Seq, d.Reason, d.Cleanup, d.RunID)
+		return err
+	}
+	return nil
+}
+
+type selectionFailures struct{}
+
+func (selectionFailures) Name() string     { return "selection_failures" }
+func (selectionFailures) Tables() []string { return []string{"proj_selection_failures"} }
+func (selectionFailures) Apply(tx *sql.Tx, e ledger.Event) error {
+	if e.Type != events.ProviderSelectionFailed {
+		return nil
+	}
+	var d events.ProviderSelectionFailedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	rej, err := jsonText(d.Rejections)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO proj_selection_failures(seq, connection_id, operation, selection_reason, requested_provider_id, rejections)
+		VALUES (?,?,?,?,?,?)`, e.Seq, d.ConnectionID, d.Operation, d.SelectionReason, d.RequestedProviderID, rej)
+	return err
+}
+
+type evidence struct{}
+
+func (evidence) Name() string { return "evidence" }
+func (evidence) Tables() []string {
+	return []string{"proj_evidence", "proj_evidence_publications"}
+}
+func (evidence) Apply(tx *sql.Tx, e ledger.Event) error {
+	if e.Type != events.EvidenceRecorded {
+		return nil
+	}
+	var d events.EvidenceRecordedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO proj_evidence(evidence_id, record_digest, operation, predicate_type, first_seq)
+		VALUES (?,?,?,?,?)`, d.EvidenceID, d.RecordDigest, d.Operation, d.PredicateType, e.Seq); err != nil {
+		return err
+	}
+	_, err := tx.Exec(`INSERT INTO proj_evidence_publications(seq, connection_id, run_id, evidence_id, origin, new)
+		VALUES (?,?,?,?,?,?)`, e.Seq, d.ConnectionID, d.RunID, d.EvidenceID, d.Origin, d.New)
+	return err
+}
+
+type health struct{}
+
+func (health) Name() string     { return "provider_health" }
+func (health) Tables() []string { return []string{"proj_provider_health"} }
+func (health) Apply(tx *sql.Tx, e ledger.Event) error {
+	if e.Type != events.ProviderHealthChanged {
+		return nil
+	}
+	var d events.ProviderHealthChangedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	op := "*"
+	if d.Operation != nil {
+		op = *d.Operation
+	}
+	_, err := tx.Exec(`INSERT OR REPLACE INTO proj_provider_health(run_id, provider_id, operation, connection_id, state, reason, seq)
+		VALUES (?,?,?,?,?,?,?)`, d.RunID, d.ProviderID, op, d.ConnectionID, d.State, d.Reason, e.Seq)
+	return err
+}
+
+type lineages struct{}
+
+func (lineages) Name() string     { return "lineage" }
+func (lineages) Tables() []string { return []string{"proj_lineage"} }
+func (lineages) Apply(tx *sql.Tx, e ledger.Event) error {
+	if e.Type != events.LineageObserved {
+		return nil
+	}
+	var d events.LineageObservedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	p, err := jsonText(d.Provider)
+	if err != nil {
+		return err
+	}
+	o, err := jsonText(d.Observation)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT OR REPLACE INTO proj_lineage(run_id, provider_id, provider, observation, seq) VALUES (?,?,?,?,?)`,
+		d.RunID, d.Provider.ID, p, o, e.Seq)
+	return err
+}
+
+type annotations struct{}
+
+func (annotations) Name() string     { return "annotations" }
+func (annotations) Tables() []string { return []string{"proj_annotations"} }
+func (annotations) Apply(tx *sql.Tx, e ledger.Event) error {
+	switch e.Type {
+	case events.AnnotationSet:
+		var d events.AnnotationSetData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`INSERT OR REPLACE INTO proj_annotations(target_sha256, kind, address, value, seq) VALUES (?,?,?,?,?)`,
+			d.TargetSHA256, d.Kind, d.Address, d.Value, e.Seq)
+		return err
+	case events.AnnotationRemoved:
+		var d events.AnnotationRemovedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM proj_annotations WHERE target_sha256=? AND kind=? AND address=?`, d.TargetSHA256, d.Kind, d.Address)
+		return err
+	}
+	return nil
+}
+
+type cursors struct{}
+
+func (cursors) Name() string     { return "cursors" }
+func (cursors) Tables() []string { return []string{"proj_cursors"} }
+func (cursors) Apply(tx *sql.Tx, e ledger.Event) error {
+	if e.Type != events.CursorMoved {
+		return nil
+	}
+	var d events.CursorMovedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	_, err := tx.Exec(`INSERT OR REPLACE INTO proj_cursors(connection_id, run_id, document, address, seq) VALUES (?,?,?,?,?)`,
+		d.ConnectionID, d.RunID, d.Document, d.Address, e.Seq)
+	return err
+}

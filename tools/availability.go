@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// ClientRequirements are a tool's client features (§3.4).
+type ClientRequirements struct {
+	Required        []string `json:"required"`
+	Optional        []string `json:"optional"`
+	MissingRequired []string `json:"missing_required"`
+	MissingOptional []string `json:"missing_optional"`
+}
+
+// Mode is one get_navigation_context mode.
+type Mode struct {
+	Name              string   `json:"name"`
+	Available         bool     `json:"available"`
+	MissingOperations []string `json:"missing_operations"`
+	Remediation       *string  `json:"remediation"`
+}
+
+// ToolAvailability explains whether one tool is callable now (§3.4).
+type ToolAvailability struct {
+	Name                 string             `json:"name"`
+	Kind                 string             `json:"kind"`
+	ClientRequirements   ClientRequirements `json:"client_requirements"`
+	Effects              provider.Effects   `json:"effects"`
+	Annotations          Annotations        `json:"annotations"`
+	DefaultModeAvailable *bool              `json:"default_mode_available,omitempty"`
+	Modes                []Mode             `json:"modes,omitempty"`
+	Available            bool               `json:"available"`
+	Reason               string             `json:"reason"`
+	Remediation          *string            `json:"remediation"`
+}
+
+// notBuilt lists catalog tools whose capability this REA build does not yet
+// implement. They stay in the stable catalog and in tool_availability, and
+// are reported unavailable with a typed reason rather than faked.
+var notBuilt = map[string]string{
+	"capture_process_scenario":       "process capture",
+	"export_evidence_bundle":         "Evidence bundle export",
+	"import_evidence_bundle":         "Evidence bundle import",
+	"inventory_artifact":             "artifact inventory",
+	"extract_artifact":               "artifact extraction",
+	"compare_artifacts":              "artifact comparison",
+	"analyze_javascript_application": "JavaScript application analysis",
+}
+
+var navigationModes = []struct {
+	name string
+	ops  []string
+}{
+	{"current_selection", []string{"current_document", "current_address", "resolve_containing_procedure"}},
+	{"explicit_document", []string{"current_address", "resolve_containing_procedure"}},
+}
+
+func (s *Server) availability(st engine.State, features events.ClientFeatures) []ToolAvailability {
+	out := make([]ToolAvailability, 0, 42)
+	for _, spec := range Catalog() {
+		out = append(out, s.evaluate(spec, st, features))
+	}
+	return out
+}
+
+func (s *Server) availabilityOf(name string, st engine.State, features events.ClientFeatures) ToolAvailability {
+	spec, _ := Lookup(name)
+	return s.evaluate(spec, st, features)
+}
+
+// evaluate applies the decision order of §3.4 to one tool.
+func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeatures) ToolAvailability {
+	a := ToolAvailability{Name: spec.Name, Kind: spec.Kind, Effects: spec.Effects, Annotations: spec.Annotations(),
+		ClientRequirements: requirementsOf(spec.Name, features)}
+	unavailable := func(reason, remediation string) ToolAvailability {
+		a.Available, a.Reason, a.Remediation = false, reason, &remediation
+		return a
+	}
+	if spec.Name == "get_navigation_context" {
+		a.Modes, a.DefaultModeAvailable = navigationModesOf(st), new(bool)
+	}
+	verdict := func() ToolAvailability {
+		if what, missing := notBuilt[spec.Name]; missing {
+			return unavailable("unsupported_host", fmt.Sprintf("This REA build does not implement %s yet; upgrade REA. Run `rea doctor` for this build's capabilities.", what))
+		}
+		needsExecutable := spec.Kind == "provider" || spec.Kind == "composed" ||
+			spec.Name == "get_navigation_context" || spec.Name == "inspect_address_context"
+		if !needsExecutable {
+			return a
+		}
+		if !st.Open {
+			return unavailable("target_required", "Open a target with open_binary.")
+		}
+		if st.Target.Kind != "executable" {
+			return unavailable("target_unsupported", "This tool needs an executable target (ELF, PE or Mach-O); the open target is a "+st.Target.Kind+".")
+		}
+		ops := spec.RequiredOperations
+		if spec.Name == "get_navigation_context" {
+			for _, m := range a.Modes {
+				if m.Available {
+					return a
+				}
+			}
+			ops = navigationModes[1].ops
+		}
+		return s.providerVerdict(a, st, ops, spec.Name == "inspect_address_context", unavailable)
+	}()
+	if verdict.Remediation == nil {
+		verdict.Available, verdict.Reason = true, "available"
+	}
+	if len(verdict.ClientRequirements.MissingRequired) > 0 {
+		return unavailable("client_capability_missing", "Use a client that advertises: "+strings.Join(verdict.ClientRequirements.MissingRequired, ", ")+".")
+	}
+	if spec.Name == "get_navigation_context" {
+		*verdict.DefaultModeAvailable = verdict.Modes[0].Available
+	}
+	return verdict
+}
+
+// providerVerdict is step 4 of §3.4 for the operations a tool needs; anyOf
+// means one usable operation suffices (inspect_address_context's facets).
+func (s *Server) providerVerdict(a ToolAvailability, st engine.State, ops []string, anyOf bool, unavailable func(string, string) ToolAvailability) ToolAvailability {
+	if st.Binding == nil {
+		return unavailable("provider_missing", "No analysis provider is bound; reopen the target with provider_id (or --provider / REA_ANALYSIS_PROVIDER) naming a provider that offers "+strings.Join(ops, ", ")+".")
+	}
+	var missing, down []string
+	for _, op := range ops {
+		i := slices.IndexFunc(st.Capabilities, func(c provider.Capability) bool { return c.Operation == op })
+		switch {
+		case i < 0:
+			missing = append(missing, op)
+		case !st.Capabilities[i].Available:
+			down = append(down, op)
+		default:
+			if anyOf {
+				return a
+			}
+		}
+	}
+	switch {
+	case anyOf && len(missing) == len(ops):
+		return unavailable("provider_missing", "The bound provider "+st.Binding.Provider.ID+" offers none of "+strings.Join(ops, ", ")+"; reopen with provider_id (or --provider / REA_ANALYSIS_PROVIDER) naming one that does.")
+	case !anyOf && len(missing) > 0:
+		return unavailable("provider_missing", "The bound provider "+st.Binding.Provider.ID+" does not offer "+strings.Join(missing, ", ")+"; reopen with provider_id (or --provider / REA_ANALYSIS_PROVIDER) naming one that does.")
+	case len(down) > 0:
+		return unavailable("provider_unavailable", "The provider became unavailable during this session ("+strings.Join(down, ", ")+"); reopen the target and run `rea doctor`.")
+	}
+	return a
+}
+
+func navigationModesOf(st engine.State) []Mode {
+	modes := make([]Mode, 0, 2)
+	for _, m := range navigationModes {
+		var missing []string
+		for _, op := range m.ops {
+			if !slices.ContainsFunc(st.Capabilities, func(c provider.Capability) bool { return c.Operation == op && c.Available }) {
+				missing = append(missing, op)
+			}
+		}
+		mode := Mode{Name: m.name, Available: len(missing) == 0, MissingOperations: []string{}}
+		if !mode.Available {
+			r := "Bind a provider that offers " + strings.Join(missing, ", ") + "."
+			mode.MissingOperations, mode.Remediation = missing, &r
+		}
+		modes = append(modes, mode)
+	}
+	return modes
+}
+
+func requirementsOf(name string, f events.ClientFeatures) ClientRequirements {
+	r := ClientRequirements{Required: []string{}, Optional: []string{}, MissingRequired: []string{}, MissingOptional: []string{}}
+	if name == "capture_process_scenario" {
+		r.Optional = []string{"elicitation_form"}
+		if !f.ElicitationForm {
+			r.MissingOptional = []string{"elicitation_form"}
+		}
+	}
+	return r
+}

@@ -1,0 +1,334 @@
+// Package tools is REA's MCP surface: the tool catalog, handlers, per-connection
+// availability and notifications. Handlers decode and validate input, call one
+// engine method, and encode the result or the typed error envelope; business
+// rules live in the engine.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// CLICommand is one CLI command of the catalog digest (§3.3).
+type CLICommand struct {
+	Path  string   `json:"path"`
+	Flags []string `json:"flags"`
+}
+
+// Options configure a Server.
+type Options struct {
+	Transport   string       // stdio | http
+	CLICommands []CLICommand // for catalog digests
+	BuildCommit string       // vcs.revision, "" when unknown
+}
+
+// Server is one MCP server over an engine. Each MCP session is one engine
+// connection.
+type Server struct {
+	eng  *engine.Engine
+	mcp  *server.MCPServer
+	opts Options
+
+	mu    sync.Mutex
+	conns map[string]*session // by MCP session id
+}
+
+type session struct {
+	id       string
+	conn     *engine.Connection
+	features events.ClientFeatures
+	protocol string
+	client   *events.Client
+}
+
+// New builds the MCP server and registers all 42 tools.
+func New(eng *engine.Engine, opts Options) *Server {
+	s := &Server{eng: eng, opts: opts, conns: map[string]*session{}}
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(s.afterInitialize)
+	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) {
+		s.dropSession(ctx, cs.SessionID(), "client_closed")
+	})
+	s.mcp = server.NewMCPServer("rea", eng.Version(),
+		server.WithToolCapabilities(true),
+		server.WithHooks(hooks),
+		server.WithToolFilter(s.filterTools),
+		server.WithRecovery(),
+	)
+	for _, spec := range Catalog() {
+		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, s.handlerFor(spec)))
+	}
+	return s
+}
+
+// MCP is the underlying mcp-go server (for in-process clients and transports).
+func (s *Server) MCP() *server.MCPServer { return s.mcp }
+
+// ServeStdio serves one connection over r/w until EOF or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	std := server.NewStdioServer(s.mcp)
+	std.SetErrorLogger(log.New(io.Discard, "", 0))
+	err := std.Listen(ctx, r, w)
+	s.CloseAll(context.WithoutCancel(ctx), "client_closed")
+	return err
+}
+
+// CloseAll closes every engine connection (server shutdown).
+func (s *Server) CloseAll(ctx context.Context, reason string) {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.conns))
+	for id := range s.conns {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.dropSession(ctx, id, reason)
+	}
+}
+
+func (s *Server) dropSession(ctx context.Context, id, reason string) {
+	s.mu.Lock()
+	sess := s.conns[id]
+	delete(s.conns, id)
+	s.mu.Unlock()
+	if sess != nil && sess.conn != nil {
+		sess.conn.Close(ctx, reason)
+	}
+}
+
+func (s *Server) afterInitialize(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+	cs := server.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return
+	}
+	client := &events.Client{Name: req.Params.ClientInfo.Name, Version: req.Params.ClientInfo.Version}
+	s.ensureSession(ctx, cs.SessionID(), res.ProtocolVersion, client, featuresOf(&req.Params.Capabilities))
+}
+
+func featuresOf(c *mcp.ClientCapabilities) events.ClientFeatures {
+	if c == nil {
+		return events.ClientFeatures{}
+	}
+	var f events.ClientFeatures
+	if c.Elicitation != nil {
+		form, url := c.Elicitation.Form != nil, c.Elicitation.URL != nil
+		f.ElicitationForm = form || (!form && !url)
+		f.ElicitationURL = url
+	}
+	f.Roots = c.Roots != nil
+	f.Sampling = c.Sampling != nil
+	return f
+}
+
+// ensureSession returns the session's connection, opening it on first use
+// (after initialize, or at the first modern request).
+func (s *Server) ensureSession(ctx context.Context, id, protocol string, client *events.Client, features events.ClientFeatures) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.conns[id]; ok {
+		return sess
+	}
+	sess := &session{id: id, protocol: protocol, client: client, features: features}
+	conn, err := s.eng.OpenConnection(context.WithoutCancel(ctx), engine.ConnectionInfo{
+		Transport: s.opts.Transport, ProtocolVersion: protocol, Client: client, Features: features,
+	})
+	if err != nil {
+		return sess // calls on it fail with the typed error of the ledger
+	}
+	sess.conn = conn
+	if !server.IsModernRequest(ctx) {
+		conn.OnToolsChanged = func() {
+			s.mcp.SendNotificationToSpecificClient(id, mcp.MethodNotificationToolsListChanged, nil)
+		}
+	}
+	s.conns[id] = sess
+	return sess
+}
+
+// sessionFor finds (or, for a modern request, opens) the caller's session.
+func (s *Server) sessionFor(ctx context.Context) *session {
+	cs := server.ClientSessionFromContext(ctx)
+	id := "stateless"
+	if cs != nil {
+		id = cs.SessionID()
+	}
+	s.mu.Lock()
+	sess := s.conns[id]
+	s.mu.Unlock()
+	if sess != nil {
+		return sess
+	}
+	var client *events.Client
+	var features events.ClientFeatures
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil {
+		if info.ClientInfo != nil {
+			client = &events.Client{Name: info.ClientInfo.Name, Version: info.ClientInfo.Version}
+		}
+		features = featuresOf(info.ClientCapabilities)
+	}
+	return s.ensureSession(ctx, id, server.RequestProtocolVersion(ctx), client, features)
+}
+
+// filterTools implements per-connection tools/list for legacy eras (§4); a
+// 2026-07-28 request gets the full stable catalog.
+func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if server.IsModernRequest(ctx) {
+		return tools
+	}
+	var st engine.State
+	var features events.ClientFeatures
+	if cs := server.ClientSessionFromContext(ctx); cs != nil {
+		s.mu.Lock()
+		sess := s.conns[cs.SessionID()]
+		s.mu.Unlock()
+		if sess != nil && sess.conn != nil {
+			st, features = sess.conn.State(), sess.features
+		}
+	}
+	avail := map[string]bool{}
+	for _, a := range s.availability(st, features) {
+		avail[a.Name] = a.Available
+	}
+	out := tools[:0:0]
+	for _, t := range tools {
+		if avail[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// handler is one tool's body: params are validated; it returns the result
+// (Ev=N) or a Published (Ev=Y).
+type handler func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error)
+
+func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		sess := s.sessionFor(ctx)
+		rep := newReporter(ctx, s.mcp, req, spec.Name)
+		out, err := s.call(ctx, spec, sess, req, h, rep)
+		rep.finish(err == nil)
+		if rep.sentAny() || (err == nil && spec.Effects.MutatesSession) {
+			drainNotifications(ctx)
+		}
+		if err != nil {
+			return errorResult(fault.From(spec.Name, err)), nil
+		}
+		return successResult(out)
+	}
+}
+
+func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.CallToolRequest, h handler, rep *reporter) (any, error) {
+	if sess.conn == nil {
+		return nil, fault.New(fault.ExecutionFailure, "The ledger could not record this connection.",
+			"Run `rea doctor` and `rea ledger verify`.", map[string]any{"operation": spec.Name, "reason": "ledger"})
+	}
+	if server.IsModernRequest(ctx) {
+		if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
+			return nil, unavailableToolError(spec.Name, a)
+		}
+	}
+	raw := req.Params.RawArguments
+	if len(raw) == 0 {
+		if req.Params.Arguments == nil {
+			raw = json.RawMessage("{}")
+		} else {
+			b, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return nil, fault.Invalid(spec.Name, fault.Issue{Path: "", Reason: "invalid_type", Message: "arguments must be an object"})
+			}
+			raw = b
+		}
+	}
+	params, err := spec.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	rep.start()
+	return h(ctx, sess, params, rep)
+}
+
+// unavailableToolError answers a 2026-07-28 call to an unavailable tool (§4).
+func unavailableToolError(name string, a ToolAvailability) *fault.Error {
+	var fe *fault.Error
+	switch a.Reason {
+	case "target_required":
+		fe = fault.New(fault.TargetUnavailable, "No target is open.", "", map[string]any{"reason": "no_target"})
+	case "provider_unavailable":
+		fe = fault.New(fault.ProviderUnavailable, "The provider is unavailable.", "", map[string]any{"operation": name, "provider_id": nil})
+	default:
+		fe = fault.New(fault.CapabilityUnavailable, "The tool is not available on this connection now.", "",
+			map[string]any{"operation": name, "provider_id": nil})
+	}
+	fe.Details["availability_reason"] = a.Reason
+	if a.Remediation != nil {
+		fe.Remediation.Action = *a.Remediation
+	}
+	return fe
+}
+
+// drainNotifications waits (≤100 ms, then 5 ms) until the session's
+// notification channel is empty so notifications precede the result (§6.1).
+func drainNotifications(ctx context.Context) {
+	cs := server.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return
+	}
+	ch := cs.NotificationChannel()
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for len(ch) > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(5 * time.Millisecond)
+}
+
+func successResult(out any) (*mcp.CallToolResult, error) {
+	var structured any
+	switch v := out.(type) {
+	case engine.Published:
+		structured = struct {
+			Result   json.RawMessage `json:"result"`
+			Evidence engine.Context  `json:"evidence"`
+		}{v.Result, v.Evidence}
+	default:
+		structured = struct {
+			Result any `json:"result"`
+		}{v}
+	}
+	b, err := json.Marshal(structured)
+	if err != nil {
+		return errorResult(fault.Internal("encode", err)), nil
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
+}
+
+func errorResult(fe *fault.Error) *mcp.CallToolResult {
+	if fe.Remediation.Action == "" {
+		fe.Remediation.Action = "Call again after correcting the cause."
+	}
+	body := struct {
+		Error *fault.Error `json:"error"`
+	}{fe}
+	b, _ := json.Marshal(body)
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
