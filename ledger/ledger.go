@@ -1,0 +1,334 @@
+// Package ledger is REA's event store: one SQLite file holding an
+// append-only, hash-chained log of events, the content-addressed blobs they
+// refer to, and (in the same database) the projection tables folded from
+// them.
+//
+// Everything REA knows is an event here; every other table is a cache that
+// `rea ledger rebuild` can throw away and fold again. So the package keeps
+// four promises and tests each of them:
+//
+//   - Atomicity: Append runs one BEGIN IMMEDIATE transaction that checks the
+//     stream version, chains and inserts the events, and applies the
+//     projections; either all of it commits or none of it does. A request
+//     whose context is cancelled never publishes.
+//   - Order: seq is a gapless global position and stream_version a gapless
+//     per-stream one; a stale expected version is a typed *ConflictError.
+//   - Tamper evidence: hash = sha256hex(prev_hash || C), where C is the RFC
+//     8785 envelope stored byte for byte (CONTRACTS.md §13.1). Triggers refuse
+//     UPDATE and DELETE; Verify and VerifyExport find any changed, removed,
+//     reordered or inserted row, and a truncated tail against an earlier
+//     export, and name the first bad seq.
+//   - Portability: Export writes JSON Lines that VerifyExport checks offline
+//     and Import loads verbatim into an empty ledger.
+//
+// The package is a leaf adapter: it imports no other REA package, and knows
+// nothing about event types beyond the record_digest blob reference.
+//
+// SQLite is used the way Litestream recommends: WAL, one writer connection
+// (SQLite has one writer anyway; queueing in Go is cheaper than spinning on
+// SQLITE_BUSY), a separate pool of read connections that never block the
+// writer, synchronous=FULL because an acknowledged event must survive power
+// loss, and a busy timeout plus bounded retries for the other processes that
+// may share the file (an MCP server and a CLI command, say).
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Options tunes Open. The zero value is the production configuration.
+type Options struct {
+	// ReadConns is the size of the read pool (default 4).
+	ReadConns int
+	// Now is the clock for recorded_at and exported_at (default time.Now).
+	// Tests set it to get byte-identical ledgers.
+	Now func() time.Time
+}
+
+// Ledger is an open ledger file. It is safe for concurrent use; several
+// Ledgers (in one process or many) may share one file.
+type Ledger struct {
+	path     string
+	readOnly bool
+	now      func() time.Time
+
+	w *sql.DB // writer: exactly one connection; nil when read-only
+	r *sql.DB // read pool
+
+	// Statements prepared once on the writer connection; within a
+	// transaction tx.StmtContext reuses them instead of re-parsing SQL.
+	stHead, stStreamVersion, stByID, stInsert *sql.Stmt
+
+	mu sync.RWMutex
+	id string // ledger_id; replaced by Import
+}
+
+// Errors a caller may test with errors.Is.
+var (
+	// ErrConflict: the stream's version differs from the expected one.
+	ErrConflict = errors.New("ledger: stream version conflict")
+	// ErrReadOnly: a write on a ledger opened with OpenReadOnly.
+	ErrReadOnly = errors.New("ledger: opened read-only")
+	// ErrNotFound: no such blob.
+	ErrNotFound = errors.New("ledger: not found")
+	// ErrEventIDReused: an event ID is already stored with different content,
+	// or only part of a batch is already stored.
+	ErrEventIDReused = errors.New("ledger: event id already used for a different event")
+	// ErrNotEmpty: Import into a ledger that already has events.
+	ErrNotEmpty = errors.New("ledger: ledger is not empty")
+	// ErrVerifyFailed: Import of an export that does not verify; the error is
+	// a *VerifyError carrying the report.
+	ErrVerifyFailed = errors.New("ledger: verification failed")
+	// ErrBusy: the database stayed locked by another process through every
+	// retry (minutes); it does not occur in normal operation.
+	ErrBusy = errors.New("ledger: database busy")
+	// ErrNotLedger: the file is not an REA ledger (no ledger_id).
+	ErrNotLedger = errors.New("ledger: not an REA ledger")
+)
+
+// ConflictError reports a failed optimistic-concurrency check.
+type ConflictError struct {
+	Stream   string
+	Expected int64
+	Actual   int64
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("ledger: stream %q is at version %d, expected %d", e.Stream, e.Actual, e.Expected)
+}
+
+// Is makes errors.Is(err, ErrConflict) true for a *ConflictError.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// DefaultPath is ${XDG_STATE_HOME:-$HOME/.local/state}/rea/ledger.db. A
+// relative XDG_STATE_HOME is ignored, as the XDG base directory spec says.
+func DefaultPath() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("ledger: no state directory: %w", err)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "rea", "ledger.db"), nil
+}
+
+// sqliteURI turns a file path into an SQLite URI with the given query. URI
+// form is needed for mode=ro; '?', '#' and '%' in the path are escaped so they
+// are not taken as URI syntax.
+func sqliteURI(path string, q url.Values) string {
+	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	// url.Values.Encode escapes the parentheses of _pragma values, which the
+	// driver unescapes again; keep them readable instead.
+	enc := strings.NewReplacer("%28", "(", "%29", ")").Replace(q.Encode())
+	return "file:" + p + "?" + enc
+}
+
+func writerDSN(path string) string {
+	return sqliteURI(path, url.Values{
+		"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"},
+		"_txlock": {"immediate"},
+	})
+}
+
+func readerDSN(path string, readOnlyFile bool) string {
+	q := url.Values{
+		"_pragma":     {"busy_timeout(10000)", "foreign_keys(1)"},
+		"_query_only": {"1"},
+	}
+	if readOnlyFile {
+		q.Set("mode", "ro")
+	}
+	return sqliteURI(path, q)
+}
+
+// Open opens the ledger at path, creating it (parent directory 0700, file
+// 0600) and applying every pending migration first.
+func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("ledger: create directory: %w", err)
+	}
+	l := newLedger(abs, opts)
+	if err := l.prepareFile(ctx); err != nil {
+		return nil, err
+	}
+	if l.w, err = sql.Open("sqlite", writerDSN(abs)); err != nil {
+		return nil, fmt.Errorf("ledger: open writer: %w", err)
+	}
+	l.w.SetMaxOpenConns(1)
+	l.w.SetMaxIdleConns(1)
+	l.w.SetConnMaxLifetime(0)
+	l.w.SetConnMaxIdleTime(0)
+	if err := l.openReaders(opts, false); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.prepare(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.loadID(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	l.tightenModes()
+	return l, nil
+}
+
+// OpenReadOnly opens an existing ledger for verify, export and doctor: no
+// migration runs and nothing is written (SQLite mode=ro, query_only).
+func OpenReadOnly(ctx context.Context, path string) (*Ledger, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	l := newLedger(abs, Options{})
+	l.readOnly = true
+	if err := l.openReaders(Options{}, true); err != nil {
+		return nil, err
+	}
+	if err := l.loadID(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func newLedger(abs string, opts Options) *Ledger {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Ledger{path: abs, now: now}
+}
+
+func (l *Ledger) openReaders(opts Options, readOnlyFile bool) error {
+	n := opts.ReadConns
+	if n <= 0 {
+		n = 4
+	}
+	r, err := sql.Open("sqlite", readerDSN(l.path, readOnlyFile))
+	if err != nil {
+		return fmt.Errorf("ledger: open readers: %w", err)
+	}
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	l.r = r
+	return nil
+}
+
+func (l *Ledger) prepare(ctx context.Context) error {
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = l.w.PrepareContext(ctx, q)
+		return st
+	}
+	l.stHead = prep(`SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`)
+	l.stStreamVersion = prep(`SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?`)
+	l.stByID = prep(`SELECT ` + eventColumns + ` FROM events WHERE event_id = ?`)
+	l.stInsert = prep(`INSERT INTO events (seq, event_id, stream, stream_version, type, schema_version,
+		recorded_at, data, canonical, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("ledger: prepare: %w", err)
+	}
+	return nil
+}
+
+func (l *Ledger) loadID(ctx context.Context) error {
+	var id string
+	err := l.r.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = 'ledger_id'`).Scan(&id)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table") {
+			return fmt.Errorf("%w: %s", ErrNotLedger, l.path)
+		}
+		return fmt.Errorf("ledger: read ledger_id: %w", err)
+	}
+	l.mu.Lock()
+	l.id = id
+	l.mu.Unlock()
+	return nil
+}
+
+// tightenModes makes the ledger and its WAL side files 0600, best effort.
+// SQLite gives -wal and -shm the database file's mode when it creates them,
+// so this only matters for files made by something else.
+func (l *Ledger) tightenModes() {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		p := l.path + suffix
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(p, 0o600)
+		}
+	}
+}
+
+// Close closes every connection. The ledger must not be used afterwards.
+func (l *Ledger) Close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{l.stHead, l.stStreamVersion, l.stByID, l.stInsert} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	if l.w != nil {
+		errs = append(errs, l.w.Close())
+	}
+	if l.r != nil {
+		errs = append(errs, l.r.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// ID is the ledger_id, a ULID made when the file was created (or adopted
+// from the export by Import).
+func (l *Ledger) ID() string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.id
+}
+
+// Path is the absolute path of the database file.
+func (l *Ledger) Path() string { return l.path }
+
+// ReadDB is the read pool, for projection queries. Its connections are
+// query_only; writes go through Append.
+func (l *Ledger) ReadDB() *sql.DB { return l.r }
+
+// SchemaVersion is the version of the last applied migration.
+func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	var dirty bool
+	err := l.r.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: schema version: %w", err)
+	}
+	if dirty {
+		return v, fmt.Errorf("ledger: schema version %d is dirty (a migration failed half-way)", v)
+	}
+	return v, nil
+}
+
+func newULID() ulid.ULID { return ulid.Make() }

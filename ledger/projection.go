@@ -1,0 +1,216 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Projection is a read model folded from events into tables of the ledger
+// database. The tables are created by migrations; the projection owns their
+// rows. Apply must be a pure function of the event and the tables' current
+// rows, so that live appends, Rebuild and Import all arrive at the same rows.
+type Projection interface {
+	Name() string
+	// Tables lists every table the projection writes; Rebuild empties them
+	// and ProjectionDigest dumps them, in this order.
+	Tables() []string
+	Apply(tx *sql.Tx, e Event) error
+}
+
+// Fold returns an apply callback for Append that folds the new events into
+// ps, in order.
+func Fold(ps ...Projection) func(*sql.Tx, []Event) error {
+	return func(tx *sql.Tx, events []Event) error {
+		for _, e := range events {
+			for _, p := range ps {
+				if err := p.Apply(tx, e); err != nil {
+					return fmt.Errorf("ledger: projection %s: seq %d: %w", p.Name(), e.Seq, err)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// quoteIdent quotes an SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// Rebuild empties every projection table and folds every event again, in seq
+// order, in one transaction: readers see the old rows until the new ones
+// commit, and a failure leaves the old rows in place.
+func (l *Ledger) Rebuild(ctx context.Context, ps []Projection) error {
+	if l.readOnly {
+		return ErrReadOnly
+	}
+	return l.writeTx(ctx, true, func(tx *sql.Tx) (bool, error) {
+		return true, rebuildTx(ctx, tx, ps)
+	})
+}
+
+func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection) error {
+	for _, p := range ps {
+		for _, t := range p.Tables() {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+quoteIdent(t)); err != nil {
+				return fmt.Errorf("ledger: rebuild: projection %s: empty %s: %w", p.Name(), t, err)
+			}
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
+	if err != nil {
+		return fmt.Errorf("ledger: rebuild: %w", err)
+	}
+	defer rows.Close()
+	fold := Fold(ps...)
+	one := make([]Event, 1)
+	return scanRows(rows, func(e Event) error {
+		one[0] = e
+		return fold(tx, one)
+	})
+}
+
+// ProjectionDigest is a sha256 over a canonical dump of the projections'
+// tables, read in one snapshot: projections sorted by Name, tables in the
+// order Tables gives, columns in table order, rows sorted by every column
+// (binary collation), and each value written with a type tag and a length so
+// that no two different dumps encode alike. Equal digests before and after
+// Rebuild (or across Export and Import) mean the read models are identical.
+func (l *Ledger) ProjectionDigest(ctx context.Context, ps []Projection) (string, error) {
+	sorted := slices.Clone(ps)
+	slices.SortStableFunc(sorted, func(a, b Projection) int { return strings.Compare(a.Name(), b.Name()) })
+
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return "", fmt.Errorf("ledger: projection digest: %w", err)
+	}
+	defer tx.Rollback()
+
+	h := sha256.New()
+	writeField(h, 'V', []byte("rea-projection-digest/1"))
+	for _, p := range sorted {
+		writeField(h, 'P', []byte(p.Name()))
+		for _, t := range p.Tables() {
+			if err := digestTable(ctx, tx, h, t); err != nil {
+				return "", fmt.Errorf("ledger: projection digest: %s.%s: %w", p.Name(), t, err)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func digestTable(ctx context.Context, tx *sql.Tx, h hash.Hash, table string) error {
+	var cols []string
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return err
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		return fmt.Errorf("no such table")
+	}
+	writeField(h, 'T', []byte(table))
+	var sel, order []string
+	for _, c := range cols {
+		writeField(h, 'C', []byte(c))
+		q := quoteIdent(c)
+		// typeof keeps the storage class; text is read through a BLOB cast so
+		// the driver hands over its exact bytes (never a parsed time).
+		sel = append(sel, "typeof("+q+")", "CASE typeof("+q+") WHEN 'text' THEN CAST("+q+" AS BLOB) ELSE "+q+" END")
+		order = append(order, q+" COLLATE BINARY")
+	}
+	rows, err = tx.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+quoteIdent(table)+
+		" ORDER BY "+strings.Join(order, ", "))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	types := make([]string, len(cols))
+	vals := make([]any, len(cols))
+	dest := make([]any, 2*len(cols))
+	for i := range cols {
+		dest[2*i] = &types[i]
+		dest[2*i+1] = &vals[i]
+	}
+	var n uint64
+	var num [8]byte
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		n++
+		h.Write([]byte{'R'})
+		for i := range cols {
+			switch types[i] {
+			case "null":
+				h.Write([]byte{'n'})
+			case "integer":
+				v, ok := vals[i].(int64)
+				if !ok {
+					return fmt.Errorf("column %s: integer read as %T", cols[i], vals[i])
+				}
+				binary.BigEndian.PutUint64(num[:], uint64(v))
+				h.Write([]byte{'i'})
+				h.Write(num[:])
+			case "real":
+				v, ok := vals[i].(float64)
+				if !ok {
+					return fmt.Errorf("column %s: real read as %T", cols[i], vals[i])
+				}
+				binary.BigEndian.PutUint64(num[:], math.Float64bits(v))
+				h.Write([]byte{'r'})
+				h.Write(num[:])
+			case "text", "blob":
+				var b []byte
+				switch v := vals[i].(type) {
+				case []byte:
+					b = v
+				case string:
+					b = []byte(v)
+				case nil:
+				default:
+					return fmt.Errorf("column %s: %s read as %T", cols[i], types[i], vals[i])
+				}
+				writeField(h, types[i][0], b)
+			default:
+				return fmt.Errorf("column %s: unknown storage class %q", cols[i], types[i])
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint64(num[:], n)
+	h.Write([]byte{'E'})
+	h.Write(num[:])
+	return nil
+}
+
+// writeField writes a tag, a length and the bytes.
+func writeField(h hash.Hash, tag byte, b []byte) {
+	var hdr [9]byte
+	hdr[0] = tag
+	binary.BigEndian.PutUint64(hdr[1:], uint64(len(b)))
+	h.Write(hdr[:])
+	h.Write(b)
+}

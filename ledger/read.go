@@ -1,0 +1,137 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+const eventColumns = `seq, event_id, stream, stream_version, type, schema_version, recorded_at, data, canonical, prev_hash, hash`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanEvent(rs rowScanner) (Event, error) {
+	var e Event
+	var id, recorded string
+	var data []byte
+	if err := rs.Scan(&e.Seq, &id, &e.Stream, &e.StreamVersion, &e.Type, &e.SchemaVersion, &recorded,
+		&data, &e.Canonical, &e.PrevHash, &e.Hash); err != nil {
+		return Event{}, err
+	}
+	e.Data = data
+	var err error
+	if e.ID, err = ulid.ParseStrict(id); err != nil {
+		return Event{}, fmt.Errorf("ledger: seq %d: event_id %q: %w", e.Seq, id, err)
+	}
+	if e.RecordedAt, err = time.Parse(TimeLayout, recorded); err != nil {
+		return Event{}, fmt.Errorf("ledger: seq %d: recorded_at: %w", e.Seq, err)
+	}
+	return e, nil
+}
+
+// Scan calls fn for every event with seq >= fromSeq, in seq order, streaming
+// from one read transaction of the read pool: it sees a consistent snapshot
+// and never blocks appends. An error from fn stops the scan and is returned.
+func (l *Ledger) Scan(ctx context.Context, fromSeq int64, fn func(Event) error) error {
+	rows, err := l.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq >= ? ORDER BY seq`, fromSeq)
+	if err != nil {
+		return fmt.Errorf("ledger: scan: %w", err)
+	}
+	defer rows.Close()
+	return scanRows(rows, fn)
+}
+
+func scanRows(rows *sql.Rows, fn func(Event) error) error {
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return fmt.Errorf("ledger: scan: %w", err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ledger: scan: %w", err)
+	}
+	return nil
+}
+
+// Head returns the last seq and its hash: (0, GenesisHash()) when empty.
+func (l *Ledger) Head(ctx context.Context) (seq int64, hash string, err error) {
+	err = l.r.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, genesisHash, nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("ledger: head: %w", err)
+	}
+	return seq, hash, nil
+}
+
+// StreamVersion is the stream's current version (0 when it has no events).
+func (l *Ledger) StreamVersion(ctx context.Context, stream string) (int64, error) {
+	var v int64
+	if err := l.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?`, stream).Scan(&v); err != nil {
+		return 0, fmt.Errorf("ledger: stream version: %w", err)
+	}
+	return v, nil
+}
+
+// Stats are facts about the ledger for `rea ledger stats` and `rea doctor`.
+type Stats struct {
+	LedgerID      string           `json:"ledger_id"`
+	Path          string           `json:"path"`
+	SchemaVersion int              `json:"schema_version"`
+	Head          VerifyHead       `json:"head"`
+	Events        int64            `json:"events"`
+	Streams       int64            `json:"streams"`
+	Blobs         int64            `json:"blobs"`
+	BlobBytes     int64            `json:"blob_bytes"`
+	ByType        map[string]int64 `json:"by_type"`
+}
+
+// Stats reads the facts from one snapshot of the read pool.
+func (l *Ledger) Stats(ctx context.Context) (Stats, error) {
+	s := Stats{LedgerID: l.ID(), Path: l.path, ByType: map[string]int64{}}
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, `SELECT version FROM schema_migrations LIMIT 1`).Scan(&s.SchemaVersion); err != nil {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	s.Head = VerifyHead{Hash: genesisHash}
+	if err := tx.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&s.Head.Seq, &s.Head.Hash); err != nil &&
+		!errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT stream) FROM events`).Scan(&s.Events, &s.Streams); err != nil {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM blobs`).Scan(&s.Blobs, &s.BlobBytes); err != nil {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT type, COUNT(*) FROM events GROUP BY type ORDER BY type`)
+	if err != nil {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ string
+		var n int64
+		if err := rows.Scan(&typ, &n); err != nil {
+			return s, fmt.Errorf("ledger: stats: %w", err)
+		}
+		s.ByType[typ] = n
+	}
+	if err := rows.Err(); err != nil {
+		return s, fmt.Errorf("ledger: stats: %w", err)
+	}
+	return s, nil
+}
