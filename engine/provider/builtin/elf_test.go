@@ -2,6 +2,9 @@ package builtin
 
 import (
 	"bytes"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
 	"os"
 	"os/exec"
 	"regexp"
@@ -409,17 +412,70 @@ func checkGoFixture(t *testing.T, c provider.Client, path string, fns ...string)
 	nm := nmAddrs(t, []string{"go", "tool", "nm"}, path)
 	for _, fn := range fns {
 		a := procAt(procs, fn)
-		if len(nm[fn]) != 1 || len(a) != 1 || a[0] != provider.FormatAddress(nm[fn][0]) {
-			t.Errorf("%s: procedures %v, go tool nm %x", fn, a, nm[fn])
+		want := nm[strings.TrimPrefix(fn, "_")] // go tool nm drops Mach-O's leading underscore
+		if len(want) != 1 || len(a) != 1 || a[0] != provider.FormatAddress(want[0]) {
+			t.Errorf("%s: procedures %v, go tool nm %x", fn, a, want)
 		}
 	}
-	found := false
-	for _, s := range allStrings(t, c) {
-		if strings.Contains(s.Value, "REA go fixture literal") {
-			found = s.String.Section != nil
+	// Go string data is not NUL-separated: the literal sits inside a long
+	// run. Find the run with `strings -a -t x` and its address independently.
+	out := toolOutput(t, "strings", "-a", "-t", "x", path)
+	var runOff uint64
+	var runLen int
+	for _, ln := range strings.Split(out, "\n") {
+		ln = strings.TrimLeft(ln, " ")
+		sp := strings.IndexByte(ln, ' ')
+		if sp > 0 && strings.Contains(ln[sp+1:], "REA go fixture literal") {
+			runOff, runLen = hexAddr(t, ln[:sp]), len(ln[sp+1:])
 		}
 	}
-	if !found {
-		t.Errorf("string literal not found in a section")
+	if runLen == 0 {
+		t.Fatalf("strings -a does not find the literal")
 	}
+	addr := provider.FormatAddress(fileOffsetToAddr(t, path, runOff))
+	r := do(t, c, OpListStrings, provider.Params{"address": addr})
+	pg := r.Normalized.(provider.Page[StringItem])
+	if pg.Returned != 1 || pg.Items[0].String.ByteLength != runLen || pg.Items[0].String.Section == nil ||
+		pg.Items[0].ValueTruncated != (runLen > maxValueLen) || len(pg.Items[0].Value) != min(runLen, maxValueLen) {
+		t.Errorf("string run at %s (len %d): %+v", addr, runLen, pg.Items)
+	}
+}
+
+// fileOffsetToAddr maps a file offset to its address with the standard
+// library's view of the program headers, independently of the provider.
+func fileOffsetToAddr(t testing.TB, path string, off uint64) uint64 {
+	t.Helper()
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD && off >= p.Off && off < p.Off+p.Filesz {
+				return p.Vaddr + off - p.Off
+			}
+		}
+	}
+	if f, err := macho.Open(path); err == nil {
+		defer f.Close()
+		for _, l := range f.Loads {
+			if s, ok := l.(*macho.Segment); ok && s.Memsz > 0 && off >= s.Offset && off < s.Offset+s.Filesz {
+				return s.Addr + off - s.Offset
+			}
+		}
+	}
+	if f, err := pe.Open(path); err == nil {
+		defer f.Close()
+		base := uint64(0)
+		switch oh := f.OptionalHeader.(type) {
+		case *pe.OptionalHeader64:
+			base = oh.ImageBase
+		case *pe.OptionalHeader32:
+			base = uint64(oh.ImageBase)
+		}
+		for _, s := range f.Sections {
+			if off >= uint64(s.Offset) && off < uint64(s.Offset)+uint64(s.Size) {
+				return base + uint64(s.VirtualAddress) + off - uint64(s.Offset)
+			}
+		}
+	}
+	t.Fatalf("file offset %#x is not mapped in %s", off, path)
+	return 0
 }

@@ -270,3 +270,5 @@ func allItems[T any](t testing.TB, c provider.Client, op string, extra provider.
 		off = int64(*p.NextOffset)
 	}
 }
+
+func lookPath(name string) (string, error) { return exec.LookPath(name) }

@@ -156,17 +156,22 @@ func openMachO(data []byte) (*image, error) {
 	if img.hasEntry {
 		used["entry-point"] = true
 	}
-	if f.Symtab != nil && f.Symtab.Nsyms > 0 {
-		info.hasSymtab = true
+	// debug/macho does not fill Symtab.SymtabCmd: read the command itself.
+	if f.Symtab != nil && len(f.Symtab.LoadBytes) >= 24 {
+		lb := []byte(f.Symtab.LoadBytes)
 		ent := uint64(12)
 		if img.is64 {
 			ent = 16
 		}
+		nsyms := uint64(img.bo.Uint32(lb[12:]))
 		info.symtab = symbolTable{
-			off: uint64(f.Symtab.Symoff), size: uint64(f.Symtab.Nsyms) * ent, entsize: ent,
-			strOff: uint64(f.Symtab.Stroff), strSize: uint64(f.Symtab.Strsize),
+			off: uint64(img.bo.Uint32(lb[8:])), size: nsyms * ent, entsize: ent,
+			strOff: uint64(img.bo.Uint32(lb[16:])), strSize: uint64(img.bo.Uint32(lb[20:])),
 		}
-		used["symbols"] = true
+		if nsyms > 0 {
+			info.hasSymtab = true
+			used["symbols"] = true
+		}
 	}
 	if f.Dysymtab != nil {
 		info.indirect = f.Dysymtab.IndirectSyms
@@ -312,9 +317,12 @@ func machoSymbols(img *image, b *symBuilder) error {
 		}
 		kind := kindObject
 		if sec.x {
-			kind = kindFunction
 			if info.cpu == macho.CpuArm {
 				value &^= 1
+			}
+			kind = kindFunction
+			if value < sec.addr || value >= sec.end() {
+				kind = kindLabel // e.g. __mh_execute_header: names the header, not code
 			}
 		}
 		bd := bindLocal
