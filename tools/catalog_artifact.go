@@ -1,0 +1,174 @@
+package tools
+
+// Artifact tools (kind artifact, CONTRACTS.md §2.4, §10): need an open target
+// of kind archive or directory.
+
+func catArtifactTools() []func() Spec {
+	return []func() Spec{catInventoryArtifact, catExtractArtifact}
+}
+
+// catTraversalLimits adds the traversal limits of §2.4 to props.
+func catTraversalLimits(props scM) scM {
+	return scMerge(props, scM{
+		"max_entries":     scD(scDef(scInt(1, 1000000), int64(10000)), "Bound on entries traversed."),
+		"max_total_bytes": scD(scDef(scInt(1, scMaxInt), int64(1073741824)), "Bound on bytes read in total."),
+		"max_entry_bytes": scD(scDef(scInt(1, scMaxInt), int64(268435456)),
+			"Entries larger than this are listed but not hashed."),
+		"max_compression_ratio": scD(scDef(scM{"type": "number", "minimum": int64(1), "maximum": int64(100000)}, int64(1000)),
+			"Bound on decompressed/compressed size of an entry."),
+		"max_depth":      scD(scDef(scInt(0, 100), int64(20)), "Bound on nested container depth."),
+		"max_path_bytes": scD(scDef(scInt(1, 65535), int64(4096)), "Bound on a logical path's length in bytes."),
+	})
+}
+
+func catLimitsResult() scM {
+	return scOut(scM{
+		"max_entries": scCount(), "max_total_bytes": scCount(), "max_entry_bytes": scCount(),
+		"max_compression_ratio": scM{"type": "number"}, "max_depth": scCount(), "max_path_bytes": scCount(),
+	})
+}
+
+func catInventoryArtifact() Spec {
+	props := catTraversalLimits(scM{
+		"node_offset":       scOffsetIn("First node to return; use nodes.next_offset."),
+		"occurrence_offset": scOffsetIn("First occurrence to return; use occurrences.next_offset."),
+		"edge_offset":       scOffsetIn("First edge to return; use edges.next_offset."),
+		"node_limit":        scLimitIn(500, 100, "Nodes per page."),
+		"occurrence_limit":  scLimitIn(500, 100, "Occurrences per page."),
+		"edge_limit":        scLimitIn(500, 100, "Edges per page."),
+		"integrity_policy": scD(scDef(scEnum("fail", "record-and-continue"), "fail"),
+			"\"fail\": the first integrity mismatch fails the call. \"record-and-continue\" quarantines "+
+				"mismatches and continues; it needs integrity_continue_approved:true and the operator setting "+
+				"REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED=true."),
+		"integrity_continue_approved": scD(scBool(),
+			"Explicit approval for record-and-continue: true exactly when integrity_policy is "+
+				"\"record-and-continue\" (default false)."),
+		"max_integrity_mismatches": scD(scDef(scInt(1, 100), int64(10)),
+			"record-and-continue: more mismatches than this fail with truncated."),
+	})
+	input := scIn(props)
+	// The integrity union of §10.1, as constraints on the object above.
+	input["oneOf"] = []any{
+		scM{
+			"properties": scM{
+				"integrity_policy":            scConst("record-and-continue"),
+				"integrity_continue_approved": scConst(true),
+			},
+			"required": scSortedRequired([]string{"integrity_policy", "integrity_continue_approved"}),
+		},
+		scM{
+			"properties": scM{
+				"integrity_policy":            scConst("fail"),
+				"integrity_continue_approved": scDef(scConst(false), false),
+			},
+		},
+	}
+	return Spec{
+		Name:  "inventory_artifact",
+		Title: "Inventory artifact",
+		Description: "Inventory the open archive or directory target as a content-addressed graph: nodes " +
+			"(artifacts by sha256), occurrences (logical paths, hashes, integrity status) and edges, each paged " +
+			"independently (*_offset/*_limit; follow each page's next_offset), with the manifest and its " +
+			"graph_sha256. Nested containers (zip, ASAR, universal Mach-O) are expanded within the traversal " +
+			"limits; ASAR integrity is verified (fail-closed unless record-and-continue is approved). The answer " +
+			"is recorded as Evidence (returned inline); compare_artifacts takes these Evidence ids.",
+		Kind:     "artifact",
+		Effects:  catEffects("I"),
+		Evidence: true,
+		Input:    input,
+		Result: scOutAll(scM{
+			"manifest": scManifest(),
+			"nodes": scPageOf(scOutAll(scM{
+				"artifact_id":   scPat(scPatArtifactID),
+				"kind":          scString(),
+				"format":        scEnum(scSubjectFormats()...),
+				"sha256":        scHex64(),
+				"size":          scCount(),
+				"media_type":    scNullable(scString()),
+				"architecture":  scNullable(scString()),
+				"executable":    scBool(),
+				"content_state": scEnum("materialized", "embedded", "virtual"),
+				"limitations":   scList(scString()),
+			})),
+			"occurrences": scPageOf(scOutAll(scM{
+				"occurrence_id":        scPat(scPatOccurrence),
+				"artifact_id":          scNullable(scPat(scPatArtifactID)),
+				"parent_occurrence_id": scNullable(scPat(scPatOccurrence)),
+				"logical_path":         scString(),
+				"entry_kind":           scEnum("file", "directory", "symlink", "slice"),
+				"declared_size":        scNullable(scCount()),
+				"declared_sha256":      scNullable(scHex64()),
+				"compressed_size":      scNullable(scCount()),
+				"executable":           scBool(),
+				"encrypted":            scBool(),
+				"hash_status":          scEnum("verified", "mismatched", "not-hashed-limit", "unavailable"),
+				"source_location":      scNullable(scOutAll(scM{"offset": scCount(), "length": scCount()})),
+				"limitations":          scList(scString()),
+			})),
+			"edges": scPageOf(scOutAll(scM{
+				"edge_id":            scPat(scPatEdgeID),
+				"ordinal":            scCount(),
+				"parent_artifact_id": scPat(scPatArtifactID),
+				"child_artifact_id":  scPat(scPatArtifactID),
+				"relation": scEnum("contains", "extracts", "slice-of", "embeds", "loads", "maps-source",
+					"derived-from"),
+				"occurrence_id": scPat(scPatOccurrence),
+				"logical_path":  scNullable(scString()),
+				"producer":      scM{"type": "null"},
+			})),
+			"limits":                   catLimitsResult(),
+			"provenance":               scList(scAny()),
+			"integrity_contradictions": scArr(scContradiction(), 0, 100),
+			"limitations":              scList(scString()),
+		}),
+	}
+}
+
+func catExtractArtifact() Spec {
+	props := catTraversalLimits(scPageIn(scM{
+		"approved": scD(scConst(true), "Must be the literal true: explicit approval of this extraction."),
+		"output_root": scAbsPathIn(4096,
+			"Directory to extract into; created if missing, or an existing real directory. Files are never overwritten."),
+		"occurrence_ids": scD(scArr(scPat(scPatOccurrence), 1, 500),
+			"Occurrences of the current inventory manifest to extract; a directory selects its files."),
+	}, 500, 100))
+	return Spec{
+		Name:  "extract_artifact",
+		Title: "Extract artifact",
+		Description: "Safely extract selected occurrences of the open archive or directory target into " +
+			"output_root: no path traversal, no symlinks, never overwriting, with size and compression-ratio " +
+			"bounds, containment verified afterwards and everything removed on failure. Needs approved:true and " +
+			"an artifact_extract grant. Returns the extraction manifest and the written files (paged by " +
+			"offset/limit). The answer is recorded as Evidence (returned inline).",
+		Kind:     "artifact",
+		Effects:  catEffects("W"),
+		Evidence: true,
+		Input:    scIn(props, "approved", "output_root", "occurrence_ids"),
+		Result: scOutAll(scM{
+			"manifest": scManifest(),
+			"extraction_manifest": scOutAll(scM{
+				"schema_version":          scConst(int64(1)),
+				"extraction_id":           scPat(scPatExtraction),
+				"source_manifest_id":      scPat(scPatManifestID),
+				"selected_occurrence_ids": scList(scPat(scPatOccurrence)),
+				"files_sha256":            scHex64(),
+				"output_root_alias":       scConst("$OUTPUT_ROOT"),
+			}),
+			"output_root": scString(),
+			"artifacts": scPageOf(scOutAll(scM{
+				"artifact_id":   scPat(scPatArtifactID),
+				"relative_path": scString(),
+				"sha256":        scHex64(),
+				"bytes_written": scCount(),
+				"created":       scConst(true),
+			})),
+			"containment_verified": scConst(true),
+			"cleanup": scOutAll(scM{
+				"attempted": scBool(), "verified": scBool(), "residual_paths": scList(scString()),
+			}),
+			"limits":      catLimitsResult(),
+			"provenance":  scList(scAny()),
+			"limitations": scList(scString()),
+		}),
+	}
+}

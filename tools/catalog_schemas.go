@@ -1,0 +1,656 @@
+package tools
+
+// Schema constructors and the shapes shared by several tools (CONTRACTS.md
+// §1.3–§1.6, §3, §7). Input objects are strict (additionalProperties false);
+// result objects list their required keys but stay open, so a documented
+// shape never rejects an answer that only adds information.
+
+import "sort"
+
+type scM = map[string]any
+
+// Depths to which result shapes are spelled out (scPrune).
+const (
+	scResultDepth          = 4
+	scEvidenceContextDepth = 2
+)
+
+// scMaxInt is the bound of an unbounded `int` (§ notation: 0..2^53-1).
+const scMaxInt int64 = 1<<53 - 1
+
+// Patterns.
+const (
+	scPatAddressIn  = `^(0[xX])?[0-9a-fA-F]{1,16}$`
+	scPatAddressOut = `^0x(0|[1-9a-f][0-9a-f]{0,15})$`
+	scPatHex64      = `^[0-9a-f]{64}$`
+	scPatEvidenceID = `^ev_[0-9a-f]{64}$`
+	scPatOccurrence = `^occ_[0-9a-f]{64}$`
+	scPatArtifactID = `^art_[0-9a-f]{64}$`
+	scPatEdgeID     = `^edge_[0-9a-f]{64}$`
+	scPatManifestID = `^agm_[0-9a-f]{64}$`
+	scPatExtraction = `^aex_[0-9a-f]{64}$`
+	scPatContradict = `^ic_[0-9a-f]{64}$`
+	scPatUUID       = `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`
+	scPatULID       = `^[0-9A-HJKMNP-TV-Z]{26}$`
+	scPatProvider   = `^(auto|[a-z][a-z0-9-]{0,63})$`
+	scPatEnvName    = `^[A-Za-z_][A-Za-z0-9_]*$`
+	scPatHexBytes   = `^([0-9a-f]{2})*$`
+)
+
+// ---------------------------------------------------------------------------
+// Constructors
+
+func scSortedRequired(required []string) []any {
+	r := append([]string(nil), required...)
+	sort.Strings(r)
+	out := make([]any, len(r))
+	for i, s := range r {
+		out[i] = s
+	}
+	return out
+}
+
+// scIn is a strict input object.
+func scIn(props scM, required ...string) scM {
+	s := scM{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = scSortedRequired(required)
+	}
+	return s
+}
+
+// scOut is a result object with the given required keys.
+func scOut(props scM, required ...string) scM {
+	s := scM{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = scSortedRequired(required)
+	}
+	return s
+}
+
+// scOutAll is a result object whose every property is required.
+func scOutAll(props scM) scM {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	return scOut(props, keys...)
+}
+
+// scStr is a string of min..max Unicode characters (max < 0: unbounded).
+func scStr(min, max int64) scM {
+	s := scM{"type": "string"}
+	if min > 0 {
+		s["minLength"] = min
+	}
+	if max >= 0 {
+		s["maxLength"] = max
+	}
+	return s
+}
+
+func scString() scM { return scM{"type": "string"} }
+
+// scInt is an integer in min..max.
+func scInt(min, max int64) scM {
+	return scM{"type": "integer", "minimum": min, "maximum": max}
+}
+
+// scCount is a non-negative result integer.
+func scCount() scM { return scM{"type": "integer", "minimum": int64(0)} }
+
+func scBool() scM { return scM{"type": "boolean"} }
+
+func scEnum(vals ...string) scM {
+	e := make([]any, len(vals))
+	for i, v := range vals {
+		e[i] = v
+	}
+	return scM{"type": "string", "enum": e}
+}
+
+func scConst(v any) scM {
+	s := scM{"const": v}
+	switch v.(type) {
+	case string:
+		s["type"] = "string"
+	case bool:
+		s["type"] = "boolean"
+	case int, int64:
+		s["type"] = "integer"
+	}
+	return s
+}
+
+// scArr is an array of items with min..max items (max < 0: unbounded).
+func scArr(items scM, min, max int64) scM {
+	s := scM{"type": "array", "items": items}
+	if min > 0 {
+		s["minItems"] = min
+	}
+	if max >= 0 {
+		s["maxItems"] = max
+	}
+	return s
+}
+
+// scList is an unbounded result array.
+func scList(items scM) scM { return scArr(items, 0, -1) }
+
+// scAny is any JSON value.
+func scAny() scM { return scM{} }
+
+// scNullable widens s to also accept null.
+func scNullable(s scM) scM {
+	switch t := s["type"].(type) {
+	case string:
+		s["type"] = []any{t, "null"}
+	case nil:
+		return scM{"oneOf": []any{s, scM{"type": "null"}}}
+	}
+	if e, ok := s["enum"].([]any); ok {
+		s["enum"] = append(e, nil)
+	}
+	return s
+}
+
+// scD sets a description.
+func scD(s scM, desc string) scM { s["description"] = desc; return s }
+
+// scDef sets a default.
+func scDef(s scM, def any) scM { s["default"] = def; return s }
+
+// scMerge adds the properties of extra to props (returned for chaining).
+func scMerge(props scM, extras ...scM) scM {
+	for _, x := range extras {
+		for k, v := range x {
+			props[k] = v
+		}
+	}
+	return props
+}
+
+// scDeepCopy copies a schema tree.
+func scDeepCopy(s scM) scM {
+	if s == nil {
+		return nil
+	}
+	c, _ := vdDeepCopy(s).(map[string]any)
+	return c
+}
+
+// ---------------------------------------------------------------------------
+// Shared inputs (§2 shared fields)
+
+// scDocIn is `doc` = document?: string 1..256.
+func scDocIn() scM {
+	return scD(scStr(1, 256), "Document name from list_documents; defaults to the current document.")
+}
+
+// scAddrIn is an input address (§1.3): optional 0x/0X, 1..16 hex digits, any case.
+func scAddrIn(desc string) scM {
+	return scD(scM{"type": "string", "pattern": scPatAddressIn, "format": vdFormatAddress},
+		desc+" Hexadecimal, optional 0x prefix, 1..16 digits; decimal is not accepted.")
+}
+
+// scProcIn is `proc` = procedure: string 1..1024.
+func scProcIn() scM {
+	return scD(scStr(1, 1024), "Procedure: its exact name, or its address (a 0x value is always an address; another "+
+		"value is an address only if no procedure has that name and it is valid hex). A name shared by several "+
+		"procedures is rejected with candidate addresses.")
+}
+
+// scAbsPathIn is an absolute POSIX path of 1..max characters.
+func scAbsPathIn(max int64, desc string) scM {
+	s := scStr(1, max)
+	s["format"] = vdFormatAbsPath
+	return scD(s, desc+" Absolute path.")
+}
+
+// scOffsetIn is `offset: int >= 0 = 0`.
+func scOffsetIn(desc string) scM {
+	return scD(scDef(scInt(0, scMaxInt), int64(0)), desc)
+}
+
+// scLimitIn is `limit: int 1..L = D`.
+func scLimitIn(l, d int64, desc string) scM {
+	return scD(scDef(scInt(1, l), d), desc)
+}
+
+// scPageIn adds page(L,D) to props.
+func scPageIn(props scM, l, d int64) scM {
+	props["offset"] = scOffsetIn("Index of the first item to return; use next_offset of the previous page.")
+	props["limit"] = scLimitIn(l, d, "Maximum number of items to return.")
+	return props
+}
+
+// scEvidenceIDsIn is [ev_id] min..max.
+func scEvidenceIDsIn(min, max int64, desc string) scM {
+	return scD(scArr(scM{"type": "string", "pattern": scPatEvidenceID}, min, max), desc)
+}
+
+// ---------------------------------------------------------------------------
+// Shared outputs
+
+func scAddrOut() scM     { return scM{"type": "string", "pattern": scPatAddressOut} }
+func scHex64() scM       { return scM{"type": "string", "pattern": scPatHex64} }
+func scEvIDOut() scM     { return scM{"type": "string", "pattern": scPatEvidenceID} }
+func scUUIDOut() scM     { return scM{"type": "string", "pattern": scPatUUID} }
+func scTimeOut() scM     { return scM{"type": "string", "format": "date-time"} }
+func scPat(p string) scM { return scM{"type": "string", "pattern": p} }
+
+// scPageOf is the one offset page shape of §1.4.
+func scPageOf(item scM) scM {
+	return scOutAll(scM{
+		"items":       scList(item),
+		"offset":      scCount(),
+		"limit":       scCount(),
+		"returned":    scCount(),
+		"total":       scNullable(scCount()),
+		"next_offset": scNullable(scCount()),
+		"truncated":   scBool(),
+	})
+}
+
+var (
+	scTargetFormats = []string{"elf", "pe", "mach-o", "mach-o-universal", "zip", "apk", "ipa", "msix", "appx", "asar", "directory"}
+	scTargetKinds   = []string{"executable", "archive", "directory"}
+	scArchitectures = []string{"x86", "x86_64", "arm", "arm64"}
+	scErrorCodes    = []string{"invalid_request", "unreadable_output", "capability_unavailable", "provider_unavailable",
+		"provider_timeout", "cancelled", "artifact_integrity_mismatch", "artifact_operation_failed",
+		"evidence_integrity_mismatch", "truncated", "permission_required", "process_capture_failed",
+		"cleanup_incomplete", "revision_conflict", "outside_approved_root", "configuration_invalid",
+		"target_unavailable", "execution_failure", "plan_stale"}
+	scErrorCategories = []string{"invalid_input", "permission_required", "unsupported_provider", "integrity_mismatch",
+		"truncated", "cancelled", "timeout", "unavailable", "execution_failure"}
+	scToolKinds      = []string{"session", "provider", "composed", "artifact", "application"}
+	scClientFeatures = []string{"elicitation_form", "elicitation_url", "roots", "sampling"}
+	scRejectionCodes = []string{"not_configured", "executable_missing", "runtime_missing", "unsupported_host",
+		"unsupported_version", "open_options_invalid", "version_unresolved", "target_kind_unsupported",
+		"target_format_unsupported", "architecture_unsupported", "target_role_unsupported", "managed_target_unsupported"}
+	scTargetCodes = []string{"target_kind_unsupported", "target_format_unsupported", "architecture_unsupported",
+		"target_role_unsupported", "managed_target_unsupported"}
+	scAvailabilityReasons = []string{"client_capability_missing", "target_required", "provider_missing",
+		"provider_unavailable", "target_unsupported", "unsupported_host", "policy_disabled"}
+)
+
+func scArchitectureOut() scM { return scNullable(scEnum(scArchitectures...)) }
+
+// scErrorEnvelope is E of §1.6.
+func scErrorEnvelope() scM {
+	return scD(scOut(scM{
+		"code":      scEnum(scErrorCodes...),
+		"category":  scEnum(scErrorCategories...),
+		"message":   scStr(1, -1),
+		"retryable": scBool(),
+		"remediation": scOut(scM{
+			"action":                scStr(1, -1),
+			"restart_required":      scBool(),
+			"elicitation_supported": scBool(),
+		}, "action", "restart_required"),
+		"details": scM{"type": "object"},
+	}, "code", "category", "message", "retryable", "remediation"),
+		"Typed failure (present instead of result when isError is true).")
+}
+
+// scProviderIdentity is ProviderId = {id, name, version:string|null}.
+func scProviderIdentity() scM {
+	return scOutAll(scM{"id": scString(), "name": scString(), "version": scNullable(scString())})
+}
+
+// scConcreteProvider is {id, name, version} with a concrete version.
+func scConcreteProvider() scM {
+	return scOutAll(scM{"id": scString(), "name": scString(), "version": scString()})
+}
+
+// scProfile is an analysis profile (§3.6).
+func scProfile() scM {
+	return scOutAll(scM{
+		"schema_version":                  scConst(int64(1)),
+		"provider":                        scConcreteProvider(),
+		"provider_profile_schema_version": scInt(1, scMaxInt),
+		"parameters":                      scM{"type": "object"},
+		"digest":                          scHex64(),
+	})
+}
+
+// scEffectsOut is the eight camelCase effects.
+func scEffectsOut() scM {
+	return scOutAll(scM{
+		"mutatesTarget": scBool(), "mutatesSession": scBool(), "writesFilesystem": scBool(),
+		"launchesProcess": scBool(), "accessesNetwork": scBool(), "changesUiState": scBool(),
+		"mayDiscardData": scBool(), "idempotent": scBool(),
+	})
+}
+
+// scAnnotationsOut is the four hints in REA's spelling.
+func scAnnotationsOut() scM {
+	return scOutAll(scM{"read_only": scBool(), "destructive": scBool(), "idempotent": scBool(), "open_world": scBool()})
+}
+
+// scSubjectFormats are the §7.1 subject formats.
+func scSubjectFormats() []string {
+	return append(append([]string(nil), scTargetFormats...), "file", "javascript", "unknown")
+}
+
+// scEvidenceProperties are the Evidence v2 record keys shared by the record
+// and the EvidenceContext (§7.1).
+func scEvidenceProperties() scM {
+	return scM{
+		"schema_version": scConst(int64(2)),
+		"evidence_id":    scEvIDOut(),
+		"subject": scNullable(scOut(scM{
+			"name":         scString(),
+			"digest":       scOutAll(scM{"sha256": scHex64()}),
+			"format":       scEnum(scSubjectFormats()...),
+			"architecture": scNullable(scString()),
+			"local_path":   scString(),
+		}, "digest", "format", "architecture")),
+		"provider":         scProviderIdentity(),
+		"analysis_profile": scProfile(),
+		"predicate_type":   scEnum("rea.analysis/v2", "rea.process-capture/v1"),
+		"operation":        scString(),
+		"parameters":       scM{"type": "object"},
+		"confidence":       scEnum("observed", "derived", "inferred"),
+		"authority": scEnum("shipped-artifact", "controlled-replay", "historical-reference",
+			"external-service", "analyst-inference"),
+		"environment": scNullable(scOutAll(scM{
+			"id": scString(), "platform": scString(), "architecture": scString(),
+			"isolation": scEnum("none", "process", "container", "virtual-machine"),
+		})),
+		"limitations": scList(scString()),
+		"locations": scList(scOut(scM{
+			"kind":    scEnum("address", "address-range", "artifact-path", "file-offset", "file-offset-range"),
+			"address": scAddrOut(),
+			"start":   scM{"type": []any{"string", "integer"}},
+			"end":     scM{"type": []any{"string", "integer"}},
+			"path":    scString(),
+			"offset":  scCount(),
+		}, "kind")),
+		"evidence_links": scList(scEvIDOut()),
+	}
+}
+
+var scEvidenceRequired = []string{"schema_version", "evidence_id", "subject", "provider", "predicate_type",
+	"operation", "parameters", "confidence", "authority", "environment", "limitations", "locations", "evidence_links"}
+
+// scEvidenceRecord is a full Evidence v2 record (§7.1).
+func scEvidenceRecord() scM {
+	props := scEvidenceProperties()
+	props["raw_result"] = scAny()
+	props["normalized_result"] = scAny()
+	return scOut(props, append(append([]string(nil), scEvidenceRequired...), "raw_result", "normalized_result")...)
+}
+
+// scEvidenceContext is the EvidenceContext of §1.5: the record without
+// normalized_result and raw_result, plus the ledger event of this call.
+func scEvidenceContext() scM {
+	props := scEvidenceProperties()
+	props["ledger"] = scOutAll(scM{"seq": scInt(1, scMaxInt), "event_id": scPat(scPatULID)})
+	return scPrune(scD(scOut(props, append(append([]string(nil), scEvidenceRequired...), "ledger")...),
+		"The Evidence record of this answer (without the result itself) and the ledger event that recorded it."),
+		scEvidenceContextDepth)
+}
+
+// scBundle is an Evidence bundle (§7.4).
+func scBundle() scM {
+	return scOutAll(scM{
+		"bundle_version": scConst(int64(2)),
+		"artifacts": scList(scOutAll(scM{
+			"digest": scOutAll(scM{"sha256": scHex64()}), "format": scString(), "architecture": scNullable(scString()),
+		})),
+		"providers": scList(scProviderIdentity()),
+		"environments": scList(scOutAll(scM{
+			"id": scString(), "platform": scString(), "architecture": scString(), "isolation": scString(),
+		})),
+		"scenarios": scList(scOutAll(scM{
+			"evidence_id": scEvIDOut(), "operation": scString(), "authority": scConst("controlled-replay"),
+		})),
+		"captures": scList(scOutAll(scM{"evidence_id": scEvIDOut(), "predicate_type": scString()})),
+		"unknowns": scArr(scAny(), 0, 0),
+		"records":  scList(scEvidenceRecord()),
+	})
+}
+
+// scTargetOut is Target of §3.2.
+func scTargetOut() scM {
+	return scOutAll(scM{
+		"path": scString(), "format": scEnum(scTargetFormats...), "kind": scEnum(scTargetKinds...),
+		"sha256": scHex64(), "size": scCount(), "architecture": scArchitectureOut(),
+	})
+}
+
+// scBinding is analysis_provider_binding (§3.6).
+func scBinding() scM {
+	return scOutAll(scM{
+		"provider":         scConcreteProvider(),
+		"selection_source": scEnum("request", "environment", "auto-single-candidate"),
+		"analysis_profile": scProfile(),
+	})
+}
+
+// scAlignment is Alignment of §3.3.
+func scAlignment() scM {
+	return scOutAll(scM{
+		"state":       scEnum("unknown", "aligned", "mcp_server_restart_required"),
+		"reasons":     scList(scEnum("package_version_mismatch", "catalog_digest_mismatch", "registration_path_mismatch")),
+		"remediation": scNullable(scString()),
+	})
+}
+
+// scActivity is analysis_activity (§3.8).
+func scActivity() scM {
+	return scOutAll(scM{
+		"status": scEnum("not_observed", "idle", "busy", "timed_out_busy"),
+		"providers": scList(scOutAll(scM{
+			"provider":        scProviderIdentity(),
+			"queued_requests": scCount(),
+			"active": scNullable(scOutAll(scM{
+				"request_id": scInt(1, scMaxInt), "operation": scString(), "elapsed_ms": scCount(),
+				"timeout_ms": scCount(), "caller_state": scEnum("waiting", "timed_out", "cancelled"),
+			})),
+		})),
+	})
+}
+
+// scClientFeaturesOut is ClientFeatures (§3.4).
+func scClientFeaturesOut() scM {
+	return scOutAll(scM{"elicitation_form": scBool(), "elicitation_url": scBool(), "roots": scBool(), "sampling": scBool()})
+}
+
+// scToolAvailability is ToolAvailability (§3.4).
+func scToolAvailability() scM {
+	feats := func() scM { return scList(scEnum(scClientFeatures...)) }
+	reasons := append([]string{"available"}, scAvailabilityReasons...)
+	return scOut(scM{
+		"name": scString(),
+		"kind": scEnum(scToolKinds...),
+		"client_requirements": scOutAll(scM{
+			"required": feats(), "optional": feats(), "missing_required": feats(), "missing_optional": feats(),
+		}),
+		"effects":                scEffectsOut(),
+		"annotations":            scAnnotationsOut(),
+		"default_mode_available": scBool(),
+		"modes": scList(scOutAll(scM{
+			"name":               scEnum("current_selection", "explicit_document"),
+			"available":          scBool(),
+			"missing_operations": scList(scString()),
+			"remediation":        scNullable(scString()),
+		})),
+		"available":   scBool(),
+		"reason":      scEnum(reasons...),
+		"remediation": scNullable(scString()),
+	}, "name", "kind", "client_requirements", "effects", "annotations", "available", "reason", "remediation")
+}
+
+// scCapability is ProviderCapability (§3.5).
+func scCapability() scM {
+	return scOutAll(scM{
+		"operation":               scString(),
+		"input_contract_version":  scInt(1, scMaxInt),
+		"output_contract_version": scInt(1, scMaxInt),
+		"pagination":              scEnum("none", "offset", "cursor"),
+		"exhaustive":              scBool(),
+		"effects":                 scEffectsOut(),
+		"limits": scOutAll(scM{
+			"max_results": scNullable(scCount()), "max_payload_bytes": scNullable(scCount()),
+			"timeout_ms": scNullable(scCount()),
+		}),
+		"limitations":       scList(scString()),
+		"available":         scBool(),
+		"reason":            scNullable(scString()),
+		"availability_code": scNullable(scEnum(scRejectionCodes...)),
+	})
+}
+
+// scCandidate is an analysis_provider_candidates entry (§3.5).
+func scCandidate() scM {
+	return scOutAll(scM{
+		"provider": scProviderIdentity(),
+		"availability": scOutAll(scM{
+			"status":      scEnum("available", "unavailable"),
+			"code":        scNullable(scEnum(scRejectionCodes...)),
+			"reason":      scNullable(scString()),
+			"remediation": scNullable(scString()),
+			"diagnostics": scM{"type": "object"},
+		}),
+		"target_support": scOutAll(scM{
+			"status":      scEnum("unknown", "supported", "unsupported"),
+			"code":        scNullable(scEnum(scTargetCodes...)),
+			"reason":      scNullable(scString()),
+			"diagnostics": scM{"type": "object"},
+		}),
+		"selected":     scBool(),
+		"capabilities": scList(scCapability()),
+	})
+}
+
+// scRun is analysis_run (§3.7).
+func scRun() scM {
+	obs := scOut(scM{
+		"status":              scEnum("verified", "unavailable"),
+		"observed_at":         scTimeOut(),
+		"schema_version":      scConst(int64(1)),
+		"launcher_pid":        scInt(1, scMaxInt),
+		"launcher_parent_pid": scCount(),
+		"process_group_id":    scInt(1, scMaxInt),
+		"descendants": scList(scOutAll(scM{
+			"pid": scInt(1, scMaxInt), "parent_pid": scCount(), "process_group_id": scInt(1, scMaxInt),
+		})),
+		"reason": scStr(1, -1),
+	}, "status", "observed_at", "launcher_pid", "process_group_id")
+	return scOutAll(scM{
+		"run_id": scUUIDOut(),
+		"process_lineage": scOut(scM{
+			"status":    scEnum("not_observed", "snapshots"),
+			"snapshots": scList(scOutAll(scM{"provider": scProviderIdentity(), "observation": obs})),
+		}, "status"),
+	})
+}
+
+// scServerIdentity is Identity of §3.3.
+func scServerIdentity() scM {
+	return scOutAll(scM{
+		"package": scOutAll(scM{
+			"name": scConst("rea"), "version": scString(), "build_commit": scNullable(scString()), "go_version": scString(),
+		}),
+		"server": scOutAll(scM{
+			"name": scConst("rea"), "version": scString(), "started_at": scTimeOut(), "pid": scInt(1, scMaxInt),
+			"command_path": scString(),
+		}),
+		"sdk":                         scOutAll(scM{"module": scString(), "version": scString()}),
+		"negotiated_protocol_version": scNullable(scString()),
+		"client":                      scNullable(scOutAll(scM{"name": scString(), "version": scString()})),
+		"catalog": scOutAll(scM{
+			"counts": scOutAll(scM{"mcp_tools": scConst(int64(42)), "cli_commands": scCount()}),
+			"digests": scOutAll(scM{
+				"tools_sha256": scHex64(), "cli_sha256": scHex64(), "combined_sha256": scHex64(),
+			}),
+		}),
+		"protocol_features": scOutAll(scM{
+			"progress": scBool(), "cancellation": scBool(), "tools_list_changed": scBool(), "elicitation_form": scBool(),
+		}),
+		"alignment": scAlignment(),
+	})
+}
+
+// scProcRef is {address, name}.
+func scProcRef() scM { return scOutAll(scM{"address": scAddrOut(), "name": scString()}) }
+
+// scContradiction is Contradiction of §10.1.
+func scContradiction() scM {
+	return scOutAll(scM{
+		"contradiction_id":   scPat(scPatContradict),
+		"occurrence_id":      scPat(scPatOccurrence),
+		"parent_artifact_id": scPat(scPatArtifactID),
+		"logical_path":       scString(),
+		"declared_sha256":    scHex64(),
+		"observed_sha256":    scHex64(),
+		"entry_kind":         scEnum("file", "slice"),
+		"unpacked":           scBool(),
+		"trust":              scConst("observed-untrusted"),
+		"provenance":         scConst("container-integrity-metadata-versus-observed-bytes"),
+		"mismatched_blocks":  scArr(scCount(), 0, 100),
+		"limitations":        scArr(scString(), 1, -1),
+	})
+}
+
+// scManifest is the inventory manifest of §10.3.
+func scManifest() scM {
+	return scOutAll(scM{
+		"schema_version":   scConst(int64(1)),
+		"manifest_id":      scPat(scPatManifestID),
+		"root_artifact_id": scPat(scPatArtifactID),
+		"root_sha256":      scHex64(),
+		"root_format":      scString(),
+		"graph_sha256":     scHex64(),
+		"node_count":       scCount(),
+		"occurrence_count": scCount(),
+		"edge_count":       scCount(),
+	})
+}
+
+// scPrune keeps the structure of s down to depth nested property/items
+// levels; deeper objects keep only their type (and description). The result
+// is less specific, never wrong, and keeps tools/list compact.
+func scPrune(s scM, depth int) scM {
+	if s == nil {
+		return nil
+	}
+	out := scM{}
+	for k, v := range s {
+		switch k {
+		case "properties":
+			if depth <= 0 {
+				continue
+			}
+			props := scM{}
+			for n, p := range v.(scM) {
+				props[n] = scPrune(p.(scM), depth-1)
+			}
+			out[k] = props
+		case "required", "additionalProperties":
+			if depth <= 0 {
+				continue
+			}
+			out[k] = v
+		case "items":
+			if depth <= 0 {
+				continue
+			}
+			out[k] = scPrune(v.(scM), depth-1)
+		case "oneOf":
+			if depth <= 0 {
+				continue
+			}
+			bs := make([]any, 0, len(v.([]any)))
+			for _, b := range v.([]any) {
+				bs = append(bs, scPrune(b.(scM), depth))
+			}
+			out[k] = bs
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}

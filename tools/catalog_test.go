@@ -1,0 +1,532 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/canon"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite tools/testdata/schemas golden files")
+
+// catExpected is the §2 catalog table: kind, eff letters, hints, Ev.
+var catExpected = map[string]struct {
+	kind, eff, hints string
+	ev               bool
+}{
+	"open_binary":                    {"session", "S P I", "id ow", false},
+	"close_binary":                   {"session", "S I", "id", false},
+	"binary_session":                 {"session", "I", "ro id", false},
+	"get_evidence_bundle":            {"session", "I", "ro id", false},
+	"export_evidence_bundle":         {"session", "W D", "de", false},
+	"import_evidence_bundle":         {"session", "S I", "id", false},
+	"get_navigation_context":         {"session", "I", "ro id", false},
+	"inspect_address_context":        {"session", "I", "ro id", false},
+	"capture_process_scenario":       {"session", "S W P N D", "de ow", true},
+	"compare_artifacts":              {"session", "I", "ro id", true},
+	"list_documents":                 {"provider", "I", "ro id", true},
+	"current_document":               {"provider", "I", "ro id", true},
+	"current_address":                {"provider", "I", "ro id", true},
+	"goto_address":                   {"provider", "S I", "id", true},
+	"list_procedures":                {"provider", "I", "ro id", true},
+	"list_names":                     {"provider", "I", "ro id", true},
+	"list_strings":                   {"provider", "I", "ro id", true},
+	"list_segments":                  {"provider", "I", "ro id", true},
+	"address_name":                   {"provider", "I", "ro id", true},
+	"procedure_address":              {"provider", "I", "ro id", true},
+	"resolve_containing_procedure":   {"provider", "I", "ro id", true},
+	"procedure_info":                 {"provider", "I", "ro id", true},
+	"procedure_assembly":             {"provider", "I", "ro id", true},
+	"read_function_instructions":     {"provider", "I", "ro id", true},
+	"procedure_callers":              {"provider", "I", "ro id", true},
+	"procedure_callees":              {"provider", "I", "ro id", true},
+	"xrefs":                          {"provider", "I", "ro id", true},
+	"search_procedures":              {"provider", "I", "ro id", true},
+	"search_strings":                 {"provider", "I", "ro id", true},
+	"comment":                        {"provider", "I", "ro id", true},
+	"inline_comment":                 {"provider", "I", "ro id", true},
+	"list_bookmarks":                 {"provider", "I", "ro id", true},
+	"set_comment":                    {"provider", "T I", "id", true},
+	"set_inline_comment":             {"provider", "T I", "id", true},
+	"set_bookmark":                   {"provider", "T I", "id", true},
+	"unset_bookmark":                 {"provider", "T I", "id", true},
+	"set_address_name":               {"provider", "T I", "id", true},
+	"binary_overview":                {"composed", "I", "ro id", true},
+	"get_call_graph":                 {"composed", "I", "ro id", true},
+	"inventory_artifact":             {"artifact", "I", "ro id", true},
+	"extract_artifact":               {"artifact", "W", "", true},
+	"analyze_javascript_application": {"application", "I", "ro id", true},
+}
+
+func TestCatalogHas42SortedTools(t *testing.T) {
+	cat := Catalog()
+	if len(cat) != 42 {
+		t.Fatalf("catalog has %d tools, want 42", len(cat))
+	}
+	if len(catExpected) != 42 {
+		t.Fatalf("expectation table has %d tools", len(catExpected))
+	}
+	names := make([]string, len(cat))
+	for i, s := range cat {
+		names[i] = s.Name
+		if _, ok := catExpected[s.Name]; !ok {
+			t.Errorf("unexpected tool %q", s.Name)
+		}
+		got, ok := Lookup(s.Name)
+		if !ok || got.Name != s.Name {
+			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, ok)
+		}
+	}
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("catalog not sorted by name: %v", names)
+	}
+	for i := 1; i < len(names); i++ {
+		if names[i] == names[i-1] {
+			t.Errorf("duplicate tool %q", names[i])
+		}
+	}
+	if _, ok := Lookup("no_such_tool"); ok {
+		t.Error("Lookup of an unknown tool succeeded")
+	}
+}
+
+func TestCatalogKindsEffectsHints(t *testing.T) {
+	for _, s := range Catalog() {
+		want := catExpected[s.Name]
+		if s.Kind != want.kind {
+			t.Errorf("%s: kind %q, want %q", s.Name, s.Kind, want.kind)
+		}
+		if s.Effects != catEffects(want.eff) {
+			t.Errorf("%s: effects %+v, want %q", s.Name, s.Effects, want.eff)
+		}
+		if s.Effects.ChangesUIState {
+			t.Errorf("%s: U is always false", s.Name)
+		}
+		if s.Evidence != want.ev {
+			t.Errorf("%s: Evidence %v, want %v", s.Name, s.Evidence, want.ev)
+		}
+		a := s.Annotations()
+		var hints []string
+		if a.ReadOnly {
+			hints = append(hints, "ro")
+		}
+		if a.Destructive {
+			hints = append(hints, "de")
+		}
+		if a.Idempotent {
+			hints = append(hints, "id")
+		}
+		if a.OpenWorld {
+			hints = append(hints, "ow")
+		}
+		if got := strings.Join(hints, " "); got != want.hints {
+			t.Errorf("%s: hints %q, want %q", s.Name, got, want.hints)
+		}
+		if s.Title == "" || s.Description == "" {
+			t.Errorf("%s: title and description must be set", s.Name)
+		}
+	}
+}
+
+func TestCatalogRequiredOperations(t *testing.T) {
+	want := map[string][]string{
+		"binary_overview":         {"list_documents", "list_procedures", "list_segments", "list_strings"},
+		"get_call_graph":          {"procedure_callees", "procedure_callers"},
+		"inspect_address_context": {"address_name", "comment", "inline_comment", "list_bookmarks", "resolve_containing_procedure"},
+		"get_navigation_context":  {"current_address", "current_document", "resolve_containing_procedure"},
+	}
+	for _, s := range Catalog() {
+		exp, ok := want[s.Name]
+		if s.Kind == "provider" {
+			exp, ok = []string{s.Name}, true
+		}
+		if !ok {
+			if len(s.RequiredOperations) != 0 {
+				t.Errorf("%s: RequiredOperations %v, want none", s.Name, s.RequiredOperations)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(s.RequiredOperations, exp) {
+			t.Errorf("%s: RequiredOperations %v, want %v", s.Name, s.RequiredOperations, exp)
+		}
+		for _, op := range s.RequiredOperations {
+			if o, ok := Lookup(op); !ok || o.Kind != "provider" {
+				t.Errorf("%s: required operation %q is not a provider tool", s.Name, op)
+			}
+		}
+	}
+}
+
+// catInputKeywords is the subset the interpreter implements (plus annotations).
+var catInputKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
+	"minItems": true, "maxItems": true, "minLength": true, "maxLength": true, "minimum": true, "maximum": true,
+	"enum": true, "const": true, "pattern": true, "default": true, "oneOf": true, "not": true, "format": true,
+	"description": true,
+}
+
+func catWalkSchema(t *testing.T, tool, path string, sc map[string]any, input bool) {
+	t.Helper()
+	for k, v := range sc {
+		if input && !catInputKeywords[k] {
+			t.Errorf("%s %s: keyword %q is not interpreted by Decode", tool, path, k)
+		}
+		switch k {
+		case "pattern":
+			if _, err := regexp.Compile(v.(string)); err != nil {
+				t.Errorf("%s %s: pattern: %v", tool, path, err)
+			}
+		case "format":
+			if input && v != vdFormatAddress && v != vdFormatAbsPath {
+				t.Errorf("%s %s: unknown input format %v", tool, path, v)
+			}
+		case "required":
+			props, ok := sc["properties"].(map[string]any)
+			if !ok {
+				break // a oneOf branch constraining its parent's properties
+			}
+			for _, r := range vdStrings(v) {
+				if _, ok := props[r]; !ok {
+					t.Errorf("%s %s: required %q is not a property", tool, path, r)
+				}
+			}
+		case "type":
+			for _, n := range vdStrings(v) {
+				if !vdContains([]string{"object", "array", "string", "integer", "number", "boolean", "null"}, n) {
+					t.Errorf("%s %s: type %q", tool, path, n)
+				}
+			}
+			if s, ok := v.(string); ok && !vdContains([]string{"object", "array", "string", "integer", "number", "boolean", "null"}, s) {
+				t.Errorf("%s %s: type %q", tool, path, s)
+			}
+		}
+	}
+	if props, ok := sc["properties"].(map[string]any); ok {
+		if input && vdHasType(sc, "object") && sc["additionalProperties"] != false {
+			t.Errorf("%s %s: input object must set additionalProperties:false", tool, path)
+		}
+		for name, p := range props {
+			ps, ok := p.(map[string]any)
+			if !ok {
+				t.Fatalf("%s %s/%s: property schema is %T", tool, path, name, p)
+			}
+			if input && ps["type"] == nil && ps["const"] == nil && ps["oneOf"] == nil {
+				t.Errorf("%s %s/%s: input property without type", tool, path, name)
+			}
+			catWalkSchema(t, tool, path+"/"+name, ps, input)
+		}
+	}
+	if it, ok := sc["items"].(map[string]any); ok {
+		catWalkSchema(t, tool, path+"/items", it, input)
+	}
+	for _, key := range []string{"oneOf"} {
+		if bs, ok := sc[key].([]any); ok {
+			for i, b := range bs {
+				catWalkSchema(t, tool, path+"/"+key+"/"+string(rune('0'+i)), b.(map[string]any), input)
+			}
+		}
+	}
+	if n, ok := sc["not"].(map[string]any); ok {
+		catWalkSchema(t, tool, path+"/not", n, input)
+	}
+}
+
+func TestSchemasWellFormed(t *testing.T) {
+	for _, s := range Catalog() {
+		if s.Input["type"] != "object" || s.Input["additionalProperties"] != false {
+			t.Errorf("%s: input must be a strict object", s.Name)
+		}
+		if s.Result == nil {
+			t.Errorf("%s: no result schema", s.Name)
+		}
+		catWalkSchema(t, s.Name, "input", s.Input, true)
+		catWalkSchema(t, s.Name, "output", s.OutputSchema(), false)
+		if _, err := json.Marshal(s.Input); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+	}
+}
+
+// TestSchemaDefaultsValidate checks every default against its own schema and
+// that a tool without required arguments decodes {} to its defaults.
+func TestSchemaDefaultsValidate(t *testing.T) {
+	var walk func(tool, path string, sc map[string]any)
+	walk = func(tool, path string, sc map[string]any) {
+		if def, ok := sc["default"]; ok {
+			st := &vdState{}
+			st.validate(sc, vdDeepCopy(def), path)
+			if len(st.issues) > 0 {
+				t.Errorf("%s %s: default %v does not validate: %+v", tool, path, def, st.issues)
+			}
+		}
+		if props, ok := sc["properties"].(map[string]any); ok {
+			for n, p := range props {
+				walk(tool, path+"/"+n, p.(map[string]any))
+			}
+		}
+		if it, ok := sc["items"].(map[string]any); ok {
+			walk(tool, path+"/items", it)
+		}
+		if bs, ok := sc["oneOf"].([]any); ok {
+			for _, b := range bs {
+				walk(tool, path+"/oneOf", b.(map[string]any))
+			}
+		}
+	}
+	for _, s := range Catalog() {
+		walk(s.Name, "", s.Input)
+		if len(vdStrings(s.Input["required"])) > 0 {
+			continue
+		}
+		p, err := s.Decode(json.RawMessage(`{}`))
+		if err != nil {
+			t.Errorf("%s: Decode({}) = %v", s.Name, err)
+			continue
+		}
+		props := s.Input["properties"].(map[string]any)
+		if len(p) != len(props) {
+			t.Errorf("%s: Decode({}) has %d keys, want %d", s.Name, len(p), len(props))
+		}
+		for name, ps := range props {
+			v, present := p[name]
+			if !present {
+				t.Errorf("%s: %s missing from params", s.Name, name)
+			}
+			if _, hasDef := ps.(map[string]any)["default"]; !hasDef && v != nil && name != "integrity_continue_approved" {
+				t.Errorf("%s: %s = %v without a default", s.Name, name, v)
+			}
+		}
+	}
+}
+
+func TestOutputSchemaEnvelope(t *testing.T) {
+	for _, s := range Catalog() {
+		o := s.OutputSchema()
+		props := o["properties"].(map[string]any)
+		if _, ok := props["result"]; !ok {
+			t.Errorf("%s: no result property", s.Name)
+		}
+		if _, ok := props["error"]; !ok {
+			t.Errorf("%s: no error property", s.Name)
+		}
+		_, hasEv := props["evidence"]
+		if hasEv != s.Evidence {
+			t.Errorf("%s: evidence property %v, Ev %v", s.Name, hasEv, s.Evidence)
+		}
+		one := o["oneOf"].([]any)
+		success := vdStrings(one[0].(map[string]any)["required"])
+		wantSuccess := []string{"result"}
+		if s.Evidence {
+			wantSuccess = []string{"evidence", "result"}
+		}
+		if !reflect.DeepEqual(success, wantSuccess) || !reflect.DeepEqual(vdStrings(one[1].(map[string]any)["required"]), []string{"error"}) {
+			t.Errorf("%s: oneOf %v", s.Name, one)
+		}
+		if o["type"] != "object" {
+			t.Errorf("%s: output type %v", s.Name, o["type"])
+		}
+	}
+}
+
+func TestMCPToolHintsExplicit(t *testing.T) {
+	for _, s := range Catalog() {
+		tool := s.MCPTool()
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		var m struct {
+			Name         string          `json:"name"`
+			Title        string          `json:"title"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  map[string]any  `json:"annotations"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Name != s.Name || m.Title != s.Title || m.Description != s.Description {
+			t.Errorf("%s: name/title/description not carried", s.Name)
+		}
+		a := s.Annotations()
+		want := map[string]any{"readOnlyHint": a.ReadOnly, "destructiveHint": a.Destructive,
+			"idempotentHint": a.Idempotent, "openWorldHint": a.OpenWorld}
+		for k, v := range want {
+			if got, ok := m.Annotations[k]; !ok || got != v {
+				t.Errorf("%s: annotation %s = %v (present %v), want %v", s.Name, k, got, ok, v)
+			}
+		}
+		var in, out any
+		if err := json.Unmarshal(m.InputSchema, &in); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(m.OutputSchema, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !catJSONEqual(t, in, s.Input) || !catJSONEqual(t, out, s.OutputSchema()) {
+			t.Errorf("%s: schemas not carried verbatim", s.Name)
+		}
+	}
+}
+
+func catJSONEqual(t *testing.T, a, b any) bool {
+	t.Helper()
+	ja, err := canon.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := canon.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(ja, jb)
+}
+
+func TestCatalogIsFresh(t *testing.T) {
+	s, _ := Lookup("open_binary")
+	s.Input["properties"].(map[string]any)["path"].(map[string]any)["maxLength"] = int64(1)
+	s.Result["x"] = 1
+	again, _ := Lookup("open_binary")
+	if again.Input["properties"].(map[string]any)["path"].(map[string]any)["maxLength"] != int64(4096) {
+		t.Fatal("Lookup returned a shared schema")
+	}
+	if _, ok := again.Result["x"]; ok {
+		t.Fatal("Lookup returned a shared result schema")
+	}
+	o := again.OutputSchema()
+	o["properties"].(map[string]any)["result"].(map[string]any)["y"] = 1
+	if _, ok := again.Result["y"]; ok {
+		t.Fatal("OutputSchema aliases Result")
+	}
+}
+
+func TestCatalogDigest(t *testing.T) {
+	d := CatalogDigest()
+	if !regexp.MustCompile(scPatHex64).MatchString(d) {
+		t.Fatalf("digest %q", d)
+	}
+	if d != CatalogDigest() {
+		t.Fatal("digest not stable")
+	}
+	entries := catalogDigestEntries()
+	if len(entries) != 42 {
+		t.Fatalf("%d entries", len(entries))
+	}
+	for i, e := range entries {
+		keys := make([]string, 0, len(e))
+		for k := range e {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		want := []string{"annotations", "description", "effects", "input_schema", "kind", "name", "output_schema", "title"}
+		if !reflect.DeepEqual(keys, want) {
+			t.Fatalf("entry keys %v", keys)
+		}
+		if i > 0 && entries[i-1]["name"].(string) >= e["name"].(string) {
+			t.Fatal("entries not sorted by name")
+		}
+	}
+	b, err := canon.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canon.SHA256Hex(b) != d {
+		t.Fatal("digest is not sha256(JCS(entries))")
+	}
+	// Effects use the camelCase keys of provider.Effects, annotations REA's spelling.
+	var first map[string]any
+	if err := json.Unmarshal(b, &first); err == nil {
+		t.Fatal("entries must be a list")
+	}
+	var list []map[string]any
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	eff := list[0]["effects"].(map[string]any)
+	ann := list[0]["annotations"].(map[string]any)
+	for _, k := range []string{"mutatesTarget", "mutatesSession", "writesFilesystem", "launchesProcess",
+		"accessesNetwork", "changesUiState", "mayDiscardData", "idempotent"} {
+		if _, ok := eff[k]; !ok {
+			t.Errorf("effects lacks %s", k)
+		}
+	}
+	for _, k := range []string{"read_only", "destructive", "idempotent", "open_world"} {
+		if _, ok := ann[k]; !ok {
+			t.Errorf("annotations lacks %s", k)
+		}
+	}
+	// Changing any described field changes the digest.
+	entries[3]["description"] = "changed"
+	if d2, _ := canon.Digest(entries); d2 == d {
+		t.Fatal("digest ignores descriptions")
+	}
+}
+
+// catGolden is the golden snapshot of one tool.
+func catGolden(t *testing.T, s Spec) []byte {
+	t.Helper()
+	doc := map[string]any{
+		"name":          s.Name,
+		"title":         s.Title,
+		"kind":          s.Kind,
+		"effects":       catEffectsMap(s.Effects),
+		"annotations":   catAnnotationsMap(s.Annotations()),
+		"input_schema":  s.Input,
+		"output_schema": s.OutputSchema(),
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestSchemaGolden(t *testing.T) {
+	dir := filepath.Join("testdata", "schemas")
+	if *updateGolden {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range Catalog() {
+		file := filepath.Join(dir, s.Name+".json")
+		seen[s.Name+".json"] = true
+		got := catGolden(t, s)
+		if *updateGolden {
+			if err := os.WriteFile(file, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s: %v (run go test ./tools -run TestSchemaGolden -update)", s.Name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: schema differs from %s (run go test ./tools -run TestSchemaGolden -update and review the diff)", s.Name, file)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !seen[e.Name()] {
+			t.Errorf("stale golden file %s", e.Name())
+		}
+	}
+}
