@@ -141,4 +141,3 @@ func TestPEMingwDLLExports(t *testing.T) {
 	}
 	t.Errorf("exported object rea_global_counter missing")
 }
-
