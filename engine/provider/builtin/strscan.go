@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,8 @@ func buildStrings(ctx context.Context, img *image, data []byte, prog func(done i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A mapped file truncated underneath us faults: make that a panic.
+			debug.SetPanicOnFault(true)
 			defer func() {
 				if r := recover(); r != nil {
 					errOnce.Do(func() { firstErr = panicError(r); close(stop) })
