@@ -1,0 +1,277 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/tools"
+)
+
+// fixtureC is the C program the end-to-end tests open.
+const fixtureC = `#include <stdio.h>
+#include <string.h>
+const char *banner = "REA fixture banner string";
+int counter = 3;
+static int helper_add(int a, int b) { return a + b + counter; }
+int exported_twice(int x) { return helper_add(x, x); }
+int main(int argc, char **argv) {
+	printf("%s %d\n", banner, exported_twice(argc));
+	return strlen(argv[0]) > 1000;
+}
+`
+
+func requireTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" {
+			t.Fatalf("%s is required (REA_REQUIRE_ALL_TOOLS=1) but not installed", name)
+		}
+		t.Skipf("%s not installed; skipping (install it, or run .ci/run)", name)
+	}
+	return p
+}
+
+// compileFixture builds the C fixture with gcc -O0 -g into dir.
+func compileFixture(t testing.TB, dir string) string {
+	t.Helper()
+	gcc := requireTool(t, "gcc")
+	src := filepath.Join(dir, "fixture.c")
+	if err := os.WriteFile(src, []byte(fixtureC), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "fixture")
+	if b, err := exec.Command(gcc, "-O0", "-g", "-o", out, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+var (
+	buildOnce sync.Once
+	reaBinary string
+	buildErr  error
+)
+
+// reaPath builds cmd/rea once per test binary.
+func reaPath(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rea-e2e-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		reaBinary = filepath.Join(dir, "rea")
+		cmd := exec.Command("go", "build", "-o", reaBinary, "../cmd/rea")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, b)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return reaBinary
+}
+
+// session is one MCP client connection under test, stdio or in-process.
+type session struct {
+	t       testing.TB
+	c       *client.Client
+	mu      sync.Mutex
+	changed int
+	notify  chan struct{}
+}
+
+func startStdio(t testing.TB, ledgerPath string, env ...string) *session {
+	t.Helper()
+	c, err := client.NewStdioMCPClient(reaPath(t), append(os.Environ(), env...), "--ledger", ledgerPath, "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil { // installs the notification handler
+		t.Fatal(err)
+	}
+	return initialize(t, c)
+}
+
+type inProcess struct {
+	led *ledger.Ledger
+	srv *tools.Server
+}
+
+func newInProcessServer(t testing.TB, ledgerPath string) *inProcess {
+	t.Helper()
+	led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
+	srv := tools.New(eng, tools.Options{Transport: "stdio"})
+	t.Cleanup(func() {
+		srv.CloseAll(context.Background(), "server_shutdown")
+		led.Close()
+	})
+	return &inProcess{led: led, srv: srv}
+}
+
+func startInProcess(t testing.TB, p *inProcess) *session {
+	t.Helper()
+	c, err := client.NewInProcessClient(p.srv.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return initialize(t, c)
+}
+
+func initialize(t testing.TB, c *client.Client) *session {
+	t.Helper()
+	s := &session{t: t, c: c, notify: make(chan struct{}, 64)}
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationToolsListChanged {
+			s.mu.Lock()
+			s.changed++
+			s.mu.Unlock()
+			s.notify <- struct{}{}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = "2025-11-25"
+	req.Params.ClientInfo = mcp.Implementation{Name: "rea-e2e", Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ProtocolVersion != "2025-11-25" {
+		t.Fatalf("negotiated %q", res.ProtocolVersion)
+	}
+	t.Cleanup(func() { c.Close() })
+	return s
+}
+
+// waitChanged waits for one notifications/tools/list_changed.
+func (s *session) waitChanged() {
+	s.t.Helper()
+	select {
+	case <-s.notify:
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("no notifications/tools/list_changed within 10s")
+	}
+}
+
+func (s *session) toolNames() map[string]bool {
+	s.t.Helper()
+	res, err := s.c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, tool := range res.Tools {
+		out[tool.Name] = true
+	}
+	return out
+}
+
+// reply is a decoded tool result.
+type reply struct {
+	IsError    bool
+	Structured json.RawMessage
+	Text       string
+}
+
+func (s *session) call(ctx context.Context, name string, args any) reply {
+	s.t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := s.c.CallTool(ctx, req)
+	if err != nil {
+		s.t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	var r reply
+	r.IsError = res.IsError
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(mcp.TextContent); ok {
+			r.Text = tc.Text
+		}
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	r.Structured = b
+	if r.Text != "" && !jsonEqual(r.Text, string(b)) {
+		s.t.Fatalf("%s: text content differs from structuredContent:\n%s\n%s", name, r.Text, b)
+	}
+	return r
+}
+
+func (s *session) ok(name string, args any) reply {
+	s.t.Helper()
+	r := s.call(context.Background(), name, args)
+	if r.IsError {
+		s.t.Fatalf("%s failed: %s", name, r.Structured)
+	}
+	return r
+}
+
+// errorOf returns the error envelope of a failed call.
+func (s *session) errorOf(name string, args any) map[string]any {
+	s.t.Helper()
+	r := s.call(context.Background(), name, args)
+	if !r.IsError {
+		s.t.Fatalf("%s succeeded, want an error: %s", name, r.Structured)
+	}
+	var env struct {
+		Error map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(r.Structured, &env); err != nil || env.Error == nil {
+		s.t.Fatalf("%s: no error envelope: %s", name, r.Structured)
+	}
+	for _, k := range []string{"code", "category", "message", "retryable", "remediation"} {
+		if _, ok := env.Error[k]; !ok {
+			s.t.Fatalf("%s: error envelope lacks %s: %s", name, k, r.Structured)
+		}
+	}
+	return env.Error
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
+}
+
+func decode[T any](t testing.TB, raw json.RawMessage) T {
+	t.Helper()
+	var v T
+	d := json.NewDecoder(strings.NewReader(string(raw)))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	return v
+}
