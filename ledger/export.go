@@ -572,7 +572,7 @@ func verifyExport(ctx context.Context, r io.Reader, previous io.Reader, hooks *e
 		if count != m.Count {
 			v.badNoSeq(CheckManifest, "the export has %d events, the manifest says count %d", count, m.Count)
 		}
-		if lastHash != m.HeadHash {
+		if lastSeen == m.LastSeq && lastHash != m.HeadHash {
 			v.bad(lastSeen, CheckManifest, "the last event's hash %s is not the manifest head_hash %s", lastHash, m.HeadHash)
 		}
 	}
