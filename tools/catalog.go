@@ -36,6 +36,12 @@ type Spec struct {
 	// inspect_address_context its five facet operations (any one suffices);
 	// get_navigation_context the union of its modes' operations (§8.1).
 	RequiredOperations []string
+
+	// inputUnion holds top-level alternatives (the §10.1 integrity union)
+	// that Decode enforces as a oneOf on Input. They are not published:
+	// several MCP clients reject an inputSchema with oneOf/anyOf/allOf at its
+	// top level, so the rule is stated in the property descriptions instead.
+	inputUnion []any
 }
 
 // Annotations are the four MCP behaviour hints (§2), in REA's JSON spelling.

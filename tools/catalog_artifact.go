@@ -48,7 +48,7 @@ func catInventoryArtifact() Spec {
 	})
 	input := scIn(props)
 	// The integrity union of §10.1, as constraints on the object above.
-	input["oneOf"] = []any{
+	union := []any{
 		scM{
 			"properties": scM{
 				"integrity_policy":            scConst("record-and-continue"),
@@ -72,10 +72,11 @@ func catInventoryArtifact() Spec {
 			"graph_sha256. Nested containers (zip, ASAR, universal Mach-O) are expanded within the traversal " +
 			"limits; ASAR integrity is verified (fail-closed unless record-and-continue is approved). The answer " +
 			"is recorded as Evidence (returned inline); compare_artifacts takes these Evidence ids.",
-		Kind:     "artifact",
-		Effects:  catEffects("I"),
-		Evidence: true,
-		Input:    input,
+		Kind:       "artifact",
+		Effects:    catEffects("I"),
+		Evidence:   true,
+		Input:      input,
+		inputUnion: union,
 		Result: scOutAll(scM{
 			"manifest": scManifest(),
 			"nodes": scPageOf(scOutAll(scM{

@@ -265,7 +265,9 @@ func catCaptureProcessScenario() Spec {
 	stepSleep := scIn(scM{"type": scConst("sleep"), "ms": scInt(0, 60000)}, "type", "ms")
 	stepClose := scIn(scM{"type": scConst("close_stdin")}, "type")
 	stepSignal := scIn(scM{"type": scConst("signal"), "signal": scEnum("SIGINT", "SIGTERM", "SIGHUP")}, "type", "signal")
-	step := scM{"type": "object", "oneOf": []any{stepWrite, stepWait, stepSleep, stepClose, stepSignal}}
+	// anyOf rather than oneOf: the branches exclude each other through the type
+	// const, and anyOf is the combinator more clients accept.
+	step := scM{"type": "object", "anyOf": []any{stepWrite, stepWait, stepSleep, stepClose, stepSignal}}
 
 	envName := scPat(scPatEnvName)
 	envName["not"] = scM{"enum": []any{"TERM", "REA_PROCESS_RUN_ID"}}

@@ -169,7 +169,7 @@ func TestCatalogRequiredOperations(t *testing.T) {
 var catInputKeywords = map[string]bool{
 	"type": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
 	"minItems": true, "maxItems": true, "minLength": true, "maxLength": true, "minimum": true, "maximum": true,
-	"enum": true, "const": true, "pattern": true, "default": true, "oneOf": true, "not": true, "format": true,
+	"enum": true, "const": true, "pattern": true, "default": true, "oneOf": true, "anyOf": true, "not": true, "format": true,
 	"description": true,
 }
 
@@ -218,7 +218,7 @@ func catWalkSchema(t *testing.T, tool, path string, sc map[string]any, input boo
 			if !ok {
 				t.Fatalf("%s %s/%s: property schema is %T", tool, path, name, p)
 			}
-			if input && ps["type"] == nil && ps["const"] == nil && ps["oneOf"] == nil {
+			if input && ps["type"] == nil && ps["const"] == nil {
 				t.Errorf("%s %s/%s: input property without type", tool, path, name)
 			}
 			catWalkSchema(t, tool, path+"/"+name, ps, input)
@@ -227,7 +227,7 @@ func catWalkSchema(t *testing.T, tool, path string, sc map[string]any, input boo
 	if it, ok := sc["items"].(map[string]any); ok {
 		catWalkSchema(t, tool, path+"/items", it, input)
 	}
-	for _, key := range []string{"oneOf"} {
+	for _, key := range []string{"oneOf", "anyOf"} {
 		if bs, ok := sc[key].([]any); ok {
 			for i, b := range bs {
 				catWalkSchema(t, tool, path+"/"+key+"/"+string(rune('0'+i)), b.(map[string]any), input)
@@ -247,7 +247,15 @@ func TestSchemasWellFormed(t *testing.T) {
 		if s.Result == nil {
 			t.Errorf("%s: no result schema", s.Name)
 		}
+		for _, kw := range []string{"oneOf", "anyOf", "allOf", "not", "if", "then", "else", "enum", "const"} {
+			if _, ok := s.Input[kw]; ok {
+				t.Errorf("%s: input schema has %s at its top level (rejected by some MCP clients)", s.Name, kw)
+			}
+		}
 		catWalkSchema(t, s.Name, "input", s.Input, true)
+		for i, b := range s.inputUnion {
+			catWalkSchema(t, s.Name, "input/union/"+string(rune('0'+i)), b.(map[string]any), true)
+		}
 		catWalkSchema(t, s.Name, "output", s.OutputSchema(), false)
 		if _, err := json.Marshal(s.Input); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
@@ -275,14 +283,19 @@ func TestSchemaDefaultsValidate(t *testing.T) {
 		if it, ok := sc["items"].(map[string]any); ok {
 			walk(tool, path+"/items", it)
 		}
-		if bs, ok := sc["oneOf"].([]any); ok {
-			for _, b := range bs {
-				walk(tool, path+"/oneOf", b.(map[string]any))
+		for _, kw := range []string{"oneOf", "anyOf"} {
+			if bs, ok := sc[kw].([]any); ok {
+				for _, b := range bs {
+					walk(tool, path+"/"+kw, b.(map[string]any))
+				}
 			}
 		}
 	}
 	for _, s := range Catalog() {
 		walk(s.Name, "", s.Input)
+		for _, b := range s.inputUnion {
+			walk(s.Name, "/union", b.(map[string]any))
+		}
 		if len(vdStrings(s.Input["required"])) > 0 {
 			continue
 		}

@@ -69,7 +69,15 @@ func (s Spec) Decode(args any) (params provider.Params, err error) {
 	if len(st.issues) > 0 && root == nil {
 		return nil, st.fail(s.Name)
 	}
-	out := st.validate(s.Input, root, "")
+	schema := s.Input
+	if len(s.inputUnion) > 0 {
+		schema = make(map[string]any, len(s.Input)+1)
+		for k, v := range s.Input {
+			schema[k] = v
+		}
+		schema["oneOf"] = s.inputUnion
+	}
+	out := st.validate(schema, root, "")
 	if len(st.issues) > 0 {
 		return nil, st.fail(s.Name)
 	}
@@ -308,6 +316,7 @@ func (st *vdState) validate(sc map[string]any, v any, path string) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out = st.object(sc, x, path)
+		st.constEnum(sc, out, path)
 	case []any:
 		out = st.array(sc, x, path)
 	case string:
@@ -395,6 +404,15 @@ func vdTypeText(t any) string {
 	return fmt.Sprint(t)
 }
 
+// vdAllowsNull reports whether null is a value of sc: no type constraint, or
+// a type list naming null.
+func vdAllowsNull(sc map[string]any) bool {
+	if _, typed := sc["type"]; !typed {
+		return true
+	}
+	return vdHasType(sc, "null")
+}
+
 func vdHasType(sc map[string]any, name string) bool {
 	switch tt := sc["type"].(type) {
 	case string:
@@ -447,12 +465,24 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	checked := names
+	for _, r := range required { // required keys a branch constrains without declaring them
+		if _, declared := props[r]; !declared && !vdContains(checked, r) {
+			checked = append(checked[:len(checked):len(checked)], r)
+		}
+	}
+	for _, name := range checked {
 		psc, _ := props[name].(map[string]any)
 		child := path + "/" + vdEscape(name)
 		val, present := v[name]
 		isRequired := vdContains(required, name)
-		if present && val == nil && !vdHasType(psc, "null") {
+		if _, declared := props[name]; !declared {
+			if !present {
+				st.add(fault.Issue{Path: child, Reason: vdMissingArgument, Message: "This argument is required."})
+			}
+			continue
+		}
+		if present && val == nil && !vdAllowsNull(psc) {
 			if isRequired {
 				st.add(fault.Issue{Path: child, Reason: vdInvalidType, Message: "This argument must not be null.", Expected: vdTypeText(psc["type"])})
 				continue
@@ -475,9 +505,11 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 		}
 	}
 
-	if branches, ok := sc["oneOf"].([]any); ok && !st.touched(path, vdBranchProperties(branches)) {
-		if r, ok := st.oneOf(branches, out, path).(map[string]any); ok {
-			out = r
+	for _, kw := range []string{"oneOf", "anyOf"} {
+		if branches, ok := sc[kw].([]any); ok && !st.touched(path, vdBranchProperties(branches)) {
+			if r, ok := st.oneOf(branches, out, path, kw == "anyOf").(map[string]any); ok {
+				out = r
+			}
 		}
 	}
 
@@ -518,12 +550,13 @@ func vdBranchProperties(branches []any) []string {
 	return names
 }
 
-// oneOf selects the single branch v validates against and returns v as that
-// branch normalizes it (branch defaults applied). Without a matching branch it
+// oneOf selects the single branch v validates against (with any, the first
+// of those it validates against: anyOf) and returns v as that branch
+// normalizes it (branch defaults applied). Without a matching branch it
 // reports the issues of the branch the input evidently meant: the first branch
 // one of whose const-valued properties the input carries; otherwise, when all
 // branches discriminate on one const property, that property's issue.
-func (st *vdState) oneOf(branches []any, v any, path string) any {
+func (st *vdState) oneOf(branches []any, v any, path string, firstMatch bool) any {
 	var matched []int
 	var outs []any
 	for i, b := range branches {
@@ -535,10 +568,10 @@ func (st *vdState) oneOf(branches []any, v any, path string) any {
 			outs = append(outs, o)
 		}
 	}
-	switch len(matched) {
-	case 1:
+	switch {
+	case len(matched) == 1 || (firstMatch && len(matched) > 1):
 		return outs[0]
-	case 0:
+	case len(matched) == 0:
 	default:
 		st.add(fault.Issue{Path: path, Reason: vdInvalidValue, Message: "The arguments match more than one alternative."})
 		return v
@@ -621,7 +654,7 @@ func (st *vdState) array(sc map[string]any, v []any, path string) any {
 	items, _ := sc["items"].(map[string]any)
 	for i, e := range v {
 		child := path + "/" + strconv.Itoa(i)
-		if e == nil && items != nil && !vdHasType(items, "null") {
+		if e == nil && items != nil && !vdAllowsNull(items) {
 			st.add(fault.Issue{Path: child, Reason: vdInvalidType, Message: "Items must not be null.", Expected: vdTypeText(items["type"])})
 			continue
 		}

@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/ledger"
+)
+
+// catConformanceArgs are sample arguments per tool; addresses are filled in
+// from the fixture where a real one is needed.
+func catConformanceArgs(entry string) map[string]map[string]any {
+	return map[string]map[string]any{
+		"binary_session":               {"detail": "full"},
+		"goto_address":                 {"address": entry},
+		"list_procedures":              {"limit": 5},
+		"list_names":                   {"limit": 5},
+		"list_strings":                 {"limit": 5},
+		"address_name":                 {"address": entry},
+		"procedure_address":            {"procedure": "main"},
+		"resolve_containing_procedure": {"address": entry},
+		"procedure_info":               {"procedure": "main"},
+		"procedure_assembly":           {"procedure": "main"},
+		"read_function_instructions":   {"procedure": "main", "limit": 5},
+		"procedure_callers":            {"procedure": "main"},
+		"procedure_callees":            {"procedure": "main"},
+		"xrefs":                        {"address": entry},
+		"search_procedures":            {"pattern": "ma"},
+		"search_strings":               {"pattern": "banner"},
+		"comment":                      {"address": entry},
+		"inline_comment":               {"address": entry},
+		"set_comment":                  {"address": entry, "comment": "c"},
+		"set_inline_comment":           {"address": entry, "comment": "c"},
+		"set_bookmark":                 {"address": entry},
+		"unset_bookmark":               {"address": entry},
+		"set_address_name":             {"address": entry, "name": "n"},
+		"inspect_address_context":      {"address": entry},
+		"binary_overview":              {"detail": "detailed"},
+		"get_call_graph":               {"address": entry},
+	}
+}
+
+// TestResultsConformToOutputSchema calls every tool the server lists for an
+// open ELF fixture (and the session tools before and after) and checks each
+// structuredContent, success or error, against the tool's outputSchema, as
+// clients that validate outputSchema do.
+func TestResultsConformToOutputSchema(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("gcc not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "fixture.c")
+	code := "#include <stdio.h>\nconst char *banner = \"REA fixture banner string\";\n" +
+		"static int helper(int a) { return a + 1; }\nint main(int c, char **v) { printf(\"%s\", banner); return helper(c); }\n"
+	if err := os.WriteFile(src, []byte(code), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "fixture")
+	if out, err := exec.Command(gcc, "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	led, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
+	srv := New(eng, Options{Transport: "stdio"})
+	defer func() {
+		srv.CloseAll(context.Background(), "server_shutdown")
+		led.Close()
+	}()
+	c, err := client.NewInProcessClient(srv.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	initReq := mcp.InitializeRequest{}
+	initReq.Params.ProtocolVersion = "2025-11-25"
+	initReq.Params.ClientInfo = mcp.Implementation{Name: "conformance", Version: "1"}
+	if _, err := c.Initialize(ctx, initReq); err != nil {
+		t.Fatal(err)
+	}
+
+	called := map[string]bool{}
+	call := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		called[name] = true
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := Lookup(name)
+		st := &vdState{}
+		v := st.parseJSON(raw)
+		st.validate(spec.OutputSchema(), v, "")
+		if len(st.issues) > 0 {
+			t.Errorf("%s %v (isError %v): structuredContent does not match outputSchema: %+v\n%.2000s",
+				name, args, res.IsError, st.issues, raw)
+		}
+		m, _ := v.(map[string]any)
+		return m
+	}
+	listed := func() []string {
+		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+
+	for _, d := range []string{"summary", "capabilities", "full"} {
+		call("binary_session", map[string]any{"detail": d})
+	}
+	call("close_binary", map[string]any{})
+	opened := call("open_binary", map[string]any{"path": bin})
+	if r, ok := opened["result"].(map[string]any); !ok || r["format"] != "elf" {
+		t.Fatalf("open_binary: %v", opened)
+	}
+	entry := "0x0"
+	if r, ok := call("list_procedures", map[string]any{"limit": 1})["result"].(map[string]any); ok {
+		if items, _ := r["items"].([]any); len(items) > 0 {
+			entry, _ = items[0].(map[string]any)["address"].(string)
+		}
+	}
+	args := catConformanceArgs(entry)
+	for _, name := range listed() {
+		if name == "open_binary" || name == "close_binary" {
+			continue
+		}
+		a := args[name]
+		if a == nil {
+			a = map[string]any{}
+		}
+		call(name, a)
+	}
+	for _, d := range []string{"summary", "capabilities"} {
+		call("binary_session", map[string]any{"detail": d})
+	}
+	call("open_binary", map[string]any{"path": "/nonexistent/rea-conformance"}) // error envelope
+	call("close_binary", map[string]any{})
+	t.Logf("checked %d tools", len(called))
+}
