@@ -214,6 +214,9 @@ func (s *session) call(ctx context.Context, name string, args any) reply {
 			r.Text = tc.Text
 		}
 	}
+	if res.StructuredContent == nil {
+		return r // a tool outside REA's catalog (the benchmark's echo)
+	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		s.t.Fatal(err)

@@ -155,7 +155,7 @@ func commandPath() string {
 	return exe
 }
 
-func (s *Server) identity(ctx context.Context, sess *session, params provider.Params) (Identity, error) {
+func (s *Server) identity(ctx context.Context, sess *session, params provider.Params) Identity {
 	var id Identity
 	id.Package.Name, id.Package.Version, id.Package.GoVersion = "rea", s.eng.Version(), runtime.Version()
 	if s.opts.BuildCommit != "" {
@@ -172,14 +172,10 @@ func (s *Server) identity(ctx context.Context, sess *session, params provider.Pa
 		id.Client = sess.client
 	}
 	id.Catalog.Counts.MCPTools, id.Catalog.Counts.CLICommands = len(Catalog()), len(s.opts.CLICommands)
-	d, err := CatalogDigests(s.opts.CLICommands)
-	if err != nil {
-		return id, fault.Internal("binary_session", err)
-	}
-	id.Catalog.Digests = d
+	id.Catalog.Digests = s.digests
 	id.ProtocolFeatures = map[string]bool{"progress": true, "cancellation": true, "tools_list_changed": true, "elicitation_form": true}
 	id.Alignment = alignmentOf(params, id)
-	return id, nil
+	return id
 }
 
 func sdkVersion() string {
@@ -256,10 +252,7 @@ type analysisRun struct {
 
 func (s *Server) binarySession(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 	st := sess.conn.State()
-	id, err := s.identity(ctx, sess, params)
-	if err != nil {
-		return nil, err
-	}
+	id := s.identity(ctx, sess, params)
 	var tgt *sessionTarget
 	var active *provider.Identity
 	if st.Open {
