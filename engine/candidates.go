@@ -17,7 +17,9 @@ type Candidate struct {
 
 // Candidates evaluates every registered provider against the connection's
 // target (or none), sorted by id.
-func (c *Connection) Candidates(ctx context.Context) []Candidate { return c.eng.Candidates(ctx, c.State()) }
+func (c *Connection) Candidates(ctx context.Context) []Candidate {
+	return c.eng.Candidates(ctx, c.State())
+}
 
 // Candidates evaluates every registered provider against st's target (none
 // when st is zero), sorted by id. It never starts a client: availability and

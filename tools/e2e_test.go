@@ -63,7 +63,9 @@ func exerciseEndToEnd(t *testing.T, s *session, fixture string) string {
 	opened := decode[struct {
 		Result struct {
 			Format, Kind, SHA256, RunID string
-			Binding                     *struct{ SelectionSource string `json:"selection_source"` }
+			Binding                     *struct {
+				SelectionSource string `json:"selection_source"`
+			}
 		} `json:"result"`
 	}](t, open.Structured)
 	if opened.Result.Format != "elf" || opened.Result.Binding == nil || opened.Result.Binding.SelectionSource != "auto-single-candidate" {
