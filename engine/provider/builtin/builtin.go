@@ -6,7 +6,41 @@
 // eagerly (cheap), and each derived index (symbols/procedures, strings) is built
 // once per (content sha256, profile digest) on first use and shared by every
 // client through a small bounded cache. Indexes hold offsets into the file, not
-// copies of it, and results are materialized one page at a time.
+// copies of it, and results are materialized one page at a time. Issue-3
+// operations (disassembly, xrefs, function discovery) add lazy fields to index
+// next to syms and strs; the image model already carries sections, segments,
+// symbol-table locations and the entry point.
+//
+// Decisions recorded here (they shape results and so Evidence):
+//
+//   - Segments: ELF PT_LOAD headers named "LOAD[i]" (i = ordinal among PT_LOAD),
+//     with the allocated sections whose address range they contain (.tbss
+//     excluded); PE sections, each listing itself as its one section; Mach-O
+//     segments with a size and some protection (so not __PAGEZERO), their
+//     sections named "SEGMENT,section" (unique, as otool writes them).
+//   - Names: defined symbols of every symbol table (ELF .symtab and .dynsym,
+//     COFF, Mach-O nlist) except section, file and TLS symbols, ARM mapping
+//     symbols ($a/$t/$d/$x) and value 0; PE exports (unnamed ones as
+//     "Ordinal_N"); imports named at their PLT stub (ELF x86, x86_64, arm64),
+//     symbol stub (Mach-O) or IAT slot (PE, type "import"). Names are the raw
+//     symbol-table strings (Mach-O keeps its leading underscore). Same address
+//     and name are one entry (flags merged). One name per address is primary:
+//     the best by (source default < imported < analysis, function < object <
+//     label < import, global < weak < local), ties by byte order.
+//   - Procedures: names of type function in executable sections, plus import
+//     stubs (external:true, thunk:true, thunk_target:null because the target
+//     lies outside the image), plus the entry point named "entry" (source
+//     "analysis") when no procedure symbol starts there.
+//   - Strings: like GNU strings (printable ASCII 0x20..0x7e and TAB, at least 4;
+//     UTF-16LE like `strings -el`, code units with a zero high byte). Only file
+//     bytes mapped to addresses are scanned (ELF PT_LOAD file ranges, PE headers
+//     and section raw data, Mach-O segment file ranges), so on those ranges the
+//     counts equal `strings -a` / `strings -a -el`; the bytes of the file that
+//     are not mapped (non-allocated sections such as .symtab, .strtab, .debug_*
+//     and .comment; section headers; overlays) are counted in an Evidence
+//     limitation instead. A string's section is the mapped, file-backed section
+//     containing its first byte, or null (e.g. in headers). termination is
+//     "present_or_not_required" when a NUL (a zero code unit) follows the run.
 package builtin
 
 import (

@@ -479,3 +479,29 @@ func fileOffsetToAddr(t testing.TB, path string, off uint64) uint64 {
 	t.Fatalf("file offset %#x is not mapped in %s", off, path)
 	return 0
 }
+
+// TestGoCrossFixtures covers 32-bit ELF and PE and PE arm64 with Go's own
+// cross compiler (no C toolchain needed).
+func TestGoCrossFixtures(t *testing.T) {
+	cases := []struct{ goos, goarch, format, arch string }{
+		{"linux", "386", "elf", "x86"},
+		{"linux", "arm", "elf", "arm"},
+		{"linux", "amd64", "elf", "x86_64"},
+		{"windows", "386", "pe", "x86"},
+		{"windows", "arm64", "pe", "arm64"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.goos+"-"+tc.goarch, func(t *testing.T) {
+			path := goFixture(t, tc.goos, tc.goarch)
+			_, tg, c := open(t, path)
+			if tg.Format != tc.format || tg.Architecture != tc.arch {
+				t.Fatalf("target %+v", tg)
+			}
+			checkGoFixture(t, c, path, "main.main", "main.helper")
+			if tc.format == "elf" {
+				checkELFSegments(t, c, path)
+				checkStringParity(t, c, path, readelfLoads(t, path))
+			}
+		})
+	}
+}
