@@ -143,6 +143,9 @@ func openELF(data []byte) (*image, error) {
 					if f.Machine == elf.EM_AARCH64 || s.Name != ".plt.got" && step != 16 {
 						step = 16
 					}
+					if f.Machine == elf.EM_ARM {
+						step = 4 // entries are 12 or 16 bytes, some after a 4-byte Thumb stub
+					}
 					info.plts = append(info.plts, pltSection{sec: i, step: step})
 				}
 			case ".got.plt":
@@ -154,7 +157,7 @@ func openELF(data []byte) (*image, error) {
 			}
 		}
 		switch f.Machine {
-		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64:
+		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
 			if len(info.plts) > 0 && len(info.relocs) > 0 {
 				used["plt"] = true
 			}
@@ -405,7 +408,8 @@ func elfPLT(img *image, b *symBuilder, dynUndef map[uint32]uint64, undef []symbo
 			if err := b.tick(); err != nil {
 				return err
 			}
-			slot, ok := pltSlot(info.machine, code[o:o+step], s.addr+o, info.gotPLT, img.bo)
+			win := code[o:min(o+max(step, 16), uint64(len(code)))]
+			slot, ok := pltSlot(info.machine, win, s.addr+o, info.gotPLT, img.bo)
 			if !ok {
 				continue
 			}
@@ -433,6 +437,8 @@ func isImportReloc(m elf.Machine, typ uint32) bool {
 		return typ == uint32(elf.R_386_JMP_SLOT) || typ == uint32(elf.R_386_GLOB_DAT)
 	case elf.EM_AARCH64:
 		return typ == uint32(elf.R_AARCH64_JUMP_SLOT) || typ == uint32(elf.R_AARCH64_GLOB_DAT)
+	case elf.EM_ARM:
+		return typ == uint32(elf.R_ARM_JUMP_SLOT) || typ == uint32(elf.R_ARM_GLOB_DAT)
 	}
 	return false
 }
@@ -473,6 +479,24 @@ func pltSlot(m elf.Machine, e []byte, addr, gotBase uint64, bo binary.ByteOrder)
 				return v, true
 			case 0xa3: // jmp *disp32(%ebx), %ebx = GOT base
 				return uint64(uint32(gotBase + v)), true
+			}
+		}
+	case elf.EM_ARM:
+		// add ip, pc, #a; add ip, ip, #b; ldr pc, [ip, #c]! (binutils' short
+		// entry), or the long form with one more add; pc reads as addr+8.
+		if len(e) < 12 {
+			return 0, false
+		}
+		w0, w1, w2 := bo.Uint32(e[0:]), bo.Uint32(e[4:]), bo.Uint32(e[8:])
+		if w0&0xffffff00 == 0xe28fc600 && w1&0xffffff00 == 0xe28cca00 && w2&0xfffff000 == 0xe5bcf000 {
+			disp := (w0&0xff)<<20 | (w1&0xff)<<12 | w2&0xfff
+			return uint64(uint32(addr) + 8 + disp), true
+		}
+		if len(e) >= 16 {
+			w3 := bo.Uint32(e[12:])
+			if w0&0xfffffff0 == 0xe28fc200 && w1&0xffffff00 == 0xe28cc600 && w2&0xffffff00 == 0xe28cca00 && w3&0xfffff000 == 0xe5bcf000 {
+				disp := (w0&0xf)<<28 | (w1&0xff)<<20 | (w2&0xff)<<12 | w3&0xfff
+				return uint64(uint32(addr) + 8 + disp), true
 			}
 		}
 	case elf.EM_AARCH64:

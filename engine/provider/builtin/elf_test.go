@@ -250,6 +250,9 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 		nm := nmAddrs(t, []string{"nm", "--defined-only"}, path)
 		for _, fn := range []string{"main", "rea_add", "rea_mul", "rea_static_helper"} {
 			a := procAt(procs, fn)
+			if arm && len(nm[fn]) == 1 {
+				nm[fn][0] &^= 1 // Thumb functions: nm shows the interworking bit
+			}
 			if len(nm[fn]) != 1 || len(a) != 1 || a[0] != provider.FormatAddress(nm[fn][0]) {
 				t.Errorf("%s: procedures %v, nm %x", fn, a, nm[fn])
 			}
@@ -392,6 +395,24 @@ func TestELFGccNoPIEIBT(t *testing.T) {
 func TestELFAarch64Gcc(t *testing.T) {
 	p := cFixture(t, "aarch64-gcc", "aarch64-linux-gnu-gcc", "-O1", "-g")
 	checkCFixtureELF(t, p, false, true, "aarch64-linux-gnu-objdump")
+}
+
+func TestELFI686Gcc(t *testing.T) {
+	for _, pic := range []string{"-no-pie", "-pie"} {
+		t.Run(pic, func(t *testing.T) {
+			p := cFixture(t, "i686-gcc"+pic, "i686-linux-gnu-gcc", "-O1", pic, "-fPIC")
+			checkCFixtureELF(t, p, false, false, "objdump")
+		})
+	}
+}
+
+func TestELFArmGcc(t *testing.T) {
+	for _, mode := range []string{"-mthumb", "-marm"} {
+		t.Run(mode, func(t *testing.T) {
+			p := cFixture(t, "arm-gcc"+mode, "arm-linux-gnueabihf-gcc", "-O1", mode)
+			checkCFixtureELF(t, p, false, true, "arm-linux-gnueabihf-objdump")
+		})
+	}
 }
 
 func TestELFGoArm64(t *testing.T) {
