@@ -107,7 +107,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return provider.Result{}, fault.CancelledError(op)
+		return provider.Result{}, buildFault(op, err)
 	}
 	switch op {
 	case OpListDocuments:
@@ -176,10 +176,18 @@ func pageParams(op string, in provider.Params) (int, int, error) {
 	return int(offset), int(limit), nil
 }
 
-// buildFault converts an index build failure.
+// buildFault converts an index build failure. A cancelled context is
+// cancelled; an expired deadline is provider_timeout (never cancelled,
+// CONTRACTS §6.4), with the context error kept as the cause so the engine
+// can restate it with its own budget.
 func buildFault(op string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		return fault.CancelledError(op).WithCause(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fault.New(fault.ProviderTimeout, "The operation exceeded its time budget.",
+			"Retry; a first call on a large binary builds its index and takes longer than later calls.",
+			map[string]any{"operation": op, "timeout_ms": int64(timeoutMS)}).WithCause(err)
 	}
 	return fault.From(op, err)
 }

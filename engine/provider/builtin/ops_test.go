@@ -251,6 +251,12 @@ func TestCancellationDoesNotPoison(t *testing.T) {
 	if _, err := c.Do(ctx, OpListStrings, provider.Params{}, nil); !fault.Is(err, fault.Cancelled) {
 		t.Fatalf("pre-cancelled: %v", err)
 	}
+	// An expired deadline is a timeout, not a cancellation.
+	dctx, dcancel := context.WithTimeout(context.Background(), -1)
+	defer dcancel()
+	if _, err := c.Do(dctx, OpListStrings, provider.Params{}, nil); !fault.Is(err, fault.ProviderTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("expired deadline: %v", err)
+	}
 	// Cancelled during the build: the first progress update cancels.
 	for _, op := range []string{OpListStrings, OpListNames} {
 		ctx, cancel := context.WithCancel(context.Background())
