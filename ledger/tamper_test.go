@@ -127,7 +127,7 @@ func readRow(t *testing.T, db *sql.DB, seq int64) rowValues {
 	t.Helper()
 	var r rowValues
 	var s int64
-	err := db.QueryRow(`SELECT `+eventColumns+` FROM events WHERE seq = ?`, seq).Scan(&s, &r.eventID, &r.stream,
+	err := db.QueryRow(`SELECT `+rowColumns+` FROM events WHERE seq = ?`, seq).Scan(&s, &r.eventID, &r.stream,
 		&r.streamVersion, &r.typ, &r.schemaVersion, &r.recordedAt, &r.data, &r.canonical, &r.prevHash, &r.hash)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func readRow(t *testing.T, db *sql.DB, seq int64) rowValues {
 
 func insertRow(t *testing.T, db *sql.DB, seq int64, r rowValues) {
 	t.Helper()
-	mustExec(t, db, `INSERT INTO events (`+eventColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, seq, r.eventID, r.stream,
+	mustExec(t, db, `INSERT INTO events (`+rowColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, seq, r.eventID, r.stream,
 		r.streamVersion, r.typ, r.schemaVersion, r.recordedAt, r.data, r.canonical, r.prevHash, r.hash)
 }
 

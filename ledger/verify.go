@@ -95,6 +95,7 @@ type verifier struct {
 	watched  string
 	buf      []byte
 	hexSum   [64]byte
+	lastTime string // last recorded_at found valid
 }
 
 func newVerifier(firstSeq int64, prevHash string) *verifier {
@@ -211,8 +212,12 @@ func (v *verifier) event(seq int64, hash, prevHash string, c []byte, cols *colum
 	if len(differ) > 0 {
 		v.bad(seq, CheckEnvelope, "canonical bytes disagree with the stored fields: %s", strings.Join(differ, ", "))
 	}
-	if _, err := ParseTime(env.RecordedAt); err != nil {
-		v.bad(seq, CheckEnvelope, "recorded_at %q is not an RFC 3339 UTC millisecond timestamp", env.RecordedAt)
+	if env.RecordedAt != v.lastTime { // one append shares one timestamp
+		if _, err := ParseTime(env.RecordedAt); err != nil {
+			v.bad(seq, CheckEnvelope, "recorded_at %q is not an RFC 3339 UTC millisecond timestamp", env.RecordedAt)
+		} else {
+			v.lastTime = env.RecordedAt
+		}
 	}
 	if env.Stream == "" || env.Type == "" {
 		v.bad(seq, CheckEnvelope, "empty stream or type")
@@ -313,7 +318,7 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 	}
 	defer tx.Rollback()
 
-	rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
+	rows, err := tx.QueryContext(ctx, `SELECT `+rowColumns+` FROM events ORDER BY seq`)
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("ledger: verify: %w", err)
 	}
