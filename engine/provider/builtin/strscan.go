@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"encoding/binary"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -235,110 +234,102 @@ func (ix *strIndex) sortByAddress() {
 	}
 }
 
+// Masks for the branch-free scanners: all ones for a printable byte (or a
+// zero byte), else zero.
+var printMask, zeroMask = func() (p, z [256]uint64) {
+	for c := range 256 {
+		if printable[c] {
+			p[c] = ^uint64(0)
+		}
+	}
+	z[0] = ^uint64(0)
+	return
+}()
+
 // scanASCII appends the runs that start in rb[start:end); a run may extend
-// past end. base is rb's offset within the analyzed bytes. Runs of
-// non-printable bytes and of printable bytes are crossed eight bytes at a time
-// where possible (SWAR tests on 64-bit words).
+// past end. base is rb's offset within the analyzed bytes. The loop keeps a
+// run-length counter without data-dependent branches: only the end of a run
+// of minStringLen or more branches, which is rare in code and predictable in
+// text.
 func scanASCII(rb []byte, start, end, base uint64, out []strEntry) []strEntry {
 	n := uint64(len(rb))
+	end = min(end, n)
 	i := start
-	if i > 0 && printable[rb[i-1]] {
-		i = asciiRunEnd(rb, i) // owned by the previous chunk
-	}
-	for i < end {
-		for i+8 <= end && !anyPrintable(binary.LittleEndian.Uint64(rb[i:])) {
-			i += 8
-		}
-		for i < end && !printable[rb[i]] {
+	if i > 0 && i < n && printable[rb[i-1]] {
+		for i < n && printable[rb[i]] { // owned by the previous chunk
 			i++
 		}
-		if i >= end {
-			break
-		}
-		s := i
-		i = asciiRunEnd(rb, i)
-		if i-s >= minStringLen && i-s <= 1<<32-1 {
-			e := strEntry{off: base + s, n: uint32(i - s)}
-			if i < n && rb[i] == 0 {
-				e.meta |= metaTerminated
+	}
+	var cnt uint64
+	if i < end {
+		w := rb[i:end]
+		for k, c := range w {
+			m := printMask[c]
+			if cnt >= minStringLen && m == 0 {
+				out = appendRun(out, base+i+uint64(k)-cnt, cnt, 0, c == 0)
 			}
-			out = append(out, e)
+			cnt = (cnt + 1) & m
+		}
+		i = end
+	}
+	if cnt > 0 { // the last run goes on past end
+		for i < n && printable[rb[i]] {
+			i++
+			cnt++
+		}
+		if cnt >= minStringLen {
+			out = appendRun(out, base+i-cnt, cnt, 0, i < n && rb[i] == 0)
 		}
 	}
 	return out
 }
 
-// asciiRunEnd returns the end of the printable run containing rb[i].
-func asciiRunEnd(rb []byte, i uint64) uint64 {
-	n := uint64(len(rb))
-	for i+8 <= n && allPrintable(binary.LittleEndian.Uint64(rb[i:])) {
-		i += 8
+func appendRun(out []strEntry, off, n uint64, meta uint32, terminated bool) []strEntry {
+	if n > 1<<32-1 {
+		return out
 	}
-	for i < n && printable[rb[i]] {
-		i++
+	if terminated {
+		meta |= metaTerminated
 	}
-	return i
+	return append(out, strEntry{off: off, n: uint32(n), meta: meta})
 }
-
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
-
-// hasBetween reports a byte b of x with m < b < n (0 <= m <= 127, n <= 128).
-func hasBetween(x uint64, m, n uint64) bool {
-	return (swarLo*(127+n)-(x&(swarLo*127)))&^x&((x&(swarLo*127))+swarLo*(127-m))&swarHi != 0
-}
-
-// anyPrintable reports whether some byte of x is 0x20..0x7e or TAB.
-func anyPrintable(x uint64) bool { return hasBetween(x, 0x1f, 0x7f) || hasBetween(x, 0x08, 0x0a) }
-
-// allPrintable reports whether every byte of x is 0x20..0x7e (a TAB makes it
-// false; the byte loop then decides).
-func allPrintable(x uint64) bool {
-	hasLess := (x - swarLo*0x20) &^ x & swarHi
-	hasMore := ((x + swarLo*(127-0x7e)) | x) & swarHi
-	return hasLess|hasMore == 0
-}
-
-// hasZero reports whether some byte of x is zero.
-func hasZero(x uint64) bool { return (x-swarLo)&^x&swarHi != 0 }
 
 // scanUTF16 appends the UTF-16LE runs starting in rb[start:end), both byte
 // alignments, in offset order.
 func scanUTF16(rb []byte, start, end, base uint64, out []strEntry) []strEntry {
 	n := uint64(len(rb))
+	end = min(end, n)
 	valid := func(j uint64) bool { return j+1 < n && rb[j+1] == 0 && printable[rb[j]] }
 	var lists [2][]strEntry
 	for p := uint64(0); p < 2; p++ {
 		j := start + (p+2-start%2)%2 // first index >= start with parity p
 		if j >= 2 && valid(j-2) {
-			for valid(j) {
+			for valid(j) { // owned by the previous chunk
 				j += 2
 			}
 		}
-		for j < end {
-			// A unit needs a zero high byte: where the eight bytes from j+1
-			// hold none, units j..j+7 are all invalid.
-			for j+9 <= end && !hasZero(binary.LittleEndian.Uint64(rb[j+1:])) {
-				j += 8
+		var cnt uint64
+		lim := min(end, n-min(n, 1)) // a unit at j needs rb[j+1]
+		if j < lim {
+			w := rb[j : lim+1]
+			k := 0
+			for ; k+1 < len(w); k += 2 {
+				lo, hi := w[k], w[k+1]
+				m := printMask[lo] & zeroMask[hi]
+				if cnt >= minStringLen && m == 0 {
+					lists[p] = appendRun(lists[p], base+j+uint64(k)-2*cnt, 2*cnt, metaUTF16, lo == 0 && hi == 0)
+				}
+				cnt = (cnt + 1) & m
 			}
-			for j < end && !(j+1 < n && rb[j+1] == 0 && printable[rb[j]]) {
-				j += 2
-			}
-			if j >= end {
-				break
-			}
-			s := j
+			j += uint64(k)
+		}
+		if cnt > 0 {
 			for valid(j) {
 				j += 2
+				cnt++
 			}
-			if (j-s)/2 >= minStringLen && j-s <= 1<<32-1 {
-				e := strEntry{off: base + s, n: uint32(j - s), meta: metaUTF16}
-				if j+1 < n && rb[j] == 0 && rb[j+1] == 0 {
-					e.meta |= metaTerminated
-				}
-				lists[p] = append(lists[p], e)
+			if cnt >= minStringLen {
+				lists[p] = appendRun(lists[p], base+j-2*cnt, 2*cnt, metaUTF16, j+1 < n && rb[j] == 0 && rb[j+1] == 0)
 			}
 		}
 	}

@@ -1,36 +1,9 @@
 package builtin
 
 import (
-	"encoding/binary"
 	"math/rand"
 	"testing"
 )
-
-// The SWAR word tests must agree with the byte table on every word.
-func TestSWARPredicates(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
-	var b [8]byte
-	interesting := []byte{0, 8, 9, 10, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0x9f, 0xa0, 0xff, 'A'}
-	for n := 0; n < 200000; n++ {
-		for i := range b {
-			if r.Intn(2) == 0 {
-				b[i] = interesting[r.Intn(len(interesting))]
-			} else {
-				b[i] = byte(r.Intn(256))
-			}
-		}
-		x := binary.LittleEndian.Uint64(b[:])
-		anyP, allP, zero := false, true, false
-		for _, c := range b {
-			anyP = anyP || printable[c]
-			allP = allP && printable[c] && c != '\t'
-			zero = zero || c == 0
-		}
-		if anyPrintable(x) != anyP || allPrintable(x) != allP || hasZero(x) != zero {
-			t.Fatalf("%x: any %v/%v all %v/%v zero %v/%v", b, anyPrintable(x), anyP, allPrintable(x), allP, hasZero(x), zero)
-		}
-	}
-}
 
 // scanASCII and scanUTF16 over random chunkings equal one whole scan.
 func TestScanChunkingInvariant(t *testing.T) {
