@@ -172,7 +172,7 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 	defer m.close()
 	img, err := parseImage(m.data)
 	if err != nil {
-		return provider.Profile{}, err
+		return provider.Profile{}, withPath(err, t.Path)
 	}
 	prof, err := p.profileFor(img)
 	if err != nil {
@@ -242,7 +242,7 @@ func (p *Provider) Start(ctx context.Context, t provider.Target, profile provide
 		img, err := parseImage(m.data)
 		if err != nil {
 			m.close()
-			return nil, err
+			return nil, withPath(err, t.Path)
 		}
 		ix = p.cache.getOrPut(key, &index{img: img})
 	}
@@ -267,6 +267,15 @@ func unsupportedFormat(err error) *fault.Error {
 	return fault.New(fault.TargetUnavailable, "The target is not a well-formed ELF, PE or Mach-O executable.",
 		"Open a well-formed ELF, PE or Mach-O executable.",
 		map[string]any{"reason": "unsupported_format"}).WithCause(err)
+}
+
+// withPath adds the target path to a target_unavailable failure's details.
+func withPath(err error, path string) error {
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Code == fault.TargetUnavailable && fe.Details != nil {
+		fe.Details["path"] = path
+	}
+	return err
 }
 
 // parseImage detects the format by content and parses its headers. Every

@@ -184,6 +184,9 @@ func openELF(data []byte) (*image, error) {
 			raw = append(raw, fileRange{off: p.Off, end: satAdd(p.Off, fsz), addr: p.Vaddr})
 		}
 	}
+	if f.Type == elf.ET_REL {
+		img.limitations = append(img.limitations, "relocatable object file: it has no load addresses, so symbol values are section offsets and no string has an address")
+	}
 	if f.Entry != 0 && f.Type != elf.ET_REL {
 		img.entry, img.hasEntry = f.Entry, true
 		if f.Machine == elf.EM_ARM {

@@ -340,8 +340,8 @@ func TestMalformedHeaders(t *testing.T) {
 	for _, n := range []int{0, 3, 64, len(data) / 2} {
 		_, err := p.Profile(context.Background(), write("trunc", data[:n]))
 		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Code != fault.TargetUnavailable || fe.Details["reason"] != "unsupported_format" {
-			t.Errorf("truncated to %d: %v", n, err)
+		if !errors.As(err, &fe) || fe.Code != fault.TargetUnavailable || fe.Details["reason"] != "unsupported_format" || fe.Details["path"] != dir+"/trunc" {
+			t.Errorf("truncated to %d: %v %v", n, err, fe)
 		}
 	}
 	// A symbol table pointing past the end of the file: symbols from it are
@@ -374,4 +374,17 @@ func TestMalformedHeaders(t *testing.T) {
 	if _, err := p.Profile(context.Background(), provider.Target{Path: dir + "/missing"}); !fault.Is(err, fault.TargetUnavailable) {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+func TestRelocatableObject(t *testing.T) {
+	path := cFixture(t, "gcc-object.o", "gcc", "-O1", "-c")
+	_, _, c := open(t, path)
+	r := do(t, c, OpListStrings, nil)
+	if len(r.Limitations) == 0 || r.Normalized.(provider.Page[StringItem]).Returned != 0 {
+		t.Errorf("object file strings: %+v", r)
+	}
+	if segs := do(t, c, OpListSegments, nil).Normalized.([]Segment); len(segs) != 0 {
+		t.Errorf("object file segments: %+v", segs)
+	}
+	do(t, c, OpListProcedures, nil)
 }
