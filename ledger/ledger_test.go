@@ -583,3 +583,28 @@ func TestStats(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+func TestPragmas(t *testing.T) {
+	l, _ := tempLedger(t)
+	ctx := context.Background()
+	conn, err := l.w.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "10000",
+		"foreign_keys": "1", "page_size": "16384"} {
+		var got string
+		if err := conn.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("PRAGMA %s = %s, want %s", pragma, got, want)
+		}
+	}
+	var qo string
+	l.ReadDB().QueryRow("PRAGMA query_only").Scan(&qo)
+	if qo != "1" {
+		t.Errorf("read pool query_only = %s", qo)
+	}
+}
