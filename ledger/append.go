@@ -173,7 +173,7 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 			}
 			out = append(out, Event{Seq: seq, StreamVersion: v, ID: pe.id, Stream: p.stream, Type: pe.typ,
 				SchemaVersion: SchemaVersion1, RecordedAt: recordedTime,
-				Data: c[len(`{"data":`) : len(`{"data":`)+len(pe.data)], Canonical: c, PrevHash: prevHash, Hash: h})
+				Data: c[dataStart : dataStart+len(pe.data) : dataStart+len(pe.data)], Canonical: c, PrevHash: prevHash, Hash: h})
 			prevHash = h
 		}
 		versions[p.stream] = v

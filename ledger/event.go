@@ -112,6 +112,9 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// dataStart is where the payload begins in C: `{"data":` is always first.
+const dataStart = len(`{"data":`)
+
 // envelopeFields is the hashed envelope of one event (CONTRACTS.md §13.1).
 type envelopeFields struct {
 	Seq           int64

@@ -26,6 +26,20 @@ type rowScanner interface{ Scan(dest ...any) error }
 type eventDecoder struct {
 	lastText string
 	lastTime time.Time
+	names    map[string]string // interned streams and types: few, repeated
+}
+
+func (d *eventDecoder) intern(s string) string {
+	if v, ok := d.names[s]; ok {
+		return v
+	}
+	if d.names == nil {
+		d.names = make(map[string]string)
+	}
+	if len(d.names) < 4096 {
+		d.names[s] = s
+	}
+	return s
 }
 
 func (d *eventDecoder) scan(rs rowScanner) (Event, error) {
@@ -51,7 +65,8 @@ func (d *eventDecoder) scan(rs rowScanner) (Event, error) {
 		d.lastText, d.lastTime = env.RecordedAt, t
 	}
 	e.RecordedAt = d.lastTime
-	e.Stream, e.Type, e.StreamVersion, e.SchemaVersion = env.Stream, env.Type, env.StreamVersion, int(env.SchemaVersion)
+	e.Stream, e.Type = d.intern(env.Stream), d.intern(env.Type)
+	e.StreamVersion, e.SchemaVersion = env.StreamVersion, int(env.SchemaVersion)
 	e.Data = e.Canonical[env.DataOffset : env.DataOffset+len(env.Data) : env.DataOffset+len(env.Data)]
 	return e, nil
 }
