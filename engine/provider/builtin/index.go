@@ -41,16 +41,19 @@ func (l *lazy[T]) get(ctx context.Context, build func(context.Context) (T, error
 }
 
 func (l *lazy[T]) run(ctx context.Context, ch chan struct{}, build func(context.Context) (T, error)) (v T, err error) {
+	ok := false // false when build panics: nothing is remembered then
 	defer func() {
 		l.mu.Lock()
-		if err == nil {
+		if ok && err == nil {
 			l.val, l.done = v, true
 		}
 		l.busy = nil
 		l.mu.Unlock()
 		close(ch)
 	}()
-	return build(ctx)
+	v, err = build(ctx)
+	ok = true
+	return v, err
 }
 
 // peek returns the value when it is already built.
