@@ -188,11 +188,16 @@ wait:
 	// Entries are in file order. When addresses do not increase with file
 	// offsets (unusual layouts, damaged headers), sort by address explicitly.
 	inOrder := true
-	for i := 1; i < len(img.ranges); i++ {
-		a, b := img.ranges[i-1], img.ranges[i]
-		if b.addr < a.addr+(a.end-a.off) || a.addr+(a.end-a.off) < a.addr {
+	var prevEnd uint64 // exclusive end address of the previous range
+	for i, r := range img.ranges {
+		last := r.addr + (r.end - r.off - 1)
+		if last < r.addr || i > 0 && r.addr < prevEnd { // wraps past 2^64, or overlaps/precedes
 			inOrder = false
 			break
+		}
+		prevEnd = last + 1
+		if prevEnd == 0 { // ends exactly at the top of the address space
+			prevEnd = ^uint64(0)
 		}
 	}
 	if !inOrder {
