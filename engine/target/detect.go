@@ -34,9 +34,9 @@ type Detection struct {
 	Architecture string // "" when unknown
 }
 
-// maxFatArch bounds nfat_arch: 0xcafebabe is also the Java class magic, whose
+// MaxFatArch bounds nfat_arch: 0xcafebabe is also the Java class magic, whose
 // next field (a version number) is large, so a small count means Mach-O.
-const maxFatArch = 20
+const MaxFatArch = 20
 
 // Unavailable builds target_unavailable with the reason of CONTRACTS.md §1.7.
 func Unavailable(path, reason string) *fault.Error {
@@ -132,15 +132,15 @@ func DetectReader(r io.ReaderAt, size int64, name string) (d Detection, err erro
 		if err != nil {
 			return Detection{}, unsupported.WithCause(err)
 		}
-		return Detection{Format: "elf", Kind: KindExecutable, Architecture: elfArch(f.Machine)}, nil
+		return Detection{Format: "elf", Kind: KindExecutable, Architecture: ELFArch(f.Machine)}, nil
 	case bytes.HasPrefix(h, []byte("MZ")):
 		f, err := pe.NewFile(r)
 		if err != nil {
 			return Detection{}, unsupported.WithCause(err)
 		}
-		return Detection{Format: "pe", Kind: KindExecutable, Architecture: peArch(f.Machine)}, nil
+		return Detection{Format: "pe", Kind: KindExecutable, Architecture: PEArch(f.Machine)}, nil
 	case len(h) >= 8 && binary.BigEndian.Uint32(h) == macho.MagicFat:
-		if binary.BigEndian.Uint32(h[4:]) >= maxFatArch {
+		if binary.BigEndian.Uint32(h[4:]) >= MaxFatArch {
 			return Detection{}, unsupported
 		}
 		ff, err := macho.NewFatFile(r)
@@ -148,13 +148,13 @@ func DetectReader(r io.ReaderAt, size int64, name string) (d Detection, err erro
 			return Detection{}, unsupported.WithCause(err)
 		}
 		a := UniversalSlice(ff)
-		return Detection{Format: "mach-o-universal", Kind: KindExecutable, Architecture: machoArch(a.Cpu)}, nil
+		return Detection{Format: "mach-o-universal", Kind: KindExecutable, Architecture: MachOArch(a.Cpu)}, nil
 	case len(h) >= 4 && isMachOMagic(binary.LittleEndian.Uint32(h)):
 		f, err := macho.NewFile(r)
 		if err != nil {
 			return Detection{}, unsupported.WithCause(err)
 		}
-		return Detection{Format: "mach-o", Kind: KindExecutable, Architecture: machoArch(f.Cpu)}, nil
+		return Detection{Format: "mach-o", Kind: KindExecutable, Architecture: MachOArch(f.Cpu)}, nil
 	case bytes.HasPrefix(h, []byte("PK\x03\x04")) || bytes.HasPrefix(h, []byte("PK\x05\x06")):
 		return Detection{Format: zipFamily(name), Kind: KindArchive}, nil
 	case isASAR(r, h, size):
@@ -214,7 +214,8 @@ func isASAR(r io.ReaderAt, h []byte, size int64) bool {
 	return b[0] == '{'
 }
 
-func elfArch(m elf.Machine) string {
+// ELFArch names an ELF machine in REA's architecture vocabulary ("" when unknown).
+func ELFArch(m elf.Machine) string {
 	switch m {
 	case elf.EM_X86_64:
 		return "x86_64"
@@ -228,7 +229,8 @@ func elfArch(m elf.Machine) string {
 	return ""
 }
 
-func peArch(m uint16) string {
+// PEArch names a PE machine ("" when unknown).
+func PEArch(m uint16) string {
 	switch m {
 	case pe.IMAGE_FILE_MACHINE_AMD64:
 		return "x86_64"
@@ -242,7 +244,8 @@ func peArch(m uint16) string {
 	return ""
 }
 
-func machoArch(c macho.Cpu) string {
+// MachOArch names a Mach-O CPU type ("" when unknown).
+func MachOArch(c macho.Cpu) string {
 	switch c {
 	case macho.CpuAmd64:
 		return "x86_64"

@@ -54,6 +54,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/target"
 )
 
 // ProviderID is the registry id of the builtin provider.
@@ -323,7 +324,7 @@ func detect(b []byte) string {
 	case 0xcafebabe:
 		if len(b) >= 8 {
 			n := uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])
-			if n > 0 && n < maxFatArch {
+			if n > 0 && n < target.MaxFatArch {
 				return "mach-o-universal"
 			}
 		}

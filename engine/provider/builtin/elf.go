@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/rea-re/rea/engine/target"
 )
 
 // elfInfo is what the symbol pass needs beyond the common image model.
@@ -29,20 +31,6 @@ type elfRelocs struct {
 	rela      bool
 }
 
-func elfArch(m elf.Machine) string {
-	switch m {
-	case elf.EM_X86_64:
-		return "x86_64"
-	case elf.EM_386:
-		return "x86"
-	case elf.EM_ARM:
-		return "arm"
-	case elf.EM_AARCH64:
-		return "arm64"
-	}
-	return ""
-}
-
 // openELF parses ELF headers. An error means debug/elf rejected the header.
 func openELF(data []byte) (*image, error) {
 	f, err := elf.NewFile(bytes.NewReader(data))
@@ -50,7 +38,7 @@ func openELF(data []byte) (*image, error) {
 		return nil, err
 	}
 	img := &image{
-		format: "elf", container: "elf", arch: elfArch(f.Machine),
+		format: "elf", container: "elf", arch: target.ELFArch(f.Machine),
 		bo: f.ByteOrder, is64: f.Class == elf.ELFCLASS64,
 		sliceSize: uint64(len(data)), fileSize: uint64(len(data)),
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/rea-re/rea/engine/target"
 )
 
 type machoInfo struct {
@@ -20,20 +22,6 @@ type machoInfo struct {
 type machoStubs struct {
 	addr, size   uint64
 	first, width uint32 // reserved1: first indirect symbol; reserved2: stub size
-}
-
-func machoArch(c macho.Cpu) string {
-	switch c {
-	case macho.CpuAmd64:
-		return "x86_64"
-	case macho.Cpu386:
-		return "x86"
-	case macho.CpuArm:
-		return "arm"
-	case macho.CpuArm64:
-		return "arm64"
-	}
-	return ""
 }
 
 // Mach-O constants not exported by debug/macho.
@@ -53,32 +41,18 @@ const (
 	nUndf                = 0x00
 	nExt                 = 0x01
 	nPExt                = 0x10
-	maxFatArch           = 20
 )
 
-// universal slice selection: arm64, else x86_64, else the first slice.
+// chooseSlice locates the slice REA analyzes (target.UniversalSlice).
 func chooseSlice(data []byte) (off, size uint64, err error) {
 	ff, err := macho.NewFatFile(bytes.NewReader(data))
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(ff.Arches) == 0 || len(ff.Arches) >= maxFatArch {
+	if len(ff.Arches) == 0 || len(ff.Arches) >= target.MaxFatArch {
 		return 0, 0, errors.New("universal file with an implausible number of slices")
 	}
-	pick := 0
-	for _, want := range []macho.Cpu{macho.CpuArm64, macho.CpuAmd64} {
-		found := false
-		for i, a := range ff.Arches {
-			if a.Cpu == want {
-				pick, found = i, true
-				break
-			}
-		}
-		if found {
-			break
-		}
-	}
-	a := ff.Arches[pick]
+	a := target.UniversalSlice(ff)
 	if uint64(a.Offset)+uint64(a.Size) > uint64(len(data)) {
 		return 0, 0, errors.New("universal slice extends past the end of the file")
 	}
@@ -106,7 +80,7 @@ func openMachO(data []byte) (*image, error) {
 		return nil, err
 	}
 	img := &image{
-		format: "mach-o", container: "mach-o", arch: machoArch(f.Cpu), bo: f.ByteOrder,
+		format: "mach-o", container: "mach-o", arch: target.MachOArch(f.Cpu), bo: f.ByteOrder,
 		is64:      f.Magic == macho.Magic64,
 		sliceSize: uint64(len(data)), fileSize: uint64(len(data)),
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/rea-re/rea/engine/target"
 )
 
 type peInfo struct {
@@ -21,20 +23,6 @@ type peInfo struct {
 	secRawSize []uint32 // file-backed bytes used for RVA translation
 }
 
-func peArch(m uint16) string {
-	switch m {
-	case pe.IMAGE_FILE_MACHINE_AMD64:
-		return "x86_64"
-	case pe.IMAGE_FILE_MACHINE_I386:
-		return "x86"
-	case pe.IMAGE_FILE_MACHINE_ARM64:
-		return "arm64"
-	case pe.IMAGE_FILE_MACHINE_ARMNT, pe.IMAGE_FILE_MACHINE_ARM:
-		return "arm"
-	}
-	return ""
-}
-
 // openPE parses PE headers. An error means debug/pe rejected the header.
 func openPE(data []byte) (*image, error) {
 	f, err := pe.NewFile(bytes.NewReader(data))
@@ -42,7 +30,7 @@ func openPE(data []byte) (*image, error) {
 		return nil, err
 	}
 	img := &image{
-		format: "pe", container: "pe", arch: peArch(f.Machine), bo: binary.LittleEndian,
+		format: "pe", container: "pe", arch: target.PEArch(f.Machine), bo: binary.LittleEndian,
 		sliceSize: uint64(len(data)), fileSize: uint64(len(data)),
 	}
 	info := &peInfo{symOff: uint64(f.PointerToSymbolTable), nsyms: uint64(f.NumberOfSymbols)}
