@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"github.com/rea-re/rea/ledger/internal/chain"
 	"modernc.org/sqlite"
 )
 
@@ -71,7 +72,7 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 	if l.readOnly {
 		return nil, ErrReadOnly
 	}
-	// Encode and canonicalize before taking the write lock: JSON work must
+	// Encode and chain.Canonicalize before taking the write lock: JSON work must
 	// not make other writers wait.
 	pending := make([]pendingAppend, len(appends))
 	seen := make(map[ulid.ULID]struct{})
@@ -138,7 +139,7 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 		return nil, false, fmt.Errorf("ledger: append: %w", err)
 	}
 
-	seq, prevHash := int64(0), genesisHash
+	seq, prevHash := int64(0), chain.GenesisHash
 	if err := tx.StmtContext(ctx, l.stHead).QueryRowContext(ctx).Scan(&seq, &prevHash); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, false, fmt.Errorf("ledger: append: head: %w", err)
 	}
@@ -160,10 +161,10 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 		for _, pe := range p.events {
 			seq++
 			v++
-			f := envelopeFields{Seq: seq, EventID: pe.idText, Stream: p.stream, StreamVersion: v, Type: pe.typ,
+			f := chain.Fields{Seq: seq, EventID: pe.idText, Stream: p.stream, StreamVersion: v, Type: pe.typ,
 				SchemaVersion: SchemaVersion1, RecordedAt: recorded, Data: pe.data}
-			c := appendCanonical(make([]byte, 0, len(pe.data)+len(p.stream)+len(pe.typ)+160), &f)
-			h := chainHash(prevHash, c)
+			c := chain.AppendCanonical(make([]byte, 0, len(pe.data)+len(p.stream)+len(pe.typ)+160), &f)
+			h := chain.Hash(prevHash, c)
 			if _, err := insert.ExecContext(ctx, seq, pe.idText, p.stream, v, pe.typ, SchemaVersion1, recorded,
 				string(pe.data), c, prevHash, h); err != nil {
 				if strings.Contains(err.Error(), "events.event_id") {
@@ -173,7 +174,7 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 			}
 			out = append(out, Event{Seq: seq, StreamVersion: v, ID: pe.id, Stream: p.stream, Type: pe.typ,
 				SchemaVersion: SchemaVersion1, RecordedAt: recordedTime,
-				Data: c[dataStart : dataStart+len(pe.data) : dataStart+len(pe.data)], Canonical: c, PrevHash: prevHash, Hash: h})
+				Data: c[chain.DataStart : chain.DataStart+len(pe.data) : chain.DataStart+len(pe.data)], Canonical: c, PrevHash: prevHash, Hash: h})
 			prevHash = h
 		}
 		versions[p.stream] = v

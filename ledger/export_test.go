@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/rea-re/rea/ledger/internal/chain"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,7 +105,7 @@ func TestExportImportReproducesProjectionDigest(t *testing.T) {
 	if seq, _, _ := empty.Head(ctx); seq != 0 {
 		t.Fatalf("damaged import left %d events", seq)
 	}
-	if _, err := empty.Blob(ctx, sha256Hex([]byte("evidence body 0"))); !errors.Is(err, ErrNotFound) {
+	if _, err := empty.Blob(ctx, chain.SHA256Hex([]byte("evidence body 0"))); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("damaged import left blobs: %v", err)
 	}
 }
@@ -132,7 +133,7 @@ func TestExportLinesAndRanges(t *testing.T) {
 	}
 	var man map[string]any
 	json.Unmarshal([]byte(lines[0]), &man)
-	if len(man) != len(manifestKeys) {
+	if len(man) != 15 {
 		t.Fatalf("manifest members %v", man)
 	}
 	var ev map[string]any
@@ -206,56 +207,4 @@ func TestGoldenExport(t *testing.T) {
 	if rep, _ := VerifyExport(context.Background(), bytes.NewReader(want), nil); !rep.OK {
 		t.Fatalf("golden export does not verify: %+v", rep)
 	}
-}
-
-// FuzzVerifyExport feeds arbitrary bytes to the export reader: it must
-// never panic or hang, and its verdict must be stable.
-func FuzzVerifyExport(f *testing.F) {
-	if golden, err := os.ReadFile(filepath.Join("testdata", "golden.jsonl")); err == nil {
-		f.Add(golden)
-		f.Add(golden[:len(golden)/2])
-		f.Add(bytes.Replace(golden, []byte(`"kind":"event"`), []byte(`"kind":"blob"`), 1))
-	}
-	f.Add([]byte(""))
-	f.Add([]byte("\n"))
-	f.Add([]byte(`{"kind":"manifest"}` + "\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ctx := context.Background()
-		rep, err := VerifyExport(ctx, bytes.NewReader(data), nil)
-		if err != nil {
-			t.Fatalf("error on in-memory input: %v", err)
-		}
-		if rep.OK != (len(rep.Problems) == 0) || (rep.OK && rep.FirstBadSeq != nil) {
-			t.Fatalf("inconsistent report %+v", rep)
-		}
-		again, _ := VerifyExport(ctx, bytes.NewReader(data), bytes.NewReader(data))
-		if rep.OK && !again.OK {
-			t.Fatalf("a valid export does not extend itself: %+v", again)
-		}
-		if _, err := json.Marshal(rep); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
-// FuzzCanonicalJSON holds the single-pass canonical-form check to the
-// reference implementation: b is canonical iff jcs.Transform(b) == b.
-func FuzzCanonicalJSON(f *testing.F) {
-	for _, s := range []string{
-		`{}`, `[]`, `""`, `0`, `-0`, `1.0`, `1e21`, `1e+21`, `0.000001`, `1e-7`, `123456789012345678`,
-		`{"a":1,"b":[true,false,null]}`, `{"b":1,"a":2}`, `{"a":1,"a":1}`, `{ "a":1}`, `"\u0041"`, `"\u001f"`,
-		`"\u001F"`, `"\n"`, `"\/"`, `"é"`, `"\ud83d\ude00"`, `"😀"`, `{"😀":1,"\ue000":2}`, `{"\ue000":2,"😀":1}`,
-		`"\u2028"`, "\"\u2028\"", "\"\x7f\"", `[1,]`, `[01]`, `1E3`, `-1.5e-7`, `9007199254740993`, `{"a":{"b":{}}}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want := false
-		if out, err := jcs.Transform(b); err == nil && bytes.Equal(out, b) {
-			want = true
-		}
-		if got := isCanonicalJSON(b); got != want {
-			t.Fatalf("isCanonicalJSON(%q) = %v, jcs says %v", b, got, want)
-		}
-	})
 }

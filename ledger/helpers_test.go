@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/rea-re/rea/ledger/internal/chain"
 	"net/url"
 	"path/filepath"
 	"sync/atomic"
@@ -124,5 +125,5 @@ func fill(t testing.TB, l *Ledger, n int, idBase uint64) {
 }
 
 func testPayload(i int, body []byte) payload {
-	return payload{N: i, Note: fmt.Sprintf("note <%d> & \u2028 é", i), Digest: sha256Hex(body)}
+	return payload{N: i, Note: fmt.Sprintf("note <%d> & \u2028 é", i), Digest: chain.SHA256Hex(body)}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"github.com/rea-re/rea/ledger/internal/chain"
 )
 
 // eventColumns are what Scan and Rebuild read. Every other field of an
@@ -47,7 +48,7 @@ func (d *eventDecoder) scan(rs rowScanner) (Event, error) {
 	if err := rs.Scan(&e.Seq, &e.Canonical, &e.PrevHash, &e.Hash); err != nil {
 		return Event{}, err
 	}
-	env, err := parseEnvelope(e.Canonical)
+	env, err := chain.ParseEnvelope(e.Canonical)
 	if err != nil {
 		return Event{}, fmt.Errorf("ledger: seq %d is damaged (%v); run rea ledger verify", e.Seq, err)
 	}
@@ -109,7 +110,7 @@ func scanRows(rows *sql.Rows, fn func(Event) error) error {
 func (l *Ledger) Head(ctx context.Context) (seq int64, hash string, err error) {
 	err = l.r.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, genesisHash, nil
+		return 0, chain.GenesisHash, nil
 	}
 	if err != nil {
 		return 0, "", fmt.Errorf("ledger: head: %w", err)
@@ -150,7 +151,7 @@ func (l *Ledger) Stats(ctx context.Context) (Stats, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT version FROM schema_migrations LIMIT 1`).Scan(&s.SchemaVersion); err != nil {
 		return s, fmt.Errorf("ledger: stats: %w", err)
 	}
-	s.Head = VerifyHead{Hash: genesisHash}
+	s.Head = VerifyHead{Hash: chain.GenesisHash}
 	if err := tx.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&s.Head.Seq, &s.Head.Hash); err != nil &&
 		!errors.Is(err, sql.ErrNoRows) {
 		return s, fmt.Errorf("ledger: stats: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"github.com/rea-re/rea/ledger/internal/chain"
 	"io"
 	"os"
 	"path/filepath"
@@ -178,7 +179,7 @@ func TestTamperedLedgers(t *testing.T) {
 		path, db := tamperCopy(t, src)
 		r := readRow(t, db, 11)
 		c := bytes.Replace(r.canonical, []byte(`"n":10,`), []byte(`"n":11,`), 1)
-		mustExec(t, db, `UPDATE events SET canonical = ?, hash = ? WHERE seq = 11`, c, chainHash(r.prevHash, c))
+		mustExec(t, db, `UPDATE events SET canonical = ?, hash = ? WHERE seq = 11`, c, chain.Hash(r.prevHash, c))
 		rep := verifyFile(t, path, nil)
 		wantBad(t, rep, 11, CheckEnvelope) // data column no longer matches C
 		var link bool
@@ -194,7 +195,7 @@ func TestTamperedLedgers(t *testing.T) {
 		path, db := tamperCopy(t, src)
 		r := readRow(t, db, 4)
 		c := bytes.Replace(r.canonical, []byte(`{"data":`), []byte(`{ "data":`), 1)
-		mustExec(t, db, `UPDATE events SET canonical = ?, hash = ? WHERE seq = 4`, c, chainHash(r.prevHash, c))
+		mustExec(t, db, `UPDATE events SET canonical = ?, hash = ? WHERE seq = 4`, c, chain.Hash(r.prevHash, c))
 		wantBad(t, verifyFile(t, path, nil), 4, CheckCanonical)
 	})
 
@@ -219,12 +220,12 @@ func TestTamperedLedgers(t *testing.T) {
 		mustExec(t, db, `UPDATE events SET seq = seq + 100000 WHERE seq >= 15`)
 		mustExec(t, db, `UPDATE events SET seq = seq - 100000 + 1 WHERE seq >= 100000`)
 		prev := readRow(t, db, 14)
-		f := envelopeFields{Seq: 15, EventID: testID(999999).String(), Stream: "forged", StreamVersion: 1,
+		f := chain.Fields{Seq: 15, EventID: testID(999999).String(), Stream: "forged", StreamVersion: 1,
 			Type: "grant_added", SchemaVersion: 1, RecordedAt: "2026-01-01T00:00:00.500Z", Data: []byte(`{"grant":"all"}`)}
-		c := appendCanonical(nil, &f)
+		c := chain.AppendCanonical(nil, &f)
 		insertRow(t, db, 15, rowValues{eventID: f.EventID, stream: f.Stream, streamVersion: 1, typ: f.Type,
 			schemaVersion: 1, recordedAt: f.RecordedAt, data: string(f.Data), canonical: c, prevHash: prev.hash,
-			hash: chainHash(prev.hash, c)})
+			hash: chain.Hash(prev.hash, c)})
 		wantBad(t, verifyFile(t, path, nil), 16, CheckPrevHash)
 	})
 
@@ -253,13 +254,13 @@ func TestTamperedLedgers(t *testing.T) {
 
 	t.Run("damaged blob", func(t *testing.T) {
 		path, db := tamperCopy(t, src)
-		mustExec(t, db, `UPDATE blobs SET data = CAST('forged' AS BLOB) WHERE sha256 = ?`, sha256Hex([]byte("evidence body 5")))
+		mustExec(t, db, `UPDATE blobs SET data = CAST('forged' AS BLOB) WHERE sha256 = ?`, chain.SHA256Hex([]byte("evidence body 5")))
 		wantBad(t, verifyFile(t, path, nil), 6, CheckBlob)
 	})
 
 	t.Run("missing blob", func(t *testing.T) {
 		path, db := tamperCopy(t, src)
-		mustExec(t, db, `DELETE FROM blobs WHERE sha256 = ?`, sha256Hex([]byte("evidence body 8")))
+		mustExec(t, db, `DELETE FROM blobs WHERE sha256 = ?`, chain.SHA256Hex([]byte("evidence body 8")))
 		wantBad(t, verifyFile(t, path, nil), 9, CheckBlob)
 	})
 
@@ -301,7 +302,7 @@ func TestTamperedLedgers(t *testing.T) {
 				c = bytes.Replace(c, []byte(`"n":9`), []byte(`"n":8`), 1)
 				mustExec(t, db, `UPDATE events SET data = ? WHERE seq = 10`, strings.Replace(r.data, `"n":9`, `"n":8`, 1))
 			}
-			h := chainHash(prevHash, c)
+			h := chain.Hash(prevHash, c)
 			mustExec(t, db, `UPDATE events SET canonical = ?, prev_hash = ?, hash = ? WHERE seq = ?`, c, prevHash, h, seq)
 			prevHash = h
 		}

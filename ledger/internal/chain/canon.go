@@ -1,4 +1,4 @@
-package ledger
+package chain
 
 import (
 	"bytes"
@@ -45,18 +45,18 @@ type canonScanner struct {
 	depth int
 }
 
-// isCanonicalJSON reports whether b is a JSON document in RFC 8785 form.
-func isCanonicalJSON(b []byte) bool {
+// IsCanonicalJSON reports whether b is a JSON document in RFC 8785 form.
+func IsCanonicalJSON(b []byte) bool {
 	s := canonScanner{b: b}
 	end, err := s.value(0)
 	return err == nil && end == len(b)
 }
 
-// canonicalize returns the RFC 8785 form of raw JSON, skipping the
+// Canonicalize returns the RFC 8785 form of raw JSON, skipping the
 // transform when raw is already canonical (the common case for payloads that
 // were themselves produced by JCS).
-func canonicalize(raw []byte) ([]byte, error) {
-	if isCanonicalJSON(raw) {
+func Canonicalize(raw []byte) ([]byte, error) {
+	if IsCanonicalJSON(raw) {
 		return raw, nil
 	}
 	return jcs.Transform(raw)
@@ -413,10 +413,10 @@ func jsonNumberGrammar(t []byte) bool {
 	return i == len(t)
 }
 
-// appendJCSString appends s as a JSON string in RFC 8785 form. Invalid
+// AppendJCSString appends s as a JSON string in RFC 8785 form. Invalid
 // UTF-8 (only possible in a damaged row being exported) becomes U+FFFD, so
 // the output is always JSON; event fields are checked to be valid at append.
-func appendJCSString(dst []byte, s string) []byte {
+func AppendJCSString(dst []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
