@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -101,38 +101,14 @@ func newEvidenceCommand(g *globals) *cobra.Command {
 				_, err := cmd.OutOrStdout().Write(append(res.Bundle, '\n'))
 				return err
 			}
-			if err := writeOwnerOnly(out, res.Bundle); err != nil {
+			if err := writeNewFile(out, func(w io.Writer) error { _, err := w.Write(res.Bundle); return err }); err != nil {
 				return failWith(cmd, true, err)
 			}
 			return printJSON(cmd.OutOrStdout(), map[string]any{"path": out, "bytes": res.Bytes, "records": res.RecordCount, "bundle_digest": res.BundleDigest})
 		},
 	}
 	bundle.Flags().StringVar(&runID, "run", "", "only records of this run id")
-	bundle.Flags().StringVarP(&out, "output", "o", "", "write to FILE (0600) instead of stdout")
+	bundle.Flags().StringVarP(&out, "output", "o", "", "write to FILE (0600; must not exist) instead of stdout")
 	ev.AddCommand(bundle)
 	return ev
-}
-
-// writeOwnerOnly writes a new file with mode 0600, atomically.
-func writeOwnerOnly(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -10,6 +12,43 @@ import (
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
 )
+
+// ledgerAction is the body of a ledger command: it returns the JSON document
+// to print and whether the command succeeded (exit 0).
+type ledgerAction func(ctx context.Context, led *ledger.Ledger, args []string) (out any, ok bool, err error)
+
+// runLedger opens the ledger — read-only for the commands that only read —
+// runs action, prints its document, and maps failure to exit 1.
+func (g *globals) runLedger(readOnly bool, action ledgerAction) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		path, err := g.resolveLedgerPath()
+		if err != nil {
+			return failWith(cmd, true, err)
+		}
+		var led *ledger.Ledger
+		if readOnly {
+			led, err = ledger.OpenReadOnly(ctx, path)
+		} else {
+			led, err = ledger.Open(ctx, path, ledger.Options{})
+		}
+		if err != nil {
+			return failWith(cmd, true, err)
+		}
+		defer led.Close()
+		out, ok, err := action(ctx, led, args)
+		if err != nil {
+			return failWith(cmd, true, err)
+		}
+		if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+			return err
+		}
+		if !ok {
+			return exitError{1}
+		}
+		return nil
+	}
+}
 
 // The ledger commands load no policy and append nothing (CONTRACTS.md §13.2).
 func newLedgerCommand(g *globals) *cobra.Command {
@@ -20,34 +59,14 @@ func newLedgerCommand(g *globals) *cobra.Command {
 	export := &cobra.Command{
 		Use:   "export -o FILE",
 		Short: "Export events (JSON Lines: manifest, events, blobs)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			led, err := g.openLedger(ctx)
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			defer led.Close()
-			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-			if err != nil {
-				return failWith(cmd, true, fmt.Errorf("export: %w", err))
-			}
-			w := bufio.NewWriterSize(f, 1<<20)
-			m, err := led.Export(ctx, w, from, to, version)
-			if err == nil {
-				err = w.Flush()
-			}
-			if err == nil {
-				err = f.Sync()
-			}
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(out)
-				return failWith(cmd, true, err)
-			}
-			return printJSON(cmd.OutOrStdout(), m)
-		},
+		RunE: g.runLedger(true, func(ctx context.Context, led *ledger.Ledger, _ []string) (any, bool, error) {
+			var m ledger.ExportManifest
+			err := writeNewFile(out, func(w io.Writer) (err error) {
+				m, err = led.Export(ctx, w, from, to, version)
+				return err
+			})
+			return m, err == nil, err
+		}),
 	}
 	export.Flags().StringVarP(&out, "output", "o", "", "file to create (0600; must not exist)")
 	export.Flags().Int64Var(&from, "from", 0, "first seq (default 1)")
@@ -55,28 +74,19 @@ func newLedgerCommand(g *globals) *cobra.Command {
 	export.MarkFlagRequired("output")
 
 	var previous string
+	verifyLive := g.runLedger(true, func(ctx context.Context, led *ledger.Ledger, _ []string) (any, bool, error) {
+		rep, err := led.Verify(ctx)
+		return rep, rep.OK, err
+	})
 	verify := &cobra.Command{
 		Use:   "verify [FILE]",
 		Short: "Verify the live ledger, or an export file, and report the first bad seq",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			var rep ledger.VerifyReport
-			var err error
-			if len(args) == 1 {
-				rep, err = verifyExportFile(cmd, args[0], previous)
-			} else {
-				path, perr := g.resolveLedgerPath()
-				if perr != nil {
-					return failWith(cmd, true, perr)
-				}
-				led, oerr := ledger.OpenReadOnly(ctx, path)
-				if oerr != nil {
-					return failWith(cmd, true, oerr)
-				}
-				defer led.Close()
-				rep, err = led.Verify(ctx)
+			if len(args) == 0 {
+				return verifyLive(cmd, args)
 			}
+			rep, err := verifyExportFile(cmd.Context(), args[0], previous)
 			if err != nil {
 				return failWith(cmd, true, err)
 			}
@@ -93,99 +103,86 @@ func newLedgerCommand(g *globals) *cobra.Command {
 		Use:   "import FILE",
 		Short: "Import an export into an empty ledger and fold its projections",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			led, err := g.openLedger(ctx)
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			defer led.Close()
+		RunE: g.runLedger(false, func(ctx context.Context, led *ledger.Ledger, args []string) (any, bool, error) {
 			f, err := os.Open(args[0])
 			if err != nil {
-				return failWith(cmd, true, err)
+				return nil, false, err
 			}
 			defer f.Close()
 			m, err := led.Import(ctx, bufio.NewReaderSize(f, 1<<20), projections.All())
 			if err != nil {
-				return failWith(cmd, true, err)
+				return nil, false, err
 			}
 			digest, err := led.ProjectionDigest(ctx, projections.All())
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			return printJSON(cmd.OutOrStdout(), map[string]any{"manifest": m, "projection_digest": digest})
-		},
+			return map[string]any{"manifest": m, "projection_digest": digest}, true, err
+		}),
 	}
 
 	rebuild := &cobra.Command{
 		Use:   "rebuild",
 		Short: "Drop every projection and fold all events again; prints the digest before and after",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			led, err := g.openLedger(ctx)
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			defer led.Close()
+		RunE: g.runLedger(false, func(ctx context.Context, led *ledger.Ledger, _ []string) (any, bool, error) {
 			before, err := led.ProjectionDigest(ctx, projections.All())
 			if err != nil {
-				return failWith(cmd, true, err)
+				return nil, false, err
 			}
 			if err := led.Rebuild(ctx, projections.All()); err != nil {
-				return failWith(cmd, true, err)
+				return nil, false, err
 			}
 			after, err := led.ProjectionDigest(ctx, projections.All())
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			printJSON(cmd.OutOrStdout(), map[string]any{"before": before, "after": after, "matches": before == after})
-			if before != after {
-				return exitError{1}
-			}
-			return nil
-		},
+			return map[string]any{"before": before, "after": after, "matches": before == after}, before == after, err
+		}),
 	}
 
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Print ledger facts: id, schema version, head, counts by event type",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			path, err := g.resolveLedgerPath()
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			led, err := ledger.OpenReadOnly(ctx, path)
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			defer led.Close()
+		RunE: g.runLedger(true, func(ctx context.Context, led *ledger.Ledger, _ []string) (any, bool, error) {
 			s, err := led.Stats(ctx)
-			if err != nil {
-				return failWith(cmd, true, err)
-			}
-			return printJSON(cmd.OutOrStdout(), s)
-		},
+			return s, true, err
+		}),
 	}
 	l.AddCommand(export, verify, imp, rebuild, stats)
 	return l
 }
 
-func verifyExportFile(cmd *cobra.Command, path, previous string) (ledger.VerifyReport, error) {
+// writeNewFile creates path (0600, must not exist), lets write fill it through
+// a buffer, syncs it, and removes it again on any failure.
+func writeNewFile(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+func verifyExportFile(ctx context.Context, path, previous string) (ledger.VerifyReport, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ledger.VerifyReport{}, err
 	}
 	defer f.Close()
-	var prev *os.File
-	if previous != "" {
-		if prev, err = os.Open(previous); err != nil {
-			return ledger.VerifyReport{}, err
-		}
-		defer prev.Close()
+	if previous == "" {
+		return ledger.VerifyExport(ctx, bufio.NewReader(f), nil)
 	}
-	if prev == nil {
-		return ledger.VerifyExport(cmd.Context(), bufio.NewReader(f), nil)
+	prev, err := os.Open(previous)
+	if err != nil {
+		return ledger.VerifyReport{}, err
 	}
-	return ledger.VerifyExport(cmd.Context(), bufio.NewReader(f), bufio.NewReader(prev))
+	defer prev.Close()
+	return ledger.VerifyExport(ctx, bufio.NewReader(f), bufio.NewReader(prev))
 }
