@@ -41,24 +41,24 @@ CREATE TABLE proj_selection_failures (
     rejections            TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE proj_evidence (
-    evidence_id    TEXT PRIMARY KEY,
+-- One row per evidence_recorded event. A record's digest is the same in every
+-- publication of its id (a republication reuses the stored record), so the
+-- distinct records are read from here too: one insert per publication keeps
+-- replay fast.
+CREATE TABLE proj_evidence_publications (
+    seq            INTEGER PRIMARY KEY,
+    connection_id  TEXT NOT NULL,
+    run_id         TEXT,
+    evidence_id    TEXT NOT NULL,
     record_digest  TEXT NOT NULL,
     operation      TEXT NOT NULL,
     predicate_type TEXT NOT NULL,
-    first_seq      INTEGER NOT NULL
+    origin         TEXT NOT NULL,
+    new            INTEGER NOT NULL
 ) STRICT;
-
-CREATE TABLE proj_evidence_publications (
-    seq           INTEGER PRIMARY KEY,
-    connection_id TEXT NOT NULL,
-    run_id        TEXT,
-    evidence_id   TEXT NOT NULL,
-    origin        TEXT NOT NULL,
-    new           INTEGER NOT NULL
-) STRICT;
-CREATE INDEX proj_evidence_publications_connection ON proj_evidence_publications(connection_id, evidence_id);
-CREATE INDEX proj_evidence_publications_run ON proj_evidence_publications(run_id, evidence_id);
+CREATE INDEX proj_evidence_publications_id ON proj_evidence_publications(evidence_id);
+CREATE INDEX proj_evidence_publications_connection ON proj_evidence_publications(connection_id);
+CREATE INDEX proj_evidence_publications_run ON proj_evidence_publications(run_id);
 
 CREATE TABLE proj_provider_health (
     run_id        TEXT NOT NULL,

@@ -12,16 +12,47 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/ledger"
 )
 
-// All returns every projection, in the order they are applied.
+// All returns every projection, in the order they are applied. They share one
+// prepared-statement cache, so a replay prepares each statement once per
+// transaction instead of once per event.
 func All() []ledger.Projection {
+	c := &statements{}
 	return []ledger.Projection{
-		connections{}, runs{}, selectionFailures{}, evidence{}, health{}, lineages{}, annotations{}, cursors{},
+		connections{c}, runs{c}, selectionFailures{c}, evidence{c}, health{c}, lineages{c}, annotations{c}, cursors{c},
 	}
+}
+
+// statements caches prepared statements for the transaction being folded.
+// Holding the *sql.Tx keeps its address from being reused by a later
+// transaction while its statements are cached.
+type statements struct {
+	mu    sync.Mutex
+	tx    *sql.Tx
+	bySQL map[string]*sql.Stmt
+}
+
+func (c *statements) exec(tx *sql.Tx, query string, args ...any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tx != tx {
+		c.tx, c.bySQL = tx, map[string]*sql.Stmt{}
+	}
+	st, ok := c.bySQL[query]
+	if !ok {
+		var err error
+		if st, err = tx.Prepare(query); err != nil {
+			return err
+		}
+		c.bySQL[query] = st
+	}
+	_, err := st.Exec(args...)
+	return err
 }
 
 // Apply folds one event into every projection.
@@ -48,11 +79,11 @@ func jsonText(v any) (string, error) {
 	return string(b), err
 }
 
-type connections struct{}
+type connections struct{ stmts *statements }
 
 func (connections) Name() string     { return "connections" }
 func (connections) Tables() []string { return []string{"proj_connections"} }
-func (connections) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f connections) Apply(tx *sql.Tx, e ledger.Event) error {
 	switch e.Type {
 	case events.ConnectionOpened:
 		var d events.ConnectionOpenedData
@@ -63,7 +94,7 @@ func (connections) Apply(tx *sql.Tx, e ledger.Event) error {
 		if d.Client != nil {
 			name, version = d.Client.Name, d.Client.Version
 		}
-		_, err := tx.Exec(`INSERT INTO proj_connections(connection_id, transport, protocol_version, client_name, client_version, opened_seq)
+		err := f.stmts.exec(tx, `INSERT INTO proj_connections(connection_id, transport, protocol_version, client_name, client_version, opened_seq)
 			VALUES (?,?,?,?,?,?)`, d.ConnectionID, d.Transport, d.ProtocolVersion, name, version, e.Seq)
 		return err
 	case events.ConnectionClosed:
@@ -71,24 +102,24 @@ func (connections) Apply(tx *sql.Tx, e ledger.Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE proj_connections SET closed_seq=?, close_reason=? WHERE connection_id=?`, e.Seq, d.Reason, d.ConnectionID)
+		err := f.stmts.exec(tx, `UPDATE proj_connections SET closed_seq=?, close_reason=? WHERE connection_id=?`, e.Seq, d.Reason, d.ConnectionID)
 		return err
 	}
 	return nil
 }
 
-type runs struct{}
+type runs struct{ stmts *statements }
 
 func (runs) Name() string     { return "runs" }
 func (runs) Tables() []string { return []string{"proj_runs"} }
-func (runs) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f runs) Apply(tx *sql.Tx, e ledger.Event) error {
 	switch e.Type {
 	case events.AnalysisRunAllocated:
 		var d events.AnalysisRunAllocatedData
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`INSERT INTO proj_runs(run_id, connection_id, target_sha256, previous_run_id, cause, allocated_seq)
+		err := f.stmts.exec(tx, `INSERT INTO proj_runs(run_id, connection_id, target_sha256, previous_run_id, cause, allocated_seq)
 			VALUES (?,?,?,?,?,?)`, d.RunID, d.ConnectionID, d.TargetSHA256, d.PreviousRunID, d.Cause, e.Seq)
 		return err
 	case events.TargetOpened:
@@ -100,7 +131,7 @@ func (runs) Apply(tx *sql.Tx, e ledger.Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(`UPDATE proj_runs SET target=?, requested_provider_id=?, opened_seq=? WHERE run_id=?`, t, d.RequestedProviderID, e.Seq, d.RunID)
+		err = f.stmts.exec(tx, `UPDATE proj_runs SET target=?, requested_provider_id=?, opened_seq=? WHERE run_id=?`, t, d.RequestedProviderID, e.Seq, d.RunID)
 		return err
 	case events.ProviderBound:
 		var d events.ProviderBoundData
@@ -115,24 +146,24 @@ func (runs) Apply(tx *sql.Tx, e ledger.Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(`UPDATE proj_runs SET provider=?, selection_source=?, analysis_profile=? WHERE run_id=?`, p, d.SelectionSource, prof, d.RunID)
+		err = f.stmts.exec(tx, `UPDATE proj_runs SET provider=?, selection_source=?, analysis_profile=? WHERE run_id=?`, p, d.SelectionSource, prof, d.RunID)
 		return err
 	case events.TargetClosed:
 		var d events.TargetClosedData
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE proj_runs SET closed_seq=?, close_reason=?, cleanup=? WHERE run_id=?`, e.Seq, d.Reason, d.Cleanup, d.RunID)
+		err := f.stmts.exec(tx, `UPDATE proj_runs SET closed_seq=?, close_reason=?, cleanup=? WHERE run_id=?`, e.Seq, d.Reason, d.Cleanup, d.RunID)
 		return err
 	}
 	return nil
 }
 
-type selectionFailures struct{}
+type selectionFailures struct{ stmts *statements }
 
 func (selectionFailures) Name() string     { return "selection_failures" }
 func (selectionFailures) Tables() []string { return []string{"proj_selection_failures"} }
-func (selectionFailures) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f selectionFailures) Apply(tx *sql.Tx, e ledger.Event) error {
 	if e.Type != events.ProviderSelectionFailed {
 		return nil
 	}
@@ -144,18 +175,18 @@ func (selectionFailures) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO proj_selection_failures(seq, connection_id, operation, selection_reason, requested_provider_id, rejections)
+	err = f.stmts.exec(tx, `INSERT INTO proj_selection_failures(seq, connection_id, operation, selection_reason, requested_provider_id, rejections)
 		VALUES (?,?,?,?,?,?)`, e.Seq, d.ConnectionID, d.Operation, d.SelectionReason, d.RequestedProviderID, rej)
 	return err
 }
 
-type evidence struct{}
+type evidence struct{ stmts *statements }
 
 func (evidence) Name() string { return "evidence" }
 func (evidence) Tables() []string {
-	return []string{"proj_evidence", "proj_evidence_publications"}
+	return []string{"proj_evidence_publications"}
 }
-func (evidence) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f evidence) Apply(tx *sql.Tx, e ledger.Event) error {
 	if e.Type != events.EvidenceRecorded {
 		return nil
 	}
@@ -163,20 +194,15 @@ func (evidence) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`INSERT OR IGNORE INTO proj_evidence(evidence_id, record_digest, operation, predicate_type, first_seq)
-		VALUES (?,?,?,?,?)`, d.EvidenceID, d.RecordDigest, d.Operation, d.PredicateType, e.Seq); err != nil {
-		return err
-	}
-	_, err := tx.Exec(`INSERT INTO proj_evidence_publications(seq, connection_id, run_id, evidence_id, origin, new)
-		VALUES (?,?,?,?,?,?)`, e.Seq, d.ConnectionID, d.RunID, d.EvidenceID, d.Origin, d.New)
-	return err
+	return f.stmts.exec(tx, `INSERT INTO proj_evidence_publications(seq, connection_id, run_id, evidence_id, record_digest, operation, predicate_type, origin, new)
+		VALUES (?,?,?,?,?,?,?,?,?)`, e.Seq, d.ConnectionID, d.RunID, d.EvidenceID, d.RecordDigest, d.Operation, d.PredicateType, d.Origin, d.New)
 }
 
-type health struct{}
+type health struct{ stmts *statements }
 
 func (health) Name() string     { return "provider_health" }
 func (health) Tables() []string { return []string{"proj_provider_health"} }
-func (health) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f health) Apply(tx *sql.Tx, e ledger.Event) error {
 	if e.Type != events.ProviderHealthChanged {
 		return nil
 	}
@@ -188,16 +214,16 @@ func (health) Apply(tx *sql.Tx, e ledger.Event) error {
 	if d.Operation != nil {
 		op = *d.Operation
 	}
-	_, err := tx.Exec(`INSERT OR REPLACE INTO proj_provider_health(run_id, provider_id, operation, connection_id, state, reason, seq)
+	err := f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_provider_health(run_id, provider_id, operation, connection_id, state, reason, seq)
 		VALUES (?,?,?,?,?,?,?)`, d.RunID, d.ProviderID, op, d.ConnectionID, d.State, d.Reason, e.Seq)
 	return err
 }
 
-type lineages struct{}
+type lineages struct{ stmts *statements }
 
 func (lineages) Name() string     { return "lineage" }
 func (lineages) Tables() []string { return []string{"proj_lineage"} }
-func (lineages) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f lineages) Apply(tx *sql.Tx, e ledger.Event) error {
 	if e.Type != events.LineageObserved {
 		return nil
 	}
@@ -213,23 +239,23 @@ func (lineages) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT OR REPLACE INTO proj_lineage(run_id, provider_id, provider, observation, seq) VALUES (?,?,?,?,?)`,
+	err = f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_lineage(run_id, provider_id, provider, observation, seq) VALUES (?,?,?,?,?)`,
 		d.RunID, d.Provider.ID, p, o, e.Seq)
 	return err
 }
 
-type annotations struct{}
+type annotations struct{ stmts *statements }
 
 func (annotations) Name() string     { return "annotations" }
 func (annotations) Tables() []string { return []string{"proj_annotations"} }
-func (annotations) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f annotations) Apply(tx *sql.Tx, e ledger.Event) error {
 	switch e.Type {
 	case events.AnnotationSet:
 		var d events.AnnotationSetData
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`INSERT OR REPLACE INTO proj_annotations(target_sha256, kind, address, value, seq) VALUES (?,?,?,?,?)`,
+		err := f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_annotations(target_sha256, kind, address, value, seq) VALUES (?,?,?,?,?)`,
 			d.TargetSHA256, d.Kind, d.Address, d.Value, e.Seq)
 		return err
 	case events.AnnotationRemoved:
@@ -237,17 +263,17 @@ func (annotations) Apply(tx *sql.Tx, e ledger.Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`DELETE FROM proj_annotations WHERE target_sha256=? AND kind=? AND address=?`, d.TargetSHA256, d.Kind, d.Address)
+		err := f.stmts.exec(tx, `DELETE FROM proj_annotations WHERE target_sha256=? AND kind=? AND address=?`, d.TargetSHA256, d.Kind, d.Address)
 		return err
 	}
 	return nil
 }
 
-type cursors struct{}
+type cursors struct{ stmts *statements }
 
 func (cursors) Name() string     { return "cursors" }
 func (cursors) Tables() []string { return []string{"proj_cursors"} }
-func (cursors) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f cursors) Apply(tx *sql.Tx, e ledger.Event) error {
 	if e.Type != events.CursorMoved {
 		return nil
 	}
@@ -255,7 +281,7 @@ func (cursors) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	_, err := tx.Exec(`INSERT OR REPLACE INTO proj_cursors(connection_id, run_id, document, address, seq) VALUES (?,?,?,?,?)`,
+	err := f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_cursors(connection_id, run_id, document, address, seq) VALUES (?,?,?,?,?)`,
 		d.ConnectionID, d.RunID, d.Document, d.Address, e.Seq)
 	return err
 }

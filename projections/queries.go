@@ -37,8 +37,7 @@ func EvidenceRecords(ctx context.Context, db *sql.DB, f EvidenceFilter) (map[str
 		where = append(where, "p.run_id = ?")
 		args = append(args, f.RunID)
 	}
-	q := `SELECT DISTINCT e.evidence_id, e.record_digest FROM proj_evidence_publications p
-		JOIN proj_evidence e ON e.evidence_id = p.evidence_id`
+	q := `SELECT DISTINCT p.evidence_id, p.record_digest FROM proj_evidence_publications p`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -63,7 +62,7 @@ func EvidenceDigest(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, id string) (string, bool, error) {
 	var d string
-	err := q.QueryRowContext(ctx, `SELECT record_digest FROM proj_evidence WHERE evidence_id = ?`, id).Scan(&d)
+	err := q.QueryRowContext(ctx, `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`, id).Scan(&d)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

@@ -1,0 +1,101 @@
+package projections_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
+)
+
+// seedLedger appends n events in the mix a real investigation produces: per
+// run, a run allocation, target open and binding, then mostly Evidence
+// publications, a cursor move and an annotation, then a close.
+func seedLedger(tb testing.TB, n int) *ledger.Ledger {
+	tb.Helper()
+	ctx := context.Background()
+	led, err := ledger.Open(ctx, filepath.Join(tb.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { led.Close() })
+	conn := "01JZ0000000000000000000001"
+	stream := events.ConnectionStream(conn)
+	sha := strings.Repeat("a", 64)
+	v := "1"
+	id := provider.Identity{ID: "builtin", Name: "REA built-in analyzer", Version: &v}
+	prof, _ := provider.NewProfile(id, 1, map[string]any{"loader": "go-debug"})
+	ev := func(typ string, data any) ledger.NewEvent {
+		return ledger.NewEvent{ID: ulid.Make(), Type: typ, Data: data}
+	}
+	batch := []ledger.NewEvent{ev(events.ConnectionOpened, events.ConnectionOpenedData{ConnectionID: conn, Transport: "stdio"})}
+	fold := ledger.Fold(projections.All()...)
+	flush := func() {
+		if _, err := led.Append(ctx, stream, -1, batch, fold); err != nil {
+			tb.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	for run := 0; len(batch) < n; run++ {
+		runID := fmt.Sprintf("00000000-0000-4000-8000-%012d", run)
+		batch = append(batch,
+			ev(events.AnalysisRunAllocated, events.AnalysisRunAllocatedData{ConnectionID: conn, RunID: runID, TargetSHA256: sha, Cause: "open"}),
+			ev(events.TargetOpened, events.TargetOpenedData{ConnectionID: conn, RunID: runID, Target: events.Target{Path: "/bin/x", SHA256: sha, Format: "elf", Kind: "executable"}}),
+			ev(events.ProviderBound, events.ProviderBoundData{ConnectionID: conn, RunID: runID, Provider: id, SelectionSource: "auto-single-candidate", AnalysisProfile: prof}))
+		for i := 0; i < 94; i++ {
+			batch = append(batch, ev(events.EvidenceRecorded, events.EvidenceRecordedData{ConnectionID: conn, RunID: &runID,
+				EvidenceID: fmt.Sprintf("ev_%064d", run*100+i), Operation: "list_procedures", PredicateType: "rea.analysis/v2",
+				RecordDigest: fmt.Sprintf("%064d", run*100+i), New: true, Origin: "tool"}))
+		}
+		batch = append(batch,
+			ev(events.CursorMoved, events.CursorMovedData{ConnectionID: conn, RunID: runID, Document: "x", Address: "0x401000"}),
+			ev(events.AnnotationSet, events.AnnotationSetData{TargetSHA256: sha, Kind: "comment", Address: fmt.Sprintf("0x%x", run), Value: "note", ConnectionID: conn, RunID: runID}),
+			ev(events.TargetClosed, events.TargetClosedData{ConnectionID: conn, RunID: runID, Reason: "close_binary", Cleanup: "complete", Resources: []string{}}))
+		if len(batch) >= 1000 {
+			flush()
+			n -= 1000
+		}
+	}
+	if len(batch) > 0 {
+		flush()
+	}
+	return led
+}
+
+// BenchmarkRebuild measures replay into REA's real projections: decode every
+// event and fold it (the figure `rea ledger rebuild` depends on).
+func BenchmarkRebuild(b *testing.B) {
+	const n = 50000
+	led := seedLedger(b, n)
+	ctx := context.Background()
+	seq, _, _ := led.Head(ctx)
+	for b.Loop() {
+		if err := led.Rebuild(ctx, projections.All()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(seq)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+func TestRebuildReproducesDigest(t *testing.T) {
+	led := seedLedger(t, 3000)
+	ctx := context.Background()
+	before, err := led.ProjectionDigest(ctx, projections.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := led.Rebuild(ctx, projections.All()); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := led.ProjectionDigest(ctx, projections.All())
+	if before != after {
+		t.Fatalf("digest %s → %s", before, after)
+	}
+}
