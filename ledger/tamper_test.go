@@ -173,6 +173,13 @@ func TestTamperedLedgers(t *testing.T) {
 		wantBad(t, verifyFile(t, path, nil), 9, CheckEnvelope)
 	})
 
+	t.Run("data column shortened to a prefix of the payload", func(t *testing.T) {
+		path, db := tamperCopy(t, src)
+		r := readRow(t, db, 10)
+		mustExec(t, db, `UPDATE events SET data = ? WHERE seq = 10`, r.data[:len(r.data)-5])
+		wantBad(t, verifyFile(t, path, nil), 10, CheckEnvelope)
+	})
+
 	t.Run("flipped byte in canonical and re-hashed", func(t *testing.T) {
 		// An attacker who recomputes this row's hash still breaks the link
 		// to the next row.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/rea-re/rea/ledger/internal/chain"
 )
@@ -55,14 +56,18 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 	}
 	defer tx.Rollback()
 
-	rows, err := tx.QueryContext(ctx, `SELECT `+rowColumns+` FROM events ORDER BY seq`)
+	// The data column is compared inside SQLite (see chain.Columns).
+	rows, err := tx.QueryContext(ctx, `SELECT seq, event_id, stream, stream_version, type, schema_version, recorded_at,
+		CASE WHEN substr(canonical, `+strconv.Itoa(chain.DataStart+1)+`, octet_length(data)) = CAST(data AS BLOB)
+			THEN octet_length(data) ELSE -1 END,
+		canonical, prev_hash, hash FROM events ORDER BY seq`)
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("ledger: verify: %w", err)
 	}
 	var (
 		seq              int64
 		cols             chain.Columns
-		c, data          sql.RawBytes
+		c                sql.RawBytes
 		prevHash, hashes string
 	)
 	for n := 0; rows.Next(); n++ {
@@ -73,11 +78,10 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 			}
 		}
 		if err := rows.Scan(&seq, &cols.EventID, &cols.Stream, &cols.StreamVersion, &cols.Type, &cols.SchemaVersion,
-			&cols.RecordedAt, &data, &c, &prevHash, &hashes); err != nil {
+			&cols.RecordedAt, &cols.DataLen, &c, &prevHash, &hashes); err != nil {
 			v.Bad(v.NextSeq(), CheckLine, "row after seq %d cannot be read: %v", v.NextSeq()-1, err)
 			break
 		}
-		cols.Data = data
 		v.Event(seq, hashes, prevHash, c, &cols)
 	}
 	rows.Close()
