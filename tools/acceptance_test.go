@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -318,3 +320,53 @@ type reporterFunc func(phase string, completed float64)
 type progressUpdate = progress.Update
 
 func (f reporterFunc) Report(u progressUpdate) { f(u.Phase, u.Completed) }
+
+// TestCancelOpenOverMCP cancels open_binary from the client while the server
+// hashes a large file: the client's notifications/cancelled reaches the
+// handler's context, nothing is bound, and the connection stays usable.
+func TestCancelOpenOverMCP(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	if err := os.Truncate(fixture, 4<<30); err != nil {
+		t.Fatal(err)
+	}
+	ledgerPath := filepath.Join(dir, "ledger.db")
+	s := startStdio(t, ledgerPath)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for p := range s.progress {
+			if msg, _ := p["message"].(string); strings.HasPrefix(msg, "hash:") {
+				cancel()
+				return
+			}
+		}
+	}()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "open_binary", map[string]any{"path": fixture}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "open-1"}
+	start := time.Now()
+	_, err := s.c.CallTool(ctx, req)
+	if err == nil {
+		t.Fatal("open_binary completed; the test could not cancel it during hashing")
+	}
+	t.Logf("cancelled after %v", time.Since(start))
+	st := decode[struct {
+		Result struct{ Open bool } `json:"result"`
+	}](t, s.ok("binary_session", map[string]any{}).Structured)
+	if st.Result.Open {
+		t.Fatal("a cancelled open left a target open")
+	}
+	s.ok("close_binary", map[string]any{})
+	s.c.Close()
+	time.Sleep(200 * time.Millisecond)
+	led, err := ledger.OpenReadOnly(context.Background(), ledgerPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	var n int
+	led.ReadDB().QueryRow(`SELECT count(*) FROM events WHERE type IN ('provider_bound','target_opened','analysis_run_allocated')`).Scan(&n)
+	if n != 0 {
+		t.Fatalf("%d binding events recorded for a cancelled open", n)
+	}
+}

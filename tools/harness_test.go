@@ -91,11 +91,12 @@ func reaPath(t testing.TB) string {
 
 // session is one MCP client connection under test, stdio or in-process.
 type session struct {
-	t       testing.TB
-	c       *client.Client
-	mu      sync.Mutex
-	changed int
-	notify  chan struct{}
+	t        testing.TB
+	c        *client.Client
+	mu       sync.Mutex
+	changed  int
+	notify   chan struct{}
+	progress chan map[string]any
 }
 
 func startStdio(t testing.TB, ledgerPath string, env ...string) *session {
@@ -144,8 +145,14 @@ func startInProcess(t testing.TB, p *inProcess) *session {
 
 func initialize(t testing.TB, c *client.Client) *session {
 	t.Helper()
-	s := &session{t: t, c: c, notify: make(chan struct{}, 64)}
+	s := &session{t: t, c: c, notify: make(chan struct{}, 64), progress: make(chan map[string]any, 1024)}
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			select {
+			case s.progress <- n.Params.AdditionalFields:
+			default:
+			}
+		}
 		if n.Method == mcp.MethodNotificationToolsListChanged {
 			s.mu.Lock()
 			s.changed++
