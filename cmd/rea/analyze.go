@@ -53,7 +53,9 @@ func newAnalyzeCommand(g *globals) *cobra.Command {
 				return failWith(cmd, asJSON, err)
 			}
 			defer closeLedger()
-			ov, err := analyze(ctx, eng, args[0], selector, terminalProgress(cmd.ErrOrStderr()))
+			rep, clearLine := terminalProgress(cmd.ErrOrStderr())
+			ov, err := analyze(ctx, eng, args[0], selector, rep)
+			clearLine()
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
@@ -136,14 +138,20 @@ func printOverview(w io.Writer, ov overview) {
 	}
 }
 
-// terminalProgress renders progress on w when w is a terminal, else nothing.
-func terminalProgress(w io.Writer) progress.Reporter {
+// terminalProgress renders progress on w when w is a terminal, else nothing;
+// clearLine erases the progress line before the result is printed.
+func terminalProgress(w io.Writer) (rep progress.Reporter, clearLine func()) {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return progress.Nop{}
+		return progress.Nop{}, func() {}
 	}
 	var mu sync.Mutex
 	var last time.Time
+	clearLine = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprint(f, "\r\033[K")
+	}
 	return progress.Func(func(u progress.Update) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -156,5 +164,5 @@ func terminalProgress(w io.Writer) progress.Reporter {
 		} else {
 			fmt.Fprintf(f, "\r\033[K%s: %s", u.Phase, u.Message)
 		}
-	})
+	}), clearLine
 }
