@@ -72,7 +72,7 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 	if l.readOnly {
 		return nil, ErrReadOnly
 	}
-	// Encode and chain.Canonicalize before taking the write lock: JSON work must
+	// Encode and canonicalize before taking the write lock: JSON work must
 	// not make other writers wait.
 	pending := make([]pendingAppend, len(appends))
 	seen := make(map[ulid.ULID]struct{})

@@ -58,7 +58,7 @@ func encodeData(v any) ([]byte, error) {
 	}
 	c, err := chain.Canonicalize(raw)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: chain.Canonicalize event data: %w", err)
+		return nil, fmt.Errorf("ledger: canonicalize event data: %w", err)
 	}
 	if len(c) == 0 || c[0] != '{' {
 		return nil, errors.New("ledger: event data must be a JSON object")
