@@ -1,0 +1,81 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestAnalyzeSIGINTCancels: SIGINT reaches `rea analyze` as cancellation of
+// the same context the hashing loop and providers receive.
+func TestAnalyzeSIGINTCancels(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	if err := os.Truncate(fixture, 8<<30); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(reaPath(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", fixture)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var env struct {
+		Error struct{ Code string }
+	}
+	if jerr := json.Unmarshal([]byte(out.String()), &env); jerr != nil || env.Error.Code != "cancelled" {
+		t.Fatalf("after SIGINT: %v, output %q", err, out.String())
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// TestAnalyzeOverview: the newcomer's command prints an Evidence-backed
+// overview whose counts match the MCP answers.
+func TestAnalyzeOverview(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	out, err := exec.Command(reaPath(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", fixture).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ov struct {
+		Target struct {
+			Format, SHA256 string
+			Binding        *struct{ Provider struct{ ID string } }
+		}
+		Profile     *string           `json:"analysis_profile_digest"`
+		Counts      map[string]int    `json:"counts"`
+		EvidenceIDs map[string]string `json:"evidence_ids"`
+	}
+	if err := json.Unmarshal(out, &ov); err != nil {
+		t.Fatal(err)
+	}
+	if ov.Target.Format != "elf" || ov.Target.Binding == nil || ov.Target.Binding.Provider.ID != "builtin" || ov.Profile == nil {
+		t.Fatalf("overview: %s", out)
+	}
+	for _, k := range []string{"segments", "procedures", "names", "strings"} {
+		if ov.Counts[k] == 0 {
+			t.Fatalf("count %s is zero: %s", k, out)
+		}
+	}
+	if len(ov.EvidenceIDs) != 4 {
+		t.Fatalf("evidence ids: %v", ov.EvidenceIDs)
+	}
+	// The same Evidence over MCP: the CLI and MCP normalize parameters alike.
+	s := startStdio(t, filepath.Join(dir, "ledger.db"))
+	s.ok("open_binary", map[string]any{"path": fixture})
+	r := s.ok("list_procedures", map[string]any{"limit": 1})
+	if claimed, _ := recomputeEvidenceID(t, r.Structured); claimed != ov.EvidenceIDs["list_procedures"] {
+		t.Fatalf("MCP evidence %s, CLI %s", claimed, ov.EvidenceIDs["list_procedures"])
+	}
+}
