@@ -26,14 +26,30 @@ type Projection interface {
 	Apply(tx *sql.Tx, e Event) error
 }
 
+// Flusher is a Projection that buffers rows in Apply and writes them in
+// Flush, so that many rows can go to SQLite in one statement. Fold calls
+// Flush after every batch of events, inside the same transaction, so buffered
+// rows always commit with the events that produced them. Only a projection
+// whose folds never read its own tables may buffer.
+type Flusher interface {
+	Flush(tx *sql.Tx) error
+}
+
 // Fold returns an apply callback for Append that folds the new events into
-// ps, in order.
+// ps, in order, then flushes every Flusher.
 func Fold(ps ...Projection) func(*sql.Tx, []Event) error {
 	return func(tx *sql.Tx, events []Event) error {
 		for _, e := range events {
 			for _, p := range ps {
 				if err := p.Apply(tx, e); err != nil {
 					return fmt.Errorf("ledger: projection %s: seq %d: %w", p.Name(), e.Seq, err)
+				}
+			}
+		}
+		for _, p := range ps {
+			if f, ok := p.(Flusher); ok {
+				if err := f.Flush(tx); err != nil {
+					return fmt.Errorf("ledger: projection %s: flush: %w", p.Name(), err)
 				}
 			}
 		}
@@ -57,27 +73,92 @@ func (l *Ledger) Rebuild(ctx context.Context, ps []Projection) error {
 }
 
 func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection) error {
+	var tables []string
 	for _, p := range ps {
 		for _, t := range p.Tables() {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+quoteIdent(t)); err != nil {
 				return fmt.Errorf("ledger: rebuild: projection %s: empty %s: %w", p.Name(), t, err)
 			}
+			tables = append(tables, t)
 		}
 	}
 	if len(ps) == 0 {
 		return nil
 	}
+	// Secondary indexes are dropped while the fold runs and created again
+	// after it, in this same transaction: building an index from the finished
+	// table is far cheaper than maintaining it row by row. Primary keys and
+	// UNIQUE constraints (which folds may rely on) are untouched.
+	indexes, err := secondaryIndexes(ctx, tx, tables)
+	if err != nil {
+		return fmt.Errorf("ledger: rebuild: %w", err)
+	}
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, `DROP INDEX `+quoteIdent(ix.name)); err != nil {
+			return fmt.Errorf("ledger: rebuild: drop index %s: %w", ix.name, err)
+		}
+	}
+	if err := foldAll(ctx, tx, ps); err != nil {
+		return err
+	}
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, ix.create); err != nil {
+			return fmt.Errorf("ledger: rebuild: create index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+func foldAll(ctx context.Context, tx *sql.Tx, ps []Projection) error {
 	rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
 	if err != nil {
 		return fmt.Errorf("ledger: rebuild: %w", err)
 	}
 	defer rows.Close()
+	// Events are folded in batches so that buffering projections (Flusher)
+	// write many rows per statement.
+	const batch = 512
 	fold := Fold(ps...)
-	one := make([]Event, 1)
-	return scanRows(rows, func(e Event) error {
-		one[0] = e
-		return fold(tx, one)
-	})
+	pending := make([]Event, 0, batch)
+	if err := scanRows(rows, func(e Event) error {
+		pending = append(pending, e)
+		if len(pending) < batch {
+			return nil
+		}
+		err := fold(tx, pending)
+		pending = pending[:0]
+		return err
+	}); err != nil {
+		return err
+	}
+	return fold(tx, pending)
+}
+
+type secondaryIndex struct{ name, create string }
+
+// secondaryIndexes lists the explicitly created indexes (CREATE INDEX, so
+// with SQL text) of tables, in a stable order.
+func secondaryIndexes(ctx context.Context, tx *sql.Tx, tables []string) ([]secondaryIndex, error) {
+	var out []secondaryIndex
+	for _, t := range tables {
+		rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`, t)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var ix secondaryIndex
+			if err := rows.Scan(&ix.name, &ix.create); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, ix)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ProjectionDigest is a sha256 over a canonical dump of the projections'

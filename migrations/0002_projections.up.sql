@@ -44,21 +44,17 @@ CREATE TABLE proj_selection_failures (
 -- One row per evidence_recorded event. A record's digest is the same in every
 -- publication of its id (a republication reuses the stored record), so the
 -- distinct records are read from here too: one insert per publication keeps
--- replay fast.
+-- replay fast. Filtering by run scans the (narrow) table; a connection's and an
+-- id's publications are indexed.
 CREATE TABLE proj_evidence_publications (
     seq            INTEGER PRIMARY KEY,
     connection_id  TEXT NOT NULL,
     run_id         TEXT,
     evidence_id    TEXT NOT NULL,
-    record_digest  TEXT NOT NULL,
-    operation      TEXT NOT NULL,
-    predicate_type TEXT NOT NULL,
-    origin         TEXT NOT NULL,
-    new            INTEGER NOT NULL
+    record_digest  TEXT NOT NULL
 ) STRICT;
 CREATE INDEX proj_evidence_publications_id ON proj_evidence_publications(evidence_id);
 CREATE INDEX proj_evidence_publications_connection ON proj_evidence_publications(connection_id);
-CREATE INDEX proj_evidence_publications_run ON proj_evidence_publications(run_id);
 
 CREATE TABLE proj_provider_health (
     run_id        TEXT NOT NULL,

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/rea-re/rea/engine/events"
@@ -24,47 +25,24 @@ import (
 func All() []ledger.Projection {
 	c := &statements{}
 	return []ledger.Projection{
-		connections{c}, runs{c}, selectionFailures{c}, evidence{c}, health{c}, lineages{c}, annotations{c}, cursors{c},
+		connections{c}, runs{c}, selectionFailures{c}, &evidence{stmts: c}, health{c}, lineages{c}, annotations{c}, cursors{c},
 	}
 }
 
-// statements caches prepared statements for the transaction being folded.
-// Holding the *sql.Tx keeps its address from being reused by a later
-// transaction while its statements are cached.
-type statements struct {
-	mu    sync.Mutex
-	tx    *sql.Tx
-	bySQL map[string]*sql.Stmt
+// Apply folds events into every projection (ledger.Fold: apply, then flush).
+func Apply(tx *sql.Tx, ps []ledger.Projection, evs []ledger.Event) error {
+	return ledger.Fold(ps...)(tx, evs)
 }
+
+type statements struct{ cache ledger.StmtCache }
 
 func (c *statements) exec(tx *sql.Tx, query string, args ...any) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tx != tx {
-		c.tx, c.bySQL = tx, map[string]*sql.Stmt{}
+	st, err := c.cache.Stmt(tx, query)
+	if err != nil {
+		return err
 	}
-	st, ok := c.bySQL[query]
-	if !ok {
-		var err error
-		if st, err = tx.Prepare(query); err != nil {
-			return err
-		}
-		c.bySQL[query] = st
-	}
-	_, err := st.Exec(args...)
+	_, err = st.Exec(args...)
 	return err
-}
-
-// Apply folds one event into every projection.
-func Apply(tx *sql.Tx, ps []ledger.Projection, evs []ledger.Event) error {
-	for _, e := range evs {
-		for _, p := range ps {
-			if err := p.Apply(tx, e); err != nil {
-				return fmt.Errorf("projection %s: seq %d (%s): %w", p.Name(), e.Seq, e.Type, err)
-			}
-		}
-	}
-	return nil
 }
 
 func decode(e ledger.Event, v any) error {
@@ -180,22 +158,65 @@ func (f selectionFailures) Apply(tx *sql.Tx, e ledger.Event) error {
 	return err
 }
 
-type evidence struct{ stmts *statements }
+// evidence folds evidence_recorded into proj_evidence_publications. Its rows
+// depend on nothing but the event, so it buffers them and writes up to
+// evidenceRowsPerInsert rows per statement on Flush (ledger.Flusher).
+type evidence struct {
+	stmts *statements
+	mu    sync.Mutex
+	rows  []any // evidenceColumns values per row, flattened
+}
 
-func (evidence) Name() string { return "evidence" }
-func (evidence) Tables() []string {
+const (
+	evidenceColumns       = 5
+	evidenceRowsPerInsert = 200
+)
+
+func (*evidence) Name() string { return "evidence" }
+func (*evidence) Tables() []string {
 	return []string{"proj_evidence_publications"}
 }
-func (f evidence) Apply(tx *sql.Tx, e ledger.Event) error {
+func (f *evidence) Apply(tx *sql.Tx, e ledger.Event) error {
 	if e.Type != events.EvidenceRecorded {
 		return nil
 	}
-	var d events.EvidenceRecordedData
-	if err := decode(e, &d); err != nil {
+	d, err := decodeEvidenceRecorded(e)
+	if err != nil {
 		return err
 	}
-	return f.stmts.exec(tx, `INSERT INTO proj_evidence_publications(seq, connection_id, run_id, evidence_id, record_digest, operation, predicate_type, origin, new)
-		VALUES (?,?,?,?,?,?,?,?,?)`, e.Seq, d.ConnectionID, d.RunID, d.EvidenceID, d.RecordDigest, d.Operation, d.PredicateType, d.Origin, d.New)
+	f.mu.Lock()
+	f.rows = append(f.rows, e.Seq, d.ConnectionID, d.RunID, d.EvidenceID, d.RecordDigest)
+	f.mu.Unlock()
+	return nil
+}
+
+// Flush writes the buffered rows; the buffer is empty afterwards whether or
+// not the write succeeded (a failed write fails the whole transaction).
+func (f *evidence) Flush(tx *sql.Tx) error {
+	f.mu.Lock()
+	rows := f.rows
+	f.rows = nil
+	f.mu.Unlock()
+	for len(rows) > 0 {
+		n := min(len(rows)/evidenceColumns, evidenceRowsPerInsert)
+		if err := f.stmts.exec(tx, evidenceInsert(n), rows[:n*evidenceColumns]...); err != nil {
+			return err
+		}
+		rows = rows[n*evidenceColumns:]
+	}
+	return nil
+}
+
+func evidenceInsert(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO proj_evidence_publications(seq, connection_id, run_id, evidence_id, record_digest) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?)")
+	}
+	return b.String()
 }
 
 type health struct{ stmts *statements }
