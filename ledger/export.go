@@ -230,7 +230,7 @@ func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (Expo
 		if _, err := tx.ExecContext(ctx, `UPDATE ledger_meta SET value = ? WHERE key = 'ledger_id'`, m.LedgerID); err != nil {
 			return false, fmt.Errorf("ledger: import: %w", err)
 		}
-		if err := rebuildTx(ctx, tx, ps); err != nil {
+		if err := rebuildTx(ctx, tx, ps, eventsIn(tx)); err != nil {
 			return false, err
 		}
 		return true, nil

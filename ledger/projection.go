@@ -68,11 +68,92 @@ func (l *Ledger) Rebuild(ctx context.Context, ps []Projection) error {
 		return ErrReadOnly
 	}
 	return l.writeTx(ctx, true, func(tx *sql.Tx) (bool, error) {
-		return true, rebuildTx(ctx, tx, ps)
+		return true, rebuildTx(ctx, tx, ps, l.committedEvents)
 	})
 }
 
-func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection) error {
+// eventSource streams every event, in seq order, to fn in batches.
+type eventSource func(ctx context.Context, fn func([]Event) error) error
+
+// foldBatch is how many events a rebuild folds per Fold call, so buffering
+// projections (Flusher) write many rows per statement.
+const foldBatch = 512
+
+// eventsIn reads the events through tx itself: Import folds rows it has
+// inserted but not yet committed.
+func eventsIn(tx *sql.Tx) eventSource {
+	return func(ctx context.Context, fn func([]Event) error) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
+		if err != nil {
+			return fmt.Errorf("ledger: rebuild: %w", err)
+		}
+		defer rows.Close()
+		pending := make([]Event, 0, foldBatch)
+		if err := scanRows(rows, func(e Event) error {
+			if pending = append(pending, e); len(pending) < foldBatch {
+				return nil
+			}
+			err := fn(pending)
+			pending = pending[:0]
+			return err
+		}); err != nil {
+			return err
+		}
+		return fn(pending)
+	}
+}
+
+// committedEvents reads the events through the read pool on its own
+// goroutine and SQLite connection, so that reading and decoding overlap with
+// the fold on the writer. It is called inside Rebuild's write transaction:
+// no event can be appended meanwhile, and the reader's snapshot, taken after
+// that transaction began, holds every committed event.
+func (l *Ledger) committedEvents(ctx context.Context, fn func([]Event) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []Event, 4)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		readErr <- func() error {
+			rows, err := l.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
+			if err != nil {
+				return fmt.Errorf("ledger: rebuild: %w", err)
+			}
+			defer rows.Close()
+			pending := make([]Event, 0, foldBatch)
+			send := func() error {
+				select {
+				case batches <- pending:
+					pending = make([]Event, 0, foldBatch)
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			if err := scanRows(rows, func(e Event) error {
+				if pending = append(pending, e); len(pending) < foldBatch {
+					return nil
+				}
+				return send()
+			}); err != nil {
+				return err
+			}
+			return send()
+		}()
+	}()
+	for batch := range batches {
+		if err := fn(batch); err != nil {
+			cancel()
+			for range batches { // let the reader finish
+			}
+			return err
+		}
+	}
+	return <-readErr
+}
+
+func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection, source eventSource) error {
 	var tables []string
 	for _, p := range ps {
 		for _, t := range p.Tables() {
@@ -98,7 +179,8 @@ func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection) error {
 			return fmt.Errorf("ledger: rebuild: drop index %s: %w", ix.name, err)
 		}
 	}
-	if err := foldAll(ctx, tx, ps); err != nil {
+	fold := Fold(ps...)
+	if err := source(ctx, func(batch []Event) error { return fold(tx, batch) }); err != nil {
 		return err
 	}
 	for _, ix := range indexes {
@@ -107,31 +189,6 @@ func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection) error {
 		}
 	}
 	return nil
-}
-
-func foldAll(ctx context.Context, tx *sql.Tx, ps []Projection) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
-	if err != nil {
-		return fmt.Errorf("ledger: rebuild: %w", err)
-	}
-	defer rows.Close()
-	// Events are folded in batches so that buffering projections (Flusher)
-	// write many rows per statement.
-	const batch = 512
-	fold := Fold(ps...)
-	pending := make([]Event, 0, batch)
-	if err := scanRows(rows, func(e Event) error {
-		pending = append(pending, e)
-		if len(pending) < batch {
-			return nil
-		}
-		err := fold(tx, pending)
-		pending = pending[:0]
-		return err
-	}); err != nil {
-		return err
-	}
-	return fold(tx, pending)
 }
 
 type secondaryIndex struct{ name, create string }
