@@ -63,15 +63,14 @@ var navigationModes = []struct {
 
 func (s *Server) availability(st engine.State, features events.ClientFeatures) []ToolAvailability {
 	out := make([]ToolAvailability, 0, 42)
-	for _, spec := range Catalog() {
+	for _, spec := range s.catalog {
 		out = append(out, s.evaluate(spec, st, features))
 	}
 	return out
 }
 
 func (s *Server) availabilityOf(name string, st engine.State, features events.ClientFeatures) ToolAvailability {
-	spec, _ := Lookup(name)
-	return s.evaluate(spec, st, features)
+	return s.evaluate(s.byName[name], st, features)
 }
 
 // evaluate applies the decision order of §3.4 to one tool.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,7 +43,10 @@ type Server struct {
 	eng     *engine.Engine
 	mcp     *server.MCPServer
 	opts    Options
-	digests Digests // the catalog is static: computed once
+	catalog []Spec          // built once: the catalog is static
+	byName  map[string]Spec //
+	digests Digests         // of the catalog, computed once
+	static  staticIdentity
 
 	mu    sync.Mutex
 	conns map[string]*session // by MCP session id
@@ -54,6 +58,7 @@ type session struct {
 	features events.ClientFeatures
 	protocol string
 	client   *events.Client
+	notified atomic.Int64 // list_changed notifications sent to this session
 }
 
 // New builds the MCP server and registers all 42 tools.
@@ -62,7 +67,11 @@ func New(eng *engine.Engine, opts Options) *Server {
 	if err != nil {
 		panic(fmt.Sprintf("tools: catalog digest: %v", err)) // the static catalog is not JSON-encodable: a build defect
 	}
-	s := &Server{eng: eng, opts: opts, digests: digests, conns: map[string]*session{}}
+	s := &Server{eng: eng, opts: opts, catalog: Catalog(), byName: map[string]Spec{}, digests: digests,
+		static: newStaticIdentity(), conns: map[string]*session{}}
+	for _, spec := range s.catalog {
+		s.byName[spec.Name] = spec
+	}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(s.afterInitialize)
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) {
@@ -74,7 +83,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		server.WithToolFilter(s.filterTools),
 		server.WithRecovery(),
 	)
-	for _, spec := range Catalog() {
+	for _, spec := range s.catalog {
 		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, s.handlerFor(spec)))
 	}
 	return s
@@ -157,6 +166,7 @@ func (s *Server) ensureSession(ctx context.Context, id, protocol string, client 
 	sess.conn = conn
 	if !server.IsModernRequest(ctx) {
 		conn.OnToolsChanged = func() {
+			sess.notified.Add(1)
 			s.mcp.SendNotificationToSpecificClient(id, mcp.MethodNotificationToolsListChanged, nil)
 		}
 	}
@@ -204,14 +214,11 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 			st, features = sess.conn.State(), sess.features
 		}
 	}
-	avail := map[string]bool{}
-	for _, a := range s.availability(st, features) {
-		avail[a.Name] = a.Available
-	}
 	out := tools[:0:0]
 	for _, t := range tools {
+		spec, known := s.byName[t.Name]
 		// Tools outside REA's catalog (none in production) are not REA's to hide.
-		if available, known := avail[t.Name]; available || !known {
+		if !known || s.evaluate(spec, st, features).Available {
 			out = append(out, t)
 		}
 	}
@@ -226,9 +233,10 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sess := s.sessionFor(ctx)
 		rep := newReporter(ctx, s.mcp, req, spec.Name)
+		notifiedBefore := sess.notified.Load()
 		out, err := s.call(ctx, spec, sess, req, h, rep)
 		rep.finish(err == nil)
-		if rep.sentAny() || (err == nil && spec.Effects.MutatesSession) {
+		if rep.sentAny() || sess.notified.Load() != notifiedBefore {
 			drainNotifications(ctx)
 		}
 		if err != nil {

@@ -155,6 +155,16 @@ func commandPath() string {
 	return exe
 }
 
+// staticIdentity are the facts of server_identity that cannot change while
+// the process runs, read once.
+type staticIdentity struct {
+	commandPath, sdkVersion string
+}
+
+func newStaticIdentity() staticIdentity {
+	return staticIdentity{commandPath: commandPath(), sdkVersion: sdkVersion()}
+}
+
 func (s *Server) identity(ctx context.Context, sess *session, params provider.Params) Identity {
 	var id Identity
 	id.Package.Name, id.Package.Version, id.Package.GoVersion = "rea", s.eng.Version(), runtime.Version()
@@ -163,15 +173,15 @@ func (s *Server) identity(ctx context.Context, sess *session, params provider.Pa
 		id.Package.BuildCommit = &c
 	}
 	id.Server.Name, id.Server.Version = "rea", s.eng.Version()
-	id.Server.StartedAt, id.Server.PID, id.Server.CommandPath = engine.Timestamp(s.eng.StartedAt()), os.Getpid(), commandPath()
-	id.SDK.Module, id.SDK.Version = "github.com/mark3labs/mcp-go", sdkVersion()
+	id.Server.StartedAt, id.Server.PID, id.Server.CommandPath = engine.Timestamp(s.eng.StartedAt()), os.Getpid(), s.static.commandPath
+	id.SDK.Module, id.SDK.Version = "github.com/mark3labs/mcp-go", s.static.sdkVersion
 	if v := server.RequestProtocolVersion(ctx); v != "" {
 		id.NegotiatedProtocolVersion = &v
 	}
 	if sess.client != nil {
 		id.Client = sess.client
 	}
-	id.Catalog.Counts.MCPTools, id.Catalog.Counts.CLICommands = len(Catalog()), len(s.opts.CLICommands)
+	id.Catalog.Counts.MCPTools, id.Catalog.Counts.CLICommands = len(s.catalog), len(s.opts.CLICommands)
 	id.Catalog.Digests = s.digests
 	id.ProtocolFeatures = map[string]bool{"progress": true, "cancellation": true, "tools_list_changed": true, "elicitation_form": true}
 	id.Alignment = alignmentOf(params, id)
