@@ -77,7 +77,7 @@ type eventSource func(ctx context.Context, fn func([]Event) error) error
 
 // foldBatch is how many events a rebuild folds per Fold call, so buffering
 // projections (Flusher) write many rows per statement.
-const foldBatch = 512
+const foldBatch = 1024
 
 // eventsIn reads the events through tx itself: Import folds rows it has
 // inserted but not yet committed.

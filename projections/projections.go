@@ -169,7 +169,7 @@ type evidence struct {
 
 const (
 	evidenceColumns       = 5
-	evidenceRowsPerInsert = 200
+	evidenceRowsPerInsert = 500
 )
 
 func (*evidence) Name() string { return "evidence" }
@@ -199,13 +199,20 @@ func (f *evidence) Flush(tx *sql.Tx) error {
 	f.mu.Unlock()
 	for len(rows) > 0 {
 		n := min(len(rows)/evidenceColumns, evidenceRowsPerInsert)
-		if err := f.stmts.exec(tx, evidenceInsert(n), rows[:n*evidenceColumns]...); err != nil {
+		query := fullEvidenceInsert
+		if n < evidenceRowsPerInsert {
+			query = evidenceInsert(n)
+		}
+		if err := f.stmts.exec(tx, query, rows[:n*evidenceColumns]...); err != nil {
 			return err
 		}
 		rows = rows[n*evidenceColumns:]
 	}
 	return nil
 }
+
+// fullEvidenceInsert is built once: a replay flushes thousands of full batches.
+var fullEvidenceInsert = evidenceInsert(evidenceRowsPerInsert)
 
 func evidenceInsert(n int) string {
 	var b strings.Builder
