@@ -75,7 +75,16 @@ func newLedgerCommand(g *globals) *cobra.Command {
 
 	var previous string
 	verifyLive := g.runLedger(true, func(ctx context.Context, led *ledger.Ledger, _ []string) (any, bool, error) {
-		rep, err := led.Verify(ctx)
+		if previous == "" {
+			rep, err := led.Verify(ctx)
+			return rep, rep.OK, err
+		}
+		prev, err := os.Open(previous)
+		if err != nil {
+			return nil, false, err
+		}
+		defer prev.Close()
+		rep, err := led.VerifyAgainst(ctx, bufio.NewReader(prev))
 		return rep, rep.OK, err
 	})
 	verify := &cobra.Command{
