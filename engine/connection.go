@@ -153,7 +153,8 @@ func archPtr(a string) *string {
 	return &a
 }
 
-func recordedTarget(t provider.Target) events.Target {
+// TargetRecord is a target's identity as events and binary_session show it.
+func TargetRecord(t provider.Target) events.Target {
 	return events.Target{Path: t.Path, SHA256: t.SHA256, Size: t.Size, Format: t.Format, Kind: t.Kind, Architecture: archPtr(t.Architecture)}
 }
 
@@ -273,7 +274,7 @@ func (c *Connection) start(ctx context.Context, t provider.Target, choice provid
 		return nil, err
 	}
 	evs := []ledger.NewEvent{c.eng.event(events.TargetOpened, events.TargetOpenedData{
-		ConnectionID: c.id, RunID: o.runID, Target: recordedTarget(t), RequestedProviderID: requested,
+		ConnectionID: c.id, RunID: o.runID, Target: TargetRecord(t), RequestedProviderID: requested,
 	})}
 	if choice.Provider != nil {
 		rep.Report(progress.Update{Phase: "start_provider", Message: "starting " + choice.Provider.Identity().ID})

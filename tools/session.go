@@ -13,6 +13,7 @@ import (
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -241,15 +242,6 @@ func alignmentOf(params provider.Params, id Identity) Alignment {
 	return a
 }
 
-type sessionTarget struct {
-	Path         string  `json:"path"`
-	Format       string  `json:"format"`
-	Kind         string  `json:"kind"`
-	SHA256       string  `json:"sha256"`
-	Size         int64   `json:"size"`
-	Architecture *string `json:"architecture"`
-}
-
 type activity struct {
 	Status    string                    `json:"status"`
 	Providers []engine.ProviderActivity `json:"providers"`
@@ -263,15 +255,11 @@ type analysisRun struct {
 func (s *Server) binarySession(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 	st := sess.conn.State()
 	id := s.identity(ctx, sess, params)
-	var tgt *sessionTarget
+	var tgt *events.Target
 	var active *provider.Identity
 	if st.Open {
-		t := st.Target
-		tgt = &sessionTarget{t.Path, t.Format, t.Kind, t.SHA256, t.Size, nil}
-		if t.Architecture != "" {
-			a := t.Architecture
-			tgt.Architecture = &a
-		}
+		t := engine.TargetRecord(st.Target)
+		tgt = &t
 	}
 	if st.Binding != nil {
 		p := st.Binding.Provider
