@@ -8,8 +8,6 @@
 package events
 
 import (
-	"encoding/json"
-
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -172,6 +170,3 @@ type CursorMovedData struct {
 	Document     string `json:"document"`
 	Address      string `json:"address"`
 }
-
-// Decode unmarshals an event's canonical data into v.
-func Decode(data []byte, v any) error { return json.Unmarshal(data, v) }

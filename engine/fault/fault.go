@@ -126,10 +126,6 @@ func New(code Code, message, action string, details map[string]any) *Error {
 // WithCause records an underlying error for errors.Is/As; it never reaches clients.
 func (e *Error) WithCause(err error) *Error { e.cause = err; return e }
 
-// WithCategory overrides the category (cleanup_incomplete takes the category of the
-// underlying failure; artifact_operation_failed is unavailable for some reasons).
-func (e *Error) WithCategory(c Category) *Error { e.Category = c; return e }
-
 // Issue is one entry of invalid_request details.issues.
 type Issue struct {
 	Path     string `json:"path"`

@@ -25,11 +25,6 @@ type Identity struct {
 	Version *string `json:"version"`
 }
 
-// Concrete returns a copy of id with a non-nil version.
-func (id Identity) Concrete(version string) Identity {
-	return Identity{ID: id.ID, Name: id.Name, Version: &version}
-}
-
 // VersionString is the version or "" when unknown.
 func (id Identity) VersionString() string {
 	if id.Version == nil {
