@@ -50,7 +50,7 @@ import (
 
 // Options tunes Open. The zero value is the production configuration.
 type Options struct {
-	// ReadConns is the size of the read pool (default 4).
+	// ReadConns is the size of the read pool (default 4, at least 2).
 	ReadConns int
 	// Now is the clock for recorded_at and exported_at (default time.Now).
 	// Tests set it to get byte-identical ledgers.
@@ -238,6 +238,8 @@ func (l *Ledger) openReaders(opts Options, readOnlyFile bool) error {
 	if n <= 0 {
 		n = 4
 	}
+	n = max(n, 2) // Verify reads events and blobs on two connections at once
+
 	r, err := sql.Open("sqlite", readerDSN(l.path, readOnlyFile))
 	if err != nil {
 		return fmt.Errorf("ledger: open readers: %w", err)

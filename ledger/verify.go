@@ -70,7 +70,19 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 		c                sql.RawBytes
 		prevHash, hashes string
 	)
+	// Blobs are checked on another read connection, in parallel with the
+	// events. Blobs are content-addressed and never deleted, so a snapshot
+	// taken after this one's (it starts once the first event row is read) holds
+	// every blob this snapshot's events reference.
+	var blobs chan blobScan
+	startBlobs := func() {
+		blobs = make(chan blobScan, 1)
+		go func() { blobs <- l.scanBlobs(ctx) }()
+	}
 	for n := 0; rows.Next(); n++ {
+		if n == 0 {
+			startBlobs()
+		}
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
 				rows.Close()
@@ -85,14 +97,23 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 		v.Event(seq, hashes, prevHash, c, &cols)
 	}
 	rows.Close()
+	if blobs == nil {
+		startBlobs()
+	}
+	scanned := <-blobs
 	if err := rows.Err(); err != nil {
 		return VerifyReport{}, fmt.Errorf("ledger: verify: %w", err)
 	}
-
-	present, err := l.verifyBlobs(ctx, tx, v)
-	if err != nil {
-		return VerifyReport{}, err
+	if scanned.err != nil {
+		return VerifyReport{}, scanned.err
 	}
+	for range scanned.count {
+		v.CountBlob()
+	}
+	for _, key := range scanned.damaged {
+		v.Add(v.BlobSeq(key), CheckBlob, fmt.Sprintf("blob %s: bytes do not match the digest", key))
+	}
+	present := scanned.present
 	if prev != nil {
 		if prev.LedgerID != l.ID() {
 			v.BadNoSeq(CheckPrevious, "previous export is of ledger %s, this is %s", prev.LedgerID, l.ID())
@@ -102,28 +123,44 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 	return v.Finish(present), nil
 }
 
-func (l *Ledger) verifyBlobs(ctx context.Context, tx *sql.Tx, v *chain.Verifier) (map[string]bool, error) {
+// blobScan is what checking every blob against its digest found.
+type blobScan struct {
+	count   int64
+	damaged []string        // digests whose bytes do not match, in order
+	present map[string]bool // every stored digest (damaged ones included: reported once)
+	err     error
+}
+
+func (l *Ledger) scanBlobs(ctx context.Context) blobScan {
+	out := blobScan{present: make(map[string]bool)}
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		out.err = fmt.Errorf("ledger: verify blobs: %w", err)
+		return out
+	}
+	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT sha256, data FROM blobs ORDER BY sha256`)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: verify blobs: %w", err)
+		out.err = fmt.Errorf("ledger: verify blobs: %w", err)
+		return out
 	}
 	defer rows.Close()
-	present := make(map[string]bool)
 	var key string
 	var data sql.RawBytes
 	for rows.Next() {
 		if err := rows.Scan(&key, &data); err != nil {
-			return nil, fmt.Errorf("ledger: verify blobs: %w", err)
+			out.err = fmt.Errorf("ledger: verify blobs: %w", err)
+			return out
 		}
-		v.CountBlob()
+		out.count++
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) != key {
-			v.Add(v.BlobSeq(key), CheckBlob, fmt.Sprintf("blob %s: bytes do not match the digest", key))
+			out.damaged = append(out.damaged, key)
 		}
-		present[key] = true // damaged is reported above, not also as missing
+		out.present[key] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("ledger: verify blobs: %w", err)
+		out.err = fmt.Errorf("ledger: verify blobs: %w", err)
 	}
-	return present, nil
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -82,8 +83,16 @@ func seedLedger(tb testing.TB, n int) *ledger.Ledger {
 }
 
 // BenchmarkRebuild measures replay into REA's real projections: decode every
-// event and fold it (the figure `rea ledger rebuild` depends on).
+// event and fold it, with the collector setting `rea ledger rebuild` and
+// `rea ledger import` run with (GOGC=400, cmd/rea/ledger.go); BenchmarkRebuild
+// at the default GOGC is reported beside it.
 func BenchmarkRebuild(b *testing.B) {
+	b.Run("gogc=100", func(b *testing.B) { benchmarkRebuild(b, 100) })
+	b.Run("gogc=400", func(b *testing.B) { benchmarkRebuild(b, 400) })
+}
+
+func benchmarkRebuild(b *testing.B, gcPercent int) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	const n = 50000
 	led := seedLedger(b, n)
 	ctx := context.Background()
@@ -112,9 +121,16 @@ func TestRebuildReproducesDigest(t *testing.T) {
 	}
 }
 
-// BenchmarkVerify verifies the ledger BenchmarkRebuild replays, so that the
-// two figures compare like for like (verify must stay ≤ 1.15× replay).
+// BenchmarkVerify verifies the ledger BenchmarkRebuild replays, under the
+// same collector settings, so that the figures compare like for like (verify
+// must stay ≤ 1.15× replay).
 func BenchmarkVerify(b *testing.B) {
+	b.Run("gogc=100", func(b *testing.B) { benchmarkVerify(b, 100) })
+	b.Run("gogc=400", func(b *testing.B) { benchmarkVerify(b, 400) })
+}
+
+func benchmarkVerify(b *testing.B, gcPercent int) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	const n = 50000
 	led := seedLedger(b, n)
 	ctx := context.Background()
