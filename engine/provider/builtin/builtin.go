@@ -73,6 +73,10 @@ const (
 	OpListNames      = "list_names"
 	OpListProcedures = "list_procedures"
 	OpListStrings    = "list_strings"
+
+	OpProcedureAddress  = "procedure_address"
+	OpAddressName       = "address_name"
+	OpResolveContaining = "resolve_containing_procedure"
 )
 
 const (
@@ -132,11 +136,14 @@ func (p *Provider) Capabilities() []provider.Capability {
 		name  string
 		paged bool
 	}{
+		{OpAddressName, false},
 		{OpListDocuments, false},
 		{OpListNames, true},
 		{OpListProcedures, true},
 		{OpListSegments, false},
 		{OpListStrings, true},
+		{OpProcedureAddress, false},
+		{OpResolveContaining, false},
 	}
 	caps := make([]provider.Capability, 0, len(ops))
 	for _, o := range ops {

@@ -410,7 +410,7 @@ func elfPLT(img *image, b *symBuilder, dynUndef map[uint32]uint64, undef []symbo
 			}
 			u := undef[k]
 			b.add(symbol{
-				addr: s.addr + o, nameOff: u.nameOff, nameLen: u.nameLen,
+				addr: s.addr + o, size: step, nameOff: u.nameOff, nameLen: u.nameLen,
 				kind: kindFunction, source: srcImported,
 				flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
 				rank:  makeRank(srcImported, kindFunction, bindGlobal),

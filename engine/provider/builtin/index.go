@@ -71,6 +71,7 @@ type index struct {
 	img  *image
 	syms lazy[*symIndex]
 	strs lazy[*strIndex]
+	ext  lazy[*extentIndex]
 }
 
 type cacheKey struct{ sha256, profile string }

@@ -334,7 +334,7 @@ func machoSymbols(img *image, b *symBuilder) error {
 				continue
 			}
 			b.add(symbol{
-				addr: st.addr + i*uint64(st.width), nameOff: u.nameOff, nameLen: u.nameLen,
+				addr: st.addr + i*uint64(st.width), size: uint64(st.width), nameOff: u.nameOff, nameLen: u.nameLen,
 				kind: kindFunction, source: srcImported,
 				flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
 				rank:  makeRank(srcImported, kindFunction, bindGlobal),

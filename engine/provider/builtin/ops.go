@@ -96,7 +96,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	}()
 	rep = progress.OrNop(rep)
 	switch op {
-	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings:
+	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
+		OpProcedureAddress, OpAddressName, OpResolveContaining:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -114,6 +115,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{Normalized: []string{c.doc}, Limitations: c.ix.img.limitations}, nil
 	case OpListSegments:
 		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
+	case OpProcedureAddress, OpAddressName, OpResolveContaining:
+		return c.doProcOp(ctx, op, in, rep)
 	}
 	offset, limit, err := pageParams(op, in)
 	if err != nil {

@@ -25,7 +25,8 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 		t.Fatal("not available")
 	}
 	caps := p.Capabilities()
-	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset"}
+	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
+		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}

@@ -1,0 +1,268 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Procedure operations (CONTRACTS.md §2.2). A procedure's extent is known only
+// from a symbol size (ELF st_size; PLT entry and Mach-O stub sizes for import
+// stubs); a procedure without one contains no address but its entry point, so
+// resolve_containing_procedure never guesses from nearby symbols.
+
+// ProcRef names a procedure by entry address and name.
+type ProcRef struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
+
+// ContainingResult is the resolve_containing_procedure answer.
+type ContainingResult struct {
+	QueryAddress string   `json:"query_address"`
+	Found        bool     `json:"found"`
+	Procedure    *ProcRef `json:"procedure"`
+	Reason       *string  `json:"reason,omitempty"`
+}
+
+// extent is the known address range [start, end) of one procedure.
+type extent struct {
+	start, end uint64
+	sym        uint32 // index into symIndex.syms of the procedure's name
+}
+
+// extentIndex lists the procedures of known extent by start, with the
+// running maximum end so a containment search can stop early.
+type extentIndex struct {
+	ext    []extent
+	maxEnd []uint64
+}
+
+func buildExtents(ctx context.Context, six *symIndex) (*extentIndex, error) {
+	ix := &extentIndex{}
+	for n, k := range six.procs {
+		if n&4095 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		s := &six.syms[k]
+		if s.size == 0 {
+			continue
+		}
+		end := satAdd(s.addr, s.size)
+		if m := len(ix.ext); m > 0 && ix.ext[m-1].start == s.addr {
+			ix.ext[m-1].end = max(ix.ext[m-1].end, end) // aliases: the longest extent
+			continue
+		}
+		ix.ext = append(ix.ext, extent{start: s.addr, end: end, sym: k})
+	}
+	ix.maxEnd = make([]uint64, len(ix.ext))
+	var m uint64
+	for i, e := range ix.ext {
+		m = max(m, e.end)
+		ix.maxEnd[i] = m
+	}
+	return ix, nil
+}
+
+// containing returns the innermost (latest-starting) known procedure extent
+// containing a.
+func (ix *extentIndex) containing(a uint64) (uint64, bool) {
+	i := sort.Search(len(ix.ext), func(i int) bool { return ix.ext[i].start > a }) - 1
+	for ; i >= 0 && ix.maxEnd[i] > a; i-- {
+		if e := ix.ext[i]; a >= e.start && a < e.end {
+			return e.start, true
+		}
+	}
+	return 0, false
+}
+
+// extentOf returns the known extent of the procedure at entry.
+func (ix *extentIndex) extentOf(entry uint64) (uint64, bool) {
+	i := sort.Search(len(ix.ext), func(i int) bool { return ix.ext[i].start >= entry })
+	if i < len(ix.ext) && ix.ext[i].start == entry {
+		return ix.ext[i].end, true
+	}
+	return 0, false
+}
+
+func (c *Client) extents(ctx context.Context, op string, rep progress.Reporter) (*symIndex, *extentIndex, error) {
+	six, err := c.symbols(ctx, op, rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex, err := c.ix.ext.get(ctx, func(ctx context.Context) (*extentIndex, error) { return buildExtents(ctx, six) })
+	if err != nil {
+		return nil, nil, buildFault(op, err)
+	}
+	return six, ex, nil
+}
+
+// procsAt returns the range of six.procs whose symbols are at addr.
+func procsAt(six *symIndex, addr uint64) (int, int) {
+	lo := sort.Search(len(six.procs), func(i int) bool { return six.syms[six.procs[i]].addr >= addr })
+	hi := lo
+	for hi < len(six.procs) && six.syms[six.procs[hi]].addr == addr {
+		hi++
+	}
+	return lo, hi
+}
+
+// procName is the name of the procedure at addr: its primary procedure name,
+// else the best-ranked one. ok=false when no procedure starts at addr.
+func (c *Client) procName(six *symIndex, addr uint64) (string, bool) {
+	lo, hi := procsAt(six, addr)
+	if lo == hi {
+		return "", false
+	}
+	best := six.procs[lo]
+	for _, k := range six.procs[lo:hi] {
+		s := &six.syms[k]
+		if s.flags&flagPrimary != 0 {
+			best = k
+			break
+		}
+		if s.rank < six.syms[best].rank {
+			best = k
+		}
+	}
+	return nameString(six.name(c.data, &six.syms[best])), true
+}
+
+// resolveProc resolves the "procedure" argument (CONTRACTS §2 "proc") to an
+// entry address: a 0x value is an address; any other value is an exact name,
+// and only when no procedure has that name and it is valid hex, an address.
+// An address that is not an entry resolves to the known procedure containing
+// it.
+func (c *Client) resolveProc(op string, in provider.Params, six *symIndex, ex *extentIndex) (uint64, error) {
+	v, ok := in.String("procedure")
+	if !ok || v == "" {
+		return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "missing_argument"})
+	}
+	isAddr := strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X")
+	if !isAddr {
+		var found []uint64
+		name := []byte(v)
+		for _, k := range six.procs {
+			s := &six.syms[k]
+			if bytes.Equal(six.name(c.data, s), name) {
+				if n := len(found); n == 0 || found[n-1] != s.addr {
+					found = append(found, s.addr)
+				}
+			}
+		}
+		switch {
+		case len(found) == 1:
+			return found[0], nil
+		case len(found) > 1:
+			cands := make([]string, 0, min(len(found), 10))
+			for _, a := range found[:min(len(found), 10)] {
+				cands = append(cands, provider.FormatAddress(a))
+			}
+			f := fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_value",
+				Message: "The name matches several procedures; pass one of the candidate addresses."})
+			f.Details["candidates"] = cands
+			return 0, f
+		}
+	}
+	a, err := provider.ParseAddress(v)
+	if err != nil {
+		if isAddr {
+			return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_format"})
+		}
+		return 0, notAProcedure(op)
+	}
+	if lo, hi := procsAt(six, a); lo < hi {
+		return a, nil
+	}
+	if e, ok := ex.containing(a); ok {
+		return e, nil
+	}
+	return 0, notAProcedure(op)
+}
+
+func notAProcedure(op string) error {
+	return fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_value",
+		Message: "No procedure has this name or contains this address; list_procedures and search_procedures list them."})
+}
+
+// inSegments reports whether a lies in some segment.
+func (c *Client) inSegments(a uint64) bool {
+	for _, sg := range c.ix.img.segments {
+		if a >= sg.start && a < sg.end {
+			return true
+		}
+	}
+	return false
+}
+
+func requiredAddress(op string, in provider.Params) (uint64, error) {
+	a, ok, err := in.Address("address")
+	if err != nil {
+		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
+	}
+	if !ok {
+		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "missing_argument"})
+	}
+	return a, nil
+}
+
+// doProcOp answers procedure_address, address_name and
+// resolve_containing_procedure.
+func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
+	six, ex, err := c.extents(ctx, op, rep)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
+	switch op {
+	case OpProcedureAddress:
+		a, err := c.resolveProc(op, in, six, ex)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		return provider.Result{Normalized: provider.FormatAddress(a), Limitations: lims}, nil
+	case OpAddressName:
+		a, err := requiredAddress(op, in)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lo := sort.Search(len(six.syms), func(i int) bool { return six.syms[i].addr >= a })
+		for i := lo; i < len(six.syms) && six.syms[i].addr == a; i++ {
+			if s := &six.syms[i]; s.flags&flagPrimary != 0 {
+				name := nameString(six.name(c.data, s))
+				return provider.Result{Normalized: &name, Limitations: lims}, nil
+			}
+		}
+		return provider.Result{Normalized: (*string)(nil), Limitations: lims}, nil
+	default: // OpResolveContaining
+		a, err := requiredAddress(op, in)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		r := ContainingResult{QueryAddress: provider.FormatAddress(a)}
+		var reason string
+		if !c.inSegments(a) {
+			reason = "outside_segments"
+		} else if name, ok := c.procName(six, a); ok {
+			// An entry point is in its procedure even when the extent is unknown.
+			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(a), Name: name}
+		} else if e, ok := ex.containing(a); ok {
+			name, _ := c.procName(six, e)
+			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(e), Name: name}
+		} else {
+			reason = "not_in_procedure"
+		}
+		if !r.Found {
+			r.Reason = &reason
+		}
+		return provider.Result{Normalized: r, Limitations: lims}, nil
+	}
+}
