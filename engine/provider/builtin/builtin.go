@@ -77,6 +77,9 @@ const (
 	OpProcedureAddress  = "procedure_address"
 	OpAddressName       = "address_name"
 	OpResolveContaining = "resolve_containing_procedure"
+
+	OpReadFunctionInstructions = "read_function_instructions"
+	OpProcedureAssembly        = "procedure_assembly"
 )
 
 const (
@@ -143,6 +146,8 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{OpListSegments, false},
 		{OpListStrings, true},
 		{OpProcedureAddress, false},
+		{OpProcedureAssembly, false},
+		{OpReadFunctionInstructions, true},
 		{OpResolveContaining, false},
 	}
 	caps := make([]provider.Capability, 0, len(ops))

@@ -289,7 +289,9 @@ func elfSymbols(img *image, b *symBuilder) error {
 			if value == 0 {
 				continue
 			}
+			thumb := false
 			if kind == kindFunction && info.machine == elf.EM_ARM {
+				thumb = value&1 != 0
 				value &^= 1
 			}
 			var bd uint8
@@ -304,6 +306,9 @@ func elfSymbols(img *image, b *symBuilder) error {
 			s := symbol{addr: value, size: sz, nameOff: off, nameLen: n, kind: kind, source: srcDefault, rank: makeRank(srcDefault, kind, bd)}
 			if kind == kindFunction {
 				s.flags |= flagProcedure
+			}
+			if thumb {
+				s.flags |= flagThumb
 			}
 			if t.dynamic {
 				s.flags |= flagDynamic

@@ -97,7 +97,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	rep = progress.OrNop(rep)
 	switch op {
 	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
-		OpProcedureAddress, OpAddressName, OpResolveContaining:
+		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -117,6 +117,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
 	case OpProcedureAddress, OpAddressName, OpResolveContaining:
 		return c.doProcOp(ctx, op, in, rep)
+	case OpReadFunctionInstructions, OpProcedureAssembly:
+		return c.doCodeOp(ctx, op, in, rep)
 	}
 	offset, limit, err := pageParams(op, in)
 	if err != nil {

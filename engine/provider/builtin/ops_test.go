@@ -26,7 +26,8 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 	}
 	caps := p.Capabilities()
 	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
-		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none"}
+		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
+		"procedure_assembly": "none", "read_function_instructions": "offset"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}

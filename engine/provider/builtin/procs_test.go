@@ -23,9 +23,11 @@ type nmSym struct {
 	name       string
 }
 
-func nmSymbols(t *testing.T, path string) []nmSym {
+func nmSymbols(t *testing.T, path string) []nmSym { return nmSymbolsWith(t, "nm", path) }
+
+func nmSymbolsWith(t *testing.T, tool, path string) []nmSym {
 	t.Helper()
-	nm := needTool(t, "nm")
+	nm := needTool(t, tool)
 	out, err := exec.Command(nm, "-S", "--defined-only", path).Output()
 	if err != nil {
 		t.Fatalf("nm: %v", err)

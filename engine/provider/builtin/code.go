@@ -1,0 +1,252 @@
+package builtin
+
+import (
+	"context"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Procedure disassembly (read_function_instructions, procedure_assembly). A
+// procedure of known extent is decoded linearly over [entry, end); one
+// without (an entry point or symbol with no size) by recursive descent from
+// its entry, following direct jumps and conditional branches, stopping at
+// returns, indirect jumps, other procedures' entries and the section end, and
+// that is stated as a limitation.
+
+const (
+	maxAssemblyInsns = 20000
+	maxDescentInsns  = 200000
+	maxInsnOffset    = 100000
+	defaultInsnLimit = 64
+)
+
+// InstructionItem is one read_function_instructions item.
+type InstructionItem struct {
+	Address string `json:"address"`
+	Bytes   string `json:"bytes"`
+	Text    string `json:"text"`
+}
+
+// FunctionInstructions is the read_function_instructions answer.
+type FunctionInstructions struct {
+	Procedure    ProcRef                         `json:"procedure"`
+	Instructions provider.Page[InstructionItem] `json:"instructions"`
+	Limitations  []string                        `json:"limitations"`
+}
+
+// codeAt returns the file bytes of the executable section containing a, from
+// a to the section's file-backed end.
+func (c *Client) codeAt(a uint64) ([]byte, bool) {
+	img := c.ix.img
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || !s.x || s.fsize == 0 || a < s.addr || a >= s.addr+min(s.fsize, s.size) {
+			continue
+		}
+		off := s.off + (a - s.addr)
+		end := min(satAdd(s.off, min(s.fsize, s.size)), uint64(len(c.data)))
+		if off >= end {
+			return nil, false
+		}
+		return c.data[off:end], true
+	}
+	return nil, false
+}
+
+// procCode describes the decoded instructions of one procedure.
+type procCode struct {
+	entry uint64
+	name  string
+	insns []insn
+	lims  []string
+}
+
+func (c *Client) isThumb(six *symIndex, entry uint64) bool {
+	if c.ix.img.arch != "arm" {
+		return false
+	}
+	lo, hi := procsAt(six, entry)
+	for _, k := range six.procs[lo:hi] {
+		if six.syms[k].flags&flagThumb != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func thumbFault(op string, entry uint64) error {
+	return fault.New(fault.CapabilityUnavailable,
+		"The procedure is ARM Thumb code, which the built-in disassembler (golang.org/x/arch) cannot decode.",
+		"Bind a provider that disassembles Thumb code (e.g. gdb) for this procedure.",
+		map[string]any{"operation": op, "availability_reason": "thumb_code_unsupported", "provider_id": ProviderID,
+			"procedure": provider.FormatAddress(entry)})
+}
+
+// decodeProc decodes the procedure at entry.
+func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
+	name, _ := c.procName(six, entry)
+	pc := &procCode{entry: entry, name: name}
+	if c.isThumb(six, entry) {
+		return nil, thumbFault(op, entry)
+	}
+	code, ok := c.codeAt(entry)
+	if !ok {
+		pc.lims = append(pc.lims, "the procedure's entry is not in a file-backed executable section; nothing was decoded")
+		return pc, nil
+	}
+	d := newDecoder(c.ix.img)
+	if end, known := ex.extentOf(entry); known {
+		n := end - entry
+		if n > uint64(len(code)) {
+			pc.lims = append(pc.lims, "the procedure's extent runs past its section; decoded to the section end")
+			n = uint64(len(code))
+		}
+		for o := uint64(0); o < n; {
+			if len(pc.insns)&4095 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return nil, buildFault(op, err)
+				}
+			}
+			it := d.decode(code[o:n], entry+o, withText)
+			pc.insns = append(pc.insns, it)
+			o += uint64(it.n)
+		}
+		return pc, nil
+	}
+	pc.lims = append(pc.lims, "the procedure's extent is unknown (no symbol size): its instructions were found by recursive descent from the entry")
+	if err := c.descend(ctx, op, six, d, pc, withText); err != nil {
+		return nil, err
+	}
+	return pc, nil
+}
+
+// descend collects the instructions reachable from pc.entry without calls.
+func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decoder, pc *procCode, withText bool) error {
+	seen := map[uint64]bool{}
+	work := []uint64{pc.entry}
+	isOtherEntry := func(a uint64) bool {
+		if a == pc.entry {
+			return false
+		}
+		lo, hi := procsAt(six, a)
+		return lo < hi
+	}
+	for len(work) > 0 {
+		a := work[len(work)-1]
+		work = work[:len(work)-1]
+		d.reset()
+		for !seen[a] && !isOtherEntry(a) {
+			if len(pc.insns) >= maxDescentInsns {
+				pc.lims = append(pc.lims, "recursive descent stopped at "+strconv.Itoa(maxDescentInsns)+" instructions")
+				work = nil
+				break
+			}
+			if len(pc.insns)&4095 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return buildFault(op, err)
+				}
+			}
+			code, ok := c.codeAt(a)
+			if !ok {
+				break
+			}
+			seen[a] = true
+			it := d.decode(code, a, withText)
+			pc.insns = append(pc.insns, it)
+			if it.hasTarget && (it.flow == flowJump || it.flow == flowCondJump) {
+				work = append(work, it.target)
+			}
+			if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
+				break
+			}
+			a += uint64(it.n)
+		}
+	}
+	slices.SortFunc(pc.insns, func(x, y insn) int {
+		switch {
+		case x.addr < y.addr:
+			return -1
+		case x.addr > y.addr:
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+// instrBytes returns the instruction's bytes as lowercase hex.
+func (c *Client) instrBytes(it insn) string {
+	code, ok := c.codeAt(it.addr)
+	if !ok || len(code) < int(it.n) {
+		return ""
+	}
+	return hex.EncodeToString(code[:it.n])
+}
+
+// doCodeOp answers read_function_instructions and procedure_assembly.
+func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
+	six, ex, err := c.extents(ctx, op, rep)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	entry, err := c.resolveProc(op, in, six, ex)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	var offset, limit int
+	if op == OpReadFunctionInstructions {
+		o, l := in.Int("offset", 0), in.Int("limit", defaultInsnLimit)
+		if o < 0 || o > maxInsnOffset {
+			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0), Maximum: i64(maxInsnOffset)})
+		}
+		if l < 1 || l > maxPageResults {
+			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
+		}
+		offset, limit = int(o), int(l)
+	}
+	rep.Report(progress.Update{Phase: "index", Message: "decoding procedure"})
+	pc, err := c.decodeProc(ctx, op, six, ex, entry, true)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
+	if op == OpProcedureAssembly {
+		if len(pc.insns) > maxAssemblyInsns {
+			return provider.Result{}, fault.New(fault.Truncated,
+				"The procedure has more instructions than procedure_assembly returns.",
+				"Page through it with read_function_instructions.",
+				map[string]any{"operation": op, "limit": "instructions", "maximum": int64(maxAssemblyInsns),
+					"actual": int64(len(pc.insns)), "truncated": true})
+		}
+		var b strings.Builder
+		for i, it := range pc.insns {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(provider.FormatAddress(it.addr))
+			b.WriteString("  ")
+			b.WriteString(c.instrBytes(it))
+			b.WriteString("  ")
+			b.WriteString(it.text)
+		}
+		return provider.Result{Normalized: b.String(), Limitations: lims}, nil
+	}
+	page := provider.PageOf(pc.insns, offset, limit)
+	items := make([]InstructionItem, len(page.Items))
+	for i, it := range page.Items {
+		items[i] = InstructionItem{Address: provider.FormatAddress(it.addr), Bytes: c.instrBytes(it), Text: it.text}
+	}
+	resLims := append([]string{}, pc.lims...)
+	return provider.Result{Normalized: FunctionInstructions{
+		Procedure: ProcRef{Address: provider.FormatAddress(entry), Name: pc.name},
+		Instructions: provider.Page[InstructionItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+			Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated},
+		Limitations: resLims,
+	}, Limitations: lims}, nil
+}

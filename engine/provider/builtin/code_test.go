@@ -1,0 +1,240 @@
+package builtin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// objInsn is one instruction as objdump -d prints it.
+type objInsn struct {
+	addr  uint64
+	bytes string
+	text  string
+}
+
+// objdumpInsns disassembles path with tool and returns every instruction.
+func objdumpInsns(t *testing.T, tool, path string) map[uint64]objInsn {
+	t.Helper()
+	od := needTool(t, tool)
+	out, err := exec.Command(od, "-d", "-M", "intel", "--insn-width=16", path).Output()
+	if err != nil {
+		// -M intel is x86-only; retry without it.
+		out, err = exec.Command(od, "-d", "--insn-width=16", path).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+	}
+	m := map[uint64]objInsn{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 3 || !strings.HasSuffix(f[0], ":") {
+			continue
+		}
+		a, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(f[0], ":")), 16, 64)
+		if err != nil {
+			continue
+		}
+		m[a] = objInsn{addr: a, bytes: strings.ReplaceAll(strings.TrimSpace(f[1]), " ", ""), text: strings.Join(f[2:], " ")}
+	}
+	return m
+}
+
+func readInsns(t *testing.T, c provider.Client, proc string) FunctionInstructions {
+	t.Helper()
+	var all FunctionInstructions
+	for off := int64(0); ; {
+		r := do(t, c, OpReadFunctionInstructions, provider.Params{"procedure": proc, "offset": off, "limit": int64(7), "document": nil})
+		fi := r.Normalized.(FunctionInstructions)
+		if off == 0 {
+			all = fi
+		} else {
+			all.Instructions.Items = append(all.Instructions.Items, fi.Instructions.Items...)
+		}
+		if !fi.Instructions.Truncated {
+			if fi.Instructions.NextOffset != nil || len(all.Instructions.Items) != *fi.Instructions.Total {
+				t.Fatalf("page end of %s: %+v", proc, fi.Instructions)
+			}
+			return all
+		}
+		off = int64(*fi.Instructions.NextOffset)
+	}
+}
+
+// checkInstructions compares every sized function's instruction boundaries
+// and bytes with objdump, and procedure_assembly with read_function_instructions.
+// wordLE: objdump prints ARM instruction words as numbers, so their bytes
+// are reversed in memory order.
+func checkInstructions(t *testing.T, path, nmTool, odTool string, wordLE bool) {
+	syms := nmSymbolsWith(t, nmTool, path)
+	od := objdumpInsns(t, odTool, path)
+	_, _, c := open(t, path)
+	checked := 0
+	for _, s := range syms {
+		if (s.typ != 'T' && s.typ != 't') || s.size == 0 {
+			continue
+		}
+		var want []objInsn
+		for a := s.addr; a < s.addr+s.size; a++ {
+			if in, ok := od[a]; ok {
+				want = append(want, in)
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		fi := readInsns(t, c, provider.FormatAddress(s.addr))
+		if fi.Procedure.Address != provider.FormatAddress(s.addr) || fi.Limitations == nil {
+			t.Errorf("%s: procedure %+v limitations %v", s.name, fi.Procedure, fi.Limitations)
+		}
+		got := fi.Instructions.Items
+		if len(got) != len(want) {
+			t.Errorf("%s: %d instructions, objdump %d", s.name, len(got), len(want))
+			continue
+		}
+		var lines []string
+		for i, g := range got {
+			w := want[i]
+			if g.Address != provider.FormatAddress(w.addr) || g.Bytes != wordBytes(w.bytes, wordLE) || g.Text == "" {
+				t.Errorf("%s #%d: got %+v, objdump %+v", s.name, i, g, w)
+			}
+			lines = append(lines, g.Address+"  "+g.Bytes+"  "+g.Text)
+		}
+		asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(s.addr)}).Normalized.(string)
+		if asm != strings.Join(lines, "\n") {
+			t.Errorf("%s: procedure_assembly differs from read_function_instructions:\n%s", s.name, asm)
+		}
+		checked++
+	}
+	if checked < 4 {
+		t.Fatalf("only %d functions compared", checked)
+	}
+}
+
+func TestInstructionsX86_64(t *testing.T) {
+	for _, fx := range []struct{ name, flag string }{{"gcc-O0", "-O0"}, {"gcc-O2", "-O2"}} {
+		t.Run(fx.name, func(t *testing.T) {
+			var path string
+			if fx.flag == "-O0" {
+				path = cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
+			} else {
+				path = cFixture(t, "gcc-O2", "gcc", "-O2")
+			}
+			checkInstructions(t, path, "nm", "objdump", false)
+		})
+	}
+}
+
+func TestInstructionsI686(t *testing.T) {
+	path := cFixture(t, "i686-gcc-no-pie", "i686-linux-gnu-gcc", "-O1", "-no-pie", "-fPIC")
+	checkInstructions(t, path, "nm", "objdump", false)
+}
+
+func TestInstructionsArm64(t *testing.T) {
+	path := cFixture(t, "aarch64-gcc", "aarch64-linux-gnu-gcc", "-O1", "-g")
+	checkInstructions(t, path, "aarch64-linux-gnu-nm", "aarch64-linux-gnu-objdump", true)
+}
+
+func TestInstructionsArm(t *testing.T) {
+	path := cFixture(t, "arm-gcc-marm", "arm-linux-gnueabihf-gcc", "-O1", "-marm")
+	checkInstructions(t, path, "arm-linux-gnueabihf-nm", "arm-linux-gnueabihf-objdump", true)
+	_, _, ca := open(t, path)
+	add := nmFind(t, nmSymbolsWith(t, "arm-linux-gnueabihf-nm", path), "rea_add")
+	if asm := do(t, ca, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string); !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr)) {
+		t.Errorf("arm main does not call rea_add at %#x:\n%s", add.addr, asm)
+	}
+	// Thumb code is refused with a typed failure, never decoded as ARM.
+	thumb := cFixture(t, "arm-gcc-mthumb", "arm-linux-gnueabihf-gcc", "-O1", "-mthumb")
+	_, _, c := open(t, thumb)
+	_, err := c.Do(context.Background(), OpReadFunctionInstructions, provider.Params{"procedure": "rea_add"}, nil)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.CapabilityUnavailable || fe.Details["availability_reason"] != "thumb_code_unsupported" {
+		t.Errorf("thumb: %v", err)
+	}
+}
+
+func TestInstructionsText(t *testing.T) {
+	path := cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
+	syms := nmSymbols(t, path)
+	add := nmFind(t, syms, "rea_add")
+	_, _, c := open(t, path)
+	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+	if !strings.Contains(asm, "call "+provider.FormatAddress(add.addr)) {
+		t.Errorf("main does not call rea_add at %#x:\n%s", add.addr, asm)
+	}
+	for _, line := range strings.Split(asm, "\n") {
+		f := strings.SplitN(line, "  ", 3)
+		if len(f) != 3 || !strings.HasPrefix(f[0], "0x") || f[1] == "" || f[2] == "" || strings.Contains(f[2], "(bad)") {
+			t.Errorf("line %q", line)
+		}
+	}
+	// Paging bounds and the entry-only (stripped) case.
+	if fe := opErr(t, c, OpReadFunctionInstructions, provider.Params{"procedure": "main", "limit": int64(501)}); issueReason(fe) != "/limit out_of_range" {
+		t.Errorf("limit 501: %v", fe.Details)
+	}
+	stripped := cFixture(t, "gcc-O2-stripped", "gcc", "-O2", "-s")
+	od := objdumpInsns(t, "objdump", stripped)
+	_, _, c2 := open(t, stripped)
+	procs := allProcedures(t, c2)
+	var entry string
+	for _, p := range procs {
+		if p.Value == "entry" {
+			entry = p.Address
+		}
+	}
+	if entry == "" {
+		t.Fatal("no entry procedure in the stripped fixture")
+	}
+	fi := readInsns(t, c2, entry)
+	if len(fi.Limitations) != 1 || !strings.Contains(fi.Limitations[0], "recursive descent") || len(fi.Instructions.Items) < 5 {
+		t.Fatalf("entry: %+v", fi)
+	}
+	for _, g := range fi.Instructions.Items {
+		a, _ := provider.ParseAddress(g.Address)
+		if w, ok := od[a]; !ok || w.bytes != g.Bytes {
+			t.Errorf("entry insn %+v, objdump %+v", g, od[a])
+		}
+	}
+}
+
+func wordBytes(h string, le bool) string {
+	if !le || len(h) != 8 {
+		return h
+	}
+	return h[6:8] + h[4:6] + h[2:4] + h[0:2]
+}
+
+// FuzzDecode: every architecture's decoder consumes at least one and at most
+// len(code) bytes and never panics, whatever the bytes.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte{0xe8, 0, 0, 0, 0}, uint64(0x1000))
+	f.Add([]byte{0x48, 0x8d, 0x05, 0x10, 0, 0, 0}, uint64(0x401000))
+	f.Add([]byte{0xe0, 0x00, 0x00, 0xf0, 0x00, 0xec, 0x47, 0xf9}, uint64(0x71c))
+	f.Add([]byte{0xf1, 0xff, 0xff, 0xeb}, uint64(0x5a0))
+	f.Add([]byte{0x0f}, uint64(0))
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64) {
+		if len(code) == 0 {
+			return
+		}
+		for _, arch := range []string{"x86", "x86_64", "arm", "arm64"} {
+			d := &decoder{arch: arch, bo: binary.LittleEndian}
+			for o := 0; o < len(code); {
+				it := d.decode(code[o:], pc+uint64(o), true)
+				if it.n == 0 || int(it.n) > len(code)-o || it.text == "" {
+					t.Fatalf("%s at %d: %+v", arch, o, it)
+				}
+				o += int(it.n)
+			}
+		}
+	})
+}

@@ -1,0 +1,271 @@
+package builtin
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"golang.org/x/arch/arm/armasm"
+	"golang.org/x/arch/arm64/arm64asm"
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Disassembly with golang.org/x/arch: x86asm in Intel syntax (branch targets
+// absolute), arm64asm in GNU syntax (PC-relative operands rewritten as
+// absolute addresses), armasm in GNU syntax for ARM-mode code only (x/arch has
+// no Thumb decoder). Undecodable bytes are "(bad)" (one byte, x86) or
+// ".inst 0x…" (one word, arm/arm64), as objdump writes them.
+
+// Control-flow classes of a decoded instruction.
+const (
+	flowNone uint8 = iota
+	flowCall
+	flowJump     // unconditional direct or indirect jump
+	flowCondJump // conditional direct branch
+	flowRet
+	flowStop // halts the sequential flow (ud2, hlt, int3, brk)
+)
+
+// insn is one decoded instruction.
+type insn struct {
+	addr      uint64
+	n         uint8
+	flow      uint8
+	indirect  bool   // call or jump through a register or memory
+	hasTarget bool   // direct branch or call target
+	target    uint64 // direct branch or call target
+	hasData   bool
+	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
+	text      string // filled only when asked for
+}
+
+// decoder decodes one instruction of code at pc; n >= 1 on return.
+type decoder struct {
+	arch string
+	bo   binary.ByteOrder
+	// arm64 ADRP tracking: page per register, valid bits.
+	page  [32]uint64
+	valid uint32
+}
+
+func newDecoder(img *image) *decoder { return &decoder{arch: img.arch, bo: img.bo} }
+
+func (d *decoder) reset() { d.valid = 0 }
+
+// decode decodes the instruction at pc; withText renders its text.
+func (d *decoder) decode(code []byte, pc uint64, withText bool) insn {
+	switch d.arch {
+	case "x86", "x86_64":
+		return d.decodeX86(code, pc, withText)
+	case "arm64":
+		return d.decodeARM64(code, pc, withText)
+	default:
+		return d.decodeARM(code, pc, withText)
+	}
+}
+
+var x86CondJumps = map[x86asm.Op]bool{
+	x86asm.JA: true, x86asm.JAE: true, x86asm.JB: true, x86asm.JBE: true, x86asm.JCXZ: true, x86asm.JE: true,
+	x86asm.JECXZ: true, x86asm.JG: true, x86asm.JGE: true, x86asm.JL: true, x86asm.JLE: true, x86asm.JNE: true,
+	x86asm.JNO: true, x86asm.JNP: true, x86asm.JNS: true, x86asm.JO: true, x86asm.JP: true, x86asm.JRCXZ: true,
+	x86asm.JS: true, x86asm.LOOP: true, x86asm.LOOPE: true, x86asm.LOOPNE: true,
+}
+
+func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
+	mode := 64
+	if d.arch == "x86" {
+		mode = 32
+	}
+	in, err := x86asm.Decode(code, mode)
+	if err != nil || in.Len == 0 {
+		it := insn{addr: pc, n: 1}
+		if withText {
+			it.text = "(bad)"
+		}
+		return it
+	}
+	it := insn{addr: pc, n: uint8(in.Len)}
+	switch {
+	case in.Op == x86asm.CALL || in.Op == x86asm.LCALL:
+		it.flow = flowCall
+	case in.Op == x86asm.JMP || in.Op == x86asm.LJMP:
+		it.flow = flowJump
+	case x86CondJumps[in.Op]:
+		it.flow = flowCondJump
+	case in.Op == x86asm.RET || in.Op == x86asm.LRET || in.Op == x86asm.IRET || in.Op == x86asm.IRETD || in.Op == x86asm.IRETQ:
+		it.flow = flowRet
+	case in.Op == x86asm.UD2 || in.Op == x86asm.HLT || in.Op == x86asm.UD1 || in.Op == x86asm.UD0:
+		it.flow = flowStop
+	}
+	for _, a := range in.Args {
+		if a == nil {
+			break
+		}
+		switch a := a.(type) {
+		case x86asm.Rel:
+			if it.flow != flowNone {
+				it.hasTarget, it.target = true, pc+uint64(in.Len)+uint64(int64(a))
+			}
+		case x86asm.Mem:
+			if it.flow == flowCall || it.flow == flowJump {
+				it.indirect = true
+			}
+			switch {
+			case a.Base == x86asm.RIP:
+				it.hasData, it.data = true, pc+uint64(in.Len)+uint64(a.Disp)
+			case mode == 32 && a.Base == 0 && a.Index == 0 && (a.Segment == 0 || a.Segment == x86asm.DS):
+				it.hasData, it.data = true, uint64(uint32(a.Disp))
+			}
+		case x86asm.Reg:
+			if it.flow == flowCall || it.flow == flowJump {
+				it.indirect = true
+			}
+		}
+	}
+	if withText {
+		it.text = x86asm.IntelSyntax(in, pc, nil)
+	}
+	return it
+}
+
+func sext(v uint64, bits uint) int64 { return int64(v<<(64-bits)) >> (64 - bits) }
+
+func (d *decoder) decodeARM64(code []byte, pc uint64, withText bool) insn {
+	if len(code) < 4 {
+		it := insn{addr: pc, n: uint8(len(code))}
+		if withText {
+			it.text = "(bad)"
+		}
+		return it
+	}
+	x := binary.LittleEndian.Uint32(code)
+	it := insn{addr: pc, n: 4}
+	rd := x & 31
+	rn := (x >> 5) & 31
+	keep := false
+	switch {
+	case x&0xfc000000 == 0x94000000: // BL
+		it.flow, it.hasTarget, it.target = flowCall, true, pc+uint64(sext(uint64(x&0x3ffffff)<<2, 28))
+	case x&0xfc000000 == 0x14000000: // B
+		it.flow, it.hasTarget, it.target = flowJump, true, pc+uint64(sext(uint64(x&0x3ffffff)<<2, 28))
+	case x&0xff000010 == 0x54000000, x&0x7e000000 == 0x34000000: // B.cond, CBZ/CBNZ
+		it.flow, it.hasTarget, it.target = flowCondJump, true, pc+uint64(sext(uint64((x>>5)&0x7ffff)<<2, 21))
+	case x&0x7e000000 == 0x36000000: // TBZ/TBNZ
+		it.flow, it.hasTarget, it.target = flowCondJump, true, pc+uint64(sext(uint64((x>>5)&0x3fff)<<2, 16))
+	case x&0xfffffc1f == 0xd63f0000: // BLR
+		it.flow, it.indirect = flowCall, true
+	case x&0xfffffc1f == 0xd61f0000: // BR
+		it.flow, it.indirect = flowJump, true
+	case x&0xfffffc1f == 0xd65f0000: // RET
+		it.flow = flowRet
+	case x&0xffe0001f == 0xd4200000: // BRK
+		it.flow = flowStop
+	case x&0x9f000000 == 0x90000000: // ADRP
+		imm := sext(uint64((x>>5)&0x7ffff)<<2|uint64((x>>29)&3), 21) << 12
+		d.page[rd] = (pc &^ 0xfff) + uint64(imm)
+		d.valid |= 1 << rd
+		keep = true
+	case x&0x9f000000 == 0x10000000: // ADR
+		imm := sext(uint64((x>>5)&0x7ffff)<<2|uint64((x>>29)&3), 21)
+		it.hasData, it.data = true, pc+uint64(imm)
+	case x&0x3b000000 == 0x18000000: // LDR (literal)
+		it.hasData, it.data = true, pc+uint64(sext(uint64((x>>5)&0x7ffff)<<2, 21))
+	case x&0x7f800000 == 0x11000000: // ADD (immediate), 32 or 64 bit, no flags
+		if d.valid&(1<<rn) != 0 {
+			imm := uint64((x >> 10) & 0xfff)
+			if (x>>22)&1 == 1 {
+				imm <<= 12
+			}
+			it.hasData, it.data = true, d.page[rn]+imm
+		}
+	case x&0x3b000000 == 0x39000000: // LDR/STR (unsigned immediate)
+		if d.valid&(1<<rn) != 0 {
+			scale := x >> 30
+			if (x>>26)&1 == 1 && scale == 0 && (x>>23)&1 == 1 {
+				scale = 4
+			}
+			it.hasData, it.data = true, d.page[rn]+uint64((x>>10)&0xfff)<<scale
+		}
+	}
+	if it.flow != flowNone {
+		d.valid = 0
+	} else if !keep {
+		d.valid &^= 1 << rd
+	}
+	if withText {
+		in, err := arm64asm.Decode(code[:4])
+		if err != nil {
+			it.text = fmt.Sprintf(".inst\t0x%08x", x)
+		} else {
+			it.text = strings.TrimSpace(arm64Text(in, pc))
+		}
+	}
+	return it
+}
+
+// arm64Text renders GNU syntax with PC-relative operands as absolute addresses.
+func arm64Text(in arm64asm.Inst, pc uint64) string {
+	s := arm64asm.GNUSyntax(in)
+	for _, a := range in.Args {
+		if a == nil {
+			break
+		}
+		if r, ok := a.(arm64asm.PCRel); ok {
+			base := pc
+			if in.Op == arm64asm.ADRP {
+				base = pc &^ 0xfff
+			}
+			s = strings.Replace(s, r.String(), provider.FormatAddress(base+uint64(int64(r))), 1)
+		}
+	}
+	return s
+}
+
+func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
+	if len(code) < 4 {
+		it := insn{addr: pc, n: uint8(len(code))}
+		if withText {
+			it.text = "(bad)"
+		}
+		return it
+	}
+	x := d.bo.Uint32(code)
+	it := insn{addr: pc, n: 4}
+	cond := x >> 28
+	switch {
+	case x&0x0f000000 == 0x0b000000 && cond != 0xf: // BL
+		it.flow, it.hasTarget, it.target = flowCall, true, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26)))
+	case x&0xfe000000 == 0xfa000000: // BLX (immediate)
+		it.flow, it.hasTarget = flowCall, true
+		it.target = uint64(uint32(int64(pc) + 8 + sext(uint64(x&0xffffff)<<2|uint64((x>>24)&1)<<1, 26)))
+	case x&0x0f000000 == 0x0a000000 && cond != 0xf: // B
+		it.flow, it.hasTarget, it.target = flowJump, true, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26)))
+		if cond != 0xe {
+			it.flow = flowCondJump
+		}
+	case x&0x0ffffff0 == 0x012fff30: // BLX register
+		it.flow, it.indirect = flowCall, true
+	case x&0x0ffffff0 == 0x012fff10: // BX register
+		if x&0xf == 14 {
+			it.flow = flowRet
+		} else {
+			it.flow, it.indirect = flowJump, true
+		}
+	}
+	if withText {
+		in, err := armasm.Decode(code[:4], armasm.ModeARM)
+		if err != nil {
+			it.text = fmt.Sprintf(".inst\t0x%08x", x)
+		} else {
+			it.text = armasm.GNUSyntax(in)
+			for _, a := range in.Args {
+				if r, ok := a.(armasm.PCRel); ok && it.hasTarget {
+					it.text = strings.Replace(it.text, fmt.Sprintf(".%+#x", int32(r)+4), provider.FormatAddress(it.target), 1)
+				}
+			}
+		}
+	}
+	return it
+}
