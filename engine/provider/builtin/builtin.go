@@ -80,6 +80,7 @@ const (
 
 	OpReadFunctionInstructions = "read_function_instructions"
 	OpProcedureAssembly        = "procedure_assembly"
+	OpProcedureInfo            = "procedure_info"
 )
 
 const (
@@ -147,6 +148,7 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{OpListStrings, true},
 		{OpProcedureAddress, false},
 		{OpProcedureAssembly, false},
+		{OpProcedureInfo, false},
 		{OpReadFunctionInstructions, true},
 		{OpResolveContaining, false},
 	}

@@ -35,9 +35,9 @@ type InstructionItem struct {
 
 // FunctionInstructions is the read_function_instructions answer.
 type FunctionInstructions struct {
-	Procedure    ProcRef                         `json:"procedure"`
+	Procedure    ProcRef                        `json:"procedure"`
 	Instructions provider.Page[InstructionItem] `json:"instructions"`
-	Limitations  []string                        `json:"limitations"`
+	Limitations  []string                       `json:"limitations"`
 }
 
 // codeAt returns the file bytes of the executable section containing a, from

@@ -68,10 +68,11 @@ func (l *lazy[T]) peek() (T, bool) {
 // use. It holds no file bytes, so clients of the same content share it, each
 // reading through its own mapping.
 type index struct {
-	img  *image
-	syms lazy[*symIndex]
-	strs lazy[*strIndex]
-	ext  lazy[*extentIndex]
+	img   *image
+	syms  lazy[*symIndex]
+	strs  lazy[*strIndex]
+	ext   lazy[*extentIndex]
+	lines lazy[*lineIndex]
 }
 
 type cacheKey struct{ sha256, profile string }

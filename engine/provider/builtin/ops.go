@@ -97,7 +97,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	rep = progress.OrNop(rep)
 	switch op {
 	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
-		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly:
+		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly,
+		OpProcedureInfo:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -119,6 +120,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return c.doProcOp(ctx, op, in, rep)
 	case OpReadFunctionInstructions, OpProcedureAssembly:
 		return c.doCodeOp(ctx, op, in, rep)
+	case OpProcedureInfo:
+		return c.doProcedureInfo(ctx, op, in, rep)
 	}
 	offset, limit, err := pageParams(op, in)
 	if err != nil {

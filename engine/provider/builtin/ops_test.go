@@ -27,7 +27,7 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 	caps := p.Capabilities()
 	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
-		"procedure_assembly": "none", "read_function_instructions": "offset"}
+		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}
