@@ -81,6 +81,9 @@ const (
 	OpReadFunctionInstructions = "read_function_instructions"
 	OpProcedureAssembly        = "procedure_assembly"
 	OpProcedureInfo            = "procedure_info"
+	OpProcedureCallees         = "procedure_callees"
+	OpProcedureCallers         = "procedure_callers"
+	OpXrefs                    = "xrefs"
 )
 
 const (
@@ -147,10 +150,13 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{OpListSegments, false},
 		{OpListStrings, true},
 		{OpProcedureAddress, false},
+		{OpProcedureCallees, true},
+		{OpProcedureCallers, true},
 		{OpProcedureAssembly, false},
 		{OpProcedureInfo, false},
 		{OpReadFunctionInstructions, true},
 		{OpResolveContaining, false},
+		{OpXrefs, true},
 	}
 	caps := make([]provider.Capability, 0, len(ops))
 	for _, o := range ops {
@@ -165,6 +171,10 @@ func (p *Provider) Capabilities() []provider.Capability {
 		if o.paged {
 			c.Pagination = "offset"
 			c.Limits.MaxResults = i64(maxPageResults)
+			switch o.name {
+			case OpProcedureCallees, OpProcedureCallers, OpXrefs:
+				c.Limits.MaxResults = i64(maxEdgeResults)
+			}
 		}
 		caps = append(caps, c)
 	}

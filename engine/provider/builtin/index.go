@@ -73,6 +73,7 @@ type index struct {
 	strs  lazy[*strIndex]
 	ext   lazy[*extentIndex]
 	lines lazy[*lineIndex]
+	refs  lazy[*refIndex]
 }
 
 type cacheKey struct{ sha256, profile string }

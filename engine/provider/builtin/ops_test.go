@@ -27,7 +27,8 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 	caps := p.Capabilities()
 	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
-		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none"}
+		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
+		"procedure_callees": "offset", "procedure_callers": "offset", "xrefs": "offset"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}
@@ -37,7 +38,11 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 			c.Limitations == nil || len(c.Limitations) != 0 || !c.Available {
 			t.Errorf("capability %+v", c)
 		}
-		if (c.Pagination == "offset") != (c.Limits.MaxResults != nil && *c.Limits.MaxResults == 500) {
+		maxRes := int64(500)
+		if c.Operation == "procedure_callees" || c.Operation == "procedure_callers" || c.Operation == "xrefs" {
+			maxRes = 1000
+		}
+		if (c.Pagination == "offset") != (c.Limits.MaxResults != nil && *c.Limits.MaxResults == maxRes) {
 			t.Errorf("max_results of %s", c.Operation)
 		}
 	}
@@ -117,7 +122,7 @@ func TestClientBasics(t *testing.T) {
 			t.Errorf("details %+v", fe.Details)
 		}
 	}
-	_, err := c.Do(ctx, "xrefs", provider.Params{}, nil)
+	_, err := c.Do(ctx, "comment", provider.Params{}, nil) // an engine-side operation
 	if !fault.Is(err, fault.CapabilityUnavailable) {
 		t.Errorf("unknown op: %v", err)
 	}

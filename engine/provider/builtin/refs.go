@@ -1,0 +1,269 @@
+package builtin
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Call edges and cross-references. Callees are read from the procedure's own
+// decoded instructions. Callers and xrefs use one reference index per target,
+// built on first use by a linear sweep of every file-backed executable
+// section (x86, x86_64, arm64), resynchronized at every procedure entry, or of
+// the ARM-mode procedures of known extent (arm: Thumb code is not decoded).
+// References are direct calls and jumps, RIP-relative memory operands
+// (x86_64), absolute memory operands (x86), and ADRP+ADD/LDR pairs, ADR and
+// literal loads (arm64). Indirect calls are counted, never resolved.
+
+const maxEdgeResults = 1000
+
+// edge is one reference: the instruction at from refers to to.
+type edge struct{ to, from uint64 }
+
+// refIndex is the target's reference index.
+type refIndex struct {
+	refs        []edge // every reference, by (to, from), unique
+	calls       []edge // direct calls, by (to, from), unique
+	indirect    int    // indirect call sites
+	limitations []string
+}
+
+func sortEdges(es []edge) []edge {
+	slices.SortFunc(es, func(a, b edge) int {
+		switch {
+		case a.to != b.to:
+			if a.to < b.to {
+				return -1
+			}
+			return 1
+		case a.from < b.from:
+			return -1
+		case a.from > b.from:
+			return 1
+		}
+		return 0
+	})
+	return slices.Compact(es)
+}
+
+func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, prog func(int64)) (*refIndex, error) {
+	img := c.ix.img
+	rx := &refIndex{}
+	entries := make([]uint64, 0, len(six.procs))
+	for _, k := range six.procs {
+		if a := six.syms[k].addr; len(entries) == 0 || entries[len(entries)-1] != a {
+			entries = append(entries, a)
+		}
+	}
+	d := newDecoder(img)
+	var n, swept int64
+	add := func(it insn) {
+		switch {
+		case it.flow == flowCall && it.indirect:
+			rx.indirect++
+		case it.flow == flowCall && it.hasTarget:
+			rx.calls = append(rx.calls, edge{it.target, it.addr})
+			rx.refs = append(rx.refs, edge{it.target, it.addr})
+		case it.hasTarget:
+			rx.refs = append(rx.refs, edge{it.target, it.addr})
+		}
+		if it.hasData {
+			rx.refs = append(rx.refs, edge{it.data, it.addr})
+		}
+	}
+	sweep := func(start, end uint64, code []byte) error {
+		d.reset()
+		next := sort.Search(len(entries), func(i int) bool { return entries[i] > start })
+		for a := start; a < end; {
+			n++
+			if n&4095 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				prog(swept + int64(a-start))
+			}
+			lim := end
+			if next < len(entries) && entries[next] < end {
+				lim = entries[next]
+			}
+			it := d.decode(code[a-start:lim-start], a, false)
+			add(it)
+			a += uint64(it.n)
+			if next < len(entries) && a >= entries[next] {
+				// Resynchronize at a procedure entry.
+				a = entries[next]
+				d.reset()
+				for next < len(entries) && entries[next] <= a {
+					next++
+				}
+			}
+		}
+		swept += int64(end - start)
+		return nil
+	}
+	prog(0)
+	if img.arch == "arm" {
+		thumb := 0
+		for _, e := range ex.ext {
+			if c.isThumb(six, e.start) {
+				thumb++
+				continue
+			}
+			code, ok := c.codeAt(e.start)
+			if !ok {
+				continue
+			}
+			end := min(e.end, e.start+uint64(len(code)))
+			if err := sweep(e.start, end, code); err != nil {
+				return nil, err
+			}
+		}
+		rx.limitations = append(rx.limitations, "arm: only ARM-mode procedures of known extent are decoded for references")
+		if thumb > 0 {
+			rx.limitations = append(rx.limitations, strconv.Itoa(thumb)+" Thumb procedure(s) not decoded for references")
+		}
+	} else {
+		for i := range img.sections {
+			s := &img.sections[i]
+			if !s.mapped || !s.x || s.fsize == 0 || s.size == 0 {
+				continue
+			}
+			code, ok := c.codeAt(s.addr)
+			if !ok {
+				continue
+			}
+			if err := sweep(s.addr, s.addr+uint64(len(code)), code); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rx.refs = slices.Clip(sortEdges(rx.refs))
+	rx.calls = slices.Clip(sortEdges(rx.calls))
+	return rx, nil
+}
+
+func (c *Client) references(ctx context.Context, op string, rep progress.Reporter, six *symIndex, ex *extentIndex) (*refIndex, error) {
+	rx, err := c.ix.refs.get(ctx, func(ctx context.Context) (*refIndex, error) {
+		return c.buildRefs(ctx, six, ex, indexReporter(rep, "code bytes decoded for references"))
+	})
+	if err != nil {
+		return nil, buildFault(op, err)
+	}
+	return rx, nil
+}
+
+// edgesTo returns the references to a.
+func edgesTo(es []edge, a uint64) []edge {
+	lo := sort.Search(len(es), func(i int) bool { return es[i].to >= a })
+	hi := lo
+	for hi < len(es) && es[hi].to == a {
+		hi++
+	}
+	return es[lo:hi]
+}
+
+func edgePage(op string, in provider.Params) (int, int, error) {
+	offset := in.Int("offset", 0)
+	limit := in.Int("limit", maxEdgeResults)
+	if offset < 0 {
+		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0)})
+	}
+	if limit < 1 || limit > maxEdgeResults {
+		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxEdgeResults)})
+	}
+	return int(min(offset, 1<<53)), int(limit), nil
+}
+
+func uniqueSorted(as []uint64) []string {
+	slices.Sort(as)
+	as = slices.Compact(as)
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = provider.FormatAddress(a)
+	}
+	return out
+}
+
+// doRefOp answers procedure_callees, procedure_callers and xrefs.
+func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
+	offset, limit, err := edgePage(op, in)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	six, ex, err := c.extents(ctx, op, rep)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
+	var addrs []uint64
+	switch op {
+	case OpProcedureCallees:
+		entry, err := c.resolveProc(op, in, six, ex)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lims = append(lims, pc.lims...)
+		indirect := 0
+		for _, it := range pc.insns {
+			if it.flow != flowCall {
+				continue
+			}
+			if it.indirect {
+				indirect++
+			} else if it.hasTarget {
+				addrs = append(addrs, it.target)
+			}
+		}
+		lims = append(lims, strconv.Itoa(indirect)+" indirect call(s) unresolved")
+	case OpProcedureCallers:
+		entry, err := c.resolveProc(op, in, six, ex)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		rx, err := c.references(ctx, op, rep, six, ex)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lims = append(lims, rx.limitations...)
+		outside := 0
+		for _, e := range edgesTo(rx.calls, entry) {
+			if _, ok := c.procName(six, e.from); ok {
+				addrs = append(addrs, e.from)
+			} else if p, ok := ex.containing(e.from); ok {
+				addrs = append(addrs, p)
+			} else {
+				outside++
+			}
+		}
+		lims = append(lims, strconv.Itoa(rx.indirect)+" indirect call(s) unresolved")
+		if outside > 0 {
+			lims = append(lims, strconv.Itoa(outside)+" call site(s) outside every procedure of known extent")
+		}
+	default: // OpXrefs
+		a, err := requiredAddress(op, in)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		rx, err := c.references(ctx, op, rep, six, ex)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lims = append(lims, rx.limitations...)
+		for _, e := range edgesTo(rx.refs, a) {
+			addrs = append(addrs, e.from)
+		}
+	}
+	return provider.Result{Normalized: provider.PageOf(uniqueSorted(addrs), offset, limit), Limitations: lims}, nil
+}
