@@ -34,7 +34,7 @@ func (e *Engine) Candidates(ctx context.Context, st State) []Candidate {
 				cand.Selected, cand.Provider = true, st.Binding.Provider
 			}
 		}
-		for _, capability := range p.Capabilities() {
+		for _, capability := range operationsOf(p) {
 			if cand.Availability.Status == "available" {
 				capability.Available, capability.Reason, capability.AvailabilityCode = true, nil, nil
 			} else {

@@ -43,6 +43,7 @@ type openTarget struct {
 	client    provider.Client
 	queue     *requestQueue
 	health    map[string]string // operation ("*" = all) → unavailable reason
+	cursor    string            // navigation cursor; "" until first read (then the entry point)
 }
 
 // Binding is an immutable provider binding.
@@ -104,7 +105,7 @@ func (c *Connection) State() State {
 	}
 	s := State{Open: true, Target: o.target, RunID: o.runID, Binding: o.binding}
 	if o.binding != nil {
-		for _, capability := range o.binding.impl.Capabilities() {
+		for _, capability := range operationsOf(o.binding.impl) {
 			capability.Available, capability.Reason, capability.AvailabilityCode = true, nil, nil
 			if r, bad := o.health[capability.Operation]; bad {
 				capability.Available, capability.Reason = false, &r

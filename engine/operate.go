@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -56,7 +57,7 @@ func (c *Connection) Compose(ctx context.Context, op string, params provider.Par
 		return Published{}, err
 	}
 	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
-		if _, declared := findCapability(o.binding.impl.Capabilities(), inner); !declared {
+		if _, declared := findCapability(operationsOf(o.binding.impl), inner); !declared {
 			return provider.Result{}, c.missingOperation(o, op)
 		}
 		return c.invoke(ctx, o, inner, p, rep)
@@ -88,10 +89,14 @@ func (c *Connection) missingOperation(o *openTarget, op string) *fault.Error {
 		map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": o.binding.Provider.ID})
 }
 
-// invoke checks the operation is declared and healthy, then calls it.
+// invoke checks the operation is declared and healthy, then answers it: the
+// engine's own operations here, the rest through the provider.
 func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, params provider.Params, rep progress.Reporter) (provider.Result, error) {
 	capability, declared := findCapability(o.binding.impl.Capabilities(), op)
 	if !declared {
+		if _, own := engineOperations[op]; own {
+			return c.answerLocally(ctx, o, op, params)
+		}
 		return provider.Result{}, c.missingOperation(o, op)
 	}
 	if reason, bad := c.unhealthy(o, op); bad {
@@ -99,7 +104,20 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
 	}
-	return c.call(ctx, o, capability, params, rep)
+	if op != "address_name" {
+		return c.call(ctx, o, capability, params, rep)
+	}
+	// The provider needs an address; the Evidence parameters keep the caller's
+	// (the cursor is never substituted there).
+	addr := c.addressOrCursor(o, params)
+	asked := maps.Clone(params)
+	asked["address"] = addr
+	res, err := c.call(ctx, o, capability, asked, rep)
+	if err != nil {
+		return res, err
+	}
+	res.Locations = append(res.Locations, cursorLocation(params, addr)...)
+	return c.withUserName(ctx, o, addr, res)
 }
 
 func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {

@@ -59,3 +59,40 @@ func EvidenceDigest(ctx context.Context, q interface {
 	}
 	return d, err == nil, err
 }
+
+// Annotation returns a target's annotation of one kind at one address.
+func Annotation(ctx context.Context, db *sql.DB, sha256, kind, address string) (string, bool, error) {
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM proj_annotations WHERE target_sha256 = ? AND kind = ? AND address = ?`,
+		sha256, kind, address).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("projections: annotation: %w", err)
+	}
+	return v, true, nil
+}
+
+// StoredAnnotation is one annotation as folded.
+type StoredAnnotation struct {
+	Address, Value string
+}
+
+// AnnotationsOfKind lists a target's annotations of one kind.
+func AnnotationsOfKind(ctx context.Context, db *sql.DB, sha256, kind string) ([]StoredAnnotation, error) {
+	rows, err := db.QueryContext(ctx, `SELECT address, value FROM proj_annotations WHERE target_sha256 = ? AND kind = ? ORDER BY address`, sha256, kind)
+	if err != nil {
+		return nil, fmt.Errorf("projections: annotations: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredAnnotation
+	for rows.Next() {
+		var a StoredAnnotation
+		if err := rows.Scan(&a.Address, &a.Value); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

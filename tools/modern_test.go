@@ -47,7 +47,7 @@ func TestModernRequestsGetTheFullCatalog(t *testing.T) {
 	}
 	s.ok("open_binary", map[string]any{"path": fixture})
 	s.ok("list_procedures", map[string]any{"limit": 5})
-	if e := s.errorOf("comment", map[string]any{}); e["code"] != "capability_unavailable" {
-		t.Fatalf("undeclared operation: %v", e)
+	if e := s.errorOf("inventory_artifact", map[string]any{}); e["code"] != "capability_unavailable" {
+		t.Fatalf("unavailable tool: %v", e)
 	}
 }

@@ -229,3 +229,9 @@ type Client interface {
 	Lineage(ctx context.Context) (obs lineage.Observation, ok bool)
 	Close(ctx context.Context) (Cleanup, error)
 }
+
+// EntryPointer is implemented by clients that know the target's entry point;
+// the engine starts a connection's navigation cursor there.
+type EntryPointer interface {
+	EntryPoint() (address uint64, ok bool)
+}

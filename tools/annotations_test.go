@@ -1,0 +1,84 @@
+package tools_test
+
+import (
+	"debug/elf"
+	"path/filepath"
+	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// TestAnnotationsSurviveRestart: comments, bookmarks and names set through
+// MCP are ledger state of the target's bytes: a second `rea mcp` on the same
+// ledger reads them back after reopening the target.
+func TestAnnotationsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	f, err := elf.Open(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := provider.FormatAddress(f.Entry)
+	f.Close()
+	ledgerPath := filepath.Join(dir, "ledger.db")
+
+	first := startStdio(t, ledgerPath)
+	first.ok("open_binary", map[string]any{"path": fixture})
+	if got := result[string](t, first.ok("current_address", map[string]any{})); got != entry {
+		t.Fatalf("initial cursor %s, entry point %s", got, entry)
+	}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"set_comment", map[string]any{"address": entry, "comment": "program starts here"}},
+		{"set_inline_comment", map[string]any{"address": "0X" + entry[2:], "comment": "inline"}},
+		{"set_bookmark", map[string]any{"address": entry, "name": "start"}},
+		{"set_bookmark", map[string]any{"address": "0x10"}},
+		{"set_address_name", map[string]any{"address": entry, "name": "my_entry"}},
+	} {
+		if !result[bool](t, first.ok(call.tool, call.args)) {
+			t.Fatalf("%s: readback did not match", call.tool)
+		}
+	}
+	if result[bool](t, first.ok("unset_bookmark", map[string]any{"address": "0x10"})) != true {
+		t.Fatal("unset_bookmark did not remove")
+	}
+	e := first.errorOf("goto_address", map[string]any{"address": "0xffffffffffff0000"})
+	if d, _ := e["details"].(map[string]any); e["code"] != "invalid_request" || d == nil {
+		t.Fatalf("goto outside segments: %v", e)
+	}
+	first.c.Close()
+
+	second := startStdio(t, ledgerPath)
+	second.ok("open_binary", map[string]any{"path": fixture})
+	if got := result[*string](t, second.ok("comment", map[string]any{})); got == nil || *got != "program starts here" {
+		t.Fatalf("comment at the cursor after restart: %v", got)
+	}
+	if got := result[*string](t, second.ok("inline_comment", map[string]any{"address": entry})); got == nil || *got != "inline" {
+		t.Fatalf("inline comment: %v", got)
+	}
+	marks := result[[]struct{ Address, Name string }](t, second.ok("list_bookmarks", map[string]any{}))
+	if len(marks) != 1 || marks[0].Address != entry || marks[0].Name != "start" {
+		t.Fatalf("bookmarks: %+v", marks)
+	}
+	if got := result[*string](t, second.ok("address_name", map[string]any{"address": entry})); got == nil || *got != "my_entry" {
+		t.Fatalf("user name does not override: %v", got)
+	}
+	// Removing the user name gives the provider's answer back.
+	second.ok("set_address_name", map[string]any{"address": entry, "name": ""})
+	if got := result[*string](t, second.ok("address_name", map[string]any{"address": entry})); got != nil && *got == "my_entry" {
+		t.Fatal("removed user name still answered")
+	}
+	second.ok("goto_address", map[string]any{"address": entry})
+	if got := result[string](t, second.ok("current_address", map[string]any{})); got != entry {
+		t.Fatalf("cursor after goto: %s", got)
+	}
+}
+
+func result[T any](t testing.TB, r reply) T {
+	t.Helper()
+	return decode[struct {
+		Result T `json:"result"`
+	}](t, r.Structured).Result
+}
