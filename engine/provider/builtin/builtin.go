@@ -84,6 +84,8 @@ const (
 	OpProcedureCallees         = "procedure_callees"
 	OpProcedureCallers         = "procedure_callers"
 	OpXrefs                    = "xrefs"
+	OpSearchProcedures         = "search_procedures"
+	OpSearchStrings            = "search_strings"
 )
 
 const (
@@ -156,6 +158,8 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{OpProcedureInfo, false},
 		{OpReadFunctionInstructions, true},
 		{OpResolveContaining, false},
+		{OpSearchProcedures, true},
+		{OpSearchStrings, true},
 		{OpXrefs, true},
 	}
 	caps := make([]provider.Capability, 0, len(ops))
@@ -174,6 +178,8 @@ func (p *Provider) Capabilities() []provider.Capability {
 			switch o.name {
 			case OpProcedureCallees, OpProcedureCallers, OpXrefs:
 				c.Limits.MaxResults = i64(maxEdgeResults)
+			case OpSearchProcedures, OpSearchStrings:
+				c.Limits.MaxResults = i64(maxSearchResults)
 			}
 		}
 		caps = append(caps, c)

@@ -98,7 +98,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	switch op {
 	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
 		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly,
-		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs:
+		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -124,6 +124,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return c.doProcedureInfo(ctx, op, in, rep)
 	case OpProcedureCallees, OpProcedureCallers, OpXrefs:
 		return c.doRefOp(ctx, op, in, rep)
+	case OpSearchProcedures, OpSearchStrings:
+		return c.doSearch(ctx, op, in, rep)
 	}
 	offset, limit, err := pageParams(op, in)
 	if err != nil {

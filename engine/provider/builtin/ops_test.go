@@ -28,7 +28,8 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
 		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
-		"procedure_callees": "offset", "procedure_callers": "offset", "xrefs": "offset"}
+		"procedure_callees": "offset", "procedure_callers": "offset", "xrefs": "offset",
+		"search_procedures": "offset", "search_strings": "offset"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}
@@ -41,6 +42,9 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 		maxRes := int64(500)
 		if c.Operation == "procedure_callees" || c.Operation == "procedure_callers" || c.Operation == "xrefs" {
 			maxRes = 1000
+		}
+		if c.Operation == "search_procedures" || c.Operation == "search_strings" {
+			maxRes = 100
 		}
 		if (c.Pagination == "offset") != (c.Limits.MaxResults != nil && *c.Limits.MaxResults == maxRes) {
 			t.Errorf("max_results of %s", c.Operation)
