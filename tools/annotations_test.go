@@ -82,3 +82,59 @@ func result[T any](t testing.TB, r reply) T {
 		Result T `json:"result"`
 	}](t, r.Structured).Result
 }
+
+// TestAggregateContexts: get_navigation_context in both modes, procedure null
+// outside procedures, and inspect_address_context's five facets including
+// the annotations set through MCP.
+func TestAggregateContexts(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": fixture})
+	mainAddr := result[string](t, s.ok("procedure_address", map[string]any{"procedure": "main"}))
+	s.ok("goto_address", map[string]any{"address": mainAddr})
+	type nav struct {
+		Mode, Document, Address string
+		Procedure               *struct{ Address, Name string }
+	}
+	cur := result[nav](t, s.ok("get_navigation_context", map[string]any{}))
+	if cur.Mode != "current_selection" || cur.Address != mainAddr || cur.Procedure == nil || cur.Procedure.Name != "main" {
+		t.Fatalf("current_selection: %+v", cur)
+	}
+	exp := result[nav](t, s.ok("get_navigation_context", map[string]any{"document": "fixture"}))
+	if exp.Mode != "explicit_document" || exp.Document != "fixture" || exp.Procedure == nil {
+		t.Fatalf("explicit_document: %+v", exp)
+	}
+	// A cursor inside a segment but outside every procedure: the ELF header
+	// bytes at the start of the first loaded segment.
+	segs := result[[]struct{ Start string }](t, s.ok("list_segments", map[string]any{}))
+	s.ok("goto_address", map[string]any{"address": segs[0].Start})
+	if out := result[nav](t, s.ok("get_navigation_context", map[string]any{})); out.Procedure != nil {
+		t.Fatalf("outside procedures: %+v", out)
+	}
+
+	s.ok("set_comment", map[string]any{"address": mainAddr, "comment": "the main function"})
+	s.ok("set_bookmark", map[string]any{"address": mainAddr, "name": "here"})
+	type facet struct {
+		State  string
+		Value  any
+		Reason string
+	}
+	ac := result[struct {
+		Address                             string
+		Name, Procedure, Comment, Bookmarks facet
+		InlineComment                       facet `json:"inline_comment"`
+	}](t, s.ok("inspect_address_context", map[string]any{"address": mainAddr[2:]}))
+	if ac.Address != mainAddr || ac.Comment.State != "available" || ac.Comment.Value != "the main function" {
+		t.Fatalf("inspect: %+v", ac)
+	}
+	if proc, _ := ac.Procedure.Value.(map[string]any); proc["found"] != true {
+		t.Fatalf("procedure facet: %+v", ac.Procedure)
+	}
+	if ac.Name.State != "available" || ac.Procedure.State != "available" || ac.InlineComment.State != "available" || ac.InlineComment.Value != nil {
+		t.Fatalf("facets: %+v", ac)
+	}
+	if marks, _ := ac.Bookmarks.Value.([]any); ac.Bookmarks.State != "available" || len(marks) != 1 {
+		t.Fatalf("bookmarks facet: %+v", ac.Bookmarks)
+	}
+}

@@ -34,6 +34,15 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return s.evidenceBundle
 	case "binary_overview":
 		return s.binaryOverview
+	case "get_navigation_context":
+		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
+			return sess.conn.NavigationContext(ctx, optionalString(params, "document"))
+		}
+	case "inspect_address_context":
+		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
+			addr, _ := params.String("address")
+			return sess.conn.InspectAddressContext(ctx, addr, optionalString(params, "document"))
+		}
 	}
 	if _, missing := notBuilt[spec.Name]; missing {
 		return func(ctx context.Context, sess *session, _ provider.Params, _ progress.Reporter) (any, error) {
@@ -359,6 +368,13 @@ func (s *Server) evidenceBundle(ctx context.Context, sess *session, params provi
 		}
 	}
 	return sess.conn.EvidenceBundle(ctx, req)
+}
+
+func optionalString(params provider.Params, key string) *string {
+	if v, ok := params.String(key); ok {
+		return &v
+	}
+	return nil
 }
 
 // rawJSON helps handlers that compose provider results.
