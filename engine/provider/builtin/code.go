@@ -211,11 +211,20 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 		offset, limit = int(o), int(l)
 	}
 	rep.Report(progress.Update{Phase: "index", Message: "decoding procedure"})
-	pc, err := c.decodeProc(ctx, op, six, ex, entry, true)
+	// Boundaries first; text is rendered only for the instructions returned.
+	pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
 	if err != nil {
 		return provider.Result{}, err
 	}
 	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
+	d := newDecoder(c.ix.img)
+	text := func(it insn) string {
+		code, ok := c.codeAt(it.addr)
+		if !ok || len(code) < int(it.n) {
+			return ""
+		}
+		return d.decode(code[:it.n], it.addr, true).text
+	}
 	if op == OpProcedureAssembly {
 		if len(pc.insns) > maxAssemblyInsns {
 			return provider.Result{}, fault.New(fault.Truncated,
@@ -233,14 +242,14 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 			b.WriteString("  ")
 			b.WriteString(c.instrBytes(it))
 			b.WriteString("  ")
-			b.WriteString(it.text)
+			b.WriteString(text(it))
 		}
 		return provider.Result{Normalized: b.String(), Limitations: lims}, nil
 	}
 	page := provider.PageOf(pc.insns, offset, limit)
 	items := make([]InstructionItem, len(page.Items))
 	for i, it := range page.Items {
-		items[i] = InstructionItem{Address: provider.FormatAddress(it.addr), Bytes: c.instrBytes(it), Text: it.text}
+		items[i] = InstructionItem{Address: provider.FormatAddress(it.addr), Bytes: c.instrBytes(it), Text: text(it)}
 	}
 	resLims := append([]string{}, pc.lims...)
 	return provider.Result{Normalized: FunctionInstructions{

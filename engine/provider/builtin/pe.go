@@ -17,7 +17,8 @@ type peInfo struct {
 	nsyms      uint64
 	exportDir  [2]uint32 // RVA, size
 	importDir  [2]uint32
-	secByRVA   []int // indices into image.sections by virtual address
+	exceptDir  [2]uint32 // exception directory (.pdata)
+	secByRVA   []int     // indices into image.sections by virtual address
 	secVA      []uint32
 	secRaw     []uint32 // PointerToRawData
 	secRawSize []uint32 // file-backed bytes used for RVA translation
@@ -56,6 +57,9 @@ func openPE(data []byte) (*image, error) {
 	}
 	if len(dirs) > 1 {
 		info.importDir = [2]uint32{dirs[1].VirtualAddress, dirs[1].Size}
+	}
+	if len(dirs) > 3 {
+		info.exceptDir = [2]uint32{dirs[3].VirtualAddress, dirs[3].Size}
 	}
 	base := info.imageBase
 	var raw []fileRange

@@ -14,7 +14,8 @@ import (
 
 // Procedure operations (CONTRACTS.md §2.2). A procedure's extent is known only
 // from a symbol size (ELF st_size; PLT entry and Mach-O stub sizes for import
-// stubs); a procedure without one contains no address but its entry point, so
+// stubs) or, without one, from a PE x64 .pdata range starting at its entry; a
+// procedure without either contains no address but its entry point, so
 // resolve_containing_procedure never guesses from nearby symbols.
 
 // ProcRef names a procedure by entry address and name.
@@ -44,7 +45,7 @@ type extentIndex struct {
 	maxEnd []uint64
 }
 
-func buildExtents(ctx context.Context, six *symIndex) (*extentIndex, error) {
+func buildExtents(ctx context.Context, six *symIndex, extra []codeRange) (*extentIndex, error) {
 	ix := &extentIndex{}
 	for n, k := range six.procs {
 		if n&4095 == 4095 {
@@ -53,10 +54,24 @@ func buildExtents(ctx context.Context, six *symIndex) (*extentIndex, error) {
 			}
 		}
 		s := &six.syms[k]
-		if s.size == 0 {
-			continue
+		size := s.size
+		if size == 0 {
+			// No symbol size: a range that starts at the entry (PE .pdata).
+			i, found := slices.BinarySearchFunc(extra, s.addr, func(r codeRange, a uint64) int {
+				switch {
+				case r.start < a:
+					return -1
+				case r.start > a:
+					return 1
+				}
+				return 0
+			})
+			if !found {
+				continue
+			}
+			size = extra[i].end - extra[i].start
 		}
-		end := satAdd(s.addr, s.size)
+		end := satAdd(s.addr, size)
 		if m := len(ix.ext); m > 0 && ix.ext[m-1].start == s.addr {
 			ix.ext[m-1].end = max(ix.ext[m-1].end, end) // aliases: the longest extent
 			continue
@@ -98,7 +113,9 @@ func (c *Client) extents(ctx context.Context, op string, rep progress.Reporter) 
 	if err != nil {
 		return nil, nil, err
 	}
-	ex, err := c.ix.ext.get(ctx, func(ctx context.Context) (*extentIndex, error) { return buildExtents(ctx, six) })
+	ex, err := c.ix.ext.get(ctx, func(ctx context.Context) (*extentIndex, error) {
+		return buildExtents(ctx, six, pdataRanges(c.ix.img, c.data))
+	})
 	if err != nil {
 		return nil, nil, buildFault(op, err)
 	}
