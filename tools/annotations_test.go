@@ -138,3 +138,50 @@ func TestAggregateContexts(t *testing.T) {
 		t.Fatalf("bookmarks facet: %+v", ac.Bookmarks)
 	}
 }
+
+// TestCallGraph walks the fixture's direct calls: main → exported_twice →
+// helper_add, and back.
+func TestCallGraph(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": fixture})
+	addr := func(name string) string {
+		return result[string](t, s.ok("procedure_address", map[string]any{"procedure": name}))
+	}
+	mainA, twice, helper := addr("main"), addr("exported_twice"), addr("helper_add")
+	type graph struct {
+		Root  string
+		Nodes []struct {
+			Address, Status string
+			Depth           int
+			Calls           []string
+		}
+		Truncated bool
+	}
+	depthOf := func(g graph, a string) int {
+		for _, n := range g.Nodes {
+			if n.Address == a {
+				return n.Depth
+			}
+		}
+		return -1
+	}
+	fwd := result[graph](t, s.ok("get_call_graph", map[string]any{"address": mainA, "depth": 2}))
+	if fwd.Root != mainA || depthOf(fwd, mainA) != 0 || depthOf(fwd, twice) != 1 || depthOf(fwd, helper) != 2 || fwd.Truncated {
+		t.Fatalf("forward: %+v", fwd)
+	}
+	back := result[graph](t, s.ok("get_call_graph", map[string]any{"address": helper, "direction": "backward", "depth": 2}))
+	if depthOf(back, twice) != 1 || depthOf(back, mainA) != 2 {
+		t.Fatalf("backward: %+v", back)
+	}
+	small := result[graph](t, s.ok("get_call_graph", map[string]any{"address": mainA, "max_nodes": 1}))
+	if len(small.Nodes) != 1 || !small.Truncated {
+		t.Fatalf("max_nodes 1: %+v", small)
+	}
+	for i := 1; i < len(fwd.Nodes); i++ {
+		if fwd.Nodes[i-1].Depth > fwd.Nodes[i].Depth {
+			t.Fatal("nodes not ordered by depth")
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/canon"
@@ -89,4 +91,96 @@ func decodeResult(call engine.Caller, op string, p provider.Params, v any) error
 			"Run `rea doctor`.", map[string]any{"operation": op, "provider_id": nil})
 	}
 	return nil
+}
+
+type callGraphNode struct {
+	Address string       `json:"address"`
+	Depth   int          `json:"depth"`
+	Status  string       `json:"status"`
+	Calls   []string     `json:"calls,omitempty"`
+	Error   *fault.Error `json:"error,omitempty"`
+}
+
+// callGraph walks procedure_callees (forward) or procedure_callers (backward)
+// breadth first from address, to depth levels and at most maxNodes nodes.
+// Every node lists all of its direct edges (every page); a node whose edges
+// cannot be read is an error node, never a failed call; truncated says that
+// maxNodes stopped the expansion.
+func (s *Server) callGraph(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
+	root, _ := params.String("address")
+	direction, _ := params.String("direction")
+	depth := int(params.Int("depth", 2))
+	maxNodes := int(params.Int("max_nodes", 200))
+	op := "procedure_callees"
+	if direction == "backward" {
+		op = "procedure_callers"
+	}
+	return sess.conn.Compose(ctx, "get_call_graph", params, rep, func(call engine.Caller) (provider.Result, error) {
+		nodes := []callGraphNode{}
+		seen := map[string]bool{root: true}
+		frontier := []string{root}
+		truncated := false
+		for d := 0; len(frontier) > 0; d++ {
+			slices.SortFunc(frontier, compareAddresses)
+			var next []string
+			for _, addr := range frontier {
+				edges, err := allEdges(call, op, addr)
+				if err != nil {
+					if fe := fault.From(op, err); fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
+						return provider.Result{}, fe
+					}
+					nodes = append(nodes, callGraphNode{Address: addr, Depth: d, Status: "error", Error: fault.From(op, err)})
+					continue
+				}
+				nodes = append(nodes, callGraphNode{Address: addr, Depth: d, Status: "ok", Calls: edges})
+				if d == depth {
+					continue
+				}
+				for _, e := range edges {
+					if seen[e] {
+						continue
+					}
+					if len(seen) >= maxNodes {
+						truncated = true
+						break
+					}
+					seen[e] = true
+					next = append(next, e)
+				}
+			}
+			frontier = next
+		}
+		return provider.Result{Normalized: map[string]any{"root": root, "direction": direction, "depth": depth,
+			"nodes": nodes, "truncated": truncated}}, nil
+	})
+}
+
+// allEdges reads every page of one procedure's callers or callees.
+func allEdges(call engine.Caller, op, addr string) ([]string, error) {
+	edges := []string{}
+	for offset := int64(0); ; {
+		var page struct {
+			Items      []string `json:"items"`
+			NextOffset *int64   `json:"next_offset"`
+			Truncated  bool     `json:"truncated"`
+		}
+		if err := decodeResult(call, op, provider.Params{"procedure": addr, "document": nil, "offset": offset, "limit": int64(1000)}, &page); err != nil {
+			return nil, err
+		}
+		edges = append(edges, page.Items...)
+		if page.NextOffset == nil {
+			if page.Truncated {
+				return nil, fault.New(fault.Truncated, "The provider could not list every edge within its budget.",
+					"Call "+op+" directly.", map[string]any{"operation": op, "limit": "edges", "maximum": len(edges), "truncated": true})
+			}
+			return edges, nil
+		}
+		offset = *page.NextOffset
+	}
+}
+
+func compareAddresses(a, b string) int {
+	x, _ := provider.ParseAddress(a)
+	y, _ := provider.ParseAddress(b)
+	return cmp.Compare(x, y)
 }

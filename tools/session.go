@@ -34,6 +34,8 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return s.evidenceBundle
 	case "binary_overview":
 		return s.binaryOverview
+	case "get_call_graph":
+		return s.callGraph
 	case "get_navigation_context":
 		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 			return sess.conn.NavigationContext(ctx, optionalString(params, "document"))
