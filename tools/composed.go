@@ -94,11 +94,17 @@ func decodeResult(call engine.Caller, op string, p provider.Params, v any) error
 }
 
 type callGraphNode struct {
+	Address string   `json:"address"`
+	Depth   int      `json:"depth"`
+	Status  string   `json:"status"` // ok
+	Calls   []string `json:"calls"`
+}
+
+type callGraphErrorNode struct {
 	Address string       `json:"address"`
 	Depth   int          `json:"depth"`
-	Status  string       `json:"status"`
-	Calls   []string     `json:"calls,omitempty"`
-	Error   *fault.Error `json:"error,omitempty"`
+	Status  string       `json:"status"` // error
+	Error   *fault.Error `json:"error"`
 }
 
 // callGraph walks procedure_callees (forward) or procedure_callers (backward)
@@ -116,7 +122,7 @@ func (s *Server) callGraph(ctx context.Context, sess *session, params provider.P
 		op = "procedure_callers"
 	}
 	return sess.conn.Compose(ctx, "get_call_graph", params, rep, func(call engine.Caller) (provider.Result, error) {
-		nodes := []callGraphNode{}
+		nodes := []any{}
 		seen := map[string]bool{root: true}
 		frontier := []string{root}
 		truncated := false
@@ -129,7 +135,7 @@ func (s *Server) callGraph(ctx context.Context, sess *session, params provider.P
 					if fe := fault.From(op, err); fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
 						return provider.Result{}, fe
 					}
-					nodes = append(nodes, callGraphNode{Address: addr, Depth: d, Status: "error", Error: fault.From(op, err)})
+					nodes = append(nodes, callGraphErrorNode{Address: addr, Depth: d, Status: "error", Error: fault.From(op, err)})
 					continue
 				}
 				nodes = append(nodes, callGraphNode{Address: addr, Depth: d, Status: "ok", Calls: edges})
