@@ -6,10 +6,10 @@
 // eagerly (cheap), and each derived index (symbols/procedures, strings) is built
 // once per (content sha256, profile digest) on first use and shared by every
 // client through a small bounded cache. Indexes hold offsets into the file, not
-// copies of it, and results are materialized one page at a time. Issue-3
-// operations (disassembly, xrefs, function discovery) add lazy fields to index
-// next to syms and strs; the image model already carries sections, segments,
-// symbol-table locations and the entry point.
+// copies of it, and results are materialized one page at a time. The code
+// operations add lazy indexes next to syms and strs: procedure extents (ext),
+// DWARF line rows (lines) and the reference index (refs); each procedure is
+// decoded on demand (disasm.go, code.go).
 //
 // Decisions recorded here (they shape results and so Evidence):
 //
@@ -41,6 +41,19 @@
 //     limitation instead. A string's section is the mapped, file-backed section
 //     containing its first byte, or null (e.g. in headers). termination is
 //     "present_or_not_required" when a NUL (a zero code unit) follows the run.
+//   - Procedure extents: symbol sizes (ELF st_size, PLT entry and Mach-O stub
+//     sizes), else a PE x64 .pdata range starting at the entry; nothing else.
+//     resolve_containing_procedure answers only from these (and entry points).
+//   - Disassembly: golang.org/x/arch; x86/x86_64 Intel syntax, arm64 GNU, arm
+//     ARM mode only (Thumb procedures fail capability_unavailable, reason
+//     thumb_code_unsupported). Branch targets print as absolute addresses. A
+//     procedure of known extent is decoded linearly over it; otherwise by
+//     recursive descent from its entry, stated as a limitation.
+//   - References: a linear sweep of the executable sections resynchronized at
+//     procedure entries (arm: ARM-mode procedures of known extent); direct
+//     calls and jumps, RIP-relative (x86_64) and absolute (x86) memory
+//     operands, ADRP+ADD/LDR, ADR and literal loads (arm64). A reference is
+//     the instruction completing the address. Indirect calls are counted.
 package builtin
 
 import (
