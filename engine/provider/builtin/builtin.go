@@ -263,8 +263,13 @@ var archVersion = sync.OnceValue(func() string {
 			}
 		}
 	}
-	return "unknown"
+	return archModuleVersion
 })
+
+// archModuleVersion is the golang.org/x/arch version go.mod requires; it
+// names the disassembler when the binary carries no module information (test
+// binaries), so profiles agree across builds. A test keeps it equal to go.mod.
+const archModuleVersion = "v0.33.0"
 
 // Start maps the target and returns an in-process client.
 func (p *Provider) Start(ctx context.Context, t provider.Target, profile provider.Profile, run provider.Run) (provider.Client, error) {

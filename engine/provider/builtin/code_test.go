@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -237,4 +238,18 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The fallback disassembler version is the one go.mod requires.
+func TestArchModuleVersion(t *testing.T) {
+	b, err := os.ReadFile("../../../go.mod")
+	if err != nil {
+		t.Skip("go.mod not found: ", err)
+	}
+	if !strings.Contains(string(b), "golang.org/x/arch "+archModuleVersion+"\n") {
+		t.Errorf("go.mod does not require golang.org/x/arch %s", archModuleVersion)
+	}
+	if v := archVersion(); v != archModuleVersion {
+		t.Errorf("build info names golang.org/x/arch %s, go.mod %s", v, archModuleVersion)
+	}
 }
