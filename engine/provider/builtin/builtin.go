@@ -42,8 +42,10 @@
 //     containing its first byte, or null (e.g. in headers). termination is
 //     "present_or_not_required" when a NUL (a zero code unit) follows the run.
 //   - Procedure extents: symbol sizes (ELF st_size, PLT entry and Mach-O stub
-//     sizes), else a PE x64 .pdata range starting at the entry; nothing else.
-//     resolve_containing_procedure answers only from these (and entry points).
+//     sizes), else a PE x64 .pdata range starting at the entry. A procedure
+//     with neither (Mach-O, stripped entry points) contains exactly the
+//     instructions recursive descent from its entry reaches; containment and
+//     callers use that, never the distance to the next symbol.
 //   - Disassembly: golang.org/x/arch; x86/x86_64 Intel syntax, arm64 GNU, arm
 //     ARM mode only (Thumb procedures fail capability_unavailable, reason
 //     thumb_code_unsupported). Branch targets print as absolute addresses. A

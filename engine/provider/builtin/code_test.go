@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,5 +252,33 @@ func TestArchModuleVersion(t *testing.T) {
 	}
 	if v := archVersion(); v != archModuleVersion {
 		t.Errorf("build info names golang.org/x/arch %s, go.mod %s", v, archModuleVersion)
+	}
+}
+
+// Mach-O symbols have no sizes: procedures are what recursive descent reaches
+// from their entries, which is enough to find callers and containment.
+func TestMachOGoCode(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			path := goFixture(t, "darwin", arch)
+			_, _, c := open(t, path)
+			main := procInfo(t, c, "_main.main")
+			helper := procInfo(t, c, "_main.helper")
+			if main.Length == 0 || main.BasicblockCount < 2 || helper.Length == 0 {
+				t.Fatalf("main %+v helper %+v", main, helper)
+			}
+			callees, _ := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "_main.main"})
+			if !slices.Contains(callees, helper.Entrypoint) {
+				t.Errorf("callees(main.main) = %v, want main.helper %s", callees, helper.Entrypoint)
+			}
+			callers, _ := edgeList(t, c, OpProcedureCallers, provider.Params{"procedure": "_main.helper"})
+			if len(callers) != 1 || callers[0] != main.Entrypoint {
+				t.Errorf("callers(main.helper) = %v, want %s", callers, main.Entrypoint)
+			}
+			ha, _ := provider.ParseAddress(helper.Entrypoint)
+			if got := containing(t, c, ha+helper.Length-1); !got.Found || got.Procedure.Address != helper.Entrypoint {
+				t.Errorf("resolve end of helper: %+v", got)
+			}
+		})
 	}
 }

@@ -15,8 +15,9 @@ import (
 // Procedure operations (CONTRACTS.md §2.2). A procedure's extent is known only
 // from a symbol size (ELF st_size; PLT entry and Mach-O stub sizes for import
 // stubs) or, without one, from a PE x64 .pdata range starting at its entry; a
-// procedure without either contains no address but its entry point, so
-// resolve_containing_procedure never guesses from nearby symbols.
+// procedure without either contains exactly the instructions its recursive
+// descent decoding reaches, so resolve_containing_procedure never guesses
+// from nearby symbols.
 
 // ProcRef names a procedure by entry address and name.
 type ProcRef struct {
@@ -210,6 +211,41 @@ func notAProcedure(op string) error {
 		Message: "No procedure has this name or contains this address; list_procedures and search_procedures list them."})
 }
 
+// containingByDescent finds the procedure of unknown extent containing a:
+// the nearest procedure entry at or below a whose recursive-descent decoding
+// (code.go) has an instruction covering a. A procedure of known extent is
+// answered by extentIndex.containing instead. cache holds decodings by entry.
+func (c *Client) containingByDescent(ctx context.Context, op string, six *symIndex, ex *extentIndex, a uint64, cache map[uint64][]insn) (uint64, bool, error) {
+	i := sort.Search(len(six.procs), func(i int) bool { return six.syms[six.procs[i]].addr > a }) - 1
+	if i < 0 {
+		return 0, false, nil
+	}
+	entry := six.syms[six.procs[i]].addr
+	if _, known := ex.extentOf(entry); known {
+		return 0, false, nil
+	}
+	insns, ok := cache[entry]
+	if !ok {
+		pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return 0, false, buildFault(op, cerr)
+			}
+			cache[entry] = nil // not decodable (e.g. Thumb): contains nothing known
+			return 0, false, nil
+		}
+		insns = pc.insns
+		if cache != nil {
+			cache[entry] = insns
+		}
+	}
+	k := sort.Search(len(insns), func(k int) bool { return insns[k].addr > a }) - 1
+	if k >= 0 && a < insns[k].addr+uint64(insns[k].n) {
+		return entry, true, nil
+	}
+	return 0, false, nil
+}
+
 // inSegments reports whether a lies in some segment.
 func (c *Client) inSegments(a uint64) bool {
 	for _, sg := range c.ix.img.segments {
@@ -274,6 +310,12 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 		} else if e, ok := ex.containing(a); ok {
 			name, _ := c.procName(six, e)
 			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(e), Name: name}
+		} else if e, ok, err := c.containingByDescent(ctx, op, six, ex, a, map[uint64][]insn{}); err != nil {
+			return provider.Result{}, err
+		} else if ok {
+			name, _ := c.procName(six, e)
+			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(e), Name: name}
+			lims = append(lims, "the containing procedure's extent is unknown: its instructions were found by recursive descent from its entry")
 		} else {
 			reason = "not_in_procedure"
 		}

@@ -205,8 +205,17 @@ func TestResolveContainingStripped(t *testing.T) {
 	if got := containing(t, c, img.entry); !got.Found || got.Procedure.Address != provider.FormatAddress(img.entry) {
 		t.Errorf("resolve entry: %+v", got)
 	}
-	if got := containing(t, c, img.entry+1); got.Found || *got.Reason != "not_in_procedure" {
+	// Without a symbol size, the entry's procedure is what recursive descent
+	// reaches from it: its first instruction, not the bytes after its end.
+	if got := containing(t, c, img.entry+1); !got.Found || got.Procedure.Address != provider.FormatAddress(img.entry) {
 		t.Errorf("resolve entry+1: %+v", got)
+	}
+	fi := readInsns(t, c, provider.FormatAddress(img.entry))
+	last := fi.Instructions.Items[len(fi.Instructions.Items)-1]
+	la, _ := provider.ParseAddress(last.Address)
+	past := la + uint64(len(last.Bytes)/2) + 1
+	if got := containing(t, c, past); got.Found || *got.Reason != "not_in_procedure" {
+		t.Errorf("resolve %#x past the entry's code (last %+v): %+v", past, last, got)
 	}
 	if r := do(t, c, OpProcedureAddress, provider.Params{"procedure": provider.FormatAddress(img.entry)}); r.Normalized != provider.FormatAddress(img.entry) {
 		t.Errorf("procedure_address entry: %v", r.Normalized)

@@ -238,10 +238,15 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 		}
 		lims = append(lims, rx.limitations...)
 		outside := 0
+		cache := map[uint64][]insn{}
 		for _, e := range edgesTo(rx.calls, entry) {
 			if _, ok := c.procName(six, e.from); ok {
 				addrs = append(addrs, e.from)
 			} else if p, ok := ex.containing(e.from); ok {
+				addrs = append(addrs, p)
+			} else if p, ok, err := c.containingByDescent(ctx, op, six, ex, e.from, cache); err != nil {
+				return provider.Result{}, err
+			} else if ok {
 				addrs = append(addrs, p)
 			} else {
 				outside++
@@ -249,7 +254,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 		}
 		lims = append(lims, strconv.Itoa(rx.indirect)+" indirect call(s) unresolved")
 		if outside > 0 {
-			lims = append(lims, strconv.Itoa(outside)+" call site(s) outside every procedure of known extent")
+			lims = append(lims, strconv.Itoa(outside)+" call site(s) outside every known procedure")
 		}
 	default: // OpXrefs
 		a, err := requiredAddress(op, in)
