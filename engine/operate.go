@@ -104,11 +104,12 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
 	}
-	if op != "address_name" {
+	if !cursorDefaulted[op] {
 		return c.call(ctx, o, capability, params, rep)
 	}
-	// The provider needs an address; the Evidence parameters keep the caller's
-	// (the cursor is never substituted there).
+	// An absent address means the cursor. The provider is asked with it; the
+	// Evidence parameters keep the caller's (the cursor is never substituted
+	// there) and its locations record the address observed.
 	addr := c.addressOrCursor(o, params)
 	asked := maps.Clone(params)
 	asked["address"] = addr
@@ -117,8 +118,15 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 		return res, err
 	}
 	res.Locations = append(res.Locations, cursorLocation(params, addr)...)
-	return c.withUserName(ctx, o, addr, res)
+	if op == "address_name" {
+		return c.withUserName(ctx, o, addr, res)
+	}
+	return res, nil
 }
+
+// cursorDefaulted are the provider operations whose optional address means
+// the cursor (CONTRACTS.md §2.2).
+var cursorDefaulted = map[string]bool{"address_name": true, "xrefs": true}
 
 func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
 	rec := &Record{

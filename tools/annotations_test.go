@@ -185,3 +185,31 @@ func TestCallGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorDefaults: address_name and xrefs without an address answer for
+// the cursor, and their Evidence keeps the caller's parameters.
+func TestCursorDefaults(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": fixture})
+	twice := result[string](t, s.ok("procedure_address", map[string]any{"procedure": "exported_twice"}))
+	s.ok("goto_address", map[string]any{"address": twice})
+	r := s.ok("address_name", map[string]any{})
+	if got := result[*string](t, r); got == nil || *got != "exported_twice" {
+		t.Fatalf("address_name at the cursor: %v", got)
+	}
+	ev := decode[struct {
+		Evidence struct {
+			Parameters map[string]any
+			Locations  []struct{ Kind, Address string }
+		}
+	}](t, r.Structured).Evidence
+	if ev.Parameters["address"] != nil || len(ev.Locations) != 1 || ev.Locations[0].Address != twice {
+		t.Fatalf("evidence: %+v", ev)
+	}
+	refs := result[struct{ Total *int }](t, s.ok("xrefs", map[string]any{}))
+	if refs.Total == nil || *refs.Total == 0 {
+		t.Fatalf("xrefs to exported_twice at the cursor: %+v", refs)
+	}
+}
