@@ -78,6 +78,16 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 	if d.arch == "x86" {
 		mode = 32
 	}
+	// x86asm has no CET instructions: it reads endbr64/endbr32 (f3 0f 1e fa/fb),
+	// which open almost every function of a CET build, as a lone REP prefix
+	// and then decodes the rest of the instruction as garbage.
+	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
+		it := insn{addr: pc, n: 4}
+		if withText {
+			it.text = map[byte]string{0xfa: "endbr64", 0xfb: "endbr32"}[code[3]]
+		}
+		return it
+	}
 	in, err := x86asm.Decode(code, mode)
 	if err != nil || in.Len == 0 {
 		it := insn{addr: pc, n: 1}
