@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"slices"
@@ -168,15 +169,7 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 			a += uint64(it.n)
 		}
 	}
-	slices.SortFunc(pc.insns, func(x, y insn) int {
-		switch {
-		case x.addr < y.addr:
-			return -1
-		case x.addr > y.addr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(pc.insns, func(x, y insn) int { return cmp.Compare(x.addr, y.addr) })
 	return nil
 }
 

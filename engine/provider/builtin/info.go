@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"debug/dwarf"
 	"debug/elf"
@@ -149,15 +150,7 @@ func buildLines(ctx context.Context, img *image, data []byte) (lx *lineIndex, er
 			lx.rows = append(lx.rows, lineRow{addr: le.Address, file: le.File.Name, line: le.Line})
 		}
 	}
-	slices.SortStableFunc(lx.rows, func(a, b lineRow) int {
-		switch {
-		case a.addr < b.addr:
-			return -1
-		case a.addr > b.addr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(lx.rows, func(a, b lineRow) int { return cmp.Compare(a.addr, b.addr) })
 	return lx, nil
 }
 

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 )
@@ -32,15 +33,7 @@ func parsePdata(b []byte, imageBase uint64) []codeRange {
 		}
 		out = append(out, codeRange{imageBase + begin, imageBase + end})
 	}
-	slices.SortFunc(out, func(a, b codeRange) int {
-		switch {
-		case a.start < b.start:
-			return -1
-		case a.start > b.start:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b codeRange) int { return cmp.Compare(a.start, b.start) })
 	return out
 }
 
