@@ -23,8 +23,10 @@ func (partialProvider) Identity() provider.Identity {
 	v := "1"
 	return provider.Identity{ID: "partial", Name: "Partial provider", Version: &v}
 }
-func (partialProvider) Availability(context.Context) provider.Availability { return provider.Available() }
-func (partialProvider) Support(provider.Target) provider.TargetSupport     { return provider.Supported() }
+func (partialProvider) Availability(context.Context) provider.Availability {
+	return provider.Available()
+}
+func (partialProvider) Support(provider.Target) provider.TargetSupport { return provider.Supported() }
 func (partialProvider) Capabilities() []provider.Capability {
 	return []provider.Capability{{Operation: "resolve_containing_procedure", InputContractVersion: 1, OutputContractVersion: 1,
 		Pagination: "none", Exhaustive: true, Effects: provider.Effects{Idempotent: true}, Limitations: []string{}}}
@@ -45,7 +47,9 @@ func (partialClient) Do(_ context.Context, op string, in provider.Params, _ prog
 	addr, _ := in.String("address")
 	return provider.Result{Normalized: map[string]any{"query_address": addr, "found": false, "procedure": nil, "reason": "not_in_procedure"}}, nil
 }
-func (partialClient) Lineage(context.Context) (lineage.Observation, bool) { return lineage.Observation{}, false }
+func (partialClient) Lineage(context.Context) (lineage.Observation, bool) {
+	return lineage.Observation{}, false
+}
 func (partialClient) Close(context.Context) (provider.Cleanup, error) {
 	return provider.Cleanup{Complete: true}, nil
 }
