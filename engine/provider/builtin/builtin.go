@@ -30,7 +30,13 @@
 //   - Procedures: names of type function in executable sections, plus import
 //     stubs (external:true, thunk:true, thunk_target:null because the target
 //     lies outside the image), plus the entry point named "entry" (source
-//     "analysis") when no procedure symbol starts there.
+//     "analysis") when no procedure symbol starts there. ELF also: each
+//     .eh_frame FDE start (outside PLT sections) where no procedure symbol
+//     starts, the code pointers of .preinit_array/.init_array/.fini_array,
+//     and direct call targets and backward tail jumps found by recursive
+//     descent from code no FDE covers (ehframe.go, seeds.go); these are
+//     named "sub_<hex>" (source "analysis"), and the profile's
+//     function_discovery lists "eh-frame", "init-array", "call-targets".
 //   - Strings: like GNU strings (printable ASCII 0x20..0x7e and TAB, at least 4;
 //     UTF-16LE like `strings -el`, code units with a zero high byte). Only file
 //     bytes mapped to addresses are scanned (ELF PT_LOAD file ranges, PE headers
@@ -42,7 +48,8 @@
 //     containing its first byte, or null (e.g. in headers). termination is
 //     "present_or_not_required" when a NUL (a zero code unit) follows the run.
 //   - Procedure extents: symbol sizes (ELF st_size, PLT entry and Mach-O stub
-//     sizes), else a PE x64 .pdata range starting at the entry. A procedure
+//     sizes), else a PE x64 .pdata range or an ELF .eh_frame FDE range
+//     starting at the entry. A procedure
 //     with neither (Mach-O, stripped entry points) contains exactly the
 //     instructions recursive descent from its entry reaches; containment and
 //     callers use that, never the distance to the next symbol.

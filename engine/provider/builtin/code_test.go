@@ -197,14 +197,20 @@ func TestInstructionsText(t *testing.T) {
 	if entry == "" {
 		t.Fatal("no entry procedure in the stripped fixture")
 	}
+	// The entry's extent is its .eh_frame FDE: decoded linearly.
 	fi := readInsns(t, c2, entry)
-	if len(fi.Limitations) != 1 || !strings.Contains(fi.Limitations[0], "recursive descent") || len(fi.Instructions.Items) < 5 {
+	if len(fi.Limitations) != 0 || len(fi.Instructions.Items) < 5 {
 		t.Fatalf("entry: %+v", fi)
 	}
-	for _, g := range fi.Instructions.Items {
-		a, _ := provider.ParseAddress(g.Address)
-		if w, ok := od[a]; !ok || w.bytes != g.Bytes {
-			t.Errorf("entry insn %+v, objdump %+v", g, od[a])
+	// A procedure no FDE describes (crtstuff code found through the init/fini
+	// arrays or call targets) is decoded by recursive descent.
+	fd := descentProc(t, c2, procs)
+	for _, fi := range []FunctionInstructions{fi, fd} {
+		for _, g := range fi.Instructions.Items {
+			a, _ := provider.ParseAddress(g.Address)
+			if w, ok := od[a]; !ok || w.bytes != g.Bytes {
+				t.Errorf("%s insn %+v, objdump %+v", fi.Procedure.Name, g, od[a])
+			}
 		}
 	}
 }
@@ -281,4 +287,21 @@ func TestMachOGoCode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// descentProc returns the instructions of a stripped fixture's synthetic
+// procedure of unknown extent with at least 5 instructions.
+func descentProc(t *testing.T, c provider.Client, procs []ProcedureItem) FunctionInstructions {
+	t.Helper()
+	for _, p := range procs {
+		if !strings.HasPrefix(p.Value, "sub_") {
+			continue
+		}
+		fi := readInsns(t, c, p.Address)
+		if len(fi.Limitations) == 1 && strings.Contains(fi.Limitations[0], "recursive descent") && len(fi.Instructions.Items) >= 5 {
+			return fi
+		}
+	}
+	t.Fatal("no procedure of unknown extent with 5 instructions")
+	return FunctionInstructions{}
 }

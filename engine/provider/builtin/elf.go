@@ -11,13 +11,16 @@ import (
 
 // elfInfo is what the symbol pass needs beyond the common image model.
 type elfInfo struct {
-	machine  elf.Machine
-	tables   []symbolTable // symtab first, then dynsym
-	dynsym   int           // index into tables of the dynamic symbol table, or -1
-	relocs   []elfRelocs
-	plts     []pltSection
-	gotPLT   uint64
-	hasGotPL bool
+	machine     elf.Machine
+	tables      []symbolTable // symtab first, then dynsym
+	dynsym      int           // index into tables of the dynamic symbol table, or -1
+	relocs      []elfRelocs
+	plts        []pltSection
+	gotPLT      uint64
+	hasGotPL    bool
+	fdes        []codeRange // .eh_frame FDE ranges in executable sections, by start
+	inits       []uint64    // init/fini array code pointers (seeds.go)
+	callTargets bool        // call-target descent runs (seeds.go)
 }
 
 // pltSection is a PLT section and its entry size.
@@ -181,6 +184,28 @@ func openELF(data []byte) (*image, error) {
 			img.entry &^= 1
 		}
 		used["entry-point"] = true
+	}
+	if f.Machine != elf.EM_ARM && f.Type != elf.ET_REL {
+		var got uint64
+		for _, s := range f.Sections {
+			if s.Name == ".got" {
+				got = s.Addr
+			}
+		}
+		var lims []string
+		info.fdes, lims = elfEhFrame(img, data, got)
+		img.limitations = append(img.limitations, lims...)
+		if len(info.fdes) > 0 {
+			used["eh-frame"] = true
+		}
+		info.inits = elfInitArrays(img, data)
+		if len(info.inits) > 0 {
+			used["init-array"] = true
+		}
+		if seedDescentArch(img) && (len(info.inits) > 0 || img.hasEntry) {
+			info.callTargets = true
+			used["call-targets"] = true
+		}
 	}
 	img.setDiscovery(used)
 	img.finishLayout(raw)

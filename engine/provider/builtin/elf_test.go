@@ -231,6 +231,9 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 	want := readelfFuncs(t, path, arm)
 	got := map[string]bool{}
 	for _, p := range procs {
+		if stripped && strings.HasPrefix(p.Value, "sub_") {
+			continue // found by .eh_frame, init arrays or call targets (TestStrippedRecall)
+		}
 		if !p.Procedure.External && p.Value != "entry" {
 			got[p.Address+" "+p.Value] = true
 		}

@@ -248,6 +248,12 @@ func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)
 	switch {
 	case img.elf != nil:
 		err = elfSymbols(img, b)
+		if err == nil {
+			err = addEhFrameProcs(img, b)
+		}
+		if err == nil {
+			err = addSeedProcs(img, b)
+		}
 	case img.pe != nil:
 		err = peSymbols(img, b)
 	case img.macho != nil:

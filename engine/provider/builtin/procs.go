@@ -115,7 +115,7 @@ func (c *Client) extents(ctx context.Context, op string, rep progress.Reporter) 
 		return nil, nil, err
 	}
 	ex, err := c.ix.ext.get(ctx, func(ctx context.Context) (*extentIndex, error) {
-		return buildExtents(ctx, six, pdataRanges(c.ix.img, c.data))
+		return buildExtents(ctx, six, unwindRanges(c.ix.img, c.data))
 	})
 	if err != nil {
 		return nil, nil, buildFault(op, err)

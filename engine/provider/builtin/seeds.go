@@ -1,0 +1,196 @@
+package builtin
+
+import (
+	"debug/elf"
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// ELF code that .eh_frame does not describe (crtstuff's frame_dummy,
+// __do_global_dtors_aux, register_tm_clones and deregister_tm_clones have no
+// FDE) is found from two more sources, both bounded:
+//
+//   - "init-array": the code pointers of .preinit_array, .init_array and
+//     .fini_array (the values stored in the file; a pointer that is zero or
+//     outside executable sections is ignored);
+//   - "call-targets": recursive descent (x86, x86_64, arm64) from the entry
+//     point and those pointers when no FDE covers them, following branches
+//     and collecting direct call targets and tail jumps (an unconditional
+//     direct jump to below the procedure's entry); each target not covered
+//     by an FDE and not already a procedure becomes one and is descended in
+//     turn. Code described by FDEs is never descended: FDEs already name it.
+//
+// New procedures are named sub_<hex>, source analysis, with no size.
+
+// maxSeedInsns and maxSeedProcs bound the call-target descent of one image.
+const (
+	maxSeedInsns = 1 << 16
+	maxSeedProcs = 1 << 12
+)
+
+// elfInitArrays returns the code pointers of the init/fini arrays.
+func elfInitArrays(img *image, data []byte) []uint64 {
+	var out []uint64
+	ps := uint64(4)
+	if img.is64 {
+		ps = 8
+	}
+	for i := range img.sections {
+		s := &img.sections[i]
+		switch s.name {
+		case ".preinit_array", ".init_array", ".fini_array":
+		default:
+			continue
+		}
+		if s.fsize == 0 || s.off >= uint64(len(data)) {
+			continue
+		}
+		end := min(satAdd(s.off, s.fsize), uint64(len(data)))
+		for o := s.off; o+ps <= end && len(out) < maxSeedProcs; o += ps {
+			var v uint64
+			if ps == 8 {
+				v = img.bo.Uint64(data[o:])
+			} else {
+				v = uint64(img.bo.Uint32(data[o:]))
+			}
+			if v != 0 && v != ^uint64(0) && img.execAt(v) {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// seedDescentArch reports whether call-target descent runs for the image.
+func seedDescentArch(img *image) bool {
+	if img.elf == nil || img.elf.machine == elf.EM_ARM {
+		return false
+	}
+	switch img.arch {
+	case "x86", "x86_64", "arm64":
+		return true
+	}
+	return false
+}
+
+// execCode returns the file bytes of the executable section containing a,
+// from a to the section's file-backed end.
+func execCode(img *image, data []byte, a uint64) ([]byte, bool) {
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || !s.x || a < s.addr || a >= s.end() {
+			continue
+		}
+		rel := a - s.addr
+		if rel >= s.fsize {
+			return nil, false
+		}
+		off := s.off + rel
+		end := min(satAdd(s.off, s.fsize), uint64(len(data)))
+		if off >= end {
+			return nil, false
+		}
+		return data[off:end], true
+	}
+	return nil, false
+}
+
+// inFDE reports whether a lies in some FDE range (sorted by start).
+func inFDE(fdes []codeRange, a uint64) bool {
+	i := sort.Search(len(fdes), func(i int) bool { return fdes[i].start > a })
+	// fdes[i-1] is the last range starting at or below a; FDE ranges of one
+	// image do not nest, but check a few before it in case they overlap.
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		if a >= fdes[k].start && a < fdes[k].end {
+			return true
+		}
+	}
+	return false
+}
+
+// addSeedProcs adds the init/fini array pointers and the call targets found
+// by descent from code no FDE covers (see the comment above).
+func addSeedProcs(img *image, b *symBuilder) error {
+	info := img.elf
+	if len(info.inits) == 0 && !(info.callTargets && img.hasEntry) {
+		return nil
+	}
+	procs := map[uint64]bool{}
+	for i := range b.syms {
+		if b.syms[i].flags&flagProcedure != 0 {
+			procs[b.syms[i].addr] = true
+		}
+	}
+	add := func(a uint64) {
+		procs[a] = true
+		if img.hasEntry && a == img.entry {
+			return // named "entry" already
+		}
+		b.addArena(symbol{addr: a, kind: kindFunction, source: srcAnalysis,
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", a))
+	}
+	var work []uint64
+	for _, a := range info.inits {
+		if !procs[a] {
+			add(a)
+		}
+		work = append(work, a)
+	}
+	if !info.callTargets {
+		return nil
+	}
+	if img.hasEntry {
+		work = append(work, img.entry)
+	}
+	d := newDecoder(img)
+	budget := maxSeedInsns
+	done := map[uint64]bool{}
+	for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
+		entry := work[len(work)-1]
+		work = work[:len(work)-1]
+		if done[entry] || inFDE(info.fdes, entry) {
+			continue
+		}
+		done[entry] = true
+		seen := map[uint64]bool{}
+		branches := []uint64{entry}
+		for len(branches) > 0 && budget > 0 {
+			a := branches[len(branches)-1]
+			branches = branches[:len(branches)-1]
+			d.reset()
+			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
+				if err := b.tick(); err != nil {
+					return err
+				}
+				code, ok := execCode(img, b.data, a)
+				if !ok {
+					break
+				}
+				seen[a] = true
+				budget--
+				it := d.decode(code, a, false)
+				if it.hasTarget {
+					switch {
+					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
+						t := it.target
+						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
+							add(t)
+						}
+						if procs[t] {
+							work = append(work, t)
+						}
+					case it.flow == flowJump || it.flow == flowCondJump:
+						branches = append(branches, it.target)
+					}
+				}
+				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
+					break
+				}
+				a += uint64(it.n)
+			}
+		}
+	}
+	return nil
+}
