@@ -112,20 +112,16 @@ func (r *Record) ComputeID() (string, error) {
 	return "ev_" + d, nil
 }
 
-// Seal normalizes the record's collections, canonicalizes its results and sets
-// its ID.
+// Seal normalizes the record's collections and sets its ID. The results must
+// already be canonical JSON (canon.Marshal); an absent result is null.
+// Canonicalizing a large result is the main cost of publishing a page, so it
+// is done once, by whoever produced the result.
 func (r *Record) Seal() error {
 	r.Limitations = nonNil(r.Limitations)
 	r.Locations = nonNilLoc(r.Locations)
 	r.EvidenceLinks = nonNil(r.EvidenceLinks)
 	sort.Strings(r.EvidenceLinks)
-	for _, f := range []*json.RawMessage{&r.RawResult, &r.NormalizedResult} {
-		c, err := canon.Marshal(nullIfEmpty(*f))
-		if err != nil {
-			return fmt.Errorf("evidence: canonicalize result: %w", err)
-		}
-		*f = c
-	}
+	r.RawResult, r.NormalizedResult = nullIfEmpty(r.RawResult), nullIfEmpty(r.NormalizedResult)
 	id, err := r.ComputeID()
 	if err != nil {
 		return err

@@ -2,7 +2,9 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -72,5 +74,52 @@ func BenchmarkSubprocessRoundTrip(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkMCPProcedurePaging is issue 3's MCP figure: over a real `rea mcp`
+// subprocess, open REA_BENCH_FILE (default /usr/bin/node) and fetch every
+// page of list_procedures at the default page size, each page recorded as
+// Evidence. Compare with sha256sum + nm on the same file (bench/compare.sh).
+func BenchmarkMCPProcedurePaging(b *testing.B) {
+	path := os.Getenv("REA_BENCH_FILE")
+	if path == "" {
+		path = "/usr/bin/node"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("no benchmark file: %v (set REA_BENCH_FILE)", err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		s := startStdio(b, filepath.Join(b.TempDir(), "ledger.db"))
+		b.StartTimer()
+		s.ok("open_binary", map[string]any{"path": path})
+		pages := 0
+		for offset := 0; ; pages++ {
+			req := mcp.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = "list_procedures", map[string]any{"offset": offset}
+			res, err := s.c.CallTool(ctx, req)
+			if err != nil || res.IsError {
+				b.Fatalf("page at %d: %v", offset, err)
+			}
+			var page struct {
+				Result struct {
+					NextOffset *int `json:"next_offset"`
+				} `json:"result"`
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(raw, &page); err != nil {
+				b.Fatal(err)
+			}
+			if page.Result.NextOffset == nil {
+				break
+			}
+			offset = *page.Result.NextOffset
+		}
+		b.ReportMetric(float64(pages+1), "pages")
+		b.StopTimer()
+		s.c.Close()
+		b.StartTimer()
 	}
 }
