@@ -84,25 +84,43 @@ func seedLedger(tb testing.TB, n int) *ledger.Ledger {
 
 // BenchmarkRebuild measures replay into REA's real projections: decode every
 // event and fold it, with the collector setting `rea ledger rebuild` and
-// `rea ledger import` run with (GOGC=400, cmd/rea/ledger.go); BenchmarkRebuild
-// at the default GOGC is reported beside it.
+// `rea ledger import` run with (GOGC=400, cmd/rea/ledger.go), and at the
+// default GOGC beside it.
 func BenchmarkRebuild(b *testing.B) {
-	b.Run("gogc=100", func(b *testing.B) { benchmarkRebuild(b, 100) })
-	b.Run("gogc=400", func(b *testing.B) { benchmarkRebuild(b, 400) })
+	benchmarkLedgerPass(b, func(ctx context.Context, led *ledger.Ledger) error {
+		return led.Rebuild(ctx, projections.All())
+	})
 }
 
-func benchmarkRebuild(b *testing.B, gcPercent int) {
-	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
-	const n = 50000
-	led := seedLedger(b, n)
-	ctx := context.Background()
-	seq, _, _ := led.Head(ctx)
-	for b.Loop() {
-		if err := led.Rebuild(ctx, projections.All()); err != nil {
-			b.Fatal(err)
+// BenchmarkVerify verifies the same ledger under the same collector settings,
+// so that the figures compare like for like (verify must stay ≤ 1.15× replay).
+func BenchmarkVerify(b *testing.B) {
+	benchmarkLedgerPass(b, func(ctx context.Context, led *ledger.Ledger) error {
+		rep, err := led.Verify(ctx)
+		if err == nil && !rep.OK {
+			err = fmt.Errorf("verify: %+v", rep)
 		}
+		return err
+	})
+}
+
+// benchmarkLedgerPass times pass over a seeded 50,001-event ledger at
+// GOGC=100 and GOGC=400, reporting events/s.
+func benchmarkLedgerPass(b *testing.B, pass func(context.Context, *ledger.Ledger) error) {
+	for _, gcPercent := range []int{100, 400} {
+		b.Run(fmt.Sprintf("gogc=%d", gcPercent), func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+			led := seedLedger(b, 50000)
+			ctx := context.Background()
+			seq, _, _ := led.Head(ctx)
+			for b.Loop() {
+				if err := pass(ctx, led); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(seq)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
 	}
-	b.ReportMetric(float64(seq)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
 func TestRebuildReproducesDigest(t *testing.T) {
@@ -119,27 +137,4 @@ func TestRebuildReproducesDigest(t *testing.T) {
 	if before != after {
 		t.Fatalf("digest %s → %s", before, after)
 	}
-}
-
-// BenchmarkVerify verifies the ledger BenchmarkRebuild replays, under the
-// same collector settings, so that the figures compare like for like (verify
-// must stay ≤ 1.15× replay).
-func BenchmarkVerify(b *testing.B) {
-	b.Run("gogc=100", func(b *testing.B) { benchmarkVerify(b, 100) })
-	b.Run("gogc=400", func(b *testing.B) { benchmarkVerify(b, 400) })
-}
-
-func benchmarkVerify(b *testing.B, gcPercent int) {
-	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
-	const n = 50000
-	led := seedLedger(b, n)
-	ctx := context.Background()
-	seq, _, _ := led.Head(ctx)
-	for b.Loop() {
-		rep, err := led.Verify(ctx)
-		if err != nil || !rep.OK {
-			b.Fatalf("verify: %+v %v", rep, err)
-		}
-	}
-	b.ReportMetric(float64(seq)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
