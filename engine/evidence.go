@@ -46,25 +46,32 @@ type Environment struct {
 	Isolation    string `json:"isolation"`
 }
 
+// Claim is what a record asserts and how it was obtained: everything in it
+// except the subject, the results and the ID. Record, the ID preimage and
+// the inline Context all embed it, so the field list exists once.
+type Claim struct {
+	Provider        provider.Identity   `json:"provider"`
+	AnalysisProfile *provider.Profile   `json:"analysis_profile,omitempty"`
+	PredicateType   string              `json:"predicate_type"`
+	Operation       string              `json:"operation"`
+	Parameters      map[string]any      `json:"parameters"`
+	Confidence      string              `json:"confidence"`
+	Authority       string              `json:"authority"`
+	Environment     *Environment        `json:"environment"`
+	Limitations     []string            `json:"limitations"`
+	Locations       []provider.Location `json:"locations"`
+	EvidenceLinks   []string            `json:"evidence_links"`
+}
+
 // Record is an Evidence v2 record. Results are held as canonical JSON so the
 // record round-trips byte for byte.
 type Record struct {
-	SchemaVersion    int                 `json:"schema_version"`
-	EvidenceID       string              `json:"evidence_id"`
-	Subject          *Subject            `json:"subject"`
-	Provider         provider.Identity   `json:"provider"`
-	AnalysisProfile  *provider.Profile   `json:"analysis_profile,omitempty"`
-	PredicateType    string              `json:"predicate_type"`
-	Operation        string              `json:"operation"`
-	Parameters       map[string]any      `json:"parameters"`
-	RawResult        json.RawMessage     `json:"raw_result"`
-	NormalizedResult json.RawMessage     `json:"normalized_result"`
-	Confidence       string              `json:"confidence"`
-	Authority        string              `json:"authority"`
-	Environment      *Environment        `json:"environment"`
-	Limitations      []string            `json:"limitations"`
-	Locations        []provider.Location `json:"locations"`
-	EvidenceLinks    []string            `json:"evidence_links"`
+	SchemaVersion int      `json:"schema_version"`
+	EvidenceID    string   `json:"evidence_id"`
+	Subject       *Subject `json:"subject"`
+	Claim
+	RawResult        json.RawMessage `json:"raw_result"`
+	NormalizedResult json.RawMessage `json:"normalized_result"`
 }
 
 type subjectIdentity struct {
@@ -76,32 +83,19 @@ type subjectIdentity struct {
 // idPreimage is the record without evidence_id, the subject reduced to its
 // identity (a renamed or moved file keeps its evidence IDs).
 type idPreimage struct {
-	SchemaVersion    int                 `json:"schema_version"`
-	Subject          *subjectIdentity    `json:"subject"`
-	Provider         provider.Identity   `json:"provider"`
-	AnalysisProfile  *provider.Profile   `json:"analysis_profile,omitempty"`
-	PredicateType    string              `json:"predicate_type"`
-	Operation        string              `json:"operation"`
-	Parameters       map[string]any      `json:"parameters"`
-	RawResult        json.RawMessage     `json:"raw_result"`
-	NormalizedResult json.RawMessage     `json:"normalized_result"`
-	Confidence       string              `json:"confidence"`
-	Authority        string              `json:"authority"`
-	Environment      *Environment        `json:"environment"`
-	Limitations      []string            `json:"limitations"`
-	Locations        []provider.Location `json:"locations"`
-	EvidenceLinks    []string            `json:"evidence_links"`
+	SchemaVersion int              `json:"schema_version"`
+	Subject       *subjectIdentity `json:"subject"`
+	Claim
+	RawResult        json.RawMessage `json:"raw_result"`
+	NormalizedResult json.RawMessage `json:"normalized_result"`
 }
 
 // ComputeID derives evidence_id = "ev_" + sha256(JCS(preimage)) (§7.2).
 func (r *Record) ComputeID() (string, error) {
-	p := idPreimage{
-		SchemaVersion: r.SchemaVersion, Provider: r.Provider, AnalysisProfile: r.AnalysisProfile,
-		PredicateType: r.PredicateType, Operation: r.Operation, Parameters: r.Parameters,
-		RawResult: nullIfEmpty(r.RawResult), NormalizedResult: nullIfEmpty(r.NormalizedResult),
-		Confidence: r.Confidence, Authority: r.Authority, Environment: r.Environment,
-		Limitations: nonNil(r.Limitations), Locations: nonNilLoc(r.Locations), EvidenceLinks: nonNil(r.EvidenceLinks),
-	}
+	claim := r.Claim
+	claim.Limitations, claim.Locations, claim.EvidenceLinks = nonNil(r.Limitations), nonNilLoc(r.Locations), nonNil(r.EvidenceLinks)
+	p := idPreimage{SchemaVersion: r.SchemaVersion, Claim: claim,
+		RawResult: nullIfEmpty(r.RawResult), NormalizedResult: nullIfEmpty(r.NormalizedResult)}
 	if r.Subject != nil {
 		p.Subject = &subjectIdentity{Digest: r.Subject.Digest, Format: r.Subject.Format, Architecture: r.Subject.Architecture}
 	}
@@ -160,21 +154,11 @@ func DecodeRecord(b []byte) (*Record, error) {
 // Context is the inline EvidenceContext of §1.5: the record minus its results,
 // plus the ledger position of the evidence_recorded event this call appended.
 type Context struct {
-	SchemaVersion   int                 `json:"schema_version"`
-	EvidenceID      string              `json:"evidence_id"`
-	Subject         *Subject            `json:"subject"`
-	Provider        provider.Identity   `json:"provider"`
-	AnalysisProfile *provider.Profile   `json:"analysis_profile,omitempty"`
-	PredicateType   string              `json:"predicate_type"`
-	Operation       string              `json:"operation"`
-	Parameters      map[string]any      `json:"parameters"`
-	Confidence      string              `json:"confidence"`
-	Authority       string              `json:"authority"`
-	Environment     *Environment        `json:"environment"`
-	Limitations     []string            `json:"limitations"`
-	Locations       []provider.Location `json:"locations"`
-	EvidenceLinks   []string            `json:"evidence_links"`
-	Ledger          LedgerRef           `json:"ledger"`
+	SchemaVersion int      `json:"schema_version"`
+	EvidenceID    string   `json:"evidence_id"`
+	Subject       *Subject `json:"subject"`
+	Claim
+	Ledger LedgerRef `json:"ledger"`
 }
 
 // LedgerRef names one ledger event.
@@ -185,12 +169,7 @@ type LedgerRef struct {
 
 // ContextOf projects a record to its inline context.
 func ContextOf(r *Record, ref LedgerRef) Context {
-	return Context{
-		SchemaVersion: r.SchemaVersion, EvidenceID: r.EvidenceID, Subject: r.Subject, Provider: r.Provider,
-		AnalysisProfile: r.AnalysisProfile, PredicateType: r.PredicateType, Operation: r.Operation,
-		Parameters: r.Parameters, Confidence: r.Confidence, Authority: r.Authority, Environment: r.Environment,
-		Limitations: r.Limitations, Locations: r.Locations, EvidenceLinks: r.EvidenceLinks, Ledger: ref,
-	}
+	return Context{SchemaVersion: r.SchemaVersion, EvidenceID: r.EvidenceID, Subject: r.Subject, Claim: r.Claim, Ledger: ref}
 }
 
 func nullIfEmpty(b json.RawMessage) json.RawMessage {

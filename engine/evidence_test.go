@@ -30,9 +30,9 @@ func vectorRecord() *Record {
 	return &Record{
 		SchemaVersion: 2,
 		Subject:       &Subject{Name: "a.out", Digest: Digest{SHA256: strings.Repeat("a", 64)}, Format: "mach-o", Architecture: &arch, LocalPath: "/tmp/a.out"},
-		Provider:      fixtureIdentity(), PredicateType: PredicateAnalysis, Operation: "health",
-		Parameters: map[string]any{}, NormalizedResult: json.RawMessage("true"),
-		Confidence: "observed", Authority: "shipped-artifact",
+		Claim: Claim{Provider: fixtureIdentity(), PredicateType: PredicateAnalysis, Operation: "health",
+			Parameters: map[string]any{}, Confidence: "observed", Authority: "shipped-artifact"},
+		NormalizedResult: json.RawMessage("true"),
 	}
 }
 

@@ -129,12 +129,12 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 var cursorDefaulted = map[string]bool{"address_name": true, "xrefs": true}
 
 func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
-	rec := &Record{
-		SchemaVersion: 2, Subject: subjectOf(o.target), Provider: o.binding.Provider, AnalysisProfile: &o.binding.Profile,
+	rec := &Record{SchemaVersion: 2, Subject: subjectOf(o.target), Claim: Claim{
+		Provider: o.binding.Provider, AnalysisProfile: &o.binding.Profile,
 		PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
 		Confidence: confidence, Authority: AuthorityShipped,
 		Limitations: res.Limitations, Locations: locationsOf(params, res.Locations),
-	}
+	}}
 	var err error
 	if rec.NormalizedResult, err = canon.Marshal(res.Normalized); err != nil {
 		return Published{}, fault.Internal(op, err)
