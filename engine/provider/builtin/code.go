@@ -184,11 +184,7 @@ func (c *Client) instrBytes(it insn) string {
 
 // doCodeOp answers read_function_instructions and procedure_assembly.
 func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
-	six, ex, err := c.extents(ctx, op, rep)
-	if err != nil {
-		return provider.Result{}, err
-	}
-	entry, err := c.resolveProc(op, in, six, ex)
+	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
 	if err != nil {
 		return provider.Result{}, err
 	}

@@ -202,11 +202,7 @@ func basicBlocks(entry uint64, insns []insn) int {
 }
 
 func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
-	six, ex, err := c.extents(ctx, op, rep)
-	if err != nil {
-		return provider.Result{}, err
-	}
-	entry, err := c.resolveProc(op, in, six, ex)
+	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
 	if err != nil {
 		return provider.Result{}, err
 	}

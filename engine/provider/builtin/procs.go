@@ -159,6 +159,17 @@ func (c *Client) procName(six *symIndex, addr uint64) (string, bool) {
 // and only when no procedure has that name and it is valid hex, an address.
 // An address that is not an entry resolves to the known procedure containing
 // it.
+// procedureOf resolves the operation's procedure argument to its entry, with
+// the indexes the operation needs next.
+func (c *Client) procedureOf(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (*symIndex, *extentIndex, uint64, error) {
+	six, ex, err := c.extents(ctx, op, rep)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	entry, err := c.resolveProc(op, in, six, ex)
+	return six, ex, entry, err
+}
+
 func (c *Client) resolveProc(op string, in provider.Params, six *symIndex, ex *extentIndex) (uint64, error) {
 	v, ok := in.String("procedure")
 	if !ok || v == "" {
