@@ -10,8 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-
-	"github.com/gowebpki/jcs"
 )
 
 // Marshal encodes v as JSON and canonicalizes it per RFC 8785.
@@ -31,7 +29,7 @@ func Marshal(v any) ([]byte, error) {
 		}
 		raw = buf.Bytes()
 	}
-	out, err := jcs.Transform(raw)
+	out, err := Transform(raw)
 	if err != nil {
 		return nil, fmt.Errorf("canon: transform: %w", err)
 	}

@@ -1,0 +1,434 @@
+package canon
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Transform canonicalizes JSON text per RFC 8785 in a single pass.
+//
+// It accepts exactly what gowebpki/jcs accepts (FuzzTransform compares the
+// two byte for byte) but writes the output while it parses instead of
+// building a tree of strings: Evidence pages of 10 KB are canonicalized
+// several times per tool call, and the tree was most of a page's cost.
+// Input is rejected when it is not I-JSON: invalid UTF-8, lone surrogates,
+// duplicate member names, numbers outside float64, nesting beyond 10,000.
+func Transform(in []byte) ([]byte, error) {
+	t := transformer{in: in, out: make([]byte, 0, len(in)), keys: make([]byte, 0, 256)}
+	t.skipSpace()
+	if err := t.value(0); err != nil {
+		return nil, err
+	}
+	t.skipSpace()
+	if t.pos != len(t.in) {
+		return nil, t.errorf("trailing data")
+	}
+	return t.out, nil
+}
+
+// maxDepth matches encoding/json's and gowebpki/jcs's nesting limit.
+const maxDepth = 10000
+
+type transformer struct {
+	in  []byte
+	pos int
+	out []byte
+	// scratch holds member spans while an object's members are reordered;
+	// it is a stack shared by nested objects.
+	members []member
+	keys    []byte
+}
+
+// member is one "name":value written to out[start:end]; its decoded name is
+// keys[keyStart:keyEnd].
+type member struct {
+	start, end       int
+	keyStart, keyEnd int
+}
+
+var errSyntax = errors.New("canon: invalid JSON")
+
+func (t *transformer) errorf(format string, args ...any) error {
+	return fmt.Errorf("%w at offset %d: %s", errSyntax, t.pos, fmt.Sprintf(format, args...))
+}
+
+func (t *transformer) skipSpace() {
+	for t.pos < len(t.in) {
+		switch t.in[t.pos] {
+		case ' ', '\t', '\n', '\r':
+			t.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (t *transformer) value(depth int) error {
+	if t.pos >= len(t.in) {
+		return t.errorf("unexpected end")
+	}
+	switch c := t.in[t.pos]; {
+	case c == '{':
+		if depth >= maxDepth {
+			return t.errorf("nesting deeper than %d", maxDepth)
+		}
+		return t.object(depth + 1)
+	case c == '[':
+		if depth >= maxDepth {
+			return t.errorf("nesting deeper than %d", maxDepth)
+		}
+		return t.array(depth + 1)
+	case c == '"':
+		_, err := t.str(nil)
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return t.number()
+	default:
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if bytes.HasPrefix(t.in[t.pos:], []byte(lit)) {
+				t.pos += len(lit)
+				t.out = append(t.out, lit...)
+				return nil
+			}
+		}
+		return t.errorf("unexpected character %q", c)
+	}
+}
+
+func (t *transformer) array(depth int) error {
+	t.pos++ // [
+	t.out = append(t.out, '[')
+	t.skipSpace()
+	if t.pos < len(t.in) && t.in[t.pos] == ']' {
+		t.pos++
+		t.out = append(t.out, ']')
+		return nil
+	}
+	for {
+		t.skipSpace()
+		if err := t.value(depth); err != nil {
+			return err
+		}
+		t.skipSpace()
+		if t.pos >= len(t.in) {
+			return t.errorf("unterminated array")
+		}
+		switch t.in[t.pos] {
+		case ',':
+			t.pos++
+			t.out = append(t.out, ',')
+		case ']':
+			t.pos++
+			t.out = append(t.out, ']')
+			return nil
+		default:
+			return t.errorf("expected , or ] in array")
+		}
+	}
+}
+
+func (t *transformer) object(depth int) error {
+	t.pos++ // {
+	t.out = append(t.out, '{')
+	t.skipSpace()
+	if t.pos < len(t.in) && t.in[t.pos] == '}' {
+		t.pos++
+		t.out = append(t.out, '}')
+		return nil
+	}
+	base, keyBase := len(t.members), len(t.keys)
+	defer func() { t.members, t.keys = t.members[:base], t.keys[:keyBase] }()
+	bodyStart := len(t.out)
+	for {
+		t.skipSpace()
+		if t.pos >= len(t.in) || t.in[t.pos] != '"' {
+			return t.errorf("expected member name")
+		}
+		m := member{start: len(t.out), keyStart: len(t.keys)}
+		var err error
+		if t.keys, err = t.str(t.keys); err != nil {
+			return err
+		}
+		m.keyEnd = len(t.keys)
+		t.skipSpace()
+		if t.pos >= len(t.in) || t.in[t.pos] != ':' {
+			return t.errorf("expected : after member name")
+		}
+		t.pos++
+		t.out = append(t.out, ':')
+		t.skipSpace()
+		if err := t.value(depth); err != nil {
+			return err
+		}
+		m.end = len(t.out)
+		t.members = append(t.members, m)
+		t.skipSpace()
+		if t.pos >= len(t.in) {
+			return t.errorf("unterminated object")
+		}
+		if t.in[t.pos] == '}' {
+			t.pos++
+			break
+		}
+		if t.in[t.pos] != ',' {
+			return t.errorf("expected , or } in object")
+		}
+		t.pos++
+		t.out = append(t.out, ',')
+	}
+	ms := t.members[base:]
+	sorted := true
+	for i := 1; i < len(ms); i++ {
+		switch c := compareUTF16(t.key(ms[i-1]), t.key(ms[i])); {
+		case c == 0:
+			return t.errorf("duplicate member name %q", t.key(ms[i]))
+		case c > 0:
+			sorted = false
+		}
+	}
+	if !sorted {
+		slices.SortFunc(ms, func(a, b member) int { return compareUTF16(t.key(a), t.key(b)) })
+		for i := 1; i < len(ms); i++ {
+			if compareUTF16(t.key(ms[i-1]), t.key(ms[i])) == 0 {
+				return t.errorf("duplicate member name %q", t.key(ms[i]))
+			}
+		}
+		body := slices.Clone(t.out[bodyStart:])
+		t.out = t.out[:bodyStart]
+		for i, m := range ms {
+			if i > 0 {
+				t.out = append(t.out, ',')
+			}
+			t.out = append(t.out, body[m.start-bodyStart:m.end-bodyStart]...)
+		}
+	}
+	t.out = append(t.out, '}')
+	return nil
+}
+
+func (t *transformer) key(m member) []byte { return t.keys[m.keyStart:m.keyEnd] }
+
+// compareUTF16 orders member names by their UTF-16 code units (RFC 8785
+// §3.2.3). UTF-8 byte order is code point order, which differs from UTF-16
+// order only when a name holds a character above U+FFFF.
+func compareUTF16(a, b []byte) int {
+	if !hasSupplementary(a) && !hasSupplementary(b) {
+		return bytes.Compare(a, b)
+	}
+	ua, ub := utf16.Encode([]rune(string(a))), utf16.Encode([]rune(string(b)))
+	return slices.Compare(ua, ub)
+}
+
+func hasSupplementary(b []byte) bool {
+	for _, c := range b {
+		if c >= 0xF0 {
+			return true
+		}
+	}
+	return false
+}
+
+// str reads a string literal, writes its canonical form to out and, when
+// decoded is non-nil, appends its decoded UTF-8 to decoded.
+func (t *transformer) str(decoded []byte) ([]byte, error) {
+	t.pos++ // opening quote
+	start := t.pos
+	// Fast path: no escapes and nothing that needs one.
+	for t.pos < len(t.in) {
+		c := t.in[t.pos]
+		if c == '"' {
+			raw := t.in[start:t.pos]
+			if !utf8.Valid(raw) {
+				return decoded, t.errorf("invalid UTF-8 in string")
+			}
+			t.pos++
+			t.out = append(t.out, '"')
+			t.out = append(t.out, raw...)
+			t.out = append(t.out, '"')
+			if decoded != nil {
+				decoded = append(decoded, raw...)
+			}
+			return decoded, nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		t.pos++
+	}
+	t.pos = start
+	var buf []byte
+	for {
+		if t.pos >= len(t.in) {
+			return decoded, t.errorf("unterminated string")
+		}
+		c := t.in[t.pos]
+		switch {
+		case c == '"':
+			t.pos++
+			if !utf8.Valid(buf) {
+				return decoded, t.errorf("invalid UTF-8 in string")
+			}
+			t.out = appendString(t.out, buf)
+			if decoded != nil {
+				decoded = append(decoded, buf...)
+			}
+			return decoded, nil
+		case c < 0x20:
+			return decoded, t.errorf("control character in string")
+		case c != '\\':
+			buf = append(buf, c)
+			t.pos++
+			continue
+		}
+		if t.pos+1 >= len(t.in) {
+			return decoded, t.errorf("unterminated escape")
+		}
+		e := t.in[t.pos+1]
+		t.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := t.hex4()
+			if !ok {
+				return decoded, t.errorf("invalid \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				if r >= 0xDC00 || t.pos+1 >= len(t.in) || t.in[t.pos] != '\\' || t.in[t.pos+1] != 'u' {
+					return decoded, t.errorf("lone surrogate")
+				}
+				t.pos += 2
+				lo, ok := t.hex4()
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return decoded, t.errorf("invalid surrogate pair")
+				}
+				r = utf16.DecodeRune(r, lo)
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return decoded, t.errorf("invalid escape \\%c", e)
+		}
+	}
+}
+
+func (t *transformer) hex4() (rune, bool) {
+	if t.pos+4 > len(t.in) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(t.in[t.pos:t.pos+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	t.pos += 4
+	return rune(v), true
+}
+
+// appendString writes s (valid UTF-8) as a JSON string the way ECMAScript's
+// JSON.stringify does: only '"', '\\' and control characters are escaped.
+func appendString(out, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c >= 0x20:
+			out = append(out, c)
+		case c == '\b':
+			out = append(out, '\\', 'b')
+		case c == '\f':
+			out = append(out, '\\', 'f')
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c == '\r':
+			out = append(out, '\\', 'r')
+		case c == '\t':
+			out = append(out, '\\', 't')
+		default:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+	}
+	return append(out, '"')
+}
+
+// number validates a JSON number and writes its ECMAScript form. Integers
+// of up to 15 digits are already in that form (apart from -0); everything
+// else goes through float64 and gowebpki/jcs's ES6 formatter.
+func (t *transformer) number() error {
+	start := t.pos
+	if t.in[t.pos] == '-' {
+		t.pos++
+	}
+	digits := t.pos
+	switch {
+	case t.pos < len(t.in) && t.in[t.pos] == '0':
+		t.pos++
+	case t.pos < len(t.in) && t.in[t.pos] >= '1' && t.in[t.pos] <= '9':
+		for t.pos < len(t.in) && t.in[t.pos] >= '0' && t.in[t.pos] <= '9' {
+			t.pos++
+		}
+	default:
+		return t.errorf("invalid number")
+	}
+	integer := true
+	if t.pos < len(t.in) && t.in[t.pos] == '.' {
+		integer = false
+		t.pos++
+		if !t.digits() {
+			return t.errorf("invalid number")
+		}
+	}
+	if t.pos < len(t.in) && (t.in[t.pos] == 'e' || t.in[t.pos] == 'E') {
+		integer = false
+		t.pos++
+		if t.pos < len(t.in) && (t.in[t.pos] == '+' || t.in[t.pos] == '-') {
+			t.pos++
+		}
+		if !t.digits() {
+			return t.errorf("invalid number")
+		}
+	}
+	lit := t.in[start:t.pos]
+	if integer && t.pos-digits <= 15 {
+		if string(lit) == "-0" {
+			lit = lit[1:]
+		}
+		t.out = append(t.out, lit...)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return t.errorf("number %s out of range", lit)
+	}
+	s, err := jcs.NumberToJSON(f)
+	if err != nil {
+		return t.errorf("number %s: %v", lit, err)
+	}
+	t.out = append(t.out, s...)
+	return nil
+}
+
+func (t *transformer) digits() bool {
+	start := t.pos
+	for t.pos < len(t.in) && t.in[t.pos] >= '0' && t.in[t.pos] <= '9' {
+		t.pos++
+	}
+	return t.pos > start
+}

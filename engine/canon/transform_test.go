@@ -1,0 +1,97 @@
+package canon
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gowebpki/jcs"
+)
+
+// transformCases pair inputs with their RFC 8785 form, written out by hand
+// from the RFC's rules (§3.2.2 strings and numbers, §3.2.3 sorting).
+var transformCases = []struct{ in, want string }{
+	{`{"b":1,"a":2}`, `{"a":2,"b":1}`},
+	{` { "a" : [ 1 , 2 , { "d" : null , "c" : true } ] } `, `{"a":[1,2,{"c":true,"d":null}]}`},
+	{`"\u20ac\u00f6\ud83d\ude02\/\u001f\u007f"`, "\"€ö😂/\\u001f\u007f\""},
+	{`"\b\f\n\r\t\"\\"`, `"\b\f\n\r\t\"\\"`},
+	{`"\u003c/script\u003e \u2028"`, "\"</script> \u2028\""},
+	{`[-0, 0.0, 1e0, 1E+2, 100, -1.5e-7, 1e21, 1e-7, 123456789012345678, 0.1]`,
+		`[0,0,1,100,100,-1.5e-7,1e+21,1e-7,123456789012345680,0.1]`},
+	{`{"\u20ac":1,"\r":2,"1":3,"\u0080":4,"\ud83d\ude02":5,"\u00f6":6,"\ufb33":7}`,
+		"{\"\\r\":2,\"1\":3,\"\u0080\":4,\"\u00f6\":6,\"\u20ac\":1,\"\U0001F602\":5,\"\ufb33\":7}"},
+	{`[]`, `[]`}, {`{}`, `{}`}, {`"x"`, `"x"`}, {`[[[]],{}]`, `[[[]],{}]`},
+}
+
+func TestTransform(t *testing.T) {
+	for _, tc := range transformCases {
+		got, err := Transform([]byte(tc.in))
+		if err != nil {
+			t.Errorf("Transform(%s): %v", tc.in, err)
+			continue
+		}
+		if string(got) != tc.want {
+			t.Errorf("Transform(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestTransformRejects(t *testing.T) {
+	for _, in := range []string{
+		``, ` `, `{`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{"a":1,"a":2}`, `{"b":1,"a":1,"b":2}`,
+		`"\ud800"`, `"\udc00"`, `"\ud800\u0041"`, "\"\xff\"", "\"a\x01\"", `"\x"`, `"\u12"`,
+		`01`, `1.`, `.5`, `-`, `1e`, `1e400`, `tru`, `nul`, `[1] 2`, `{"a":1}}`,
+		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
+	} {
+		if out, err := Transform([]byte(in)); err == nil {
+			t.Errorf("Transform(%.40q) = %s, want an error", in, out)
+		}
+	}
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if _, err := Transform([]byte(deep)); err != nil {
+		t.Errorf("nesting of exactly %d: %v", maxDepth, err)
+	}
+}
+
+// TestMarshalMatchesReference checks Marshal on REA-shaped values against
+// encoding/json followed by gowebpki/jcs, the reference implementation.
+func TestMarshalMatchesReference(t *testing.T) {
+	v := map[string]any{
+		"items":  []map[string]any{{"address": "0x401000", "value": "main", "procedure": map[string]any{"external": false, "thunk": false, "thunk_target": nil}}},
+		"total":  123456, "truncated": true, "next_offset": 100, "ratio": 0.25,
+		"text":   "<tag> & \u2028 \"quoted\" \\ \t",
+		"nested": map[string]any{"z": 1, "a": []any{1.5, -0.0, 1e300, "é"}},
+	}
+	got, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(v)
+	want, err := jcs.Transform(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("Marshal\n got %s\nwant %s", got, want)
+	}
+}
+
+// FuzzTransform compares Transform with gowebpki/jcs: both accept the same
+// inputs, and produce the same bytes for them.
+func FuzzTransform(f *testing.F) {
+	for _, tc := range transformCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Add([]byte(`{"a":{"b":[1,2,{"c":"\u00e9"}],"a":0.000001}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := Transform(in)
+		want, wantErr := jcs.Transform(in)
+		switch {
+		case (err == nil) != (wantErr == nil):
+			t.Fatalf("Transform(%q): err %v, reference err %v", in, err, wantErr)
+		case err == nil && !bytes.Equal(got, want):
+			t.Fatalf("Transform(%q)\n got %s\nwant %s", in, got, want)
+		}
+	})
+}
