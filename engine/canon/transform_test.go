@@ -58,8 +58,8 @@ func TestTransformRejects(t *testing.T) {
 // encoding/json followed by gowebpki/jcs, the reference implementation.
 func TestMarshalMatchesReference(t *testing.T) {
 	v := map[string]any{
-		"items":  []map[string]any{{"address": "0x401000", "value": "main", "procedure": map[string]any{"external": false, "thunk": false, "thunk_target": nil}}},
-		"total":  123456, "truncated": true, "next_offset": 100, "ratio": 0.25,
+		"items": []map[string]any{{"address": "0x401000", "value": "main", "procedure": map[string]any{"external": false, "thunk": false, "thunk_target": nil}}},
+		"total": 123456, "truncated": true, "next_offset": 100, "ratio": 0.25,
 		"text":   "<tag> & \u2028 \"quoted\" \\ \t",
 		"nested": map[string]any{"z": 1, "a": []any{1.5, -0.0, 1e300, "é"}},
 	}
