@@ -82,6 +82,44 @@ func BenchmarkSubprocessRoundTrip(b *testing.B) {
 // page of list_procedures at the default page size, each page recorded as
 // Evidence. Compare with sha256sum + nm on the same file (bench/compare.sh).
 func BenchmarkMCPProcedurePaging(b *testing.B) {
+	path := benchFile(b)
+	for b.Loop() {
+		b.StopTimer()
+		s := startStdio(b, filepath.Join(b.TempDir(), "ledger.db"))
+		b.StartTimer()
+		b.ReportMetric(float64(pageAllProcedures(b, s, path)), "pages")
+		b.StopTimer()
+		s.c.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkMCPProcedurePagingInProcess is the same conversation with the
+// server in the benchmark's process (over pipes), so that -cpuprofile sees
+// both sides.
+func BenchmarkMCPProcedurePagingInProcess(b *testing.B) {
+	path := benchFile(b)
+	for b.Loop() {
+		b.StopTimer()
+		p := newInProcessServer(b, filepath.Join(b.TempDir(), "ledger.db"))
+		toServerR, toServerW := io.Pipe()
+		fromServerR, fromServerW := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		go p.srv.ServeStdio(ctx, toServerR, fromServerW)
+		c := client.NewClient(transport.NewIO(fromServerR, toServerW, io.NopCloser(&emptyReader{})))
+		if err := c.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		s := initialize(b, c)
+		b.StartTimer()
+		b.ReportMetric(float64(pageAllProcedures(b, s, path)), "pages")
+		b.StopTimer()
+		cancel()
+		b.StartTimer()
+	}
+}
+
+func benchFile(b *testing.B) string {
 	path := os.Getenv("REA_BENCH_FILE")
 	if path == "" {
 		path = "/usr/bin/node"
@@ -89,37 +127,34 @@ func BenchmarkMCPProcedurePaging(b *testing.B) {
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("no benchmark file: %v (set REA_BENCH_FILE)", err)
 	}
+	return path
+}
+
+// pageAllProcedures opens path and reads every list_procedures page at the
+// default size, as a client would; it returns the number of calls made.
+func pageAllProcedures(b *testing.B, s *session, path string) int {
 	ctx := context.Background()
-	for b.Loop() {
-		b.StopTimer()
-		s := startStdio(b, filepath.Join(b.TempDir(), "ledger.db"))
-		b.StartTimer()
-		s.ok("open_binary", map[string]any{"path": path})
-		pages := 0
-		for offset := 0; ; pages++ {
-			req := mcp.CallToolRequest{}
-			req.Params.Name, req.Params.Arguments = "list_procedures", map[string]any{"offset": offset}
-			res, err := s.c.CallTool(ctx, req)
-			if err != nil || res.IsError {
-				b.Fatalf("page at %d: %v", offset, err)
-			}
-			var page struct {
-				Result struct {
-					NextOffset *int `json:"next_offset"`
-				} `json:"result"`
-			}
-			raw, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(raw, &page); err != nil {
-				b.Fatal(err)
-			}
-			if page.Result.NextOffset == nil {
-				break
-			}
-			offset = *page.Result.NextOffset
+	s.ok("open_binary", map[string]any{"path": path})
+	calls := 1
+	for offset := 0; ; calls++ {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "list_procedures", map[string]any{"offset": offset}
+		res, err := s.c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			b.Fatalf("page at %d: %v", offset, err)
 		}
-		b.ReportMetric(float64(pages+1), "pages")
-		b.StopTimer()
-		s.c.Close()
-		b.StartTimer()
+		var page struct {
+			Result struct {
+				NextOffset *int `json:"next_offset"`
+			} `json:"result"`
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &page); err != nil {
+			b.Fatal(err)
+		}
+		if page.Result.NextOffset == nil {
+			return calls
+		}
+		offset = *page.Result.NextOffset
 	}
 }
