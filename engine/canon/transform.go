@@ -44,6 +44,10 @@ type transformer struct {
 	// it is a stack shared by nested objects.
 	members []member
 	keys    []byte
+	// reorder holds an object's body while its members are written back in
+	// order; objects are reordered only after their children are done, so
+	// one buffer serves every level.
+	reorder []byte
 }
 
 // member is one "name":value written to out[start:end]; its decoded name is
@@ -200,7 +204,8 @@ func (t *transformer) object(depth int) error {
 				return t.errorf("duplicate member name %q", t.key(ms[i]))
 			}
 		}
-		body := slices.Clone(t.out[bodyStart:])
+		t.reorder = append(t.reorder[:0], t.out[bodyStart:]...)
+		body := t.reorder
 		t.out = t.out[:bodyStart]
 		for i, m := range ms {
 			if i > 0 {

@@ -3,6 +3,7 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -92,6 +93,53 @@ func FuzzTransform(f *testing.F) {
 			t.Fatalf("Transform(%q): err %v, reference err %v", in, err, wantErr)
 		case err == nil && !bytes.Equal(got, want):
 			t.Fatalf("Transform(%q)\n got %s\nwant %s", in, got, want)
+		}
+	})
+}
+
+// benchPage is shaped like a list_procedures page of 100 items.
+func benchPage() []byte {
+	type proc struct {
+		External    bool    `json:"external"`
+		Thunk       bool    `json:"thunk"`
+		ThunkTarget *string `json:"thunk_target"`
+	}
+	type item struct {
+		Address   string `json:"address"`
+		Value     string `json:"value"`
+		Procedure proc   `json:"procedure"`
+	}
+	var page struct {
+		Items      []item `json:"items"`
+		Total      int    `json:"total"`
+		NextOffset int    `json:"next_offset"`
+		Truncated  bool   `json:"truncated"`
+	}
+	for i := range 100 {
+		page.Items = append(page.Items, item{Address: fmt.Sprintf("0x%x", 0x1400000+i*64),
+			Value: fmt.Sprintf("_ZN2v88internal12_GLOBAL__N_119SomeLongFunction%dEPNS0_7IsolateE", i)})
+	}
+	page.Total, page.NextOffset, page.Truncated = 86300, 100, true
+	b, _ := json.Marshal(page)
+	return b
+}
+
+func BenchmarkTransform(b *testing.B) {
+	page := benchPage()
+	b.Run("canon", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			if _, err := Transform(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gowebpki-jcs", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			if _, err := jcs.Transform(page); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
