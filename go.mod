@@ -7,6 +7,7 @@ require (
 	github.com/gowebpki/jcs v1.0.2
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/arch v0.33.0
