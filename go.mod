@@ -10,6 +10,7 @@ require (
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
+	github.com/tdewolff/parse/v2 v2.8.20
 	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0

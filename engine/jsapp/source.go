@@ -1,0 +1,441 @@
+package jsapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
+)
+
+// Entry kinds.
+const (
+	kindFile      = "file"
+	kindDirectory = "directory"
+	kindSymlink   = "symlink"
+)
+
+// entry is one inventoried path below the root.
+type entry struct {
+	path     string // logical, "/"-joined from the root
+	kind     string
+	size     int64
+	sha256   string // "" when not hashed (over the entry limit, or unavailable)
+	unpacked bool
+
+	// Where the bytes are: a file on disk, or a range of a container.
+	osPath string
+	ra     io.ReaderAt
+	off    int64
+}
+
+// readable reports whether the entry's bytes can be read.
+func (e *entry) readable() bool { return e.kind == kindFile && (e.osPath != "" || e.ra != nil) }
+
+// read returns the entry's bytes, with one spare byte of capacity so the JS
+// parser's input can add its NUL terminator without copying.
+func (e *entry) read() ([]byte, error) {
+	buf := make([]byte, e.size, e.size+1)
+	if e.ra != nil {
+		if _, err := e.ra.ReadAt(buf, e.off); err != nil && !(errors.Is(err, io.EOF) && e.size == 0) {
+			return nil, err
+		}
+		return buf, nil
+	}
+	f, err := openRegular(e.osPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// openRegular opens path only if it is a regular file that is not a symlink,
+// checking the opened file is the one that was lstat'ed.
+func openRegular(path string) (*os.File, error) {
+	li, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !li.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil || !os.SameFile(li, fi) {
+		f.Close()
+		return nil, fmt.Errorf("%s changed while being opened", path)
+	}
+	return f, nil
+}
+
+// inventory is the fail-closed walk of the root: every entry listed, every
+// file hashed (and ASAR integrity verified) before anything is parsed.
+type inventory struct {
+	lim        Limits
+	rep        progress.Reporter
+	entries    []*entry
+	totalBytes int64
+	closers    []io.Closer
+
+	notHashed   int // files over max_artifact_entry_bytes
+	unavailable int // unpacked ASAR files that could not be read
+	special     int // sockets, devices, fifos
+	depthCapped []string
+}
+
+func (inv *inventory) close() {
+	for _, c := range inv.closers {
+		c.Close()
+	}
+}
+
+func truncatedErr(limit string, max, actual int64) error {
+	return fault.New(fault.Truncated, "The application exceeds the "+limit+" bound.",
+		"Raise limits."+limit+" or analyze a smaller input.",
+		map[string]any{"operation": Operation, "limit": limit, "maximum": max, "actual": actual, "truncated": true})
+}
+
+func artifactErr(reason, logicalPath, msg string) error {
+	d := map[string]any{"operation": Operation, "reason": reason}
+	if logicalPath != "" {
+		d["logical_path"] = logicalPath
+	}
+	return fault.New(fault.ArtifactOperationFailed, msg, "Check the input; REA will not analyze a damaged or unsafe container.", d)
+}
+
+func (inv *inventory) add(e *entry) error {
+	if int64(len(inv.entries)) >= inv.lim.MaxEntries {
+		return truncatedErr("max_entries", inv.lim.MaxEntries, int64(len(inv.entries))+1)
+	}
+	if int64(len(e.path)) > inv.lim.MaxPathBytes {
+		return truncatedErr("max_path_bytes", inv.lim.MaxPathBytes, int64(len(e.path)))
+	}
+	inv.entries = append(inv.entries, e)
+	if n := len(inv.entries); n%256 == 0 {
+		inv.rep.Report(progress.Update{Phase: "inventory", Completed: float64(n), Message: "listing entries"})
+	}
+	return nil
+}
+
+func (inv *inventory) count(size int64) error {
+	inv.totalBytes += size
+	if inv.totalBytes > inv.lim.MaxTotalArtifactBytes {
+		return truncatedErr("max_total_artifact_bytes", inv.lim.MaxTotalArtifactBytes, inv.totalBytes)
+	}
+	return nil
+}
+
+// copyHashed streams r into w in chunks of at most 1 MiB, checking ctx
+// between chunks, and returns the first 16 bytes seen.
+func copyHashed(ctx context.Context, w io.Writer, r io.Reader, size int64) ([16]byte, error) {
+	var prefix [16]byte
+	buf := make([]byte, min(size, 1<<20)+1)
+	var done int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return prefix, err
+		}
+		n, err := r.Read(buf)
+		if done < 16 && n > 0 {
+			copy(prefix[done:], buf[:n])
+		}
+		done += int64(n)
+		w.Write(buf[:n])
+		if err == io.EOF {
+			if done != size {
+				return prefix, fmt.Errorf("size changed while reading: %d != %d", done, size)
+			}
+			return prefix, nil
+		}
+		if err != nil {
+			return prefix, err
+		}
+		if done > size {
+			return prefix, fmt.Errorf("file grew while being read")
+		}
+	}
+}
+
+type digestChild struct {
+	Name   string  `json:"name"`
+	Kind   string  `json:"kind"`
+	SHA256 *string `json:"sha256"`
+	Link   *string `json:"link"`
+}
+
+// walkDir lists dir (lstat, symlinks never followed) and returns its digest
+// (CONTRACTS.md §10.2).
+func (inv *inventory) walkDir(ctx context.Context, abs, logical string) (string, error) {
+	des, err := os.ReadDir(abs)
+	if err != nil {
+		return "", fault.Internal(Operation, err)
+	}
+	children := []digestChild{}
+	for _, de := range des {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		name := de.Name()
+		p := joinLogical(logical, name)
+		full := filepath.Join(abs, name)
+		t := de.Type()
+		switch {
+		case t.IsDir():
+			if err := inv.add(&entry{path: p, kind: kindDirectory}); err != nil {
+				return "", err
+			}
+			d, err := inv.walkDir(ctx, full, p)
+			if err != nil {
+				return "", err
+			}
+			children = append(children, digestChild{Name: name, Kind: kindDirectory, SHA256: &d})
+		case t&fs.ModeSymlink != 0:
+			target, err := os.Readlink(full)
+			if err != nil {
+				return "", fault.Internal(Operation, err)
+			}
+			if err := inv.add(&entry{path: p, kind: kindSymlink}); err != nil {
+				return "", err
+			}
+			children = append(children, digestChild{Name: name, Kind: kindSymlink, Link: &target})
+		case t.IsRegular():
+			sum, err := inv.hashFile(ctx, full, p)
+			if err != nil {
+				return "", err
+			}
+			children = append(children, digestChild{Name: name, Kind: kindFile, SHA256: sum})
+		default:
+			inv.special++
+		}
+	}
+	d, err := canon.Digest(children)
+	if err != nil {
+		return "", fault.Internal(Operation, err)
+	}
+	return d, nil
+}
+
+// hashFile hashes one regular file of a directory tree and expands it when it
+// is an ASAR archive.
+func (inv *inventory) hashFile(ctx context.Context, full, p string) (*string, error) {
+	f, err := openRegular(full)
+	if err != nil {
+		return nil, fault.Internal(Operation, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fault.Internal(Operation, err)
+	}
+	e := &entry{path: p, kind: kindFile, size: fi.Size(), osPath: full}
+	if err := inv.add(e); err != nil {
+		return nil, err
+	}
+	if e.size > inv.lim.MaxArtifactEntryBytes {
+		inv.notHashed++
+		return nil, nil
+	}
+	if err := inv.count(e.size); err != nil {
+		return nil, err
+	}
+	v := newVerifier(nil, e.size)
+	prefix, err := copyHashed(ctx, v, f, e.size)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fault.Internal(Operation, err)
+	}
+	sum, _ := v.finish()
+	e.sha256 = sum
+	if looksLikeASAR(prefix[:], e.size) {
+		if err := inv.expandNested(ctx, full, p, 1); err != nil {
+			return nil, err
+		}
+	}
+	return &sum, nil
+}
+
+// expandNested opens the ASAR at full (a file of a directory tree) and lists
+// its entries below logical path p.
+func (inv *inventory) expandNested(ctx context.Context, full, p string, depth int64) error {
+	if depth > inv.lim.MaxDepth {
+		inv.depthCapped = append(inv.depthCapped, p)
+		return nil
+	}
+	f, err := openRegular(full)
+	if err != nil {
+		return fault.Internal(Operation, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fault.Internal(Operation, err)
+	}
+	a, err := readASAR(f, fi.Size())
+	if errors.Is(err, errNotASAR) {
+		f.Close()
+		return nil // a file that merely starts like one
+	}
+	if err != nil {
+		f.Close()
+		return asarFault(err, p)
+	}
+	inv.closers = append(inv.closers, f)
+	return inv.expandASAR(ctx, a, f, full+".unpacked", p, depth)
+}
+
+func asarFault(err error, container string) error {
+	var ae *asarError
+	if errors.As(err, &ae) {
+		return artifactErr(ae.reason, joinLogical(container, ae.path), "The ASAR archive is "+ae.reason+": "+ae.msg+".")
+	}
+	return fault.Internal(Operation, err)
+}
+
+// expandASAR lists an archive's tree below prefix, hashing every file and
+// verifying its declared integrity (always fail-closed here, §10.1).
+// unpackedDir is "" when the archive's .unpacked sibling is not on disk.
+func (inv *inventory) expandASAR(ctx context.Context, a *asarArchive, ra io.ReaderAt, unpackedDir, prefix string, depth int64) error {
+	var walk func(n *asarNode, logical, inner string) error
+	walk = func(n *asarNode, logical, inner string) error {
+		for _, c := range n.children {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := joinLogical(logical, c.name)
+			in := joinLogical(inner, c.name)
+			switch {
+			case c.dir:
+				if err := inv.add(&entry{path: p, kind: kindDirectory}); err != nil {
+					return err
+				}
+				if err := walk(c, p, in); err != nil {
+					return err
+				}
+			case c.link != nil:
+				if err := inv.add(&entry{path: p, kind: kindSymlink}); err != nil {
+					return err
+				}
+			default:
+				if err := inv.asarFile(ctx, a, ra, c, unpackedDir, p, in, depth); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(a.root, prefix, "")
+}
+
+func (inv *inventory) asarFile(ctx context.Context, a *asarArchive, ra io.ReaderAt, c *asarNode, unpackedDir, p, inner string, depth int64) error {
+	e := &entry{path: p, kind: kindFile, size: c.size, unpacked: c.unpacked}
+	if err := inv.add(e); err != nil {
+		return err
+	}
+	var src io.ReaderAt
+	var size int64
+	if c.unpacked {
+		if unpackedDir == "" {
+			inv.unavailable++
+			return nil
+		}
+		full := filepath.Join(unpackedDir, filepath.FromSlash(inner))
+		f, err := openRegular(full)
+		if err != nil {
+			inv.unavailable++ // a missing unpacked file is not an error (§10.2)
+			return nil
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			inv.unavailable++
+			return nil
+		}
+		inv.closers = append(inv.closers, f)
+		src, size = f, fi.Size()
+		e.size = size
+		e.osPath = full
+	} else {
+		src, size = io.NewSectionReader(ra, a.dataStart+c.offset, c.size), c.size
+		e.ra, e.off = ra, a.dataStart+c.offset
+	}
+	if size > inv.lim.MaxArtifactEntryBytes {
+		inv.notHashed++
+		return nil
+	}
+	if err := inv.count(size); err != nil {
+		return err
+	}
+	v := newVerifier(c.integrity, size)
+	prefix, err := copyHashed(ctx, v, io.NewSectionReader(src, 0, size), size)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return artifactErr("corrupt", p, "An ASAR entry could not be read.")
+	}
+	sum, err := v.finish()
+	var mm *integrityMismatch
+	if errors.As(err, &mm) {
+		return fault.New(fault.ArtifactIntegrityMismatch,
+			"An ASAR entry's bytes contradict its declared integrity.",
+			"Treat the application as tampered or damaged; analysis is fail-closed.",
+			map[string]any{"logical_path": p, "declared_sha256": mm.declared, "calculated_sha256": mm.calculated, "unpacked": c.unpacked})
+	}
+	e.sha256 = sum
+	if looksLikeASAR(prefix[:], size) {
+		if depth+1 > inv.lim.MaxDepth {
+			inv.depthCapped = append(inv.depthCapped, p)
+			return nil
+		}
+		sec := io.NewSectionReader(src, 0, size)
+		na, err := readASAR(sec, size)
+		if errors.Is(err, errNotASAR) {
+			return nil
+		}
+		if err != nil {
+			return asarFault(err, p)
+		}
+		nestedUnpacked := ""
+		if c.unpacked {
+			nestedUnpacked = e.osPath + ".unpacked"
+		}
+		return inv.expandASAR(ctx, na, sec, nestedUnpacked, p, depth+1)
+	}
+	return nil
+}
+
+// limitations says what the inventory did not see.
+func (inv *inventory) limitations() []string {
+	var out []string
+	if inv.notHashed > 0 {
+		out = append(out, strconv.Itoa(inv.notHashed)+" file(s) over max_artifact_entry_bytes were not hashed or parsed")
+	}
+	if inv.unavailable > 0 {
+		out = append(out, strconv.Itoa(inv.unavailable)+" unpacked ASAR file(s) were unavailable and not read")
+	}
+	if inv.special > 0 {
+		out = append(out, strconv.Itoa(inv.special)+" special file(s) (device, socket, fifo) were skipped")
+	}
+	if len(inv.depthCapped) > 0 {
+		sort.Strings(inv.depthCapped)
+		out = append(out, strconv.Itoa(len(inv.depthCapped))+" nested ASAR archive(s) beyond max_depth were not expanded (first: "+inv.depthCapped[0]+")")
+	}
+	return out
+}

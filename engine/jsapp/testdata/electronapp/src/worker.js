@@ -1,0 +1,3 @@
+process.parentPort.on('message', (e) => {
+  process.parentPort.postMessage({ echo: e.data });
+});
