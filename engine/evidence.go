@@ -80,30 +80,50 @@ type subjectIdentity struct {
 	Architecture *string `json:"architecture"`
 }
 
-// idPreimage is the record without evidence_id, the subject reduced to its
-// identity (a renamed or moved file keeps its evidence IDs).
+// idPreimage is the record without evidence_id and without its results
+// (which are spliced in: see members), the subject reduced to its identity
+// (a renamed or moved file keeps its evidence IDs).
 type idPreimage struct {
 	SchemaVersion int              `json:"schema_version"`
 	Subject       *subjectIdentity `json:"subject"`
 	Claim
-	RawResult        json.RawMessage `json:"raw_result"`
-	NormalizedResult json.RawMessage `json:"normalized_result"`
 }
 
-// ComputeID derives evidence_id = "ev_" + sha256(JCS(preimage)) (§7.2).
+// recordHead is the record without its results.
+type recordHead struct {
+	SchemaVersion int      `json:"schema_version"`
+	EvidenceID    string   `json:"evidence_id"`
+	Subject       *Subject `json:"subject"`
+	Claim
+}
+
+// withResults encodes head canonically and splices in the results, which are
+// canonical already: a page of results is the bulk of a record, and this way
+// it is not parsed again for the ID and again for the stored body.
+func (r *Record) withResults(head any) ([]byte, error) {
+	b, err := canon.Marshal(head)
+	if err != nil {
+		return nil, err
+	}
+	return canon.WithMembers(b,
+		canon.Member{Name: "normalized_result", Value: nullIfEmpty(r.NormalizedResult)},
+		canon.Member{Name: "raw_result", Value: nullIfEmpty(r.RawResult)})
+}
+
+// ComputeID derives evidence_id = "ev_" + sha256(JCS(preimage)) (§7.2). The
+// results must be canonical JSON (Seal's contract; Verify checks it).
 func (r *Record) ComputeID() (string, error) {
 	claim := r.Claim
 	claim.Limitations, claim.Locations, claim.EvidenceLinks = nonNil(r.Limitations), nonNilLoc(r.Locations), nonNil(r.EvidenceLinks)
-	p := idPreimage{SchemaVersion: r.SchemaVersion, Claim: claim,
-		RawResult: nullIfEmpty(r.RawResult), NormalizedResult: nullIfEmpty(r.NormalizedResult)}
+	p := idPreimage{SchemaVersion: r.SchemaVersion, Claim: claim}
 	if r.Subject != nil {
 		p.Subject = &subjectIdentity{Digest: r.Subject.Digest, Format: r.Subject.Format, Architecture: r.Subject.Architecture}
 	}
-	d, err := canon.Digest(p)
+	b, err := r.withResults(p)
 	if err != nil {
 		return "", fmt.Errorf("evidence: id: %w", err)
 	}
-	return "ev_" + d, nil
+	return "ev_" + canon.SHA256Hex(b), nil
 }
 
 // Seal normalizes the record's collections and sets its ID. The results must
@@ -124,8 +144,15 @@ func (r *Record) Seal() error {
 	return nil
 }
 
-// Verify reports whether the stored ID matches the content.
+// Verify reports whether the stored ID matches the content. A record from
+// outside (a stored blob, an import) must hold canonical results, or its ID
+// would not be the one a client recomputes.
 func (r *Record) Verify() error {
+	for _, res := range []json.RawMessage{r.RawResult, r.NormalizedResult} {
+		if c, err := canon.Transform(nullIfEmpty(res)); err != nil || !bytes.Equal(c, nullIfEmpty(res)) {
+			return fmt.Errorf("evidence: %s: a result is not canonical JSON", r.EvidenceID)
+		}
+	}
 	id, err := r.ComputeID()
 	if err != nil {
 		return err
@@ -137,7 +164,9 @@ func (r *Record) Verify() error {
 }
 
 // Canonical is the record's JCS bytes: the blob stored in the ledger.
-func (r *Record) Canonical() ([]byte, error) { return canon.Marshal(r) }
+func (r *Record) Canonical() ([]byte, error) {
+	return r.withResults(recordHead{SchemaVersion: r.SchemaVersion, EvidenceID: r.EvidenceID, Subject: r.Subject, Claim: r.Claim})
+}
 
 // DecodeRecord parses a stored or imported record strictly (unknown keys rejected).
 func DecodeRecord(b []byte) (*Record, error) {

@@ -105,3 +105,50 @@ func TestBundleIsOrderIndependent(t *testing.T) {
 		t.Fatal("bundle depends on recording order")
 	}
 }
+
+// The spliced encoding of a record (results inserted as they are) is the
+// RFC 8785 encoding of the whole record, and the ID is that of the whole
+// preimage.
+func TestSplicedEncodingIsCanonical(t *testing.T) {
+	r := vectorRecord()
+	r.NormalizedResult = json.RawMessage(`{"items":[{"address":"0x10","value":"é\n"}],"total":1}`)
+	r.RawResult = json.RawMessage(`[1,"x",{"a":null}]`)
+	r.Limitations = []string{"one"}
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type whole Record
+	want, err := canon.Marshal((*whole)(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("Canonical\n got %s\nwant %s", got, want)
+	}
+	var preimage map[string]any
+	if err := json.Unmarshal(want, &preimage); err != nil {
+		t.Fatal(err)
+	}
+	delete(preimage, "evidence_id")
+	subj := preimage["subject"].(map[string]any)
+	delete(subj, "name")
+	delete(subj, "local_path")
+	d, err := canon.Digest(preimage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.EvidenceID != "ev_"+d {
+		t.Fatalf("evidence_id %s, digest of the whole preimage ev_%s", r.EvidenceID, d)
+	}
+	if err := r.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	r.NormalizedResult = json.RawMessage(`{"total":1, "items":[]}`)
+	if err := r.Verify(); err == nil || !strings.Contains(err.Error(), "not canonical") {
+		t.Fatalf("a non-canonical result verified: %v", err)
+	}
+}

@@ -143,3 +143,29 @@ func BenchmarkTransform(b *testing.B) {
 		}
 	})
 }
+
+func TestWithMembers(t *testing.T) {
+	head, err := Marshal(map[string]any{"a": 1, "s": "x\"\n", "z": map[string]any{"k": []any{1, "}"}}, "\n": true, "é": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := WithMembers(head, Member{"raw_result", []byte(`null`)}, Member{"normalized_result", []byte(`{"b":[1,{"c":2}]}`)}, Member{"0", []byte(`0`)}, Member{"zz", []byte(`"end"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]any{"a": 1, "s": "x\"\n", "z": map[string]any{"k": []any{1, "}"}}, "\n": true, "é": 2,
+		"raw_result": nil, "normalized_result": map[string]any{"b": []any{1, map[string]any{"c": 2}}}, "0": 0, "zz": "end"}
+	want, _ := Marshal(all)
+	if !bytes.Equal(got, want) {
+		t.Errorf("WithMembers\n got %s\nwant %s", got, want)
+	}
+	if got, err := WithMembers([]byte(`{}`), Member{"b", []byte(`1`)}, Member{"a", []byte(`2`)}); err != nil || string(got) != `{"a":2,"b":1}` {
+		t.Errorf("into {}: %s %v", got, err)
+	}
+	if _, err := WithMembers([]byte(`{"a":1}`), Member{"a", []byte(`2`)}); err == nil {
+		t.Error("a duplicate member was accepted")
+	}
+	if _, err := WithMembers([]byte(`[1]`), Member{"a", []byte(`2`)}); err == nil {
+		t.Error("a non-object was accepted")
+	}
+}
