@@ -599,42 +599,40 @@ func TestLatestMigration(t *testing.T) {
 	}
 }
 
-func envOf(m map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-}
-
-// TestEnvironmentProblems names variables and fixed reasons, never values.
+// TestEnvironmentProblems names variables and fixed reasons, never values;
+// the policy variables are judged by the policy package's own loader.
 func TestEnvironmentProblems(t *testing.T) {
 	dir := t.TempDir()
-	abs := func(v ...string) string { b, _ := json.Marshal(v); return string(b) }
+	list := func(v ...string) string { b, _ := json.Marshal(v); return string(b) }
+	loose := filepath.Join(dir, "store.json")
+	if err := os.WriteFile(loose, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		env  map[string]string
 		want []EnvProblem
 	}{
 		{map[string]string{}, nil},
-		{map[string]string{"REA_GDB_ENABLED": "true", "REA_EVIDENCE_ROOTS_JSON": abs(dir), "REA_ANALYSIS_PROVIDER": "gdb"}, nil},
-		{map[string]string{"REA_GDB_ENABLED": secret}, []EnvProblem{{"REA_GDB_ENABLED", "not_boolean"}}},
+		{map[string]string{"REA_GDB_ENABLED": "true", "REA_EVIDENCE_ROOTS_JSON": list(dir), "REA_ANALYSIS_PROVIDER": "gdb"}, nil},
+		{map[string]string{"REA_GDB_ENABLED": secret}, []EnvProblem{{"REA_GDB_ENABLED", "invalid_boolean"}}},
+		{map[string]string{"REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED": "yes"}, []EnvProblem{{"REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED", "invalid_boolean"}}},
 		{map[string]string{"REA_ANALYSIS_PROVIDER": "Not A Provider " + secret}, []EnvProblem{{"REA_ANALYSIS_PROVIDER", "invalid_value"}}},
-		{map[string]string{"REA_EVIDENCE_ROOTS_JSON": "[" + secret}, []EnvProblem{{"REA_EVIDENCE_ROOTS_JSON", "not_json_array"}}},
-		{map[string]string{"REA_REFERENCE_ROOTS_JSON": abs("relative/" + secret)}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "relative_path"}}},
-		{map[string]string{"REA_REFERENCE_ROOTS_JSON": abs(filepath.Join(dir, "gone"))}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "missing_root"}}},
-		{map[string]string{"REA_REFERENCE_ROOTS_JSON": `["` + dir + `", 3]`}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "not_string_array"}}},
-		{map[string]string{"REA_REFERENCE_ROOTS_JSON": abs(dir, "")}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "empty_entry"}}},
-		{map[string]string{"REA_REFERENCE_ROOTS_JSON": abs(slices.Repeat([]string{dir}, 129)...)}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "too_many_entries"}}},
-		{map[string]string{"REA_PROCESS_ALLOWED_ENV_JSON": abs("OK_NAME", "bad-name")}, []EnvProblem{{"REA_PROCESS_ALLOWED_ENV_JSON", "invalid_name"}}},
-		{map[string]string{"REA_PROCESS_CAPTURE_ENABLED": "true", "REA_PROCESS_WORKING_ROOTS_JSON": abs(dir)},
-			[]EnvProblem{{"REA_PROCESS_EXECUTABLE_ROOTS_JSON", "required_when_capture_enabled"}}},
-		{map[string]string{"REA_PERMISSION_PROJECT_ROOT": dir}, []EnvProblem{{"REA_PERMISSION_PROJECT_STORE", "required_with_project_root"}}},
-		{map[string]string{"REA_PERMISSION_PROJECT_ROOT": "rel", "REA_PERMISSION_PROJECT_STORE": "rel2"},
-			[]EnvProblem{{"REA_PERMISSION_PROJECT_ROOT", "relative_path"}, {"REA_PERMISSION_PROJECT_STORE", "relative_path"}}},
-		{map[string]string{"REA_GDB_PATH": ""}, []EnvProblem{{"REA_GDB_PATH", "empty"}}},
+		{map[string]string{"REA_EVIDENCE_ROOTS_JSON": "[" + secret}, []EnvProblem{{"REA_EVIDENCE_ROOTS_JSON", "invalid_json"}}},
+		{map[string]string{"REA_REFERENCE_ROOTS_JSON": list("relative/" + secret)}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "relative_path"}}},
+		{map[string]string{"REA_REFERENCE_ROOTS_JSON": list(filepath.Join(dir, "gone"))}, []EnvProblem{{"REA_REFERENCE_ROOTS_JSON", "root_not_found"}}},
+		{map[string]string{"REA_PROCESS_CAPTURE_ENABLED": "true", "REA_PROCESS_WORKING_ROOTS_JSON": list(dir)},
+			[]EnvProblem{{"REA_PROCESS_EXECUTABLE_ROOTS_JSON", "roots_required"}}},
+		{map[string]string{"REA_PERMISSION_PROJECT_ROOT": dir}, []EnvProblem{{"REA_PERMISSION_PROJECT_STORE", "incomplete_pair"}}},
+		{map[string]string{"REA_PERMISSION_PROJECT_ROOT": dir, "REA_PERMISSION_PROJECT_STORE": loose},
+			[]EnvProblem{{"REA_PERMISSION_PROJECT_STORE", "not_owner_only"}}},
+		{map[string]string{"REA_PERMISSION_PROJECT_ROOT": dir, "REA_PERMISSION_PROJECT_STORE": filepath.Join(dir, "absent.json")}, nil},
 	}
 	for i, c := range cases {
-		got := EnvironmentProblems(envOf(c.env))
+		got := EnvironmentProblems(c.env)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("case %d: got %v, want %v", i, got, c.want)
 		}
-		ch := configurationCheck(envOf(c.env))
+		ch := configurationCheck(c.env)
 		if strings.Contains(ch.Detail, secret) || (len(c.want) > 0) != (ch.Classification == ConfigurationInvalid) {
 			t.Errorf("case %d: check %+v", i, ch)
 		}
@@ -648,7 +646,7 @@ func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
 func TestProbeGDB(t *testing.T) {
 	ctx := context.Background()
 	gone := filepath.Join(t.TempDir(), "no-gdb")
-	d := ProbeGDB(ctx, envOf(map[string]string{"REA_GDB_PATH": gone}))
+	d := ProbeGDB(ctx, map[string]string{"REA_GDB_PATH": gone})
 	if !strings.HasPrefix(d, "not installed (looked up through REA_GDB_PATH)") || !strings.Contains(d, "disabled") {
 		t.Fatalf("absent: %q", d)
 	}
@@ -668,7 +666,7 @@ func TestProbeGDB(t *testing.T) {
 	if m == nil {
 		t.Fatalf("cannot parse %q", first)
 	}
-	d = ProbeGDB(ctx, envOf(map[string]string{"PATH": os.Getenv("PATH"), "REA_GDB_ENABLED": "true"}))
+	d = ProbeGDB(ctx, map[string]string{"REA_GDB_ENABLED": "true"})
 	if !strings.HasPrefix(d, gdb+": version "+m[1]+" (") || !strings.HasSuffix(d, "; enabled") {
 		t.Fatalf("present: %q (want %s version %s)", d, gdb, m[1])
 	}
@@ -677,7 +675,7 @@ func TestProbeGDB(t *testing.T) {
 	if err := os.WriteFile(broken, []byte("\x7fELF garbage"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if d := ProbeGDB(ctx, envOf(map[string]string{"REA_GDB_PATH": broken})); !strings.Contains(d, "present but `gdb --version` failed") {
+	if d := ProbeGDB(ctx, map[string]string{"REA_GDB_PATH": broken}); !strings.Contains(d, "present but `gdb --version` failed") {
 		t.Fatalf("broken: %q", d)
 	}
 }
@@ -696,7 +694,7 @@ func TestRunReport(t *testing.T) {
 		os.RemoveAll(filepath.Join(h.Home, c))
 	}
 	in := Input{Host: h, Clients: cs, Version: "9.9.9", BuildCommit: "", LedgerPath: filepath.Join(t.TempDir(), "ledger.db"),
-		LookupEnv: envOf(map[string]string{"REA_GDB_ENABLED": secret, "REA_GDB_PATH": "/nonexistent/gdb"})}
+		Env: map[string]string{"REA_GDB_ENABLED": secret, "REA_GDB_PATH": "/nonexistent/gdb"}}
 	r := Run(ctx, in)
 	b, err := json.Marshal(r)
 	if err != nil {

@@ -86,18 +86,15 @@ type Input struct {
 	LedgerPath  string
 	// Candidates is target-free provider discovery (starts nothing).
 	Candidates []engine.Candidate
-	// LookupEnv reads the process environment (default os.LookupEnv).
-	LookupEnv func(string) (string, bool)
+	// Env is a snapshot of the process environment (policy and provider
+	// variables are read from it, never printed).
+	Env map[string]string
 }
 
 // Run builds the report. It writes nothing: the ledger is opened read-only,
 // the registration files are only read, and the one process it may start
 // is `gdb --version`.
 func Run(ctx context.Context, in Input) Report {
-	lookup := in.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
 	r := Report{
 		REA:           REAInfo{Version: in.Version, Executable: in.Host.Executable},
 		Registrations: Inspect(in.Host, in.Clients),
@@ -126,8 +123,8 @@ func Run(ctx context.Context, in Input) Report {
 		r.Checks = append(r.Checks, providerCheck(cand))
 	}
 	r.Checks = append(r.Checks,
-		Check{ID: "gdb", Classification: Healthy, Detail: ProbeGDB(ctx, lookup)},
-		configurationCheck(lookup))
+		Check{ID: "gdb", Classification: Healthy, Detail: ProbeGDB(ctx, in.Env)},
+		configurationCheck(in.Env))
 	return r
 }
 
@@ -227,13 +224,13 @@ var gdbVersion = regexp.MustCompile(`(\d+\.\d+(?:\.\d+)*)\s*$`)
 
 // ProbeGDB says where gdb is and which version it reports, or that it is not
 // installed. It is informational: gdb is an opt-in provider.
-func ProbeGDB(ctx context.Context, lookup func(string) (string, bool)) string {
+func ProbeGDB(ctx context.Context, env map[string]string) string {
 	enabled := "disabled (set REA_GDB_ENABLED=true to use it)"
-	if v, _ := lookup("REA_GDB_ENABLED"); v == "true" {
+	if env["REA_GDB_ENABLED"] == "true" {
 		enabled = "enabled"
 	}
 	name, source := "gdb", "PATH"
-	if p, ok := lookup("REA_GDB_PATH"); ok && p != "" {
+	if p := env["REA_GDB_PATH"]; p != "" {
 		name, source = p, "REA_GDB_PATH"
 	}
 	path, err := exec.LookPath(name)
@@ -258,8 +255,8 @@ func ProbeGDB(ctx context.Context, lookup func(string) (string, bool)) string {
 
 // configurationCheck validates the environment the policy and the provider
 // selection read (CONTRACTS.md §9.2), naming variables, never values.
-func configurationCheck(lookup func(string) (string, bool)) Check {
-	problems := EnvironmentProblems(lookup)
+func configurationCheck(env map[string]string) Check {
+	problems := EnvironmentProblems(env)
 	if len(problems) == 0 {
 		return Check{ID: "configuration", Classification: Healthy, Detail: "the REA_* environment is valid"}
 	}
