@@ -445,13 +445,22 @@ func (s *scanner) bridge(c *js.CallExpr, at loc) {
 
 // propName is a property's static name; false for spreads and computed keys.
 func propName(p js.Property) (string, bool) {
-	if p.Spread || p.Name == nil || p.Name.IsComputed() {
+	name := p.Name
+	if name == nil && !p.Spread {
+		if m, ok := p.Value.(*js.MethodDecl); ok && m != nil { // plain() {}, get x() {}
+			if m.Name.Private != nil {
+				return "", false
+			}
+			name = &m.Name.PropertyName
+		}
+	}
+	if p.Spread || name == nil || name.IsComputed() {
 		return "", false
 	}
-	if p.Name.Literal.TokenType == js.StringToken {
-		return unquoteJS(p.Name.Literal.Data)
+	if name.Literal.TokenType == js.StringToken {
+		return unquoteJS(name.Literal.Data)
 	}
-	return string(p.Name.Literal.Data), true
+	return string(name.Literal.Data), true
 }
 
 // lookup finds key in an object literal as JavaScript would: the last
@@ -484,7 +493,7 @@ func flagOf(e js.IExpr) Flag {
 			return FlagFalse
 		}
 	case *js.UnaryExpr:
-		if lit, ok := e.X.(*js.LiteralExpr); ok && e.Op == js.NotToken && lit.TokenType == js.DecimalToken {
+		if lit, ok := e.X.(*js.LiteralExpr); ok && e.Op == js.NotToken && lit.TokenType&js.NumericToken != 0 {
 			switch string(lit.Data) {
 			case "0":
 				return FlagTrue
@@ -550,11 +559,8 @@ func (s *scanner) prefs(wp *js.ObjectExpr, w *rawWindow) WebPreferences {
 		Sandbox:          flag("sandbox"),
 		WebviewTag:       flag("webviewTag"),
 	}
-	if v, st := lookup(wp, "preload"); st != FlagAbsent {
-		if st == FlagTrue {
-			w.preload = s.pathExpr(v)
-		}
-		if w.preload == nil {
+	if v, st := lookup(wp, "preload"); st == FlagTrue {
+		if w.preload = s.pathExpr(v); w.preload == nil {
 			s.out.unresolvedPaths++
 		}
 	}
