@@ -1,0 +1,261 @@
+package gdb
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+)
+
+// symTable indexes gdb's minimal symbols (sorted by address, then name).
+type symTable struct {
+	syms    []msym
+	primary []bool
+	procs   []int // indices of procedure symbols
+	byName  map[string][]int
+}
+
+// rank orders the names of one address for choosing the primary one: global
+// code, local code, data, then stubs and the rest; ties by byte order.
+func rank(t byte) int {
+	if i := strings.IndexByte("TtiDdBbS?Au", t); i >= 0 {
+		return i
+	}
+	return 11
+}
+
+func isStub(s *msym) bool { return s.typ == 'S' || strings.HasSuffix(s.name, "@plt") }
+
+func newSymTable(syms []msym, codeSection func(string) bool) *symTable {
+	t := &symTable{syms: syms, primary: make([]bool, len(syms)), byName: map[string][]int{}}
+	for lo := 0; lo < len(syms); {
+		hi := lo
+		best := lo
+		hasProc := false
+		for hi < len(syms) && syms[hi].addr == syms[lo].addr {
+			if rank(syms[hi].typ) < rank(syms[best].typ) {
+				best = hi
+			}
+			switch syms[hi].typ {
+			case 'T', 't', 'i':
+				hasProc = hasProc || codeSection(syms[hi].section)
+			}
+			hi++
+		}
+		t.primary[best] = true
+		for i := lo; i < hi; i++ {
+			s := &syms[i]
+			proc := false
+			switch s.typ {
+			case 'T', 't', 'i':
+				proc = codeSection(s.section)
+			case 'S':
+				// A stub named only as a trampoline is a procedure;
+				// beside gdb's "NAME@plt" it is an alias, not listed.
+				proc = !hasProc && codeSection(s.section)
+			}
+			if proc {
+				t.procs = append(t.procs, i)
+				t.byName[s.name] = append(t.byName[s.name], i)
+			}
+		}
+		lo = hi
+	}
+	return t
+}
+
+func (t *symTable) procsAt(a uint64) (int, int) {
+	lo := sort.Search(len(t.procs), func(i int) bool { return t.syms[t.procs[i]].addr >= a })
+	hi := lo
+	for hi < len(t.procs) && t.syms[t.procs[hi]].addr == a {
+		hi++
+	}
+	return lo, hi
+}
+
+func (t *symTable) isEntry(a uint64) bool { lo, hi := t.procsAt(a); return lo < hi }
+
+// procName is the procedure name at an entry: the primary name when it is a
+// procedure, else the best-ranked procedure name.
+func (t *symTable) procName(a uint64) (string, bool) {
+	lo, hi := t.procsAt(a)
+	if lo == hi {
+		return "", false
+	}
+	best := t.procs[lo]
+	for _, k := range t.procs[lo:hi] {
+		if t.primary[k] {
+			return t.syms[k].name, true
+		}
+		if rank(t.syms[k].typ) < rank(t.syms[best].typ) {
+			best = k
+		}
+	}
+	return t.syms[best].name, true
+}
+
+// procsNamed lists the distinct entries of the procedures named name.
+func (t *symTable) procsNamed(name string) []uint64 {
+	var out []uint64
+	for _, k := range t.byName[name] {
+		if a := t.syms[k].addr; len(out) == 0 || out[len(out)-1] != a {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// classify says whether the procedure at an entry is an import stub.
+func (t *symTable) classify(a uint64) (external, thunk bool) {
+	lo, hi := t.procsAt(a)
+	for _, k := range t.procs[lo:hi] {
+		if isStub(&t.syms[k]) {
+			return true, true
+		}
+	}
+	return false, false
+}
+
+func (t *symTable) primaryAt(a uint64) (int, bool) {
+	i := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= a })
+	for ; i < len(t.syms) && t.syms[i].addr == a; i++ {
+		if t.primary[i] {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (t *symTable) procedurePage(offset, limit int) provider.Page[builtin.ProcedureItem] {
+	page := provider.PageOf(t.procs, offset, limit)
+	items := make([]builtin.ProcedureItem, len(page.Items))
+	for i, k := range page.Items {
+		s := &t.syms[k]
+		stub := isStub(s)
+		items[i] = builtin.ProcedureItem{Address: provider.FormatAddress(s.addr), Value: s.name,
+			Procedure: builtin.ProcedureInfo{External: stub, Thunk: stub}}
+	}
+	return provider.Page[builtin.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+}
+
+// symbolType maps gdb's minimal symbol type to the list_names vocabulary.
+func symbolType(t byte) string {
+	switch t {
+	case 'T', 't', 'i':
+		return "function"
+	case 'S':
+		return "import"
+	case 'D', 'd', 'B', 'b', '?':
+		return "object"
+	}
+	return "label"
+}
+
+func (t *symTable) namePage(a uint64, hasAddr bool, offset, limit int) provider.Page[builtin.NameItem] {
+	lo, hi := 0, len(t.syms)
+	if hasAddr {
+		lo = sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= a })
+		hi = lo
+		for hi < len(t.syms) && t.syms[hi].addr == a {
+			hi++
+		}
+	}
+	idx := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		idx = append(idx, i)
+	}
+	page := provider.PageOf(idx, offset, limit)
+	items := make([]builtin.NameItem, len(page.Items))
+	for i, k := range page.Items {
+		s := &t.syms[k]
+		src := "default"
+		if isStub(s) {
+			src = "imported"
+		}
+		items[i] = builtin.NameItem{Address: provider.FormatAddress(s.addr), Value: s.name,
+			Symbol: builtin.SymbolInfo{Primary: t.primary[k], External: isStub(s), Type: symbolType(s.typ), Source: src}}
+	}
+	return provider.Page[builtin.NameItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+}
+
+// basicBlocks counts basic blocks over gdb's disassembly like the builtin
+// provider: leaders at the entry, at branch targets inside the procedure and
+// after every branch, return or halt. ok is false for architectures whose
+// mnemonics are not classified (the count is then the entry block).
+func basicBlocks(arch string, pc *procCode) (int, bool) {
+	if len(pc.insns) == 0 {
+		return 0, true
+	}
+	classify := map[string]func(string) (flow bool, target string){
+		"x86": x86Flow, "x86_64": x86Flow, "arm64": arm64Flow,
+	}[arch]
+	if classify == nil {
+		return 1, false
+	}
+	at := make(map[uint64]bool, len(pc.addrs))
+	for _, a := range pc.addrs {
+		at[a] = true
+	}
+	leaders := map[uint64]bool{pc.addrs[0]: true}
+	for i, it := range pc.insns {
+		flow, target := classify(it.Text)
+		if !flow {
+			continue
+		}
+		if next := pc.addrs[i] + uint64(pc.lens[i]); at[next] {
+			leaders[next] = true
+		}
+		if a, err := parseHex(target); err == nil && at[a] {
+			leaders[a] = true
+		}
+	}
+	return len(leaders), true
+}
+
+// x86Flow classifies gdb's Intel-syntax text: jumps (with their target
+// operand), returns and halts end a block; calls do not.
+func x86Flow(text string) (bool, string) {
+	f := strings.Fields(text)
+	for len(f) > 0 && (f[0] == "bnd" || f[0] == "notrack" || strings.HasPrefix(f[0], "rep") || f[0] == "lock" || f[0] == "cs" || f[0] == "ds") {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return false, ""
+	}
+	m := f[0]
+	switch {
+	case strings.HasPrefix(m, "j"), strings.HasPrefix(m, "loop"):
+		if len(f) > 1 {
+			return true, f[1]
+		}
+		return true, ""
+	case strings.HasPrefix(m, "ret"), strings.HasPrefix(m, "iret"), m == "hlt", m == "ud2", m == "sysret":
+		return true, ""
+	}
+	return false, ""
+}
+
+// arm64Flow classifies gdb's AArch64 text.
+func arm64Flow(text string) (bool, string) {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return false, ""
+	}
+	target := ""
+	for _, op := range f[1:] {
+		if strings.HasPrefix(op, "0x") {
+			target = strings.TrimSuffix(op, ",")
+			break
+		}
+	}
+	switch m := f[0]; {
+	case m == "b" || strings.HasPrefix(m, "b.") || m == "cbz" || m == "cbnz" || m == "tbz" || m == "tbnz":
+		return true, target
+	case m == "br" || m == "ret" || m == "eret" || m == "brk" || m == "hlt":
+		return true, ""
+	}
+	return false, ""
+}
