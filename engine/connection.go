@@ -306,6 +306,11 @@ func (c *Connection) start(ctx context.Context, t provider.Target, choice provid
 	c.mu.Lock()
 	c.open = o
 	c.mu.Unlock()
+	if o.client != nil {
+		if err := c.observeLineage(ctx, o); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 
@@ -324,6 +329,7 @@ func (c *Connection) closeOpen(ctx context.Context, o *openTarget, reason string
 	cleanup := provider.Cleanup{Complete: true}
 	if o.client != nil {
 		var err error
+		c.observeLineage(ctx, o) // best effort: the close goes on, and its own cleanup check decides
 		cleanup, err = o.client.Close(context.WithoutCancel(ctx))
 		if err != nil && cleanup.Complete {
 			cleanup = provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}

@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,6 +94,31 @@ func AnnotationsOfKind(ctx context.Context, db *sql.DB, sha256, kind string) ([]
 			return nil, err
 		}
 		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// LineageSnapshot is the latest observation of one provider's processes in a run.
+type LineageSnapshot struct {
+	Provider    json.RawMessage `json:"provider"`
+	Observation json.RawMessage `json:"observation"`
+}
+
+// LineageSnapshots lists the latest observation per provider of run, sorted
+// by provider id; empty when no process-backed provider was observed.
+func LineageSnapshots(ctx context.Context, db *sql.DB, runID string) ([]LineageSnapshot, error) {
+	rows, err := db.QueryContext(ctx, `SELECT provider, observation FROM proj_lineage WHERE run_id = ? ORDER BY provider_id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("projections: lineage: %w", err)
+	}
+	defer rows.Close()
+	var out []LineageSnapshot
+	for rows.Next() {
+		var p, o string
+		if err := rows.Scan(&p, &o); err != nil {
+			return nil, err
+		}
+		out = append(out, LineageSnapshot{Provider: json.RawMessage(p), Observation: json.RawMessage(o)})
 	}
 	return out, rows.Err()
 }

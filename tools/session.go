@@ -263,7 +263,27 @@ type analysisRun struct {
 	ProcessLineage map[string]any `json:"process_lineage"`
 }
 
+// processLineage shows the latest observation per provider (§3.7).
+func (s *Server) processLineage(ctx context.Context, sess *session) (map[string]any, error) {
+	snaps, err := sess.conn.LineageSnapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(snaps) == 0 {
+		return map[string]any{"status": "not_observed"}, nil
+	}
+	return map[string]any{"status": "snapshots", "snapshots": snaps}, nil
+}
+
 func (s *Server) binarySession(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
+	view, _ := params.String("detail")
+	if view == "full" {
+		// The full view is a lineage point (§3.7); observing first lets this
+		// same answer show a provider found gone.
+		if err := sess.conn.ObserveLineage(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st := sess.conn.State()
 	id := s.identity(ctx, sess, params)
 	var tgt *events.Target
@@ -287,7 +307,6 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			}
 		}
 	}
-	view, _ := params.String("detail")
 	switch view {
 	case "capabilities":
 		all := s.availability(st, sess.features)
@@ -319,7 +338,11 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			binding = st.Binding
 		}
 		if st.Open {
-			run = &analysisRun{RunID: st.RunID, ProcessLineage: map[string]any{"status": "not_observed"}}
+			lin, err := s.processLineage(ctx, sess)
+			if err != nil {
+				return nil, err
+			}
+			run = &analysisRun{RunID: st.RunID, ProcessLineage: lin}
 		}
 		providers := []provider.Identity{}
 		for _, c := range sess.conn.Candidates(ctx) {

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/lineage"
+	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
+)
+
+// Process lineage (CONTRACTS.md §3.7). A process-backed provider's client
+// observes its own process tree; the engine records each observation as
+// lineage_observed at three points: after the provider has started, on every
+// binary_session full view, and before the client is closed. Observing never
+// sends a signal. An observation that cannot verify the launcher means the
+// provider is gone: the provider is marked unavailable (§5.5) and the tool
+// list changes, but the binding stays.
+
+// ObserveLineage records an observation of the open target's provider
+// processes, if it has any. It is binary_session's full-view point.
+func (c *Connection) ObserveLineage(ctx context.Context) error {
+	c.mu.Lock()
+	o := c.open
+	c.mu.Unlock()
+	if o == nil || o.client == nil {
+		return nil
+	}
+	return c.observeLineage(ctx, o)
+}
+
+func (c *Connection) observeLineage(ctx context.Context, o *openTarget) error {
+	obs, ok := o.client.Lineage(ctx)
+	if !ok {
+		return nil
+	}
+	data := events.LineageObservedData{ConnectionID: c.id, RunID: o.runID, Provider: o.binding.Provider, Observation: obs}
+	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1,
+		[]ledger.NewEvent{c.eng.event(events.LineageObserved, data)}, nil); err != nil {
+		return err
+	}
+	if obs.Status != lineage.StatusVerified {
+		c.observeHealth(ctx, o, "lineage", fault.New(fault.ProviderUnavailable, "The provider's process could not be verified.",
+			"Reopen the target to restart the provider.", map[string]any{"reason": obs.Reason}))
+	}
+	return nil
+}
+
+// LineageSnapshots are the latest observations of the open run, by provider
+// id; empty when nothing was observed (status not_observed).
+func (c *Connection) LineageSnapshots(ctx context.Context) ([]projections.LineageSnapshot, error) {
+	c.mu.Lock()
+	o := c.open
+	c.mu.Unlock()
+	if o == nil {
+		return nil, nil
+	}
+	return projections.LineageSnapshots(ctx, c.eng.cfg.Ledger.ReadDB(), o.runID)
+}
