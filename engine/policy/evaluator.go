@@ -70,7 +70,8 @@ type Input struct {
 }
 
 // Decision is the outcome of one evaluation. It is a value: revoking the grant
-// that allowed it later does not change it.
+// that allowed it later does not change it. Grant and Ceiling point at the
+// evaluator's immutable copies: read them, never modify them.
 type Decision struct {
 	ID          string // decision_id; "" for a dry run
 	Allowed     bool
@@ -269,6 +270,120 @@ func (ix *capIndex) count(q *Request, counts []int32) {
 	}
 }
 
+// part names one requested part's posting lists: a path looked up with its
+// ancestors in m, or a single list.
+type part struct {
+	m      map[string][]int32
+	path   string
+	single []int32
+}
+
+// lists appends the part's posting lists to dst. Each is ascending, and
+// because entry roots are minimal no entry is in two of them.
+func (p part) lists(dst [][]int32) [][]int32 {
+	if p.m == nil {
+		return append(dst, p.single)
+	}
+	for a := p.path; ; a = parentDir(a) {
+		if l := p.m[a]; len(l) > 0 {
+			dst = append(dst, l)
+		}
+		if a == "/" || a == "" {
+			return dst
+		}
+	}
+}
+
+func (p part) size() int {
+	if p.m == nil {
+		return len(p.single)
+	}
+	n := 0
+	for a := p.path; ; a = parentDir(a) {
+		n += len(p.m[a])
+		if a == "/" || a == "" {
+			return n
+		}
+	}
+}
+
+// selective returns q's part held by the fewest entries; all reports that q
+// has no part, so every entry is a candidate.
+func (ix *capIndex) selective(q *Request) (best part, all bool) {
+	bestN := -1
+	pick := func(p part) {
+		if n := p.size(); bestN < 0 || n < bestN {
+			best, bestN = p, n
+		}
+	}
+	for _, p := range q.Roots {
+		pick(part{m: ix.roots, path: p})
+	}
+	for _, p := range q.Executables {
+		pick(part{m: ix.exes, path: p})
+	}
+	for _, v := range q.EnvironmentNames {
+		pick(part{single: ix.envs[v]})
+	}
+	if r := networkRank(q.Network); r > 0 {
+		pick(part{single: ix.netMin[r]})
+	}
+	if q.Mount {
+		pick(part{single: ix.mount})
+	}
+	return best, bestN < 0
+}
+
+// firstOf tries the entries of lists in ascending index order and returns the
+// first that try accepts.
+func (ix *capIndex) firstOf(lists [][]int32, try func(int32) *entry) *entry {
+	if len(lists) == 1 {
+		for _, i := range lists[0] {
+			if en := try(i); en != nil {
+				return en
+			}
+		}
+		return nil
+	}
+	// A k-way merge of short sorted lists.
+	pos := make([]int, len(lists))
+	for {
+		min, at := int32(-1), -1
+		for k, l := range lists {
+			if pos[k] < len(l) && (at < 0 || l[pos[k]] < min) {
+				min, at = l[pos[k]], k
+			}
+		}
+		if at < 0 {
+			return nil
+		}
+		pos[at]++
+		if en := try(min); en != nil {
+			return en
+		}
+	}
+}
+
+// coversAll is Covers without building the missing parts.
+func (en *entry) coversAll(q *Request) bool {
+	for _, p := range q.Roots {
+		if !containedInAny(en.roots, p) {
+			return false
+		}
+	}
+	for _, p := range q.Executables {
+		if !containedInAny(en.exes, p) {
+			return false
+		}
+	}
+	for _, v := range q.EnvironmentNames {
+		if _, ok := slices.BinarySearch(en.g.EnvironmentNames, v); !ok {
+			return false
+		}
+	}
+	return networkRank(q.Network) <= en.netRank && (!q.Mount || en.g.Mount)
+}
+
 func requestParts(q *Request) int {
 	n := len(q.Roots) + len(q.Executables) + len(q.EnvironmentNames)
 	if networkRank(q.Network) > 0 {
@@ -399,10 +514,7 @@ func (e *Evaluator) Evaluate(in Input) Decision {
 	d := Decision{Request: in.Request, Operation: in.Operation, PolicySeq: snap.policySeq,
 		EvaluatedAt: now, Surface: in.Surface}
 	ceiling := e.ceilings.ceiling(q.Capability)
-	if ceiling != nil {
-		c := cloneScope(*ceiling)
-		d.Ceiling = &c
-	}
+	d.Ceiling = ceiling // shared and never modified: see Decision
 
 	// 1. The ceiling bounds every grant, including connection overlays.
 	var outside bool
@@ -438,28 +550,53 @@ func (e *Evaluator) Evaluate(in Input) Decision {
 	}
 
 	if ix := snap.byCap[q.Capability]; ix != nil {
+		// Whole coverage: only the grants covering the request's most
+		// selective part can cover all of it; they are tried in order.
+		sel, all := ix.selective(q)
+		try := func(i int32) *entry {
+			en := ix.entries[i]
+			if !en.opMatches(q) || !en.coversAll(q) {
+				return nil
+			}
+			if st := en.state(now); st != stateActive {
+				if would == 0 {
+					would = st
+				}
+				return nil
+			}
+			return en
+		}
+		if all {
+			for i := range ix.entries {
+				if en := try(int32(i)); en != nil {
+					return e.finish(in, d, en)
+				}
+			}
+		} else if en := ix.firstOf(sel.lists(make([][]int32, 0, 16)), try); en != nil {
+			return e.finish(in, d, en)
+		}
+
+		// Denied by these grants: the active candidate with the fewest
+		// uncovered parts, the first in order on a tie (only a strictly
+		// better count is examined).
 		parts := requestParts(q)
 		cp := e.scratch(len(ix.entries))
 		counts := *cp
 		ix.count(q, counts)
-		for i, en := range ix.entries {
-			if !en.opMatches(q) {
+		bestCount, bestIdx := int32(-1), -1
+		for i, c := range counts {
+			if c <= bestCount {
 				continue
 			}
-			unc := parts - int(counts[i])
-			switch st := en.state(now); {
-			case st != stateActive:
-				if unc == 0 && would == 0 {
-					would = st
-				}
-			case unc == 0:
-				e.counts.Put(cp)
-				return e.finish(in, d, en)
-			default:
-				consider(en, unc, func() MissingScope { m, _ := Uncovered(&en.g.Scope, q); return m })
+			if en := ix.entries[i]; en.opMatches(q) && en.state(now) == stateActive {
+				bestCount, bestIdx = c, i
 			}
 		}
 		e.counts.Put(cp)
+		if bestIdx >= 0 {
+			en := ix.entries[bestIdx]
+			consider(en, parts-int(bestCount), func() MissingScope { m, _ := Uncovered(&en.g.Scope, q); return m })
+		}
 		if would == 0 {
 			for _, en := range ix.tombs {
 				if en.opMatches(q) && Covers(&en.g.Scope, q) {
@@ -540,8 +677,7 @@ func (e *Evaluator) scratch(n int) *[]int32 {
 // the decision id and events.
 func (e *Evaluator) finish(in Input, d Decision, en *entry) Decision {
 	if en != nil {
-		g := cloneGrant(en.g)
-		d.Allowed, d.Reason, d.Grant, d.Source = true, ReasonGranted, &g, en.source
+		d.Allowed, d.Reason, d.Grant, d.Source = true, ReasonGranted, &en.g, en.source
 		if en.source == LifetimeSession || en.source == LifetimeOnce {
 			d.Source = "connection"
 		}
