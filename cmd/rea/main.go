@@ -59,7 +59,7 @@ func newRoot() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
 	root.AddCommand(newMCPCommand(g), newAnalyzeCommand(g), newProvidersCommand(), newCapabilitiesCommand(),
-		newEvidenceCommand(g), newLedgerCommand(g), newVersionCommand())
+		newEvidenceCommand(g), newLedgerCommand(g), newVersionCommand(), newDoctorCommand(g), newSetupCommand())
 	return root
 }
 

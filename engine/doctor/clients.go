@@ -99,8 +99,8 @@ type Registration struct {
 }
 
 // ResolveClients validates ids (empty: every client) and returns the clients
-// in id order. An unknown id is invalid_request.
-func ResolveClients(goos string, ids []string) ([]Client, error) {
+// in id order. An unknown id is invalid_request of operation.
+func ResolveClients(operation, goos string, ids []string) ([]Client, error) {
 	all := Clients(goos)
 	if len(ids) == 0 {
 		return all, nil
@@ -119,7 +119,7 @@ func ResolveClients(goos string, ids []string) ([]Client, error) {
 		}
 	}
 	if len(issues) > 0 {
-		return nil, fault.Invalid("doctor", issues...)
+		return nil, fault.Invalid(operation, issues...)
 	}
 	slices.SortFunc(out, func(a, b Client) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil

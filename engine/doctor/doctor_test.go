@@ -217,11 +217,11 @@ func TestClientPaths(t *testing.T) {
 	if !slices.IsSortedFunc(Clients("linux"), func(a, b Client) int { return strings.Compare(a.ID, b.ID) }) {
 		t.Fatal("clients not sorted")
 	}
-	_, err := ResolveClients("linux", []string{"cursor", "vim"})
+	_, err := ResolveClients("doctor", "linux", []string{"cursor", "vim"})
 	if !fault.Is(err, fault.InvalidRequest) {
 		t.Fatalf("unknown client: %v", err)
 	}
-	cs, err := ResolveClients("linux", []string{"cursor", "codex", "cursor"})
+	cs, err := ResolveClients("doctor", "linux", []string{"cursor", "codex", "cursor"})
 	if err != nil || len(cs) != 2 || cs[0].ID != "codex" || cs[1].ID != "cursor" {
 		t.Fatalf("%v %+v", err, cs)
 	}
