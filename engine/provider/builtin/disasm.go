@@ -45,12 +45,46 @@ type insn struct {
 type decoder struct {
 	arch string
 	bo   binary.ByteOrder
-	// arm64 ADRP tracking: page per register, valid bits.
+	// Register values known from the instructions just decoded, with valid
+	// bits: arm64 ADRP pages, arm literal-pool words, i386 PIC bases.
 	page  [32]uint64
 	valid uint32
+	// abs lists the mapped ranges an x86 immediate may point into to count
+	// as an address; empty when the image is based below 64 KiB (PIE and
+	// shared objects), where small constants would collide with addresses.
+	abs [][2]uint64
+	// code reads the executable bytes at an address (i386 PIC thunks, arm
+	// literal pools); nil when only the bytes passed to decode are known.
+	code func(uint64) ([]byte, bool)
 }
 
-func newDecoder(img *image) *decoder { return &decoder{arch: img.arch, bo: img.bo} }
+func newDecoder(img *image) *decoder {
+	d := &decoder{arch: img.arch, bo: img.bo}
+	if img.arch != "x86" && img.arch != "x86_64" {
+		return d
+	}
+	lo := ^uint64(0)
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.size > 0 {
+			lo = min(lo, s.addr)
+			d.abs = append(d.abs, [2]uint64{s.addr, s.end()})
+		}
+	}
+	if lo < 1<<16 {
+		d.abs = nil
+	}
+	return d
+}
+
+// isAbs reports whether v is an address of a mapped section (see abs).
+func (d *decoder) isAbs(v uint64) bool {
+	for _, r := range d.abs {
+		if v >= r[0] && v < r[1] {
+			return true
+		}
+	}
+	return false
+}
 
 func (d *decoder) reset() { d.valid = 0 }
 
@@ -127,17 +161,132 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 				it.hasData, it.data = true, pc+uint64(in.Len)+uint64(a.Disp)
 			case mode == 32 && a.Base == 0 && a.Index == 0 && (a.Segment == 0 || a.Segment == x86asm.DS):
 				it.hasData, it.data = true, uint64(uint32(a.Disp))
+			case mode == 32 && a.Base >= x86asm.EAX && a.Base <= x86asm.EDI && d.valid&(1<<(a.Base-x86asm.EAX)) != 0 &&
+				(a.Segment == 0 || a.Segment == x86asm.DS || a.Segment == x86asm.SS):
+				// GOT-relative (PIC) operand: the base holds the GOT address.
+				it.hasData, it.data = true, uint64(uint32(d.page[a.Base-x86asm.EAX]+uint64(a.Disp)))
 			}
 		case x86asm.Reg:
 			if it.flow == flowCall || it.flow == flowJump {
 				it.indirect = true
 			}
+		case x86asm.Imm:
+			// A non-PIC image's absolute address (push $str, mov [esp], $var).
+			v := uint64(a)
+			if mode == 32 {
+				v = uint64(uint32(a))
+			}
+			if it.flow == flowNone && !it.hasData && d.isAbs(v) {
+				it.hasData, it.data = true, v
+			}
 		}
+	}
+	if mode == 32 {
+		d.trackPIC(&in, &it)
 	}
 	if withText {
 		it.text = x86asm.IntelSyntax(in, pc, nil)
 	}
 	return it
+}
+
+// i386 position-independent code computes the GOT address with a call to
+// a __x86.get_pc_thunk.REG (mov REG, [esp]; ret) followed by add REG, imm:
+// trackPIC follows those values so that [REG+disp] operands resolve.
+// A register's value is forgotten when an instruction writes it; a call
+// forgets the caller-saved eax, ecx and edx.
+func (d *decoder) trackPIC(in *x86asm.Inst, it *insn) {
+	// gpr maps a general register, of any width, to its 32-bit index.
+	gpr := func(a x86asm.Arg) (uint, bool) {
+		r, ok := a.(x86asm.Reg)
+		switch {
+		case !ok:
+		case r >= x86asm.EAX && r <= x86asm.EDI:
+			return uint(r - x86asm.EAX), true
+		case r >= x86asm.AX && r <= x86asm.DI:
+			return uint(r - x86asm.AX), true
+		case r >= x86asm.AL && r <= x86asm.BL:
+			return uint(r - x86asm.AL), true
+		case r >= x86asm.AH && r <= x86asm.BH:
+			return uint(r - x86asm.AH), true
+		case r >= x86asm.SPB && r <= x86asm.DIB:
+			return uint(r-x86asm.SPB) + 4, true
+		}
+		return 0, false
+	}
+	switch in.Op {
+	case x86asm.CALL:
+		d.valid &^= 1<<0 | 1<<1 | 1<<2
+		if it.hasTarget && d.code != nil {
+			if b, ok := d.code(it.target); ok && len(b) >= 4 && b[0] == 0x8b && b[1]&0xc7 == 0x04 && b[2] == 0x24 && b[3] == 0xc3 {
+				r := uint(b[1]>>3) & 7
+				d.page[r], d.valid = uint64(uint32(it.addr+uint64(it.n))), d.valid|1<<r
+			}
+		}
+		return
+	case x86asm.ADD, x86asm.SUB:
+		if r, ok := gpr(in.Args[0]); ok && d.valid&(1<<r) != 0 && in.Args[0].(x86asm.Reg) >= x86asm.EAX {
+			if v, ok := in.Args[1].(x86asm.Imm); ok {
+				if in.Op == x86asm.SUB {
+					v = -v
+				}
+				d.page[r] = uint64(uint32(d.page[r] + uint64(v)))
+				return
+			}
+		}
+	case x86asm.CMP, x86asm.TEST, x86asm.PUSH:
+		return
+	case x86asm.MUL, x86asm.IMUL, x86asm.DIV, x86asm.IDIV, x86asm.CDQ, x86asm.CWD, x86asm.CWDE, x86asm.CBW,
+		x86asm.CPUID, x86asm.RDTSC, x86asm.RDTSCP, x86asm.XGETBV, x86asm.CMPXCHG, x86asm.CMPXCHG8B, x86asm.XCHG,
+		x86asm.XADD, x86asm.POPA, x86asm.POPAD, x86asm.LODSB, x86asm.LODSW, x86asm.LODSD, x86asm.IN, x86asm.RDMSR,
+		x86asm.SYSENTER, x86asm.INT, x86asm.LAHF, x86asm.RDPMC, x86asm.RDRAND:
+		d.valid = 0
+		return
+	}
+	if r, ok := gpr(in.Args[0]); ok {
+		d.valid &^= 1 << r
+	}
+}
+
+// Position-independent ARM code loads a PC-relative offset from a literal
+// pool and adds the pc to it: ldr rT, [pc, #±imm] … add rD, pc, rT. The
+// load refers to the pool word; the add refers to the address it forms.
+// trackPool follows the loaded words until their register may change:
+// every instruction forgets the registers in its Rd/Rt and Rn fields (and
+// Rt+1, for doubleword loads); control flow and multiple loads forget all.
+func (d *decoder) trackPool(x uint32, it *insn) {
+	if it.flow != flowNone || x>>28 == 0xf || x&0x0e100000 == 0x08100000 { // branches, unconditional space, LDM/POP
+		d.valid = 0
+		return
+	}
+	rt, rn := (x>>12)&15, (x>>16)&15
+	if x&0x0f7f0000 == 0x051f0000 { // LDR (literal), word
+		lit := it.addr + 8
+		if x&(1<<23) != 0 {
+			lit += uint64(x & 0xfff)
+		} else {
+			lit -= uint64(x & 0xfff)
+		}
+		lit = uint64(uint32(lit))
+		it.hasData, it.data = true, lit
+		d.valid &^= 1 << rt
+		if d.code != nil && rt != 15 {
+			if b, ok := d.code(lit); ok && len(b) >= 4 {
+				d.page[rt], d.valid = uint64(d.bo.Uint32(b)), d.valid|1<<rt
+			}
+		}
+		return
+	}
+	if x&0x0fe00ff0 == 0x00800000 { // ADD (register), no shift, flags unchanged
+		rm := x & 15
+		switch {
+		case rn == 15 && rm != 15 && d.valid&(1<<rm) != 0:
+			it.hasData, it.data = true, uint64(uint32(it.addr+8+d.page[rm]))
+		case rm == 15 && rn != 15 && d.valid&(1<<rn) != 0:
+			it.hasData, it.data = true, uint64(uint32(it.addr+8+d.page[rn]))
+		}
+	}
+	d.valid &^= 1<<rt | 1<<((rt+1)&15) | 1<<rn
 }
 
 func sext(v uint64, bits uint) int64 { return int64(v<<(64-bits)) >> (64 - bits) }
@@ -264,6 +413,7 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			it.flow, it.indirect = flowJump, true
 		}
 	}
+	d.trackPool(x, &it)
 	if withText {
 		in, err := armasm.Decode(code[:4], armasm.ModeARM)
 		if err != nil {

@@ -61,6 +61,7 @@ func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, 
 		}
 	}
 	d := newDecoder(img)
+	d.code = c.codeAt
 	var n, swept int64
 	add := func(it insn) {
 		switch {
