@@ -17,8 +17,11 @@ import (
 // section (x86, x86_64, arm64), resynchronized at every procedure entry, or of
 // the ARM-mode procedures of known extent (arm: Thumb code is not decoded).
 // References are direct calls and jumps, RIP-relative memory operands
-// (x86_64), absolute memory operands (x86), and ADRP+ADD/LDR pairs, ADR and
-// literal loads (arm64). Indirect calls are counted, never resolved.
+// (x86_64), absolute memory operands and GOT-relative operands of PIC code
+// (x86, base from a get_pc_thunk call), immediates naming a mapped address in
+// images based at 64 KiB or above (x86, x86_64), ADRP+ADD/LDR pairs, ADR and
+// literal loads (arm64), and literal-pool loads with the pc-relative address
+// they form by ldr + add pc (arm). Indirect calls are counted, never resolved.
 
 const maxEdgeResults = 1000
 
