@@ -47,6 +47,21 @@ type Engine struct {
 
 	idMu    sync.Mutex
 	entropy *ulid.MonotonicEntropy
+
+	lookupOnce sync.Once
+	lookup     *projections.EvidenceLookup
+	lookupErr  error
+}
+
+// evidenceDigest finds a published record's digest by evidence id.
+func (e *Engine) evidenceDigest(ctx context.Context, id string) (string, bool, error) {
+	e.lookupOnce.Do(func() {
+		e.lookup, e.lookupErr = projections.NewEvidenceLookup(context.WithoutCancel(ctx), e.cfg.Ledger.ReadDB())
+	})
+	if e.lookupErr != nil {
+		return "", false, e.lookupErr
+	}
+	return e.lookup.Digest(ctx, id)
 }
 
 // New builds an engine over an open ledger.

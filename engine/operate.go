@@ -16,7 +16,6 @@ import (
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/ledger"
-	"github.com/rea-re/rea/projections"
 )
 
 // Published is an Evidence-producing call's answer: the normalized result and
@@ -308,8 +307,7 @@ func (c *Connection) publish(ctx context.Context, rec *Record, runID *string, or
 		return Published{}, fault.Internal(op, err)
 	}
 	digest := canon.SHA256Hex(body)
-	db := c.eng.cfg.Ledger.ReadDB()
-	storedDigest, exists, err := projections.EvidenceDigest(ctx, db, rec.EvidenceID)
+	storedDigest, exists, err := c.eng.evidenceDigest(ctx, rec.EvidenceID)
 	if err != nil {
 		return Published{}, fault.From(op, err)
 	}

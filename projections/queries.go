@@ -53,8 +53,36 @@ func EvidenceRecords(ctx context.Context, db *sql.DB, f EvidenceFilter) (map[str
 func EvidenceDigest(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, id string) (string, bool, error) {
+	return scanDigest(q.QueryRowContext(ctx, evidenceDigestQuery, id))
+}
+
+const evidenceDigestQuery = `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`
+
+// EvidenceLookup is EvidenceDigest over a statement prepared once: it runs
+// before every publication, and parsing the SQL each time costs more than
+// the indexed lookup itself.
+type EvidenceLookup struct{ stmt *sql.Stmt }
+
+// NewEvidenceLookup prepares the lookup on db.
+func NewEvidenceLookup(ctx context.Context, db *sql.DB) (*EvidenceLookup, error) {
+	st, err := db.PrepareContext(ctx, evidenceDigestQuery)
+	if err != nil {
+		return nil, fmt.Errorf("projections: prepare evidence lookup: %w", err)
+	}
+	return &EvidenceLookup{st}, nil
+}
+
+// Digest is EvidenceDigest.
+func (l *EvidenceLookup) Digest(ctx context.Context, id string) (string, bool, error) {
+	return scanDigest(l.stmt.QueryRowContext(ctx, id))
+}
+
+// Close releases the statement.
+func (l *EvidenceLookup) Close() error { return l.stmt.Close() }
+
+func scanDigest(row *sql.Row) (string, bool, error) {
 	var d string
-	err := q.QueryRowContext(ctx, `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`, id).Scan(&d)
+	err := row.Scan(&d)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
