@@ -615,6 +615,10 @@ func (w *writer) create(rel string) (int, error) {
 				w.record(fd, sofar, true)
 			}
 		}
+		if errors.Is(err, unix.ENOTDIR) && isSymlinkAt(dir, p) {
+			// O_DIRECTORY|O_NOFOLLOW on a symlink reports ENOTDIR
+			err = unix.ELOOP
+		}
 		switch {
 		case errors.Is(err, unix.ELOOP):
 			return -1, w.escape(sofar)
@@ -641,6 +645,11 @@ func (w *writer) create(rel string) (int, error) {
 		return -1, w.escape(rel)
 	}
 	return fd, nil
+}
+
+func isSymlinkAt(dir int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
 func (w *writer) record(fd int, rel string, dir bool) {
