@@ -32,11 +32,17 @@
 //     lies outside the image), plus the entry point named "entry" (source
 //     "analysis") when no procedure symbol starts there. ELF also: each
 //     .eh_frame FDE start (outside PLT sections) where no procedure symbol
-//     starts, the code pointers of .preinit_array/.init_array/.fini_array,
-//     and direct call targets and backward tail jumps found by recursive
-//     descent from code no FDE covers (ehframe.go, seeds.go); these are
-//     named "sub_<hex>" (source "analysis"), and the profile's
-//     function_discovery lists "eh-frame", "init-array", "call-targets".
+//     starts, the code pointers of .preinit_array/.init_array/.fini_array
+//     and DT_INIT/DT_FINI, and direct call targets and backward tail jumps
+//     found by recursive descent from code no FDE covers (ehframe.go,
+//     seeds.go). PE x64 also: each primary (unchained) .pdata range start,
+//     the direct call and jump targets outside every .pdata range (leaf
+//     functions), and IAT jump thunks named after their import (pdata.go).
+//     Mach-O also: each LC_FUNCTION_STARTS address (funcstarts.go). New
+//     procedures are named "sub_<hex>" (source "analysis"), and the
+//     profile's function_discovery lists "eh-frame", "pdata",
+//     "function-starts", "init-array", "call-targets" (and "stubs" for PE
+//     IAT thunks) when they apply.
 //   - Strings: like GNU strings (printable ASCII 0x20..0x7e and TAB, at least 4;
 //     UTF-16LE like `strings -el`, code units with a zero high byte). Only file
 //     bytes mapped to addresses are scanned (ELF PT_LOAD file ranges, PE headers
@@ -48,8 +54,8 @@
 //     containing its first byte, or null (e.g. in headers). termination is
 //     "present_or_not_required" when a NUL (a zero code unit) follows the run.
 //   - Procedure extents: symbol sizes (ELF st_size, PLT entry and Mach-O stub
-//     sizes), else a PE x64 .pdata range or an ELF .eh_frame FDE range
-//     starting at the entry. A procedure
+//     sizes, PE IAT thunks: 6 bytes), else a PE x64 .pdata range or an ELF
+//     .eh_frame FDE range starting at the entry. A procedure
 //     with neither (Mach-O, stripped entry points) contains exactly the
 //     instructions recursive descent from its entry reaches; containment and
 //     callers use that, never the distance to the next symbol.

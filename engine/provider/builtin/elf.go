@@ -199,6 +199,7 @@ func openELF(data []byte) (*image, error) {
 			used["eh-frame"] = true
 		}
 		info.inits = elfInitArrays(img, data)
+		info.inits = elfInitFini(f, img, info.inits)
 		if len(info.inits) > 0 {
 			used["init-array"] = true
 		}

@@ -17,6 +17,9 @@ type machoInfo struct {
 	indirect  []uint32
 	stubs     []machoStubs
 	secIndex  []int // nlist n_sect (1-based) -> index into image.sections
+	// funcStarts are the LC_FUNCTION_STARTS addresses in executable
+	// sections, ascending (funcstarts.go).
+	funcStarts []uint64
 }
 
 type machoStubs struct {
@@ -90,6 +93,7 @@ func openMachO(data []byte) (*image, error) {
 	var raw []fileRange
 	var textAddr uint64
 	hasText := false
+	var starts []byte // the LC_FUNCTION_STARTS command
 	for _, l := range f.Loads {
 		lb := l.Raw()
 		if len(lb) < 8 {
@@ -124,11 +128,23 @@ func openMachO(data []byte) (*image, error) {
 				if pc, ok := threadPC(lb, img.bo, f.Cpu); ok && !img.hasEntry {
 					img.entry, img.hasEntry = pc, true
 				}
+			case lcFunctionStarts:
+				if starts == nil {
+					starts = lb
+				}
 			}
 		}
 	}
 	if img.hasEntry {
 		used["entry-point"] = true
+	}
+	if starts != nil && hasText {
+		var lims []string
+		info.funcStarts, lims = machoFunctionStarts(img, data, starts, textAddr)
+		img.limitations = append(img.limitations, lims...)
+		if len(info.funcStarts) > 0 {
+			used["function-starts"] = true
+		}
 	}
 	// debug/macho does not fill Symtab.SymtabCmd: read the command itself.
 	if f.Symtab != nil && len(f.Symtab.LoadBytes) >= 24 {
@@ -226,7 +242,16 @@ func threadPC(lb []byte, bo binary.ByteOrder, cpu macho.Cpu) (uint64, bool) {
 	return 0, false
 }
 
+// machoSymbols adds the nlist symbols, the symbol stubs and the
+// LC_FUNCTION_STARTS procedures.
 func machoSymbols(img *image, b *symBuilder) error {
+	if err := machoNlist(img, b); err != nil {
+		return err
+	}
+	return addFunctionStarts(img, b)
+}
+
+func machoNlist(img *image, b *symBuilder) error {
 	info := img.macho
 	if !info.hasSymtab {
 		return nil

@@ -3,6 +3,7 @@ package builtin
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"slices"
 )
 
@@ -37,15 +38,225 @@ func parsePdata(b []byte, imageBase uint64) []codeRange {
 	return out
 }
 
-// pdataRanges returns the x64 PE exception ranges of the image, or nil.
-func pdataRanges(img *image, data []byte) []codeRange {
-	if img.pe == nil || img.arch != "x86_64" || img.pe.exceptDir[1] == 0 {
+// pdataRanges returns the x64 PE exception ranges of the image (read with
+// the headers, peUnwind), or nil.
+func pdataRanges(img *image, _ []byte) []codeRange {
+	if img.pe == nil {
 		return nil
 	}
-	off, ok := img.pe.rvaOff(uint64(img.pe.exceptDir[0]))
+	return img.pe.pdata
+}
+
+// unwFlagChainInfo marks an UNWIND_INFO whose range continues another
+// function (a split-off part, e.g. a cold block), not a function start.
+const unwFlagChainInfo = 0x4
+
+// peUnwind reads the x64 exception directory with the headers (so the
+// profile names "pdata" exactly when it contributes function starts): every
+// well-formed range, for extents, and the starts of primary ranges, for
+// function discovery. A range is primary unless its UnwindData is an
+// indirect RUNTIME_FUNCTION reference (low bit set) or its UNWIND_INFO has
+// UNW_FLAG_CHAININFO; unwind info outside the file does not demote it.
+func peUnwind(img *image, data []byte) (ranges []codeRange, starts []uint64) {
+	info := img.pe
+	if img.arch != "x86_64" || info.exceptDir[0] == 0 || info.exceptDir[1] == 0 {
+		return nil, nil
+	}
+	off, ok := info.rvaOff(uint64(info.exceptDir[0]))
 	if !ok || off >= uint64(len(data)) {
+		return nil, nil
+	}
+	b := data[off:min(satAdd(off, uint64(info.exceptDir[1])), uint64(len(data)))]
+	ranges = parsePdata(b, info.imageBase)
+	for o := 0; o+12 <= len(b) && len(starts) < maxPEEntries; o += 12 {
+		begin := uint64(binary.LittleEndian.Uint32(b[o:]))
+		end := uint64(binary.LittleEndian.Uint32(b[o+4:]))
+		unw := uint64(binary.LittleEndian.Uint32(b[o+8:]))
+		if end <= begin || end-begin > maxPdataRange || unw&1 != 0 {
+			continue
+		}
+		if u, ok := info.rvaOff(unw); ok && u < uint64(len(data)) && (data[u]>>3)&unwFlagChainInfo != 0 {
+			continue
+		}
+		if a := info.imageBase + begin; img.execAt(a) {
+			starts = append(starts, a)
+		}
+	}
+	slices.Sort(starts)
+	return ranges, slices.Clip(slices.Compact(starts))
+}
+
+// addPdataProcs adds a procedure named sub_<hex> (source analysis, with the
+// range as its size) at each primary .pdata start where no procedure symbol
+// starts and that is not the entry point (named "entry" already).
+func addPdataProcs(img *image, b *symBuilder) error {
+	info := img.pe
+	if len(info.pdataStarts) == 0 {
 		return nil
 	}
-	end := min(satAdd(off, uint64(img.pe.exceptDir[1])), uint64(len(data)))
-	return parsePdata(data[off:end], img.pe.imageBase)
+	have := make([]uint64, 0, len(b.syms))
+	for i := range b.syms {
+		if b.syms[i].flags&flagProcedure != 0 {
+			have = append(have, b.syms[i].addr)
+		}
+	}
+	slices.Sort(have)
+	for _, a := range info.pdataStarts {
+		if err := b.tick(); err != nil {
+			return err
+		}
+		if _, found := slices.BinarySearch(have, a); found || img.hasEntry && a == img.entry {
+			continue
+		}
+		var size uint64
+		if i, ok := slices.BinarySearchFunc(info.pdata, a, func(r codeRange, a uint64) int { return cmp.Compare(r.start, a) }); ok {
+			size = info.pdata[i].end - info.pdata[i].start
+		}
+		b.addArena(symbol{addr: a, size: size, kind: kindFunction, source: srcAnalysis,
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", a))
+	}
+	return nil
+}
+
+// IAT jump thunks (x86_64): mingw-w64 links each imported function it calls
+// directly as a 6-byte `jmp [rip+disp32]` through its IAT slot, padded to 8
+// bytes, in .text; thunks have no .pdata entry. Each becomes a procedure
+// named after its import (source imported, thunk, external, size 6), found
+// without guessing at instruction boundaries: the walk starts at a known
+// boundary (the start of an executable section or the end of a .pdata
+// range), skips nop/int3 padding, accepts a `jmp [rip+disp32]` whose operand
+// is exactly an IAT slot of a named import, continues after it, and stops at
+// the first other byte (unknown code is not scanned).
+func addIATThunks(img *image, b *symBuilder) error {
+	info := img.pe
+	if img.arch != "x86_64" {
+		return nil
+	}
+	slots := map[uint64]int{} // IAT slot address -> index into b.syms
+	for i := range b.syms {
+		if s := &b.syms[i]; s.kind == kindImport && s.source == srcImported && s.nameLen > 0 {
+			if _, dup := slots[s.addr]; !dup {
+				slots[s.addr] = i
+			}
+		}
+	}
+	if len(slots) == 0 {
+		return nil
+	}
+	// walk scans from boundary a and returns where it stopped.
+	walk := func(a uint64) (uint64, error) {
+		code, ok := execCode(img, b.data, a)
+		if !ok {
+			return a, nil
+		}
+		p := 0
+		for p < len(code) {
+			if err := b.tick(); err != nil {
+				return 0, err
+			}
+			if c := code[p]; c == 0x90 || c == 0xcc {
+				p++
+				continue
+			}
+			if p+6 > len(code) || code[p] != 0xff || code[p+1] != 0x25 {
+				break
+			}
+			at := a + uint64(p)
+			k, ok := slots[at+6+uint64(int64(int32(binary.LittleEndian.Uint32(code[p+2:]))))]
+			if !ok {
+				break
+			}
+			u := b.syms[k]
+			b.add(symbol{addr: at, size: 6, nameOff: u.nameOff, nameLen: u.nameLen,
+				kind: kindFunction, source: srcImported,
+				flags: u.flags&flagArena | flagDynamic | flagExternal | flagProcedure | flagThunk,
+				rank:  makeRank(srcImported, kindFunction, bindGlobal)})
+			p += 6
+		}
+		return a + uint64(p), nil
+	}
+	var from []uint64
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.x && s.fsize > 0 {
+			from = append(from, s.addr)
+		}
+	}
+	for _, r := range info.pdata {
+		from = append(from, r.end)
+	}
+	slices.Sort(from)
+	// Walks only go forward, so a boundary an earlier walk passed is done:
+	// the scan reads each byte at most once.
+	var reached uint64
+	for i, a := range from {
+		if i > 0 && a < reached {
+			continue
+		}
+		end, err := walk(a)
+		if err != nil {
+			return err
+		}
+		reached = end
+	}
+	return nil
+}
+
+// maxPdataInsns bounds the instructions addPdataCallTargets decodes.
+const maxPdataInsns = 1 << 20
+
+// addPdataCallTargets finds the functions .pdata does not list. The x64
+// Windows ABI requires unwind data of every function that calls or touches
+// the stack, so such a function is a leaf (e.g. mingw's ___chkstk_ms) and is
+// reached by a direct call or jump from listed code. Each .pdata range is
+// decoded linearly (its extent is known), and each direct call or jump
+// target outside every range, in an executable section and not already a
+// procedure, becomes a procedure named sub_<hex> (source analysis, no size;
+// discovery source "call-targets"). Targets are not descended further: a
+// leaf calls nothing.
+func addPdataCallTargets(img *image, b *symBuilder) error {
+	info := img.pe
+	if len(info.pdata) == 0 || img.arch != "x86_64" {
+		return nil
+	}
+	procs := map[uint64]bool{}
+	for i := range b.syms {
+		if b.syms[i].flags&flagProcedure != 0 {
+			procs[b.syms[i].addr] = true
+		}
+	}
+	if img.hasEntry {
+		procs[img.entry] = true // named "entry" already
+	}
+	d := newDecoder(img)
+	budget := maxPdataInsns
+	for _, r := range info.pdata {
+		code, ok := execCode(img, b.data, r.start)
+		if !ok {
+			continue
+		}
+		code = code[:min(uint64(len(code)), r.end-r.start)]
+		for p := 0; p < len(code); {
+			if budget == 0 {
+				b.limit(fmt.Sprintf("call targets were collected from the first %d instructions of the .pdata ranges only", maxPdataInsns))
+				return nil
+			}
+			budget--
+			if err := b.tick(); err != nil {
+				return err
+			}
+			it := d.decode(code[p:], r.start+uint64(p), false)
+			p += int(it.n)
+			if !it.hasTarget || it.flow != flowCall && it.flow != flowJump {
+				continue
+			}
+			t := it.target
+			if t >= r.start && t < r.end || procs[t] || inFDE(info.pdata, t) || !img.execAt(t) {
+				continue
+			}
+			procs[t] = true
+			b.addArena(symbol{addr: t, kind: kindFunction, source: srcAnalysis,
+				flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", t))
+		}
+	}
+	return nil
 }

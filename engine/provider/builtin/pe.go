@@ -12,16 +12,18 @@ import (
 )
 
 type peInfo struct {
-	imageBase  uint64
-	symOff     uint64 // COFF symbol table
-	nsyms      uint64
-	exportDir  [2]uint32 // RVA, size
-	importDir  [2]uint32
-	exceptDir  [2]uint32 // exception directory (.pdata)
-	secByRVA   []int     // indices into image.sections by virtual address
-	secVA      []uint32
-	secRaw     []uint32 // PointerToRawData
-	secRawSize []uint32 // file-backed bytes used for RVA translation
+	imageBase   uint64
+	symOff      uint64 // COFF symbol table
+	nsyms       uint64
+	exportDir   [2]uint32 // RVA, size
+	importDir   [2]uint32
+	exceptDir   [2]uint32   // exception directory (.pdata)
+	pdata       []codeRange // x64 .pdata ranges, by start (pdata.go)
+	pdataStarts []uint64    // starts of primary .pdata ranges (function discovery)
+	secByRVA    []int       // indices into image.sections by virtual address
+	secVA       []uint32
+	secRaw      []uint32 // PointerToRawData
+	secRawSize  []uint32 // file-backed bytes used for RVA translation
 }
 
 // openPE parses PE headers. An error means debug/pe rejected the header.
@@ -110,6 +112,14 @@ func openPE(data []byte) (*image, error) {
 	if entryRVA != 0 {
 		img.entry, img.hasEntry = base+uint64(entryRVA), true
 		used["entry-point"] = true
+	}
+	info.pdata, info.pdataStarts = peUnwind(img, data)
+	if len(info.pdataStarts) > 0 {
+		used["pdata"] = true
+		used["call-targets"] = true // leaf functions called from .pdata code (pdata.go)
+	}
+	if img.arch == "x86_64" && used["imports"] {
+		used["stubs"] = true // IAT jump thunks (pdata.go)
 	}
 	img.setDiscovery(used)
 	img.finishLayout(raw)
@@ -232,7 +242,13 @@ func peSymbols(img *image, b *symBuilder) error {
 			return err
 		}
 	}
-	return nil
+	if err := addIATThunks(img, b); err != nil {
+		return err
+	}
+	if err := addPdataProcs(img, b); err != nil {
+		return err
+	}
+	return addPdataCallTargets(img, b)
 }
 
 func peExports(img *image, b *symBuilder, rva, size uint64) error {

@@ -13,7 +13,9 @@ import (
 //
 //   - "init-array": the code pointers of .preinit_array, .init_array and
 //     .fini_array (the values stored in the file; a pointer that is zero or
-//     outside executable sections is ignored);
+//     outside executable sections is ignored), and the dynamic section's
+//     DT_INIT and DT_FINI (_init and _fini, whose aarch64 crti code calls
+//     call_weak_fn, a function without an FDE);
 //   - "call-targets": recursive descent (x86, x86_64, arm64) from the entry
 //     point and those pointers when no FDE covers them, following branches
 //     and collecting direct call targets and tail jumps (an unconditional
@@ -61,6 +63,28 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// elfInitFini adds the DT_INIT and DT_FINI code pointers to inits (sorted,
+// unique); a dynamic section debug/elf cannot read adds nothing.
+func elfInitFini(f *elf.File, img *image, inits []uint64) []uint64 {
+	n := len(inits)
+	for _, tag := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
+		vs, err := f.DynValue(tag)
+		if err != nil {
+			return inits
+		}
+		for _, v := range vs {
+			if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
+				inits = append(inits, v)
+			}
+		}
+	}
+	if len(inits) == n {
+		return inits
+	}
+	slices.Sort(inits)
+	return slices.Compact(inits)
 }
 
 // seedDescentArch reports whether call-target descent runs for the image.

@@ -1,0 +1,277 @@
+package builtin
+
+import (
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Stripped recall (issue 3): for each -O2 fixture kind, the procedure entries
+// found in the stripped file's main code section are compared with the
+// function symbols of the unstripped file (nm's T/t in that section).
+
+// strippedC is the stripped-recall program: about 30 functions compiled with
+// -O2 (static helpers, recursion, a cold path split into foo.cold by gcc,
+// function pointers, a switch, varargs, noreturn).
+const strippedC = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#define NI __attribute__((noinline))
+int g_count;
+static int table[64];
+NI static int sq(int x) { return x * x + g_count; }
+NI static int cube(int x) { return x * sq(x); }
+NI int add3(int a, int b, int c) { return a + b + c + table[a & 63]; }
+NI int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+NI int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+NI static void fill(int seed) { for (int i = 0; i < 64; i++) table[i] = seed * i ^ (i >> 2); }
+NI int sum_table(void) { int s = 0; for (int i = 0; i < 64; i++) s += table[i]; return s; }
+NI int classify(int x) {
+	switch (x & 7) { case 0: return sq(x); case 1: return cube(x); case 2: return fib(x & 15);
+	case 3: return fact(x & 7); case 4: return x * 7; case 5: return x - 3; default: return -x; }
+}
+NI __attribute__((noreturn)) void die(const char *m) { fprintf(stderr, "fatal: %s\n", m); exit(3); }
+NI int checked_div(int a, int b) {
+	if (__builtin_expect(b == 0, 0)) { fprintf(stderr, "division by zero at %d\n", a); die("div"); }
+	return a / b;
+}
+NI int logf_(const char *fmt, ...) { va_list ap; va_start(ap, fmt); int n = vfprintf(stdout, fmt, ap); va_end(ap); return n; }
+typedef int (*op_fn)(int, int);
+NI static int op_add(int a, int b) { return a + b; }
+NI static int op_sub(int a, int b) { return a - b; }
+NI static int op_mul(int a, int b) { return a * b; }
+NI static int op_xor(int a, int b) { return a ^ b; }
+static op_fn ops[] = { op_add, op_sub, op_mul, op_xor };
+NI int apply(int i, int a, int b) { return ops[i & 3](a, b); }
+NI size_t slen(const char *s) { size_t n = 0; while (s[n]) n++; return n; }
+NI void rev(char *s) { size_t n = slen(s); for (size_t i = 0; i < n / 2; i++) { char t = s[i]; s[i] = s[n-1-i]; s[n-1-i] = t; } }
+NI unsigned hash(const char *s) { unsigned h = 5381; while (*s) h = h * 33 + (unsigned char)*s++; return h; }
+NI int gcd(int a, int b) { while (b) { int t = a % b; a = b; b = t; } return a; }
+NI int lcm(int a, int b) { return a / gcd(a, b) * b; }
+NI static int is_prime(int n) { if (n < 2) return 0; for (int i = 2; i * i <= n; i++) if (n % i == 0) return 0; return 1; }
+NI int count_primes(int n) { int c = 0; for (int i = 0; i < n; i++) c += is_prime(i); return c; }
+NI void *xmalloc(size_t n) { void *p = malloc(n); if (!p) die("oom"); return p; }
+NI char *dup(const char *s) { size_t n = strlen(s); char *p = xmalloc(n + 1); memcpy(p, s, n + 1); return p; }
+NI int bits(unsigned x) { int c = 0; while (x) { c += x & 1; x >>= 1; } return c; }
+NI long poly(long x) { return ((3 * x + 2) * x - 7) * x + 11; }
+NI int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+NI void sort_table(void) { qsort(table, 64, sizeof table[0], cmp_int); }
+NI int max_of(int n, const int *v) { int m = v[0]; for (int i = 1; i < n; i++) if (v[i] > m) m = v[i]; return m; }
+int main(int argc, char **argv) {
+	fill(argc);
+	char *s = dup(argc > 1 ? argv[1] : "stripped recall");
+	rev(s);
+	int r = classify(argc) + add3(argc, 2, 3) + checked_div(100, argc) + apply(argc, 7, 5) + lcm(argc + 3, 4);
+	r += count_primes(100 + argc) + bits((unsigned)argc * 77u) + (int)poly(argc) + (int)hash(s);
+	sort_table();
+	r += max_of(64, table) + sum_table();
+	logf_("%s %d\n", s, r);
+	free(s);
+	return r & 1;
+}
+`
+
+// strippedCHeaders are strippedC's system includes; strippedCFree replaces
+// them with declarations, for Mach-O targets whose SDK is not installed
+// (clang + lld with -nostdlib, undefined symbols left to dyld). Darwin's libc
+// names its standard streams __stderrp and __stdoutp.
+const strippedCHeaders = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stdarg.h>\n"
+
+var strippedCFree = strings.Replace(strippedC, strippedCHeaders, `#include <stdarg.h>
+typedef unsigned long size_t;
+typedef struct __sFILE FILE;
+extern FILE *__stderrp, *__stdoutp;
+#define stderr __stderrp
+#define stdout __stdoutp
+int fprintf(FILE *, const char *, ...);
+int vfprintf(FILE *, const char *, va_list);
+__attribute__((noreturn)) void exit(int);
+void *malloc(size_t);
+void free(void *);
+void qsort(void *, size_t, size_t, int (*)(const void *, const void *));
+size_t strlen(const char *);
+void *memcpy(void *, const void *, size_t);
+`, 1)
+
+// recallFixture is one -O2 fixture kind: how to build and strip it, which
+// nm is its oracle, and the discovery source the stripped file relies on.
+type recallFixture struct {
+	name      string
+	ext       string // output file suffix (mingw adds .exe to a name without one)
+	cc, strip string
+	nm        string
+	ccArgs    []string
+	src       string
+	text      func(t *testing.T, path string) (lo, hi uint64) // main code section
+	discovery string                                          // expected in function_discovery
+}
+
+var machoCCArgs = []string{"-nostdlib", "-fuse-ld=lld", "-Wl,-undefined,dynamic_lookup", "-Wl,-platform_version,macos,11.0,11.0"}
+
+var recallFixtures = []recallFixture{
+	{name: "elf-x86_64", cc: "gcc", strip: "strip", nm: "nm", src: strippedC, text: elfText, discovery: "eh-frame"},
+	{name: "elf-arm64", cc: "aarch64-linux-gnu-gcc", strip: "aarch64-linux-gnu-strip", nm: "aarch64-linux-gnu-nm",
+		src: strippedC, text: elfText, discovery: "eh-frame"},
+	{name: "pe-x86_64", ext: ".exe", cc: "x86_64-w64-mingw32-gcc", strip: "x86_64-w64-mingw32-strip", nm: "x86_64-w64-mingw32-nm",
+		src: strippedC, text: peText, discovery: "pdata"},
+	{name: "macho-x86_64", cc: "clang", strip: "llvm-strip", nm: "llvm-nm",
+		ccArgs: append([]string{"-target", "x86_64-apple-macos11"}, machoCCArgs...), src: strippedCFree, text: machoText,
+		discovery: "function-starts"},
+	{name: "macho-arm64", cc: "clang", strip: "llvm-strip", nm: "llvm-nm",
+		ccArgs: append([]string{"-target", "arm64-apple-macos11"}, machoCCArgs...), src: strippedCFree, text: machoText,
+		discovery: "function-starts"},
+}
+
+// TestStrippedRecall builds strippedC for every -O2 fixture kind, strips a
+// copy, and requires recall and precision of at least 98% for the procedure
+// entries found in the stripped file's code section against the unstripped
+// file's T/t symbols there.
+func TestStrippedRecall(t *testing.T) {
+	for _, fx := range recallFixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			if strings.HasPrefix(fx.name, "macho") {
+				needLd64(t)
+			}
+			cc := needTool(t, fx.cc)
+			strip := needTool(t, fx.strip)
+			nm := needTool(t, fx.nm)
+			dir := t.TempDir()
+			src := filepath.Join(dir, "recall.c")
+			if err := os.WriteFile(src, []byte(fx.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			full := filepath.Join(dir, "recall"+fx.ext)
+			stripped := filepath.Join(dir, "recall-stripped"+fx.ext)
+			args := append(slices.Clone(fx.ccArgs), "-O2", "-o", full, src)
+			if err := run(dir, nil, cc, args...); err != nil {
+				t.Fatal(err)
+			}
+			if err := run(dir, nil, strip, "-s", "-o", stripped, full); err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := fx.text(t, stripped)
+			want := map[uint64]string{}
+			for _, ln := range strings.Split(toolOutput(t, nm, full), "\n") {
+				f := strings.Fields(ln)
+				// A name starting with "." is a COFF section symbol (.text) or
+				// an assembler-local label (mingw crt's .l_start), not a function.
+				if len(f) != 3 || (f[1] != "T" && f[1] != "t") || strings.HasPrefix(f[2], ".") {
+					continue
+				}
+				a, err := strconv.ParseUint(f[0], 16, 64)
+				if err != nil || a < lo || a >= hi {
+					continue
+				}
+				if _, dup := want[a]; !dup {
+					want[a] = f[2]
+				}
+			}
+			if len(want) < 30 {
+				t.Fatalf("only %d text symbols in the unstripped fixture", len(want))
+			}
+			_, tg, c := open(t, stripped)
+			got := map[uint64]string{}
+			for _, p := range allProcedures(t, c) {
+				a, err := provider.ParseAddress(p.Address)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a >= lo && a < hi {
+					got[a] = p.Value
+				}
+			}
+			hit := 0
+			for a, name := range want {
+				if _, ok := got[a]; ok {
+					hit++
+				} else {
+					t.Logf("missed %#x %s", a, name)
+				}
+			}
+			for a, name := range got {
+				if _, ok := want[a]; !ok {
+					t.Logf("extra %#x %s", a, name)
+				}
+			}
+			recall := float64(hit) / float64(len(want))
+			precision := 0.0
+			if len(got) > 0 {
+				precision = float64(hit) / float64(len(got))
+			}
+			t.Logf("%s stripped -O2: %d text symbols, %d procedures found in the code section, %d agree: recall %.2f%% precision %.2f%%",
+				fx.name, len(want), len(got), hit, 100*recall, 100*precision)
+			if recall < 0.98 || precision < 0.98 {
+				t.Errorf("recall %.2f%% / precision %.2f%%, want both >= 98%%", 100*recall, 100*precision)
+			}
+			// The profile names the source the stripped file relies on.
+			prof, err := New("v1").Profile(t.Context(), tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			disc, _ := prof.Parameters["function_discovery"].([]any)
+			if !slices.Contains(disc, any(fx.discovery)) {
+				t.Errorf("function_discovery %v lacks %s", disc, fx.discovery)
+			}
+		})
+	}
+}
+
+// needLd64 skips (or fails) when lld's Mach-O linker is not installed.
+func needLd64(t *testing.T) {
+	t.Helper()
+	_, e1 := lookPath("ld64.lld")
+	_, e2 := lookPath("ld64.lld-14")
+	if e1 != nil && e2 != nil {
+		needTool(t, "ld64.lld")
+	}
+}
+
+func elfText(t *testing.T, path string) (uint64, uint64) {
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section(".text")
+	if s == nil {
+		t.Fatal("no .text")
+	}
+	return s.Addr, s.Addr + s.Size
+}
+
+func peText(t *testing.T, path string) (uint64, uint64) {
+	f, err := pe.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section(".text")
+	oh, ok := f.OptionalHeader.(*pe.OptionalHeader64)
+	if s == nil || !ok {
+		t.Fatal("no .text or not PE32+")
+	}
+	a := oh.ImageBase + uint64(s.VirtualAddress)
+	return a, a + uint64(s.VirtualSize)
+}
+
+func machoText(t *testing.T, path string) (uint64, uint64) {
+	f, err := macho.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section("__text")
+	if s == nil {
+		t.Fatal("no __text")
+	}
+	return s.Addr, s.Addr + s.Size
+}
