@@ -55,7 +55,8 @@ const (
 // Input is one authorization.
 type Input struct {
 	// ConnectionID selects the connection's once/session overlay and is
-	// recorded in permission_decided. "" (only for DryRun) means no overlay,
+	// recorded in permission_decided. A live evaluation needs one (a CLI
+	// invocation is a connection too); "" is for a DryRun without overlays,
 	// as `rea policy explain` evaluates.
 	ConnectionID string
 	Operation    string  // the tool, recorded as permission_decided.operation

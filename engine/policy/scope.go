@@ -220,11 +220,6 @@ func nonEmpty(xs []string) []string {
 	return slices.Clone(xs)
 }
 
-// IsEmpty reports whether nothing is missing.
-func isEmpty(m *MissingScope) bool {
-	return len(m.Roots) == 0 && len(m.Executables) == 0 && len(m.EnvironmentNames) == 0 && m.Network == "" && !m.Mount
-}
-
 // scopeWithin reports whether every part of g lies inside ceiling c (a grant
 // must not be wider than the ceiling of its capability).
 func scopeWithin(g *Scope, c *Scope) bool {
