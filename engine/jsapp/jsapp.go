@@ -215,6 +215,9 @@ func isJS(p string) bool {
 
 func isPackageJSON(p string) bool { return path.Base(p) == "package.json" }
 
+// isTextCandidate is a file the parse phase selects (§11.2).
+func isTextCandidate(p string) bool { return (isJS(p) || isPackageJSON(p)) && !inNodeModules(p) }
+
 // parse reads the selected text files in priority order — the application's
 // package.json, its main entry, preload and fork entrypoints as they are
 // discovered, then byte order — until a limit stops it.

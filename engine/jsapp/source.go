@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"syscall"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
@@ -30,6 +31,7 @@ type entry struct {
 	size     int64
 	sha256   string // "" when not hashed (over the entry limit, or unavailable)
 	unpacked bool
+	data     []byte // bytes kept from hashing for the parse phase (text candidates only)
 
 	// Where the bytes are: a file on disk, or a range of a container.
 	osPath string
@@ -43,6 +45,11 @@ func (e *entry) readable() bool { return e.kind == kindFile && (e.osPath != "" |
 // read returns the entry's bytes, with one spare byte of capacity so the JS
 // parser's input can add its NUL terminator without copying.
 func (e *entry) read() ([]byte, error) {
+	if e.data != nil {
+		b := e.data
+		e.data = nil
+		return b, nil
+	}
 	buf := make([]byte, e.size, e.size+1)
 	if e.ra != nil {
 		if _, err := e.ra.ReadAt(buf, e.off); err != nil && !(errors.Is(err, io.EOF) && e.size == 0) {
@@ -61,24 +68,18 @@ func (e *entry) read() ([]byte, error) {
 	return buf, nil
 }
 
-// openRegular opens path only if it is a regular file that is not a symlink,
-// checking the opened file is the one that was lstat'ed.
+// openRegular opens path only if it is a regular file, never following a
+// symlink in its last component (O_NONBLOCK so a FIFO swapped in cannot
+// block the open).
 func openRegular(path string) (*os.File, error) {
-	li, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !li.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	if err != nil || !os.SameFile(li, fi) {
+	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s changed while being opened", path)
+		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	return f, nil
 }
@@ -92,7 +93,8 @@ type inventory struct {
 	totalBytes int64
 	closers    []io.Closer
 
-	notHashed   int // files over max_artifact_entry_bytes
+	kept        int64 // bytes of e.data held for the parse phase
+	notHashed   int   // files over max_artifact_entry_bytes
 	unavailable int // unpacked ASAR files that could not be read
 	special     int // sockets, devices, fifos
 	depthCapped []string
@@ -169,6 +171,36 @@ func copyHashed(ctx context.Context, w io.Writer, r io.Reader, size int64) ([16]
 			return prefix, fmt.Errorf("file grew while being read")
 		}
 	}
+}
+
+// keep reports whether an entry's bytes should be held from hashing to
+// parsing (one read instead of two), within the text byte budget.
+func (inv *inventory) keep(e *entry) bool {
+	if !isTextCandidate(e.path) || e.size > inv.lim.MaxTextFileBytes || inv.kept+e.size > inv.lim.MaxTotalTextBytes {
+		return false
+	}
+	inv.kept += e.size
+	return true
+}
+
+// hashEntry hashes (and verifies) the size bytes of r, holding them in e.data
+// when keep says so; it returns the first 16 bytes for container detection.
+func (inv *inventory) hashEntry(ctx context.Context, e *entry, v *verifier, r io.Reader, size int64) ([16]byte, error) {
+	if !inv.keep(e) {
+		return copyHashed(ctx, v, r, size)
+	}
+	var prefix [16]byte
+	if err := ctx.Err(); err != nil {
+		return prefix, err
+	}
+	buf := make([]byte, size, size+1)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return prefix, err
+	}
+	v.Write(buf)
+	copy(prefix[:], buf)
+	e.data = buf
+	return prefix, nil
 }
 
 type digestChild struct {
@@ -254,7 +286,7 @@ func (inv *inventory) hashFile(ctx context.Context, full, p string) (*string, er
 		return nil, err
 	}
 	v := newVerifier(nil, e.size)
-	prefix, err := copyHashed(ctx, v, f, e.size)
+	prefix, err := inv.hashEntry(ctx, e, v, f, e.size)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -383,7 +415,7 @@ func (inv *inventory) asarFile(ctx context.Context, a *asarArchive, ra io.Reader
 		return err
 	}
 	v := newVerifier(c.integrity, size)
-	prefix, err := copyHashed(ctx, v, io.NewSectionReader(src, 0, size), size)
+	prefix, err := inv.hashEntry(ctx, e, v, io.NewSectionReader(src, 0, size), size)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
