@@ -95,8 +95,8 @@ type inventory struct {
 
 	kept        int64 // bytes of e.data held for the parse phase
 	notHashed   int   // files over max_artifact_entry_bytes
-	unavailable int // unpacked ASAR files that could not be read
-	special     int // sockets, devices, fifos
+	unavailable int   // unpacked ASAR files that could not be read
+	special     int   // sockets, devices, fifos
 	depthCapped []string
 }
 
