@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,4 +78,95 @@ func FuzzParsePdata(f *testing.F) {
 			}
 		}
 	})
+}
+
+// syntheticPE is an x86_64 PE image with .text at RVA 0x1000 (file 0x400),
+// .xdata at 0x2000 (file 0x500) and .pdata at 0x3000 (file 0x600), each 0x100
+// bytes, for the unwind and thunk walks; fill writes the file bytes.
+func syntheticPE(fill func(data []byte)) (*image, []byte) {
+	const base = 0x140000000
+	img := &image{arch: "x86_64", bo: binary.LittleEndian, is64: true, sections: []section{
+		{name: ".text", addr: base + 0x1000, size: 0x100, off: 0x400, fsize: 0x100, r: true, x: true, mapped: true},
+		{name: ".xdata", addr: base + 0x2000, size: 0x100, off: 0x500, fsize: 0x100, r: true, mapped: true},
+		{name: ".pdata", addr: base + 0x3000, size: 0x100, off: 0x600, fsize: 0x100, r: true, mapped: true},
+	}}
+	img.pe = &peInfo{imageBase: base, exceptDir: [2]uint32{0x3000, 0}, secByRVA: []int{0, 1, 2},
+		secVA: []uint32{0x1000, 0x2000, 0x3000}, secRaw: []uint32{0x400, 0x500, 0x600}, secRawSize: []uint32{0x100, 0x100, 0x100}}
+	data := make([]byte, 0x700)
+	fill(data)
+	return img, data
+}
+
+// A chained range (UNW_FLAG_CHAININFO, or an indirect UnwindData with the low
+// bit set) continues another function: an extent, not a function start.
+func TestPdataChainedRangesAreNotStarts(t *testing.T) {
+	entry := func(b, e, u uint32) []byte {
+		var x [12]byte
+		binary.LittleEndian.PutUint32(x[0:], b)
+		binary.LittleEndian.PutUint32(x[4:], e)
+		binary.LittleEndian.PutUint32(x[8:], u)
+		return x[:]
+	}
+	var tab []byte
+	tab = append(tab, entry(0x1000, 0x1020, 0x2000)...) // primary
+	tab = append(tab, entry(0x1020, 0x1030, 0x2010)...) // UNW_FLAG_CHAININFO
+	tab = append(tab, entry(0x1040, 0x1050, 0x3001)...) // indirect: a RUNTIME_FUNCTION
+	tab = append(tab, entry(0x1060, 0x1070, 0x9000)...) // unwind info outside the file
+	img, data := syntheticPE(func(d []byte) {
+		d[0x500] = 0x01           // version 1, no flags
+		d[0x510] = 0x01 | 0x04<<3 // version 1, UNW_FLAG_CHAININFO
+		copy(d[0x600:], tab)
+	})
+	img.pe.exceptDir[1] = uint32(len(tab))
+	ranges, starts := peUnwind(img, data)
+	const base = 0x140000000
+	if len(ranges) != 4 {
+		t.Errorf("ranges %x", ranges)
+	}
+	if want := []uint64{base + 0x1000, base + 0x1060}; !slices.Equal(starts, want) {
+		t.Errorf("starts %x, want %x", starts, want)
+	}
+}
+
+// The IAT thunk walk accepts jmp [rip+slot] only from a known boundary over
+// padding: a tail jump through the IAT after other code is not a thunk.
+func TestIATThunkWalk(t *testing.T) {
+	const base = 0x140000000
+	const slot = base + 0x2080 // IAT slot in .xdata's range, for the test
+	jmpAt := func(d []byte, rva uint32) {
+		d[0x400+rva-0x1000] = 0xff
+		d[0x400+rva-0x1000+1] = 0x25
+		binary.LittleEndian.PutUint32(d[0x400+rva-0x1000+2:], uint32(slot-(base+uint64(rva)+6)))
+	}
+	img, data := syntheticPE(func(d []byte) {
+		for i := 0x400; i < 0x500; i++ {
+			d[i] = 0x31 // xor: "other code"
+		}
+		d[0x400+0x20], d[0x400+0x21] = 0x90, 0xcc // padding after the .pdata range
+		jmpAt(d, 0x1022)                          // thunk
+		d[0x400+0x28], d[0x400+0x29] = 0x90, 0x90
+		jmpAt(d, 0x102a) // thunk
+		jmpAt(d, 0x1050) // after other code: a tail jump, not a thunk
+		copy(d[0x600:], []byte{0x00, 0x10, 0, 0, 0x20, 0x10, 0, 0, 0x00, 0x20, 0, 0})
+	})
+	img.pe.exceptDir[1] = 12
+	img.pe.pdata, img.pe.pdataStarts = peUnwind(img, data)
+	b := &symBuilder{ctx: t.Context(), data: data}
+	b.addArena(symbol{addr: slot, kind: kindImport, source: srcImported, flags: flagDynamic | flagExternal}, "ExitProcess")
+	if err := addIATThunks(img, b); err != nil {
+		t.Fatal(err)
+	}
+	six, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range six.procs {
+		s := &six.syms[k]
+		got = append(got, fmt.Sprintf("%x %s %d %v", s.addr, six.name(data, s), s.size, s.flags&flagThunk != 0))
+	}
+	want := []string{"140001022 ExitProcess 6 true", "14000102a ExitProcess 6 true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("thunks %q, want %q", got, want)
+	}
 }
