@@ -236,11 +236,24 @@ func parentDir(p string) string {
 	return p[:i]
 }
 
-// count adds, for each entry, how many parts of q it covers.
-func (ix *capIndex) count(q *Request, counts []int32) {
-	ancestors := func(m map[string][]int32, p string) {
-		for a := p; ; a = parentDir(a) {
-			for _, i := range m[a] {
+// count adds, for each entry, how many parts of q it covers, and returns how
+// many parts every entry covers: those are left out of counts (they add the
+// same to every entry, so the fewest-uncovered search need not visit them).
+func (ix *capIndex) count(q *Request, counts []int32) (universal int) {
+	n := len(ix.entries)
+	add := func(p part) {
+		if p.size() == n {
+			universal++
+			return
+		}
+		if p.m == nil {
+			for _, i := range p.single {
+				counts[i]++
+			}
+			return
+		}
+		for a := p.path; ; a = parentDir(a) {
+			for _, i := range p.m[a] {
 				counts[i]++
 			}
 			if a == "/" || a == "" {
@@ -249,26 +262,21 @@ func (ix *capIndex) count(q *Request, counts []int32) {
 		}
 	}
 	for _, p := range q.Roots {
-		ancestors(ix.roots, p)
+		add(part{m: ix.roots, path: p})
 	}
 	for _, p := range q.Executables {
-		ancestors(ix.exes, p)
+		add(part{m: ix.exes, path: p})
 	}
 	for _, v := range q.EnvironmentNames {
-		for _, i := range ix.envs[v] {
-			counts[i]++
-		}
+		add(part{single: ix.envs[v]})
 	}
 	if r := networkRank(q.Network); r > 0 {
-		for _, i := range ix.netMin[r] {
-			counts[i]++
-		}
+		add(part{single: ix.netMin[r]})
 	}
 	if q.Mount {
-		for _, i := range ix.mount {
-			counts[i]++
-		}
+		add(part{single: ix.mount})
 	}
+	return universal
 }
 
 // part names one requested part's posting lists: a path looked up with its
@@ -583,7 +591,7 @@ func (e *Evaluator) Evaluate(in Input) Decision {
 		parts := requestParts(q)
 		cp := e.scratch(len(ix.entries))
 		counts := *cp
-		ix.count(q, counts)
+		universal := ix.count(q, counts)
 		bestCount, bestIdx := int32(-1), -1
 		for i, c := range counts {
 			if c <= bestCount {
@@ -596,7 +604,7 @@ func (e *Evaluator) Evaluate(in Input) Decision {
 		e.counts.Put(cp)
 		if bestIdx >= 0 {
 			en := ix.entries[bestIdx]
-			consider(en, parts-int(bestCount), func() MissingScope { m, _ := Uncovered(&en.g.Scope, q); return m })
+			consider(en, parts-universal-int(bestCount), func() MissingScope { m, _ := Uncovered(&en.g.Scope, q); return m })
 		}
 		if would == 0 {
 			for _, en := range ix.tombs {
