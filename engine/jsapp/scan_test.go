@@ -2,6 +2,7 @@ package jsapp
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -176,4 +177,22 @@ func FuzzScanJS(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDeepNestingIsAParseFailure: the parser's own nesting bound (1000) is
+// what bounds the walk's depth; deeper input fails to parse, it never
+// exhausts the stack.
+func TestDeepNestingIsAParseFailure(t *testing.T) {
+	deep := strings.Repeat("(", 100000) + "x" + strings.Repeat(")", 100000)
+	if _, err := scanJS("d.js", []byte(deep), 1e7, 1e4); err == nil {
+		t.Fatal("100000 nested parentheses parsed")
+	}
+	blocks := strings.Repeat("{", 100000) + strings.Repeat("}", 100000)
+	if _, err := scanJS("d.js", []byte(blocks), 1e7, 1e4); err == nil {
+		t.Fatal("100000 nested blocks parsed")
+	}
+	ok := strings.Repeat("(", 500) + "ipcMain.on('c', f)" + strings.Repeat(")", 500)
+	if f, err := scanJS("d.js", []byte(ok), 1e7, 1e4); err != nil || len(f.handlers) != 1 {
+		t.Fatalf("500 levels: %v", err)
+	}
 }
