@@ -40,6 +40,24 @@ type Spec struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// Env, when non-nil, is the whole environment instead of the minimal
+	// one; the run token is always set (any REA_PROCESS_RUN_ID entry in Env
+	// is replaced).
+	Env []string
+	// Attr adds process attributes (a session and controlling terminal,
+	// namespaces and their id mappings). The process always leads its own
+	// group: Setpgid is forced unless Attr.Setsid, which implies it. Attr
+	// itself is not modified.
+	Attr *syscall.SysProcAttr
+	// ExtraFiles are inherited as descriptors 3, 4, ...
+	ExtraFiles []*os.File
+	// AwaitExec, when set, is called after the process started and before
+	// its identity is read. A launcher that execs once more (a helper that
+	// sets up namespaces first) returns from it when that exec completed, so
+	// the recorded executable is the final one. An error ends the start:
+	// the launcher is killed and reaped, and Start returns that error.
+	AwaitExec func() error
 }
 
 // Owned is a process REA started and owns. Its launcher is never reaped
@@ -86,11 +104,29 @@ func Start(ctx context.Context, s Spec) (*Owned, error) {
 		return nil, cmd.Err
 	}
 	cmd.Env = minimalEnv(s.RunID)
+	if s.Env != nil {
+		cmd.Env = withToken(s.Env, s.RunID)
+	}
 	cmd.Dir = s.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.ExtraFiles = s.ExtraFiles
+	attr := syscall.SysProcAttr{}
+	if s.Attr != nil {
+		attr = *s.Attr
+	}
+	// A session leader leads its own group already, and setpgid would fail
+	// on it.
+	attr.Setpgid, attr.Pgid = !attr.Setsid, 0
+	cmd.SysProcAttr = &attr
 	if err := cmd.Start(); err != nil {
 		return nil, err
+	}
+	if s.AwaitExec != nil {
+		if err := s.AwaitExec(); err != nil {
+			_ = cmd.Process.Kill() // our own child, by its pidfd-backed handle
+			_ = cmd.Wait()
+			return nil, err
+		}
 	}
 	// exec has completed when Start returns (os/exec waits for it), so stat
 	// and exe describe the new program; the pid cannot be reused because it
@@ -114,6 +150,18 @@ func Start(ctx context.Context, s Spec) (*Owned, error) {
 	}
 	go p.watch()
 	return p, nil
+}
+
+// withToken is env with the run token as its only REA_PROCESS_RUN_ID entry.
+func withToken(env []string, token string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		if len(e) > len(RunTokenVar) && e[:len(RunTokenVar)+1] == RunTokenVar+"=" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return append(out, RunTokenVar+"="+token)
 }
 
 // watch learns of the launcher's exit without reaping it (WNOWAIT).
@@ -163,6 +211,33 @@ func (p *Owned) Signal(sig syscall.Signal) error {
 		return nil // nothing left to signal
 	}
 	return p.sendGroup(sig)
+}
+
+// Members lists the live members of the owned group, the launcher
+// included while it runs, after proving every one REA's as Signal does. A
+// group that cannot be proved owned is an *OwnershipError.
+func (p *Owned) Members(ctx context.Context) ([]Process, error) {
+	p.reap.RLock()
+	defer p.reap.RUnlock()
+	if p.reaped {
+		return nil, nil
+	}
+	exited := false
+	select {
+	case <-p.exited:
+		exited = true
+	default:
+	}
+	members, err := proveGroup(ctx, p.id, exited)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Process, 0, len(members))
+	for _, m := range members {
+		out = append(out, Process{PID: m.pid, ParentPID: m.ppid, ProcessGroupID: m.pgid})
+	}
+	slices.SortFunc(out, func(a, b Process) int { return a.PID - b.PID })
+	return out, nil
 }
 
 // sendGroup signals the group through the launcher's pidfd where the kernel

@@ -25,6 +25,11 @@ type Spec struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+
+	Env        []string
+	Attr       *syscall.SysProcAttr
+	ExtraFiles []*os.File
+	AwaitExec  func() error
 }
 
 // Owned is never created on this host.
@@ -38,7 +43,10 @@ func (p *Owned) Signal(syscall.Signal) error {
 	return &OwnershipError{PID: p.id.PID, Reason: ReasonTableUnreadable}
 }
 func (p *Owned) Terminate(context.Context) []string { return nil }
-func (p *Owned) ExitState() *os.ProcessState        { return nil }
+func (p *Owned) Members(context.Context) ([]Process, error) {
+	return nil, &OwnershipError{PID: p.id.PID, Reason: ReasonTableUnreadable}
+}
+func (p *Owned) ExitState() *os.ProcessState { return nil }
 func Signal(id Identity, _ syscall.Signal) error {
 	return &OwnershipError{PID: id.PID, Reason: ReasonTableUnreadable}
 }
