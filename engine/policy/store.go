@@ -192,7 +192,7 @@ func ReadStore(cfg StoreConfig, c *Ceilings) (StoreSnapshot, error) {
 	}
 	f, _ := decodeStore(b)
 	sum := canon.SHA256Hex(b)
-	return StoreSnapshot{Grants: grants, SHA256: &sum, raw: b, file: f}, nil
+	return StoreSnapshot{Grants: grants, SHA256: &sum, file: f}, nil
 }
 
 // readOwnerOnly reads path per §9.6: O_NOFOLLOW (a symlinked store is
