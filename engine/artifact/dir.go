@@ -49,6 +49,12 @@ func walkDir(ctx context.Context, root *dirRoot, lim Limits, prefixLen int, op s
 			l.Notes = append(l.Notes, fmt.Sprintf("Directory %q could not be listed completely.", orDot(rel)))
 		}
 		var subdirs []string
+		dirs := make(map[string]bool)
+		for _, de := range des {
+			if de.IsDir() {
+				dirs[de.Name()] = true
+			}
+		}
 		for _, de := range des {
 			if err := ctxErr(ctx, op); err != nil {
 				return err
@@ -87,7 +93,7 @@ func walkDir(ctx context.Context, root *dirRoot, lim Limits, prefixLen int, op s
 					}
 					return f, f, nil
 				}
-				if root.isDir(p + ".unpacked") {
+				if dirs[name+".unpacked"] {
 					e.unpackedRoot = func() (*dirRoot, error) { return root.sub(p + ".unpacked") }
 				}
 			default:

@@ -127,12 +127,3 @@ func (r *dirRoot) openFile(rel string) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), r.path+"/"+rel), nil
 }
-
-// isDir reports whether rel below r is a real directory (not a symlink).
-func (r *dirRoot) isDir(rel string) bool {
-	var st unix.Stat_t
-	if err := unix.Fstatat(r.fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return false
-	}
-	return st.Mode&unix.S_IFMT == unix.S_IFDIR
-}

@@ -117,12 +117,7 @@ func (s *inventory) finish(root Root, size int64) (*Graph, error) {
 	}
 	slices.SortFunc(cs, func(a, b Contradiction) int { return cmp.Compare(a.LogicalPath, b.LogicalPath) })
 
-	graph, err := canon.Digest(map[string]any{
-		"nodes": nodeList, "occurrences": occs, "edges": edges, "integrity_contradictions": cs,
-	})
-	if err != nil {
-		return nil, err
-	}
+	graph := graphDigest(nodeList, occs, edges, cs)
 	mid, err := canon.Digest(map[string]any{"schema_version": 1, "root_artifact_id": rootArt, "graph_sha256": graph})
 	if err != nil {
 		return nil, err

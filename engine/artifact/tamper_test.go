@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
 )
 
@@ -163,4 +164,23 @@ func TestTamperTwoOfThree(t *testing.T) {
 
 func side(g *Graph) Side {
 	return Side{ManifestID: g.Manifest.ManifestID, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Complete: true}
+}
+
+// TestGraphDigestMatchesJCS: the streaming graph digest equals
+// engine/canon's over the same members, on a graph with every optional
+// field and a contradiction.
+func TestGraphDigestMatchesJCS(t *testing.T) {
+	archive, _ := packedApp(t)
+	g := mustInventory(t, archive, FormatASAR, Options{})
+	bad := tamper(t, archive, g, "assets/big.bin", 4<<20+10)
+	for _, x := range []*Graph{g, mustInventory(t, bad, FormatASAR, Options{Policy: allThree})} {
+		x.Occurrences[1].Limitations = append(x.Occurrences[1].Limitations, "bad\xffutf8 \u2028 \"q\" \x01")
+		want, err := canon.Digest(map[string]any{"nodes": x.Nodes, "occurrences": x.Occurrences, "edges": x.Edges, "integrity_contradictions": x.Contradictions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := graphDigest(x.Nodes, x.Occurrences, x.Edges, x.Contradictions); got != want {
+			t.Fatalf("graph digest %s want %s", got, want)
+		}
+	}
 }
