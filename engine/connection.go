@@ -44,6 +44,8 @@ type openTarget struct {
 	queue     *requestQueue
 	health    map[string]string // operation ("*" = all) → unavailable reason
 	cursor    string            // navigation cursor; "" until first read (then the entry point)
+	closing   chan struct{}     // closed when the target starts closing
+	watchers  sync.WaitGroup    // goroutines that record events about this target
 }
 
 // Binding is an immutable provider binding.
@@ -267,7 +269,8 @@ func bindingEquals(b *Binding, ch provider.Choice) bool {
 func (c *Connection) start(ctx context.Context, t provider.Target, choice provider.Choice, requested, previousRun *string, cause string, rep progress.Reporter) (*openTarget, error) {
 	const op = "open_binary"
 	rep = progress.OrNop(rep)
-	o := &openTarget{target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue()}
+	o := &openTarget{target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue(),
+		closing: make(chan struct{})}
 	// The run id is recorded before any provider starts (§5.5).
 	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.AnalysisRunAllocated, events.AnalysisRunAllocatedData{
 		ConnectionID: c.id, RunID: o.runID, TargetSHA256: t.SHA256, PreviousRunID: previousRun, Cause: cause,
@@ -310,6 +313,7 @@ func (c *Connection) start(ctx context.Context, t provider.Target, choice provid
 		if err := c.observeLineage(ctx, o); err != nil {
 			return o, err
 		}
+		c.watchHealth(ctx, o)
 	}
 	return o, nil
 }
@@ -327,6 +331,8 @@ func (c *Connection) recordSelectionFailure(ctx context.Context, f *provider.Sel
 // leaves nothing open and fails with cleanup_incomplete.
 func (c *Connection) closeOpen(ctx context.Context, o *openTarget, reason string) error {
 	cleanup := provider.Cleanup{Complete: true}
+	close(o.closing)
+	o.watchers.Wait() // nothing about this target is recorded after target_closed
 	if o.client != nil {
 		var err error
 		c.observeLineage(ctx, o) // best effort: the close goes on, and its own cleanup check decides

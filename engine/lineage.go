@@ -58,3 +58,43 @@ func (c *Connection) LineageSnapshots(ctx context.Context) ([]projections.Lineag
 	}
 	return projections.LineageSnapshots(ctx, c.eng.cfg.Ledger.ReadDB(), o.runID)
 }
+
+// healthReporter is implemented by clients whose provider can die under
+// them (a process-backed provider). Unhealthy closes once, for good; Health
+// is then the provider_unavailable error.
+type healthReporter interface {
+	Health() error
+	Unhealthy() <-chan struct{}
+}
+
+// watchHealth turns a provider's death into the health transition of §5.5
+// as soon as it happens, not at the next request: provider_health_changed is
+// recorded, the tool list changes, and the binding stays. A client closed by
+// REA also reports itself unhealthy; that is not a transition.
+func (c *Connection) watchHealth(ctx context.Context, o *openTarget) {
+	hr, ok := o.client.(healthReporter)
+	if !ok {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	o.watchers.Add(1)
+	go func() {
+		defer o.watchers.Done()
+		select {
+		case <-o.closing:
+			return
+		case <-hr.Unhealthy():
+		}
+		select {
+		case <-o.closing:
+			return
+		default:
+		}
+		fe := fault.From("health", hr.Health())
+		if fe == nil || fe.Code != fault.ProviderUnavailable {
+			fe = fault.New(fault.ProviderUnavailable, "The provider stopped answering.", "Reopen the target to restart the provider.", nil)
+		}
+		c.observeHealth(ctx, o, "health", fe)
+		c.observeLineage(ctx, o)
+	}()
+}

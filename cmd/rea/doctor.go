@@ -12,6 +12,8 @@ import (
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/doctor"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
 // currentHost is this user's home and this very binary, as registrations
@@ -65,7 +67,13 @@ func newDoctorCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
-			eng := engine.New(engine.Config{Registry: newRegistry(), Version: version})
+			// A bad REA_GDB_ENABLED is the configuration check's finding;
+			// the provider checks then see builtin alone.
+			reg, err := newRegistry()
+			if err != nil {
+				reg = provider.NewRegistry(builtin.New(version))
+			}
+			eng := engine.New(engine.Config{Registry: reg, Version: version})
 			rep := doctor.Run(ctx, doctor.Input{
 				Host: h, Clients: cs, Version: version, BuildCommit: buildCommit(), LedgerPath: ledgerPath,
 				Candidates: eng.Candidates(ctx, engine.State{}), Env: environMap(),

@@ -17,7 +17,10 @@ func newProvidersCommand() *cobra.Command {
 		Use:   "providers",
 		Short: "List analysis providers with their host availability (target-free; starts nothing)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg := newRegistry()
+			reg, err := newRegistry()
+			if err != nil {
+				return err
+			}
 			eng := engine.New(engine.Config{Registry: reg, Version: version})
 			cands := eng.Candidates(cmd.Context(), engine.State{})
 			if asJSON {
@@ -52,7 +55,10 @@ func newCapabilitiesCommand() *cobra.Command {
 		Use:   "capabilities",
 		Short: "List REA's tools and which providers declare each operation",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg := newRegistry()
+			reg, err := newRegistry()
+			if err != nil {
+				return err
+			}
 			declared := map[string][]string{}
 			for _, p := range reg.Providers() {
 				for _, capability := range p.Capabilities() {

@@ -19,6 +19,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/engine/provider/gdb"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -81,8 +82,19 @@ func (g *globals) openLedger(ctx context.Context) (*ledger.Ledger, error) {
 	return ledger.Open(ctx, path, ledger.Options{})
 }
 
-func newRegistry() *provider.Registry {
-	return provider.NewRegistry(builtin.New(version))
+// newRegistry registers builtin and gdb. gdb is opt-in (REA_GDB_ENABLED):
+// disabled, it is a candidate reported not_configured, and registering it
+// starts no process.
+func newRegistry() (*provider.Registry, error) {
+	cfg, err := gdb.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	g := gdb.New(cfg)
+	// Target-free discovery reads facts probed once per process at startup
+	// (CONTRACTS.md §3.5); a failed probe shows in gdb's availability.
+	g.Probe(context.Background())
+	return provider.NewRegistry(builtin.New(version), g), nil
 }
 
 // environmentSelector parses REA_ANALYSIS_PROVIDER with the one selector parser.
@@ -109,7 +121,12 @@ func (g *globals) openEngine(ctx context.Context) (*engine.Engine, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := engine.New(engine.Config{Ledger: l, Registry: newRegistry(), Version: version, EnvironmentSelector: sel})
+	reg, err := newRegistry()
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	eng := engine.New(engine.Config{Ledger: l, Registry: reg, Version: version, EnvironmentSelector: sel})
 	return eng, func() { l.Close() }, nil
 }
 
