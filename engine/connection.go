@@ -404,6 +404,10 @@ func (c *Connection) Close(ctx context.Context, reason string) error {
 	c.transition <- struct{}{}
 	defer c.unlockTransition()
 	_, cerr := c.closeTarget(ctx, "connection_closed")
+	c.eng.untrack(c)
+	if ev := c.eng.cfg.Policy; ev != nil {
+		ev.CloseConnection(c.id) // its once/session grants end with it, and only its own
+	}
 	_, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.ConnectionClosed, events.ConnectionClosedData{ConnectionID: c.id, Reason: reason})}, nil)
 	if cerr != nil {
 		return cerr

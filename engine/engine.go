@@ -22,6 +22,7 @@ import (
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
@@ -37,6 +38,8 @@ type Config struct {
 	EnvironmentSelector provider.Selector
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Policy decides local side effects; nil means no ceilings (§9).
+	Policy *policy.Evaluator
 }
 
 // Engine is safe for concurrent use by many connections.
@@ -47,6 +50,9 @@ type Engine struct {
 
 	idMu    sync.Mutex
 	entropy *ulid.MonotonicEntropy
+
+	reloadMu sync.Mutex
+	conns    connections
 
 	lookupOnce sync.Once
 	lookup     *projections.EvidenceLookup
@@ -69,12 +75,16 @@ func New(cfg Config) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Engine{
+	e := &Engine{
 		cfg:         cfg,
 		projections: projections.All(),
 		startedAt:   cfg.Now().UTC(),
 		entropy:     ulid.Monotonic(rand.Reader, 0),
 	}
+	if e.cfg.Policy == nil {
+		e.cfg.Policy = noCeilings(cfg.Now, func() string { return e.NewULID().String() })
+	}
+	return e
 }
 
 // Projections are the read models this engine folds.
@@ -172,5 +182,6 @@ func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Conn
 	if _, err := e.appendEvents(ctx, c.stream, 0, []ledger.NewEvent{e.event(events.ConnectionOpened, data)}, nil); err != nil {
 		return nil, err
 	}
+	e.track(c)
 	return c, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
 	"github.com/rea-re/rea/engine/provider/gdb"
@@ -126,7 +127,19 @@ func (g *globals) openEngine(ctx context.Context) (*engine.Engine, func(), error
 		l.Close()
 		return nil, nil, err
 	}
-	eng := engine.New(engine.Config{Ledger: l, Registry: reg, Version: version, EnvironmentSelector: sel})
+	pcfg, err := policy.LoadConfig(environMap())
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	var eng *engine.Engine // decision ids are the engine's ULIDs
+	evaluator := policy.New(pcfg, nil, policy.Options{NewID: func() string { return eng.NewULID().String() }})
+	eng = engine.New(engine.Config{Ledger: l, Registry: reg, Version: version, EnvironmentSelector: sel, Policy: evaluator})
+	// The project store is read once at startup and again on SIGHUP; a bad
+	// store at startup leaves only the administrator grants, and says so.
+	if err := eng.ReloadPolicy(ctx, policy.TriggerStartup); err != nil {
+		fmt.Fprintf(os.Stderr, "rea: project policy store not loaded: %v\n", err)
+	}
 	return eng, func() { l.Close() }, nil
 }
 

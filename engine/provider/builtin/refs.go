@@ -36,8 +36,8 @@ type refIndex struct {
 	limitations []string
 }
 
-func sortEdges(es []edge) []edge {
-	slices.SortFunc(es, func(a, b edge) int {
+func sortEdges(ctx context.Context, es []edge) ([]edge, error) {
+	err := sortFuncCtx(ctx, es, func(a, b edge) int {
 		switch {
 		case a.to != b.to:
 			if a.to < b.to {
@@ -51,7 +51,10 @@ func sortEdges(es []edge) []edge {
 		}
 		return 0
 	})
-	return slices.Compact(es)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clip(slices.Compact(es)), nil
 }
 
 func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, prog func(int64)) (*refIndex, error) {
@@ -149,8 +152,13 @@ func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rx.refs = slices.Clip(sortEdges(rx.refs))
-	rx.calls = slices.Clip(sortEdges(rx.calls))
+	var err error
+	if rx.refs, err = sortEdges(ctx, rx.refs); err != nil {
+		return nil, err
+	}
+	if rx.calls, err = sortEdges(ctx, rx.calls); err != nil {
+		return nil, err
+	}
 	return rx, nil
 }
 

@@ -139,7 +139,7 @@ func (b *symBuilder) finish() (*symIndex, error) {
 	}
 	data, arena := b.data, b.arena
 	syms := b.syms
-	slices.SortFunc(syms, func(x, y symbol) int {
+	err := sortFuncCtx(b.ctx, syms, func(x, y symbol) int {
 		if x.addr != y.addr {
 			if x.addr < y.addr {
 				return -1
@@ -151,7 +151,7 @@ func (b *symBuilder) finish() (*symIndex, error) {
 		}
 		return int(x.rank) - int(y.rank)
 	})
-	if err := b.ctx.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	out := syms[:0]

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rea-re/rea/engine/policy"
+	"github.com/rea-re/rea/ledger"
+)
+
+// Permission policy (CONTRACTS.md §9). Every local side effect is decided by
+// the one evaluator the engine holds, the same one `rea policy explain`
+// dry-runs, and every decision and grant change is appended to the ledger
+// before the operation proceeds, so the history explains itself.
+//
+// An engine configured without an evaluator gets one with no ceilings: every
+// side effect is then outside the ceiling (policy_disabled in tool
+// availability), decided and recorded like any other denial.
+
+// Policy is the engine's evaluator.
+func (e *Engine) Policy() *policy.Evaluator { return e.cfg.Policy }
+
+func noCeilings(now func() time.Time, newID func() string) *policy.Evaluator {
+	cfg, err := policy.LoadConfig(map[string]string{})
+	if err != nil {
+		panic(fmt.Sprintf("engine: an empty policy environment is invalid: %v", err)) // a build defect
+	}
+	return policy.New(cfg, nil, policy.Options{Now: now, NewID: newID})
+}
+
+// appendEmits appends policy events in order, grouped per stream in one
+// transaction when they share a stream.
+func (e *Engine) appendEmits(ctx context.Context, emits []policy.Emit) ([]ledger.Event, error) {
+	var out []ledger.Event
+	for i := 0; i < len(emits); {
+		j := i
+		var evs []ledger.NewEvent
+		for ; j < len(emits) && emits[j].Stream == emits[i].Stream; j++ {
+			evs = append(evs, e.event(emits[j].Type, emits[j].Data))
+		}
+		stored, err := e.appendEvents(ctx, emits[i].Stream, -1, evs, nil)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, stored...)
+		i = j
+	}
+	return out, nil
+}
+
+// ReloadPolicy re-reads the project store (trigger startup or sighup),
+// records policy_reloaded and its grant diffs whether or not the store was
+// accepted, and applies an accepted store to every live connection. A
+// rejected store keeps the old policy and is returned as the error. Reloads
+// are serialized.
+func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
+	ev := e.cfg.Policy
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	r, rerr := ev.Reload(trigger)
+	if r == nil {
+		return rerr
+	}
+	stored, err := e.appendEmits(context.WithoutCancel(ctx), r.Events)
+	if err != nil {
+		return err
+	}
+	if rerr != nil || !r.Applied {
+		if rerr == nil {
+			rerr = fmt.Errorf("policy: the project store was rejected")
+		}
+		return rerr
+	}
+	if err := r.Apply(stored[0].Seq); err != nil {
+		return err
+	}
+	if trigger != policy.TriggerStartup {
+		e.forEachConnection(func(c *Connection) { c.notify() })
+	}
+	return nil
+}
+
+// Authorize decides one side effect of op for this connection: the decision
+// (and the consumption of a once grant) is recorded before the caller
+// proceeds; a denial is the permission_required failure of §9.8.
+func (c *Connection) Authorize(ctx context.Context, op string, req policy.Request) (policy.Decision, error) {
+	ev := c.eng.cfg.Policy
+	canonical, err := policy.CanonicalizeRequest(op, req)
+	if err != nil {
+		return policy.Decision{}, err
+	}
+	d := ev.Evaluate(policy.Input{ConnectionID: c.id, Operation: op, Request: canonical,
+		Surface: c.surface(), ElicitationForm: c.info.Features.ElicitationForm})
+	if _, err := c.eng.appendEmits(context.WithoutCancel(ctx), d.Events); err != nil {
+		return d, err
+	}
+	if !d.Allowed {
+		return d, d.Err()
+	}
+	return d, nil
+}
+
+// AddConnectionGrant adds an approved once/session grant to this connection's
+// overlay (elicitation accept) and records grant_added.
+func (c *Connection) AddConnectionGrant(ctx context.Context, g policy.Grant) error {
+	emit, err := c.eng.cfg.Policy.AddConnectionGrant(c.id, g)
+	if err != nil {
+		return err
+	}
+	_, err = c.eng.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
+	return err
+}
+
+func (c *Connection) surface() policy.Surface {
+	if c.info.Transport == "cli" {
+		return policy.SurfaceCLI
+	}
+	return policy.SurfaceMCP
+}
+
+// connections tracks live connections for engine-wide notices (a policy
+// reload changes every connection's tools).
+type connections struct {
+	mu   sync.Mutex
+	live map[*Connection]struct{}
+}
+
+func (e *Engine) track(c *Connection) {
+	e.conns.mu.Lock()
+	defer e.conns.mu.Unlock()
+	if e.conns.live == nil {
+		e.conns.live = map[*Connection]struct{}{}
+	}
+	e.conns.live[c] = struct{}{}
+}
+
+func (e *Engine) untrack(c *Connection) {
+	e.conns.mu.Lock()
+	defer e.conns.mu.Unlock()
+	delete(e.conns.live, c)
+}
+
+func (e *Engine) forEachConnection(fn func(*Connection)) {
+	e.conns.mu.Lock()
+	list := make([]*Connection, 0, len(e.conns.live))
+	for c := range e.conns.live {
+		list = append(list, c)
+	}
+	e.conns.mu.Unlock()
+	for _, c := range list {
+		fn(c)
+	}
+}

@@ -1,0 +1,68 @@
+package builtin
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestSortFuncCtx(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 1000, sortCheckEvery, 3*sortCheckEvery + 7} {
+		s := make([]uint64, n)
+		for i := range s {
+			s[i] = r.Uint64N(uint64(n/2 + 1)) // duplicates too
+		}
+		want := slices.Clone(s)
+		slices.Sort(want)
+		if err := sortFuncCtx(context.Background(), s, cmp.Compare[uint64]); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if !slices.Equal(s, want) {
+			t.Fatalf("n=%d: not sorted", n)
+		}
+	}
+}
+
+// A cancelled sort stops within one check interval of comparisons and
+// reports the context's error.
+func TestSortFuncCtxCancelled(t *testing.T) {
+	s := make([]uint64, 1<<20)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range s {
+		s[i] = r.Uint64()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	err := sortFuncCtx(ctx, s, func(a, b uint64) int {
+		if calls++; calls == 1000 {
+			cancel()
+		}
+		return cmp.Compare(a, b)
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if calls > 1000+sortCheckEvery {
+		t.Fatalf("%d comparisons after the cancel; the check interval is %d", calls-1000, sortCheckEvery)
+	}
+	// The same for a short slice: sorted, then the error.
+	if err := sortFuncCtx(ctx, []int{2, 1}, cmp.Compare[int]); !errors.Is(err, context.Canceled) {
+		t.Fatalf("short slice: %v", err)
+	}
+}
+
+// A panic of the comparison itself is not swallowed.
+func TestSortFuncCtxPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Fatalf("recovered %v, want the comparison's panic", r)
+		}
+	}()
+	s := make([]int, 2*sortCheckEvery)
+	sortFuncCtx(context.Background(), s, func(a, b int) int { panic("boom") })
+	t.Fatal("no panic")
+}
