@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"bytes"
 	"path"
 	"slices"
 	"sort"
@@ -38,6 +39,26 @@ func apiRole(name []byte) role {
 		return roleUtilityProcess
 	}
 	return roleNone
+}
+
+// apiNames are the names apiRole recognizes.
+func apiNames() [5]string {
+	return [5]string{"BrowserWindow", "ipcMain", "ipcRenderer", "contextBridge", "utilityProcess"}
+}
+
+// mentionsElectronAPI reports whether one of the API names occurs in src as
+// bytes. Every finding of scanJS starts from a token equal to one of them
+// (a callee, a member name, or the key of a destructured or imported alias;
+// the parser keeps tokens as source bytes and does not decode escaped
+// identifiers), so a file where none occurs yields no finding. Substring
+// search runs at memory speed, far ahead of the lexer.
+func mentionsElectronAPI(src []byte) bool {
+	for _, n := range apiNames() {
+		if bytes.Contains(src, []byte(n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // loc is a finding's position: 1-based line, 1-based column in code points.
