@@ -32,6 +32,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +76,10 @@ type options struct {
 	// them alone. Kept for the benchmark that measures what that meaning
 	// would buy.
 	prefilter bool
+
+	// procs is how many files are scanned at once (lookahead); 0 means
+	// GOMAXPROCS. The result does not depend on it.
+	procs int
 }
 
 func analyzeWith(ctx context.Context, req Request, rep progress.Reporter, opts options) (*Result, error) {
@@ -272,6 +277,12 @@ func (a *app) parse(ctx context.Context, rep progress.Reporter) error {
 	if pkgEntry != nil {
 		front = append(front, pkgEntry)
 	}
+	procs := a.opts.procs
+	if procs == 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	ahead := newLookahead(a, procs)
+	defer ahead.wait()
 	start := time.Now()
 	budget := time.Duration(a.lim.MaxParseMilliseconds) * time.Millisecond
 	next := 0
@@ -318,7 +329,16 @@ func (a *app) parse(ctx context.Context, rep progress.Reporter) error {
 			break
 		}
 		processed++
-		src, err := e.read()
+		ahead.fill(e, front, selected[next:], done)
+		j := ahead.take(e)
+		var src []byte
+		var err error
+		if j != nil {
+			<-j.done
+			src, err = j.src, j.readErr
+		} else {
+			src, err = e.read()
+		}
 		if err != nil {
 			return fault.Internal(Operation, err)
 		}
@@ -330,7 +350,7 @@ func (a *app) parse(ctx context.Context, rep progress.Reporter) error {
 		} else if a.opts.prefilter && !mentionsElectronAPI(src) {
 			a.prefiltered++
 		} else {
-			stop := a.readJS(e, src, &front)
+			stop := a.readJS(e, src, &front, j)
 			if stop {
 				break
 			}
@@ -388,11 +408,18 @@ func (a *app) readPackage(e *entry, src []byte, isApp bool, front *[]*entry) {
 }
 
 // readJS scans one file and queues the entrypoints it names; it reports
-// whether a global budget is exhausted.
-func (a *app) readJS(e *entry, src []byte, front *[]*entry) bool {
+// whether a global budget is exhausted. j, when not nil, is the file's scan
+// done ahead; it is used only when it is what this scan would give.
+func (a *app) readJS(e *entry, src []byte, front *[]*entry, j *job) bool {
 	maxNodes := a.lim.MaxASTNodes - a.stats.VisitedASTNodes
 	maxFindings := a.lim.MaxFindings - a.stats.Findings
-	f, err := safeScan(e.path, src, maxNodes, maxFindings)
+	var f *fileFindings
+	var err error
+	if j.fits(maxNodes, maxFindings) {
+		f = j.f
+	} else {
+		f, err = safeScan(e.path, src, maxNodes, maxFindings)
+	}
 	if err != nil {
 		a.stats.ParseFailures++
 		return false
