@@ -1,29 +1,68 @@
 package main
 
 import (
+	"fmt"
+	"net"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/tools"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var httpOpts tools.HTTPOptions
+	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve MCP over stdio (register this command in your MCP client)",
+		Short: "Serve MCP over stdio (register this command in your MCP client), or over streamable HTTP with --http",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if httpOpts.Addr != "" {
+				httpOpts.BearerToken = os.Getenv(tools.BearerTokenEnv)
+				if err := httpOpts.Validate(); err != nil {
+					return failWith(cmd, false, err)
+				}
+			} else {
+				for _, name := range []string{"allow-remote", "allowed-origin", "session-idle"} {
+					if cmd.Flags().Changed(name) {
+						return failWith(cmd, false, fault.New(fault.ConfigurationInvalid, "--"+name+" applies only with --http.",
+							"Add --http 127.0.0.1:PORT, or drop --"+name+".", map[string]any{"reason": "flag_requires_http"}))
+					}
+				}
+			}
 			eng, closeLedger, err := g.openEngine(ctx)
 			if err != nil {
 				return failWith(cmd, false, err)
 			}
 			defer closeLedger()
-			srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit()})
-			return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+			if httpOpts.Addr == "" {
+				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
+				return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+			}
+			// SIGTERM and SIGINT shut the HTTP server down: every connection
+			// is closed (server_shutdown) before the ledger.
+			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			httpOpts.Ready = func(a net.Addr) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
+			}
+			srv := tools.New(eng, tools.Options{Transport: "http", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
+			if err := srv.ServeStreamableHTTP(ctx, httpOpts); err != nil {
+				return failWith(cmd, false, err)
+			}
+			return nil
 		},
 	}
+	f := c.Flags()
+	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio")
+	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+tools.BearerTokenEnv+")")
+	f.StringArrayVar(&httpOpts.AllowedOrigins, "allowed-origin", nil, "an Origin accepted besides loopback ones (repeatable; exact scheme://host[:port])")
+	f.DurationVar(&httpOpts.SessionIdle, "session-idle", tools.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
+	return c
 }
 
 // cliCatalog lists every runnable command with its long flag names, for the

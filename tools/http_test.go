@@ -1,0 +1,544 @@
+package tools_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/tools"
+)
+
+const testToken = "0123456789abcdef0123456789abcdef-test-token"
+
+// httpServer is an in-process `rea mcp --http` on 127.0.0.1:0.
+type httpServer struct {
+	led  *ledger.Ledger
+	url  string // http://127.0.0.1:PORT/mcp
+	addr string // 127.0.0.1:PORT
+	stop func() // cancels serving and waits for it to return
+}
+
+func startHTTP(t *testing.T, opts tools.HTTPOptions) *httpServer {
+	t.Helper()
+	led, err := ledger.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
+	srv := tools.New(eng, tools.Options{Transport: "http"})
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	ready := make(chan net.Addr, 1)
+	opts.Ready = func(a net.Addr) { ready <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStreamableHTTP(ctx, opts) }()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("ServeStreamableHTTP: %v", err)
+	}
+	h := &httpServer{led: led, addr: addr.String(), url: "http://" + addr.String() + tools.HTTPEndpoint}
+	var stopped bool
+	h.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeStreamableHTTP after shutdown: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		h.stop()
+		led.Close()
+	})
+	return h
+}
+
+// bearer adds Authorization to every request of the client, DELETE included
+// (mcp-go's WithHTTPHeaders does not reach the DELETE that ends a session).
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connectHTTP opens one MCP session named name over streamable HTTP, with
+// the GET stream that carries notifications outside a request.
+func connectHTTP(t *testing.T, url, name, token string) *session {
+	t.Helper()
+	opts := []transport.StreamableHTTPCOption{transport.WithContinuousListening(), transport.WithLogger(slog.New(slog.DiscardHandler))}
+	if token != "" {
+		opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: bearer{token}}))
+	}
+	c, err := client.NewStreamableHttpClient(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{t: t, c: c, notify: make(chan struct{}, 64), progress: make(chan map[string]any, 1024)}
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationToolsListChanged {
+			s.mu.Lock()
+			s.changed++
+			s.mu.Unlock()
+			s.notify <- struct{}{}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = "2025-11-25"
+	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatalf("initialize %s: %v", name, err)
+	}
+	if res.ProtocolVersion != "2025-11-25" {
+		t.Fatalf("negotiated %q", res.ProtocolVersion)
+	}
+	t.Cleanup(func() { c.Close() })
+	return s
+}
+
+func (s *session) changedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// connEvents reads connection_opened (by client name → connection id) and
+// connection_closed (connection id → reason) from a ledger.
+func connEvents(t *testing.T, led *ledger.Ledger) (opened map[string]string, transports map[string]string, closed map[string]string) {
+	t.Helper()
+	opened, transports, closed = map[string]string{}, map[string]string{}, map[string]string{}
+	err := led.Scan(context.Background(), 1, func(e ledger.Event) error {
+		switch e.Type {
+		case "connection_opened":
+			var d events.ConnectionOpenedData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return err
+			}
+			if d.Client != nil {
+				opened[d.Client.Name] = d.ConnectionID
+			}
+			transports[d.ConnectionID] = d.Transport
+		case "connection_closed":
+			var d events.ConnectionClosedData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return err
+			}
+			closed[d.ConnectionID] = d.Reason
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opened, transports, closed
+}
+
+func sessionOpen(t *testing.T, s *session) bool {
+	t.Helper()
+	r := s.ok("binary_session", map[string]any{})
+	return decode[struct {
+		Result struct{ Open bool } `json:"result"`
+	}](t, r.Structured).Result.Open
+}
+
+// exerciseTwoConnections is the shared walk: A and B are independent
+// connections of one server; each sees list_changed for its own changes
+// only, and B ending does not touch A.
+func exerciseTwoConnections(t *testing.T, a, b *session, fixture string) {
+	t.Helper()
+	a.ok("open_binary", map[string]any{"path": fixture})
+	a.waitChanged()
+	if !a.toolNames()["list_procedures"] {
+		t.Fatal("A: list_procedures not advertised after open")
+	}
+	if b.toolNames()["list_procedures"] || sessionOpen(t, b) {
+		t.Fatal("B sees A's target")
+	}
+	if n := b.changedCount(); n != 0 {
+		t.Fatalf("B received %d list_changed for A's open", n)
+	}
+	b.ok("open_binary", map[string]any{"path": fixture})
+	b.waitChanged()
+	b.ok("close_binary", map[string]any{})
+	b.waitChanged()
+	if b.toolNames()["list_procedures"] {
+		t.Fatal("B: list_procedures still advertised after close")
+	}
+	if !sessionOpen(t, a) || !a.toolNames()["list_procedures"] {
+		t.Fatal("B's close_binary closed A's target")
+	}
+	if n := a.changedCount(); n != 1 {
+		t.Fatalf("A received %d list_changed, want 1 (its own open)", n)
+	}
+	b.c.Close() // DELETE: ends B's connection
+	r := a.ok("search_procedures", map[string]any{"pattern": "exported_twice"})
+	if got := decode[struct{ Result page }](t, r.Structured).Result; len(got.Items) != 1 {
+		t.Fatalf("A after B closed: %s", r.Structured)
+	}
+}
+
+// TestHTTPTwoConnections: two live HTTP sessions are two engine connections
+// with the state of stdio connections, opened and closed in the ledger.
+func TestHTTPTwoConnections(t *testing.T) {
+	fixture := compileFixture(t, t.TempDir())
+	h := startHTTP(t, tools.HTTPOptions{})
+	a := connectHTTP(t, h.url, "conn-a", "")
+	b := connectHTTP(t, h.url, "conn-b", "")
+	exerciseTwoConnections(t, a, b, fixture)
+
+	opened, transports, closed := connEvents(t, h.led)
+	ida, idb := opened["conn-a"], opened["conn-b"]
+	if ida == "" || idb == "" || ida == idb {
+		t.Fatalf("connection_opened: %v", opened)
+	}
+	if transports[ida] != "http" || transports[idb] != "http" {
+		t.Fatalf("transports: %v", transports)
+	}
+	if closed[idb] != "client_closed" {
+		t.Fatalf("B's connection_closed: %v", closed)
+	}
+	if _, ok := closed[ida]; ok {
+		t.Fatalf("A closed with B: %v", closed)
+	}
+	h.stop()
+	if _, _, closed = connEvents(t, h.led); closed[ida] != "server_shutdown" {
+		t.Fatalf("A after shutdown: %v", closed)
+	}
+}
+
+// post sends one raw JSON-RPC initialize with extra headers.
+func post(t *testing.T, url string, hdr map[string]string) *http.Response {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
+}
+
+// TestHTTPOriginAndHost: the DNS-rebinding guards answer 403 before any MCP
+// handling; loopback origins and the bound Host pass.
+func TestHTTPOriginAndHost(t *testing.T) {
+	h := startHTTP(t, tools.HTTPOptions{AllowedOrigins: []string{"https://app.example:8443"}})
+	_, port, _ := net.SplitHostPort(h.addr)
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"no origin", nil, http.StatusOK},
+		{"localhost origin", map[string]string{"Origin": "http://localhost:" + port}, http.StatusOK},
+		{"127.0.0.1 origin", map[string]string{"Origin": "http://127.0.0.1:5173"}, http.StatusOK},
+		{"[::1] origin", map[string]string{"Origin": "https://[::1]"}, http.StatusOK},
+		{"allowed origin", map[string]string{"Origin": "https://app.example:8443"}, http.StatusOK},
+		{"foreign origin", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{"rebound origin", map[string]string{"Origin": "http://localhost.evil.example:" + port}, http.StatusForbidden},
+		{"null origin", map[string]string{"Origin": "null"}, http.StatusForbidden},
+		{"allowed origin other port", map[string]string{"Origin": "https://app.example"}, http.StatusForbidden},
+		{"localhost host", map[string]string{"Host": "localhost:" + port}, http.StatusOK},
+		{"rebound host", map[string]string{"Host": "evil.example:" + port}, http.StatusForbidden},
+		{"other port host", map[string]string{"Host": "127.0.0.1:1"}, http.StatusForbidden},
+		{"other loopback host", map[string]string{"Host": "[::1]:" + port}, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if res := post(t, h.url, tc.hdr); res.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d", res.StatusCode, tc.want)
+			}
+		})
+	}
+}
+
+// TestHTTPBearerToken: with a token configured every request needs it; the
+// MCP client with the token works.
+func TestHTTPBearerToken(t *testing.T) {
+	h := startHTTP(t, tools.HTTPOptions{BearerToken: testToken})
+	for _, tc := range []struct {
+		name, auth string
+		want       int
+	}{
+		{"missing", "", http.StatusUnauthorized},
+		{"wrong", "Bearer " + strings.Repeat("x", len(testToken)), http.StatusUnauthorized},
+		{"prefix", "Bearer " + testToken[:32], http.StatusUnauthorized},
+		{"basic scheme", "Basic " + testToken, http.StatusUnauthorized},
+		{"right", "Bearer " + testToken, http.StatusOK},
+		{"scheme case", "bearer " + testToken, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hdr := map[string]string{}
+			if tc.auth != "" {
+				hdr["Authorization"] = tc.auth
+			}
+			res := post(t, h.url, hdr)
+			if res.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d", res.StatusCode, tc.want)
+			}
+			if tc.want == http.StatusUnauthorized && !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("WWW-Authenticate %q", res.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	s := connectHTTP(t, h.url, "with-token", testToken)
+	if sessionOpen(t, s) {
+		t.Fatal("fresh connection has a target")
+	}
+	s.c.Close()
+	opened, _, closed := connEvents(t, h.led)
+	if id := opened["with-token"]; id == "" || closed[id] != "client_closed" {
+		t.Fatalf("opened %v closed %v", opened, closed)
+	}
+	// A client without the token cannot even start a session.
+	c, err := client.NewStreamableHttpClient(h.url, transport.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Start(context.Background())
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = "2025-11-25"
+	if _, err := c.Initialize(context.Background(), req); err == nil {
+		t.Fatal("initialize without the token succeeded")
+	}
+}
+
+// TestHTTPStartupRefusals: configurations the transport refuses, each a
+// typed configuration_invalid naming its reason, before anything binds.
+func TestHTTPStartupRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     tools.HTTPOptions
+		reason   string
+		variable string
+	}{
+		{"all interfaces", tools.HTTPOptions{Addr: ":8765"}, "remote_bind_not_allowed", ""},
+		{"unspecified v4", tools.HTTPOptions{Addr: "0.0.0.0:0"}, "remote_bind_not_allowed", ""},
+		{"private address", tools.HTTPOptions{Addr: "192.0.2.10:8765", BearerToken: testToken}, "remote_bind_not_allowed", ""},
+		{"remote without token", tools.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true}, "missing", tools.BearerTokenEnv},
+		{"short token", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: "tok-q7Zx9"}, "too_short", tools.BearerTokenEnv},
+		{"token with space", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: strings.Repeat("a", 20) + " " + strings.Repeat("b", 20)}, "invalid", tools.BearerTokenEnv},
+		{"host name", tools.HTTPOptions{Addr: "example.com:80"}, "http_address_invalid", ""},
+		{"no port", tools.HTTPOptions{Addr: "127.0.0.1"}, "http_address_invalid", ""},
+		{"bad port", tools.HTTPOptions{Addr: "127.0.0.1:70000"}, "http_address_invalid", ""},
+		{"bad origin", tools.HTTPOptions{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example/path"}}, "allowed_origin_invalid", ""},
+		{"negative idle", tools.HTTPOptions{Addr: "127.0.0.1:0", SessionIdle: -time.Second}, "session_idle_invalid", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.opts.Validate()
+			var fe *fault.Error
+			if !errors.As(err, &fe) || fe.Code != fault.ConfigurationInvalid {
+				t.Fatalf("Validate = %v, want configuration_invalid", err)
+			}
+			if fe.Details["reason"] != tc.reason {
+				t.Fatalf("reason %v, want %s", fe.Details["reason"], tc.reason)
+			}
+			if v, _ := fe.Details["variable"].(string); v != tc.variable {
+				t.Fatalf("variable %q, want %q", v, tc.variable)
+			}
+			if tc.opts.BearerToken != "" && strings.Contains(fmt.Sprint(fe, fe.Details, fe.Remediation), tc.opts.BearerToken) {
+				t.Fatal("the error echoes the token")
+			}
+			// ServeStreamableHTTP refuses the same way (and binds nothing).
+			if err := (&tools.Server{}).ServeStreamableHTTP(context.Background(), tc.opts); !errors.As(err, &fe) || fe.Code != fault.ConfigurationInvalid {
+				t.Fatalf("ServeStreamableHTTP = %v", err)
+			}
+		})
+	}
+	for _, ok := range []tools.HTTPOptions{
+		{Addr: "127.0.0.1:0"}, {Addr: "[::1]:0"}, {Addr: "localhost:0"}, {Addr: "127.0.0.2:0"},
+		{Addr: "127.0.0.1:0", BearerToken: testToken},
+		{Addr: "0.0.0.0:0", AllowRemote: true, BearerToken: testToken, AllowedOrigins: []string{"https://app.example"}},
+	} {
+		if err := ok.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v", ok, err)
+		}
+	}
+}
+
+// TestHTTPIdleExpiry: a session silent for the idle period ends, and its
+// engine connection closes with reason idle_timeout; a busy one survives.
+func TestHTTPIdleExpiry(t *testing.T) {
+	h := startHTTP(t, tools.HTTPOptions{SessionIdle: time.Second})
+	fixture := compileFixture(t, t.TempDir())
+	idle := connectHTTP(t, h.url, "idle", "")
+	idle.ok("open_binary", map[string]any{"path": fixture})
+	deadline := time.Now().Add(30 * time.Second)
+	var id string
+	for {
+		opened, _, closed := connEvents(t, h.led)
+		id = opened["idle"]
+		if closed[id] == "idle_timeout" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no idle_timeout within 30s: %v", closed)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The session is gone: the server answers 404 to its id.
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "binary_session", map[string]any{}
+	if _, err := idle.c.CallTool(context.Background(), req); err == nil {
+		t.Fatal("a call on the expired session succeeded")
+	}
+}
+
+// reaHTTP runs the real binary with --http on 127.0.0.1:0 and returns its
+// MCP URL once it listens.
+func reaHTTP(t *testing.T, ledgerPath string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(reaPath(t), append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, url, ok := strings.Cut(sc.Text(), "streamable HTTP at "); ok {
+				lines <- url
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case url := <-lines:
+		return cmd, url
+	case <-time.After(60 * time.Second):
+		t.Fatal("rea mcp --http did not report its address within 60s")
+	}
+	return nil, ""
+}
+
+// TestHTTPBinary: the real `rea mcp --http` serves two independent
+// connections, and SIGTERM or SIGINT shuts it down cleanly, closing both
+// connections (server_shutdown) in the ledger.
+func TestHTTPBinary(t *testing.T) {
+	fixture := compileFixture(t, t.TempDir())
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
+			cmd, url := reaHTTP(t, ledgerPath)
+			a := connectHTTP(t, url, "bin-a", "")
+			b := connectHTTP(t, url, "bin-b", "")
+			a.ok("open_binary", map[string]any{"path": fixture})
+			a.waitChanged()
+			if sessionOpen(t, b) {
+				t.Fatal("B sees A's target")
+			}
+			b.ok("open_binary", map[string]any{"path": fixture})
+			b.waitChanged()
+			cmd.Process.Signal(sig)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("rea mcp --http after %v: %v", sig, err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("rea mcp --http still running 30s after %v", sig)
+			}
+			led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer led.Close()
+			if rep, err := led.Verify(context.Background()); err != nil || !rep.OK {
+				t.Fatalf("ledger verify after shutdown: %+v %v", rep, err)
+			}
+			opened, _, closed := connEvents(t, led)
+			for _, name := range []string{"bin-a", "bin-b"} {
+				if id := opened[name]; id == "" || closed[id] != "server_shutdown" {
+					t.Fatalf("%s: opened %v closed %v", name, opened, closed)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPBinaryRefusesRemoteBind: a non-loopback --http without
+// --allow-remote exits 1 with configuration_invalid and binds nothing.
+func TestHTTPBinaryRefusesRemoteBind(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		env  []string
+	}{
+		{[]string{"mcp", "--http", "0.0.0.0:0"}, nil},
+		{[]string{"mcp", "--http", "0.0.0.0:0", "--allow-remote"}, nil},
+		{[]string{"mcp", "--http", "127.0.0.1:0"}, []string{tools.BearerTokenEnv + "=tok-q7Zx9"}},
+		{[]string{"mcp", "--session-idle", "1m"}, nil},
+	} {
+		cmd := exec.Command(reaPath(t), append([]string{"--ledger", filepath.Join(dir, "ledger.db")}, tc.args...)...)
+		cmd.Env = append(os.Environ(), tc.env...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "configuration_invalid") {
+			t.Fatalf("%v: %v\n%s", tc.args, err, out)
+		}
+		if strings.Contains(string(out), "tok-q7Zx9") {
+			t.Fatalf("the token value is echoed: %s", out)
+		}
+	}
+}
