@@ -2,7 +2,9 @@ package jsapp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -168,20 +170,45 @@ func TestPrefilterTricky(t *testing.T) {
 	}
 }
 
-// TestPrefilterNPMTree compares the two on a large real tree: npm's own
-// dependencies (every file outside a nested node_modules is parsed).
+// npmTree is a large real JavaScript tree: REA_JSAPP_NPM_TREE, or the
+// installed npm package found from the npm executable — its node_modules
+// when it bundles its dependencies (Node.js's own builds), else the package
+// itself (Debian's npm, whose dependencies live beside it).
+func npmTree(t *testing.T) string {
+	if p := os.Getenv("REA_JSAPP_NPM_TREE"); p != "" {
+		return p
+	}
+	bin, err := exec.LookPath("npm")
+	if err != nil {
+		skipOrFail(t, "npm is not installed; set REA_JSAPP_NPM_TREE to a large JavaScript tree")
+	}
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := filepath.Dir(real); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		var pkg struct{ Name string }
+		if err != nil || json.Unmarshal(raw, &pkg) != nil || pkg.Name != "npm" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil && fi.IsDir() {
+			return filepath.Join(dir, "node_modules")
+		}
+		return dir
+	}
+	skipOrFail(t, "no npm package directory above "+real+"; set REA_JSAPP_NPM_TREE")
+	return ""
+}
+
+// TestPrefilterNPMTree compares the two on a large real tree (npm's).
 func TestPrefilterNPMTree(t *testing.T) {
-	root := os.Getenv("REA_JSAPP_NPM_TREE")
-	if root == "" {
-		root = "/usr/lib/node_modules/npm/node_modules"
-	}
-	if _, err := os.Stat(filepath.Join(root, "..", "package.json")); err != nil {
-		skipOrFail(t, "npm's installed tree is not at "+root+" (set REA_JSAPP_NPM_TREE)")
-	}
+	root := npmTree(t)
 	if testing.Short() {
 		t.Skip("parses a few MB of JavaScript twice")
 	}
 	ref, _ := analyzeBoth(t, realAbs(t, root), benchLimits())
+	t.Logf("%s: %+v", root, ref.Statistics)
 	if ref.Statistics.ParsedJavaScriptFiles < 100 {
 		t.Fatalf("only %d files parsed in %s", ref.Statistics.ParsedJavaScriptFiles, root)
 	}
