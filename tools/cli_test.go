@@ -25,7 +25,15 @@ func TestAnalyzeSIGINTCancels(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// The ledger exists once rea has installed its signal handler and is
+	// about to hash: a SIGINT before that would kill a process that has not
+	// started, which tests nothing.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "ledger.db")); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	var env struct {
