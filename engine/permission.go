@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -89,6 +90,10 @@ func (c *Connection) Authorize(ctx context.Context, op string, req policy.Reques
 	ev := c.eng.cfg.Policy
 	canonical, err := policy.CanonicalizeRequest(op, req)
 	if err != nil {
+		var re *policy.RequestError
+		if errors.As(err, &re) {
+			return policy.Decision{}, policy.PathFault(op, fmt.Sprintf("/%s/%d", re.Field, re.Index), re.Err)
+		}
 		return policy.Decision{}, err
 	}
 	d := ev.Evaluate(policy.Input{ConnectionID: c.id, Operation: op, Request: canonical,
@@ -152,4 +157,15 @@ func (e *Engine) forEachConnection(fn func(*Connection)) {
 	for _, c := range list {
 		fn(c)
 	}
+}
+
+// RevokeConnectionGrant removes a grant from this connection's overlay and
+// records grant_revoked with source (an elicitation rollback).
+func (c *Connection) RevokeConnectionGrant(ctx context.Context, grantID, source string) error {
+	emit, err := c.eng.cfg.Policy.RevokeConnectionGrant(c.id, grantID, source)
+	if err != nil {
+		return err
+	}
+	_, err = c.eng.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
+	return err
 }
