@@ -3,6 +3,7 @@ module github.com/rea-re/rea
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/golang-migrate/migrate/v4 v4.20.1
 	github.com/gowebpki/jcs v1.0.2
 	github.com/mark3labs/mcp-go v1.2.1

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -54,10 +55,11 @@ type Spec struct {
 	ExtraFiles []*os.File
 	// AwaitExec, when set, is called after the process started and before
 	// its identity is read. A launcher that execs once more (a helper that
-	// sets up namespaces first) returns from it when that exec completed, so
-	// the recorded executable is the final one. An error ends the start:
-	// the launcher is killed and reaped, and Start returns that error.
-	AwaitExec func() error
+	// sets up namespaces first) returns from it when that exec completed,
+	// with the path exec'd, so the recorded executable is the final one. An
+	// error ends the start: the launcher is killed and reaped, and Start
+	// returns that error.
+	AwaitExec func() (path string, err error)
 }
 
 // Owned is a process REA started and owns. Its launcher is never reaped
@@ -121,8 +123,10 @@ func Start(ctx context.Context, s Spec) (*Owned, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	finalPath := cmd.Path
 	if s.AwaitExec != nil {
-		if err := s.AwaitExec(); err != nil {
+		var err error
+		if finalPath, err = s.AwaitExec(); err != nil {
 			_ = cmd.Process.Kill() // our own child, by its pidfd-backed handle
 			_ = cmd.Wait()
 			return nil, err
@@ -135,6 +139,21 @@ func Start(ctx context.Context, s Spec) (*Owned, error) {
 	p := &Owned{cmd: cmd, pidfd: -1, exited: make(chan struct{})}
 	st, err := readStat(pid)
 	exe, xerr := exePath(pid)
+	// A process that is exiting loses its exe link before it becomes a
+	// zombie: give it a moment to get there.
+	for i := 0; err == nil && xerr != nil && !st.zombie() && i < 200; i++ {
+		time.Sleep(time.Millisecond)
+		if exe, xerr = exePath(pid); xerr == nil {
+			break
+		}
+		st, err = readStat(pid)
+	}
+	if err == nil && xerr != nil && st.zombie() {
+		// A short program can exit before its exe link is read; unreaped,
+		// its pid and stat are still its own, and its program is the one
+		// exec'd.
+		exe, xerr = filepath.EvalSymlinks(finalPath)
+	}
 	if err == nil {
 		err = xerr
 	}

@@ -29,7 +29,7 @@ type Spec struct {
 	Env        []string
 	Attr       *syscall.SysProcAttr
 	ExtraFiles []*os.File
-	AwaitExec  func() error
+	AwaitExec  func() (path string, err error)
 }
 
 // Owned is never created on this host.
