@@ -35,6 +35,9 @@ type Options struct {
 	Transport   string       // stdio | http
 	CLICommands []CLICommand // for catalog digests
 	BuildCommit string       // vcs.revision, "" when unknown
+	// LookupEnv reads REA's own environment for the variables a capture
+	// names (values reach only the captured child); nil: none.
+	LookupEnv func(string) (string, bool)
 }
 
 // Server is one MCP server over an engine. Each MCP session is one engine
@@ -50,6 +53,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[string]*session // by MCP session id
+
+	captureProbe   sync.Once // the host check of capture_process_scenario, once per process
+	captureHostErr error
 }
 
 type session struct {
@@ -82,6 +88,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools),
 		server.WithRecovery(),
+		server.WithElicitation(),
 	)
 	for _, spec := range s.catalog {
 		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, s.handlerFor(spec)))
