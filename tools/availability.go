@@ -47,10 +47,6 @@ var notBuilt = map[string]string{
 	"capture_process_scenario":       "process capture",
 	"export_evidence_bundle":         "Evidence bundle export",
 	"import_evidence_bundle":         "Evidence bundle import",
-	"inventory_artifact":             "artifact inventory",
-	"extract_artifact":               "artifact extraction",
-	"compare_artifacts":              "artifact comparison",
-	"analyze_javascript_application": "JavaScript application analysis",
 }
 
 var navigationModes = []struct {
@@ -87,6 +83,15 @@ func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeat
 	verdict := func() ToolAvailability {
 		if what, missing := notBuilt[spec.Name]; missing {
 			return unavailable("unsupported_host", fmt.Sprintf("This REA build does not implement %s yet; upgrade REA. Run `rea doctor` for this build's capabilities.", what))
+		}
+		if spec.Kind == "artifact" {
+			if !st.Open {
+				return unavailable("target_required", "Open a target with open_binary.")
+			}
+			if st.Target.Kind == "executable" {
+				return unavailable("target_unsupported", "This tool needs an archive or directory target (zip family, ASAR or a directory); the open target is an executable.")
+			}
+			return a
 		}
 		needsExecutable := spec.Kind == "provider" || spec.Kind == "composed" ||
 			spec.Name == "get_navigation_context" || spec.Name == "inspect_address_context"
