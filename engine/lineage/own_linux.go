@@ -291,12 +291,11 @@ func (p *Owned) Terminate(ctx context.Context) (remaining []string) {
 	if done {
 		return nil
 	}
-	settled := false // each check scans the process table: no second one when the first said so
 	for _, step := range []struct {
 		sig  syscall.Signal
 		wait time.Duration
 	}{{syscall.SIGTERM, termGrace}, {syscall.SIGKILL, killWait}} {
-		if settled = p.settled(ctx); settled {
+		if p.settled(ctx) {
 			break
 		}
 		if err := p.Signal(step.sig); err != nil {
@@ -304,7 +303,7 @@ func (p *Owned) Terminate(ctx context.Context) (remaining []string) {
 		}
 		p.waitSettled(ctx, step.wait)
 	}
-	if !settled && !p.settled(ctx) {
+	if !p.settled(ctx) {
 		return p.remaining(ctx)
 	}
 	p.reap.Lock()
