@@ -40,6 +40,8 @@ type Config struct {
 	Now func() time.Time
 	// Policy decides local side effects; nil means no ceilings (§9).
 	Policy *policy.Evaluator
+	// IntegrityContinueEnabled is REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED=true (§10.1).
+	IntegrityContinueEnabled bool
 }
 
 // Engine is safe for concurrent use by many connections.

@@ -43,15 +43,7 @@ type ToolAvailability struct {
 // notBuilt lists catalog tools whose capability this REA build does not yet
 // implement. They stay in the stable catalog and in tool_availability, and
 // are reported unavailable with a typed reason rather than faked.
-var notBuilt = map[string]string{
-	"capture_process_scenario":       "process capture",
-	"export_evidence_bundle":         "Evidence bundle export",
-	"import_evidence_bundle":         "Evidence bundle import",
-	"inventory_artifact":             "artifact inventory",
-	"extract_artifact":               "artifact extraction",
-	"compare_artifacts":              "artifact comparison",
-	"analyze_javascript_application": "JavaScript application analysis",
-}
+var notBuilt = map[string]string{}
 
 var navigationModes = []struct {
 	name string
@@ -85,8 +77,25 @@ func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeat
 		a.Modes, a.DefaultModeAvailable = navigationModesOf(st), new(bool)
 	}
 	verdict := func() ToolAvailability {
+		if (spec.Name == "export_evidence_bundle" || spec.Name == "import_evidence_bundle") && !s.evidenceRootsConfigured(spec.Name) {
+			return unavailable("policy_disabled", "Set REA_EVIDENCE_ROOTS_JSON to the approved Evidence directories, then restart the registered server or its client.")
+		}
 		if what, missing := notBuilt[spec.Name]; missing {
 			return unavailable("unsupported_host", fmt.Sprintf("This REA build does not implement %s yet; upgrade REA. Run `rea doctor` for this build's capabilities.", what))
+		}
+		if spec.Name == "capture_process_scenario" {
+			if reason, remediation, bad := s.captureGate(); bad {
+				return unavailable(reason, remediation)
+			}
+		}
+		if spec.Kind == "artifact" {
+			if !st.Open {
+				return unavailable("target_required", "Open a target with open_binary.")
+			}
+			if st.Target.Kind == "executable" {
+				return unavailable("target_unsupported", "This tool needs an archive or directory target (zip family, ASAR or a directory); the open target is an executable.")
+			}
+			return a
 		}
 		needsExecutable := spec.Kind == "provider" || spec.Kind == "composed" ||
 			spec.Name == "get_navigation_context" || spec.Name == "inspect_address_context"

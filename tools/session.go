@@ -40,6 +40,14 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 			return sess.conn.NavigationContext(ctx, optionalString(params, "document"))
 		}
+	case "inventory_artifact":
+		return s.inventoryArtifact
+	case "extract_artifact":
+		return s.extractArtifact
+	case "compare_artifacts":
+		return s.compareArtifacts
+	case "analyze_javascript_application":
+		return s.analyzeJavaScriptApplication
 	case "inspect_address_context":
 		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 			addr, _ := params.String("address")

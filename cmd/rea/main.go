@@ -135,7 +135,8 @@ func (g *globals) openEngine(ctx context.Context) (*engine.Engine, func(), error
 	}
 	var eng *engine.Engine // decision ids are the engine's ULIDs
 	evaluator := policy.New(pcfg, nil, policy.Options{NewID: func() string { return eng.NewULID().String() }})
-	eng = engine.New(engine.Config{Ledger: l, Registry: reg, Version: version, EnvironmentSelector: sel, Policy: evaluator})
+	eng = engine.New(engine.Config{Ledger: l, Registry: reg, Version: version, EnvironmentSelector: sel, Policy: evaluator,
+		IntegrityContinueEnabled: os.Getenv("REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED") == "true"})
 	// The project store is read once at startup and again on SIGHUP; a bad
 	// store at startup leaves only the administrator grants, and says so.
 	if err := eng.ReloadPolicy(ctx, policy.TriggerStartup); err != nil {

@@ -389,7 +389,6 @@ func (r *runner) run(digest, token string) (*Result, error) {
 	steps := r.req.StdinSteps
 	total := float64(len(steps))
 	outcomes := make([]StepOutcome, len(steps))
-	r.observe()
 	r.rep.Report(progress.Update{Phase: "steps", Completed: 0, Total: progress.Total(total), Message: "running the script"})
 	end, stopped := "", false
 	for i, s := range steps {
@@ -404,7 +403,9 @@ func (r *runner) run(digest, token string) (*Result, error) {
 		if outcome == OutcomeTimedOut {
 			stopped = true // a failed wait makes the rest of the script meaningless
 		}
-		r.observe()
+		if !r.exited() {
+			r.observe() // each /proc scan costs: only while the launcher runs
+		}
 		if i+1 < len(steps) {
 			r.rep.Report(progress.Update{Phase: "steps", Completed: float64(i + 1), Total: progress.Total(total), Message: "running the script"})
 		}
@@ -416,16 +417,24 @@ func (r *runner) run(digest, token string) (*Result, error) {
 	if end == ReasonExited {
 		r.settle(settleMax)
 	}
-	r.observe()
 
 	r.rep.Report(progress.Update{Phase: "cleanup", Completed: 0, Message: "ending the process group"})
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), cleanupBudget)
 	defer cancel()
 	cleanup := Cleanup{ProcessGroup: "terminated", Verified: true}
 	if r.exited() {
-		if m, err := r.owned.Members(cctx); err == nil && len(m) == 0 {
-			cleanup.ProcessGroup = "already_empty"
+		// One look at the group serves the process list and the cleanup
+		// report.
+		if m, err := r.owned.Members(cctx); err == nil {
+			for _, p := range m {
+				r.addProc(p)
+			}
+			if len(m) == 0 {
+				cleanup.ProcessGroup = "already_empty"
+			}
 		}
+	} else {
+		r.observe()
 	}
 	if rest := r.owned.Terminate(cctx); len(rest) > 0 {
 		return nil, cleanupIncomplete(fmt.Errorf("remaining %v", rest))

@@ -291,11 +291,12 @@ func (p *Owned) Terminate(ctx context.Context) (remaining []string) {
 	if done {
 		return nil
 	}
+	settled := false // each check scans the process table: no second one when the first said so
 	for _, step := range []struct {
 		sig  syscall.Signal
 		wait time.Duration
 	}{{syscall.SIGTERM, termGrace}, {syscall.SIGKILL, killWait}} {
-		if p.settled(ctx) {
+		if settled = p.settled(ctx); settled {
 			break
 		}
 		if err := p.Signal(step.sig); err != nil {
@@ -303,7 +304,7 @@ func (p *Owned) Terminate(ctx context.Context) (remaining []string) {
 		}
 		p.waitSettled(ctx, step.wait)
 	}
-	if !p.settled(ctx) {
+	if !settled && !p.settled(ctx) {
 		return p.remaining(ctx)
 	}
 	p.reap.Lock()

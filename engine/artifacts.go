@@ -1,0 +1,509 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+
+	"github.com/rea-re/rea/engine/artifact"
+	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/jsapp"
+	"github.com/rea-re/rea/engine/policy"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/ledger"
+)
+
+// Artifact and application tools (CONTRACTS.md §10, §11). The domain work is
+// engine/artifact and engine/jsapp; the engine adds what only it knows: the
+// open target, the operator gate of record-and-continue, the permission
+// preflight of extraction, and publication — Evidence of REA's internal
+// producers (§7.1) with the integrity_contradiction_recorded events of an
+// inventory appended in the same ledger transaction as its evidence_recorded.
+
+// REA's internal producers of artifact Evidence (§7.1).
+const (
+	ProducerArtifact = "rea-artifact"
+	ProducerJSApp    = "rea-jsapp"
+	ProducerCompare  = "rea-compare"
+
+	// IntegrityContradictionRecorded is the §13.2 event of one quarantine record.
+	IntegrityContradictionRecorded = "integrity_contradiction_recorded"
+
+	noSubjectLimitation = "No single artifact identity applies to this observation."
+	maxPathLocations    = 100
+)
+
+var producerNames = map[string]string{
+	ProducerArtifact: "REA artifact inventory",
+	ProducerJSApp:    "REA JavaScript application analysis",
+	ProducerCompare:  "REA artifact comparison",
+}
+
+// IntegrityContradictionRecordedData is the §13.2 payload.
+type IntegrityContradictionRecordedData struct {
+	ConnectionID   string                 `json:"connection_id"`
+	RunID          *string                `json:"run_id"`
+	EvidenceID     string                 `json:"evidence_id"`
+	RootArtifactID string                 `json:"root_artifact_id"`
+	Contradiction  artifact.Contradiction `json:"contradiction"`
+}
+
+// PageRequest is one offset/limit pair of a paged input.
+type PageRequest struct {
+	Offset int
+	Limit  int
+}
+
+// InventoryRequest is a validated inventory_artifact call. Parameters are the
+// input after defaults (the Evidence parameters); the policy's operator gate
+// is filled in by the engine.
+type InventoryRequest struct {
+	Parameters                map[string]any
+	Limits                    artifact.Limits
+	Policy                    artifact.Policy
+	Nodes, Occurrences, Edges PageRequest
+}
+
+// InventoryResult is the §10.3 result: the graph with its three lists paged.
+type InventoryResult struct {
+	Manifest                artifact.Manifest                  `json:"manifest"`
+	Nodes                   provider.Page[artifact.Node]       `json:"nodes"`
+	Occurrences             provider.Page[artifact.Occurrence] `json:"occurrences"`
+	Edges                   provider.Page[artifact.Edge]       `json:"edges"`
+	Limits                  artifact.Limits                    `json:"limits"`
+	Provenance              []any                              `json:"provenance"`
+	IntegrityContradictions []artifact.Contradiction           `json:"integrity_contradictions"`
+	Limitations             []string                           `json:"limitations"`
+}
+
+// artifactTarget is the open archive or directory target (§2.4).
+func (c *Connection) artifactTarget(op string) (*openTarget, error) {
+	c.mu.Lock()
+	o := c.open
+	c.mu.Unlock()
+	if o == nil {
+		return nil, noTarget()
+	}
+	if o.target.Kind != "archive" && o.target.Kind != "directory" {
+		return nil, fault.New(fault.CapabilityUnavailable, "This tool needs an open archive or directory target.",
+			"Open a zip-family archive, an ASAR archive or a directory with open_binary.",
+			map[string]any{"operation": op, "availability_reason": "target_unsupported", "provider_id": nil})
+	}
+	return o, nil
+}
+
+func rootOf(o *openTarget) artifact.Root {
+	return artifact.Root{Path: o.target.Path, Format: o.target.Format, SHA256: o.target.SHA256}
+}
+
+func (e *Engine) producer(id string) provider.Identity {
+	v := e.cfg.Version
+	return provider.Identity{ID: id, Name: producerNames[id], Version: &v}
+}
+
+// InventoryArtifact walks the open artifact target (§10.1–§10.3) and
+// publishes the requested pages as rea-artifact Evidence, with one
+// integrity_contradiction_recorded per quarantine record.
+func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest, rep progress.Reporter) (Published, error) {
+	const op = "inventory_artifact"
+	c.calls.RLock()
+	defer c.calls.RUnlock()
+	o, err := c.artifactTarget(op)
+	if err != nil {
+		return Published{}, err
+	}
+	rep = progress.OrNop(rep)
+	pol := req.Policy
+	pol.OperatorEnabled = c.eng.cfg.IntegrityContinueEnabled
+	g, err := artifact.Inventory(ctx, rootOf(o), artifact.Options{Limits: req.Limits, Policy: pol, Progress: rep, Operation: op})
+	if err != nil {
+		return Published{}, err
+	}
+	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
+	res := InventoryResult{
+		Manifest:                g.Manifest,
+		Nodes:                   provider.PageOf(g.Nodes, req.Nodes.Offset, req.Nodes.Limit),
+		Occurrences:             provider.PageOf(g.Occurrences, req.Occurrences.Offset, req.Occurrences.Limit),
+		Edges:                   provider.PageOf(g.Edges, req.Edges.Offset, req.Edges.Limit),
+		Limits:                  g.Limits,
+		Provenance:              nonNilAny(g.Provenance),
+		IntegrityContradictions: g.Contradictions,
+		Limitations:             nonNil(g.Limitations),
+	}
+	if res.IntegrityContradictions == nil {
+		res.IntegrityContradictions = []artifact.Contradiction{}
+	}
+	paths := make([]string, 0, len(res.Occurrences.Items))
+	for _, oc := range res.Occurrences.Items {
+		paths = append(paths, oc.LogicalPath)
+	}
+	rec, err := c.artifactRecord(op, subjectOf(o.target), ProducerArtifact, req.Parameters, ConfidenceObserved, res, res.Limitations, paths)
+	if err != nil {
+		return Published{}, err
+	}
+	runID := o.runID
+	return c.publishWith(ctx, rec, &runID, func(evidenceID string) []ledger.NewEvent {
+		evs := make([]ledger.NewEvent, 0, len(g.Contradictions))
+		for _, ct := range g.Contradictions {
+			evs = append(evs, c.eng.event(IntegrityContradictionRecorded, IntegrityContradictionRecordedData{
+				ConnectionID: c.id, RunID: &runID, EvidenceID: evidenceID,
+				RootArtifactID: g.Manifest.RootArtifactID, Contradiction: ct,
+			}))
+		}
+		return evs
+	})
+}
+
+// ExtractRequest is a validated extract_artifact call (approved:true was
+// checked by the caller's schema; the permission is checked here).
+type ExtractRequest struct {
+	Parameters    map[string]any
+	OutputRoot    string
+	OccurrenceIDs []string
+	Limits        artifact.Limits
+	Page          PageRequest
+}
+
+// ExtractionResult is the §10.7 result with its files paged.
+type ExtractionResult struct {
+	Manifest            artifact.Manifest                     `json:"manifest"`
+	ExtractionManifest  artifact.ExtractionManifest           `json:"extraction_manifest"`
+	OutputRoot          string                                `json:"output_root"`
+	Artifacts           provider.Page[artifact.ExtractedFile] `json:"artifacts"`
+	ContainmentVerified bool                                  `json:"containment_verified"`
+	Cleanup             artifact.Cleanup                      `json:"cleanup"`
+	Limits              artifact.Limits                       `json:"limits"`
+	Provenance          []any                                 `json:"provenance"`
+	Limitations         []string                              `json:"limitations"`
+}
+
+// ExtractArtifact preflights artifact_extract for output_root (§10.6),
+// inventories the open target fail-closed, writes the selected occurrences
+// and publishes the extraction as rea-artifact Evidence.
+func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, rep progress.Reporter) (Published, error) {
+	const op = "extract_artifact"
+	c.calls.RLock()
+	defer c.calls.RUnlock()
+	o, err := c.artifactTarget(op)
+	if err != nil {
+		return Published{}, err
+	}
+	rep = progress.OrNop(rep)
+	canonical, err := policy.Canonicalize(req.OutputRoot, policy.AccessWrite)
+	if err != nil {
+		return Published{}, policy.PathFault(op, "/output_root", err)
+	}
+	if _, err := c.Authorize(ctx, op, policy.Request{
+		Scope: policy.Scope{Capability: policy.ArtifactExtract, Roots: []string{canonical},
+			Executables: []string{}, EnvironmentNames: []string{}, Network: "none"},
+		OperationIdentity: op + ":" + canonical, Access: policy.AccessWrite,
+	}); err != nil {
+		return Published{}, err
+	}
+	g, err := artifact.Inventory(ctx, rootOf(o), artifact.Options{Limits: req.Limits, Operation: op})
+	if err != nil {
+		return Published{}, err
+	}
+	x, err := artifact.Extract(ctx, rootOf(o), g, artifact.ExtractOptions{
+		OutputRoot: filepath.Clean(req.OutputRoot), OccurrenceIDs: req.OccurrenceIDs, Limits: req.Limits, Progress: rep})
+	if err != nil {
+		return Published{}, err
+	}
+	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
+	res := ExtractionResult{
+		Manifest: x.Manifest, ExtractionManifest: x.ExtractionManifest, OutputRoot: x.OutputRoot,
+		Artifacts:           provider.PageOf(x.Artifacts, req.Page.Offset, req.Page.Limit),
+		ContainmentVerified: x.ContainmentVerified, Cleanup: x.Cleanup, Limits: x.Limits,
+		Provenance: nonNilAny(x.Provenance), Limitations: nonNil(x.Limitations),
+	}
+	paths := make([]string, 0, len(res.Artifacts.Items))
+	for _, a := range res.Artifacts.Items {
+		paths = append(paths, a.RelativePath)
+	}
+	rec, err := c.artifactRecord(op, subjectOf(o.target), ProducerArtifact, req.Parameters, ConfidenceObserved, res, res.Limitations, paths)
+	if err != nil {
+		return Published{}, err
+	}
+	runID := o.runID
+	return c.publishWith(ctx, rec, &runID, nil)
+}
+
+// CompareRequest is a validated compare_artifacts call.
+type CompareRequest struct {
+	Parameters  map[string]any
+	Left, Right []string // inventory_artifact Evidence ids
+	Page        PageRequest
+}
+
+// ComparisonResult is the §10.5 result with its changes paged.
+type ComparisonResult struct {
+	Status          string                         `json:"status"`
+	LeftManifestID  string                         `json:"left_manifest_id"`
+	RightManifestID string                         `json:"right_manifest_id"`
+	Summary         artifact.Summary               `json:"summary"`
+	Changes         provider.Page[artifact.Change] `json:"changes"`
+	Limitations     []string                       `json:"limitations"`
+}
+
+// CompareArtifacts compares two inventories given as inventory_artifact
+// Evidence pages (§10.5), a derived computation (§6.6) published as
+// rea-compare Evidence linking every input.
+func (c *Connection) CompareArtifacts(ctx context.Context, req CompareRequest, rep progress.Reporter) (Published, error) {
+	const op = "compare_artifacts"
+	rep = progress.OrNop(rep)
+	two := 2.0
+	rep.Report(progress.Update{Phase: "prepare", Completed: 0, Total: &two, Message: "loading inventories"})
+	left, leftLinks, err := c.loadSide(ctx, op, "/left_evidence_ids", req.Left)
+	if err != nil {
+		return Published{}, err
+	}
+	right, rightLinks, err := c.loadSide(ctx, op, "/right_evidence_ids", req.Right)
+	if err != nil {
+		return Published{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Published{}, fault.CancelledError(op).WithCause(err)
+	}
+	cmp, err := artifact.Compare(ctx, left, right)
+	if err != nil {
+		return Published{}, err
+	}
+	rep.Report(progress.Update{Phase: "compute", Completed: 1, Total: &two, Message: "compared"})
+	for i := range cmp.Changes {
+		ch := &cmp.Changes[i]
+		var links []string
+		if ch.LeftOccurrence != nil {
+			links = append(links, leftLinks[*ch.LeftOccurrence]...)
+		}
+		if ch.RightOccurrence != nil {
+			links = append(links, rightLinks[*ch.RightOccurrence]...)
+		}
+		slices.Sort(links)
+		ch.EvidenceLinks = nonNil(slices.Compact(links))
+	}
+	if err := ctx.Err(); err != nil {
+		return Published{}, fault.CancelledError(op).WithCause(err)
+	}
+	res := ComparisonResult{Status: cmp.Status, LeftManifestID: cmp.LeftManifestID, RightManifestID: cmp.RightManifestID,
+		Summary: cmp.Summary, Changes: provider.PageOf(cmp.Changes, req.Page.Offset, req.Page.Limit),
+		Limitations: append([]string{noSubjectLimitation}, cmp.Limitations...)}
+	paths := make([]string, 0, len(res.Changes.Items))
+	for _, ch := range res.Changes.Items {
+		paths = append(paths, ch.LogicalPath)
+	}
+	rec, err := c.artifactRecord(op, nil, ProducerCompare, req.Parameters, ConfidenceDerived, res, res.Limitations, paths)
+	if err != nil {
+		return Published{}, err
+	}
+	links := append(slices.Clone(req.Left), req.Right...)
+	slices.Sort(links)
+	rec.EvidenceLinks = slices.Compact(links)
+	return c.publishWith(ctx, rec, c.currentRun(), nil)
+}
+
+// inventoryPage is the part of an inventory_artifact normalized_result a
+// comparison reads.
+type inventoryPage struct {
+	Manifest    artifact.Manifest                  `json:"manifest"`
+	Nodes       provider.Page[artifact.Node]       `json:"nodes"`
+	Occurrences provider.Page[artifact.Occurrence] `json:"occurrences"`
+	Edges       provider.Page[artifact.Edge]       `json:"edges"`
+}
+
+// loadSide assembles one side of a comparison from its Evidence pages, and
+// which Evidence held each occurrence.
+func (c *Connection) loadSide(ctx context.Context, op, pointer string, ids []string) (artifact.Side, map[string][]string, error) {
+	side := artifact.Side{}
+	links := map[string][]string{}
+	nodes, occs, edges := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, id := range ids {
+		digest, ok, err := c.eng.evidenceDigest(ctx, id)
+		if err != nil {
+			return side, nil, fault.From(op, err)
+		}
+		if !ok {
+			return side, nil, fault.New(fault.EvidenceIntegrityMismatch, "A referenced Evidence record is missing.",
+				"Pass inventory_artifact Evidence ids recorded in this ledger.",
+				map[string]any{"evidence_id": id, "reason": "missing"})
+		}
+		rec, err := c.eng.loadRecord(ctx, digest)
+		if err != nil {
+			return side, nil, err
+		}
+		if rec.Operation != "inventory_artifact" {
+			return side, nil, fault.New(fault.EvidenceIntegrityMismatch, "A referenced Evidence record is not an inventory.",
+				"Pass inventory_artifact Evidence ids.",
+				map[string]any{"evidence_id": id, "reason": "wrong_operation", "expected": "inventory_artifact", "actual": rec.Operation})
+		}
+		var p inventoryPage
+		if err := json.Unmarshal(rec.NormalizedResult, &p); err != nil {
+			return side, nil, fault.New(fault.EvidenceIntegrityMismatch, "A referenced inventory does not have the inventory shape.",
+				"Pass inventory_artifact Evidence ids.", map[string]any{"evidence_id": id, "reason": "schema"})
+		}
+		if side.ManifestID == "" {
+			side.ManifestID = p.Manifest.ManifestID
+		} else if side.ManifestID != p.Manifest.ManifestID {
+			return side, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "invalid_value",
+				Message: "every Evidence id of one side must come from the same inventory manifest"})
+		}
+		for _, n := range p.Nodes.Items {
+			if !nodes[n.ArtifactID] {
+				nodes[n.ArtifactID] = true
+				side.Nodes = append(side.Nodes, n)
+			}
+		}
+		for _, oc := range p.Occurrences.Items {
+			links[oc.OccurrenceID] = append(links[oc.OccurrenceID], id)
+			if !occs[oc.OccurrenceID] {
+				occs[oc.OccurrenceID] = true
+				side.Occurrences = append(side.Occurrences, oc)
+			}
+		}
+		for _, e := range p.Edges.Items {
+			if !edges[e.EdgeID] {
+				edges[e.EdgeID] = true
+				side.Edges = append(side.Edges, e)
+			}
+		}
+		m := p.Manifest
+		side.Complete = len(nodes) == m.NodeCount && len(occs) == m.OccurrenceCount && len(edges) == m.EdgeCount
+	}
+	return side, links, nil
+}
+
+// JSAppRequest is a validated analyze_javascript_application call.
+// Parameters exclude detail (§11.1).
+type JSAppRequest struct {
+	Parameters map[string]any
+	Request    jsapp.Request
+}
+
+// AnalyzeJavaScriptApplication analyzes an application directory or ASAR
+// (§11), target-free, fills inventory_manifest_id from a fail-closed
+// inventory of the same root, and publishes the full result as rea-jsapp
+// Evidence. The caller projects detail "summary".
+func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSAppRequest, rep progress.Reporter) (Published, error) {
+	const op = jsapp.Operation
+	rep = progress.OrNop(rep)
+	res, err := jsapp.Analyze(ctx, req.Request, rep)
+	if err != nil {
+		return Published{}, err
+	}
+	l := req.Request.Limits
+	root := artifact.Root{Path: res.InputPath, Format: string(res.Format), SHA256: res.RootSHA256}
+	g, err := artifact.Inventory(ctx, root, artifact.Options{Operation: op, Limits: artifact.Limits{
+		MaxEntries: l.MaxEntries, MaxTotalBytes: l.MaxTotalArtifactBytes, MaxEntryBytes: l.MaxArtifactEntryBytes,
+		MaxCompressionRatio: artifact.DefaultLimits().MaxCompressionRatio, MaxDepth: int(l.MaxDepth), MaxPathBytes: int(l.MaxPathBytes),
+	}})
+	if err != nil {
+		return Published{}, err
+	}
+	res.InventoryManifestID = g.Manifest.ManifestID
+	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
+	subject := &Subject{Name: filepath.Base(res.InputPath), Digest: Digest{SHA256: res.RootSHA256},
+		Format: string(res.Format), LocalPath: res.InputPath}
+	rec, err := c.artifactRecord(op, subject, ProducerJSApp, req.Parameters, ConfidenceObserved, res, nonNil(res.Limitations), nil)
+	if err != nil {
+		return Published{}, err
+	}
+	return c.publishWith(ctx, rec, c.currentRun(), nil)
+}
+
+func (c *Connection) currentRun() *string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open == nil {
+		return nil
+	}
+	r := c.open.runID
+	return &r
+}
+
+// artifactRecord builds an unsealed record of an internal producer.
+func (c *Connection) artifactRecord(op string, subject *Subject, producer string, params map[string]any, confidence string, result any, limitations, paths []string) (*Record, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	var locs []provider.Location
+	for _, p := range paths {
+		if len(locs) == maxPathLocations {
+			break
+		}
+		locs = append(locs, provider.Location{Kind: "artifact-path", Path: p})
+	}
+	rec := &Record{SchemaVersion: 2, Subject: subject, Claim: Claim{
+		Provider: c.eng.producer(producer), PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
+		Confidence: confidence, Authority: AuthorityShipped, Limitations: nonNil(limitations),
+		Locations: nonNilLoc(locs), EvidenceLinks: []string{},
+	}}
+	var err error
+	if rec.NormalizedResult, err = canon.Marshal(result); err != nil {
+		return nil, fault.Internal(op, err)
+	}
+	return rec, nil
+}
+
+// publishWith is publish with extra events of the same connection stream
+// (built once the evidence id is known) appended before evidence_recorded in
+// the same transaction, so they and the Evidence commit together or not at
+// all; a cancelled request publishes neither.
+func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
+	if extra == nil {
+		return c.publish(ctx, rec, runID, "tool")
+	}
+	op := rec.Operation
+	if err := ctx.Err(); err != nil {
+		return Published{}, fault.CancelledError(op).WithCause(err)
+	}
+	if err := rec.Seal(); err != nil {
+		return Published{}, fault.Internal(op, err)
+	}
+	evs := extra(rec.EvidenceID)
+	if len(evs) == 0 {
+		return c.publish(ctx, rec, runID, "tool")
+	}
+	body, err := rec.Canonical()
+	if err != nil {
+		return Published{}, fault.Internal(op, err)
+	}
+	digest := canon.SHA256Hex(body)
+	storedDigest, exists, err := c.eng.evidenceDigest(ctx, rec.EvidenceID)
+	if err != nil {
+		return Published{}, fault.From(op, err)
+	}
+	shown := rec
+	if exists {
+		stored, err := c.eng.loadRecord(ctx, storedDigest)
+		if err != nil {
+			return Published{}, err
+		}
+		shown, digest = stored, storedDigest
+	}
+	data := events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID, EvidenceID: rec.EvidenceID, Operation: op,
+		PredicateType: rec.PredicateType, RecordDigest: digest, New: !exists, Origin: "tool"}
+	evs = append(evs, c.eng.event(events.EvidenceRecorded, data))
+	stored, err := c.eng.appendEvents(ctx, c.stream, -1, evs, func(tx *sql.Tx) error {
+		if exists {
+			return nil
+		}
+		_, err := c.eng.cfg.Ledger.PutBlob(tx, body)
+		return err
+	})
+	if err != nil {
+		return Published{}, err
+	}
+	last := stored[len(stored)-1]
+	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: last.Seq, EventID: last.ID.String()})}, nil
+}
+
+func nonNilAny(s []any) []any {
+	if s == nil {
+		return []any{}
+	}
+	return s
+}
