@@ -37,19 +37,23 @@ type refIndex struct {
 }
 
 func sortEdges(ctx context.Context, es []edge) ([]edge, error) {
-	err := sortFuncCtx(ctx, es, func(a, b edge) int {
-		switch {
-		case a.to != b.to:
-			if a.to < b.to {
+	g := sortGuard{ctx: ctx}
+	err := g.run(func() {
+		slices.SortFunc(es, func(a, b edge) int {
+			g.tick()
+			switch {
+			case a.to != b.to:
+				if a.to < b.to {
+					return -1
+				}
+				return 1
+			case a.from < b.from:
 				return -1
+			case a.from > b.from:
+				return 1
 			}
-			return 1
-		case a.from < b.from:
-			return -1
-		case a.from > b.from:
-			return 1
-		}
-		return 0
+			return 0
+		})
 	})
 	if err != nil {
 		return nil, err

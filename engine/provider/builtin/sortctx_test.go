@@ -9,6 +9,17 @@ import (
 	"testing"
 )
 
+// sortFuncCtx is the guarded sort as the index builds write it.
+func sortFuncCtx[E any](ctx context.Context, s []E, cmp func(a, b E) int) error {
+	g := sortGuard{ctx: ctx}
+	return g.run(func() {
+		slices.SortFunc(s, func(a, b E) int {
+			g.tick()
+			return cmp(a, b)
+		})
+	})
+}
+
 func TestSortFuncCtx(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 1000, sortCheckEvery, 3*sortCheckEvery + 7} {
@@ -65,4 +76,47 @@ func TestSortFuncCtxPanics(t *testing.T) {
 	s := make([]int, 2*sortCheckEvery)
 	sortFuncCtx(context.Background(), s, func(a, b int) int { panic("boom") })
 	t.Fatal("no panic")
+}
+
+// BenchmarkSortEdges measures what the cancellation checks cost a sort the
+// size of libLLVM-14's call edges: plain is slices.SortFunc, guarded is the
+// same comparison calling sortGuard.tick.
+func BenchmarkSortEdges(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	src := make([]edge, 700_000)
+	for i := range src {
+		src[i] = edge{to: r.Uint64N(1 << 24), from: uint64(i) * 5}
+	}
+	byTo := func(a, b edge) int {
+		if c := cmp.Compare(a.to, b.to); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.from, b.from)
+	}
+	es := make([]edge, len(src))
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			copy(es, src)
+			slices.SortFunc(es, byTo)
+		}
+	})
+	b.Run("guarded", func(b *testing.B) {
+		ctx := context.Background()
+		for b.Loop() {
+			copy(es, src)
+			g := sortGuard{ctx: ctx}
+			err := g.run(func() {
+				slices.SortFunc(es, func(a, b edge) int {
+					g.tick()
+					if c := cmp.Compare(a.to, b.to); c != 0 {
+						return c
+					}
+					return cmp.Compare(a.from, b.from)
+				})
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

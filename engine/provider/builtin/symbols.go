@@ -139,17 +139,21 @@ func (b *symBuilder) finish() (*symIndex, error) {
 	}
 	data, arena := b.data, b.arena
 	syms := b.syms
-	err := sortFuncCtx(b.ctx, syms, func(x, y symbol) int {
-		if x.addr != y.addr {
-			if x.addr < y.addr {
-				return -1
+	g := sortGuard{ctx: b.ctx}
+	err := g.run(func() {
+		slices.SortFunc(syms, func(x, y symbol) int {
+			g.tick()
+			if x.addr != y.addr {
+				if x.addr < y.addr {
+					return -1
+				}
+				return 1
 			}
-			return 1
-		}
-		if c := bytes.Compare(symName(data, arena, &x), symName(data, arena, &y)); c != 0 {
-			return c
-		}
-		return int(x.rank) - int(y.rank)
+			if c := bytes.Compare(symName(data, arena, &x), symName(data, arena, &y)); c != 0 {
+				return c
+			}
+			return int(x.rank) - int(y.rank)
+		})
 	})
 	if err != nil {
 		return nil, err
