@@ -173,8 +173,22 @@ var ErrNoReload = errors.New("projections: the decision's policy_seq names no po
 //
 // Where several processes share one ledger and reload in between, the
 // startup is approximated by the last startup reload at or before policySeq.
+// policySeq 0 (no reload applied) means administrator grants only, under the
+// ceilings of the latest reload recorded before the decision.
 func PolicyForDecision(evs []PolicyEvent, policySeq int64) (DecisionPolicy, error) {
 	var dp DecisionPolicy
+	if policySeq == 0 {
+		// No reload was applied in the recording process (its startup store
+		// was rejected): administrator grants only, from the ceilings the
+		// latest reload recorded, since ceilings do not depend on the store.
+		for i := len(evs) - 1; i >= 0; i-- {
+			if evs[i].Reload != nil {
+				dp.Reload = *evs[i].Reload
+				return dp, nil
+			}
+		}
+		return dp, ErrNoReload
+	}
 	var startup int64
 	window := int64(-1) // end (exclusive) of the additions counted
 	found := false
