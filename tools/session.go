@@ -30,6 +30,8 @@ func (s *Server) handlerFor(spec Spec) handler {
 		}
 	case "binary_session":
 		return s.binarySession
+	case "capture_process_scenario":
+		return s.captureProcessScenario
 	case "get_evidence_bundle":
 		return s.evidenceBundle
 	case "binary_overview":
