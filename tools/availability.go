@@ -43,11 +43,7 @@ type ToolAvailability struct {
 // notBuilt lists catalog tools whose capability this REA build does not yet
 // implement. They stay in the stable catalog and in tool_availability, and
 // are reported unavailable with a typed reason rather than faked.
-var notBuilt = map[string]string{
-	"capture_process_scenario": "process capture",
-	"export_evidence_bundle":   "Evidence bundle export",
-	"import_evidence_bundle":   "Evidence bundle import",
-}
+var notBuilt = map[string]string{}
 
 var navigationModes = []struct {
 	name string
@@ -81,8 +77,16 @@ func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeat
 		a.Modes, a.DefaultModeAvailable = navigationModesOf(st), new(bool)
 	}
 	verdict := func() ToolAvailability {
+		if (spec.Name == "export_evidence_bundle" || spec.Name == "import_evidence_bundle") && !s.evidenceRootsConfigured(spec.Name) {
+			return unavailable("policy_disabled", "Set REA_EVIDENCE_ROOTS_JSON to the approved Evidence directories, then restart the registered server or its client.")
+		}
 		if what, missing := notBuilt[spec.Name]; missing {
 			return unavailable("unsupported_host", fmt.Sprintf("This REA build does not implement %s yet; upgrade REA. Run `rea doctor` for this build's capabilities.", what))
+		}
+		if spec.Name == "capture_process_scenario" {
+			if reason, remediation, bad := s.captureGate(); bad {
+				return unavailable(reason, remediation)
+			}
 		}
 		if spec.Kind == "artifact" {
 			if !st.Open {

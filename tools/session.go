@@ -34,6 +34,10 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return s.captureProcessScenario
 	case "get_evidence_bundle":
 		return s.evidenceBundle
+	case "export_evidence_bundle":
+		return s.exportEvidenceBundle
+	case "import_evidence_bundle":
+		return s.importEvidenceBundle
 	case "binary_overview":
 		return s.binaryOverview
 	case "get_call_graph":

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/fault"
+)
+
+func sealedBundle(t testing.TB) []byte {
+	t.Helper()
+	a, b := vectorRecord(), vectorRecord()
+	b.Operation, b.NormalizedResult = "binary_overview", json.RawMessage(`{"functions":3}`)
+	for _, r := range []*Record{a, b} {
+		if err := r.Seal(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := BuildBundle([]*Record{b, a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestParseBundle(t *testing.T) {
+	good := sealedBundle(t)
+	recs, err := ParseBundle(good)
+	if err != nil || len(recs) != 2 || recs[0].EvidenceID >= recs[1].EvidenceID {
+		t.Fatalf("ParseBundle(good) = %d records, %v", len(recs), err)
+	}
+	empty, _ := BuildBundle(nil)
+	if recs, err := ParseBundle(empty); err != nil || len(recs) != 0 {
+		t.Fatalf("empty bundle: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		in     string
+		code   fault.Code
+		reason string
+	}{
+		{"not json", `{"bundle_version":2`, fault.ExecutionFailure, "invalid_json"},
+		{"too deep", strings.Repeat("[", 65) + strings.Repeat("]", 65), fault.ExecutionFailure, "invalid_json"},
+		{"long string", `"` + strings.Repeat("a", 1<<20+1) + `"`, fault.ExecutionFailure, "invalid_json"},
+		{"not canonical", " " + string(good), fault.EvidenceIntegrityMismatch, "not_canonical"},
+		{"array", `[]`, fault.EvidenceIntegrityMismatch, "schema"},
+		{"missing section", strings.Replace(string(good), `,"unknowns":[]`, ``, 1), fault.EvidenceIntegrityMismatch, "schema"},
+		{"tampered", strings.Replace(string(good), `{"functions":3}`, `{"functions":4}`, 1), fault.EvidenceIntegrityMismatch, "id_mismatch"},
+	} {
+		_, err := ParseBundle([]byte(tc.in))
+		fe, ok := err.(*fault.Error)
+		if !ok || fe.Code != tc.code || fe.Details["reason"] != tc.reason {
+			t.Errorf("%s: %v, want %s/%s", tc.name, err, tc.code, tc.reason)
+		}
+	}
+}
+
+// FuzzParseBundle: untrusted bundle bytes never panic, and whatever is
+// accepted is exactly the canonical bundle of its records.
+func FuzzParseBundle(f *testing.F) {
+	f.Add(sealedBundle(f))
+	empty, _ := BuildBundle(nil)
+	f.Add(empty)
+	f.Add([]byte(`[[[[[[]]]]]]`))
+	f.Add([]byte(`{"bundle_version":2,"records":[{}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, err := ParseBundle(b)
+		if err != nil {
+			if _, ok := err.(*fault.Error); !ok {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		again, err := BuildBundle(recs)
+		if err != nil || string(again) != string(b) {
+			t.Fatalf("accepted a bundle that does not rebuild to itself: %v", err)
+		}
+	})
+}
