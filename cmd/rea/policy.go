@@ -399,6 +399,12 @@ func newPolicyExplainCommand(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if decisionID != "" {
+				for _, name := range []string{"root", "executable", "environment-name", "network", "mount", "write", "operation-identity"} {
+					if cmd.Flags().Changed(name) {
+						return failWith(cmd, asJSON, fault.Invalid("policy_explain", fault.Issue{Path: "/" + strings.ReplaceAll(name, "-", "_"),
+							Reason: "invalid_value", Message: "--decision replays the recorded request; --" + name + " does not apply"}))
+					}
+				}
 				if len(args) > 0 {
 					return failWith(cmd, asJSON, fault.Invalid("policy_explain", fault.Issue{Path: "/capability", Reason: "invalid_value",
 						Message: "--decision replays a recorded request; give no capability"}))
@@ -661,9 +667,12 @@ func renderExplain(w io.Writer, out policyExplain) {
 
 // ---- revoke ----
 
+// revokeResult is {revoked, reload} plus, as every output, as_of: here the
+// position of the grant_revoked just appended.
 type revokeResult struct {
-	Revoked string `json:"revoked"`
-	Reload  string `json:"reload"`
+	AsOf    projections.LedgerPosition `json:"as_of"`
+	Revoked string                     `json:"revoked"`
+	Reload  string                     `json:"reload"`
 }
 
 func newPolicyRevokeCommand(g *globals) *cobra.Command {
@@ -706,13 +715,14 @@ func newPolicyRevokeCommand(g *globals) *cobra.Command {
 					return printPolicyError(cmd, asJSON, policyError{Error: errRevokeCancelled, GrantID: id})
 				}
 			}
-			if err := g.revokeProjectGrant(ctx, cfg, id, &shown); err != nil {
+			at, err := g.revokeProjectGrant(ctx, cfg, id, &shown)
+			if err != nil {
 				if errors.Is(err, policy.ErrGrantNotFound) {
 					return printPolicyError(cmd, asJSON, policyError{Error: errGrantNotFound, GrantID: id})
 				}
 				return failWith(cmd, asJSON, err)
 			}
-			out := revokeResult{Revoked: id, Reload: reloadHow}
+			out := revokeResult{AsOf: at, Revoked: id, Reload: reloadHow}
 			return printOutcome(cmd, asJSON, false, out, func(w io.Writer) {
 				fmt.Fprintf(w, "Revoked project grant %s. Running rea mcp processes sharing this ledger honour it at once;\n"+
 					"send %s to reload the rest of the store.\n", id, reloadHow)
@@ -739,10 +749,11 @@ const maxStartupAttempts = 5
 // version), so the ledger holds the grant before it records its removal; then
 // it rewrites the store (under its lock, against the grant shown) and records
 // grant_revoked, source cli.
-func (g *globals) revokeProjectGrant(ctx context.Context, cfg *policy.Config, id string, shown *policy.Grant) error {
+func (g *globals) revokeProjectGrant(ctx context.Context, cfg *policy.Config, id string, shown *policy.Grant) (projections.LedgerPosition, error) {
+	var at projections.LedgerPosition
 	led, err := g.openLedger(ctx)
 	if err != nil {
-		return err
+		return at, err
 	}
 	defer led.Close()
 	ps := projections.All()
@@ -751,38 +762,40 @@ func (g *globals) revokeProjectGrant(ctx context.Context, cfg *policy.Config, id
 	for attempt := 1; ; attempt++ {
 		stream, err := projections.ReadPolicyStream(ctx, led.ReadDB(), 0)
 		if err != nil {
-			return err
+			return at, err
 		}
 		baseline := projections.Active(projections.ProjectGrants(stream.Events))
 		r, reloadErr := policy.New(cfg, baseline, policy.Options{}).Reload(policy.TriggerStartup)
 		if r == nil {
-			return reloadErr
+			return at, reloadErr
 		}
 		_, err = led.Append(ctx, events.PolicyStream, stream.Version, newEvents(r.Events), apply)
 		if errors.Is(err, ledger.ErrConflict) && attempt < maxStartupAttempts {
 			continue
 		}
 		if err != nil {
-			return appendFault(err)
+			return at, appendFault(err)
 		}
 		if reloadErr != nil {
-			return reloadErr // the store went bad meanwhile; its rejection is recorded
+			return at, reloadErr // the store went bad meanwhile; its rejection is recorded
 		}
 		break
 	}
 
 	_, emit, err := policy.RevokeFromStore(ctx, *cfg.Store, cfg.Ceilings, id, shown)
 	if err != nil {
-		return err
+		return at, err
 	}
 	// The store has changed: record it even if interrupted now. No expected
 	// version: the store write, under its lock and against the grant shown,
 	// is what validated the revocation, so the event lands whatever else the
 	// policy stream received meanwhile.
-	if _, err := led.Append(context.WithoutCancel(ctx), emit.Stream, -1, newEvents([]policy.Emit{emit}), apply); err != nil {
-		return appendFault(err)
+	stored, err := led.Append(context.WithoutCancel(ctx), emit.Stream, -1, newEvents([]policy.Emit{emit}), apply)
+	if err != nil {
+		return at, appendFault(err)
 	}
-	return nil
+	last := stored[len(stored)-1]
+	return projections.LedgerPosition{Seq: last.Seq, HeadHash: last.Hash}, nil
 }
 
 func newEvents(emits []policy.Emit) []ledger.NewEvent {

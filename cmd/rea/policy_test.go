@@ -644,6 +644,10 @@ func TestPolicyExplainDecisionReplay(t *testing.T) {
 	if r.code != 0 || !bytes.Contains(r.stdout, []byte("the replay matches")) || !bytes.Contains(r.stdout, []byte("grant once-1 (once, connection)")) {
 		t.Fatalf("readable replay (exit %d):\n%s", r.code, r.stdout)
 	}
+	r = f.run(t, "policy", "explain", "--decision", decisions[0].id, "--root", f.ev, "--json")
+	if r.code != 1 || !bytes.Contains(r.stdout, []byte(`"invalid_request"`)) {
+		t.Fatalf("--decision with a request flag: exit %d %s", r.code, r.stdout)
+	}
 	r = f.run(t, "policy", "explain", "--decision", "no-such-decision", "--json")
 	if m := decodeObject(t, r, "error", "decision_id"); r.code != 1 || m["error"] != "decision not found" {
 		t.Fatalf("unknown decision: exit %d %v", r.code, m)
@@ -710,9 +714,12 @@ func TestPolicyRevoke(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--yes: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if m := decodeObject(t, r, "revoked", "reload"); m["revoked"] != "proj-capture" || m["reload"] != "SIGHUP" {
+	m := decodeObject(t, r, "as_of", "revoked", "reload")
+	if m["revoked"] != "proj-capture" || m["reload"] != "SIGHUP" {
 		t.Fatalf("--yes: %v", m)
 	}
+	headSeq, headHash := ledgerHead(t, f.ledger)
+	checkAsOf(t, m["as_of"], headSeq, headHash)
 	snap, err := policy.ReadStore(*f.cfg.Store, f.cfg.Ceilings)
 	if err != nil {
 		t.Fatal(err)
@@ -742,6 +749,16 @@ func TestPolicyRevoke(t *testing.T) {
 	}
 	if r = f.run(t, "ledger", "verify"); r.code != 0 {
 		t.Fatalf("verify: %s", r.stdout)
+	}
+	// The allowed environment NAME is recorded; its value never is.
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(f.ledger + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Fatalf("the ledger%s holds the secret", suffix)
+		}
 	}
 }
 
