@@ -542,3 +542,76 @@ func TestHTTPBinaryRefusesRemoteBind(t *testing.T) {
 		}
 	}
 }
+
+// rawRequest sends one request with a body and headers and returns the status and body.
+func rawRequest(t *testing.T, method, url, body string, hdr map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<16))
+	return res.StatusCode, string(b)
+}
+
+// TestHTTPLegacyOnlyAndSessions: HTTP serves legacy revisions only (a
+// 2026-07-28 request is refused with the supported list), initialize
+// negotiates a legacy revision, and GET/DELETE need a live session id.
+func TestHTTPLegacyOnlyAndSessions(t *testing.T) {
+	h := startHTTP(t, tools.HTTPOptions{})
+	modern := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + mcp.ProtocolVersion20260728 + `"}}}`
+	status, body := rawRequest(t, http.MethodPost, h.url, modern, map[string]string{mcp.HeaderProtocolVersion: mcp.ProtocolVersion20260728})
+	if status != http.StatusBadRequest || !strings.Contains(body, "2025-11-25") {
+		t.Fatalf("modern request: %d %s", status, body)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mcp.ProtocolVersion20260728 + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	status, body = rawRequest(t, http.MethodPost, h.url, init, nil)
+	if status != http.StatusOK || strings.Contains(body, mcp.ProtocolVersion20260728) {
+		t.Fatalf("initialize asking for the modern revision: %d %s", status, body)
+	}
+	for _, tc := range []struct {
+		method, id string
+		want       int
+	}{
+		{http.MethodGet, "", http.StatusBadRequest},
+		{http.MethodGet, "mcp-session-00000000000000000000000000000000", http.StatusNotFound},
+		{http.MethodDelete, "", http.StatusBadRequest},
+		{http.MethodDelete, "mcp-session-00000000000000000000000000000000", http.StatusNotFound},
+		{http.MethodPost, "mcp-session-00000000000000000000000000000000", http.StatusNotFound},
+	} {
+		body := ""
+		if tc.method == http.MethodPost {
+			body = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		}
+		hdr := map[string]string{mcp.HeaderProtocolVersion: "2025-11-25"}
+		if tc.id != "" {
+			hdr["Mcp-Session-Id"] = tc.id
+		}
+		if status, body := rawRequest(t, tc.method, h.url, body, hdr); status != tc.want {
+			t.Errorf("%s with session %q: %d %s, want %d", tc.method, tc.id, status, body, tc.want)
+		}
+	}
+	// An ended session stays ended: DELETE, then its id is unknown.
+	s := connectHTTP(t, h.url, "ended", "")
+	id := s.c.GetSessionId()
+	s.c.Close()
+	hdr := map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", "Mcp-Session-Id": id}
+	if status, body := rawRequest(t, http.MethodPost, h.url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, hdr); status != http.StatusNotFound {
+		t.Fatalf("call on a deleted session: %d %s", status, body)
+	}
+	if status, _ := rawRequest(t, http.MethodDelete, h.url, "", hdr); status != http.StatusNotFound {
+		t.Fatalf("second DELETE: %d", status)
+	}
+}
