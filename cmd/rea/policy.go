@@ -232,7 +232,7 @@ var ceilingSource = map[string]string{
 	policy.InvestigationWorkspaceWrite: policy.EnvEvidenceRoots,
 	policy.SnapshotRead:                policy.EnvAnalysisSnapshotRoots,
 	policy.SnapshotWrite:               policy.EnvAnalysisSnapshotRoots,
-	policy.ArtifactExtract:             "always / (each call still needs approved:true)",
+	policy.ArtifactExtract:             "no variable (always /; each call still needs approved:true)",
 	policy.NativeMount:                 policy.EnvNativeMountEnabled + "=true",
 	policy.ReferenceRead:               policy.EnvReferenceRoots,
 }
@@ -251,7 +251,7 @@ func renderStatus(w io.Writer, st policyStatus, c *policy.Ceilings) {
 		if capability != policy.ProcessCapture {
 			grant = "grant " + policy.AdministratorGrantID(capability)
 		}
-		fmt.Fprintf(w, "  %-30s %s\n  %-30s   from %s; %s\n", capability, scopeText(s), "", ceilingSource[capability], grant)
+		fmt.Fprintf(w, "  %-30s %s\n  %-30s   set by %s; %s\n", capability, scopeText(s), "", ceilingSource[capability], grant)
 	}
 	fmt.Fprintln(w)
 	switch ps := st.ProjectStore; {
