@@ -39,6 +39,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 				return failWith(cmd, false, err)
 			}
 			defer closeLedger()
+			reloadPolicyOnSIGHUP(ctx, eng)
 			if httpOpts.Addr == "" {
 				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
 				return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
