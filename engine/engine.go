@@ -53,8 +53,10 @@ type Engine struct {
 	idMu    sync.Mutex
 	entropy *ulid.MonotonicEntropy
 
-	reloadMu sync.Mutex
-	conns    connections
+	reloadMu    sync.Mutex
+	conns       connections
+	revokedMu   sync.Mutex
+	revokedSeen int64 // policy-stream seq up to which ledger revocations are applied
 
 	lookupOnce sync.Once
 	lookup     *projections.EvidenceLookup

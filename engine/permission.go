@@ -7,8 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
 )
 
 // Permission policy (CONTRACTS.md §9). Every local side effect is decided by
@@ -77,6 +79,10 @@ func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
 	if err := r.Apply(stored[0].Seq); err != nil {
 		return err
 	}
+	// The store just read already reflects every earlier revocation.
+	e.revokedMu.Lock()
+	e.revokedSeen = max(e.revokedSeen, stored[len(stored)-1].Seq)
+	e.revokedMu.Unlock()
 	if trigger != policy.TriggerStartup {
 		e.forEachConnection(func(c *Connection) { c.notify() })
 	}
@@ -88,6 +94,9 @@ func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
 // proceeds; a denial is the permission_required failure of §9.8.
 func (c *Connection) Authorize(ctx context.Context, op string, req policy.Request) (policy.Decision, error) {
 	ev := c.eng.cfg.Policy
+	if err := c.eng.honourLedgerRevocations(ctx); err != nil {
+		return policy.Decision{}, err
+	}
 	canonical, err := policy.CanonicalizeRequest(op, req)
 	if err != nil {
 		var re *policy.RequestError
@@ -168,4 +177,22 @@ func (c *Connection) RevokeConnectionGrant(ctx context.Context, grantID, source 
 	}
 	_, err = c.eng.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
 	return err
+}
+
+// honourLedgerRevocations applies the project-grant revocations other
+// processes recorded (`rea policy revoke`) since the last look: a revocation
+// takes effect at once in every process sharing the ledger, while additions
+// wait for a reload (CONTRACTS.md §9.6).
+func (e *Engine) honourLedgerRevocations(ctx context.Context) error {
+	e.revokedMu.Lock()
+	defer e.revokedMu.Unlock()
+	ids, seen, err := projections.ProjectRevocationsSince(ctx, e.cfg.Ledger.ReadDB(), e.revokedSeen)
+	if err != nil {
+		return fault.Internal("policy", err)
+	}
+	for _, id := range ids {
+		e.cfg.Policy.RevokeProjectGrant(id)
+	}
+	e.revokedSeen = seen
+	return nil
 }

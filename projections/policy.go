@@ -330,3 +330,28 @@ func ConnectionPolicyEvents(ctx context.Context, db *sql.DB, connectionID string
 	}
 	return out, rows.Err()
 }
+
+// ProjectRevocationsSince lists the grant ids of grant_revoked events on the
+// policy stream after seq, and the last seq seen (seq when none). Every
+// process sharing a ledger honours these at once (CONTRACTS.md §9.6).
+func ProjectRevocationsSince(ctx context.Context, db *sql.DB, seq int64) ([]string, int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT seq, data FROM events WHERE stream = ? AND seq > ? AND type = ? ORDER BY seq`,
+		events.PolicyStream, seq, events.GrantRevoked)
+	if err != nil {
+		return nil, seq, fmt.Errorf("projections: policy revocations: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&seq, &data); err != nil {
+			return nil, seq, err
+		}
+		var d events.GrantRevokedData
+		if err := json.Unmarshal([]byte(data), &d); err != nil {
+			return nil, seq, fmt.Errorf("projections: policy revocation seq %d: %w", seq, err)
+		}
+		ids = append(ids, d.GrantID)
+	}
+	return ids, seq, rows.Err()
+}

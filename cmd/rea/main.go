@@ -22,6 +22,7 @@ import (
 	"github.com/rea-re/rea/engine/provider/builtin"
 	"github.com/rea-re/rea/engine/provider/gdb"
 	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
 )
 
 // version is REA's version; release builds set it with -ldflags -X.
@@ -133,14 +134,23 @@ func (g *globals) openEngine(ctx context.Context) (*engine.Engine, func(), error
 		l.Close()
 		return nil, nil, err
 	}
+	// The project grants the ledger last recorded are the baseline the
+	// startup reload diffs the store against.
+	history, err := projections.ReadPolicyStream(ctx, l.ReadDB(), 0)
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	baseline := projections.Active(projections.ProjectGrants(history.Events))
 	var eng *engine.Engine // decision ids are the engine's ULIDs
-	evaluator := policy.New(pcfg, nil, policy.Options{NewID: func() string { return eng.NewULID().String() }})
+	evaluator := policy.New(pcfg, baseline, policy.Options{NewID: func() string { return eng.NewULID().String() }})
 	eng = engine.New(engine.Config{Ledger: l, Registry: reg, Version: version, EnvironmentSelector: sel, Policy: evaluator,
 		IntegrityContinueEnabled: os.Getenv("REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED") == "true"})
-	// The project store is read once at startup and again on SIGHUP; a bad
-	// store at startup leaves only the administrator grants, and says so.
+	// The project store is read at startup (a bad store is
+	// configuration_invalid: fail closed) and again on SIGHUP.
 	if err := eng.ReloadPolicy(ctx, policy.TriggerStartup); err != nil {
-		fmt.Fprintf(os.Stderr, "rea: project policy store not loaded: %v\n", err)
+		l.Close()
+		return nil, nil, err
 	}
 	return eng, func() { l.Close() }, nil
 }
