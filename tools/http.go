@@ -198,7 +198,8 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, opts HTTPOptions) erro
 }
 
 func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig) error {
-	ids := &httpSessions{srv: s, live: map[string]struct{}{}, reasons: map[string]string{}}
+	ids := &httpSessions{srv: s, live: map[string]struct{}{}, reasons: map[string]string{},
+		inflight: map[string]int{}, ended: map[string]string{}}
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	hs := &http.Server{
@@ -290,6 +291,10 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.ids.setReason(id, "client_closed")
 		}
 	}
+	if id := r.Header.Get(server.HeaderKeySessionID); id != "" && r.Method == http.MethodPost {
+		g.ids.enter(id)
+		defer g.ids.leave(id)
+	}
 	g.next.ServeHTTP(w, r)
 }
 
@@ -377,6 +382,8 @@ type httpSessions struct {
 	mu       sync.Mutex
 	live     map[string]struct{}
 	reasons  map[string]string // set by the transport before mcp-go terminates
+	inflight map[string]int    // POSTs being served, by session
+	ended    map[string]string // sessions terminated while a POST was in flight → reason
 	shutdown bool
 	closing  sync.WaitGroup
 }
@@ -415,28 +422,67 @@ func (m *httpSessions) Terminate(id string) (isNotAllowed bool, err error) {
 	}
 	if ok {
 		m.closing.Add(1)
+		if m.inflight[id] > 0 {
+			m.ended[id] = reason
+		}
 	}
 	m.mu.Unlock()
 	if !ok {
 		return false, nil
 	}
-	m.srv.mu.Lock()
-	sess := m.srv.conns[id]
-	delete(m.srv.conns, id)
-	m.srv.mu.Unlock()
-	closeConn := func() {
-		defer m.closing.Done()
-		if sess != nil && sess.conn != nil {
-			sess.conn.Close(context.Background(), reason)
-		}
-	}
+	// Detached now, before mcp-go's unregister hook could close it as
+	// client_closed.
+	sess := m.detach(id)
 	if reason == "idle_timeout" {
 		// Close waits for a call still running; the sweeper must not.
-		go closeConn()
+		go m.closeConn(sess, reason)
 	} else {
-		closeConn()
+		m.closeConn(sess, reason)
 	}
 	return false, nil
+}
+
+func (m *httpSessions) detach(id string) *session {
+	m.srv.mu.Lock()
+	defer m.srv.mu.Unlock()
+	sess := m.srv.conns[id]
+	delete(m.srv.conns, id)
+	return sess
+}
+
+func (m *httpSessions) closeConn(sess *session, reason string) {
+	defer m.closing.Done()
+	if sess != nil && sess.conn != nil {
+		sess.conn.Close(context.Background(), reason)
+	}
+}
+
+func (m *httpSessions) enter(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inflight[id]++
+}
+
+// leave ends one POST. A request validated just before its session ended
+// can reach a handler that opens a connection for the dead id; the last
+// such request closes it with the reason the session ended.
+func (m *httpSessions) leave(id string) {
+	m.mu.Lock()
+	m.inflight[id]--
+	if m.inflight[id] > 0 {
+		m.mu.Unlock()
+		return
+	}
+	delete(m.inflight, id)
+	reason, ended := m.ended[id]
+	delete(m.ended, id)
+	if ended {
+		m.closing.Add(1)
+	}
+	m.mu.Unlock()
+	if ended {
+		m.closeConn(m.detach(id), reason)
+	}
 }
 
 func (m *httpSessions) isLive(id string) bool {

@@ -6,9 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/ledger"
 )
 
 // TestBoundedEventStore: replay follows one stream after the given id; a
@@ -105,5 +112,79 @@ func TestHTTPGuardRemote(t *testing.T) {
 		if got := g.hostAllowed(host); got != want {
 			t.Errorf("host %q: %v, want %v", host, got, want)
 		}
+	}
+}
+
+// TestHTTPSessionsLateConnection: a request validated just before its
+// session ended may open a connection for the dead id (sessionFor); the last
+// request of that session closes it with the reason the session ended.
+func TestHTTPSessionsLateConnection(t *testing.T) {
+	ctx := context.Background()
+	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
+	srv := New(eng, Options{Transport: "http"})
+	ids := &httpSessions{srv: srv, live: map[string]struct{}{}, reasons: map[string]string{},
+		inflight: map[string]int{}, ended: map[string]string{}}
+	open := func(id string) *engine.Connection {
+		return srv.ensureSession(ctx, id, "2025-11-25", nil, events.ClientFeatures{}).conn
+	}
+	closedReason := func(connID string) string {
+		var reason string
+		led.Scan(ctx, 1, func(e ledger.Event) error {
+			var d events.ConnectionClosedData
+			if e.Type == "connection_closed" && json.Unmarshal(e.Data, &d) == nil && d.ConnectionID == connID {
+				reason = d.Reason
+			}
+			return nil
+		})
+		return reason
+	}
+
+	id := ids.Generate()
+	first := open(id)
+	ids.enter(id)
+	ids.enter(id)
+	ids.setReason(id, "client_closed")
+	ids.Terminate(id) // DELETE while two POSTs are in flight
+	if r := closedReason(first.ID()); r != "client_closed" {
+		t.Fatalf("first connection: %q", r)
+	}
+	late := open(id) // one of them reached sessionFor after the DELETE
+	ids.leave(id)
+	if r := closedReason(late.ID()); r != "" {
+		t.Fatalf("closed while a request is still in flight: %q", r)
+	}
+	ids.leave(id)
+	if r := closedReason(late.ID()); r != "client_closed" {
+		t.Fatalf("late connection: %q", r)
+	}
+	srv.mu.Lock()
+	n := len(srv.conns)
+	srv.mu.Unlock()
+	if n != 0 || len(ids.inflight) != 0 || len(ids.ended) != 0 {
+		t.Fatalf("left behind: %d conns, %v, %v", n, ids.inflight, ids.ended)
+	}
+
+	// Idle expiry closes asynchronously with its own reason.
+	id = ids.Generate()
+	c := open(id)
+	ids.Terminate(id)
+	ids.wait()
+	if r := closedReason(c.ID()); r != "idle_timeout" {
+		t.Fatalf("idle: %q", r)
+	}
+	if _, err := ids.Validate(id); err == nil {
+		t.Fatal("a terminated id validates")
+	}
+	ids.beginShutdown()
+	id = ids.Generate()
+	c = open(id)
+	ids.Terminate(id)
+	if r := closedReason(c.ID()); r != "server_shutdown" {
+		t.Fatalf("shutdown: %q", r)
 	}
 }
