@@ -35,13 +35,14 @@ const testToken = "0123456789abcdef0123456789abcdef-test-token"
 
 // httpServer is an in-process `rea mcp --http` on 127.0.0.1:0.
 type httpServer struct {
+	srv  *tools.Server
 	led  *ledger.Ledger
 	url  string // http://127.0.0.1:PORT/mcp
 	addr string // 127.0.0.1:PORT
 	stop func() // cancels serving and waits for it to return
 }
 
-func startHTTP(t *testing.T, opts tools.HTTPOptions) *httpServer {
+func startHTTP(t testing.TB, opts tools.HTTPOptions) *httpServer {
 	t.Helper()
 	led, err := ledger.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
 	if err != nil {
@@ -63,7 +64,7 @@ func startHTTP(t *testing.T, opts tools.HTTPOptions) *httpServer {
 	case err := <-done:
 		t.Fatalf("ServeStreamableHTTP: %v", err)
 	}
-	h := &httpServer{led: led, addr: addr.String(), url: "http://" + addr.String() + tools.HTTPEndpoint}
+	h := &httpServer{srv: srv, led: led, addr: addr.String(), url: "http://" + addr.String() + tools.HTTPEndpoint}
 	var stopped bool
 	h.stop = func() {
 		if stopped {
@@ -94,7 +95,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // connectHTTP opens one MCP session named name over streamable HTTP, with
 // the GET stream that carries notifications outside a request.
-func connectHTTP(t *testing.T, url, name, token string) *session {
+func connectHTTP(t testing.TB, url, name, token string) *session {
 	t.Helper()
 	opts := []transport.StreamableHTTPCOption{transport.WithContinuousListening(), transport.WithLogger(slog.New(slog.DiscardHandler))}
 	if token != "" {
@@ -613,5 +614,33 @@ func TestHTTPLegacyOnlyAndSessions(t *testing.T) {
 	}
 	if status, _ := rawRequest(t, http.MethodDelete, h.url, "", hdr); status != http.StatusNotFound {
 		t.Fatalf("second DELETE: %d", status)
+	}
+}
+
+// BenchmarkHTTPRoundTrip: binary_session and a trivial echo tool over
+// streamable HTTP on loopback (compare BenchmarkStdioRoundTrip).
+func BenchmarkHTTPRoundTrip(b *testing.B) {
+	h := startHTTP(b, tools.HTTPOptions{})
+	h.srv.MCP().AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("text", "")), nil
+	})
+	s := connectHTTP(b, h.url, "bench", "")
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"echo", map[string]any{"text": "hello"}},
+		{"binary_session", map[string]any{}},
+	} {
+		s.ok(tc.name, tc.args)
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tc.name, tc.args
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if res, err := s.c.CallTool(context.Background(), req); err != nil || res.IsError {
+					b.Fatalf("%s: %v", tc.name, err)
+				}
+			}
+		})
 	}
 }
