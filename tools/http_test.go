@@ -221,6 +221,15 @@ func TestHTTPTwoConnections(t *testing.T) {
 	h := startHTTP(t, tools.HTTPOptions{})
 	a := connectHTTP(t, h.url, "conn-a", "")
 	b := connectHTTP(t, h.url, "conn-b", "")
+	// A notification outside any request (a policy reload, a provider exit)
+	// reaches each session on its GET stream.
+	for _, s := range []*session{a, b} {
+		h.srv.MCP().SendNotificationToSpecificClient(s.c.GetSessionId(), mcp.MethodNotificationToolsListChanged, nil)
+		s.waitChanged()
+		s.mu.Lock()
+		s.changed = 0
+		s.mu.Unlock()
+	}
 	exerciseTwoConnections(t, a, b, fixture)
 
 	opened, transports, closed := connEvents(t, h.led)
