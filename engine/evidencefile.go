@@ -558,42 +558,42 @@ func checkRecordSchema(r *Record, raw []byte) error {
 	return nil
 }
 
-// checkJSONBounds streams raw and enforces the import limits before anything
-// is built from it: nesting depth, string length and node count.
+// checkJSONBounds enforces the import limits in one pass over raw, before
+// anything is parsed from it: nesting depth, string length (raw bytes) and
+// node count (values and member names). Syntax is not its concern; the
+// canonical transform that follows rejects malformed text.
 func checkJSONBounds(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	depth, nodes := 0, 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			if v == '{' || v == '[' {
-				if depth++; depth > maxImportDepth {
-					return fmt.Errorf("nesting deeper than %d", maxImportDepth)
-				}
-				nodes++
-			} else {
-				depth--
-			}
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case ' ', '\t', '\n', '\r', ',', ':':
 			continue
-		case string:
-			if len(v) > maxImportString {
+		case '{', '[':
+			if depth++; depth > maxImportDepth {
+				return fmt.Errorf("nesting deeper than %d", maxImportDepth)
+			}
+		case '}', ']':
+			depth--
+			continue
+		case '"':
+			start := i + 1
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+			if i-start > maxImportString {
 				return fmt.Errorf("a string is longer than %d bytes", maxImportString)
+			}
+		default:
+			// A number or literal: one node up to the next delimiter.
+			for i+1 < len(raw) && !strings.ContainsRune(" \t\n\r,:{}[]\"", rune(raw[i+1])) {
+				i++
 			}
 		}
 		if nodes++; nodes > maxImportNodes {
 			return fmt.Errorf("more than %d nodes", maxImportNodes)
 		}
-	}
-	if depth != 0 {
-		return fmt.Errorf("unbalanced")
 	}
 	return nil
 }

@@ -42,6 +42,8 @@ func TestParseBundle(t *testing.T) {
 	}{
 		{"not json", `{"bundle_version":2`, fault.ExecutionFailure, "invalid_json"},
 		{"too deep", strings.Repeat("[", 65) + strings.Repeat("]", 65), fault.ExecutionFailure, "invalid_json"},
+		{"too many nodes", "[" + strings.Repeat("0,", 1_000_000) + "0]", fault.ExecutionFailure, "invalid_json"},
+		{"deep inside a string is fine", `"` + strings.Repeat("[", 100) + `"`, fault.EvidenceIntegrityMismatch, "schema"},
 		{"long string", `"` + strings.Repeat("a", 1<<20+1) + `"`, fault.ExecutionFailure, "invalid_json"},
 		{"not canonical", " " + string(good), fault.EvidenceIntegrityMismatch, "not_canonical"},
 		{"array", `[]`, fault.EvidenceIntegrityMismatch, "schema"},
