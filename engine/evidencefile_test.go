@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,4 +81,45 @@ func FuzzParseBundle(f *testing.F) {
 			t.Fatalf("accepted a bundle that does not rebuild to itself: %v", err)
 		}
 	})
+}
+
+// A path approved as canonical that no longer resolves to itself when opened
+// (a component swapped for a symlink after the decision) is refused, for the
+// import's file and for the export's directory.
+func TestEvidenceFileSwapRefused(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "b.json"), sealedBundle(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	alias := filepath.Join(base, "alias")
+	if err := os.Symlink(real, alias); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readApproved(filepath.Join(alias, "b.json")); !fault.Is(err, fault.OutsideApprovedRoot) {
+		t.Fatalf("import through a swapped directory: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(real, "b.json"), filepath.Join(real, "leaf.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readApproved(filepath.Join(real, "leaf.json")); !fault.Is(err, fault.OutsideApprovedRoot) {
+		t.Fatalf("import through a swapped leaf: %v", err)
+	}
+	if _, err := openApprovedDir(alias + "/"); !fault.Is(err, fault.OutsideApprovedRoot) {
+		t.Fatalf("export into a swapped directory: %v", err)
+	}
+	if b, err := readApproved(filepath.Join(real, "b.json")); err != nil || len(b) == 0 {
+		t.Fatalf("the approved file itself: %v", err)
+	}
+	root, err := openApprovedDir(real + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := checkDestination(root, "leaf.json", true); !fault.Is(err, fault.ExecutionFailure) {
+		t.Fatalf("a symlink destination: %v", err)
+	}
 }
