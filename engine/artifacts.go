@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"slices"
 
 	"github.com/rea-re/rea/engine/artifact"
 	"github.com/rea-re/rea/engine/canon"
-	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/jsapp"
 	"github.com/rea-re/rea/engine/policy"
@@ -147,7 +145,7 @@ func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest
 		return Published{}, err
 	}
 	runID := o.runID
-	return c.publishWith(ctx, rec, &runID, func(evidenceID string) []ledger.NewEvent {
+	return c.publishWith(ctx, rec, &runID, "tool", func(evidenceID string) []ledger.NewEvent {
 		evs := make([]ledger.NewEvent, 0, len(g.Contradictions))
 		for _, ct := range g.Contradictions {
 			evs = append(evs, c.eng.event(IntegrityContradictionRecorded, IntegrityContradictionRecordedData{
@@ -230,7 +228,7 @@ func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, re
 		return Published{}, err
 	}
 	runID := o.runID
-	return c.publishWith(ctx, rec, &runID, nil)
+	return c.publish(ctx, rec, &runID, "tool")
 }
 
 // CompareRequest is a validated compare_artifacts call.
@@ -303,7 +301,7 @@ func (c *Connection) CompareArtifacts(ctx context.Context, req CompareRequest, r
 	links := append(slices.Clone(req.Left), req.Right...)
 	slices.Sort(links)
 	rec.EvidenceLinks = slices.Compact(links)
-	return c.publishWith(ctx, rec, c.currentRun(), nil)
+	return c.publish(ctx, rec, c.currentRun(), "tool")
 }
 
 // inventoryPage is the part of an inventory_artifact normalized_result a
@@ -411,7 +409,7 @@ func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSApp
 	if err != nil {
 		return Published{}, err
 	}
-	return c.publishWith(ctx, rec, c.currentRun(), nil)
+	return c.publish(ctx, rec, c.currentRun(), "tool")
 }
 
 func (c *Connection) currentRun() *string {
@@ -446,59 +444,6 @@ func (c *Connection) artifactRecord(op string, subject *Subject, producer string
 		return nil, fault.Internal(op, err)
 	}
 	return rec, nil
-}
-
-// publishWith is publish with extra events of the same connection stream
-// (built once the evidence id is known) appended before evidence_recorded in
-// the same transaction, so they and the Evidence commit together or not at
-// all; a cancelled request publishes neither.
-func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
-	if extra == nil {
-		return c.publish(ctx, rec, runID, "tool")
-	}
-	op := rec.Operation
-	if err := ctx.Err(); err != nil {
-		return Published{}, fault.CancelledError(op).WithCause(err)
-	}
-	if err := rec.Seal(); err != nil {
-		return Published{}, fault.Internal(op, err)
-	}
-	evs := extra(rec.EvidenceID)
-	if len(evs) == 0 {
-		return c.publish(ctx, rec, runID, "tool")
-	}
-	body, err := rec.Canonical()
-	if err != nil {
-		return Published{}, fault.Internal(op, err)
-	}
-	digest := canon.SHA256Hex(body)
-	storedDigest, exists, err := c.eng.evidenceDigest(ctx, rec.EvidenceID)
-	if err != nil {
-		return Published{}, fault.From(op, err)
-	}
-	shown := rec
-	if exists {
-		stored, err := c.eng.loadRecord(ctx, storedDigest)
-		if err != nil {
-			return Published{}, err
-		}
-		shown, digest = stored, storedDigest
-	}
-	data := events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID, EvidenceID: rec.EvidenceID, Operation: op,
-		PredicateType: rec.PredicateType, RecordDigest: digest, New: !exists, Origin: "tool"}
-	evs = append(evs, c.eng.event(events.EvidenceRecorded, data))
-	stored, err := c.eng.appendEvents(ctx, c.stream, -1, evs, func(tx *sql.Tx) error {
-		if exists {
-			return nil
-		}
-		_, err := c.eng.cfg.Ledger.PutBlob(tx, body)
-		return err
-	})
-	if err != nil {
-		return Published{}, err
-	}
-	last := stored[len(stored)-1]
-	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: last.Seq, EventID: last.ID.String()})}, nil
 }
 
 func nonNilAny(s []any) []any {

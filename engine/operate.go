@@ -298,9 +298,23 @@ func locationsOf(params provider.Params, extra []provider.Location) []provider.L
 // (once), and append evidence_recorded in one transaction whose last act is the
 // cancellation check, so a cancelled request never publishes (§6.6).
 func (c *Connection) publish(ctx context.Context, rec *Record, runID *string, origin string) (Published, error) {
+	return c.publishWith(ctx, rec, runID, origin, nil)
+}
+
+// publishWith is publish with extra events of the connection's stream, built
+// once the evidence id is known, appended before evidence_recorded in the
+// same transaction: they and the Evidence commit together or not at all.
+func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
 	op := rec.Operation
+	if err := ctx.Err(); err != nil {
+		return Published{}, fault.CancelledError(op).WithCause(err)
+	}
 	if err := rec.Seal(); err != nil {
 		return Published{}, fault.Internal(op, err)
+	}
+	var evs []ledger.NewEvent
+	if extra != nil {
+		evs = extra(rec.EvidenceID)
 	}
 	body, err := rec.Canonical()
 	if err != nil {
@@ -321,18 +335,19 @@ func (c *Connection) publish(ctx context.Context, rec *Record, runID *string, or
 	}
 	data := events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID, EvidenceID: rec.EvidenceID, Operation: op,
 		PredicateType: rec.PredicateType, RecordDigest: digest, New: !exists, Origin: origin}
-	stored, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.EvidenceRecorded, data)},
-		func(tx *sql.Tx) error {
-			if exists {
-				return nil
-			}
-			_, err := c.eng.cfg.Ledger.PutBlob(tx, body)
-			return err
-		})
+	evs = append(evs, c.eng.event(events.EvidenceRecorded, data))
+	stored, err := c.eng.appendEvents(ctx, c.stream, -1, evs, func(tx *sql.Tx) error {
+		if exists {
+			return nil
+		}
+		_, err := c.eng.cfg.Ledger.PutBlob(tx, body)
+		return err
+	})
 	if err != nil {
 		return Published{}, err
 	}
-	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: stored[0].Seq, EventID: stored[0].ID.String()})}, nil
+	last := stored[len(stored)-1]
+	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: last.Seq, EventID: last.ID.String()})}, nil
 }
 
 // loadRecord reads a stored record body and re-verifies its id.
