@@ -1,0 +1,80 @@
+package testkit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestOnlyTestsImport: testkit must stay out of every non-test build.
+func TestOnlyTestsImport(t *testing.T) {
+	gobin := Need(t, "go")
+	out, err := exec.Command(gobin, "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/rea-re/rea/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		for _, imp := range strings.Fields(imports) {
+			if imp == "github.com/rea-re/rea/internal/testkit" {
+				t.Errorf("%s imports testkit outside its tests", pkg)
+			}
+		}
+	}
+}
+
+// TestLockFileExcludes: a second holder waits until the first releases.
+func TestLockFileExcludes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	unlock, err := lockFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	released := false
+	done := make(chan bool)
+	go func() {
+		u, err := lockFile(path)
+		if err != nil {
+			t.Error(err)
+			done <- false
+			return
+		}
+		mu.Lock()
+		ok := released
+		mu.Unlock()
+		u()
+		done <- ok
+	}()
+	mu.Lock()
+	released = true
+	mu.Unlock()
+	unlock()
+	if !<-done {
+		t.Fatal("second lock taken while the first was held")
+	}
+}
+
+// TestCompileC builds and runs a fixture.
+func TestCompileC(t *testing.T) {
+	bin := CompileC(t, t.TempDir(), "hello", "int main(void) { return 3; }\n", "-O0")
+	err := exec.Command(bin).Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+// TestASARPackerRuns: the packer the ASAR oracle tests use answers --version
+// with the pinned release.
+func TestASARPackerRuns(t *testing.T) {
+	out, err := exec.Command(ASARPacker(t), "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("asar --version: %v\n%s", err, out)
+	}
+	if want := "v" + strings.TrimPrefix(ASARPackage, "@electron/asar@"); strings.TrimSpace(string(out)) != want && os.Getenv("REA_ASAR") == "" {
+		t.Fatalf("asar --version = %q, want %s", out, want)
+	}
+}
