@@ -13,81 +13,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
-// The independent oracle is the reference packer, @electron/asar, from the
-// npm registry. It is installed (test-only) into REA_ELECTRON_ASAR_PREFIX or
-// $XDG_CACHE_HOME/rea-test/electron-asar; .ci/run installs it there. 3.x is
-// pinned because 4.x needs node >= 22.12.
-const asarPackage = "@electron/asar@3.4.1"
-
-func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
-
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		msg := "tool " + name + " is not installed; install it to run this test"
-		if requireAll() {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
-
-var (
-	asarOnce sync.Once
-	asarJS   string
-	asarErr  error
-)
-
-// asarCLI returns the packer's bin/asar.js, installing it once if absent.
-func asarCLI(t testing.TB) string {
-	t.Helper()
-	needTool(t, "node")
-	asarOnce.Do(func() {
-		prefix := os.Getenv("REA_ELECTRON_ASAR_PREFIX")
-		if prefix == "" {
-			c, err := os.UserCacheDir()
-			if err != nil {
-				asarErr = err
-				return
-			}
-			prefix = filepath.Join(c, "rea-test", "electron-asar")
-		}
-		js := filepath.Join(prefix, "node_modules", "@electron", "asar", "bin", "asar.js")
-		if _, err := os.Stat(js); err != nil {
-			npm, err := exec.LookPath("npm")
-			if err != nil {
-				asarErr = errors.New("npm is not installed and " + asarPackage + " is not under " + prefix)
-				return
-			}
-			out, err := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", asarPackage).CombinedOutput()
-			if err != nil {
-				asarErr = errors.New("npm install " + asarPackage + ": " + err.Error() + ": " + string(out))
-				return
-			}
-		}
-		asarJS = js
-	})
-	if asarErr != nil {
-		if requireAll() {
-			t.Fatal(asarErr)
-		}
-		t.Skip(asarErr.Error())
-	}
-	return asarJS
-}
-
+// runAsar runs the reference packer, @electron/asar (the independent
+// oracle; see testkit.ASARPacker), with args.
 func runAsar(t testing.TB, args ...string) string {
 	t.Helper()
-	js := asarCLI(t)
-	out, err := exec.Command("node", append([]string{js}, args...)...).CombinedOutput()
+	out, err := exec.Command(testkit.ASARPacker(t), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("asar %v: %v\n%s", args, err, out)
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // fixtureApp writes an Electron-shaped app tree: text sources, an
@@ -229,7 +231,7 @@ func TestZipOracles(t *testing.T) {
 	}
 	t.Run("archive/zip", func(t *testing.T) { check(t, goZip) })
 	t.Run("zip-command", func(t *testing.T) {
-		zipCmd := needTool(t, "zip")
+		zipCmd := testkit.Need(t, "zip")
 		out := filepath.Join(base, "cmd.apk")
 		os.Symlink("../AndroidManifest.xml", filepath.Join(src, "res", "link.xml"))
 		c := exec.Command(zipCmd, "-r", "-y", "-q", out, ".")
