@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // The performance item of issue 5: a capture of a trivial command against
@@ -35,7 +37,7 @@ func scriptTrue(tb testing.TB, script string) {
 
 func BenchmarkCaptureTrue(b *testing.B) {
 	needCapture(b)
-	tru, dir := needTool(b, "true"), b.TempDir()
+	tru, dir := testkit.Need(b, "true"), b.TempDir()
 	for b.Loop() {
 		captureTrue(b, tru, dir)
 	}
@@ -43,7 +45,7 @@ func BenchmarkCaptureTrue(b *testing.B) {
 
 func BenchmarkCaptureTrueLoopback(b *testing.B) {
 	needCapture(b)
-	tru, dir := needTool(b, "true"), b.TempDir()
+	tru, dir := testkit.Need(b, "true"), b.TempDir()
 	for b.Loop() {
 		if _, err := Run(context.Background(), Request{Executable: tru, WorkingDirectory: dir, Network: NetworkLoopback}, Options{}); err != nil {
 			b.Fatal(err)
@@ -52,7 +54,7 @@ func BenchmarkCaptureTrueLoopback(b *testing.B) {
 }
 
 func BenchmarkScriptTrue(b *testing.B) {
-	script := needTool(b, "script")
+	script := testkit.Need(b, "script")
 	for b.Loop() {
 		scriptTrue(b, script)
 	}
@@ -63,7 +65,7 @@ func BenchmarkScriptTrue(b *testing.B) {
 // measured in the same run, interleaved (6× under the race detector).
 func TestCaptureOverheadVsScript(t *testing.T) {
 	needCapture(t)
-	script, tru, dir := needTool(t, "script"), needTool(t, "true"), t.TempDir()
+	script, tru, dir := testkit.Need(t, "script"), testkit.Need(t, "true"), t.TempDir()
 	const n = 15
 	var cap, scr []time.Duration
 	for i := 0; i < n; i++ {

@@ -23,6 +23,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // needCapture skips (or fails under REA_REQUIRE_ALL_TOOLS=1) where this host
@@ -30,7 +31,7 @@ import (
 func needCapture(t testing.TB) {
 	t.Helper()
 	if err := Probe(context.Background()); err != nil {
-		if requireAll() {
+		if testkit.RequireAll() {
 			t.Fatalf("capture probe: %v", err)
 		}
 		t.Skipf("this host cannot run captures: %v", err)
@@ -59,7 +60,7 @@ func faultCode(err error) fault.Code {
 
 func TestEchoThroughPTY(t *testing.T) {
 	needCapture(t)
-	cat := needTool(t, "cat")
+	cat := testkit.Need(t, "cat")
 	res := capture(t, Request{Executable: cat, Terminal: Terminal{Columns: 40, Rows: 5}, StdinSteps: []Step{
 		Write("hello\n"), WaitOutput("hello\r\nhello\r\n", 5000), Write("second line\n"), WaitOutput("second line\r\nsecond", 5000), CloseStdin(),
 	}}, Options{})
@@ -98,7 +99,7 @@ func TestEchoThroughPTY(t *testing.T) {
 
 func TestRenderedScreenOfAShell(t *testing.T) {
 	needCapture(t)
-	sh := needTool(t, "sh")
+	sh := testkit.Need(t, "sh")
 	script := `printf 'name? '; read -r n; printf '\033[1;32mHi %s\033[0m\n\033[2;1H\033[KX' "$n"`
 	res := capture(t, Request{Executable: sh, Arguments: []string{"-c", script}, Terminal: Terminal{Columns: 20, Rows: 3},
 		StdinSteps: []Step{WaitOutput("name? ", 5000), Write("Ada\n")}}, Options{})
@@ -113,7 +114,7 @@ func TestRenderedScreenOfAShell(t *testing.T) {
 
 func TestExactEnvironment(t *testing.T) {
 	needCapture(t)
-	env := needTool(t, "env")
+	env := testkit.Need(t, "env")
 	res := capture(t, Request{Executable: env, EnvironmentNames: []string{"REA_TEST_FOO", "REA_TEST_ABSENT"}},
 		Options{Environment: map[string]string{"REA_TEST_FOO": "bar", "PATH": "/usr/bin", "HOME": "/root"}, RunToken: "token-1"})
 	var got []string
@@ -135,7 +136,7 @@ func TestExactEnvironment(t *testing.T) {
 
 func TestSecretNeverInResultOrError(t *testing.T) {
 	needCapture(t)
-	sh := needTool(t, "sh")
+	sh := testkit.Need(t, "sh")
 	secret := fmt.Sprintf("s3cr3t-%d-value", time.Now().UnixNano())
 	opts := Options{Environment: map[string]string{"REA_TEST_SECRET": secret}}
 	check := func(what string, b []byte) {
@@ -241,7 +242,7 @@ func TestNetworkIsolation(t *testing.T) {
 
 func TestLoopbackHelperRecordsTheTarget(t *testing.T) {
 	needCapture(t)
-	sh := needTool(t, "sh")
+	sh := testkit.Need(t, "sh")
 	res := capture(t, Request{Executable: sh, Arguments: []string{"-c", "echo ready; read x"}, Network: NetworkLoopback,
 		StdinSteps: []Step{WaitOutput("ready", 5000), Write("\n")}}, Options{})
 	if res.Identity.Executable == "" || strings.Contains(res.Identity.Executable, ".test") {
@@ -358,8 +359,8 @@ func TestCancellationEndsTheOwnedGroup(t *testing.T) {
 
 func TestBounds(t *testing.T) {
 	needCapture(t)
-	sleep := needTool(t, "sleep")
-	yes := needTool(t, "yes")
+	sleep := testkit.Need(t, "sleep")
+	yes := testkit.Need(t, "yes")
 	t.Run("timeout", func(t *testing.T) {
 		res := capture(t, Request{Executable: sleep, Arguments: []string{"30"}, TimeoutMS: 300}, Options{})
 		if res.Exit.Reason != ReasonTimeout || res.Exit.Signal == nil || *res.Exit.Signal != "SIGTERM" || res.Exit.Code != nil {
@@ -385,7 +386,7 @@ func TestBounds(t *testing.T) {
 		}
 	})
 	t.Run("step timeout skips the rest", func(t *testing.T) {
-		cat := needTool(t, "cat")
+		cat := testkit.Need(t, "cat")
 		res := capture(t, Request{Executable: cat, IdleTimeoutMS: 600, StdinSteps: []Step{
 			WaitOutput("never", 100), Write("x\n")}}, Options{})
 		if res.Steps[0].Outcome != OutcomeTimedOut || res.Steps[1].Outcome != OutcomeSkipped {
@@ -396,7 +397,7 @@ func TestBounds(t *testing.T) {
 		}
 	})
 	t.Run("steps after exit", func(t *testing.T) {
-		tru := needTool(t, "true")
+		tru := testkit.Need(t, "true")
 		res := capture(t, Request{Executable: tru, StdinSteps: []Step{Sleep(5000), Write("x")}}, Options{})
 		if res.Steps[0].Outcome != OutcomeTargetExited || res.Steps[1].Outcome != OutcomeSkipped || res.Exit.Reason != ReasonExited {
 			t.Fatalf("steps = %+v exit %+v", res.Steps, res.Exit)
@@ -443,7 +444,7 @@ func TestProbe(t *testing.T) {
 		if !errors.As(err, &he) || he.Reason == "" || !errors.Is(err, ErrUnsupportedHost) {
 			t.Fatalf("probe error is not a *HostError with a reason: %v", err)
 		}
-		if requireAll() {
+		if testkit.RequireAll() {
 			t.Fatal(err)
 		}
 		t.Skip(err)
@@ -458,7 +459,7 @@ func progressFunc(f func(phase string)) progress.Reporter {
 // own.
 func startBystander(t *testing.T) int {
 	t.Helper()
-	cmd := exec.Command(needTool(t, "sleep"), "60")
+	cmd := exec.Command(testkit.Need(t, "sleep"), "60")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
