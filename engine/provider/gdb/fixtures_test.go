@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // The fixture is compiled by the test (gcc -O0 -g); no binary is checked in.
@@ -45,21 +45,6 @@ int main(int argc, char **argv) {
 // ownFunctions are the fixture's functions with their definition lines.
 var ownFunctions = map[string]int{"rea_add": 7, "rea_mul": 8, "rea_static_helper": 9, "main": 18}
 
-func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
-
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		msg := "tool " + name + " is not installed; install it to run this test"
-		if requireAll() {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
-
 var (
 	fixtureOnce sync.Once
 	fixtureDir  string
@@ -78,34 +63,19 @@ func TestMain(m *testing.M) {
 // fixture compiles the C fixture once per test binary.
 func fixture(t testing.TB) string {
 	t.Helper()
-	gcc := needTool(t, "gcc")
+	gcc := testkit.Need(t, "gcc")
 	fixtureOnce.Do(func() {
 		fixtureDir, fixtureErr = os.MkdirTemp("", "rea-gdb-fixture-")
 		if fixtureErr != nil {
 			return
 		}
-		src := filepath.Join(fixtureDir, "fixture.c")
-		if fixtureErr = os.WriteFile(src, []byte(fixtureC), 0o644); fixtureErr != nil {
-			return
-		}
-		fixturePath = filepath.Join(fixtureDir, "fixture")
-		out, err := exec.Command(gcc, "-O0", "-g", "-o", fixturePath, src).CombinedOutput()
-		if err != nil {
-			fixtureErr = &buildError{err, string(out)}
-		}
+		fixturePath, fixtureErr = testkit.BuildC(gcc, fixtureDir, "fixture", fixtureC, "-O0", "-g")
 	})
 	if fixtureErr != nil {
 		t.Fatalf("building the fixture: %v", fixtureErr)
 	}
 	return fixturePath
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 func targetOf(t testing.TB, path string) provider.Target {
 	t.Helper()
@@ -121,7 +91,7 @@ func targetOf(t testing.TB, path string) provider.Target {
 // enabled returns a gdb provider configured on, skipping without gdb.
 func enabled(t testing.TB) *Provider {
 	t.Helper()
-	needTool(t, "gdb")
+	testkit.Need(t, "gdb")
 	p := New(Config{Enabled: true})
 	if err := p.Probe(context.Background()); err != nil {
 		t.Fatalf("Probe: %v", err)

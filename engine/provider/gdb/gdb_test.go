@@ -15,6 +15,7 @@ import (
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -387,7 +388,7 @@ func TestInvalidInputsAreRejected(t *testing.T) {
 // Cancelling a long request interrupts the owned gdb and the session
 // recovers; a deadline is provider_timeout, never cancelled.
 func TestCancellationInterruptsAndRecovers(t *testing.T) {
-	needTool(t, "sleep")
+	testkit.Need(t, "sleep")
 	g := startClient(t, enabled(t), fixture(t))
 	const long = `-interpreter-exec console "shell sleep 60"`
 
