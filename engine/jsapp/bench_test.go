@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
 )
@@ -49,7 +50,7 @@ func benchTree(b *testing.B) string {
 		benchRoot = root
 	})
 	if benchRoot == "" {
-		skipOrFail(b, benchErr)
+		testkit.SkipOrFail(b, benchErr)
 	}
 	r, err := filepath.EvalSymlinks(benchRoot)
 	if err != nil {

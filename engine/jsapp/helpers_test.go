@@ -8,70 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/testkit"
 )
-
-func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
-
-func skipOrFail(t testing.TB, msg string) {
-	t.Helper()
-	if requireAll() {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
-var (
-	asarOnce sync.Once
-	asarPath string
-	asarErr  string
-)
-
-// asarCLI returns the @electron/asar command line tool: REA_ASAR, `asar` on
-// PATH (what .ci/run installs), or a copy npm installs once into the temp
-// directory.
-func asarCLI(t testing.TB) string {
-	t.Helper()
-	asarOnce.Do(func() {
-		if p := os.Getenv("REA_ASAR"); p != "" {
-			asarPath = p
-			return
-		}
-		if p, err := exec.LookPath("asar"); err == nil {
-			asarPath = p
-			return
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			asarErr = "tool asar (@electron/asar) is not installed and npm is absent; install @electron/asar to run this test"
-			return
-		}
-		dir := filepath.Join(os.TempDir(), "rea-jsapp-electron-asar")
-		bin := filepath.Join(dir, "node_modules", ".bin", "asar")
-		if _, err := os.Stat(bin); err == nil {
-			asarPath = bin
-			return
-		}
-		out, err := exec.Command(npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@electron/asar@3").CombinedOutput()
-		if err != nil {
-			asarErr = "npm install @electron/asar failed: " + err.Error() + ": " + string(out)
-			return
-		}
-		asarPath = bin
-	})
-	if asarPath == "" {
-		skipOrFail(t, asarErr)
-	}
-	return asarPath
-}
 
 // packASAR packs dir with @electron/asar, unpacking native addons.
 func packASAR(t testing.TB, dir, out string) {
 	t.Helper()
-	cli := asarCLI(t)
+	cli := testkit.ASARPacker(t)
 	if b, err := exec.Command(cli, "pack", dir, out, "--unpack", "*.node").CombinedOutput(); err != nil {
 		t.Fatalf("asar pack: %v: %s", err, b)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // analyzeBoth runs the contract analysis (every selected file parsed) and the
@@ -180,7 +182,7 @@ func npmTree(t *testing.T) string {
 	}
 	bin, err := exec.LookPath("npm")
 	if err != nil {
-		skipOrFail(t, "npm is not installed; set REA_JSAPP_NPM_TREE to a large JavaScript tree")
+		testkit.SkipOrFail(t, "npm is not installed; set REA_JSAPP_NPM_TREE to a large JavaScript tree")
 	}
 	real, err := filepath.EvalSymlinks(bin)
 	if err != nil {
@@ -197,7 +199,7 @@ func npmTree(t *testing.T) string {
 		}
 		return dir
 	}
-	skipOrFail(t, "no npm package directory above "+real+"; set REA_JSAPP_NPM_TREE")
+	testkit.SkipOrFail(t, "no npm package directory above "+real+"; set REA_JSAPP_NPM_TREE")
 	return ""
 }
 
