@@ -93,6 +93,13 @@ func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
 // (and the consumption of a once grant) is recorded before the caller
 // proceeds; a denial is the permission_required failure of §9.8.
 func (c *Connection) Authorize(ctx context.Context, op string, req policy.Request) (policy.Decision, error) {
+	return c.AuthorizeAsking(ctx, op, req, c.info.Features.ElicitationForm)
+}
+
+// AuthorizeAsking is Authorize where the caller says whether it can ask the
+// user (form elicitation on this request's protocol revision), which decides
+// whether a denial inside the ceiling offers elicitation.
+func (c *Connection) AuthorizeAsking(ctx context.Context, op string, req policy.Request, canAsk bool) (policy.Decision, error) {
 	ev := c.eng.cfg.Policy
 	if err := c.eng.honourLedgerRevocations(ctx); err != nil {
 		return policy.Decision{}, err
@@ -106,7 +113,7 @@ func (c *Connection) Authorize(ctx context.Context, op string, req policy.Reques
 		return policy.Decision{}, err
 	}
 	d := ev.Evaluate(policy.Input{ConnectionID: c.id, Operation: op, Request: canonical,
-		Surface: c.surface(), ElicitationForm: c.info.Features.ElicitationForm})
+		Surface: c.surface(), ElicitationForm: canAsk})
 	if _, err := c.eng.appendEmits(context.WithoutCancel(ctx), d.Events); err != nil {
 		return d, err
 	}

@@ -56,8 +56,11 @@ func (s *Server) captureProcessScenario(ctx context.Context, sess *session, para
 		return nil, err
 	}
 	preq := engine.CaptureRequest(req)
-	d, err := sess.conn.Authorize(ctx, capture.Operation, preq)
-	if err != nil && d.ElicitationSupported() && !server.IsModernRequest(ctx) {
+	// This build asks through server-initiated elicitation, which the
+	// 2026-07-28 revision replaced; there the denial offers no prompt.
+	canAsk := sess.features.ElicitationForm && !server.IsModernRequest(ctx)
+	d, err := sess.conn.AuthorizeAsking(ctx, capture.Operation, preq, canAsk)
+	if err != nil && d.ElicitationSupported() {
 		err = s.elicitCaptureGrant(ctx, sess, d, preq, err)
 	}
 	if err != nil {
@@ -102,7 +105,7 @@ func (s *Server) elicitCaptureGrant(ctx context.Context, sess *session, d policy
 	if err := sess.conn.AddConnectionGrant(ctx, g); err != nil {
 		return denial
 	}
-	if _, err := sess.conn.Authorize(ctx, capture.Operation, preq); err != nil {
+	if _, err := sess.conn.AuthorizeAsking(ctx, capture.Operation, preq, false); err != nil {
 		sess.conn.RevokeConnectionGrant(ctx, g.GrantID, policy.SourceElicitationRollback)
 		return denial
 	}
