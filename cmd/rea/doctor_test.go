@@ -9,43 +9,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rea-re/rea/engine/doctor"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // secret sits in env blocks and in the environment; no output may carry it.
 const secret = "cli-secret-7d41b09c"
-
-var (
-	buildOnce sync.Once
-	reaBin    string
-	buildErr  error
-)
-
-// builtRea builds this command once per test binary; the path is what a
-// registration must name to be aligned (symlinks evaluated).
-func builtRea(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rea-doctor-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		out := filepath.Join(dir, "rea")
-		if b, err := exec.Command("go", "build", "-o", out, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, b)
-			return
-		}
-		reaBin, buildErr = filepath.EvalSymlinks(out)
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return reaBin
-}
 
 // stateBodies are one registration per state and format, each with the
 // secret in an env block (and a second server with its own env).
@@ -106,7 +77,7 @@ type runResult struct {
 // inherited REA_* variables.
 func runRea(t *testing.T, home string, env []string, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(builtRea(t), args...)
+	cmd := exec.Command(testkit.Rea(t), args...)
 	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -150,7 +121,7 @@ func decodeDoctor(t *testing.T, r runResult) doctorJSON {
 // state for all six clients, exit 0 only when all are aligned, and neither
 // the JSON nor the text output ever carries an env block's secret.
 func TestDoctorStates(t *testing.T) {
-	exe := builtRea(t)
+	exe := testkit.Rea(t)
 	for _, state := range []doctor.State{doctor.Aligned, doctor.Stale, doctor.Missing, "absent", doctor.Invalid} {
 		t.Run(string(state), func(t *testing.T) {
 			home := fixtureHome(t, state, exe)
@@ -192,7 +163,7 @@ func TestDoctorStates(t *testing.T) {
 // TestDoctorEnvironmentNeverEchoed: an invalid policy value is reported by
 // variable name; the value (the secret) appears nowhere.
 func TestDoctorEnvironmentNeverEchoed(t *testing.T) {
-	home := fixtureHome(t, doctor.Aligned, builtRea(t))
+	home := fixtureHome(t, doctor.Aligned, testkit.Rea(t))
 	r := runRea(t, home, []string{"REA_GDB_ENABLED=" + secret, "REA_EVIDENCE_ROOTS_JSON=[\"" + secret + "\"]"}, "doctor", "--json")
 	d := decodeDoctor(t, r)
 	var cfg string
@@ -211,7 +182,7 @@ func TestDoctorEnvironmentNeverEchoed(t *testing.T) {
 // TestDoctorClientFilter: --client narrows the registrations; an unknown id
 // is a typed invalid_request.
 func TestDoctorClientFilter(t *testing.T) {
-	home := fixtureHome(t, doctor.Stale, builtRea(t))
+	home := fixtureHome(t, doctor.Stale, testkit.Rea(t))
 	d := decodeDoctor(t, runRea(t, home, nil, "doctor", "--json", "--client", "cursor", "--client", "codex"))
 	if len(d.Registrations) != 2 || d.Registrations[0].Client != "codex" || d.Registrations[1].Client != "cursor" {
 		t.Fatalf("%+v", d.Registrations)
@@ -238,7 +209,7 @@ type setupJSON struct {
 // files, keeping the other servers and the env blocks), doctor then says
 // aligned and exits 0, and a second setup changes nothing.
 func TestSetupThenDoctor(t *testing.T) {
-	exe := builtRea(t)
+	exe := testkit.Rea(t)
 	for _, state := range []doctor.State{doctor.Stale, doctor.Missing, "absent"} {
 		t.Run(string(state), func(t *testing.T) {
 			home := fixtureHome(t, state, exe)
@@ -321,7 +292,7 @@ func TestSetupThenDoctor(t *testing.T) {
 // typed configuration_invalid, exit 1, no file touched (not even the valid
 // clients named with it), no backup.
 func TestSetupRefusesInvalid(t *testing.T) {
-	home := fixtureHome(t, doctor.Invalid, builtRea(t))
+	home := fixtureHome(t, doctor.Invalid, testkit.Rea(t))
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	if err := os.WriteFile(cursor, []byte(stateBody(doctor.JSON, doctor.Stale, "")), 0o600); err != nil {
 		t.Fatal(err)

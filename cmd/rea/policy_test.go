@@ -16,6 +16,7 @@ import (
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/policy"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
 )
@@ -796,14 +797,7 @@ func policyStreamTypes(t *testing.T, path string) []string {
 // (util-linux script gives the command a PTY): "n" cancels and leaves the
 // store byte-identical; "y" revokes.
 func TestPolicyRevokeInteractive(t *testing.T) {
-	scriptPath, err := exec.LookPath("script")
-	if err != nil {
-		msg := "tool script (util-linux) is not installed; install it to run this test"
-		if os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	scriptPath := testkit.Need(t, "script") // util-linux
 	f := newPolFixture(t)
 	f.writeStore(t, f.grants())
 	orig, err := os.ReadFile(f.store)
@@ -811,7 +805,7 @@ func TestPolicyRevokeInteractive(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer := func(reply string) (string, int) {
-		cmd := exec.Command(scriptPath, "-qec", "'"+builtRea(t)+"' policy revoke proj-exp", "/dev/null")
+		cmd := exec.Command(scriptPath, "-qec", "'"+testkit.Rea(t)+"' policy revoke proj-exp", "/dev/null")
 		cmd.Env = append([]string{"HOME=" + f.base, "PATH=" + os.Getenv("PATH"), "SHELL=/bin/sh"}, f.environ()...)
 		cmd.Stdin = strings.NewReader(reply + "\n")
 		out, err := cmd.CombinedOutput()

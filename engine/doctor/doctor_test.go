@@ -17,6 +17,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -639,8 +640,6 @@ func TestEnvironmentProblems(t *testing.T) {
 	}
 }
 
-func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
-
 // TestProbeGDB: the gdb check names the path and the version `gdb
 // --version` prints, or says it is not installed; it never fails.
 func TestProbeGDB(t *testing.T) {
@@ -650,13 +649,7 @@ func TestProbeGDB(t *testing.T) {
 	if !strings.HasPrefix(d, "not installed (looked up through REA_GDB_PATH)") || !strings.Contains(d, "disabled") {
 		t.Fatalf("absent: %q", d)
 	}
-	gdb, err := exec.LookPath("gdb")
-	if err != nil {
-		if requireAll() {
-			t.Fatal("gdb is required (REA_REQUIRE_ALL_TOOLS=1) but not installed")
-		}
-		t.Skip("gdb not installed; skipping the present-gdb half")
-	}
+	gdb := testkit.Need(t, "gdb")
 	out, err := exec.Command(gdb, "--version").Output()
 	if err != nil {
 		t.Fatal(err)
