@@ -39,7 +39,7 @@ const captureSecret = "s3cr3t-value-that-must-not-leak"
 
 // captureServer is an in-process server whose policy allows captures of
 // /bin and /usr/bin programs in root, with REA_TEST_SECRET passable.
-func captureServer(t *testing.T, root string) (*tools.Server, string) {
+func captureServer(t *testing.T, root string) (*tools.Server, *ledger.Ledger, string) {
 	t.Helper()
 	cfg, err := policy.LoadConfig(map[string]string{
 		"REA_PROCESS_CAPTURE_ENABLED":       "true",
@@ -68,7 +68,7 @@ func captureServer(t *testing.T, root string) (*tools.Server, string) {
 		srv.CloseAll(context.Background(), "server_shutdown")
 		led.Close()
 	})
-	return srv, ledgerPath
+	return srv, led, ledgerPath
 }
 
 func captureClient(t *testing.T, srv *tools.Server, a *answerer) *session {
@@ -95,7 +95,7 @@ func echoCapture(root string) map[string]any {
 
 func TestCaptureElicitation(t *testing.T) {
 	root := t.TempDir()
-	srv, ledgerPath := captureServer(t, root)
+	srv, led, ledgerPath := captureServer(t, root)
 
 	t.Run("accept session", func(t *testing.T) {
 		a := &answerer{action: mcp.ElicitationResponseActionAccept, content: map[string]any{"lifetime": "session"}}
@@ -162,6 +162,13 @@ func TestCaptureElicitation(t *testing.T) {
 		}
 	})
 
+	var export strings.Builder
+	if _, err := led.Export(context.Background(), &export, 0, 0, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(export.String(), captureSecret) {
+		t.Fatal("the secret value is in the ledger export")
+	}
 	srv.CloseAll(context.Background(), "server_shutdown")
 	for _, p := range []string{ledgerPath, ledgerPath + "-wal"} {
 		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), captureSecret) {
