@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rea-re/rea/engine/fault"
 )
 
 // MaxASARHeader bounds the JSON header length J (§10.4): a larger claim is
@@ -32,7 +34,7 @@ type asarHeader struct {
 // [u32le 4][u32le H] then [u32le payload][u32le J][J bytes JSON][pad].
 func readASARHeader(r io.ReaderAt, size int64, op string) (*asarHeader, error) {
 	corrupt := func(why string) error {
-		return opFailed(op, ReasonCorrupt, "", errors.New("asar: "+why))
+		return opFailed(op, ReasonCorrupt, "", notASAR{errors.New("asar: " + why)})
 	}
 	var h [16]byte
 	if size < 16 {
@@ -78,23 +80,12 @@ func sniffASAR(head []byte, size int64) bool {
 // length of the archive's own logical path, so that path bounds apply to full
 // logical paths while parsing.
 func walkASAR(r io.ReaderAt, size int64, unpacked *dirRoot, lim Limits, prefixLen int, op string) (*listing, error) {
-	h, err := readASARHeader(r, size, op)
+	h, entries, err := parseASAR(r, size, lim, prefixLen, op)
 	if err != nil {
 		return nil, err
 	}
-	p := &asarParser{
-		dec:       json.NewDecoder(bytes.NewReader(h.JSON)),
-		lim:       lim,
-		prefixLen: prefixLen,
-		dataLen:   size - h.DataStart,
-		op:        op,
-	}
-	p.dec.UseNumber()
-	if err := p.root(); err != nil {
-		return nil, err
-	}
-	l := &listing{Entries: p.entries}
-	for _, e := range p.entries {
+	l := &listing{Entries: entries}
+	for _, e := range entries {
 		if e.Kind != EntryFile {
 			continue
 		}
@@ -121,6 +112,27 @@ func walkASAR(r io.ReaderAt, size int64, unpacked *dirRoot, lim Limits, prefixLe
 		}
 	}
 	return l, nil
+}
+
+// parseASAR reads the framing and parses the header into entries (offsets
+// relative to the header's DataStart).
+func parseASAR(r io.ReaderAt, size int64, lim Limits, prefixLen int, op string) (*asarHeader, []*entry, error) {
+	h, err := readASARHeader(r, size, op)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &asarParser{
+		dec:       json.NewDecoder(bytes.NewReader(h.JSON)),
+		lim:       lim,
+		prefixLen: prefixLen,
+		dataLen:   size - h.DataStart,
+		op:        op,
+	}
+	p.dec.UseNumber()
+	if err := p.root(); err != nil {
+		return nil, nil, err
+	}
+	return h, p.entries, nil
 }
 
 type asarParser struct {
@@ -155,15 +167,25 @@ func (p *asarParser) expect(path string, d json.Delim) error {
 	return nil
 }
 
+// root parses the header object. A failure outside its files object means
+// the JSON is no ASAR header at all (ErrNotASAR, same failure otherwise); one
+// inside it is a damaged archive.
 func (p *asarParser) root() error {
-	if err := p.expect("", '{'); err != nil {
+	notHeader := func(err error) error {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Details["reason"] == ReasonCorrupt {
+			fe.WithCause(notASAR{fe.Unwrap()})
+		}
 		return err
+	}
+	if err := p.expect("", '{'); err != nil {
+		return notHeader(err)
 	}
 	sawFiles := false
 	for p.dec.More() {
 		k, err := p.key("")
 		if err != nil {
-			return err
+			return notHeader(err)
 		}
 		if k == "files" && !sawFiles {
 			sawFiles = true
@@ -176,17 +198,17 @@ func (p *asarParser) root() error {
 			return p.corrupt("", "duplicate files key")
 		}
 		if err := p.skip(""); err != nil {
-			return err
+			return notHeader(err)
 		}
 	}
 	if err := p.expect("", '}'); err != nil {
-		return err
+		return notHeader(err)
 	}
 	if !sawFiles {
-		return p.corrupt("", "no files object")
+		return notHeader(p.corrupt("", "no files object"))
 	}
 	if _, err := p.dec.Token(); err != io.EOF {
-		return p.corrupt("", "trailing data after the header object")
+		return notHeader(p.corrupt("", "trailing data after the header object"))
 	}
 	return nil
 }

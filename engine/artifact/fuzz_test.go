@@ -57,7 +57,35 @@ func FuzzASARHeader(f *testing.F) {
 		fuzzList(t, data, func(r io.ReaderAt, n int64) (*listing, error) {
 			return walkASAR(r, n, nil, fuzzLimits, 0, "fuzz")
 		})
+		fuzzOpenASAR(t, data)
 	})
+}
+
+// fuzzOpenASAR drives the exported reader engine/jsapp uses: it accepts
+// what walkASAR accepts, and every packed file reads back inside the input.
+func fuzzOpenASAR(t *testing.T, data []byte) {
+	a, err := OpenASAR(bytes.NewReader(data), int64(len(data)), ASAROptions{Operation: "fuzz", Limits: fuzzLimits})
+	if err != nil {
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code == fault.ExecutionFailure {
+			t.Fatalf("untyped failure: %v", err)
+		}
+		return
+	}
+	defer a.Close()
+	entries := a.Entries()
+	for i := range entries {
+		e := &entries[i]
+		if e.Kind != EntryFile || e.Unpacked {
+			continue
+		}
+		if e.Offset < 0 || e.Offset+e.Size > int64(len(data)) {
+			t.Fatalf("entry %q at %d+%d outside the input", e.Path, e.Offset, e.Size)
+		}
+		if e.Size <= fuzzLimits.MaxEntryBytes {
+			a.ReadFile(context.Background(), e)
+		}
+	}
 }
 
 func FuzzZip(f *testing.F) {

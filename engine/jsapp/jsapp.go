@@ -26,6 +26,8 @@ package jsapp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -39,6 +41,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rea-re/rea/engine/artifact"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 )
@@ -175,22 +178,23 @@ func (inv *inventory) build(ctx context.Context, real string) (Format, string, e
 	if err != nil {
 		return "", "", fault.Internal(Operation, err)
 	}
-	a, err := readASAR(f, fi.Size())
-	if errors.Is(err, errNotASAR) {
+	a, err := inv.openASAR(f, fi.Size(), real+".unpacked", "")
+	if errors.Is(err, artifact.ErrNotASAR) {
 		return "", "", notApp
 	}
 	if err != nil {
-		return "", "", asarFault(err, "")
+		return "", "", err
 	}
-	whole := newVerifier(nil, fi.Size())
+	inv.closers = append(inv.closers, a)
+	whole := sha256.New()
 	if _, err := copyHashed(ctx, whole, io.NewSectionReader(f, 0, fi.Size()), fi.Size()); err != nil {
 		if ctx.Err() != nil {
 			return "", "", err
 		}
 		return "", "", fault.Internal(Operation, err)
 	}
-	sum, _ := whole.finish()
-	if err := inv.expandASAR(ctx, a, f, real+".unpacked", "", 0); err != nil {
+	sum := hex.EncodeToString(whole.Sum(nil))
+	if err := inv.expandASAR(ctx, a, real+".unpacked", "", 0); err != nil {
 		return "", "", err
 	}
 	sortEntries(inv.entries)

@@ -2,6 +2,8 @@ package jsapp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/rea-re/rea/engine/artifact"
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -33,14 +36,14 @@ type entry struct {
 	unpacked bool
 	data     []byte // bytes kept from hashing for the parse phase (text candidates only)
 
-	// Where the bytes are: a file on disk, or a range of a container.
+	// Where the bytes are: a file on disk, or an ASAR entry read (and
+	// verified again) by engine/artifact.
 	osPath string
-	ra     io.ReaderAt
-	off    int64
+	load   func() ([]byte, error)
 }
 
 // readable reports whether the entry's bytes can be read.
-func (e *entry) readable() bool { return e.kind == kindFile && (e.osPath != "" || e.ra != nil) }
+func (e *entry) readable() bool { return e.kind == kindFile && (e.osPath != "" || e.load != nil) }
 
 // read returns the entry's bytes, with one spare byte of capacity so the JS
 // parser's input can add its NUL terminator without copying.
@@ -50,13 +53,10 @@ func (e *entry) read() ([]byte, error) {
 		e.data = nil
 		return b, nil
 	}
-	buf := make([]byte, e.size, e.size+1)
-	if e.ra != nil {
-		if _, err := e.ra.ReadAt(buf, e.off); err != nil && !(errors.Is(err, io.EOF) && e.size == 0) {
-			return nil, err
-		}
-		return buf, nil
+	if e.load != nil {
+		return e.load()
 	}
+	buf := make([]byte, e.size, e.size+1)
 	f, err := openRegular(e.osPath)
 	if err != nil {
 		return nil, err
@@ -189,10 +189,13 @@ func (inv *inventory) count(size int64) error {
 	return nil
 }
 
+// head is the first bytes of a file, enough for artifact.IsASAR.
+type head = [17]byte
+
 // copyHashed streams r into w in chunks of at most 1 MiB, checking ctx
-// between chunks, and returns the first 16 bytes seen.
-func copyHashed(ctx context.Context, w io.Writer, r io.Reader, size int64) ([16]byte, error) {
-	var prefix [16]byte
+// between chunks, and returns the first bytes seen.
+func copyHashed(ctx context.Context, w io.Writer, r io.Reader, size int64) (head, error) {
+	var prefix head
 	buf := make([]byte, min(size, 1<<20)+1)
 	var done int64
 	for {
@@ -200,7 +203,7 @@ func copyHashed(ctx context.Context, w io.Writer, r io.Reader, size int64) ([16]
 			return prefix, err
 		}
 		n, err := r.Read(buf)
-		if done < 16 && n > 0 {
+		if done < int64(len(prefix)) && n > 0 {
 			copy(prefix[done:], buf[:n])
 		}
 		done += int64(n)
@@ -230,13 +233,14 @@ func (inv *inventory) keep(e *entry) bool {
 	return true
 }
 
-// hashEntry hashes (and verifies) the size bytes of r, holding them in e.data
-// when keep says so; it returns the first 16 bytes for container detection.
-func (inv *inventory) hashEntry(ctx context.Context, e *entry, v *verifier, r io.Reader, size int64) ([16]byte, error) {
+// hashEntry streams the size bytes of r into w (r may hash them itself),
+// holding them in e.data when keep says so; it returns the first bytes for
+// container detection.
+func (inv *inventory) hashEntry(ctx context.Context, e *entry, w io.Writer, r io.Reader, size int64) (head, error) {
 	if !inv.keep(e) {
-		return copyHashed(ctx, v, r, size)
+		return copyHashed(ctx, w, r, size)
 	}
-	var prefix [16]byte
+	var prefix head
 	if err := ctx.Err(); err != nil {
 		return prefix, err
 	}
@@ -244,7 +248,7 @@ func (inv *inventory) hashEntry(ctx context.Context, e *entry, v *verifier, r io
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return prefix, err
 	}
-	v.Write(buf)
+	w.Write(buf)
 	copy(prefix[:], buf)
 	e.data = buf
 	return prefix, nil
@@ -328,17 +332,17 @@ func (inv *inventory) hashFile(ctx context.Context, full, p string) (*string, er
 	if err := inv.count(e.size); err != nil {
 		return nil, err
 	}
-	v := newVerifier(nil, e.size)
-	prefix, err := inv.hashEntry(ctx, e, v, f, e.size)
+	h := sha256.New()
+	prefix, err := inv.hashEntry(ctx, e, h, f, e.size)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, fault.Internal(Operation, err)
 	}
-	sum, _ := v.finish()
+	sum := hex.EncodeToString(h.Sum(nil))
 	e.sha256 = sum
-	if looksLikeASAR(prefix[:], e.size) {
+	if artifact.IsASAR(prefix[:], e.size) {
 		if err := inv.expandNested(ctx, full, p, 1); err != nil {
 			return nil, err
 		}
@@ -362,94 +366,104 @@ func (inv *inventory) expandNested(ctx context.Context, full, p string, depth in
 		f.Close()
 		return fault.Internal(Operation, err)
 	}
-	a, err := readASAR(f, fi.Size())
-	if errors.Is(err, errNotASAR) {
+	a, err := inv.openASAR(f, fi.Size(), full+".unpacked", p)
+	if errors.Is(err, artifact.ErrNotASAR) {
 		f.Close()
 		return nil // a file that merely starts like one
 	}
 	if err != nil {
 		f.Close()
-		return asarFault(err, p)
+		return err
 	}
-	inv.closers = append(inv.closers, f)
-	return inv.expandASAR(ctx, a, f, full+".unpacked", p, depth)
+	inv.closers = append(inv.closers, f, a)
+	return inv.expandASAR(ctx, a, full+".unpacked", p, depth)
 }
 
-func asarFault(err error, container string) error {
-	var ae *asarError
-	if errors.As(err, &ae) {
-		return artifactErr(ae.reason, joinLogical(container, ae.path), "The ASAR archive is "+ae.reason+": "+ae.msg+".")
+// openASAR parses an archive's header with engine/artifact, bounded by what
+// is left of max_entries and by max_path_bytes of full logical paths, and
+// maps its failures to this operation's.
+func (inv *inventory) openASAR(r io.ReaderAt, size int64, unpackedDir, prefix string) (*artifact.ASAR, error) {
+	lim := artifact.DefaultLimits()
+	lim.MaxEntries = inv.lim.MaxEntries - int64(len(inv.entries))
+	lim.MaxPathBytes = int(inv.lim.MaxPathBytes)
+	a, err := artifact.OpenASAR(r, size, artifact.ASAROptions{Operation: Operation, Limits: lim,
+		PathPrefix: prefix, UnpackedDir: unpackedDir})
+	if err == nil || errors.Is(err, artifact.ErrNotASAR) {
+		return a, err
 	}
-	return fault.Internal(Operation, err)
+	var fe *fault.Error
+	if !errors.As(err, &fe) {
+		return nil, fault.Internal(Operation, err)
+	}
+	switch fe.Code {
+	case fault.ArtifactOperationFailed:
+		reason, _ := fe.Details["reason"].(string)
+		lp, _ := fe.Details["logical_path"].(string)
+		msg := "The ASAR archive is " + reason
+		if c := fe.Unwrap(); c != nil {
+			msg += ": " + c.Error()
+		}
+		return nil, artifactErr(reason, joinLogical(prefix, lp), msg+".")
+	case fault.Truncated:
+		switch fe.Details["limit"] {
+		case "max_entries":
+			return nil, truncatedErr("max_entries", inv.lim.MaxEntries, inv.lim.MaxEntries+1)
+		case "max_path_bytes":
+			actual, _ := fe.Details["actual"].(int64)
+			return nil, truncatedErr("max_path_bytes", inv.lim.MaxPathBytes, actual)
+		}
+	}
+	return nil, err
 }
 
-// expandASAR lists an archive's tree below prefix, hashing every file and
+// expandASAR lists an archive's entries below prefix, hashing every file and
 // verifying its declared integrity (always fail-closed here, §10.1).
-// unpackedDir is "" when the archive's .unpacked sibling is not on disk.
-func (inv *inventory) expandASAR(ctx context.Context, a *asarArchive, ra io.ReaderAt, unpackedDir, prefix string, depth int64) error {
-	var walk func(n *asarNode, logical, inner string) error
-	walk = func(n *asarNode, logical, inner string) error {
-		for _, c := range n.children {
-			if err := ctx.Err(); err != nil {
+// unpackedDir is the archive's .unpacked sibling path ("" for none).
+func (inv *inventory) expandASAR(ctx context.Context, a *artifact.ASAR, unpackedDir, prefix string, depth int64) error {
+	entries := a.Entries()
+	for i := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ae := &entries[i]
+		p := joinLogical(prefix, ae.Path)
+		switch ae.Kind {
+		case artifact.EntryDirectory:
+			if err := inv.add(&entry{path: p, kind: kindDirectory}); err != nil {
 				return err
 			}
-			p := joinLogical(logical, c.name)
-			in := joinLogical(inner, c.name)
-			switch {
-			case c.dir:
-				if err := inv.add(&entry{path: p, kind: kindDirectory}); err != nil {
-					return err
-				}
-				if err := walk(c, p, in); err != nil {
-					return err
-				}
-			case c.link != nil:
-				if err := inv.add(&entry{path: p, kind: kindSymlink}); err != nil {
-					return err
-				}
-			default:
-				if err := inv.asarFile(ctx, a, ra, c, unpackedDir, p, in, depth); err != nil {
-					return err
-				}
+		case artifact.EntrySymlink:
+			if err := inv.add(&entry{path: p, kind: kindSymlink}); err != nil {
+				return err
+			}
+		default:
+			if err := inv.asarFile(ctx, a, ae, unpackedDir, p, depth); err != nil {
+				return err
 			}
 		}
-		return nil
 	}
-	return walk(a.root, prefix, "")
+	return nil
 }
 
-func (inv *inventory) asarFile(ctx context.Context, a *asarArchive, ra io.ReaderAt, c *asarNode, unpackedDir, p, inner string, depth int64) error {
-	e := &entry{path: p, kind: kindFile, size: c.size, unpacked: c.unpacked}
+func (inv *inventory) asarFile(ctx context.Context, a *artifact.ASAR, ae *artifact.ASAREntry, unpackedDir, p string, depth int64) error {
+	e := &entry{path: p, kind: kindFile, size: ae.Size, unpacked: ae.Unpacked}
 	if err := inv.add(e); err != nil {
 		return err
 	}
-	var src io.ReaderAt
-	var size int64
-	if c.unpacked {
-		if unpackedDir == "" {
-			inv.unavailable++
-			return nil
-		}
-		full := filepath.Join(unpackedDir, filepath.FromSlash(inner))
-		f, err := openRegular(full)
-		if err != nil {
-			inv.unavailable++ // a missing unpacked file is not an error (§10.2)
-			return nil
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			inv.unavailable++
-			return nil
-		}
-		inv.closers = append(inv.closers, f)
-		src, size = f, fi.Size()
-		e.size = size
-		e.osPath = full
-	} else {
-		src, size = io.NewSectionReader(ra, a.dataStart+c.offset, c.size), c.size
-		e.ra, e.off = ra, a.dataStart+c.offset
+	f, err := a.Open(ae)
+	if err != nil {
+		inv.unavailable++ // a missing unpacked file is not an error (§10.2)
+		return nil
 	}
+	keepOpen := false
+	defer func() {
+		if !keepOpen {
+			f.Close()
+		}
+	}()
+	size := f.Size()
+	e.size = size
+	e.load = func() ([]byte, error) { return a.ReadFile(context.Background(), ae) }
 	if size > inv.lim.MaxArtifactEntryBytes {
 		inv.notHashed++
 		return nil
@@ -457,43 +471,54 @@ func (inv *inventory) asarFile(ctx context.Context, a *asarArchive, ra io.Reader
 	if err := inv.count(size); err != nil {
 		return err
 	}
-	v := newVerifier(c.integrity, size)
-	prefix, err := inv.hashEntry(ctx, e, v, io.NewSectionReader(src, 0, size), size)
+	prefix, err := inv.hashEntry(ctx, e, io.Discard, f, size)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
 		}
 		return artifactErr("corrupt", p, "An ASAR entry could not be read.")
 	}
-	sum, err := v.finish()
-	var mm *integrityMismatch
+	sum, err := f.Verify()
+	var mm *artifact.IntegrityMismatch
 	if errors.As(err, &mm) {
 		return fault.New(fault.ArtifactIntegrityMismatch,
 			"An ASAR entry's bytes contradict its declared integrity.",
 			"Treat the application as tampered or damaged; analysis is fail-closed.",
-			map[string]any{"logical_path": p, "declared_sha256": mm.declared, "calculated_sha256": mm.calculated, "unpacked": c.unpacked})
+			map[string]any{"logical_path": p, "declared_sha256": mm.Declared, "calculated_sha256": mm.Calculated, "unpacked": ae.Unpacked})
+	}
+	if err != nil {
+		return artifactErr("corrupt", p, "An ASAR entry could not be read.")
 	}
 	e.sha256 = sum
-	if looksLikeASAR(prefix[:], size) {
-		if depth+1 > inv.lim.MaxDepth {
-			inv.depthCapped = append(inv.depthCapped, p)
-			return nil
-		}
-		sec := io.NewSectionReader(src, 0, size)
-		na, err := readASAR(sec, size)
-		if errors.Is(err, errNotASAR) {
-			return nil
-		}
-		if err != nil {
-			return asarFault(err, p)
-		}
-		nestedUnpacked := ""
-		if c.unpacked {
-			nestedUnpacked = e.osPath + ".unpacked"
-		}
-		return inv.expandASAR(ctx, na, sec, nestedUnpacked, p, depth+1)
+	if !artifact.IsASAR(prefix[:], size) {
+		return nil
 	}
-	return nil
+	if depth+1 > inv.lim.MaxDepth {
+		inv.depthCapped = append(inv.depthCapped, p)
+		return nil
+	}
+	nestedUnpacked := ""
+	if ae.Unpacked && unpackedDir != "" {
+		nestedUnpacked = filepath.Join(unpackedDir, filepath.FromSlash(ae.Path)) + ".unpacked"
+	}
+	na, err := inv.openASAR(f, size, nestedUnpacked, p)
+	if errors.Is(err, artifact.ErrNotASAR) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	keepOpen = true
+	inv.closers = append(inv.closers, f, na)
+	return inv.expandASAR(ctx, na, nestedUnpacked, p, depth+1)
+}
+
+// joinLogical joins a logical path and a name below it.
+func joinLogical(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
 }
 
 // limitations says what the inventory did not see.
