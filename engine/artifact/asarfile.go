@@ -59,11 +59,9 @@ type ASAREntry struct {
 // ASAR is an opened ASAR archive: its validated header and the means to
 // read its files with their declared integrity verified.
 type ASAR struct {
-	r         io.ReaderAt
-	op        string
-	entries   []ASAREntry
-	unpacked  *dirRoot
-	noSibling bool
+	r        io.ReaderAt
+	entries  []ASAREntry
+	unpacked *dirRoot
 }
 
 // OpenASAR parses the archive r of size bytes with the same parser
@@ -81,7 +79,7 @@ func OpenASAR(r io.ReaderAt, size int64, o ASAROptions) (*ASAR, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &ASAR{r: r, op: o.Operation, entries: make([]ASAREntry, 0, len(entries))}
+	a := &ASAR{r: r, entries: make([]ASAREntry, 0, len(entries))}
 	for _, e := range entries {
 		ae := ASAREntry{Path: e.Path, Kind: e.Kind, Size: e.Size, Link: e.Link, Executable: e.Executable,
 			Unpacked: e.Unpacked, Integrity: e.Integrity, Offset: -1}
