@@ -19,6 +19,7 @@ import (
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
 )
@@ -177,7 +178,7 @@ func TestUnreadableDirectory(t *testing.T) {
 		return
 	}
 	bin := filepath.Join(base, "rea")
-	b, err := os.ReadFile(reaPath(t))
+	b, err := os.ReadFile(testkit.Rea(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestReplayReproducesProjections(t *testing.T) {
 		return d
 	}
 	rea := func(args ...string) string {
-		out, err := exec.Command(reaPath(t), args...).CombinedOutput()
+		out, err := exec.Command(testkit.Rea(t), args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("rea %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/tools"
 )
@@ -258,55 +258,9 @@ func TestExtractPermissionRequired(t *testing.T) {
 	}
 }
 
-var (
-	asarOnce sync.Once
-	asarJS   string
-	asarErr  error
-)
-
-// asarPacker is @electron/asar from the npm registry, installed the way
-// engine/artifact's oracle tests install it (REA_ELECTRON_ASAR_PREFIX or the
-// user cache; .ci/run installs it there).
-func asarPacker(t *testing.T) string {
-	t.Helper()
-	requireTool(t, "node")
-	asarOnce.Do(func() {
-		prefix := os.Getenv("REA_ELECTRON_ASAR_PREFIX")
-		if prefix == "" {
-			c, err := os.UserCacheDir()
-			if err != nil {
-				asarErr = err
-				return
-			}
-			prefix = filepath.Join(c, "rea-test", "electron-asar")
-		}
-		js := filepath.Join(prefix, "node_modules", "@electron", "asar", "bin", "asar.js")
-		if _, err := os.Stat(js); err != nil {
-			npm, err := exec.LookPath("npm")
-			if err != nil {
-				asarErr = errors.New("npm is not installed and @electron/asar is not under " + prefix)
-				return
-			}
-			if out, err := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save",
-				"@electron/asar@3.4.1").CombinedOutput(); err != nil {
-				asarErr = errors.New("npm install @electron/asar: " + err.Error() + ": " + string(out))
-				return
-			}
-		}
-		asarJS = js
-	})
-	if asarErr != nil {
-		if os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" {
-			t.Fatal(asarErr)
-		}
-		t.Skip(asarErr.Error())
-	}
-	return asarJS
-}
-
 func packASAR(t *testing.T, src, dst string) {
 	t.Helper()
-	if out, err := exec.Command("node", asarPacker(t), "pack", src, dst).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testkit.ASARPacker(t), "pack", src, dst).CombinedOutput(); err != nil {
 		t.Fatalf("asar pack: %v\n%s", err, out)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -337,7 +338,7 @@ type tappedResponse struct {
 // its stdin/stdout, and reports every response it writes.
 func startTappedStdio(t *testing.T, ledgerPath string) (*session, <-chan tappedResponse) {
 	t.Helper()
-	cmd := exec.Command(reaPath(t), "--ledger", ledgerPath, "mcp")
+	cmd := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "mcp")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

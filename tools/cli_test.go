@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // TestAnalyzeSIGINTCancels: SIGINT reaches `rea analyze` as cancellation of
@@ -19,7 +21,7 @@ func TestAnalyzeSIGINTCancels(t *testing.T) {
 	if err := os.Truncate(fixture, 8<<30); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(reaPath(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", fixture)
+	cmd := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", fixture)
 	var out strings.Builder
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -52,7 +54,7 @@ func TestAnalyzeSIGINTCancels(t *testing.T) {
 func TestAnalyzeOverview(t *testing.T) {
 	dir := t.TempDir()
 	fixture := compileFixture(t, dir)
-	out, err := exec.Command(reaPath(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", fixture).Output()
+	out, err := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", fixture).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -23,7 +24,7 @@ func TestSIGKILLDuringAppends(t *testing.T) {
 	dir := t.TempDir()
 	fixture := compileFixture(t, dir)
 	ledgerPath := filepath.Join(dir, "ledger.db")
-	rea := reaPath(t)
+	rea := testkit.Rea(t)
 	var lastSeq int64
 	for round := range 20 {
 		cmd := exec.Command(rea, "--ledger", ledgerPath, "mcp")

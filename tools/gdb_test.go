@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // Issue 4 through a real `rea mcp`: gdb is a second candidate, selection
@@ -56,7 +58,7 @@ func openWith(t *testing.T, s *session, args map[string]any) openView {
 }
 
 func TestGDBSelection(t *testing.T) {
-	requireTool(t, "gdb")
+	testkit.Need(t, "gdb")
 	dir := t.TempDir()
 	bin := compileFixture(t, dir)
 
@@ -165,7 +167,7 @@ func procStat(t *testing.T, pid int) (ppid, pgid int) {
 }
 
 func TestGDBLineageAndDeath(t *testing.T) {
-	requireTool(t, "gdb")
+	testkit.Need(t, "gdb")
 	bin := compileFixture(t, t.TempDir())
 	s := startStdio(t, filepath.Join(t.TempDir(), "l.db"), "REA_GDB_ENABLED=true")
 	openWith(t, s, map[string]any{"path": bin, "provider_id": "gdb"})

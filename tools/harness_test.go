@@ -3,10 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +15,7 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/tools"
 )
@@ -35,58 +33,10 @@ int main(int argc, char **argv) {
 }
 `
 
-func requireTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" {
-			t.Fatalf("%s is required (REA_REQUIRE_ALL_TOOLS=1) but not installed", name)
-		}
-		t.Skipf("%s not installed; skipping (install it, or run .ci/run)", name)
-	}
-	return p
-}
-
 // compileFixture builds the C fixture with gcc -O0 -g into dir.
 func compileFixture(t testing.TB, dir string) string {
 	t.Helper()
-	gcc := requireTool(t, "gcc")
-	src := filepath.Join(dir, "fixture.c")
-	if err := os.WriteFile(src, []byte(fixtureC), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "fixture")
-	if b, err := exec.Command(gcc, "-O0", "-g", "-o", out, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	return out
-}
-
-var (
-	buildOnce sync.Once
-	reaBinary string
-	buildErr  error
-)
-
-// reaPath builds cmd/rea once per test binary.
-func reaPath(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rea-e2e-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		reaBinary = filepath.Join(dir, "rea")
-		cmd := exec.Command("go", "build", "-o", reaBinary, "../cmd/rea")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, b)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return reaBinary
+	return testkit.CompileC(t, dir, "fixture", fixtureC, "-O0", "-g")
 }
 
 // session is one MCP client connection under test, stdio or in-process.
@@ -101,7 +51,7 @@ type session struct {
 
 func startStdio(t testing.TB, ledgerPath string, env ...string) *session {
 	t.Helper()
-	c, err := client.NewStdioMCPClient(reaPath(t), append(os.Environ(), env...), "--ledger", ledgerPath, "mcp")
+	c, err := client.NewStdioMCPClient(testkit.Rea(t), append(os.Environ(), env...), "--ledger", ledgerPath, "mcp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/tools"
 )
@@ -447,7 +448,7 @@ func TestHTTPIdleExpiry(t *testing.T) {
 // MCP URL once it listens.
 func reaHTTP(t *testing.T, ledgerPath string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(reaPath(t), append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(testkit.Rea(t), append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -540,7 +541,7 @@ func TestHTTPBinaryRefusesRemoteBind(t *testing.T) {
 		{[]string{"mcp", "--http", "127.0.0.1:0"}, []string{tools.BearerTokenEnv + "=tok-q7Zx9"}},
 		{[]string{"mcp", "--session-idle", "1m"}, nil},
 	} {
-		cmd := exec.Command(reaPath(t), append([]string{"--ledger", filepath.Join(dir, "ledger.db")}, tc.args...)...)
+		cmd := exec.Command(testkit.Rea(t), append([]string{"--ledger", filepath.Join(dir, "ledger.db")}, tc.args...)...)
 		cmd.Env = append(os.Environ(), tc.env...)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
