@@ -15,6 +15,7 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -56,10 +57,7 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 // structuredContent, success or error, against the tool's outputSchema, as
 // clients that validate outputSchema do.
 func TestResultsConformToOutputSchema(t *testing.T) {
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("gcc not installed")
-	}
+	gcc := testkit.Need(t, "gcc")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "fixture.c")
 	code := "#include <stdio.h>\nconst char *banner = \"REA fixture banner string\";\n" +
