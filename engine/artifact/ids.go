@@ -3,7 +3,6 @@ package artifact
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/rea-re/rea/engine/canon"
@@ -38,47 +37,11 @@ func stringObjectDigest(kv ...string) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jcsString(b, kv[i])
+		b = canon.AppendString(b, kv[i])
 		b = append(b, ':')
-		b = jcsString(b, kv[i+1])
+		b = canon.AppendString(b, kv[i+1])
 	}
 	b = append(b, '}')
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
-}
-
-// jcsString appends s (valid UTF-8) serialized as RFC 8785 requires: only
-// '"', '\\' and C0 controls are escaped, with the short forms where they
-// exist and lowercase \u00xx otherwise.
-func jcsString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			b = append(b, '\\', '"')
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c < 0x20:
-			h := strconv.FormatInt(int64(c), 16)
-			b = append(b, '\\', 'u', '0', '0')
-			if len(h) < 2 {
-				b = append(b, '0')
-			}
-			b = append(b, h...)
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }

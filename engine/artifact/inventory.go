@@ -1,6 +1,8 @@
 package artifact
 
 import (
+	"github.com/rea-re/rea/engine/canon"
+
 	"bytes"
 	"cmp"
 	"context"
@@ -540,7 +542,7 @@ func prefixErr(err error, prefix string) error {
 func ArtifactID(sha string) string {
 	b := make([]byte, 0, 100)
 	b = append(b, `{"schema_version":1,"sha256":`...)
-	b = append(jcsString(b, sha), '}')
+	b = append(canon.AppendString(b, sha), '}')
 	d := sha256.Sum256(b)
 	return "art_" + hex.EncodeToString(d[:])
 }

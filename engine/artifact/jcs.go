@@ -1,6 +1,8 @@
 package artifact
 
 import (
+	"github.com/rea-re/rea/engine/canon"
+
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
@@ -109,7 +111,7 @@ func (w *jw) sep(i int) {
 }
 
 func (w *jw) str(s string) *jw {
-	w.buf = jcsString(w.buf[:0], validUTF8(s))
+	w.buf = canon.AppendString(w.buf[:0], validUTF8(s))
 	w.w.Write(w.buf)
 	return w
 }

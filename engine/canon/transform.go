@@ -280,7 +280,7 @@ func (t *transformer) str(decoded []byte) ([]byte, error) {
 			if !utf8.Valid(buf) {
 				return decoded, t.errorf("invalid UTF-8 in string")
 			}
-			t.out = appendString(t.out, buf)
+			t.out = AppendString(t.out, buf)
 			if decoded != nil {
 				decoded = append(decoded, buf...)
 			}
@@ -345,12 +345,15 @@ func (t *transformer) hex4() (rune, bool) {
 	return rune(v), true
 }
 
-// appendString writes s (valid UTF-8) as a JSON string the way ECMAScript's
-// JSON.stringify does: only '"', '\\' and control characters are escaped.
-func appendString(out, s []byte) []byte {
+// AppendString appends s (valid UTF-8) as a JSON string the way ECMAScript's
+// JSON.stringify does (RFC 8785 §3.2.2.2): only '"', '\\' and control
+// characters are escaped, with the short forms where they exist and
+// lowercase \u00xx otherwise.
+func AppendString[S ~string | ~[]byte](out []byte, s S) []byte {
 	const hex = "0123456789abcdef"
 	out = append(out, '"')
-	for _, c := range s {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case c == '"' || c == '\\':
 			out = append(out, '\\', c)
