@@ -1,8 +1,6 @@
 package artifact
 
 import (
-	"github.com/rea-re/rea/engine/canon"
-
 	"bytes"
 	"cmp"
 	"context"
@@ -17,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/target"

@@ -1,13 +1,13 @@
 package artifact
 
 import (
-	"github.com/rea-re/rea/engine/canon"
-
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rea-re/rea/engine/canon"
 )
 
 // graphDigest is sha256(JCS{nodes, occurrences, edges,
