@@ -1,16 +1,21 @@
 package tools_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // BenchmarkStdioRoundTrip compares a binary_session round trip with a trivial
@@ -156,5 +161,78 @@ func pageAllProcedures(b *testing.B, s *session, path string) int {
 			return calls
 		}
 		offset = *page.Result.NextOffset
+	}
+}
+
+// BenchmarkMCPProcedurePagingLeanClient is the same conversation over a real
+// `rea mcp` with a minimal JSON-RPC client that reads only what it needs
+// (next_offset) from each answer: the mcp-go client decodes every answer
+// twice (text and structuredContent, into generic maps), which is the
+// client's cost, not the server's.
+func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
+	path := benchFile(b)
+	for b.Loop() {
+		b.StopTimer()
+		cmd := exec.Command(testkit.Rea(b), "--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		lines := bufio.NewReaderSize(stdout, 1<<20)
+		id := 0
+		rpc := func(method string, params any) []byte {
+			id++
+			req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+			if _, err := stdin.Write(append(req, '\n')); err != nil {
+				b.Fatal(err)
+			}
+			for {
+				line, err := lines.ReadBytes('\n')
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bytes.Contains(line[:min(len(line), 64)], []byte(`"id":`)) {
+					return line
+				}
+			}
+		}
+		rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "lean", "version": "1"}})
+		stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+		b.StartTimer()
+		rpc("tools/call", map[string]any{"name": "open_binary", "arguments": map[string]any{"path": path}})
+		pages := 0
+		for offset := 0; ; pages++ {
+			line := rpc("tools/call", map[string]any{"name": "list_procedures", "arguments": map[string]any{"offset": offset}})
+			var answer struct {
+				Result struct {
+					IsError    bool `json:"isError"`
+					Structured struct {
+						Result struct {
+							NextOffset *int `json:"next_offset"`
+						} `json:"result"`
+					} `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(line, &answer); err != nil || answer.Result.IsError {
+				b.Fatalf("page at %d: %v %.200s", offset, err, line)
+			}
+			if answer.Result.Structured.Result.NextOffset == nil {
+				break
+			}
+			offset = *answer.Result.Structured.Result.NextOffset
+		}
+		b.ReportMetric(float64(pages+1), "pages")
+		b.StopTimer()
+		stdin.Close()
+		cmd.Wait()
+		b.StartTimer()
 	}
 }
