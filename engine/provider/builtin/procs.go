@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -171,55 +170,28 @@ func (c *Client) procedureOf(ctx context.Context, op string, in provider.Params,
 }
 
 func (c *Client) resolveProc(op string, in provider.Params, six *symIndex, ex *extentIndex) (uint64, error) {
-	v, ok := in.String("procedure")
-	if !ok || v == "" {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "missing_argument"})
-	}
-	isAddr := strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X")
-	if !isAddr {
-		var found []uint64
-		name := []byte(v)
-		for _, k := range six.procs {
-			s := &six.syms[k]
-			if bytes.Equal(six.name(c.data, s), name) {
-				if n := len(found); n == 0 || found[n-1] != s.addr {
-					found = append(found, s.addr)
+	return provider.ResolveProcedure(op, in, provider.ProcedureLookup{
+		Named: func(v string) []uint64 {
+			var found []uint64
+			name := []byte(v)
+			for _, k := range six.procs {
+				s := &six.syms[k]
+				if bytes.Equal(six.name(c.data, s), name) {
+					if n := len(found); n == 0 || found[n-1] != s.addr {
+						found = append(found, s.addr)
+					}
 				}
 			}
-		}
-		switch {
-		case len(found) == 1:
-			return found[0], nil
-		case len(found) > 1:
-			cands := make([]string, 0, min(len(found), 10))
-			for _, a := range found[:min(len(found), 10)] {
-				cands = append(cands, provider.FormatAddress(a))
+			return found
+		},
+		At: func(a uint64) (uint64, bool, error) {
+			if lo, hi := procsAt(six, a); lo < hi {
+				return a, true, nil
 			}
-			f := fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_value",
-				Message: "The name matches several procedures; pass one of the candidate addresses."})
-			f.Details["candidates"] = cands
-			return 0, f
-		}
-	}
-	a, err := provider.ParseAddress(v)
-	if err != nil {
-		if isAddr {
-			return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_format"})
-		}
-		return 0, notAProcedure(op)
-	}
-	if lo, hi := procsAt(six, a); lo < hi {
-		return a, nil
-	}
-	if e, ok := ex.containing(a); ok {
-		return e, nil
-	}
-	return 0, notAProcedure(op)
-}
-
-func notAProcedure(op string) error {
-	return fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_value",
-		Message: "No procedure has this name or contains this address; list_procedures and search_procedures list them."})
+			e, ok := ex.containing(a)
+			return e, ok, nil
+		},
+	})
 }
 
 // containingByDescent finds the procedure of unknown extent containing a:

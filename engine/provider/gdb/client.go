@@ -434,56 +434,19 @@ var procedureNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.$@:<>,*&~+\-\[\]()/{
 // when no procedure has that name and it is valid hex, an address. An address
 // that is not an entry resolves to the procedure containing it.
 func (c *Client) resolveProc(ctx context.Context, op string, in provider.Params, tab *symTable) (uint64, error) {
-	v, ok := in.String("procedure")
-	if !ok || v == "" {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "missing_argument"})
-	}
-	isAddr := strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X")
-	if !isAddr {
-		if len(v) > 1024 || !procedureNamePattern.MatchString(v) {
-			return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_format",
-				Message: "Not a procedure name or address."})
-		}
-		found := tab.procsNamed(v)
-		switch {
-		case len(found) == 1:
-			return found[0], nil
-		case len(found) > 1:
-			cands := make([]string, 0, min(len(found), 10))
-			for _, a := range found[:min(len(found), 10)] {
-				cands = append(cands, provider.FormatAddress(a))
+	return provider.ResolveProcedure(op, in, provider.ProcedureLookup{
+		ValidName: func(v string) bool { return len(v) <= 1024 && procedureNamePattern.MatchString(v) },
+		Named:     tab.procsNamed,
+		At: func(a uint64) (uint64, bool, error) {
+			if tab.isEntry(a) {
+				return a, true, nil
 			}
-			f := fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_value",
-				Message: "The name matches several procedures; pass one of the candidate addresses."})
-			f.Details["candidates"] = cands
-			return 0, f
-		}
-	}
-	a, err := provider.ParseAddress(v)
-	if err != nil {
-		if isAddr {
-			return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_format"})
-		}
-		return 0, notAProcedure(op)
-	}
-	if tab.isEntry(a) {
-		return a, nil
-	}
-	if c.sectionAt(a) != nil {
-		entry, ok, err := c.containing(ctx, tab, a)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			return entry, nil
-		}
-	}
-	return 0, notAProcedure(op)
-}
-
-func notAProcedure(op string) error {
-	return fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_value",
-		Message: "No procedure has this name or contains this address; list_procedures lists them."})
+			if c.sectionAt(a) == nil {
+				return 0, false, nil
+			}
+			return c.containing(ctx, tab, a)
+		},
+	})
 }
 
 // symbols loads gdb's minimal symbols once.
