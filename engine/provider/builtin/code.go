@@ -182,6 +182,19 @@ func (c *Client) instrBytes(it insn) string {
 	return hex.EncodeToString(code[:it.n])
 }
 
+// InstructionWindow validates read_function_instructions' offset and limit;
+// every provider that serves the operation applies the same bounds.
+func InstructionWindow(op string, in provider.Params) (offset, limit int, err error) {
+	o, l := in.Int("offset", 0), in.Int("limit", defaultInsnLimit)
+	if o < 0 || o > maxInsnOffset {
+		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0), Maximum: i64(maxInsnOffset)})
+	}
+	if l < 1 || l > maxPageResults {
+		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
+	}
+	return int(o), int(l), nil
+}
+
 // doCodeOp answers read_function_instructions and procedure_assembly.
 func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
 	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
@@ -190,14 +203,9 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 	}
 	var offset, limit int
 	if op == OpReadFunctionInstructions {
-		o, l := in.Int("offset", 0), in.Int("limit", defaultInsnLimit)
-		if o < 0 || o > maxInsnOffset {
-			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0), Maximum: i64(maxInsnOffset)})
+		if offset, limit, err = InstructionWindow(op, in); err != nil {
+			return provider.Result{}, err
 		}
-		if l < 1 || l > maxPageResults {
-			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
-		}
-		offset, limit = int(o), int(l)
 	}
 	rep.Report(progress.Update{Phase: "index", Message: "decoding procedure"})
 	// Boundaries first; text is rendered only for the instructions returned.

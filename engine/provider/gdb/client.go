@@ -37,8 +37,6 @@ const (
 	maxPageResults   = 500
 	defaultLimit     = 100
 	maxAssemblyInsns = 20000
-	maxInsnOffset    = 100000
-	defaultInsnLimit = 64
 	maxCachedProcs   = 256
 )
 
@@ -332,14 +330,9 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 	}
 	var offset, limit int
 	if op == OpReadFunctionInstructions {
-		o, l := in.Int("offset", 0), in.Int("limit", defaultInsnLimit)
-		if o < 0 || o > maxInsnOffset {
-			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0), Maximum: i64(maxInsnOffset)})
+		if offset, limit, err = builtin.InstructionWindow(op, in); err != nil {
+			return provider.Result{}, err
 		}
-		if l < 1 || l > maxPageResults {
-			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
-		}
-		offset, limit = int(o), int(l)
 	}
 	rep.Report(progress.Update{Phase: "index", Message: "disassembling procedure"})
 	pc, err := c.procCode(ctx, entry)
