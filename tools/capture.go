@@ -56,12 +56,16 @@ func (s *Server) captureProcessScenario(ctx context.Context, sess *session, para
 		return nil, err
 	}
 	preq := engine.CaptureRequest(req)
-	// This build asks through server-initiated elicitation, which the
-	// 2026-07-28 revision replaced; there the denial offers no prompt.
-	canAsk := sess.features.ElicitationForm && !server.IsModernRequest(ctx)
-	d, err := sess.conn.AuthorizeAsking(ctx, capture.Operation, preq, canAsk)
+	d, err := sess.conn.AuthorizeAsking(ctx, capture.Operation, preq, sess.features.ElicitationForm)
 	if err != nil && d.ElicitationSupported() {
-		err = s.elicitCaptureGrant(ctx, sess, d, preq, err)
+		if server.IsModernRequest(ctx) {
+			var ask *mcp.CallToolResult
+			if ask, err = s.elicitByInputRequest(ctx, sess, d, preq, err); ask != nil {
+				return ask, nil
+			}
+		} else {
+			err = s.elicitCaptureGrant(ctx, sess, d, preq, err)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -87,9 +91,49 @@ var lifetimeSchema = map[string]any{"type": "object",
 // grant back if that still fails); decline, cancel, a failed request or bad
 // content return the original denial.
 func (s *Server) elicitCaptureGrant(ctx context.Context, sess *session, d policy.Decision, preq policy.Request, denial error) error {
-	res, err := s.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
-		Mode: "form", Message: captureMessage(d.Request), RequestedSchema: lifetimeSchema}})
-	if err != nil || res == nil || res.Action != mcp.ElicitationResponseActionAccept {
+	res, err := s.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{Params: captureQuestion(d.Request)})
+	if err != nil {
+		return denial
+	}
+	return s.grantFromAnswer(ctx, sess, d, preq, res, denial)
+}
+
+// captureQuestion is the form of §9.9.
+func captureQuestion(r policy.Request) mcp.ElicitationParams {
+	return mcp.ElicitationParams{Mode: "form", Message: captureMessage(r), RequestedSchema: lifetimeSchema}
+}
+
+// captureGrantInput is the id of the question in a 2026-07-28 input request.
+const captureGrantInput = "process_capture_grant"
+
+// elicitByInputRequest is the 2026-07-28 form of the question: without an
+// answer, the call returns an input request carrying a signed requestState
+// (and launches nothing); the client asks the user and calls again with the
+// answer and the state, which must be this connection's, recent, unused and
+// for exactly this request.
+func (s *Server) elicitByInputRequest(ctx context.Context, sess *session, d policy.Decision, preq policy.Request, denial error) (*mcp.CallToolResult, error) {
+	mrt, _ := ctx.Value(roundTripKey{}).(mcp.MultiRoundTripParams)
+	if mrt.RequestState == "" {
+		state, err := s.states.issue(sess.conn.ID(), d.Request)
+		if err != nil {
+			return nil, denial
+		}
+		return server.NewInputRequestBuilder(state).Elicit(captureGrantInput, captureQuestion(d.Request)).ToolResult(), nil
+	}
+	if err := s.states.redeem(mrt.RequestState, sess.conn.ID(), d.Request); err != nil {
+		return nil, denial
+	}
+	res := server.ElicitationResponse(mrt.InputResponses, captureGrantInput)
+	if res == nil {
+		return nil, denial
+	}
+	return nil, s.grantFromAnswer(ctx, sess, d, preq, res, denial)
+}
+
+// grantFromAnswer turns an accepted answer into a connection grant and
+// authorizes again; anything else is the original denial.
+func (s *Server) grantFromAnswer(ctx context.Context, sess *session, d policy.Decision, preq policy.Request, res *mcp.ElicitationResult, denial error) error {
+	if res == nil || res.Action != mcp.ElicitationResponseActionAccept {
 		return denial
 	}
 	content, ok := res.Content.(map[string]any)

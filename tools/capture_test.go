@@ -153,6 +153,35 @@ func TestCaptureElicitation(t *testing.T) {
 		}
 	})
 
+	t.Run("2026-07-28 input request, once", func(t *testing.T) {
+		a := &answerer{action: mcp.ElicitationResponseActionAccept, content: map[string]any{"lifetime": "once"}}
+		c, err := client.NewInProcessClientWithOptions(srv.MCP(), client.WithElicitationHandler(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = "2026-07-28"
+		init.Params.ClientInfo = mcp.Implementation{Name: "modern", Version: "1"}
+		init.Params.Capabilities.Elicitation = &mcp.ElicitationCapability{}
+		res, err := c.Initialize(context.Background(), init)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ProtocolVersion != "2026-07-28" {
+			t.Skipf("the SDK negotiated %s, not the modern revision", res.ProtocolVersion)
+		}
+		s := &session{t: t, c: c, notify: make(chan struct{}, 8), progress: make(chan map[string]any, 8)}
+		s.ok("capture_process_scenario", echoCapture(root))
+		s.ok("capture_process_scenario", echoCapture(root))
+		if n := a.asked.Load(); n != 2 {
+			t.Fatalf("asked %d times; each once grant covers one capture", n)
+		}
+	})
+
 	t.Run("client without elicitation", func(t *testing.T) {
 		s := captureClient(t, srv, nil)
 		e := s.errorOf("capture_process_scenario", echoCapture(root))

@@ -56,6 +56,7 @@ type Server struct {
 
 	captureProbe   sync.Once // the host check of capture_process_scenario, once per process
 	captureHostErr error
+	states         *requestStates // 2026-07-28 elicitation state, keyed per process
 }
 
 type session struct {
@@ -74,7 +75,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		panic(fmt.Sprintf("tools: catalog digest: %v", err)) // the static catalog is not JSON-encodable: a build defect
 	}
 	s := &Server{eng: eng, opts: opts, catalog: Catalog(), byName: map[string]Spec{}, digests: digests,
-		static: newStaticIdentity(), conns: map[string]*session{}}
+		static: newStaticIdentity(), conns: map[string]*session{}, states: newRequestStates()}
 	for _, spec := range s.catalog {
 		s.byName[spec.Name] = spec
 	}
@@ -241,6 +242,7 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 		sess := s.sessionFor(ctx)
 		rep := newReporter(ctx, s.mcp, req, spec.Name)
 		notifiedBefore := sess.notified.Load()
+		ctx = context.WithValue(ctx, roundTripKey{}, req.Params.MultiRoundTripParams)
 		out, err := s.call(ctx, spec, sess, req, h, rep)
 		rep.finish(err == nil)
 		if rep.sentAny() || sess.notified.Load() != notifiedBefore {
@@ -249,9 +251,16 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 		if err != nil {
 			return errorResult(fault.From(spec.Name, err)), nil
 		}
+		if asking, ok := out.(*mcp.CallToolResult); ok { // a 2026-07-28 input request
+			return asking, nil
+		}
 		return successResult(out)
 	}
 }
+
+// roundTripKey carries a 2026-07-28 call's input responses and request
+// state to its handler.
+type roundTripKey struct{}
 
 func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.CallToolRequest, h handler, rep *reporter) (any, error) {
 	if sess.conn == nil {
