@@ -250,3 +250,45 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+type sessionRun struct {
+	Result struct {
+		Run *struct {
+			RunID string `json:"run_id"`
+		} `json:"analysis_run"`
+		Binding *struct {
+			Provider struct{ ID string } `json:"provider"`
+		} `json:"analysis_provider_binding"`
+	} `json:"result"`
+}
+
+// TestReopenAndFailedSwitch: reopening the same target and profile keeps its
+// run; a switch whose provider fails to start restores the previous binding
+// under a fresh run, and answers with the start failure. The "gdb" here is a
+// script that passes the startup probe (`--version`) and then fails.
+func TestReopenAndFailedSwitch(t *testing.T) {
+	bin := compileFixture(t, t.TempDir())
+	fake := filepath.Join(t.TempDir(), "gdb")
+	script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'GNU gdb (fake) 13.1'; exit 0; fi\nexit 3\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startStdio(t, filepath.Join(t.TempDir(), "l.db"), "REA_GDB_ENABLED=true", "REA_GDB_PATH="+fake)
+	full := func() sessionRun {
+		return decode[sessionRun](t, s.ok("binary_session", map[string]any{"detail": "full"}).Structured)
+	}
+	openWith(t, s, map[string]any{"path": bin, "provider_id": "builtin"})
+	first := full().Result.Run.RunID
+	openWith(t, s, map[string]any{"path": bin, "provider_id": "builtin"})
+	if again := full().Result.Run.RunID; again != first || first == "" {
+		t.Fatalf("reopening the same target and profile changed the run: %q then %q", first, again)
+	}
+	e := s.errorOf("open_binary", map[string]any{"path": bin, "provider_id": "gdb"})
+	if e["code"] != "provider_unavailable" {
+		t.Fatalf("switch to a gdb that cannot start: %v", e)
+	}
+	after := full().Result
+	if after.Binding == nil || after.Binding.Provider.ID != "builtin" || after.Run == nil || after.Run.RunID == first {
+		t.Fatalf("after the failed switch: binding %+v run %+v (previous run %s)", after.Binding, after.Run, first)
+	}
+}
