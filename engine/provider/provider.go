@@ -235,3 +235,16 @@ type Client interface {
 type EntryPointer interface {
 	EntryPoint() (address uint64, ok bool)
 }
+
+// ReadOnlyCapability declares an operation without effects that is
+// idempotent and exhaustive, under timeoutMS; maxResults > 0 makes it
+// offset-paged with that page bound.
+func ReadOnlyCapability(op string, timeoutMS, maxResults int64) Capability {
+	c := Capability{Operation: op, InputContractVersion: 1, OutputContractVersion: 1,
+		Pagination: "none", Exhaustive: true, Effects: Effects{Idempotent: true},
+		Limits: Limits{TimeoutMS: &timeoutMS}, Limitations: []string{}, Available: true}
+	if maxResults > 0 {
+		c.Pagination, c.Limits.MaxResults = "offset", &maxResults
+	}
+	return c
+}

@@ -192,24 +192,18 @@ func (p *Provider) Capabilities() []provider.Capability {
 	}
 	caps := make([]provider.Capability, 0, len(ops))
 	for _, o := range ops {
-		c := provider.Capability{
-			Operation: o.name, InputContractVersion: 1, OutputContractVersion: 1,
-			Pagination: "none", Exhaustive: true,
-			Effects:     provider.Effects{Idempotent: true},
-			Limits:      provider.Limits{TimeoutMS: i64(timeoutMS)},
-			Limitations: []string{},
-			Available:   true,
-		}
+		var max int64
 		if o.paged {
-			c.Pagination = "offset"
-			c.Limits.MaxResults = i64(maxPageResults)
 			switch o.name {
 			case OpProcedureCallees, OpProcedureCallers, OpXrefs:
-				c.Limits.MaxResults = i64(maxEdgeResults)
+				max = maxEdgeResults
 			case OpSearchProcedures, OpSearchStrings:
-				c.Limits.MaxResults = i64(maxSearchResults)
+				max = maxSearchResults
+			default:
+				max = maxPageResults
 			}
 		}
+		c := provider.ReadOnlyCapability(o.name, timeoutMS, max)
 		caps = append(caps, c)
 	}
 	return caps

@@ -281,18 +281,11 @@ var operations = []struct {
 func (p *Provider) Capabilities() []provider.Capability {
 	caps := make([]provider.Capability, 0, len(operations))
 	for _, o := range operations {
-		c := provider.Capability{
-			Operation: o.name, InputContractVersion: 1, OutputContractVersion: 1,
-			Pagination: "none", Exhaustive: true,
-			Effects:     provider.Effects{Idempotent: true},
-			Limits:      provider.Limits{TimeoutMS: i64(timeoutMS)},
-			Limitations: []string{},
-			Available:   true,
-		}
+		var max int64
 		if o.paged {
-			c.Pagination = "offset"
-			c.Limits.MaxResults = i64(o.max)
+			max = int64(o.max)
 		}
+		c := provider.ReadOnlyCapability(o.name, timeoutMS, max)
 		caps = append(caps, c)
 	}
 	return caps
