@@ -144,15 +144,31 @@ func (e *Engine) appendEvents(ctx context.Context, stream string, expected int64
 		return projections.Apply(tx, e.projections, stored)
 	})
 	if err != nil {
-		var conflict *ledger.ConflictError
-		if errors.As(err, &conflict) {
-			return nil, fault.New(fault.RevisionConflict, "The ledger stream changed concurrently.", "Call again.",
-				map[string]any{"stream": conflict.Stream, "expected_version": conflict.Expected}).WithCause(err)
-		}
-		if ctx.Err() != nil {
-			return nil, fault.CancelledError("ledger_append").WithCause(err)
-		}
-		return nil, fault.Internal("ledger_append", err)
+		return nil, e.appendFault(ctx, err)
+	}
+	return stored, nil
+}
+
+// appendFault types a failed append.
+func (e *Engine) appendFault(ctx context.Context, err error) error {
+	var conflict *ledger.ConflictError
+	if errors.As(err, &conflict) {
+		return fault.New(fault.RevisionConflict, "The ledger stream changed concurrently.", "Call again.",
+			map[string]any{"stream": conflict.Stream, "expected_version": conflict.Expected}).WithCause(err)
+	}
+	if ctx.Err() != nil {
+		return fault.CancelledError("ledger_append").WithCause(err)
+	}
+	return fault.Internal("ledger_append", err)
+}
+
+// appendMulti is appendEvents for several streams in one transaction.
+func (e *Engine) appendMulti(ctx context.Context, appends []ledger.StreamAppend) ([]ledger.Event, error) {
+	stored, err := e.cfg.Ledger.AppendMulti(ctx, appends, func(tx *sql.Tx, stored []ledger.Event) error {
+		return projections.Apply(tx, e.projections, stored)
+	})
+	if err != nil {
+		return nil, e.appendFault(ctx, err)
 	}
 	return stored, nil
 }

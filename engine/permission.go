@@ -33,24 +33,22 @@ func noCeilings(now func() time.Time, newID func() string) *policy.Evaluator {
 	return policy.New(cfg, nil, policy.Options{Now: now, NewID: newID})
 }
 
-// appendEmits appends policy events in order, grouped per stream in one
-// transaction when they share a stream.
+// appendEmits appends policy events in order, in one transaction even when
+// they span streams (a reload's events and a decision's consumption commit
+// together or not at all).
 func (e *Engine) appendEmits(ctx context.Context, emits []policy.Emit) ([]ledger.Event, error) {
-	var out []ledger.Event
-	for i := 0; i < len(emits); {
-		j := i
-		var evs []ledger.NewEvent
-		for ; j < len(emits) && emits[j].Stream == emits[i].Stream; j++ {
-			evs = append(evs, e.event(emits[j].Type, emits[j].Data))
+	var appends []ledger.StreamAppend
+	for _, em := range emits {
+		if n := len(appends); n == 0 || appends[n-1].Stream != em.Stream {
+			appends = append(appends, ledger.StreamAppend{Stream: em.Stream, ExpectedVersion: -1})
 		}
-		stored, err := e.appendEvents(ctx, emits[i].Stream, -1, evs, nil)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, stored...)
-		i = j
+		last := &appends[len(appends)-1]
+		last.Events = append(last.Events, e.event(em.Type, em.Data))
 	}
-	return out, nil
+	if len(appends) == 0 {
+		return nil, nil
+	}
+	return e.appendMulti(ctx, appends)
 }
 
 // ReloadPolicy re-reads the project store (trigger startup or sighup),
