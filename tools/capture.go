@@ -82,9 +82,11 @@ func (s *Server) captureProcessScenario(ctx context.Context, sess *session, para
 }
 
 // lifetimeSchema is the one question asked (§9.9).
-var lifetimeSchema = map[string]any{"type": "object",
-	"properties": map[string]any{"lifetime": map[string]any{"type": "string", "enum": []string{"once", "session"}, "default": "session"}},
-	"required":   []string{"lifetime"}}
+func lifetimeSchema() map[string]any {
+	return map[string]any{"type": "object",
+		"properties": map[string]any{"lifetime": map[string]any{"type": "string", "enum": []string{"once", "session"}, "default": "session"}},
+		"required":   []string{"lifetime"}}
+}
 
 // elicitCaptureGrant asks the client to approve exactly the denied request.
 // Accept adds a connection-local grant and authorizes again (rolling the
@@ -100,7 +102,7 @@ func (s *Server) elicitCaptureGrant(ctx context.Context, sess *session, d policy
 
 // captureQuestion is the form of §9.9.
 func captureQuestion(r policy.Request) mcp.ElicitationParams {
-	return mcp.ElicitationParams{Mode: "form", Message: captureMessage(r), RequestedSchema: lifetimeSchema}
+	return mcp.ElicitationParams{Mode: "form", Message: captureMessage(r), RequestedSchema: lifetimeSchema()}
 }
 
 // captureGrantInput is the id of the question in a 2026-07-28 input request.
