@@ -8,6 +8,7 @@ import (
 
 	"github.com/rea-re/rea/engine/artifact"
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/jsapp"
 	"github.com/rea-re/rea/engine/policy"
@@ -29,9 +30,6 @@ const (
 	ProducerJSApp    = "rea-jsapp"
 	ProducerCompare  = "rea-compare"
 
-	// IntegrityContradictionRecorded is the §13.2 event of one quarantine record.
-	IntegrityContradictionRecorded = "integrity_contradiction_recorded"
-
 	noSubjectLimitation = "No single artifact identity applies to this observation."
 	maxPathLocations    = 100
 )
@@ -40,15 +38,6 @@ var producerNames = map[string]string{
 	ProducerArtifact: "REA artifact inventory",
 	ProducerJSApp:    "REA JavaScript application analysis",
 	ProducerCompare:  "REA artifact comparison",
-}
-
-// IntegrityContradictionRecordedData is the §13.2 payload.
-type IntegrityContradictionRecordedData struct {
-	ConnectionID   string                 `json:"connection_id"`
-	RunID          *string                `json:"run_id"`
-	EvidenceID     string                 `json:"evidence_id"`
-	RootArtifactID string                 `json:"root_artifact_id"`
-	Contradiction  artifact.Contradiction `json:"contradiction"`
 }
 
 // PageRequest is one offset/limit pair of a paged input.
@@ -148,7 +137,7 @@ func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest
 	return c.publishWith(ctx, rec, &runID, "tool", func(evidenceID string) []ledger.NewEvent {
 		evs := make([]ledger.NewEvent, 0, len(g.Contradictions))
 		for _, ct := range g.Contradictions {
-			evs = append(evs, c.eng.event(IntegrityContradictionRecorded, IntegrityContradictionRecordedData{
+			evs = append(evs, c.eng.event(events.IntegrityContradictionRecorded, events.IntegrityContradictionRecordedData{
 				ConnectionID: c.id, RunID: &runID, EvidenceID: evidenceID,
 				RootArtifactID: g.Manifest.RootArtifactID, Contradiction: ct,
 			}))

@@ -41,30 +41,7 @@ const (
 	maxImportDepth  = 64
 	maxImportString = 1 << 20
 	maxImportNodes  = 1_000_000
-
-	// Event types of §13.2 (connection stream).
-	eventBundleExported = "bundle_exported"
-	eventBundleImported = "bundle_imported"
 )
-
-type bundleExportedData struct {
-	ConnectionID string `json:"connection_id"`
-	Path         string `json:"path"`
-	BundleDigest string `json:"bundle_digest"`
-	Bytes        int    `json:"bytes"`
-	Records      int    `json:"records"`
-	Overwrite    bool   `json:"overwrite"`
-}
-
-type bundleImportedData struct {
-	ConnectionID string `json:"connection_id"`
-	Path         string `json:"path"`
-	BundleDigest string `json:"bundle_digest"`
-	Bytes        int    `json:"bytes"`
-	Records      int    `json:"records"`
-	Imported     int    `json:"imported"`
-	Duplicates   int    `json:"duplicates"`
-}
 
 // ExportResult is export_evidence_bundle's result.
 type ExportResult struct {
@@ -150,10 +127,10 @@ func (c *Connection) ExportEvidenceBundle(ctx context.Context, path string, over
 	}
 	rep.Report(progress.Update{Phase: "write", Completed: float64(b.Bytes), Total: progress.Total(float64(b.Bytes) + 1), Message: "written"})
 	// The file is in place: record it even if the caller has gone.
-	data := bundleExportedData{ConnectionID: c.id, Path: approved, BundleDigest: b.BundleDigest, Bytes: b.Bytes,
+	data := events.BundleExportedData{ConnectionID: c.id, Path: approved, BundleDigest: b.BundleDigest, Bytes: b.Bytes,
 		Records: b.RecordCount, Overwrite: overwrite}
 	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1,
-		[]ledger.NewEvent{c.eng.event(eventBundleExported, data)}, nil); err != nil {
+		[]ledger.NewEvent{c.eng.event(events.BundleExported, data)}, nil); err != nil {
 		return ExportResult{}, err
 	}
 	return ExportResult{Path: approved, Bytes: b.Bytes, Records: b.RecordCount, BundleDigest: b.BundleDigest}, nil
@@ -352,7 +329,7 @@ func (c *Connection) ImportEvidenceBundle(ctx context.Context, path string, rep 
 			EvidenceID: r.EvidenceID, Operation: r.Operation, PredicateType: r.PredicateType, RecordDigest: recDigest,
 			New: !exists, Origin: "import"}))
 	}
-	evs = append(evs, c.eng.event(eventBundleImported, bundleImportedData{ConnectionID: c.id, Path: approved,
+	evs = append(evs, c.eng.event(events.BundleImported, events.BundleImportedData{ConnectionID: c.id, Path: approved,
 		BundleDigest: digest, Bytes: len(raw), Records: len(records), Imported: res.Imported, Duplicates: res.Duplicates}))
 	_, err = c.eng.appendEvents(ctx, c.stream, -1, evs, func(tx *sql.Tx) error {
 		for _, b := range blobs {

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
@@ -341,7 +342,7 @@ func TestInventoryASARIntegrity(t *testing.T) {
 	var evidenceSeq int64
 	if err := led2.Scan(context.Background(), 0, func(ev ledger.Event) error {
 		switch ev.Type {
-		case engine.IntegrityContradictionRecorded:
+		case events.IntegrityContradictionRecorded:
 			var m map[string]any
 			if err := json.Unmarshal(ev.Data, &m); err != nil {
 				return err
