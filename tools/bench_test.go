@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -143,7 +144,11 @@ func pageAllProcedures(b *testing.B, s *session, path string) int {
 	calls := 1
 	for offset := 0; ; calls++ {
 		req := mcp.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = "list_procedures", map[string]any{"offset": offset}
+		args := map[string]any{"offset": offset}
+		if limit, _ := strconv.Atoi(os.Getenv("REA_BENCH_PAGE_LIMIT")); limit > 0 {
+			args["limit"] = limit
+		}
+		req.Params.Name, req.Params.Arguments = "list_procedures", args
 		res, err := s.c.CallTool(ctx, req)
 		if err != nil || res.IsError {
 			b.Fatalf("page at %d: %v", offset, err)
@@ -171,6 +176,8 @@ func pageAllProcedures(b *testing.B, s *session, path string) int {
 // client's cost, not the server's.
 func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 	path := benchFile(b)
+	// REA_BENCH_PAGE_LIMIT pages at another size than the default (100).
+	limit, _ := strconv.Atoi(os.Getenv("REA_BENCH_PAGE_LIMIT"))
 	for b.Loop() {
 		b.StopTimer()
 		cmd := exec.Command(testkit.Rea(b), "--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp")
@@ -210,7 +217,11 @@ func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 		rpc("tools/call", map[string]any{"name": "open_binary", "arguments": map[string]any{"path": path}})
 		pages := 0
 		for offset := 0; ; pages++ {
-			line := rpc("tools/call", map[string]any{"name": "list_procedures", "arguments": map[string]any{"offset": offset}})
+			args := map[string]any{"offset": offset}
+			if limit > 0 {
+				args["limit"] = limit
+			}
+			line := rpc("tools/call", map[string]any{"name": "list_procedures", "arguments": args})
 			var answer struct {
 				Result struct {
 					IsError    bool `json:"isError"`
