@@ -233,6 +233,11 @@ func TestGroupMemberWithoutTokenBlocksSignals(t *testing.T) {
 	stranger, _ := strconv.Atoi(strings.TrimSpace(sc.Text()))
 	defer func() {
 		unix.Kill(stranger, syscall.SIGKILL) // the test's own cleanup of its fixture
+		// A signal is delivered asynchronously: until the stranger is dead
+		// it is still a token-less member that (rightly) blocks Terminate.
+		for i := 0; i < 1000 && alive(stranger); i++ {
+			time.Sleep(2 * time.Millisecond)
+		}
 		stdinW.Close()
 		outR.Close()
 		if r := p.Terminate(context.Background()); len(r) != 0 {

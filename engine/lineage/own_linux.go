@@ -300,7 +300,11 @@ func (p *Owned) Terminate(ctx context.Context) (remaining []string) {
 			break
 		}
 		if err := p.Signal(step.sig); err != nil {
-			break // not provably ours: report, never signal
+			// Not provably ours: never signalled. A group on its way out
+			// (a launcher mid-exit has no readable environment) still gets
+			// the grace period to settle by itself before it is reported.
+			p.waitSettled(ctx, step.wait)
+			break
 		}
 		p.waitSettled(ctx, step.wait)
 	}
