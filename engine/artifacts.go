@@ -383,6 +383,11 @@ func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSApp
 	}
 	l := req.Request.Limits
 	root := artifact.Root{Path: res.InputPath, Format: string(res.Format), SHA256: res.RootSHA256}
+	if res.Format == jsapp.FormatDirectory {
+		// The analysis does not hash a file over the entry-size bound; the
+		// §10.2 digest of the tree is the inventory's to compute.
+		root.SHA256 = ""
+	}
 	g, err := artifact.Inventory(ctx, root, artifact.Options{Operation: op, Limits: artifact.Limits{
 		MaxEntries: l.MaxEntries, MaxTotalBytes: l.MaxTotalArtifactBytes, MaxEntryBytes: l.MaxArtifactEntryBytes,
 		MaxCompressionRatio: artifact.DefaultLimits().MaxCompressionRatio, MaxDepth: int(l.MaxDepth), MaxPathBytes: int(l.MaxPathBytes),
@@ -390,7 +395,7 @@ func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSApp
 	if err != nil {
 		return Published{}, err
 	}
-	res.InventoryManifestID = g.Manifest.ManifestID
+	res.InventoryManifestID, res.RootSHA256 = g.Manifest.ManifestID, g.Manifest.RootSHA256
 	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
 	subject := &Subject{Name: filepath.Base(res.InputPath), Digest: Digest{SHA256: res.RootSHA256},
 		Format: string(res.Format), LocalPath: res.InputPath}

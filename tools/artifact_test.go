@@ -485,3 +485,32 @@ func TestInventoryCancelledPublishesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestJavaScriptApplicationRootDigest: root_sha256 of a directory is the
+// §10.2 digest open_binary reports, also when a file is over the entry-size
+// bound (and so not hashed by the analysis itself).
+func TestJavaScriptApplicationRootDigest(t *testing.T) {
+	app := t.TempDir()
+	for name, body := range map[string]string{
+		"package.json": `{"name":"big","main":"main.js"}`,
+		"main.js":      `const { app } = require("electron"); app.whenReady();`,
+		"big.bin":      strings.Repeat("x", 4096),
+	} {
+		if err := os.WriteFile(filepath.Join(app, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := artifactServer(t, nil)
+	type digestReply struct {
+		Result struct {
+			SHA256     string `json:"sha256"`
+			RootSHA256 string `json:"root_sha256"`
+		} `json:"result"`
+	}
+	want := decode[digestReply](t, s.ok("open_binary", map[string]any{"path": app}).Structured).Result.SHA256
+	got := decode[digestReply](t, s.ok("analyze_javascript_application", map[string]any{"input_path": app,
+		"limits": map[string]any{"max_artifact_entry_bytes": 1024}}).Structured).Result.RootSHA256
+	if want == "" || got != want {
+		t.Fatalf("root_sha256 %q, open_binary's digest %q", got, want)
+	}
+}
