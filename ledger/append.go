@@ -296,7 +296,7 @@ func (l *Ledger) PutBlob(tx *sql.Tx, b []byte) (string, error) {
 	if b == nil {
 		b = []byte{}
 	}
-	if _, err := tx.Exec(`INSERT OR IGNORE INTO blobs (sha256, data) VALUES (?, ?)`, key, b); err != nil {
+	if _, err := tx.Stmt(l.stPutBlob).Exec(key, b); err != nil {
 		return "", fmt.Errorf("ledger: put blob: %w", err)
 	}
 	return key, nil

@@ -69,7 +69,7 @@ type Ledger struct {
 
 	// Statements prepared once on the writer connection; within a
 	// transaction tx.StmtContext reuses them instead of re-parsing SQL.
-	stHead, stStreamVersion, stByID, stInsert *sql.Stmt
+	stHead, stStreamVersion, stByID, stInsert, stPutBlob *sql.Stmt
 
 	mu sync.RWMutex
 	id string // ledger_id; replaced by Import
@@ -265,6 +265,7 @@ func (l *Ledger) prepare(ctx context.Context) error {
 	l.stByID = prep(`SELECT ` + eventColumns + ` FROM events WHERE event_id = ?`)
 	l.stInsert = prep(`INSERT INTO events (seq, event_id, stream, stream_version, type, schema_version,
 		recorded_at, data, canonical, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	l.stPutBlob = prep(`INSERT OR IGNORE INTO blobs (sha256, data) VALUES (?, ?)`)
 	if err != nil {
 		return fmt.Errorf("ledger: prepare: %w", err)
 	}
@@ -301,7 +302,7 @@ func (l *Ledger) tightenModes() {
 // Close closes every connection. The ledger must not be used afterwards.
 func (l *Ledger) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{l.stHead, l.stStreamVersion, l.stByID, l.stInsert} {
+	for _, st := range []*sql.Stmt{l.stHead, l.stStreamVersion, l.stByID, l.stInsert, l.stPutBlob} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
