@@ -182,6 +182,19 @@ func (c *Client) instrBytes(it insn) string {
 	return hex.EncodeToString(code[:it.n])
 }
 
+// AssemblyFits refuses, as truncated, a procedure_assembly of more
+// instructions than the operation returns whole; every provider that serves
+// it applies the same bound.
+func AssemblyFits(op string, n int) error {
+	if n <= maxAssemblyInsns {
+		return nil
+	}
+	return fault.New(fault.Truncated, "The procedure has more instructions than procedure_assembly returns.",
+		"Page through it with read_function_instructions.",
+		map[string]any{"operation": op, "limit": "instructions", "maximum": int64(maxAssemblyInsns),
+			"actual": int64(n), "truncated": true})
+}
+
 // InstructionWindow validates read_function_instructions' offset and limit;
 // every provider that serves the operation applies the same bounds.
 func InstructionWindow(op string, in provider.Params) (offset, limit int, err error) {
@@ -223,12 +236,8 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 		return d.decode(code[:it.n], it.addr, true).text
 	}
 	if op == OpProcedureAssembly {
-		if len(pc.insns) > maxAssemblyInsns {
-			return provider.Result{}, fault.New(fault.Truncated,
-				"The procedure has more instructions than procedure_assembly returns.",
-				"Page through it with read_function_instructions.",
-				map[string]any{"operation": op, "limit": "instructions", "maximum": int64(maxAssemblyInsns),
-					"actual": int64(len(pc.insns)), "truncated": true})
+		if err := AssemblyFits(op, len(pc.insns)); err != nil {
+			return provider.Result{}, err
 		}
 		var b strings.Builder
 		for i, it := range pc.insns {

@@ -34,10 +34,9 @@ const (
 
 // Bounds, as the builtin provider's.
 const (
-	maxPageResults   = 500
-	defaultLimit     = 100
-	maxAssemblyInsns = 20000
-	maxCachedProcs   = 256
+	maxPageResults = 500
+	defaultLimit   = 100
+	maxCachedProcs = 256
 )
 
 // Start starts gdb on t under run and checks that gdb loaded it.
@@ -344,12 +343,8 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 	name, _ := tab.procName(entry)
 	switch op {
 	case OpProcedureAssembly:
-		if len(pc.insns) > maxAssemblyInsns {
-			return provider.Result{}, fault.New(fault.Truncated,
-				"The procedure has more instructions than procedure_assembly returns.",
-				"Page through it with read_function_instructions.",
-				map[string]any{"operation": op, "limit": "instructions", "maximum": int64(maxAssemblyInsns),
-					"actual": int64(len(pc.insns)), "truncated": true})
+		if err := builtin.AssemblyFits(op, len(pc.insns)); err != nil {
+			return provider.Result{}, err
 		}
 		var b strings.Builder
 		for i, it := range pc.insns {
