@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -40,11 +39,6 @@ type ToolAvailability struct {
 	Remediation          *string            `json:"remediation"`
 }
 
-// notBuilt lists catalog tools whose capability this REA build does not yet
-// implement. They stay in the stable catalog and in tool_availability, and
-// are reported unavailable with a typed reason rather than faked.
-var notBuilt = map[string]string{}
-
 var navigationModes = []struct {
 	name string
 	ops  []string
@@ -79,9 +73,6 @@ func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeat
 	verdict := func() ToolAvailability {
 		if (spec.Name == "export_evidence_bundle" || spec.Name == "import_evidence_bundle") && !s.evidenceRootsConfigured(spec.Name) {
 			return unavailable("policy_disabled", "Set REA_EVIDENCE_ROOTS_JSON to the approved Evidence directories, then restart the registered server or its client.")
-		}
-		if what, missing := notBuilt[spec.Name]; missing {
-			return unavailable("unsupported_host", fmt.Sprintf("This REA build does not implement %s yet; upgrade REA. Run `rea doctor` for this build's capabilities.", what))
 		}
 		if spec.Name == "capture_process_scenario" {
 			if reason, remediation, bad := s.captureGate(); bad {

@@ -60,12 +60,6 @@ func (s *Server) handlerFor(spec Spec) handler {
 			return sess.conn.InspectAddressContext(ctx, addr, optionalString(params, "document"))
 		}
 	}
-	if _, missing := notBuilt[spec.Name]; missing {
-		return func(ctx context.Context, sess *session, _ provider.Params, _ progress.Reporter) (any, error) {
-			a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features)
-			return nil, unavailableToolError(spec.Name, a)
-		}
-	}
 	if spec.Kind == "provider" {
 		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 			return sess.conn.Operate(ctx, spec.Name, params, rep)
