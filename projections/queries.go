@@ -49,16 +49,10 @@ func EvidenceRecords(ctx context.Context, db *sql.DB, f EvidenceFilter) (map[str
 	return out, rows.Err()
 }
 
-// EvidenceDigest returns the stored record digest of an evidence id.
-func EvidenceDigest(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, id string) (string, bool, error) {
-	return scanDigest(q.QueryRowContext(ctx, evidenceDigestQuery, id))
-}
-
 const evidenceDigestQuery = `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`
 
-// EvidenceLookup is EvidenceDigest over a statement prepared once: it runs
+// EvidenceLookup finds the stored record digest of an evidence id, on a
+// statement prepared once: it runs
 // before every publication, and parsing the SQL each time costs more than
 // the indexed lookup itself.
 type EvidenceLookup struct{ stmt *sql.Stmt }
@@ -72,7 +66,7 @@ func NewEvidenceLookup(ctx context.Context, db *sql.DB) (*EvidenceLookup, error)
 	return &EvidenceLookup{st}, nil
 }
 
-// Digest is EvidenceDigest.
+// Digest returns the stored record digest of id and whether it exists.
 func (l *EvidenceLookup) Digest(ctx context.Context, id string) (string, bool, error) {
 	return scanDigest(l.stmt.QueryRowContext(ctx, id))
 }
