@@ -180,7 +180,13 @@ func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 	limit, _ := strconv.Atoi(os.Getenv("REA_BENCH_PAGE_LIMIT"))
 	for b.Loop() {
 		b.StopTimer()
-		cmd := exec.Command(testkit.Rea(b), "--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp")
+		args := []string{"--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp"}
+		// REA_BENCH_SERVER_CPUPROFILE profiles the server process (the last
+		// iteration's profile is the one left in the file).
+		if p := os.Getenv("REA_BENCH_SERVER_CPUPROFILE"); p != "" {
+			args = append([]string{"--cpuprofile", p}, args...)
+		}
+		cmd := exec.Command(testkit.Rea(b), args...)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 type globals struct {
 	ledgerPath string
+	cpuProfile string
 }
 
 func newRoot() *cobra.Command {
@@ -61,6 +63,32 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
+	// --cpuprofile is for measuring REA itself (BENCHMARKS.md): the MCP
+	// figures run `rea mcp` as a subprocess, where go test's -cpuprofile
+	// cannot see.
+	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of this command to FILE")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	var stopProfile func()
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if g.cpuProfile == "" {
+			return nil
+		}
+		f, err := os.OpenFile(g.cpuProfile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if stopProfile != nil {
+			stopProfile()
+		}
+	}
 	root.AddCommand(newMCPCommand(g), newAnalyzeCommand(g), newProvidersCommand(), newCapabilitiesCommand(),
 		newEvidenceCommand(g), newLedgerCommand(g), newVersionCommand(), newDoctorCommand(g), newSetupCommand(),
 		newPolicyCommand(g))
