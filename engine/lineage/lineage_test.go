@@ -4,6 +4,7 @@ package lineage
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -244,8 +245,11 @@ func TestGroupMemberWithoutTokenBlocksSignals(t *testing.T) {
 			t.Errorf("final Terminate left %v", r)
 		}
 	}()
-	// env execs sleep; wait until the token is gone from its environment.
-	for i := 0; i < 200 && hasToken(stranger, testToken); i++ {
+	// The background job is a forked shell (with the token) that execs env
+	// (still with it), which execs sleep without it. Reading environ can
+	// fail in the middle of an exec, so wait for sleep itself, then for its
+	// environment to be readable and token-free.
+	for i := 0; i < 400 && !(isSleep(stranger) && readableWithoutToken(stranger)); i++ {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if obs := p.Observe(context.Background()); obs.Status != StatusUnavailable || obs.Reason != ReasonDescendantNoToken {
@@ -323,4 +327,14 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("accepted pid %d", st.pid)
 		}
 	})
+}
+
+func isSleep(pid int) bool {
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return err == nil && strings.TrimSpace(string(comm)) == "sleep"
+}
+
+func readableWithoutToken(pid int) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return err == nil && !bytes.Contains(env, []byte(RunTokenVar+"="+testToken))
 }
