@@ -65,13 +65,18 @@ type Engine struct {
 
 // evidenceDigest finds a published record's digest by evidence id.
 func (e *Engine) evidenceDigest(ctx context.Context, id string) (string, bool, error) {
-	e.lookupOnce.Do(func() {
-		e.lookup, e.lookupErr = projections.NewEvidenceLookup(context.WithoutCancel(ctx), e.cfg.Ledger.ReadDB())
-	})
-	if e.lookupErr != nil {
-		return "", false, e.lookupErr
+	lookup, err := e.evidenceLookup(ctx)
+	if err != nil {
+		return "", false, err
 	}
-	return e.lookup.Digest(ctx, id)
+	return lookup.Digest(ctx, id)
+}
+
+func (e *Engine) evidenceLookup(ctx context.Context) (*projections.EvidenceLookup, error) {
+	e.lookupOnce.Do(func() {
+		e.lookup, e.lookupErr = projections.NewEvidenceLookup(context.WithoutCancel(ctx), e.cfg.Ledger)
+	})
+	return e.lookup, e.lookupErr
 }
 
 // New builds an engine over an open ledger.

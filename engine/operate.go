@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -321,34 +322,50 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string
 		return Published{}, fault.Internal(op, err)
 	}
 	digest := canon.SHA256Hex(body)
-	storedDigest, exists, err := c.eng.evidenceDigest(ctx, rec.EvidenceID)
+	recorded := func(digest string, isNew bool) ledger.NewEvent {
+		return c.eng.event(events.EvidenceRecorded, events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID,
+			EvidenceID: rec.EvidenceID, Operation: op, PredicateType: rec.PredicateType, RecordDigest: digest, New: isNew, Origin: origin})
+	}
+	// The common case is a record never published before: check that
+	// inside the append's own transaction, which saves a read-pool round
+	// trip per publication, and only on a repeat roll back and publish the
+	// stored record instead. The lookup's statements are prepared before the
+	// transaction: preparing on the writer connection from inside its own
+	// transaction would wait for itself.
+	lookup, err := c.eng.evidenceLookup(ctx)
 	if err != nil {
 		return Published{}, fault.From(op, err)
 	}
+	stored, err := c.eng.appendEvents(ctx, c.stream, -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
+		if _, exists, err := lookup.DigestIn(ctx, tx, rec.EvidenceID); err != nil || exists {
+			return cmp.Or(err, errEvidenceStored)
+		}
+		_, err = c.eng.cfg.Ledger.PutBlob(tx, body)
+		return err
+	})
 	shown := rec
-	if exists {
-		stored, err := c.eng.loadRecord(ctx, storedDigest)
+	if errors.Is(err, errEvidenceStored) {
+		storedDigest, _, err := c.eng.evidenceDigest(ctx, rec.EvidenceID)
+		if err != nil {
+			return Published{}, fault.From(op, err)
+		}
+		if shown, err = c.eng.loadRecord(ctx, storedDigest); err != nil {
+			return Published{}, err
+		}
+		stored, err = c.eng.appendEvents(ctx, c.stream, -1, append(evs, recorded(storedDigest, false)), nil)
 		if err != nil {
 			return Published{}, err
 		}
-		shown, digest = stored, storedDigest
-	}
-	data := events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID, EvidenceID: rec.EvidenceID, Operation: op,
-		PredicateType: rec.PredicateType, RecordDigest: digest, New: !exists, Origin: origin}
-	evs = append(evs, c.eng.event(events.EvidenceRecorded, data))
-	stored, err := c.eng.appendEvents(ctx, c.stream, -1, evs, func(tx *sql.Tx) error {
-		if exists {
-			return nil
-		}
-		_, err := c.eng.cfg.Ledger.PutBlob(tx, body)
-		return err
-	})
-	if err != nil {
+	} else if err != nil {
 		return Published{}, err
 	}
 	last := stored[len(stored)-1]
 	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: last.Seq, EventID: last.ID.String()})}, nil
 }
+
+// errEvidenceStored rolls back a publication whose record is already
+// stored.
+var errEvidenceStored = errors.New("engine: evidence record already stored")
 
 // loadRecord reads a stored record body and re-verifies its id.
 func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error) {

@@ -327,6 +327,21 @@ func (l *Ledger) ID() string {
 // Path is the absolute path of the database file.
 func (l *Ledger) Path() string { return l.path }
 
+// PrepareRead prepares a read-only query on the writer connection, for use
+// through tx.StmtContext inside an append transaction (typically in its apply
+// callback), where it sees the rows the transaction has written so far and
+// costs no read-pool round trip. Prepare before the transaction begins: the
+// writer has one connection, which the transaction holds.
+func (l *Ledger) PrepareRead(ctx context.Context, query string) (*sql.Stmt, error) {
+	if l.w == nil {
+		return nil, ErrReadOnly
+	}
+	if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(query)), "SELECT") {
+		return nil, fmt.Errorf("ledger: PrepareRead takes a SELECT, not %.20q", query)
+	}
+	return l.w.PrepareContext(ctx, query)
+}
+
 // ReadDB is the read pool, for projection queries. Its connections are
 // query_only; writes go through Append.
 func (l *Ledger) ReadDB() *sql.DB { return l.r }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rea-re/rea/ledger"
 )
 
 // EvidenceFilter selects publications; empty fields do not filter.
@@ -51,19 +53,27 @@ func EvidenceRecords(ctx context.Context, db *sql.DB, f EvidenceFilter) (map[str
 
 const evidenceDigestQuery = `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`
 
-// EvidenceLookup finds the stored record digest of an evidence id, on a
-// statement prepared once: it runs
-// before every publication, and parsing the SQL each time costs more than
-// the indexed lookup itself.
-type EvidenceLookup struct{ stmt *sql.Stmt }
+// EvidenceLookup finds the stored record digest of an evidence id, on
+// statements prepared once: it runs before every publication, and parsing
+// the SQL each time costs more than the indexed lookup itself.
+type EvidenceLookup struct {
+	stmt *sql.Stmt // on the read pool
+	inTx *sql.Stmt // on the writer connection; nil for a read-only ledger
+}
 
-// NewEvidenceLookup prepares the lookup on db.
-func NewEvidenceLookup(ctx context.Context, db *sql.DB) (*EvidenceLookup, error) {
-	st, err := db.PrepareContext(ctx, evidenceDigestQuery)
+// NewEvidenceLookup prepares the lookup on l's read pool and, unless l is
+// read-only, on its writer connection for DigestIn.
+func NewEvidenceLookup(ctx context.Context, l *ledger.Ledger) (*EvidenceLookup, error) {
+	st, err := l.ReadDB().PrepareContext(ctx, evidenceDigestQuery)
 	if err != nil {
 		return nil, fmt.Errorf("projections: prepare evidence lookup: %w", err)
 	}
-	return &EvidenceLookup{st}, nil
+	in, err := l.PrepareRead(ctx, evidenceDigestQuery)
+	if err != nil && !errors.Is(err, ledger.ErrReadOnly) {
+		st.Close()
+		return nil, fmt.Errorf("projections: prepare evidence lookup: %w", err)
+	}
+	return &EvidenceLookup{stmt: st, inTx: in}, nil
 }
 
 // Digest returns the stored record digest of id and whether it exists.
@@ -71,8 +81,22 @@ func (l *EvidenceLookup) Digest(ctx context.Context, id string) (string, bool, e
 	return scanDigest(l.stmt.QueryRowContext(ctx, id))
 }
 
-// Close releases the statement.
-func (l *EvidenceLookup) Close() error { return l.stmt.Close() }
+// DigestIn is Digest inside an append transaction: it sees the
+// transaction's own snapshot and costs no read-pool round trip.
+func (l *EvidenceLookup) DigestIn(ctx context.Context, tx *sql.Tx, id string) (string, bool, error) {
+	if l.inTx == nil {
+		return "", false, ledger.ErrReadOnly
+	}
+	return scanDigest(tx.StmtContext(ctx, l.inTx).QueryRowContext(ctx, id))
+}
+
+// Close releases the statements.
+func (l *EvidenceLookup) Close() error {
+	if l.inTx != nil {
+		l.inTx.Close()
+	}
+	return l.stmt.Close()
+}
 
 func scanDigest(row *sql.Row) (string, bool, error) {
 	var d string

@@ -1,0 +1,76 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/ledger"
+)
+
+// TestRepublicationReusesTheStoredRecord asks the same question twice: the
+// second publication finds the record inside its transaction, rolls back,
+// and records a publication of the stored record (new=false) without
+// storing its body again.
+func TestRepublicationReusesTheStoredRecord(t *testing.T) {
+	ctx := context.Background()
+	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
+	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.OpenBinary(ctx, self, "partial", nil); err != nil {
+		t.Fatal(err)
+	}
+	params := provider.Params{"address": "0x1000"}
+	first, err := conn.Operate(ctx, "resolve_containing_procedure", params, progress.Nop{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := conn.Operate(ctx, "resolve_containing_procedure", params, progress.Nop{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Evidence.EvidenceID != second.Evidence.EvidenceID || first.Evidence.Ledger.Seq >= second.Evidence.Ledger.Seq {
+		t.Fatalf("evidence %s at %d, then %s at %d", first.Evidence.EvidenceID, first.Evidence.Ledger.Seq,
+			second.Evidence.EvidenceID, second.Evidence.Ledger.Seq)
+	}
+	var published []events.EvidenceRecordedData
+	if err := led.Scan(ctx, 1, func(e ledger.Event) error {
+		if e.Type == events.EvidenceRecorded {
+			var d events.EvidenceRecordedData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return err
+			}
+			published = append(published, d)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(published) != 2 || !published[0].New || published[1].New || published[0].RecordDigest != published[1].RecordDigest {
+		t.Fatalf("publications: %+v", published)
+	}
+	var blobs int
+	if err := led.ReadDB().QueryRowContext(ctx, `SELECT count(*) FROM blobs WHERE sha256 = ?`, published[0].RecordDigest).Scan(&blobs); err != nil || blobs != 1 {
+		t.Fatalf("record body stored %d times (%v)", blobs, err)
+	}
+	if _, err := led.Blob(ctx, published[0].RecordDigest); err != nil {
+		t.Fatal(err)
+	}
+}
