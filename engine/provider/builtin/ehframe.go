@@ -480,6 +480,7 @@ func addEhFrameProcs(img *image, b *symBuilder) error {
 		}
 	}
 	slices.Sort(starts)
+	b.reserve(uint64(len(fdes)))
 	for _, r := range fdes {
 		if err := b.tick(); err != nil {
 			return err

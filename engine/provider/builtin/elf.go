@@ -247,6 +247,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 			continue
 		}
 		count := tsize / t.entsize
+		b.reserve(count)
 		badName := 0
 		for i := uint64(1); i < count; i++ {
 			if err := b.tick(); err != nil {

@@ -97,6 +97,18 @@ func (b *symBuilder) tick() error {
 
 func (b *symBuilder) add(s symbol) { b.syms = append(b.syms, s) }
 
+// reserve makes room for n more symbols before a loop that adds up to n:
+// growing a slice of a few hundred thousand symbols by appending copies it
+// a dozen times, and the garbage collector struggles to preempt those
+// copies (together about a third of indexing node). n is bounded by the
+// table's size in the file, so this never asks for more than the appends
+// would have.
+func (b *symBuilder) reserve(n uint64) {
+	if n > 0 && n <= uint64(len(b.data)) {
+		b.syms = slices.Grow(b.syms, int(n))
+	}
+}
+
 // addArena adds a symbol whose name is not in the file bytes.
 func (b *symBuilder) addArena(s symbol, name string) {
 	if len(name) > maxNameLen {
