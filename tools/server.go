@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,9 +101,7 @@ func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
 // ServeStdio serves one connection over r/w until EOF or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	std := server.NewStdioServer(s.mcp)
-	std.SetErrorLogger(log.New(io.Discard, "", 0))
-	err := std.Listen(ctx, r, w)
+	err := serveStdio(ctx, s.mcp, r, w)
 	s.CloseAll(context.WithoutCancel(ctx), "client_closed")
 	return err
 }

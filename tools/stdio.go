@@ -1,0 +1,423 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// The stdio transport: newline-delimited JSON-RPC on a reader and a writer,
+// one MCP connection, with mcp-go's MCPServer doing all of the protocol.
+//
+// mcp-go ships a StdioServer; REA frames stdio itself for one reason, the
+// cost of an answer. mcp-go encodes a tool result by marshalling a map that
+// holds the structured content as a json.RawMessage, which encoding/json
+// validates and compacts, and then compacts the whole answer again as the
+// output of CallToolResult's MarshalJSON. For a page of list_procedures
+// (about 20 KB, sent twice: as text and as structuredContent) that was about
+// a third of a millisecond per page, most of what the server spends outside
+// the ledger. REA's tool results are built from JSON it encoded itself (the
+// canonical result of a record, encoding/json for the rest), so writeMessage
+// writes a plain result directly and leaves every other message to
+// encoding/json.
+//
+// Everything else follows the StdioServer it replaces: requests run on their
+// own goroutines (the engine orders a connection's provider calls itself),
+// notifications are handled on the read loop in arrival order so that
+// notifications/cancelled is never queued behind a request, and responses
+// to the server's own requests (elicitation) are routed to their waiters
+// before anything else.
+
+// maxStdioLine bounds one incoming message. A longer line is answered with a
+// JSON-RPC parse error and skipped, never buffered whole.
+const maxStdioLine = 16 << 20
+
+type stdioTransport struct {
+	srv  *server.MCPServer
+	out  io.Writer
+	wmu  sync.Mutex // one message per Write, never interleaved
+	sess *stdioSession
+}
+
+// serveStdio serves one connection until r ends or ctx is done.
+func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer) error {
+	t := &stdioTransport{srv: srv, out: w}
+	t.sess = &stdioSession{t: t, notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan elicitationAnswer{}}
+	if err := srv.RegisterSession(ctx, t.sess); err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	defer srv.UnregisterSession(ctx, t.sess.SessionID())
+	ctx, cancel := context.WithCancel(srv.WithContext(ctx, t.sess))
+	var requests sync.WaitGroup
+	defer func() {
+		// Handlers still running see their context end; the connection is
+		// over, so their answers have nowhere to go.
+		cancel()
+		requests.Wait()
+	}()
+	go t.forwardNotifications(ctx)
+
+	in := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(in)
+		if errors.Is(err, errLineTooLong) {
+			t.writeMessage(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error: message too long", nil))
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var head struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			t.writeMessage(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error", nil))
+			continue
+		}
+		hasID := len(head.ID) > 0 && !bytes.Equal(head.ID, []byte("null"))
+		switch {
+		case head.Method == "" && hasID:
+			t.sess.answer(line)
+		case hasID:
+			msg := bytes.Clone(line)
+			requests.Go(func() { t.handle(ctx, msg) })
+		default:
+			t.handle(ctx, line)
+		}
+	}
+}
+
+var errLineTooLong = errors.New("stdio: message too long")
+
+// readLine returns the next line. A line longer than maxStdioLine is
+// consumed and reported as errLineTooLong; a last line without a newline is
+// returned as a line, and io.EOF comes with the next call.
+func readLine(in *bufio.Reader) ([]byte, error) {
+	chunk, err := in.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		if err == io.EOF && len(chunk) > 0 {
+			err = nil
+		}
+		return chunk, err // valid until the next read: callers copy what they keep
+	}
+	line := bytes.Clone(chunk)
+	for {
+		chunk, err = in.ReadSlice('\n')
+		if len(line)+len(chunk) > maxStdioLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = in.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if err == io.EOF {
+				err = nil
+			}
+			return line, err
+		}
+	}
+}
+
+// handle runs one request or notification through mcp-go and writes the
+// answer, if any. A panic in a handler becomes an internal error for that
+// request, as mcp-go's StdioServer does.
+func (t *stdioTransport) handle(ctx context.Context, msg []byte) {
+	var answer mcp.JSONRPCMessage
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				var head struct {
+					ID any `json:"id"`
+				}
+				_ = json.Unmarshal(msg, &head)
+				if head.ID != nil {
+					answer = mcp.NewJSONRPCError(mcp.NewRequestId(head.ID), mcp.INTERNAL_ERROR, "internal error", nil)
+				}
+			}
+		}()
+		answer = t.srv.HandleMessage(ctx, msg)
+	}()
+	if answer != nil {
+		t.writeMessage(answer)
+	}
+}
+
+func (t *stdioTransport) forwardNotifications(ctx context.Context) {
+	for {
+		select {
+		case n := <-t.sess.notifications:
+			t.writeMessage(n)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// writeMessage writes one message and a newline in a single Write.
+func (t *stdioTransport) writeMessage(msg any) {
+	b, ok := appendToolResponse(nil, msg)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(msg); err != nil {
+			return
+		}
+	}
+	b = append(b, '\n')
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	_, _ = t.out.Write(b)
+}
+
+// appendToolResponse appends the JSON of a response carrying a plain tool
+// result: one text content block and structured content that is already
+// JSON, nothing else. It reports false for anything else, which encoding/json
+// then writes. The bytes are what CallToolResult.MarshalJSON would produce,
+// in its key order, apart from encoding/json's optional escaping of <, > and
+// & (both decode to the same text).
+func appendToolResponse(b []byte, msg any) ([]byte, bool) {
+	resp, ok := msg.(mcp.JSONRPCResponse)
+	if !ok {
+		return b, false
+	}
+	var r *mcp.CallToolResult
+	switch v := resp.Result.(type) {
+	case *mcp.CallToolResult:
+		r = v
+	case mcp.CallToolResult:
+		r = &v
+	default:
+		return b, false
+	}
+	structured, ok := r.StructuredContent.(json.RawMessage)
+	if !ok || len(r.RawStructuredContent) > 0 || r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 ||
+		r.RequestState != "" || len(r.Content) != 1 {
+		return b, false
+	}
+	text, ok := r.Content[0].(mcp.TextContent)
+	if !ok || text.Type != "text" || text.Annotations != nil || text.Meta != nil {
+		return b, false
+	}
+	id, err := json.Marshal(resp.ID)
+	if err != nil {
+		return b, false
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	b = appendJSONString(b, text.Text)
+	b = append(b, "}]"...)
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	b = append(b, `,"structuredContent":`...)
+	b = append(b, structured...)
+	return append(b, "}}"...), true
+}
+
+// appendJSONString appends s as a JSON string. Valid UTF-8 passes through;
+// quotes, backslashes and control characters are escaped, and an invalid
+// byte becomes U+FFFD, as encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != '\uFFFD' || size != 1 {
+				i += size
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// stdioSession is the one client session of a stdio connection.
+type stdioSession struct {
+	t             *stdioTransport
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+	logLevel      atomic.Value // mcp.LoggingLevel
+
+	infoMu sync.RWMutex
+	info   mcp.Implementation
+	caps   mcp.ClientCapabilities
+
+	nextID    atomic.Int64
+	pendingMu sync.Mutex
+	pending   map[int64]chan elicitationAnswer
+}
+
+type elicitationAnswer struct {
+	result *mcp.ElicitationResult
+	err    error
+}
+
+var (
+	_ server.SessionWithLogging     = (*stdioSession)(nil)
+	_ server.SessionWithClientInfo  = (*stdioSession)(nil)
+	_ server.SessionWithElicitation = (*stdioSession)(nil)
+)
+
+func (s *stdioSession) SessionID() string { return "stdio" }
+func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
+	return s.notifications
+}
+func (s *stdioSession) Initialize() {
+	s.logLevel.Store(mcp.LoggingLevelError)
+	s.initialized.Store(true)
+}
+func (s *stdioSession) Initialized() bool                  { return s.initialized.Load() }
+func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) { s.logLevel.Store(level) }
+func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
+	if level, ok := s.logLevel.Load().(mcp.LoggingLevel); ok {
+		return level
+	}
+	return mcp.LoggingLevelError
+}
+
+func (s *stdioSession) GetClientInfo() mcp.Implementation {
+	s.infoMu.RLock()
+	defer s.infoMu.RUnlock()
+	return s.info
+}
+
+func (s *stdioSession) SetClientInfo(info mcp.Implementation) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.info = info
+}
+
+func (s *stdioSession) GetClientCapabilities() mcp.ClientCapabilities {
+	s.infoMu.RLock()
+	defer s.infoMu.RUnlock()
+	return s.caps
+}
+
+func (s *stdioSession) SetClientCapabilities(caps mcp.ClientCapabilities) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.caps = caps
+}
+
+// RequestElicitation sends elicitation/create and waits for the client's
+// answer or for ctx to end.
+func (s *stdioSession) RequestElicitation(ctx context.Context, request mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	id := s.nextID.Add(1)
+	answer := make(chan elicitationAnswer, 1)
+	s.pendingMu.Lock()
+	s.pending[id] = answer
+	s.pendingMu.Unlock()
+	defer func() {
+		s.pendingMu.Lock()
+		delete(s.pending, id)
+		s.pendingMu.Unlock()
+	}()
+	s.t.writeMessage(struct {
+		JSONRPC string                `json:"jsonrpc"`
+		ID      int64                 `json:"id"`
+		Method  string                `json:"method"`
+		Params  mcp.ElicitationParams `json:"params"`
+	}{mcp.JSONRPC_VERSION, id, string(mcp.MethodElicitationCreate), request.Params})
+	select {
+	case a := <-answer:
+		return a.result, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// answer routes a response to the server's own request; one nobody waits
+// for any more (the request was cancelled) is dropped.
+func (s *stdioSession) answer(line []byte) {
+	var resp struct {
+		ID     json.Number     `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(line, &resp) != nil {
+		return
+	}
+	id, err := resp.ID.Int64()
+	if err != nil {
+		return
+	}
+	s.pendingMu.Lock()
+	waiter, ok := s.pending[id]
+	s.pendingMu.Unlock()
+	if !ok {
+		return
+	}
+	var a elicitationAnswer
+	switch {
+	case resp.Error != nil:
+		a.err = fmt.Errorf("elicitation request failed: %s", resp.Error.Message)
+	case len(resp.Result) == 0:
+		a.err = errors.New("elicitation response has neither result nor error")
+	default:
+		var result mcp.ElicitationResult
+		if err := json.Unmarshal(resp.Result, &result); err != nil {
+			a.err = fmt.Errorf("elicitation response: %w", err)
+		} else {
+			a.result = &result
+		}
+	}
+	select {
+	case waiter <- a:
+	default:
+	}
+}

@@ -1,0 +1,135 @@
+package tools_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// TestStdioElicitation asks the question of a capture over a real `rea mcp`
+// subprocess: the server's elicitation/create request and the client's
+// answer cross REA's own stdio transport in both directions.
+func TestStdioElicitation(t *testing.T) {
+	root := t.TempDir()
+	env := append(os.Environ(), "REA_PROCESS_CAPTURE_ENABLED=true",
+		"REA_PROCESS_WORKING_ROOTS_JSON="+mustJSON(t, []string{root}),
+		"REA_PROCESS_EXECUTABLE_ROOTS_JSON="+mustJSON(t, []string{"/usr/bin", "/bin"}))
+	capture := map[string]any{"executable": "/bin/sh", "arguments": []string{"-c", `read line; echo "got:$line"`},
+		"working_directory": root, "stdin_steps": []map[string]any{{"type": "write", "data": "hello\n"}}, "timeout_ms": 20000}
+	for _, action := range []mcp.ElicitationResponseAction{mcp.ElicitationResponseActionAccept, mcp.ElicitationResponseActionDecline} {
+		t.Run(string(action), func(t *testing.T) {
+			a := &answerer{action: action}
+			if action == mcp.ElicitationResponseActionAccept {
+				a.content = map[string]any{"lifetime": "once"}
+			}
+			tr := transport.NewStdio(testkit.Rea(t), env, "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
+			c := client.NewClient(tr, client.WithElicitationHandler(a))
+			if err := c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			s := initialize(t, c)
+			if action == mcp.ElicitationResponseActionAccept {
+				r := s.ok("capture_process_scenario", capture)
+				if !strings.Contains(string(r.Structured), "got:hello") || a.asked.Load() != 1 {
+					t.Fatalf("accepted capture (asked %d): %.300s", a.asked.Load(), r.Structured)
+				}
+				return
+			}
+			if e := s.errorOf("capture_process_scenario", capture); e["code"] != "permission_required" || a.asked.Load() != 1 {
+				t.Fatalf("declined capture (asked %d): %v", a.asked.Load(), e)
+			}
+		})
+	}
+}
+
+// TestStdioFraming speaks raw JSON-RPC to `rea mcp`: malformed and oversized
+// lines get parse errors without ending the connection, blank lines are
+// skipped, a last request without a newline is still answered, and an
+// answer is one line whose text copy is the structured content.
+func TestStdioFraming(t *testing.T) {
+	cmd := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	lines := bufio.NewReaderSize(stdout, 1<<20)
+	next := func() map[string]any {
+		t.Helper()
+		timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+		defer timer.Stop()
+		line, err := lines.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("reading an answer: %v", err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("not one JSON message per line: %v: %.200q", err, line)
+		}
+		return m
+	}
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parseError := func(m map[string]any) bool {
+		e, _ := m["error"].(map[string]any)
+		return e != nil && e["code"] == float64(mcp.PARSE_ERROR) && m["id"] == nil
+	}
+
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")
+	if m := next(); m["id"] != float64(1) || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n\n   \n")
+	send("{not json\n")
+	if m := next(); !parseError(m) {
+		t.Fatalf("malformed line: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"pad":"` +
+		strings.Repeat("x", 17<<20) + `"}}}` + "\n")
+	if m := next(); !parseError(m) {
+		t.Fatalf("oversized line: %.300v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"binary_session","arguments":{}}}`)
+	stdin.Close()
+	m := next()
+	res, _ := m["result"].(map[string]any)
+	if m["id"] != "three" || res == nil {
+		t.Fatalf("last request without a newline: %v", m)
+	}
+	content, _ := res["content"].([]any)
+	if len(content) != 1 {
+		t.Fatalf("content: %v", res)
+	}
+	text, _ := content[0].(map[string]any)["text"].(string)
+	var fromText any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := fmt.Sprint(fromText), fmt.Sprint(res["structuredContent"]); a != b || a == "<nil>" {
+		t.Fatalf("text copy %s differs from structuredContent %s", a, b)
+	}
+}
