@@ -99,11 +99,20 @@ func New(eng *engine.Engine, opts Options) *Server {
 // MCP is the underlying mcp-go server (for in-process clients and transports).
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
-// ServeStdio serves one connection over r/w until EOF or ctx ends.
+// ServeStdio serves one connection over r/w until EOF or ctx ends, then
+// closes it: client_closed at the end of the input, transport_error when
+// reading failed, server_shutdown when ctx ended first.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	err := serveStdio(ctx, s.mcp, r, w)
-	s.CloseAll(context.WithoutCancel(ctx), "client_closed")
-	return err
+	return serveStdio(ctx, s.mcp, r, w, func(err error) {
+		reason := "client_closed"
+		switch {
+		case ctx.Err() != nil:
+			reason = "server_shutdown"
+		case err != nil:
+			reason = "transport_error"
+		}
+		s.CloseAll(context.WithoutCancel(ctx), reason)
+	})
 }
 
 // CloseAll closes every engine connection (server shutdown).

@@ -47,10 +47,16 @@ type stdioTransport struct {
 	out  io.Writer
 	wmu  sync.Mutex // one message per Write, never interleaved
 	sess *stdioSession
+
+	reqMu    sync.Mutex
+	stopped  bool
+	requests sync.WaitGroup
 }
 
-// serveStdio serves one connection until r ends or ctx is done.
-func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer) error {
+// serveStdio serves one connection until r ends or ctx is done. end runs
+// once no request is running any more, before the session is unregistered,
+// with what ended the connection.
+func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, end func(error)) error {
 	t := &stdioTransport{srv: srv, out: w}
 	t.sess = &stdioSession{t: t, notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan elicitationAnswer{}}
 	if err := srv.RegisterSession(ctx, t.sess); err != nil {
@@ -58,18 +64,39 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Wr
 	}
 	defer srv.UnregisterSession(ctx, t.sess.SessionID())
 	ctx, cancel := context.WithCancel(srv.WithContext(ctx, t.sess))
-	var requests sync.WaitGroup
-	defer func() {
-		// Handlers still running see their context end; the connection is
-		// over, so their answers have nowhere to go.
-		cancel()
-		requests.Wait()
-	}()
+	defer cancel()
 	go t.forwardNotifications(ctx)
 
+	// The read loop runs on its own goroutine so that serveStdio returns
+	// when ctx ends (SIGINT), even while a read is blocked on an open
+	// stdin that no close can interrupt; the loop then dispatches nothing
+	// more and ends with its next read.
+	loop := make(chan error, 1)
+	go func() { loop <- t.readLoop(ctx, r) }()
+	var err error
+	select {
+	case err = <-loop:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	// Handlers still running see their context end; the connection is
+	// over, so their answers have nowhere to go.
+	cancel()
+	t.stopRequests()
+	if end != nil {
+		end(err)
+	}
+	return err
+}
+
+// readLoop reads and dispatches messages until r ends or ctx is done.
+func (t *stdioTransport) readLoop(ctx context.Context, r io.Reader) error {
 	in := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(in)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if errors.Is(err, errLineTooLong) {
 			t.writeMessage(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error: message too long", nil))
 			continue
@@ -79,9 +106,6 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Wr
 				return nil
 			}
 			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -101,11 +125,29 @@ func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Wr
 			t.sess.answer(line)
 		case hasID:
 			msg := bytes.Clone(line)
-			requests.Go(func() { t.handle(ctx, msg) })
+			t.startRequest(func() { t.handle(ctx, msg) })
 		default:
 			t.handle(ctx, line)
 		}
 	}
+}
+
+// startRequest runs fn on its own goroutine unless the transport stopped.
+func (t *stdioTransport) startRequest(fn func()) {
+	t.reqMu.Lock()
+	defer t.reqMu.Unlock()
+	if t.stopped {
+		return
+	}
+	t.requests.Go(fn)
+}
+
+// stopRequests refuses new requests and waits for those running.
+func (t *stdioTransport) stopRequests() {
+	t.reqMu.Lock()
+	t.stopped = true
+	t.reqMu.Unlock()
+	t.requests.Wait()
 }
 
 var errLineTooLong = errors.New("stdio: message too long")

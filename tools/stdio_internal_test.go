@@ -108,7 +108,7 @@ func FuzzStdioInput(f *testing.F) {
 		var out bytes.Buffer
 		w := &lockedWriter{w: &out}
 		done := make(chan error, 1)
-		go func() { done <- serveStdio(context.Background(), srv, bytes.NewReader(in), w) }()
+		go func() { done <- serveStdio(context.Background(), srv, bytes.NewReader(in), w, nil) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

@@ -10,13 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/internal/testkit"
+	"github.com/rea-re/rea/ledger"
 )
 
 // TestStdioElicitation asks the question of a capture over a real `rea mcp`
@@ -131,5 +134,84 @@ func TestStdioFraming(t *testing.T) {
 	}
 	if a, b := fmt.Sprint(fromText), fmt.Sprint(res["structuredContent"]); a != b || a == "<nil>" {
 		t.Fatalf("text copy %s differs from structuredContent %s", a, b)
+	}
+}
+
+// TestStdioSignalShutsDownCleanly sends SIGTERM to `rea mcp` while its stdin
+// is still open: the server must not wait for input that never comes; it
+// closes the connection (server_shutdown) and the target, then exits 0.
+func TestStdioSignalShutsDownCleanly(t *testing.T) {
+	ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
+	cmd := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "mcp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stdout)
+	call := func(req string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, req+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			line, err := lines.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(line, `"id":`) && !strings.Contains(line, `"method"`) {
+				return
+			}
+		}
+	}
+	call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open_binary","arguments":{"path":` + mustJSON(t, testkit.Rea(t)) + `}}}`)
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("rea mcp after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("rea mcp did not exit after SIGTERM with its stdin open")
+	}
+	led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	var reasons []string
+	var targetClosed bool
+	if err := led.Scan(context.Background(), 1, func(e ledger.Event) error {
+		switch e.Type {
+		case events.ConnectionClosed:
+			var d events.ConnectionClosedData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return err
+			}
+			reasons = append(reasons, d.Reason)
+		case events.TargetClosed:
+			targetClosed = true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(reasons) != 1 || reasons[0] != "server_shutdown" || !targetClosed {
+		t.Fatalf("connection_closed reasons %v, target closed %v", reasons, targetClosed)
 	}
 }

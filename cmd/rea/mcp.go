@@ -40,14 +40,18 @@ func newMCPCommand(g *globals) *cobra.Command {
 			}
 			defer closeLedger()
 			reloadPolicyOnSIGHUP(ctx, eng)
-			if httpOpts.Addr == "" {
-				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
-				return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
-			}
-			// SIGTERM and SIGINT shut the HTTP server down: every connection
-			// is closed (server_shutdown) before the ledger.
+			// SIGTERM and SIGINT end the server cleanly: every connection is
+			// closed (its provider processes terminated, connection_closed
+			// recorded) before the ledger.
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
+			if httpOpts.Addr == "" {
+				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
+				if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+					return err
+				}
+				return nil
+			}
 			httpOpts.Ready = func(a net.Addr) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
 			}
