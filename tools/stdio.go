@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/rea-re/rea/engine/canon"
 )
 
 // The stdio transport: newline-delimited JSON-RPC on a reader and a writer,
@@ -237,10 +239,11 @@ func (t *stdioTransport) writeMessage(msg any) {
 
 // appendToolResponse appends the JSON of a response carrying a plain tool
 // result: one text content block and structured content that is already
-// JSON, nothing else. It reports false for anything else, which encoding/json
-// then writes. The bytes are what CallToolResult.MarshalJSON would produce,
-// in its key order, apart from encoding/json's optional escaping of <, > and
-// & (both decode to the same text).
+// JSON, nothing else, and text that is valid UTF-8. It reports false for
+// anything else, which encoding/json then writes. The bytes are what
+// CallToolResult.MarshalJSON would produce, in its key order, apart from
+// encoding/json's optional escaping of <, >, & and U+2028/9 (both decode to
+// the same text).
 func appendToolResponse(b []byte, msg any) ([]byte, bool) {
 	resp, ok := msg.(mcp.JSONRPCResponse)
 	if !ok {
@@ -261,7 +264,7 @@ func appendToolResponse(b []byte, msg any) ([]byte, bool) {
 		return b, false
 	}
 	text, ok := r.Content[0].(mcp.TextContent)
-	if !ok || text.Type != "text" || text.Annotations != nil || text.Meta != nil {
+	if !ok || text.Type != "text" || text.Annotations != nil || text.Meta != nil || !utf8.ValidString(text.Text) {
 		return b, false
 	}
 	id, err := json.Marshal(resp.ID)
@@ -271,7 +274,7 @@ func appendToolResponse(b []byte, msg any) ([]byte, bool) {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-	b = appendJSONString(b, text.Text)
+	b = canon.AppendString(b, text.Text)
 	b = append(b, "}]"...)
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
@@ -279,51 +282,6 @@ func appendToolResponse(b []byte, msg any) ([]byte, bool) {
 	b = append(b, `,"structuredContent":`...)
 	b = append(b, structured...)
 	return append(b, "}}"...), true
-}
-
-// appendJSONString appends s as a JSON string. Valid UTF-8 passes through;
-// quotes, backslashes and control characters are escaped, and an invalid
-// byte becomes U+FFFD, as encoding/json does.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			i++
-			continue
-		}
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != '\uFFFD' || size != 1 {
-				i += size
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // stdioSession is the one client session of a stdio connection.

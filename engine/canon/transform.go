@@ -352,27 +352,32 @@ func (t *transformer) hex4() (rune, bool) {
 func AppendString[S ~string | ~[]byte](out []byte, s S) []byte {
 	const hex = "0123456789abcdef"
 	out = append(out, '"')
+	start := 0 // s[start:i] needs no escaping and is copied in one piece
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		out = append(out, s[start:i]...)
+		start = i + 1
+		switch c {
+		case '"', '\\':
 			out = append(out, '\\', c)
-		case c >= 0x20:
-			out = append(out, c)
-		case c == '\b':
+		case '\b':
 			out = append(out, '\\', 'b')
-		case c == '\f':
+		case '\f':
 			out = append(out, '\\', 'f')
-		case c == '\n':
+		case '\n':
 			out = append(out, '\\', 'n')
-		case c == '\r':
+		case '\r':
 			out = append(out, '\\', 'r')
-		case c == '\t':
+		case '\t':
 			out = append(out, '\\', 't')
 		default:
 			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 		}
 	}
+	out = append(out, s[start:]...)
 	return append(out, '"')
 }
 
