@@ -12,10 +12,20 @@ import (
 	"fmt"
 )
 
+// Appender is implemented by values that write their own RFC 8785 form:
+// keys in UTF-16 order, strings through AppendString, integers in decimal.
+// Marshal trusts it, so every implementation needs a test comparing it with
+// Transform of its encoding/json form (see provider.Page).
+type Appender interface {
+	AppendCanonical(dst []byte) []byte
+}
+
 // Marshal encodes v as JSON and canonicalizes it per RFC 8785.
 func Marshal(v any) ([]byte, error) {
 	var raw []byte
 	switch b := v.(type) {
+	case Appender:
+		return b.AppendCanonical(nil), nil
 	case json.RawMessage:
 		raw = b
 	case []byte:

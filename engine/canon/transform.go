@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -379,6 +380,28 @@ func AppendString[S ~string | ~[]byte](out []byte, s S) []byte {
 	}
 	out = append(out, s[start:]...)
 	return append(out, '"')
+}
+
+// AppendText is AppendString for text that may not be valid UTF-8: each
+// invalid byte becomes U+FFFD, as encoding/json (and so Marshal) does.
+func AppendText(out []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.Map(func(r rune) rune { return r }, s) // ranging over s yields U+FFFD per invalid byte
+	}
+	return AppendString(out, s)
+}
+
+// AppendInt appends n as RFC 8785 writes it: the ECMAScript form of the
+// nearest double, which is n itself up to 2^53 in magnitude.
+func AppendInt(out []byte, n int64) []byte {
+	if n >= -(1<<53) && n <= 1<<53 {
+		return strconv.AppendInt(out, n, 10)
+	}
+	b, err := jcs.Transform(strconv.AppendInt(nil, n, 10))
+	if err != nil { // unreachable: a decimal integer is valid JSON
+		return strconv.AppendInt(out, n, 10)
+	}
+	return append(out, b...)
 }
 
 // number validates a JSON number and writes its ECMAScript form. Integers

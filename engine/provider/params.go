@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rea-re/rea/engine/canon"
 )
 
 // Params are an operation's validated input after schema defaults, with every
@@ -77,6 +79,48 @@ type Page[T any] struct {
 	Total      *int `json:"total"`
 	NextOffset *int `json:"next_offset"`
 	Truncated  bool `json:"truncated"`
+}
+
+// AppendCanonical writes the page in RFC 8785 form without a reflection
+// pass and a re-canonicalization: a page is the bulk of most Evidence
+// records. Items that are canon.Appenders write themselves; others go
+// through canon.Marshal.
+func (p Page[T]) AppendCanonical(b []byte) []byte {
+	b = append(b, `{"items":[`...)
+	for i := range p.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if a, ok := any(p.Items[i]).(canon.Appender); ok {
+			b = a.AppendCanonical(b)
+			continue
+		}
+		item, err := canon.Marshal(p.Items[i])
+		if err != nil {
+			item = []byte("null") // unreachable for the item types providers return
+		}
+		b = append(b, item...)
+	}
+	b = append(b, `],"limit":`...)
+	b = canon.AppendInt(b, int64(p.Limit))
+	b = append(b, `,"next_offset":`...)
+	b = appendIntOrNull(b, p.NextOffset)
+	b = append(b, `,"offset":`...)
+	b = canon.AppendInt(b, int64(p.Offset))
+	b = append(b, `,"returned":`...)
+	b = canon.AppendInt(b, int64(p.Returned))
+	b = append(b, `,"total":`...)
+	b = appendIntOrNull(b, p.Total)
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, p.Truncated)
+	return append(b, '}')
+}
+
+func appendIntOrNull(b []byte, n *int) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	return canon.AppendInt(b, int64(*n))
 }
 
 // PageOf slices a complete, ordered collection. The total is exact.

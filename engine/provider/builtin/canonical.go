@@ -1,0 +1,73 @@
+package builtin
+
+import (
+	"strconv"
+
+	"github.com/rea-re/rea/engine/canon"
+)
+
+// The list items write their own RFC 8785 form (canon.Appender): a page of
+// them is most of an Evidence record, and encoding it through reflection and
+// then canonicalizing it again was most of what publishing a page cost
+// besides the ledger. Keys are written in UTF-16 order; TestItemsAppendCanonical
+// checks every type against canon.Transform of its encoding/json form.
+
+// AppendCanonical implements canon.Appender.
+func (it ProcedureItem) AppendCanonical(b []byte) []byte {
+	b = append(b, `{"address":`...)
+	b = canon.AppendText(b, it.Address)
+	b = append(b, `,"procedure":{"external":`...)
+	b = strconv.AppendBool(b, it.Procedure.External)
+	b = append(b, `,"thunk":`...)
+	b = strconv.AppendBool(b, it.Procedure.Thunk)
+	b = append(b, `,"thunk_target":`...)
+	b = appendTextOrNull(b, it.Procedure.ThunkTarget)
+	b = append(b, `},"value":`...)
+	b = canon.AppendText(b, it.Value)
+	return append(b, '}')
+}
+
+// AppendCanonical implements canon.Appender.
+func (it NameItem) AppendCanonical(b []byte) []byte {
+	b = append(b, `{"address":`...)
+	b = canon.AppendText(b, it.Address)
+	b = append(b, `,"symbol":{"dynamic":`...)
+	b = strconv.AppendBool(b, it.Symbol.Dynamic)
+	b = append(b, `,"external":`...)
+	b = strconv.AppendBool(b, it.Symbol.External)
+	b = append(b, `,"primary":`...)
+	b = strconv.AppendBool(b, it.Symbol.Primary)
+	b = append(b, `,"source":`...)
+	b = canon.AppendText(b, it.Symbol.Source)
+	b = append(b, `,"type":`...)
+	b = canon.AppendText(b, it.Symbol.Type)
+	b = append(b, `},"value":`...)
+	b = canon.AppendText(b, it.Value)
+	return append(b, '}')
+}
+
+// AppendCanonical implements canon.Appender.
+func (it StringItem) AppendCanonical(b []byte) []byte {
+	b = append(b, `{"address":`...)
+	b = canon.AppendText(b, it.Address)
+	b = append(b, `,"string":{"byte_length":`...)
+	b = canon.AppendInt(b, int64(it.String.ByteLength))
+	b = append(b, `,"encoding":`...)
+	b = canon.AppendText(b, it.String.Encoding)
+	b = append(b, `,"section":`...)
+	b = appendTextOrNull(b, it.String.Section)
+	b = append(b, `,"termination":`...)
+	b = canon.AppendText(b, it.String.Termination)
+	b = append(b, `},"value":`...)
+	b = canon.AppendText(b, it.Value)
+	b = append(b, `,"value_truncated":`...)
+	b = strconv.AppendBool(b, it.ValueTruncated)
+	return append(b, '}')
+}
+
+func appendTextOrNull(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return canon.AppendText(b, *s)
+}

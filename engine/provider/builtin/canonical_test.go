@@ -1,0 +1,84 @@
+package builtin
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// slowCanonical is what canon.Marshal produced before the items wrote
+// themselves: encoding/json, then Transform.
+func slowCanonical(t testing.TB, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := canon.Transform(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func checkPage[T any](t testing.TB, items []T) {
+	t.Helper()
+	total, next := len(items), 7
+	for _, p := range []provider.Page[T]{
+		{Items: items, Offset: 3, Limit: 500, Returned: len(items), Total: &total, NextOffset: &next, Truncated: true},
+		{Items: items, Limit: 100, Returned: len(items)},
+		{Items: []T{}, Limit: 1},
+	} {
+		fast, err := canon.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := slowCanonical(t, p); !bytes.Equal(fast, want) {
+			t.Fatalf("page of %T:\n got %s\nwant %s", p.Items, fast, want)
+		}
+	}
+}
+
+func TestItemsAppendCanonical(t *testing.T) {
+	odd := []string{"", "plain", `quote" back\slash`, "\x00\x01\x1f\x7f\t\n\r\b\f", "<tag> & é \u2028 😀", "\xff\xfe bad \xc3", "\xed\xa0\x80"}
+	var procs []ProcedureItem
+	var names []NameItem
+	var strs []StringItem
+	for i, s := range odd {
+		section := s
+		procs = append(procs, ProcedureItem{Address: "0x" + s, Value: s, Procedure: ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
+			ProcedureItem{Address: "0x1", Value: s, Procedure: ProcedureInfo{Thunk: true, ThunkTarget: &section}})
+		names = append(names, NameItem{Address: "0x2", Value: s, Symbol: SymbolInfo{Primary: i%2 == 1, Dynamic: true, Type: s, Source: "analysis"}})
+		strs = append(strs, StringItem{Address: "0x3", Value: s, ValueTruncated: i%2 == 0,
+			String: StringInfo{Encoding: "ascii", Termination: s, ByteLength: i * 1000003, Section: &section}},
+			StringItem{Address: "0x4", Value: s})
+	}
+	checkPage(t, procs)
+	checkPage(t, names)
+	checkPage(t, strs)
+
+	// Real pages: every procedure, name and string of the test binary.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, c := open(t, self)
+	checkPage(t, allProcedures(t, c))
+	checkPage(t, allNames(t, c))
+	checkPage(t, allStrings(t, c))
+}
+
+func FuzzItemsAppendCanonical(f *testing.F) {
+	f.Add("name", "0x401000", int64(12))
+	f.Add("\xff\"\\\x01<", "", int64(-1))
+	f.Fuzz(func(t *testing.T, s, addr string, n int64) {
+		section := s + addr
+		checkPage(t, []ProcedureItem{{Address: addr, Value: s, Procedure: ProcedureInfo{ThunkTarget: &section}}})
+		checkPage(t, []NameItem{{Address: addr, Value: s, Symbol: SymbolInfo{Type: s, Source: addr}}})
+		checkPage(t, []StringItem{{Address: addr, Value: s, String: StringInfo{Encoding: s, ByteLength: int(n), Section: &section}}})
+	})
+}
