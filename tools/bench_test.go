@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -174,12 +176,20 @@ func pageAllProcedures(b *testing.B, s *session, path string) int {
 // (next_offset) from each answer: the mcp-go client decodes every answer
 // twice (text and structuredContent, into generic maps), which is the
 // client's cost, not the server's.
+//
+// Before each iteration it runs the baseline the issue compares with,
+// sha256sum and nm (nm -D for a shared library), and reports the ratio of
+// the two totals as x-baseline: the disk's flush latency moves the MCP
+// figure much more than the baseline, so only a ratio measured in the same
+// moments means anything.
 func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 	path := benchFile(b)
 	// REA_BENCH_PAGE_LIMIT pages at another size than the default (100).
 	limit, _ := strconv.Atoi(os.Getenv("REA_BENCH_PAGE_LIMIT"))
+	var baseline time.Duration
 	for b.Loop() {
 		b.StopTimer()
+		baseline += sha256sumAndNM(b, path)
 		args := []string{"--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp"}
 		// REA_BENCH_SERVER_CPUPROFILE profiles the server process (the last
 		// iteration's profile is the one left in the file).
@@ -252,4 +262,30 @@ func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 		cmd.Wait()
 		b.StartTimer()
 	}
+	if baseline > 0 {
+		b.ReportMetric(float64(b.Elapsed())/float64(baseline), "x-baseline")
+	}
+}
+
+// sha256sumAndNM times `sha256sum path; nm path` (nm -D for a .so), or
+// returns 0 when either tool is missing.
+func sha256sumAndNM(b *testing.B, path string) time.Duration {
+	nmArgs := []string{path}
+	if strings.Contains(filepath.Base(path), ".so") {
+		nmArgs = []string{"-D", path}
+	}
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devNull.Close()
+	start := time.Now()
+	for _, c := range []*exec.Cmd{exec.Command("sha256sum", path), exec.Command("nm", nmArgs...)} {
+		c.Stdout = devNull // as a shell's >/dev/null: no pipe for nm's megabytes of output
+		if err := c.Run(); err != nil {
+			b.Logf("baseline %s: %v (no x-baseline reported)", c.Path, err)
+			return 0
+		}
+	}
+	return time.Since(start)
 }
