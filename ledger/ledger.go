@@ -142,14 +142,24 @@ func sqliteURI(path string, q url.Values) string {
 // page_size only takes effect when the file is created, so it must run
 // before journal_mode=WAL writes the first page: the driver applies the
 // _journal_mode key after every _pragma, which is why WAL is requested that
-// way. 16 KiB pages hold about fifteen events each, so a replay or verify
-// touches a quarter of the pages it would with the 4 KiB default, for a
-// modest cost in bytes written per single-event commit (measured in
-// bench_test.go). temp_store(2) keeps the sorts of Rebuild's index builds in
+// way.
+//
+// The page size trades replay against live appends. Every b-tree a commit
+// touches costs one whole page in the WAL, and an Evidence publication
+// touches about ten (the event and its two indexes, the record body and its
+// key, the publications projection and its two indexes, the header), so a
+// single-event commit writes ten pages whatever their size, and the fsync
+// after it takes longer the more bytes it flushes. A replay or verify, on
+// the other hand, reads fewer pages the larger they are. Measured on the
+// 2-core machine (BENCHMARKS.md): 16 KiB pages replay at 132–146k events/s
+// and append 1.5–2.4k durable events/s; 8 KiB pages replay at 114–119k
+// (issue 2's floor is 100k), append 2.8k/s, and page through a large
+// binary's procedures over MCP about 8% faster; 4 KiB pages replay below
+// the floor. temp_store(2) keeps the sorts of Rebuild's index builds in
 // memory instead of temporary files (about 10% of a replay).
 func writerDSN(path string) string {
 	return sqliteURI(path, url.Values{
-		"_pragma":       {"busy_timeout(10000)", "page_size(16384)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(2)"},
+		"_pragma":       {"busy_timeout(10000)", "page_size(8192)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(2)"},
 		"_journal_mode": {"WAL"},
 		"_txlock":       {"immediate"},
 	})

@@ -559,7 +559,7 @@ func TestPragmas(t *testing.T) {
 	}
 	defer conn.Close()
 	for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "10000",
-		"foreign_keys": "1", "page_size": "16384"} {
+		"foreign_keys": "1", "page_size": "8192"} {
 		var got string
 		if err := conn.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
 			t.Fatal(err)
