@@ -13,19 +13,24 @@ import (
 )
 
 // Appender is implemented by values that write their own RFC 8785 form:
-// keys in UTF-16 order, strings through AppendString, integers in decimal.
-// Marshal trusts it, so every implementation needs a test comparing it with
-// Transform of its encoding/json form (see provider.Page).
+// keys in UTF-16 order, strings through AppendText, integers through
+// AppendInt. Marshal trusts it, so every implementation needs a test
+// comparing it with Transform of its encoding/json form (see
+// provider.Page). A value that cannot write itself (a page of items that
+// are not Appenders) reports false, and Marshal encodes it as usual.
 type Appender interface {
-	AppendCanonical(dst []byte) []byte
+	AppendCanonical(dst []byte) ([]byte, bool)
 }
 
 // Marshal encodes v as JSON and canonicalizes it per RFC 8785.
 func Marshal(v any) ([]byte, error) {
 	var raw []byte
+	if a, ok := v.(Appender); ok {
+		if out, ok := a.AppendCanonical(nil); ok {
+			return out, nil
+		}
+	}
 	switch b := v.(type) {
-	case Appender:
-		return b.AppendCanonical(nil), nil
 	case json.RawMessage:
 		raw = b
 	case []byte:

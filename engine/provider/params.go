@@ -83,23 +83,18 @@ type Page[T any] struct {
 
 // AppendCanonical writes the page in RFC 8785 form without a reflection
 // pass and a re-canonicalization: a page is the bulk of most Evidence
-// records. Items that are canon.Appenders write themselves; others go
-// through canon.Marshal.
-func (p Page[T]) AppendCanonical(b []byte) []byte {
+// records. It does so only for items that are canon.Appenders; for others
+// it reports false and canon.Marshal encodes the whole page as usual.
+func (p Page[T]) AppendCanonical(b []byte) ([]byte, bool) {
+	if _, ok := any(*new(T)).(canon.Appender); !ok {
+		return b, false
+	}
 	b = append(b, `{"items":[`...)
 	for i := range p.Items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if a, ok := any(p.Items[i]).(canon.Appender); ok {
-			b = a.AppendCanonical(b)
-			continue
-		}
-		item, err := canon.Marshal(p.Items[i])
-		if err != nil {
-			item = []byte("null") // unreachable for the item types providers return
-		}
-		b = append(b, item...)
+		b, _ = any(p.Items[i]).(canon.Appender).AppendCanonical(b)
 	}
 	b = append(b, `],"limit":`...)
 	b = canon.AppendInt(b, int64(p.Limit))
@@ -113,7 +108,7 @@ func (p Page[T]) AppendCanonical(b []byte) []byte {
 	b = appendIntOrNull(b, p.Total)
 	b = append(b, `,"truncated":`...)
 	b = strconv.AppendBool(b, p.Truncated)
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 func appendIntOrNull(b []byte, n *int) []byte {

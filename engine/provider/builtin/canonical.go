@@ -13,7 +13,7 @@ import (
 // checks every type against canon.Transform of its encoding/json form.
 
 // AppendCanonical implements canon.Appender.
-func (it ProcedureItem) AppendCanonical(b []byte) []byte {
+func (it ProcedureItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
 	b = canon.AppendText(b, it.Address)
 	b = append(b, `,"procedure":{"external":`...)
@@ -24,11 +24,11 @@ func (it ProcedureItem) AppendCanonical(b []byte) []byte {
 	b = appendTextOrNull(b, it.Procedure.ThunkTarget)
 	b = append(b, `},"value":`...)
 	b = canon.AppendText(b, it.Value)
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 // AppendCanonical implements canon.Appender.
-func (it NameItem) AppendCanonical(b []byte) []byte {
+func (it NameItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
 	b = canon.AppendText(b, it.Address)
 	b = append(b, `,"symbol":{"dynamic":`...)
@@ -43,11 +43,11 @@ func (it NameItem) AppendCanonical(b []byte) []byte {
 	b = canon.AppendText(b, it.Symbol.Type)
 	b = append(b, `},"value":`...)
 	b = canon.AppendText(b, it.Value)
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 // AppendCanonical implements canon.Appender.
-func (it StringItem) AppendCanonical(b []byte) []byte {
+func (it StringItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
 	b = canon.AppendText(b, it.Address)
 	b = append(b, `,"string":{"byte_length":`...)
@@ -62,7 +62,7 @@ func (it StringItem) AppendCanonical(b []byte) []byte {
 	b = canon.AppendText(b, it.Value)
 	b = append(b, `,"value_truncated":`...)
 	b = strconv.AppendBool(b, it.ValueTruncated)
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 func appendTextOrNull(b []byte, s *string) []byte {

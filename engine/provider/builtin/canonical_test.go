@@ -60,6 +60,12 @@ func TestItemsAppendCanonical(t *testing.T) {
 	checkPage(t, procs)
 	checkPage(t, names)
 	checkPage(t, strs)
+	// Items that do not write themselves: the page falls back to encoding/json.
+	type plain struct {
+		Zed   string `json:"zed"`
+		Alpha int    `json:"alpha"`
+	}
+	checkPage(t, []plain{{Zed: "\xff<", Alpha: 1 << 60}, {}})
 
 	// Real pages: every procedure, name and string of the test binary.
 	self, err := os.Executable()
