@@ -17,8 +17,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/rea-re/rea/internal/testkit"
 )
 
 // BenchmarkStdioRoundTrip compares a binary_session round trip with a trivial
@@ -196,18 +194,7 @@ func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 		if p := os.Getenv("REA_BENCH_SERVER_CPUPROFILE"); p != "" {
 			args = append([]string{"--cpuprofile", p}, args...)
 		}
-		cmd := exec.Command(testkit.Rea(b), args...)
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
+		cmd, stdin, stdout := startRawStdio(b, args...)
 		lines := bufio.NewReaderSize(stdout, 1<<20)
 		id := 0
 		rpc := func(method string, params any) []byte {

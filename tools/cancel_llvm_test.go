@@ -18,7 +18,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -338,19 +337,7 @@ type tappedResponse struct {
 // its stdin/stdout, and reports every response it writes.
 func startTappedStdio(t *testing.T, ledgerPath string) (*session, <-chan tappedResponse) {
 	t.Helper()
-	cmd := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "mcp")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startRawStdio(t, "--ledger", ledgerPath, "mcp")
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {

@@ -5,14 +5,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -24,21 +22,9 @@ func TestSIGKILLDuringAppends(t *testing.T) {
 	dir := t.TempDir()
 	fixture := compileFixture(t, dir)
 	ledgerPath := filepath.Join(dir, "ledger.db")
-	rea := testkit.Rea(t)
 	var lastSeq int64
 	for round := range 20 {
-		cmd := exec.Command(rea, "--ledger", ledgerPath, "mcp")
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, stdin, stdout := startRawStdio(t, "--ledger", ledgerPath, "mcp")
 		w := bufio.NewWriter(stdin)
 		fmt.Fprintln(w, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"crash","version":"1"}}}`)
 		fmt.Fprintln(w, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)

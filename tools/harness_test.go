@@ -3,7 +3,9 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -234,4 +236,25 @@ func decode[T any](t testing.TB, raw json.RawMessage) T {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 	return v
+}
+
+// startRawStdio starts `rea` with args (typically --ledger PATH mcp) and
+// returns its stdin and stdout, for tests and benchmarks that speak JSON-RPC
+// themselves.
+func startRawStdio(t testing.TB, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(testkit.Rea(t), args...)
+	cmd.Stderr = os.Stderr // whatever rea says lands in the test's output
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout
 }

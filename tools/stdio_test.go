@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -63,18 +62,7 @@ func TestStdioElicitation(t *testing.T) {
 // skipped, a last request without a newline is still answered, and an
 // answer is one line whose text copy is the structured content.
 func TestStdioFraming(t *testing.T) {
-	cmd := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startRawStdio(t, "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
 	defer cmd.Wait()
 	lines := bufio.NewReaderSize(stdout, 1<<20)
 	next := func() map[string]any {
@@ -142,19 +130,8 @@ func TestStdioFraming(t *testing.T) {
 // closes the connection (server_shutdown) and the target, then exits 0.
 func TestStdioSignalShutsDownCleanly(t *testing.T) {
 	ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
-	cmd := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "mcp")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startRawStdio(t, "--ledger", ledgerPath, "mcp")
 	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	lines := bufio.NewReader(stdout)
 	call := func(req string) {
 		t.Helper()
