@@ -21,8 +21,9 @@ import (
 // The stdio transport: newline-delimited JSON-RPC on a reader and a writer,
 // one MCP connection, with mcp-go's MCPServer doing all of the protocol.
 //
-// mcp-go ships a StdioServer; REA frames stdio itself for one reason, the
-// cost of an answer. mcp-go encodes a tool result by marshalling a map that
+// mcp-go ships a StdioServer; REA frames stdio itself for the cost of an
+// answer, and so that a signal ends a server whose stdin is still open
+// (mcp-go's read could not be interrupted). mcp-go encodes a tool result by marshalling a map that
 // holds the structured content as a json.RawMessage, which encoding/json
 // validates and compacts, and then compacts the whole answer again as the
 // output of CallToolResult's MarshalJSON. For a page of list_procedures
@@ -238,7 +239,7 @@ func (t *stdioTransport) forwardNotifications(ctx context.Context) {
 
 // writeMessage writes one message and a newline in a single Write.
 func (t *stdioTransport) writeMessage(msg any) {
-	b, ok := appendToolResponse(nil, msg)
+	b, ok := encodeToolResponse(msg)
 	if !ok {
 		var err error
 		if b, err = json.Marshal(msg); err != nil {
@@ -251,17 +252,16 @@ func (t *stdioTransport) writeMessage(msg any) {
 	_, _ = t.out.Write(b)
 }
 
-// appendToolResponse appends the JSON of a response carrying a plain tool
-// result: one text content block and structured content that is already
+// encodeToolResponse encodes a response carrying a plain tool result: one text content block and structured content that is already
 // JSON, nothing else, and text that is valid UTF-8. It reports false for
 // anything else, which encoding/json then writes. The bytes are what
 // CallToolResult.MarshalJSON would produce, in its key order, apart from
 // encoding/json's optional escaping of <, >, & and U+2028/9 (both decode to
 // the same text).
-func appendToolResponse(b []byte, msg any) ([]byte, bool) {
+func encodeToolResponse(msg any) ([]byte, bool) {
 	resp, ok := msg.(mcp.JSONRPCResponse)
 	if !ok {
-		return b, false
+		return nil, false
 	}
 	var r *mcp.CallToolResult
 	switch v := resp.Result.(type) {
@@ -270,21 +270,22 @@ func appendToolResponse(b []byte, msg any) ([]byte, bool) {
 	case mcp.CallToolResult:
 		r = &v
 	default:
-		return b, false
+		return nil, false
 	}
 	structured, ok := r.StructuredContent.(json.RawMessage)
 	if !ok || len(r.RawStructuredContent) > 0 || r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 ||
 		r.RequestState != "" || len(r.Content) != 1 {
-		return b, false
+		return nil, false
 	}
 	text, ok := r.Content[0].(mcp.TextContent)
 	if !ok || text.Type != "text" || text.Annotations != nil || text.Meta != nil || !utf8.ValidString(text.Text) {
-		return b, false
+		return nil, false
 	}
 	id, err := json.Marshal(resp.ID)
 	if err != nil {
-		return b, false
+		return nil, false
 	}
+	b := make([]byte, 0, len(text.Text)*5/4+len(structured)+len(id)+96) // escaping the text copy adds about a fifth
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)

@@ -31,7 +31,7 @@ func sameJSON(t testing.TB, a, b []byte) bool {
 }
 
 // The direct encoding of a tool answer must say what encoding/json says.
-func TestAppendToolResponseMatchesEncodingJSON(t *testing.T) {
+func TestEncodeToolResponseMatchesEncodingJSON(t *testing.T) {
 	ok, err := successResult(map[string]any{"s": "quote\" back\\slash <tag> & \u2028 \x01 é", "n": 1.5, "list": []any{nil, true}})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestAppendToolResponseMatchesEncodingJSON(t *testing.T) {
 		{"error", 8, failed},
 	} {
 		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.id), c.res)
-		got, direct := appendToolResponse(nil, msg)
+		got, direct := encodeToolResponse(msg)
 		if !direct {
 			t.Fatalf("%s: not written directly", c.name)
 		}
@@ -71,7 +71,7 @@ func TestAppendToolResponseMatchesEncodingJSON(t *testing.T) {
 			Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: "\xff not UTF-8"}},
 			StructuredContent: json.RawMessage(`{}`)}),
 	} {
-		if _, direct := appendToolResponse(nil, msg); direct {
+		if _, direct := encodeToolResponse(msg); direct {
 			t.Fatalf("%T written directly", msg)
 		}
 	}

@@ -69,7 +69,7 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of this command to FILE")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if g.cpuProfile == "" {
 			return nil
 		}
