@@ -397,7 +397,7 @@ func AppendInt(out []byte, n int64) []byte {
 	if n >= -(1<<53) && n <= 1<<53 {
 		return strconv.AppendInt(out, n, 10)
 	}
-	b, err := jcs.Transform(strconv.AppendInt(nil, n, 10))
+	b, err := Transform(strconv.AppendInt(nil, n, 10)) // through number's ES6 path
 	if err != nil { // unreachable: a decimal integer is valid JSON
 		return strconv.AppendInt(out, n, 10)
 	}
