@@ -397,8 +397,10 @@ func AppendInt(out []byte, n int64) []byte {
 	if n >= -(1<<53) && n <= 1<<53 {
 		return strconv.AppendInt(out, n, 10)
 	}
-	b, err := Transform(strconv.AppendInt(nil, n, 10)) // through number's ES6 path
-	if err != nil { // unreachable: a decimal integer is valid JSON
+	// Through number's ES6 path; a decimal integer is valid JSON, so the
+	// error branch is unreachable.
+	b, err := Transform(strconv.AppendInt(nil, n, 10))
+	if err != nil {
 		return strconv.AppendInt(out, n, 10)
 	}
 	return append(out, b...)
