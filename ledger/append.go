@@ -3,9 +3,7 @@ package ledger
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -285,39 +283,4 @@ func isBusy(err error) bool {
 		}
 	}
 	return false
-}
-
-// PutBlob stores b in the content-addressed blob table inside the caller's
-// append transaction (typically from the apply callback) and returns its
-// sha256. Storing the same bytes twice is a no-op.
-func (l *Ledger) PutBlob(tx *sql.Tx, b []byte) (string, error) {
-	sum := sha256.Sum256(b)
-	key := hex.EncodeToString(sum[:])
-	if b == nil {
-		b = []byte{}
-	}
-	if _, err := tx.Stmt(l.stPutBlob).Exec(key, b); err != nil {
-		return "", fmt.Errorf("ledger: put blob: %w", err)
-	}
-	return key, nil
-}
-
-// Blob returns the bytes stored under sha256hex. The bytes are hashed again
-// before they are returned, so a damaged body is an error, never evidence.
-func (l *Ledger) Blob(ctx context.Context, sha256hex string) ([]byte, error) {
-	var b []byte
-	err := l.r.QueryRowContext(ctx, `SELECT data FROM blobs WHERE sha256 = ?`, sha256hex).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: blob %s", ErrNotFound, sha256hex)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("ledger: blob: %w", err)
-	}
-	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != sha256hex {
-		return nil, fmt.Errorf("ledger: blob %s: stored bytes do not match their digest", sha256hex)
-	}
-	if b == nil {
-		b = []byte{}
-	}
-	return b, nil
 }

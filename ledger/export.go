@@ -147,9 +147,15 @@ func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, 
 	}
 
 	for _, d := range blobs {
-		var data []byte
-		if err := tx.QueryRowContext(ctx, `SELECT data FROM blobs WHERE sha256 = ?`, d).Scan(&data); err != nil {
-			return ExportManifest{}, fmt.Errorf("ledger: export: blob %s: %w", d, err)
+		data, err := readBlob(ctx, tx, d)
+		if errors.Is(err, errBlobEncoding) {
+			// Carry a body that no longer decodes as it is stored: the
+			// export's verification then names it, as it names any other
+			// damaged body, instead of the export hiding it.
+			err = tx.QueryRowContext(ctx, `SELECT data FROM blobs WHERE sha256 = ?`, d).Scan(&data)
+		}
+		if err != nil {
+			return ExportManifest{}, fmt.Errorf("ledger: export: %w", err)
 		}
 		buf = append(buf[:0], `{"data_base64":"`...)
 		buf = base64.StdEncoding.AppendEncode(buf, data)
@@ -213,7 +219,7 @@ func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (Expo
 				return nil
 			},
 			Blob: func(sha string, data []byte) error {
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO blobs (sha256, data) VALUES (?, ?)`, sha, data); err != nil {
+				if err := l.putBlob(ctx, tx, sha, data); err != nil {
 					return fmt.Errorf("ledger: import: blob %s: %w", sha, err)
 				}
 				return nil

@@ -275,7 +275,7 @@ func (l *Ledger) prepare(ctx context.Context) error {
 	l.stByID = prep(`SELECT ` + eventColumns + ` FROM events WHERE event_id = ?`)
 	l.stInsert = prep(`INSERT INTO events (seq, event_id, stream, stream_version, type, schema_version,
 		recorded_at, data, canonical, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	l.stPutBlob = prep(`INSERT OR IGNORE INTO blobs (sha256, data) VALUES (?, ?)`)
+	l.stPutBlob = prep(`INSERT OR IGNORE INTO blobs (sha256, data, encoding) VALUES (?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("ledger: prepare: %w", err)
 	}

@@ -2,9 +2,7 @@ package ledger
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -139,22 +137,21 @@ func (l *Ledger) scanBlobs(ctx context.Context) blobScan {
 		return out
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT sha256, data FROM blobs ORDER BY sha256`)
+	rows, err := tx.QueryContext(ctx, `SELECT sha256, data, encoding FROM blobs ORDER BY sha256`)
 	if err != nil {
 		out.err = fmt.Errorf("ledger: verify blobs: %w", err)
 		return out
 	}
 	defer rows.Close()
-	var key string
+	var key, encoding string
 	var data sql.RawBytes
 	for rows.Next() {
-		if err := rows.Scan(&key, &data); err != nil {
+		if err := rows.Scan(&key, &data, &encoding); err != nil {
 			out.err = fmt.Errorf("ledger: verify blobs: %w", err)
 			return out
 		}
 		out.count++
-		sum := sha256.Sum256(data)
-		if hex.EncodeToString(sum[:]) != key {
+		if !blobMatches(key, data, encoding) {
 			out.damaged = append(out.damaged, key)
 		}
 		out.present[key] = true

@@ -1,0 +1,171 @@
+package ledger
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Blob bodies are stored deflated when that saves space, as DESIGN.md
+// allows ("sha256 of the uncompressed bytes → bytes, optionally
+// compressed"); blobs.encoding says which. The key is always the sha256 of
+// the uncompressed bytes, and every reader inflates and hashes again, so a
+// stored body is checked the same way whatever its encoding.
+//
+// Compression is there for the commit, not only for the file. Evidence
+// bodies are canonical JSON, which deflate's fastest level shrinks about
+// sixfold in ~50 µs: a page of a hundred procedures (19 KB) then fits in
+// its b-tree leaf instead of spilling onto overflow pages, so the commit
+// that publishes it writes and flushes fewer WAL pages (BENCHMARKS.md).
+const (
+	blobIdentity = "identity"
+	blobDeflate  = "deflate"
+
+	// Bodies shorter than this are not worth a deflate stream's overhead.
+	minDeflateSize = 512
+	// maxDeflateSize bounds what is deflated, and so what inflating a
+	// stored body may produce: a damaged or forged row cannot make a reader
+	// allocate more than this.
+	maxDeflateSize = 64 << 20
+)
+
+// deflaters holds flate writers for reuse: making one allocates about a
+// megabyte of tables, which costs more than compressing a record.
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestSpeed) // only fails for a bad level
+	return w
+}}
+
+// encodeBlob returns the bytes to store for b and their encoding: deflated
+// when that is at least an eighth smaller, as they are otherwise.
+func encodeBlob(b []byte) ([]byte, string) {
+	if len(b) < minDeflateSize || len(b) > maxDeflateSize {
+		return b, blobIdentity
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) / 4)
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&out)
+	if _, err := w.Write(b); err != nil {
+		return b, blobIdentity // a bytes.Buffer does not fail; store plain if it ever did
+	}
+	if err := w.Close(); err != nil {
+		return b, blobIdentity
+	}
+	if out.Len() > len(b)-len(b)/8 {
+		return b, blobIdentity
+	}
+	return out.Bytes(), blobDeflate
+}
+
+// errBlobEncoding: a stored body that cannot be decoded as its encoding
+// says. Verify counts such a body as damaged.
+var errBlobEncoding = errors.New("stored body cannot be decoded")
+
+// decodeBlob returns the uncompressed bytes of a stored body. stored may be
+// returned as it is (identity), so callers that keep the result must own
+// stored.
+func decodeBlob(stored []byte, encoding string) ([]byte, error) {
+	switch encoding {
+	case blobIdentity:
+		return stored, nil
+	case blobDeflate:
+		return inflate(stored, maxDeflateSize)
+	default:
+		return nil, fmt.Errorf("%w: unknown encoding %q", errBlobEncoding, encoding)
+	}
+}
+
+// inflate decodes a deflate stream of at most limit uncompressed bytes.
+func inflate(stored []byte, limit int) ([]byte, error) {
+	r := flate.NewReader(bytes.NewReader(stored))
+	defer r.Close()
+	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBlobEncoding, err)
+	}
+	if len(out) > limit {
+		return nil, fmt.Errorf("%w: inflates beyond %d bytes", errBlobEncoding, limit)
+	}
+	return out, nil
+}
+
+// blobMatches reports whether a stored body decodes to bytes whose sha256
+// is key.
+func blobMatches(key string, stored []byte, encoding string) bool {
+	b, err := decodeBlob(stored, encoding)
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]) == key
+}
+
+// PutBlob stores b in the content-addressed blob table inside the caller's
+// append transaction (typically from the apply callback) and returns its
+// sha256. Storing the same bytes twice is a no-op.
+func (l *Ledger) PutBlob(tx *sql.Tx, b []byte) (string, error) {
+	sum := sha256.Sum256(b)
+	key := hex.EncodeToString(sum[:])
+	if err := l.putBlob(context.Background(), tx, key, b); err != nil {
+		return "", fmt.Errorf("ledger: put blob: %w", err)
+	}
+	return key, nil
+}
+
+// putBlob stores b under key, which the caller has computed or checked.
+func (l *Ledger) putBlob(ctx context.Context, tx *sql.Tx, key string, b []byte) error {
+	if b == nil {
+		b = []byte{}
+	}
+	stored, encoding := encodeBlob(b)
+	_, err := tx.StmtContext(ctx, l.stPutBlob).ExecContext(ctx, key, stored, encoding)
+	return err
+}
+
+// Blob returns the bytes stored under sha256hex. The bytes are hashed again
+// before they are returned, so a damaged body is an error, never evidence.
+func (l *Ledger) Blob(ctx context.Context, sha256hex string) ([]byte, error) {
+	b, err := readBlob(ctx, l.r, sha256hex)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != sha256hex {
+		return nil, fmt.Errorf("ledger: blob %s: stored bytes do not match their digest", sha256hex)
+	}
+	return b, nil
+}
+
+// queryRower is what readBlob needs of a *sql.DB or *sql.Tx.
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// readBlob returns the decoded bytes stored under sha256hex, unchecked.
+func readBlob(ctx context.Context, q queryRower, sha256hex string) ([]byte, error) {
+	var stored []byte
+	var encoding string
+	err := q.QueryRowContext(ctx, `SELECT data, encoding FROM blobs WHERE sha256 = ?`, sha256hex).Scan(&stored, &encoding)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: blob %s", ErrNotFound, sha256hex)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: blob %s: %w", sha256hex, err)
+	}
+	b, err := decodeBlob(stored, encoding)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: blob %s: %w", sha256hex, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}

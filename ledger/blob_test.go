@@ -1,0 +1,245 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/ledger/internal/chain"
+)
+
+// recordLike is a body shaped like an Evidence page: canonical JSON with
+// repeated keys, which is what deflate is there for.
+func recordLike(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"address":"0x%x","procedure":{"external":false,"thunk":false,"thunk_target":null},"value":"_ZN4node%dfunction%dEv"}`, 0x401000+i*48, i%17, i)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// appendBodies appends one evidence_recorded event per body, each storing
+// its body, and returns their digests in order. Event IDs start at idBase.
+func appendBodies(t *testing.T, l *Ledger, idBase uint64, bodies ...[]byte) []string {
+	t.Helper()
+	var digests []string
+	for i, body := range bodies {
+		_, err := l.Append(context.Background(), "connection-1", -1, []NewEvent{{ID: testID(idBase + uint64(i)),
+			Type: "evidence_recorded", Data: testPayload(i, body)}}, func(tx *sql.Tx, _ []Event) error {
+			d, err := l.PutBlob(tx, body)
+			digests = append(digests, d)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return digests
+}
+
+func storedEncoding(t *testing.T, db *sql.DB, digest string) (encoding string, size int) {
+	t.Helper()
+	if err := db.QueryRow(`SELECT encoding, length(data) FROM blobs WHERE sha256 = ?`, digest).Scan(&encoding, &size); err != nil {
+		t.Fatal(err)
+	}
+	return encoding, size
+}
+
+func TestBlobsAreStoredDeflatedWhenThatPays(t *testing.T) {
+	l, path := tempLedger(t)
+	random := make([]byte, 4096)
+	rand.Read(random)
+	record, small := recordLike(100), []byte(`{"n":1}`)
+	digests := appendBodies(t, l, 1, record, small, random, []byte{})
+
+	db := rawDB(t, path)
+	defer db.Close()
+	for i, want := range []struct {
+		encoding string
+		body     []byte
+	}{{"deflate", record}, {"identity", small}, {"identity", random}, {"identity", []byte{}}} {
+		encoding, size := storedEncoding(t, db, digests[i])
+		if encoding != want.encoding {
+			t.Errorf("body %d (%d bytes) stored as %s, want %s", i, len(want.body), encoding, want.encoding)
+		}
+		if encoding == "deflate" && size*4 > len(want.body) {
+			t.Errorf("a %d-byte record deflated to %d bytes", len(want.body), size)
+		}
+		got, err := l.Blob(context.Background(), digests[i])
+		if err != nil || !bytes.Equal(got, want.body) {
+			t.Errorf("body %d read back as %d bytes (%v), want the %d stored", i, len(got), err, len(want.body))
+		}
+	}
+	if rep, err := l.Verify(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+
+	// An export carries the uncompressed bytes, and an import stores them
+	// deflated again under the same digests.
+	var export bytes.Buffer
+	if _, err := l.Export(context.Background(), &export, 0, 0, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(export.Bytes(), []byte(chain.SHA256Hex(record))) {
+		t.Fatal("export does not name the record")
+	}
+	if rep, err := VerifyExport(context.Background(), bytes.NewReader(export.Bytes()), nil); err != nil || !rep.OK {
+		t.Fatalf("verify export: %+v %v", rep, err)
+	}
+	imported := openTest(t, filepath.Join(t.TempDir(), "imported.db"), Options{})
+	if _, err := imported.Import(context.Background(), bytes.NewReader(export.Bytes()), nil); err != nil {
+		t.Fatal(err)
+	}
+	idb := rawDB(t, imported.Path())
+	defer idb.Close()
+	if encoding, _ := storedEncoding(t, idb, digests[0]); encoding != "deflate" {
+		t.Fatalf("imported record stored as %s", encoding)
+	}
+	if got, err := imported.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, record) {
+		t.Fatalf("imported record: %v", err)
+	}
+}
+
+// A deflated body damaged underneath REA is reported like any other damaged
+// body: Verify names the event that refers to it, Blob refuses it, and an
+// export carries it so that verifying the export names it too.
+func TestDamagedDeflatedBlobIsReported(t *testing.T) {
+	for name, damage := range map[string]string{
+		"flipped byte":        `UPDATE blobs SET data = CAST(substr(data, 1, 40) || x'00' || substr(data, 42) AS BLOB) WHERE sha256 = ?`,
+		"truncated stream":    `UPDATE blobs SET data = substr(data, 1, length(data) / 2) WHERE sha256 = ?`,
+		"plain bytes":         `UPDATE blobs SET data = CAST('{"forged":true}' AS BLOB) WHERE sha256 = ?`,
+		"relabelled as plain": `UPDATE blobs SET encoding = 'identity' WHERE sha256 = ?`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, path := tempLedger(t)
+			digests := appendBodies(t, l, 1, []byte(`{"n":0}`), recordLike(100), []byte(`{"n":2}`))
+			db := rawDB(t, path)
+			defer db.Close()
+			if _, err := db.Exec(damage, digests[1]); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := l.Verify(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBad(t, rep, 2, CheckBlob)
+			if _, err := l.Blob(context.Background(), digests[1]); err == nil {
+				t.Fatal("Blob returned a damaged body")
+			}
+			var export bytes.Buffer
+			if _, err := l.Export(context.Background(), &export, 0, 0, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = VerifyExport(context.Background(), bytes.NewReader(export.Bytes()), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBad(t, rep, 2, CheckBlob)
+		})
+	}
+}
+
+// A ledger made before blobs had an encoding (schema 2) is migrated in
+// place: its bodies read as plain, verify passes, and new bodies are
+// deflated beside them.
+func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
+	l, path := tempLedger(t)
+	old := recordLike(50)
+	digests := appendBodies(t, l, 1, old)
+	l.Close()
+	// Back to schema 2 by hand, as a file written by an earlier REA: the
+	// body stored plain, no encoding column.
+	db := rawDB(t, path)
+	for _, q := range []string{
+		`UPDATE blobs SET data = CAST(? AS BLOB), encoding = 'identity'`,
+		`ALTER TABLE blobs DROP COLUMN encoding`,
+		`UPDATE schema_migrations SET version = 2`,
+	} {
+		var err error
+		if strings.Contains(q, "?") {
+			_, err = db.Exec(q, old)
+		} else {
+			_, err = db.Exec(q)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	l = openTest(t, path, Options{})
+	if v, err := l.SchemaVersion(context.Background()); err != nil || v != 3 {
+		t.Fatalf("schema version %d (%v), want 3", v, err)
+	}
+	if got, err := l.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, old) {
+		t.Fatalf("schema-2 body: %v", err)
+	}
+	newer := recordLike(60)
+	appendBodies(t, l, 2, newer)
+	if rep, err := l.Verify(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+func TestInflateIsBounded(t *testing.T) {
+	body := bytes.Repeat([]byte("0"), 1001)
+	stored, encoding := encodeBlob(body)
+	if encoding != blobDeflate {
+		t.Fatalf("stored as %s", encoding)
+	}
+	if got, err := inflate(stored, 1001); err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("at the bound: %v", err)
+	}
+	if _, err := inflate(stored, 1000); !errors.Is(err, errBlobEncoding) {
+		t.Fatalf("over the bound: %v", err)
+	}
+	if _, err := decodeBlob([]byte("not deflate"), blobDeflate); !errors.Is(err, errBlobEncoding) {
+		t.Fatalf("garbage: %v", err)
+	}
+	if _, err := decodeBlob([]byte("x"), "zstd"); !errors.Is(err, errBlobEncoding) {
+		t.Fatalf("unknown encoding: %v", err)
+	}
+}
+
+// FuzzDecodeBlob: a stored body is bytes from a file anyone with write
+// access can edit; decoding it must end in bytes or errBlobEncoding,
+// bounded, never a panic.
+func FuzzDecodeBlob(f *testing.F) {
+	stored, _ := encodeBlob(recordLike(20))
+	f.Add(stored, true)
+	f.Add([]byte(`{"n":1}`), false)
+	f.Add([]byte{0x01, 0x00, 0x00, 0xff, 0xff}, true) // a stored block claiming 0 bytes
+	f.Add([]byte{}, true)
+	f.Fuzz(func(t *testing.T, data []byte, deflated bool) {
+		encoding := blobIdentity
+		if deflated {
+			encoding = blobDeflate
+		}
+		out, err := decodeBlob(data, encoding)
+		if err != nil && !errors.Is(err, errBlobEncoding) {
+			t.Fatalf("untyped error %v", err)
+		}
+		if len(out) > maxDeflateSize {
+			t.Fatalf("inflated to %d bytes", len(out))
+		}
+		if err == nil && deflated {
+			// Whatever inflates must deflate and inflate back to itself.
+			again, enc := encodeBlob(out)
+			back, err := decodeBlob(again, enc)
+			if err != nil || !bytes.Equal(back, out) {
+				t.Fatalf("round trip of %d bytes: %v", len(out), err)
+			}
+		}
+	})
+}
