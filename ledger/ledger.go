@@ -147,7 +147,8 @@ func sqliteURI(path string, q url.Values) string {
 // The page size trades replay against live appends. Every b-tree a commit
 // touches costs one whole page in the WAL, and an Evidence publication
 // touches about ten (the event and its two indexes, the record body and its
-// key, the publications projection and its two indexes, the header), so a
+// key, the publications projection and its two indexes, the header; a
+// body that does not fit its leaf even deflated adds overflow pages), so a
 // single-event commit writes ten pages whatever their size, and the fsync
 // after it takes longer the more bytes it flushes. A replay or verify, on
 // the other hand, reads fewer pages the larger they are. Measured on the

@@ -136,7 +136,7 @@ type Stats struct {
 	Events        int64            `json:"events"`
 	Streams       int64            `json:"streams"`
 	Blobs         int64            `json:"blobs"`
-	BlobBytes     int64            `json:"blob_bytes"`
+	BlobBytes     int64            `json:"blob_bytes"` // as stored, after compression
 	ByType        map[string]int64 `json:"by_type"`
 }
 
