@@ -54,6 +54,11 @@ type Binding struct {
 	Source   string            `json:"selection_source"`
 	Profile  provider.Profile  `json:"analysis_profile"`
 	impl     provider.Provider
+	// operations is operationsOf(impl), computed once at binding: every
+	// tools/call asks for the connection's State (per-connection tool
+	// visibility), and a provider's declared operations do not change
+	// while it is bound.
+	operations []provider.Capability
 }
 
 func newConnection(e *Engine, id string, info ConnectionInfo) *Connection {
@@ -107,7 +112,8 @@ func (c *Connection) State() State {
 	}
 	s := State{Open: true, Target: o.target, RunID: o.runID, Binding: o.binding}
 	if o.binding != nil {
-		for _, capability := range operationsOf(o.binding.impl) {
+		s.Capabilities = make([]provider.Capability, 0, len(o.binding.operations))
+		for _, capability := range o.binding.operations {
 			capability.Available, capability.Reason, capability.AvailabilityCode = true, nil, nil
 			if r, bad := o.health[capability.Operation]; bad {
 				capability.Available, capability.Reason = false, &r
@@ -295,7 +301,8 @@ func (c *Connection) start(ctx context.Context, t provider.Target, choice provid
 			return o, fault.CancelledError(op).WithCause(err)
 		}
 		o.client = client
-		o.binding = &Binding{Provider: id, Source: choice.Source, Profile: choice.Profile, impl: choice.Provider}
+		o.binding = &Binding{Provider: id, Source: choice.Source, Profile: choice.Profile, impl: choice.Provider,
+			operations: operationsOf(choice.Provider)}
 		evs = append(evs, c.eng.event(events.ProviderBound, events.ProviderBoundData{
 			ConnectionID: c.id, RunID: o.runID, Provider: id, SelectionSource: choice.Source, AnalysisProfile: choice.Profile,
 		}))

@@ -57,7 +57,7 @@ func (c *Connection) Compose(ctx context.Context, op string, params provider.Par
 		return Published{}, err
 	}
 	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
-		if _, declared := findCapability(operationsOf(o.binding.impl), inner); !declared {
+		if _, declared := findCapability(o.binding.operations, inner); !declared {
 			return provider.Result{}, c.missingOperation(o, op)
 		}
 		return c.invoke(ctx, o, inner, p, rep)
