@@ -480,7 +480,9 @@ func addEhFrameProcs(img *image, b *symBuilder) error {
 		}
 	}
 	slices.Sort(starts)
-	b.reserve(uint64(len(fdes)))
+	if err := b.reserve(uint64(len(fdes))); err != nil {
+		return err
+	}
 	for _, r := range fdes {
 		if err := b.tick(); err != nil {
 			return err

@@ -247,7 +247,9 @@ func elfSymbols(img *image, b *symBuilder) error {
 			continue
 		}
 		count := tsize / t.entsize
-		b.reserve(count)
+		if err := b.reserve(count); err != nil {
+			return err
+		}
 		badName := 0
 		for i := uint64(1); i < count; i++ {
 			if err := b.tick(); err != nil {

@@ -120,3 +120,54 @@ func BenchmarkSortEdges(b *testing.B) {
 		}
 	})
 }
+
+func TestAppendChecked(t *testing.T) {
+	piece := copyPiece / 16 // strEntry is 16 bytes
+	for _, n := range []int{0, 1, piece - 1, piece, 3*piece + 7} {
+		src := make([]strEntry, n)
+		for i := range src {
+			src[i] = strEntry{off: uint64(i), n: uint32(i % 97)}
+		}
+		head := []strEntry{{off: 42}}
+		dst := append(make([]strEntry, 0, 1+n), head...)
+		got, err := appendChecked(context.Background(), dst, src)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if !slices.Equal(got, append(head, src...)) {
+			t.Fatalf("n=%d: wrong contents", n)
+		}
+		if n > 0 && &got[0] != &dst[:1][0] {
+			t.Fatalf("n=%d: reallocated although dst had room", n)
+		}
+	}
+}
+
+// errAfter is a context whose Err reports Canceled from its k-th call on.
+type errAfter struct {
+	context.Context
+	k, calls int
+}
+
+func (c *errAfter) Err() error {
+	if c.calls++; c.calls >= c.k {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A cancelled copy stops at the next piece and reports the context's error.
+func TestAppendCheckedCancelled(t *testing.T) {
+	piece := copyPiece / 16
+	src := make([]strEntry, 10*piece)
+	for _, k := range []int{1, 2, 4} {
+		ctx := &errAfter{Context: context.Background(), k: k}
+		got, err := appendChecked(ctx, make([]strEntry, 0, len(src)), src)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("k=%d: got %v, want context.Canceled", k, err)
+		}
+		if want := (k - 1) * piece; len(got) != want {
+			t.Fatalf("k=%d: copied %d entries after the cancel was visible, want %d", k, len(got), want)
+		}
+	}
+}

@@ -139,12 +139,22 @@ func buildStrings(ctx context.Context, img *image, data []byte, prog func(done i
 					out = scanASCII(rb, s, e, r.off, out)
 					u = scanUTF16(rb, s, e, r.off, u)
 					scanned.Add(int64(e - s))
+					// Both workers would otherwise keep both processors of a
+					// two-core machine until the scheduler preempts them (every
+					// 10–20 ms), and the goroutine that reads
+					// notifications/cancelled would wait that long to run.
+					runtime.Gosched()
 				}
 				scratchA, scratchU = out, u // keep the grown buffers for the next job
+				var err error
 				if len(u) > 0 {
 					results[job.seq] = mergeEntries(out, u)
 				} else {
-					results[job.seq] = slices.Clone(out)
+					results[job.seq], err = appendChecked(ctx, make([]strEntry, 0, len(out)), out)
+				}
+				if err != nil {
+					errOnce.Do(func() { firstErr = err; close(stop) })
+					return
 				}
 			}
 		}()
@@ -183,7 +193,10 @@ wait:
 	}
 	ix.entries = make([]strEntry, 0, total)
 	for _, r := range results {
-		ix.entries = append(ix.entries, r...)
+		var err error
+		if ix.entries, err = appendChecked(ctx, ix.entries, r); err != nil {
+			return nil, err
+		}
 	}
 	// Entries are in file order. When addresses do not increase with file
 	// offsets (unusual layouts, damaged headers), sort by address explicitly.
