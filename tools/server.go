@@ -317,11 +317,25 @@ func unavailableToolError(name string, a ToolAvailability) *fault.Error {
 	return fe
 }
 
-// drainNotifications waits (≤100 ms, then 5 ms) until the session's
-// notification channel is empty so notifications precede the result (§6.1).
+// notificationFlusher is a session that can tell when its queued
+// notifications have been written (REA's stdio transport).
+type notificationFlusher interface {
+	FlushNotifications(ctx context.Context) error
+}
+
+// drainNotifications makes a tool's notifications precede its result
+// (§6.1): on a session that can flush, it waits (≤100 ms) until they are
+// written; on mcp-go's own sessions (HTTP), which cannot say so, it waits
+// (≤100 ms) until the queue is empty and then 5 ms for the last one.
 func drainNotifications(ctx context.Context) {
 	cs := server.ClientSessionFromContext(ctx)
 	if cs == nil {
+		return
+	}
+	if f, ok := cs.(notificationFlusher); ok {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 100*time.Millisecond)
+		defer cancel()
+		_ = f.FlushNotifications(ctx)
 		return
 	}
 	ch := cs.NotificationChannel()

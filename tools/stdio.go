@@ -230,10 +230,47 @@ func (t *stdioTransport) forwardNotifications(ctx context.Context) {
 	for {
 		select {
 		case n := <-t.sess.notifications:
+			if done, ok := flushMark(n); ok {
+				close(done)
+				continue
+			}
 			t.writeMessage(n)
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// flushMethod marks a point in a session's notification queue; it is never
+// written. The queue is FIFO, so when the forwarder reaches the mark every
+// notification queued before it has been written.
+const flushMethod = "rea/internal/flush"
+
+func flushMark(n mcp.JSONRPCNotification) (chan struct{}, bool) {
+	if n.Method != flushMethod {
+		return nil, false
+	}
+	done, ok := n.Params.AdditionalFields["done"].(chan struct{})
+	return done, ok
+}
+
+// FlushNotifications returns once every notification queued so far has been
+// written, or when ctx ends first. A tool answer waits for it so that its
+// progress notifications precede the answer (CONTRACTS.md §6.1).
+func (s *stdioSession) FlushNotifications(ctx context.Context) error {
+	done := make(chan struct{})
+	mark := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: flushMethod,
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"done": done}}}}
+	select {
+	case s.notifications <- mark:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -192,3 +192,75 @@ func TestStdioSignalShutsDownCleanly(t *testing.T) {
 		t.Fatalf("connection_closed reasons %v, target closed %v", reasons, targetClosed)
 	}
 }
+
+// TestStdioProgressPrecedesTheAnswer: every notifications/progress a call
+// sends is written before its answer (CONTRACTS.md §6.1), on every call,
+// not only when the transport happens to be quick. The answer waits for a
+// mark in the notification queue rather than for a pause.
+func TestStdioProgressPrecedesTheAnswer(t *testing.T) {
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	cmd, stdin, stdout := startRawStdio(t, "--ledger", filepath.Join(dir, "ledger.db"), "mcp")
+	defer cmd.Wait()
+	defer stdin.Close()
+	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	lines := bufio.NewReaderSize(stdout, 1<<20)
+	send := func(v map[string]any) {
+		t.Helper()
+		b, _ := json.Marshal(v)
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// call sends one request with a progress token and returns the progress
+	// messages that arrived for that token before its answer.
+	call := func(id int, name string, args map[string]any) []string {
+		t.Helper()
+		token := fmt.Sprintf("p-%d", id)
+		send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+			"params": map[string]any{"name": name, "arguments": args, "_meta": map[string]any{"progressToken": token}}})
+		var before []string
+		for {
+			line, err := lines.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("call %d: %v", id, err)
+			}
+			var m struct {
+				ID     *int            `json:"id"`
+				Method string          `json:"method"`
+				Params map[string]any  `json:"params"`
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case m.Method == "notifications/progress" && m.Params["progressToken"] == token:
+				msg, _ := m.Params["message"].(string)
+				before = append(before, msg)
+			case m.ID != nil && *m.ID == id:
+				if m.Result == nil {
+					t.Fatalf("call %d (%s): %s", id, name, line)
+				}
+				return before
+			}
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+	if _, err := lines.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+	if got := call(1, "open_binary", map[string]any{"path": fixture}); len(got) == 0 || got[len(got)-1] != "open_binary: completed" {
+		t.Fatalf("open_binary's progress before its answer: %q", got)
+	}
+	for id := 2; id < 60; id++ {
+		got := call(id, "list_procedures", map[string]any{"offset": 0, "limit": 1 + id%5})
+		if len(got) == 0 || got[len(got)-1] != "list_procedures: completed" {
+			t.Fatalf("call %d: progress before the answer: %q (the last must be the completion)", id, got)
+		}
+	}
+}
