@@ -78,7 +78,7 @@ func exercise(t *testing.T, img *image, data []byte) {
 	if err != nil {
 		t.Fatalf("strings: %v", err)
 	}
-	for i := 1; i < len(stx.entries); i++ {
+	for i := 1; i < stx.Len(); i++ {
 		if stx.addrOf(i-1) > stx.addrOf(i) {
 			t.Fatalf("strings out of order")
 		}

@@ -386,11 +386,11 @@ func (c *Client) namePage(ix *symIndex, addr uint64, hasAddr bool, offset, limit
 }
 
 func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[StringItem] {
-	lo, hi := 0, len(ix.entries)
+	lo, hi := 0, ix.Len()
 	if hasAddr {
-		lo = sort.Search(hi, func(i int) bool { return ix.addrOf(i) >= addr })
+		lo = ix.search(addr)
 		hi = lo
-		for hi < len(ix.entries) && ix.addrOf(hi) == addr {
+		for hi < ix.Len() && ix.addrOf(hi) == addr {
 			hi++
 		}
 	}
@@ -399,9 +399,11 @@ func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, lim
 	end := min(start+limit, total)
 	items := make([]StringItem, 0, end-start)
 	img := c.ix.img
-	for i := lo + start; i < lo+end; i++ {
-		e := ix.entries[i]
-		a := ix.addrOf(i)
+	for i, e := range ix.from(lo + start) {
+		if i >= lo+end {
+			break
+		}
+		a := ix.addrAt(i, e)
 		v, trunc := e.value(c.data)
 		it := StringItem{
 			Address: provider.FormatAddress(a), Value: v, ValueTruncated: trunc,

@@ -141,14 +141,14 @@ func (c *Client) doSearch(ctx context.Context, op string, in provider.Params, re
 			return provider.Result{}, err
 		}
 		lims = append(slices.Clip(c.ix.img.limitations), stx.limitations...)
-		for i, e := range stx.entries {
+		for i, e := range stx.from(0) {
 			if i&4095 == 4095 {
 				if err := ctx.Err(); err != nil {
 					return provider.Result{}, buildFault(op, err)
 				}
 			}
 			v, trunc := e.value(c.data)
-			if !s.visit(stx.addrOf(i), v, trunc) {
+			if !s.visit(stx.addrAt(i, e), v, trunc) {
 				break
 			}
 		}
