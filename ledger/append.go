@@ -121,30 +121,40 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppend, total int, recordedAt time.Time,
 	apply func(*sql.Tx, []Event) error) (out []Event, alreadyStored bool, err error) {
 	// Idempotency: a batch is stored atomically, so if its first event is
-	// stored the whole batch must be, identically.
+	// stored the whole batch must be, identically. One statement reads that,
+	// the head and the first event's stream version: a live append is one
+	// transaction per answer, and each statement costs more in the driver
+	// than the b-tree seek it runs.
 	var first *pendingEvent
+	var firstStream string
 	for i := range pending {
 		if len(pending[i].events) > 0 {
-			first = &pending[i].events[0]
+			first, firstStream = &pending[i].events[0], pending[i].stream
 			break
 		}
 	}
-	byID := tx.StmtContext(ctx, l.stByID)
-	if _, err := scanEvent(byID.QueryRowContext(ctx, first.idText)); err == nil {
-		out, err := l.storedBatch(ctx, byID, pending, total)
-		return out, true, err
-	} else if !errors.Is(err, sql.ErrNoRows) {
-		return nil, false, fmt.Errorf("ledger: append: %w", err)
-	}
-
-	seq, prevHash := int64(0), chain.GenesisHash
-	if err := tx.StmtContext(ctx, l.stHead).QueryRowContext(ctx).Scan(&seq, &prevHash); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	var (
+		seq          int64
+		prevHash     string
+		firstVersion int64
+		stored       bool
+	)
+	if err := tx.StmtContext(ctx, l.stAppendState).QueryRowContext(ctx, firstStream, first.idText).
+		Scan(&seq, &prevHash, &firstVersion, &stored); err != nil {
 		return nil, false, fmt.Errorf("ledger: append: head: %w", err)
+	}
+	if stored {
+		out, err := l.storedBatch(ctx, tx.StmtContext(ctx, l.stByID), pending, total)
+		return out, true, err
+	}
+	if seq == 0 {
+		prevHash = chain.GenesisHash
 	}
 	recorded := FormatTime(recordedAt)
 	recordedTime, _ := time.Parse(TimeLayout, recorded)
 	insert := tx.StmtContext(ctx, l.stInsert)
 	versions := make(map[string]int64, len(pending))
+	versions[firstStream] = firstVersion
 	out = make([]Event, 0, total)
 	for _, p := range pending {
 		v, ok := versions[p.stream]

@@ -69,7 +69,7 @@ type Ledger struct {
 
 	// Statements prepared once on the writer connection; within a
 	// transaction tx.StmtContext reuses them instead of re-parsing SQL.
-	stHead, stStreamVersion, stByID, stInsert, stPutBlob *sql.Stmt
+	stAppendState, stStreamVersion, stByID, stInsert, stPutBlob *sql.Stmt
 
 	mu sync.RWMutex
 	id string // ledger_id; replaced by Import
@@ -271,7 +271,13 @@ func (l *Ledger) prepare(ctx context.Context) error {
 		st, err = l.w.PrepareContext(ctx, q)
 		return st
 	}
-	l.stHead = prep(`SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`)
+	// The head (0 and "" when empty), the stream's version and whether the
+	// event ID is stored, in one statement (appendTx).
+	l.stAppendState = prep(`SELECT
+		COALESCE((SELECT seq FROM events ORDER BY seq DESC LIMIT 1), 0),
+		COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), ''),
+		(SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?1),
+		EXISTS (SELECT 1 FROM events WHERE event_id = ?2)`)
 	l.stStreamVersion = prep(`SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?`)
 	l.stByID = prep(`SELECT ` + eventColumns + ` FROM events WHERE event_id = ?`)
 	l.stInsert = prep(`INSERT INTO events (seq, event_id, stream, stream_version, type, schema_version,
@@ -313,7 +319,7 @@ func (l *Ledger) tightenModes() {
 // Close closes every connection. The ledger must not be used afterwards.
 func (l *Ledger) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{l.stHead, l.stStreamVersion, l.stByID, l.stInsert, l.stPutBlob} {
+	for _, st := range []*sql.Stmt{l.stAppendState, l.stStreamVersion, l.stByID, l.stInsert, l.stPutBlob} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
