@@ -141,7 +141,7 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 	)
 	if err := tx.StmtContext(ctx, l.stAppendState).QueryRowContext(ctx, firstStream, first.idText).
 		Scan(&seq, &prevHash, &firstVersion, &stored); err != nil {
-		return nil, false, fmt.Errorf("ledger: append: head: %w", err)
+		return nil, false, fmt.Errorf("ledger: append: read state: %w", err)
 	}
 	if stored {
 		out, err := l.storedBatch(ctx, tx.StmtContext(ctx, l.stByID), pending, total)
