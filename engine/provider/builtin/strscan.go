@@ -241,13 +241,14 @@ func buildStrings(ctx context.Context, img *image, data []byte, prog func(done i
 				// which the next job overwrites: mergeEntries returns one of
 				// its arguments when the other is empty.
 				var err error
-				switch {
-				case len(out) > 0 && len(u) > 0:
+				if len(out) > 0 && len(u) > 0 {
 					results[job.seq] = mergeEntries(out, u)
-				case len(u) > 0:
-					results[job.seq], err = appendChecked(ctx, make([]strEntry, 0, len(u)), u)
-				case len(out) > 0:
-					results[job.seq], err = appendChecked(ctx, make([]strEntry, 0, len(out)), out)
+				} else {
+					only := out // one of the two is empty
+					if len(u) > 0 {
+						only = u
+					}
+					results[job.seq], err = appendChecked(ctx, make([]strEntry, 0, len(only)), only)
 				}
 				if err != nil {
 					errOnce.Do(func() { firstErr = err; close(stop) })
