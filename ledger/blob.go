@@ -151,21 +151,28 @@ type queryRower interface {
 
 // readBlob returns the decoded bytes stored under sha256hex, unchecked.
 func readBlob(ctx context.Context, q queryRower, sha256hex string) ([]byte, error) {
-	var stored []byte
-	var encoding string
-	err := q.QueryRowContext(ctx, `SELECT data, encoding FROM blobs WHERE sha256 = ?`, sha256hex).Scan(&stored, &encoding)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: blob %s", ErrNotFound, sha256hex)
-	}
+	stored, encoding, err := storedBlob(ctx, q, sha256hex)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: blob %s: %w", sha256hex, err)
+		return nil, err
 	}
 	b, err := decodeBlob(stored, encoding)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: blob %s: %w", sha256hex, err)
 	}
-	if b == nil {
-		b = []byte{}
-	}
 	return b, nil
+}
+
+// storedBlob returns the row stored under sha256hex as it is.
+func storedBlob(ctx context.Context, q queryRower, sha256hex string) (stored []byte, encoding string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT data, encoding FROM blobs WHERE sha256 = ?`, sha256hex).Scan(&stored, &encoding)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", fmt.Errorf("%w: blob %s", ErrNotFound, sha256hex)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("ledger: blob %s: %w", sha256hex, err)
+	}
+	if stored == nil {
+		stored = []byte{}
+	}
+	return stored, encoding, nil
 }

@@ -147,15 +147,16 @@ func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, 
 	}
 
 	for _, d := range blobs {
-		data, err := readBlob(ctx, tx, d)
-		if errors.Is(err, errBlobEncoding) {
+		stored, encoding, err := storedBlob(ctx, tx, d)
+		if err != nil {
+			return ExportManifest{}, fmt.Errorf("ledger: export: %w", err)
+		}
+		data, err := decodeBlob(stored, encoding)
+		if err != nil {
 			// Carry a body that no longer decodes as it is stored: the
 			// export's verification then names it, as it names any other
 			// damaged body, instead of the export hiding it.
-			err = tx.QueryRowContext(ctx, `SELECT data FROM blobs WHERE sha256 = ?`, d).Scan(&data)
-		}
-		if err != nil {
-			return ExportManifest{}, fmt.Errorf("ledger: export: %w", err)
+			data = stored
 		}
 		buf = append(buf[:0], `{"data_base64":"`...)
 		buf = base64.StdEncoding.AppendEncode(buf, data)
