@@ -7,11 +7,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rea-re/rea/ledger/internal/chain"
+	"github.com/rea-re/rea/migrations"
 )
 
 // recordLike is a body shaped like an Evidence page: canonical JSON with
@@ -158,24 +160,20 @@ func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
 	old := recordLike(50)
 	digests := appendBodies(t, l, 1, old)
 	l.Close()
-	// Back to schema 2 by hand, as a file written by an earlier REA: the
-	// body stored plain, no encoding column.
-	db := rawDB(t, path)
-	for _, q := range []string{
-		`UPDATE blobs SET data = CAST(? AS BLOB), encoding = 'identity'`,
-		`ALTER TABLE blobs DROP COLUMN encoding`,
-		`UPDATE schema_migrations SET version = 2`,
-	} {
-		var err error
-		if strings.Contains(q, "?") {
-			_, err = db.Exec(q, old)
-		} else {
-			_, err = db.Exec(q)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+	// Back to schema 2, as a file written by an earlier REA: the body
+	// stored plain, then migration 0003's own down, which refuses while a
+	// body is deflated.
+	down, err := fs.ReadFile(migrations.FS, "0003_blob_encoding.down.sql")
+	if err != nil {
+		t.Fatal(err)
 	}
+	db := rawDB(t, path)
+	if _, err := db.Exec(string(down)); err == nil {
+		t.Fatal("the down migration ran with a deflated body stored")
+	}
+	mustExec(t, db, `UPDATE blobs SET data = CAST(? AS BLOB), encoding = 'identity'`, old)
+	mustExec(t, db, string(down))
+	mustExec(t, db, `UPDATE schema_migrations SET version = 2`)
 	db.Close()
 
 	l = openTest(t, path, Options{})
