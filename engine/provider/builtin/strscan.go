@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"runtime"
@@ -339,11 +340,8 @@ func (ix *strIndex) sortByAddress(ctx context.Context) error {
 	err := g.run(func() {
 		slices.SortStableFunc(ps, func(x, y pair) int {
 			g.tick()
-			if x.a != y.a {
-				if x.a < y.a {
-					return -1
-				}
-				return 1
+			if c := cmp.Compare(x.a, y.a); c != 0 {
+				return c
 			}
 			return int(x.e.meta&metaUTF16) - int(y.e.meta&metaUTF16)
 		})

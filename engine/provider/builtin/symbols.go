@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -163,11 +164,8 @@ func (b *symBuilder) finish() (*symIndex, error) {
 	err := g.run(func() {
 		slices.SortFunc(syms, func(x, y symbol) int {
 			g.tick()
-			if x.addr != y.addr {
-				if x.addr < y.addr {
-					return -1
-				}
-				return 1
+			if c := cmp.Compare(x.addr, y.addr); c != 0 {
+				return c
 			}
 			if c := bytes.Compare(symName(data, arena, &x), symName(data, arena, &y)); c != 0 {
 				return c
