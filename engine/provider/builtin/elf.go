@@ -2,9 +2,11 @@ package builtin
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/rea-re/rea/engine/target"
 )
@@ -226,8 +228,6 @@ func elfSymbols(img *image, b *symBuilder) error {
 	info := img.elf
 	data := b.data
 	size := uint64(len(data))
-	var dynUndef map[uint32]uint64 // dynsym index -> index into undefNames
-	var undefNames []symbol
 	for _, t := range info.tables {
 		label := ".symtab"
 		if t.dynamic {
@@ -291,14 +291,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 				continue
 			}
 			if shndx == uint16(elf.SHN_UNDEF) {
-				if t.dynamic && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) {
-					if dynUndef == nil {
-						dynUndef = map[uint32]uint64{}
-					}
-					dynUndef[uint32(i)] = uint64(len(undefNames))
-					undefNames = append(undefNames, symbol{nameOff: off, nameLen: n})
-				}
-				continue
+				continue // imports are named at their PLT stubs (elfPLT)
 			}
 			if shndx >= uint16(elf.SHN_LORESERVE) {
 				continue // absolute and common symbols have no address in the image
@@ -348,8 +341,8 @@ func elfSymbols(img *image, b *symBuilder) error {
 			b.limit(fmt.Sprintf("%s: %d symbol name(s) point outside the string table and were skipped", label, badName))
 		}
 	}
-	if len(undefNames) > 0 && len(info.plts) > 0 {
-		if err := elfPLT(img, b, dynUndef, undefNames); err != nil {
+	if info.dynsym >= 0 && len(info.plts) > 0 {
+		if err := elfPLT(img, b); err != nil {
 			return err
 		}
 	}
@@ -373,13 +366,52 @@ func isMappingSymbol(m elf.Machine, name []byte) bool {
 }
 
 // elfPLT names PLT stubs after the imported function whose GOT slot they jump
-// through: relocations map GOT slots to dynamic symbols; each stub's indirect
-// jump is decoded to find its slot.
-func elfPLT(img *image, b *symBuilder, dynUndef map[uint32]uint64, undef []symbol) error {
+// through (elfPLTStubs): stubs of undefined global or weak dynamic symbols.
+func elfPLT(img *image, b *symBuilder) error {
+	stubs, err := elfPLTStubs(img, b.data, b.tick)
+	if err != nil {
+		return err
+	}
+	for _, st := range stubs {
+		if !st.undefined || st.nameLen == 0 || !isImportReloc(img.elf.machine, st.typ) {
+			continue
+		}
+		b.add(symbol{
+			addr: st.addr, size: st.size, nameOff: st.nameOff, nameLen: st.nameLen,
+			kind: kindFunction, source: srcImported,
+			flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
+			rank:  makeRank(srcImported, kindFunction, bindGlobal),
+		})
+	}
+	return nil
+}
+
+// pltStub is one ELF PLT entry (.plt, .plt.sec, .plt.got) paired with the
+// dynamic relocation of the GOT slot its indirect jump goes through.
+type pltStub struct {
+	addr, size uint64
+	slot       uint64
+	typ        uint32 // relocation type (JUMP_SLOT, GLOB_DAT, IRELATIVE)
+	sym        uint32 // dynamic symbol index; 0 when the relocation has none
+	nameOff    uint64 // the symbol's name in the file bytes
+	nameLen    uint32
+	undefined  bool  // an undefined global or weak symbol: an import
+	addend     int64 // RELA addend (IRELATIVE: the resolver's address)
+}
+
+// dynReloc is one dynamic relocation of an import slot or an IRELATIVE.
+type dynReloc struct {
+	off      uint64
+	sym, typ uint32
+	addend   int64
+}
+
+// elfDynRelocs returns the dynamic relocations of import types (JUMP_SLOT,
+// GLOB_DAT) and IRELATIVE, in file order.
+func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error) {
 	info := img.elf
-	data := b.data
 	size := uint64(len(data))
-	slots := map[uint64]uint64{} // GOT slot address -> index into undef
+	var out []dynReloc
 	for _, r := range info.relocs {
 		if r.off > size {
 			continue
@@ -397,31 +429,93 @@ func elfPLT(img *image, b *symBuilder, dynUndef map[uint32]uint64, undef []symbo
 			ent = 8
 		}
 		for e := r.off; e+ent <= end; e += ent {
-			if err := b.tick(); err != nil {
-				return err
+			if err := tick(); err != nil {
+				return nil, err
 			}
-			var off uint64
-			var sym, typ uint32
+			var dr dynReloc
 			if img.is64 {
-				off = img.bo.Uint64(data[e:])
+				dr.off = img.bo.Uint64(data[e:])
 				rinfo := img.bo.Uint64(data[e+8:])
-				sym, typ = uint32(rinfo>>32), uint32(rinfo)
+				dr.sym, dr.typ = uint32(rinfo>>32), uint32(rinfo)
+				if r.rela {
+					dr.addend = int64(img.bo.Uint64(data[e+16:]))
+				}
 			} else {
-				off = uint64(img.bo.Uint32(data[e:]))
+				dr.off = uint64(img.bo.Uint32(data[e:]))
 				rinfo := img.bo.Uint32(data[e+4:])
-				sym, typ = rinfo>>8, rinfo&0xff
+				dr.sym, dr.typ = rinfo>>8, rinfo&0xff
+				if r.rela {
+					dr.addend = int64(int32(img.bo.Uint32(data[e+8:])))
+				}
 			}
-			if !isImportReloc(info.machine, typ) {
-				continue
-			}
-			if k, ok := dynUndef[sym]; ok {
-				slots[off] = k
+			if isImportReloc(info.machine, dr.typ) || isIRelative(info.machine, dr.typ) && r.rela {
+				out = append(out, dr)
 			}
 		}
 	}
-	if len(slots) == 0 {
-		return nil
+	return out, nil
+}
+
+// elfDynSym reads dynamic symbol i: its name and whether it is an undefined
+// global or weak symbol (not a file, section or TLS symbol).
+func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint32, undefined, ok bool) {
+	info := img.elf
+	if info.dynsym < 0 || i == 0 {
+		return 0, 0, false, false
 	}
+	t := info.tables[info.dynsym]
+	size := uint64(len(data))
+	e := satAdd(t.off, uint64(i)*t.entsize)
+	if uint64(i) >= t.size/t.entsize || e > size || t.entsize > size-e || t.strSize == 0 || t.strOff > size {
+		return 0, 0, false, false
+	}
+	p := data[e : e+t.entsize]
+	var nameIdx uint32
+	var info8 uint8
+	var shndx uint16
+	if img.is64 {
+		nameIdx, info8, shndx = img.bo.Uint32(p[0:]), p[4], img.bo.Uint16(p[6:])
+	} else {
+		nameIdx, info8, shndx = img.bo.Uint32(p[0:]), p[12], img.bo.Uint16(p[14:])
+	}
+	if nameIdx == 0 {
+		return 0, 0, false, false
+	}
+	off, n, ok := cstring(data, t.strOff, satAdd(t.strOff, t.strSize), uint64(nameIdx))
+	if !ok || n == 0 {
+		return 0, 0, false, false
+	}
+	typ, bind := elf.SymType(info8&0xf), elf.SymBind(info8>>4)
+	if typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_TLS {
+		return 0, 0, false, false
+	}
+	undefined = shndx == uint16(elf.SHN_UNDEF) && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK)
+	return off, n, undefined, true
+}
+
+// elfPLTStubs decodes the indirect jump of every PLT entry and pairs the
+// entry with the dynamic relocation of its GOT slot: JUMP_SLOT for .plt and
+// .plt.sec, GLOB_DAT for .plt.got, IRELATIVE (no symbol) for ifunc stubs.
+// Entries whose slot no relocation names (the PLT header, lazy-binding
+// trampolines) are left out. Sorted by address.
+func elfPLTStubs(img *image, data []byte, tick func() error) ([]pltStub, error) {
+	info := img.elf
+	if info == nil || len(info.plts) == 0 {
+		return nil, nil
+	}
+	rels, err := elfDynRelocs(img, data, tick)
+	if err != nil {
+		return nil, err
+	}
+	slots := make(map[uint64]dynReloc, len(rels)) // GOT slot address -> relocation
+	for _, r := range rels {
+		slots[r.off] = r
+	}
+	if len(slots) == 0 {
+		return nil, nil
+	}
+	size := uint64(len(data))
+	var out []pltStub
 	for _, ps := range info.plts {
 		s := &img.sections[ps.sec]
 		if s.off > size || s.fsize == 0 {
@@ -430,28 +524,47 @@ func elfPLT(img *image, b *symBuilder, dynUndef map[uint32]uint64, undef []symbo
 		code := data[s.off:min(satAdd(s.off, s.fsize), size)]
 		step := ps.step
 		for o := uint64(0); o+step <= uint64(len(code)); o += step {
-			if err := b.tick(); err != nil {
-				return err
+			if err := tick(); err != nil {
+				return nil, err
 			}
 			win := code[o:min(o+max(step, 16), uint64(len(code)))]
 			slot, ok := pltSlot(info.machine, win, s.addr+o, info.gotPLT, img.bo)
 			if !ok {
 				continue
 			}
-			k, ok := slots[slot]
+			r, ok := slots[slot]
 			if !ok {
 				continue
 			}
-			u := undef[k]
-			b.add(symbol{
-				addr: s.addr + o, size: step, nameOff: u.nameOff, nameLen: u.nameLen,
-				kind: kindFunction, source: srcImported,
-				flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
-				rank:  makeRank(srcImported, kindFunction, bindGlobal),
-			})
+			st := pltStub{addr: s.addr + o, size: step, slot: slot, typ: r.typ, sym: r.sym, addend: r.addend}
+			if r.sym != 0 {
+				off, n, undef, ok := elfDynSym(img, data, r.sym)
+				if !ok {
+					continue
+				}
+				st.nameOff, st.nameLen, st.undefined = off, n, undef
+			} else if !isIRelative(info.machine, r.typ) {
+				continue
+			}
+			out = append(out, st)
 		}
 	}
-	return nil
+	slices.SortStableFunc(out, func(a, b pltStub) int { return cmp.Compare(a.addr, b.addr) })
+	return out, nil
+}
+
+func isIRelative(m elf.Machine, typ uint32) bool {
+	switch m {
+	case elf.EM_X86_64:
+		return typ == uint32(elf.R_X86_64_IRELATIVE)
+	case elf.EM_386:
+		return typ == uint32(elf.R_386_IRELATIVE)
+	case elf.EM_AARCH64:
+		return typ == uint32(elf.R_AARCH64_IRELATIVE)
+	case elf.EM_ARM:
+		return typ == uint32(elf.R_ARM_IRELATIVE)
+	}
+	return false
 }
 
 func isImportReloc(m elf.Machine, typ uint32) bool {
