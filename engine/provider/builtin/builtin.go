@@ -255,6 +255,7 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"function_discovery": disc,
 		"disassembler":       "golang.org/x/arch@" + archVersion(),
 		"syntax":             syntax,
+		"symbolization":      1,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }

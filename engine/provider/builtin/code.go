@@ -102,6 +102,7 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 		return pc, nil
 	}
 	d := newDecoder(c.ix.img)
+	d.code = c.codeAt // arm literal-pool words and i386 PIC thunks, for data references
 	if end, known := ex.extentOf(entry); known {
 		n := end - entry
 		if n > uint64(len(code)) {
@@ -210,6 +211,12 @@ func InstructionWindow(op string, in provider.Params) (offset, limit int, err er
 
 // doCodeOp answers read_function_instructions and procedure_assembly.
 func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
+	return c.codeOp(ctx, op, in, rep, true)
+}
+
+// codeOp is doCodeOp; symbolize=false leaves out the annotations (only the
+// benchmark that measures their cost asks for that).
+func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter, symbolize bool) (provider.Result, error) {
 	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
 	if err != nil {
 		return provider.Result{}, err
@@ -227,13 +234,29 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 		return provider.Result{}, err
 	}
 	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
+	var an *annotator
+	if symbolize {
+		z, err := c.symbolizer(ctx, op, six)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		an = &annotator{z: z, img: c.ix.img, data: c.data}
+	}
+	// The text is decoded again per instruction; the targets and data
+	// references are those of the procedure's own decoding (it), whose
+	// register tracking saw every instruction before it, so a line reads
+	// the same in every page.
 	d := newDecoder(c.ix.img)
 	text := func(it insn) string {
 		code, ok := c.codeAt(it.addr)
 		if !ok || len(code) < int(it.n) {
 			return ""
 		}
-		return d.decode(code[:it.n], it.addr, true).text
+		t := d.decode(code[:it.n], it.addr, true).text
+		if an != nil {
+			t = an.annotate(t, it)
+		}
+		return t
 	}
 	if op == OpProcedureAssembly {
 		if err := AssemblyFits(op, len(pc.insns)); err != nil {

@@ -74,6 +74,7 @@ type index struct {
 	ext   lazy[*extentIndex]
 	lines lazy[*lineIndex]
 	refs  lazy[*refIndex]
+	symz  lazy[*symbolizer]
 }
 
 type cacheKey struct{ sha256, profile string }

@@ -1,0 +1,302 @@
+package builtin
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Symbolized disassembly (CONTRACTS.md §0, §2.2): a direct branch or call
+// target is written `<address> <symbol[+0xoff]>`, and an instruction that
+// refers to data (RIP-relative and absolute x86 operands, arm64 ADRP pairs,
+// ADR and literal loads, arm literal pools and the pc-relative addresses they
+// form) gets a trailing `; <address> <symbol[+0xoff]>` or `; "<string>"`.
+//
+// Names follow objdump: the nearest name at or before the address, plus the
+// offset. The name of an address is its primary name (symbols.go), except
+// that an ELF PLT stub is "<import>@plt" as objdump calls it (elfPLTStubs),
+// and an address that is not a name's own but is a GOT slot a dynamic
+// relocation fills is named after the relocation's symbol (objdump's rule
+// for dynamic relocations). An address before every name has none.
+//
+// A data address with no name of its own is shown as the string it holds
+// when the bytes there, in a mapped non-executable section, are a
+// NUL-terminated run of at least minPreviewBytes printable characters (tab,
+// newline and other common control characters allowed, and escaped), cut to
+// maxPreviewChars characters.
+
+const (
+	minPreviewBytes = 2
+	maxPreviewChars = 40
+	maxPreviewScan  = 4096
+)
+
+// symbolizer is the per-index table the annotations read, built once on
+// first use: one entry per named address, by address.
+type symbolizer struct {
+	six   *symIndex
+	ents  []symEntry
+	stubs []pltStub  // ELF PLT stubs an entry may refer to
+	slots []slotName // GOT slots named by dynamic relocations, by address
+	secs  []int      // mapped, file-backed sections by address (string previews)
+}
+
+// symEntry names addr: ref >= 0 is an index into six.syms, ref < 0 the PLT
+// stub stubs[-1-ref].
+type symEntry struct {
+	addr uint64
+	ref  int32
+}
+
+// slotName is a GOT slot and the name of its relocation's symbol (file bytes).
+type slotName struct {
+	addr    uint64
+	nameOff uint64
+	nameLen uint32
+}
+
+func buildSymbolizer(ctx context.Context, img *image, data []byte, six *symIndex) (*symbolizer, error) {
+	z := &symbolizer{six: six, secs: img.fileSectionIndex()}
+	n := 0
+	tick := func() error {
+		n++
+		if n&4095 == 0 {
+			return ctx.Err()
+		}
+		return nil
+	}
+	var prim []symEntry
+	for i := range six.syms {
+		if err := tick(); err != nil {
+			return nil, err
+		}
+		if six.syms[i].flags&flagPrimary != 0 {
+			prim = append(prim, symEntry{addr: six.syms[i].addr, ref: int32(i)})
+		}
+	}
+	if img.elf != nil {
+		stubs, err := elfPLTStubs(img, data, tick)
+		if err != nil {
+			return nil, err
+		}
+		rels, err := elfDynRelocs(img, data, tick)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rels {
+			if off, n, _, ok := elfDynSym(img, data, r.sym); ok {
+				z.slots = append(z.slots, slotName{addr: r.off, nameOff: off, nameLen: n})
+			}
+		}
+		sort.SliceStable(z.slots, func(i, j int) bool { return z.slots[i].addr < z.slots[j].addr })
+		z.stubs = stubs
+	}
+	// Merge the primary names with the PLT stubs (both by address); a stub
+	// replaces the plain import name at its address.
+	z.ents = make([]symEntry, 0, len(prim)+len(z.stubs))
+	i, j := 0, 0
+	for i < len(prim) || j < len(z.stubs) {
+		switch {
+		case j == len(z.stubs) || i < len(prim) && prim[i].addr < z.stubs[j].addr:
+			z.ents = append(z.ents, prim[i])
+			i++
+		default:
+			a := z.stubs[j].addr
+			if n := len(z.ents); n == 0 || z.ents[n-1].addr != a {
+				z.ents = append(z.ents, symEntry{addr: a, ref: -1 - int32(j)})
+			}
+			j++
+			for i < len(prim) && prim[i].addr == a {
+				i++
+			}
+		}
+	}
+	return z, nil
+}
+
+func (c *Client) symbolizer(ctx context.Context, op string, six *symIndex) (*symbolizer, error) {
+	z, err := c.ix.symz.get(ctx, func(ctx context.Context) (*symbolizer, error) {
+		return buildSymbolizer(ctx, c.ix.img, c.data, six)
+	})
+	if err != nil {
+		return nil, buildFault(op, err)
+	}
+	return z, nil
+}
+
+// annotator renders the annotations of one operation's instructions.
+type annotator struct {
+	z    *symbolizer
+	img  *image
+	data []byte
+}
+
+// symbolFor names addr as the nearest name at or before it plus the offset.
+// Every name the annotations show comes from here.
+func (a *annotator) symbolFor(addr uint64) (name string, off uint64, ok bool) {
+	z := a.z
+	i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr > addr }) - 1
+	if i < 0 || z.ents[i].addr != addr {
+		if k := sort.Search(len(z.slots), func(k int) bool { return z.slots[k].addr >= addr }); k < len(z.slots) && z.slots[k].addr == addr {
+			s := z.slots[k]
+			return nameString(a.data[s.nameOff : s.nameOff+uint64(s.nameLen)]), 0, true
+		}
+	}
+	if i < 0 {
+		return "", 0, false
+	}
+	e := z.ents[i]
+	return a.entryName(e), addr - e.addr, true
+}
+
+func (a *annotator) entryName(e symEntry) string {
+	if e.ref >= 0 {
+		return nameString(a.z.six.name(a.data, &a.z.six.syms[e.ref]))
+	}
+	st := &a.z.stubs[-1-e.ref]
+	if st.nameLen == 0 {
+		return "*ABS*+0x" + strconv.FormatUint(uint64(st.addend), 16) + "@plt"
+	}
+	return nameString(a.data[st.nameOff:st.nameOff+uint64(st.nameLen)]) + "@plt"
+}
+
+// symbolic renders `<address> <name[+0xoff]>`, or the address alone.
+func (a *annotator) symbolic(addr uint64) string {
+	s := provider.FormatAddress(addr)
+	if name, off, ok := a.symbolFor(addr); ok {
+		s += " <" + name
+		if off != 0 {
+			s += "+0x" + strconv.FormatUint(off, 16)
+		}
+		s += ">"
+	}
+	return s
+}
+
+// annotate adds the target's name after the branch or call target in text
+// and the data reference's note at the end.
+func (a *annotator) annotate(text string, it insn) string {
+	if it.hasTarget {
+		t := provider.FormatAddress(it.target)
+		if k := lastAddr(text, t); k >= 0 {
+			text = text[:k] + a.symbolic(it.target) + text[k+len(t):]
+		}
+	}
+	if it.hasData {
+		text += " ; " + a.dataNote(it.data)
+	}
+	return text
+}
+
+// lastAddr returns the index of the last occurrence of the address t in text
+// that is not part of a longer hex number, or -1.
+func lastAddr(text, t string) int {
+	for end := len(text); ; {
+		k := strings.LastIndex(text[:end], t)
+		if k < 0 {
+			return -1
+		}
+		after := k + len(t)
+		if after == len(text) || !isHexDigit(text[after]) {
+			return k
+		}
+		end = k
+	}
+}
+
+func isHexDigit(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
+}
+
+// dataNote is a data reference's note: the address's own name, else the
+// string stored there, else the nearest name plus offset.
+func (a *annotator) dataNote(addr uint64) string {
+	if _, off, ok := a.symbolFor(addr); ok && off == 0 {
+		return a.symbolic(addr)
+	}
+	if s, ok := a.stringAt(addr); ok {
+		return s
+	}
+	return a.symbolic(addr)
+}
+
+// stringAt returns the quoted preview of the string stored at addr.
+func (a *annotator) stringAt(addr uint64) (string, bool) {
+	s := a.img.sectionAt(addr, a.z.secs)
+	if s == nil || s.x {
+		return "", false
+	}
+	off := s.off + (addr - s.addr)
+	end := min(satAdd(s.off, min(s.fsize, s.size)), uint64(len(a.data)), satAdd(off, maxPreviewScan))
+	if off >= end {
+		return "", false
+	}
+	b := a.data[off:end]
+	n := 0
+	for n < len(b) && b[n] != 0 {
+		n++
+	}
+	if n == len(b) || n < minPreviewBytes {
+		return "", false // no terminator in reach, or too short to be text
+	}
+	return previewString(b[:n])
+}
+
+// previewString quotes b, escaping control characters, cut to
+// maxPreviewChars characters ("…" ends a cut preview). ok=false when b is
+// not text: invalid UTF-8, or a character that is neither printable nor a
+// common control character.
+func previewString(b []byte) (string, bool) {
+	for t := b; len(t) > 0; {
+		r, size := utf8.DecodeRune(t)
+		if r == utf8.RuneError && size <= 1 || !unicode.IsPrint(r) && previewEscape(r) == "" {
+			return "", false
+		}
+		t = t[size:]
+	}
+	var out strings.Builder
+	out.WriteByte('"')
+	chars := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		esc := previewEscape(r)
+		if esc == "" {
+			esc = string(r)
+		}
+		k := utf8.RuneCountInString(esc)
+		if chars+k > maxPreviewChars || chars+k == maxPreviewChars && len(b) > 0 {
+			out.WriteString("…")
+			break
+		}
+		out.WriteString(esc)
+		chars += k
+	}
+	out.WriteByte('"')
+	return out.String(), true
+}
+
+// previewEscape is the escape of a quote, backslash or common control
+// character, else "".
+func previewEscape(r rune) string {
+	switch r {
+	case '"':
+		return `\"`
+	case '\\':
+		return `\\`
+	case '\n':
+		return `\n`
+	case '\t':
+		return `\t`
+	case '\r':
+		return `\r`
+	case '\a', '\b', '\f', '\v', 0x1b:
+		return `\x` + strconv.FormatUint(uint64(r)|0x100, 16)[1:]
+	}
+	return ""
+}
