@@ -149,7 +149,9 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 		}
 		switch a := a.(type) {
 		case x86asm.Rel:
-			if it.flow != flowNone {
+			// xbegin's operand is its abort handler: a code target, though
+			// not a branch the sequential flow takes.
+			if it.flow != flowNone || in.Op == x86asm.XBEGIN {
 				it.hasTarget, it.target = true, pc+uint64(in.Len)+uint64(int64(a))
 			}
 		case x86asm.Mem:

@@ -99,6 +99,20 @@ func exercise(t *testing.T, img *image, data []byte) {
 			t.Fatal(err)
 		}
 	}
+	// Symbolized disassembly of a few procedures: the symbolizer reads PLT
+	// stubs, dynamic relocations and string bytes. A panic inside Do comes
+	// back as execution_failure.
+	for i, k := range six.procs {
+		if i == 8 {
+			break
+		}
+		a := provider.FormatAddress(six.syms[k].addr)
+		_, err := c.Do(ctx, OpProcedureAssembly, provider.Params{"procedure": a}, nil)
+		var fe *fault.Error
+		if err != nil && (!errors.As(err, &fe) || fe.Code == fault.ExecutionFailure) {
+			t.Fatalf("procedure_assembly %s: %v", a, err)
+		}
+	}
 }
 
 // TestWriteFuzzSeeds regenerates the compiled seeds under testdata/fuzz when
