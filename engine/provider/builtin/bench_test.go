@@ -1,9 +1,14 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	"os"
+	"slices"
 	"testing"
+
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // Benchmarks build indexes from scratch each iteration (no cache). Set
@@ -70,4 +75,79 @@ func BenchmarkIndexAll(b *testing.B)        { benchIndex(b, benchFile(b), benchA
 // BenchmarkIndexFixture indexes the Go linux/arm64 fixture (about 2 MB).
 func BenchmarkIndexFixture(b *testing.B) {
 	benchIndex(b, goFixture(b, "linux", "arm64"), benchAll)
+}
+
+// BenchmarkProcedureAssembly measures procedure_assembly on the largest
+// procedure of REA_BENCH_FILE that it returns whole (at most 20,000
+// instructions), with the symbolized text (the operation) and without it;
+// the difference is the cost of symbolization. The symbol tables are built
+// before the timing starts. BenchmarkSymbolizer measures their one-time
+// build.
+func BenchmarkProcedureAssembly(b *testing.B) {
+	c, entry := benchLargestProcedure(b)
+	in := provider.Params{"procedure": provider.FormatAddress(entry)}
+	ctx := context.Background()
+	for _, symbolize := range []bool{true, false} {
+		if _, err := c.codeOp(ctx, OpProcedureAssembly, in, progress.OrNop(nil), symbolize); err != nil {
+			b.Fatal(err)
+		}
+		name := "plain"
+		if symbolize {
+			name = "symbolized"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.codeOp(ctx, OpProcedureAssembly, in, progress.OrNop(nil), symbolize); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkSymbolizer(b *testing.B) {
+	c, _ := benchLargestProcedure(b)
+	six, err := c.symbols(context.Background(), "bench", progress.OrNop(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := buildSymbolizer(context.Background(), c.ix.img, c.data, six); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchLargestProcedure opens REA_BENCH_FILE and returns the entry of its
+// largest procedure of known extent (by bytes) with at most
+// maxAssemblyInsns instructions.
+func benchLargestProcedure(b *testing.B) (*Client, uint64) {
+	path := benchFile(b)
+	_, _, pc := open(b, path)
+	c := pc.(*Client)
+	ctx := context.Background()
+	six, ex, err := c.extents(ctx, "bench", progress.OrNop(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	exts := slices.Clone(ex.ext)
+	slices.SortFunc(exts, func(x, y extent) int { return cmp.Compare(y.end-y.start, x.end-x.start) })
+	for _, e := range exts {
+		if c.isThumb(six, e.start) {
+			continue
+		}
+		pcode, err := c.decodeProc(ctx, "bench", six, ex, e.start, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(pcode.insns); n > 0 && n <= maxAssemblyInsns {
+			b.Logf("%s: largest procedure procedure_assembly returns whole: %s at %#x, %d bytes, %d instructions",
+				path, pcode.name, e.start, e.end-e.start, n)
+			return c, e.start
+		}
+	}
+	b.Fatal("no procedure to disassemble")
+	return nil, 0
 }

@@ -152,7 +152,7 @@ func TestInstructionsArm(t *testing.T) {
 	checkInstructions(t, path, "arm-linux-gnueabihf-nm", "arm-linux-gnueabihf-objdump", true)
 	_, _, ca := open(t, path)
 	add := nmFind(t, nmSymbolsWith(t, "arm-linux-gnueabihf-nm", path), "rea_add")
-	if asm := do(t, ca, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string); !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr)) {
+	if asm := do(t, ca, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string); !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr)+" <rea_add>\n") {
 		t.Errorf("arm main does not call rea_add at %#x:\n%s", add.addr, asm)
 	}
 	// Thumb code is refused with a typed failure, never decoded as ARM.
@@ -171,7 +171,7 @@ func TestInstructionsText(t *testing.T) {
 	add := nmFind(t, syms, "rea_add")
 	_, _, c := open(t, path)
 	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
-	if !strings.Contains(asm, "call "+provider.FormatAddress(add.addr)) {
+	if !strings.Contains(asm, "call "+provider.FormatAddress(add.addr)+" <rea_add>\n") {
 		t.Errorf("main does not call rea_add at %#x:\n%s", add.addr, asm)
 	}
 	for _, line := range strings.Split(asm, "\n") {

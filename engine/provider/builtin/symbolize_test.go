@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -331,5 +332,119 @@ func checkSymbolization(t *testing.T, od, path string) {
 	}
 	if float64(agree) < 0.99*float64(compared) {
 		t.Errorf("agreement %.3f%% < 99%%", 100*float64(agree)/float64(compared))
+	}
+}
+
+// TestSymbolizedOperands: data operands (x86-64 RIP-relative, arm64
+// adrp+add/ldr, arm literal pools and the pc-relative address they form)
+// end with `; <address> <symbol>` or `; "<string>"`, addresses from nm.
+func TestSymbolizedOperands(t *testing.T) {
+	hello := regexp.QuoteMeta(` ; "REA says hello %d\n"`)
+	cases := []struct {
+		name, compiler, nm string
+		flags              []string
+		// lines that must occur in main, then in rea_add; {banner} is
+		// rea_banner's address, {counter} rea_global_counter's.
+		main, add []string
+	}{
+		{"gcc-O0", "gcc", "nm", []string{"-O0", "-g"},
+			[]string{`lea rax, ptr \[rip\+0x[0-9a-f]+\]` + hello + `$`, `lea rax, ptr \[rip\+0x[0-9a-f]+\] ; {banner} <rea_banner>$`,
+				`call 0x[0-9a-f]+ <printf@plt>$`, `call 0x[0-9a-f]+ <rea_add>$`},
+			[]string{`mov \w+, dword ptr \[rip\+0x[0-9a-f]+\] ; {counter} <rea_global_counter>$`}},
+		{"aarch64-gcc", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-nm", []string{"-O1", "-g"},
+			[]string{`add x0, x0, #0x[0-9a-f]+` + hello + `$`, `add x0, x0, #0x[0-9a-f]+ ; {banner} <rea_banner>$`, `bl 0x[0-9a-f]+ <puts@plt>$`},
+			[]string{`ldr w\d+, \[x\d+,#\d+\] ; {counter} <rea_global_counter>$`}},
+		{"arm-gcc-marm", "arm-linux-gnueabihf-gcc", "arm-linux-gnueabihf-nm", []string{"-O1", "-marm"},
+			[]string{`ldr r0, \[pc, #\d+\] ; 0x[0-9a-f]+ <main\+0x[0-9a-f]+>$`, `add r0, pc, r0` + hello + `$`,
+				`add r0, pc, r0 ; {banner} <rea_banner>$`, `bl 0x[0-9a-f]+ <puts@plt>$`},
+			nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := cFixture(t, tc.name, tc.compiler, tc.flags...)
+			syms := nmSymbolsWith(t, tc.nm, path)
+			banner := provider.FormatAddress(nmFind(t, syms, "rea_banner").addr)
+			counter := provider.FormatAddress(nmFind(t, syms, "rea_global_counter").addr)
+			_, _, c := open(t, path)
+			for _, p := range []struct {
+				proc  string
+				lines []string
+			}{{"main", tc.main}, {"rea_add", tc.add}} {
+				if len(p.lines) == 0 {
+					continue
+				}
+				asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": p.proc}).Normalized.(string)
+				for _, l := range p.lines {
+					re := regexp.MustCompile(`(?m)^0x[0-9a-f]+  [0-9a-f]+  ` + strings.NewReplacer("{banner}", banner, "{counter}", counter).Replace(l))
+					if !re.MatchString(asm) {
+						t.Errorf("%s: no line matches %s in\n%s", p.proc, re, asm)
+					}
+				}
+			}
+			if tc.name != "arm-gcc-marm" {
+				return
+			}
+			// The literal-pool note is the pool word's own address: pc+8+imm.
+			asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+			lit := regexp.MustCompile(`(?m)^0x([0-9a-f]+)  [0-9a-f]+  ldr r\d+, \[pc, #(\d+)\] ; 0x([0-9a-f]+) <main\+0x([0-9a-f]+)>$`)
+			mainAddr := nmFind(t, syms, "main").addr
+			ms := lit.FindAllStringSubmatch(asm, -1)
+			if len(ms) == 0 {
+				t.Fatalf("no literal-pool load in\n%s", asm)
+			}
+			for _, m := range ms {
+				a, _ := strconv.ParseUint(m[1], 16, 64)
+				imm, _ := strconv.ParseUint(m[2], 10, 64)
+				w, _ := strconv.ParseUint(m[3], 16, 64)
+				off, _ := strconv.ParseUint(m[4], 16, 64)
+				if w != a+8+imm || w-mainAddr != off {
+					t.Errorf("literal note %q: want 0x%x <main+0x%x>", m[0], a+8+imm, a+8+imm-mainAddr)
+				}
+			}
+		})
+	}
+}
+
+// TestSymbolizedGOTSlot: an operand naming a GOT slot is named after the
+// slot's dynamic relocation (objdump's rule), here _start's indirect call
+// of __libc_start_main; and objdump's PLT name `puts@plt` is used for the
+// stub although list_procedures names it `puts`.
+func TestSymbolizedGOTSlot(t *testing.T) {
+	path := cFixture(t, "gcc-O2", "gcc", "-O2")
+	_, _, c := open(t, path)
+	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "_start"}).Normalized.(string)
+	if !regexp.MustCompile(`(?m)  call qword ptr \[rip\+0x[0-9a-f]+\] ; 0x[0-9a-f]+ <__libc_start_main>$`).MatchString(asm) {
+		t.Errorf("_start:\n%s", asm)
+	}
+	asm = do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+	puts := do(t, c, OpProcedureAddress, provider.Params{"procedure": "puts"}).Normalized.(string)
+	if !strings.Contains(asm, " "+puts+" <puts@plt>") {
+		t.Errorf("main does not call %s <puts@plt>:\n%s", puts, asm)
+	}
+}
+
+func TestPreviewString(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"GNU gdb %s", `"GNU gdb %s"`, true},
+		{"a\tb\nc\r\"q\"\\", `"a\tb\nc\r\"q\"\\"`, true},
+		{"\x1b[0m", `"\x1b[0m"`, true},
+		{"héllo wörld", `"héllo wörld"`, true},
+		{strings.Repeat("x", 40), `"` + strings.Repeat("x", 40) + `"`, true},
+		{strings.Repeat("x", 41), `"` + strings.Repeat("x", 39) + `…"`, true},
+		{strings.Repeat("x", 38) + "\n\n", `"` + strings.Repeat("x", 38) + `…"`, true},
+		{"ab\x01cd", "", false},
+		{"ab\xffcd", "", false},
+		{"ab\u202ecd", "", false}, // a bidi override is not printable
+	} {
+		got, ok := previewString([]byte(tc.in))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("previewString(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+		if ok && utf8.RuneCountInString(got) > maxPreviewChars+2 {
+			t.Errorf("previewString(%q) = %q: longer than %d characters", tc.in, got, maxPreviewChars)
+		}
 	}
 }
