@@ -104,6 +104,35 @@ func BenchmarkProcedureAssembly(b *testing.B) {
 			}
 		})
 	}
+	// The annotation step alone, over the texts the operation decodes: less
+	// exposed to the machine's noise than the difference of the two above.
+	six, ex, err := c.extents(ctx, "bench", progress.OrNop(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pcode, err := c.decodeProc(ctx, "bench", six, ex, entry, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	z, err := c.symbolizer(ctx, "bench", six)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := newDecoder(c.ix.img)
+	texts := make([]string, len(pcode.insns))
+	for i, it := range pcode.insns {
+		code, _ := c.codeAt(it.addr)
+		texts[i] = d.decode(code[:it.n], it.addr, true).text
+	}
+	an := &annotator{z: z, img: c.ix.img, data: c.data}
+	b.Run("annotations-only", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i, it := range pcode.insns {
+				_ = an.annotate(texts[i], it)
+			}
+		}
+	})
 }
 
 func BenchmarkSymbolizer(b *testing.B) {

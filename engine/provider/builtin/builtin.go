@@ -61,9 +61,13 @@
 //     callers use that, never the distance to the next symbol.
 //   - Disassembly: golang.org/x/arch; x86/x86_64 Intel syntax, arm64 GNU, arm
 //     ARM mode only (Thumb procedures fail capability_unavailable, reason
-//     thumb_code_unsupported). Branch targets print as absolute addresses. A
-//     procedure of known extent is decoded linearly over it; otherwise by
-//     recursive descent from its entry, stated as a limitation.
+//     thumb_code_unsupported). Branch targets print as absolute addresses
+//     followed by `<name[+0xoff]>`, the nearest name at or before them (ELF
+//     PLT stubs as `<import>@plt`), and an instruction with a data reference
+//     ends with `; <address> <name[+0xoff]>` or `; "<string>"` (symbolize.go;
+//     profile parameter symbolization:1). A procedure of known extent is
+//     decoded linearly over it; otherwise by recursive descent from its
+//     entry, stated as a limitation.
 //   - References: a linear sweep of the executable sections resynchronized at
 //     procedure entries (arm: ARM-mode procedures of known extent); direct
 //     calls and jumps, RIP-relative (x86_64) and absolute (x86) memory
