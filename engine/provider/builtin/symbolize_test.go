@@ -201,60 +201,8 @@ func checkSymbolization(t *testing.T, od, path string) {
 		}
 	}
 	ef.Close()
-	_, _, pc := open(t, path)
-	c := pc.(*Client)
-	ctx := context.Background()
-	six, err := c.symbols(ctx, "test", progress.OrNop(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	z, err := c.symbolizer(ctx, "test", six)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// analysisAt: REA's name at a is an analysis name.
-	analysisAt := func(a uint64) bool {
-		i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr >= a })
-		return i < len(z.ents) && z.ents[i].addr == a && z.ents[i].ref >= 0 && six.syms[z.ents[i].ref].source == srcAnalysis
-	}
-
 	want, starts := objdumpBranches(t, od, path, machine)
-	rea := map[uint64]reaLine{}
-	procs := 0
-	for i, k := range six.procs {
-		e := six.syms[k].addr
-		if i > 0 && six.syms[six.procs[i-1]].addr == e || c.isThumb(six, e) {
-			continue
-		}
-		if _, ok := c.codeAt(e); !ok {
-			continue
-		}
-		procs++
-		r, err := c.Do(ctx, OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(e)}, nil)
-		if err != nil {
-			t.Fatalf("procedure_assembly %#x: %v", e, err)
-		}
-		for line := range strings.SplitSeq(r.Normalized.(string), "\n") {
-			f := strings.SplitN(line, "  ", 3)
-			if len(f) != 3 {
-				t.Fatalf("line %q", line)
-			}
-			a := parseAddr(t, f[0])
-			if _, dup := rea[a]; dup {
-				continue
-			}
-			text, _, _ := strings.Cut(f[2], " ; ")
-			var rl reaLine
-			if m := reaTarget.FindStringSubmatch(text); m != nil {
-				v, _ := strconv.ParseUint(m[1], 16, 64)
-				rl = reaLine{target: v, hasTarget: m[2] != ""}
-				if m[2] != "" {
-					rl.name, rl.off = splitSym(m[2])
-				}
-			}
-			rea[a] = rl
-		}
-	}
+	rea, analysisAt, procs := reaBranches(t, path)
 
 	var diffs, boundary, outside []string
 	same, byRule3, byRule4, byRule5, uncovered := 0, 0, 0, 0, 0
@@ -332,6 +280,99 @@ func checkSymbolization(t *testing.T, od, path string) {
 	}
 	if float64(agree) < 0.99*float64(compared) {
 		t.Errorf("agreement %.3f%% < 99%%", 100*float64(agree)/float64(compared))
+	}
+}
+
+// reaBranches runs procedure_assembly on every procedure of path that the
+// provider decodes (Thumb procedures are not) and returns each listed
+// instruction's trailing address and annotation by instruction address, the
+// number of procedures, and whether REA's name at an address is an analysis
+// name.
+func reaBranches(t *testing.T, path string) (map[uint64]reaLine, func(uint64) bool, int) {
+	_, _, pc := open(t, path)
+	c := pc.(*Client)
+	ctx := context.Background()
+	six, err := c.symbols(ctx, "test", progress.OrNop(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := c.symbolizer(ctx, "test", six)
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysisAt := func(a uint64) bool {
+		i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr >= a })
+		return i < len(z.ents) && z.ents[i].addr == a && z.ents[i].ref >= 0 && six.syms[z.ents[i].ref].source == srcAnalysis
+	}
+	rea := map[uint64]reaLine{}
+	procs := 0
+	for i, k := range six.procs {
+		e := six.syms[k].addr
+		if i > 0 && six.syms[six.procs[i-1]].addr == e || c.isThumb(six, e) {
+			continue
+		}
+		if _, ok := c.codeAt(e); !ok {
+			continue
+		}
+		procs++
+		r, err := c.Do(ctx, OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(e)}, nil)
+		if err != nil {
+			t.Fatalf("procedure_assembly %#x: %v", e, err)
+		}
+		for line := range strings.SplitSeq(r.Normalized.(string), "\n") {
+			f := strings.SplitN(line, "  ", 3)
+			if len(f) != 3 {
+				t.Fatalf("line %q", line)
+			}
+			a := parseAddr(t, f[0])
+			if _, dup := rea[a]; dup {
+				continue
+			}
+			text, _, _ := strings.Cut(f[2], " ; ")
+			var rl reaLine
+			if m := reaTarget.FindStringSubmatch(text); m != nil {
+				v, _ := strconv.ParseUint(m[1], 16, 64)
+				rl = reaLine{target: v, hasTarget: m[2] != ""}
+				if m[2] != "" {
+					rl.name, rl.off = splitSym(m[2])
+				}
+			}
+			rea[a] = rl
+		}
+	}
+	return rea, analysisAt, procs
+}
+
+// TestSymbolizationStrippedTwin checks rule N4's premise on a fixture whose
+// unstripped twin has the same code: on the stripped file REA's analysis
+// names stand where the twin's symbols are, so every branch annotated with
+// an analysis name names the same address, at the same offset, as objdump
+// does on the twin with the real symbol.
+func TestSymbolizationStrippedTwin(t *testing.T) {
+	od := needTool(t, "objdump")
+	twin := cFixture(t, "gcc-O2", "gcc", "-O2")
+	stripped := cFixture(t, "gcc-O2-stripped", "gcc", "-O2", "-s")
+	want, _ := objdumpBranches(t, od, twin, elf.EM_X86_64)
+	rea, analysisAt, _ := reaBranches(t, stripped)
+	analysis := 0
+	for a, w := range want {
+		g, ok := rea[a]
+		if !ok || !g.hasTarget || g.target != w.target {
+			t.Errorf("%#x: REA %+v, objdump on the twin %+v", a, g, w)
+			continue
+		}
+		if g.name == w.name && g.off == w.off {
+			continue
+		}
+		if g.off != w.off || !analysisAt(g.target-uint64(g.off)) {
+			t.Errorf("%#x: REA on the stripped file <%s%+#x>, objdump on the twin <%s%+#x>", a, g.name, g.off, w.name, w.off)
+			continue
+		}
+		analysis++
+	}
+	t.Logf("%d direct branches; %d named by an analysis name at the twin's symbol address", len(want), analysis)
+	if analysis == 0 {
+		t.Error("no branch of the stripped fixture is named by an analysis name")
 	}
 }
 
