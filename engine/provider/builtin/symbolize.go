@@ -169,7 +169,7 @@ func (a *annotator) entryName(e symEntry) string {
 func (a *annotator) symbolic(addr uint64) string {
 	s := provider.FormatAddress(addr)
 	if name, off, ok := a.symbolFor(addr); ok {
-		s += " <" + name
+		s += " <" + lineSafe(name)
 		if off != 0 {
 			s += "+0x" + strconv.FormatUint(off, 16)
 		}
@@ -279,6 +279,34 @@ func previewString(b []byte) (string, bool) {
 	}
 	out.WriteByte('"')
 	return out.String(), true
+}
+
+// lineSafe escapes the characters of a name that are not printable (a
+// newline in a sample's symbol name must not start a new line of the
+// listing), as previews escape them; other names are returned as they are.
+func lineSafe(name string) string {
+	clean := true
+	for i := 0; i < len(name) && clean; i++ {
+		clean = name[i] >= 0x20 && name[i] < 0x7f
+	}
+	if clean {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch esc := previewEscape(r); {
+		case r == '"' || r == '\\':
+			b.WriteRune(r)
+		case esc != "":
+			b.WriteString(esc)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRuneToASCII(r) // '\x01', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }
 
 // previewEscape is the escape of a quote, backslash or common control

@@ -489,3 +489,55 @@ func TestPreviewString(t *testing.T) {
 		}
 	}
 }
+
+func TestLineSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"printf@plt":          "printf@plt",
+		"_ZN4llvm3fooEv":      "_ZN4llvm3fooEv",
+		"evil\nname":          `evil\nname`,
+		"a\x01b\u202ec\"d\\e": `a\x01b\u202ec"d\e`,
+		"héllo":               "héllo",
+	} {
+		if got := lineSafe(in); got != want {
+			t.Errorf("lineSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A sample's symbol name with a newline cannot forge a line of the listing.
+func TestSymbolizedNameEscaped(t *testing.T) {
+	src := cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ef.Section(".strtab")
+	ef.Close()
+	if st == nil {
+		t.Fatal("no .strtab")
+	}
+	tab := b[st.Offset : st.Offset+st.Size]
+	k := strings.Index(string(tab), "\x00rea_add\x00")
+	if k < 0 {
+		t.Fatal("rea_add not in .strtab")
+	}
+	copy(tab[k+1:], "rea_a\nd")
+	path := t.TempDir() + "/evil"
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, c := open(t, path)
+	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+	if !strings.Contains(asm, ` <rea_a\nd>`) {
+		t.Errorf("the call of rea_add is not named with the escaped name:\n%s", asm)
+	}
+	for line := range strings.SplitSeq(asm, "\n") {
+		if !regexp.MustCompile(`^0x[0-9a-f]+  [0-9a-f]+  \S`).MatchString(line) {
+			t.Errorf("line %q is not an instruction line", line)
+		}
+	}
+}
