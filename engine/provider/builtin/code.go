@@ -233,6 +233,11 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 	if err != nil {
 		return provider.Result{}, err
 	}
+	if op == OpProcedureAssembly {
+		if err := AssemblyFits(op, len(pc.insns)); err != nil {
+			return provider.Result{}, err
+		}
+	}
 	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
 	var an *annotator
 	if symbolize {
@@ -259,9 +264,6 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 		return t
 	}
 	if op == OpProcedureAssembly {
-		if err := AssemblyFits(op, len(pc.insns)); err != nil {
-			return provider.Result{}, err
-		}
 		var b strings.Builder
 		for i, it := range pc.insns {
 			if i > 0 {
