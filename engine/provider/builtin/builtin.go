@@ -78,6 +78,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lineage"
@@ -398,9 +399,14 @@ type Client struct {
 
 	mu     sync.RWMutex
 	closed bool
+
+	user atomic.Pointer[provider.NameSet] // the user's names (set_address_name)
 }
 
-var _ provider.Client = (*Client)(nil)
+var (
+	_ provider.Client    = (*Client)(nil)
+	_ provider.UserNames = (*Client)(nil)
+)
 
 // Lineage: an in-process client has no process tree.
 func (c *Client) Lineage(context.Context) (lineage.Observation, bool) {

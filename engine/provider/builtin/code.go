@@ -210,10 +210,11 @@ func InstructionWindow(op string, in provider.Params) (offset, limit int, err er
 
 // doCodeOp answers read_function_instructions and procedure_assembly.
 func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
-	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
+	n, ex, entry, err := c.procedureOf(ctx, op, in, rep)
 	if err != nil {
 		return provider.Result{}, err
 	}
+	six := n.six
 	var offset, limit int
 	if op == OpReadFunctionInstructions {
 		if offset, limit, err = InstructionWindow(op, in); err != nil {
@@ -250,7 +251,7 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 			b.WriteString("  ")
 			b.WriteString(text(it))
 		}
-		return provider.Result{Normalized: b.String(), Limitations: lims}, nil
+		return provider.Result{Normalized: b.String(), Limitations: append(lims, n.limitations()...)}, nil
 	}
 	page := provider.PageOf(pc.insns, offset, limit)
 	items := make([]InstructionItem, len(page.Items))
@@ -259,9 +260,9 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 	}
 	resLims := append([]string{}, pc.lims...)
 	return provider.Result{Normalized: FunctionInstructions{
-		Procedure: ProcRef{Address: provider.FormatAddress(entry), Name: pc.name},
+		Procedure: *n.procRef(entry),
 		Instructions: provider.Page[InstructionItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 			Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated},
 		Limitations: resLims,
-	}, Limitations: lims}, nil
+	}, Limitations: append(lims, n.limitations()...)}, nil
 }
