@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // User names (set_address_name) are REA's annotations, owned by the engine;
@@ -120,8 +121,25 @@ const LimitationUserResolved = "the procedure argument was resolved through a us
 // UserNameLimitation is the limitation of an answer showing the user names
 // of n addresses.
 func UserNameLimitation(n int) string {
-	return strconv.Itoa(n) + " name(s) in this answer are user-defined (set_address_name), not read from the binary"
+	return strconv.Itoa(n) + userNameSuffix
 }
+
+// LimitationSomeUserNames is the limitation of a composed answer built
+// from answers that showed user names.
+const LimitationSomeUserNames = "some names in this answer are user-defined (set_address_name), not read from the binary"
+
+// ShowsUserNames reports whether limitations say that an answer shows user
+// names or was resolved through one.
+func ShowsUserNames(limitations []string) bool {
+	for _, l := range limitations {
+		if l == LimitationUserResolved || l == LimitationSomeUserNames || strings.HasSuffix(l, userNameSuffix) {
+			return true
+		}
+	}
+	return false
+}
+
+const userNameSuffix = " name(s) in this answer are user-defined (set_address_name), not read from the binary"
 
 // NameRef is one entry of a list_names page with the user's names merged
 // in: a base name (its index) or a user name.
