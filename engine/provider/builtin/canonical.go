@@ -16,14 +16,20 @@ import (
 func (it ProcedureItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
 	b = canon.AppendText(b, it.Address)
-	b = append(b, `,"aliases":[`...)
-	for i, a := range it.Aliases {
-		if i > 0 {
-			b = append(b, ',')
+	b = append(b, `,"aliases":`...)
+	if it.Aliases == nil {
+		b = append(b, "null"...) // as encoding/json; the providers never leave it nil
+	} else {
+		b = append(b, '[')
+		for i, a := range it.Aliases {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = canon.AppendText(b, a)
 		}
-		b = canon.AppendText(b, a)
+		b = append(b, ']')
 	}
-	b = append(b, `],"procedure":{"external":`...)
+	b = append(b, `,"procedure":{"external":`...)
 	b = strconv.AppendBool(b, it.Procedure.External)
 	b = append(b, `,"thunk":`...)
 	b = strconv.AppendBool(b, it.Procedure.Thunk)

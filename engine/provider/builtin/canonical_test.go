@@ -53,7 +53,8 @@ func TestItemsAppendCanonical(t *testing.T) {
 	for i, s := range odd {
 		section := s
 		procs = append(procs, ProcedureItem{Address: "0x" + s, Value: s, Aliases: odd[:i], Procedure: ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
-			ProcedureItem{Address: "0x1", Value: s, Aliases: []string{}, Procedure: ProcedureInfo{Thunk: true, ThunkTarget: &section}})
+			ProcedureItem{Address: "0x1", Value: s, Aliases: []string{}, Procedure: ProcedureInfo{Thunk: true, ThunkTarget: &section}},
+			ProcedureItem{Address: "0x2", Value: s})
 		addrs = append(addrs, AddressItem{Address: s, Name: &section, Procedure: &ProcRef{Address: "0x5", Name: s}},
 			AddressItem{Address: "0x6"})
 		found = append(found, SearchItem{Address: "0x7", Value: s, ValueTruncated: i%2 == 1, Procedure: &ProcRef{Address: s, Name: s}},
@@ -84,6 +85,16 @@ func TestItemsAppendCanonical(t *testing.T) {
 	checkPage(t, allProcedures(t, c))
 	checkPage(t, allNames(t, c))
 	checkPage(t, allStrings(t, c))
+	var edges []AddressItem
+	for _, p := range allProcedures(t, c)[:200] {
+		edges = append(edges, allItems[AddressItem](t, c, OpProcedureCallees, provider.Params{"procedure": p.Address})...)
+	}
+	if len(edges) == 0 {
+		t.Fatal("no callees in 200 procedures")
+	}
+	checkPage(t, edges)
+	checkPage(t, do(t, c, OpSearchProcedures, provider.Params{"pattern": "_"}).Normalized.(provider.Page[SearchItem]).Items)
+	checkPage(t, do(t, c, OpSearchStrings, provider.Params{"pattern": "e"}).Normalized.(provider.Page[SearchItem]).Items)
 }
 
 func FuzzItemsAppendCanonical(f *testing.F) {
