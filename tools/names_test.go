@@ -1,10 +1,15 @@
 package tools_test
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 type namedItem struct {
@@ -182,4 +187,54 @@ func evidenceID(t testing.TB, r reply) string {
 			ID string `json:"evidence_id"`
 		} `json:"evidence"`
 	}](t, r.Structured).Evidence.ID
+}
+
+// TestCountsAreEntries: on libc, whose procedures have aliases, `rea
+// analyze`, binary_overview and list_procedures' total all count entry
+// addresses: the distinct addresses of every list_procedures page.
+func TestCountsAreEntries(t *testing.T) {
+	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	if _, err := os.Stat(libc); err != nil {
+		if os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("%s is not present (Debian x86-64 libc6)", libc)
+	}
+	dir := t.TempDir()
+	out, err := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(dir, "ledger.db"), "analyze", "--json", libc).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ov struct {
+		Counts map[string]int `json:"counts"`
+	}
+	if err := json.Unmarshal(out, &ov); err != nil {
+		t.Fatal(err)
+	}
+	s := startStdio(t, filepath.Join(dir, "ledger.db"))
+	s.ok("open_binary", map[string]any{"path": libc})
+	addrs := map[string]bool{}
+	items, names := 0, 0
+	for offset := 0; ; {
+		p := result[namedPage[struct {
+			Address string
+			Aliases []string
+		}]](t, s.ok("list_procedures", map[string]any{"offset": offset, "limit": 500}))
+		for _, it := range p.Items {
+			addrs[it.Address] = true
+			names += 1 + len(it.Aliases)
+		}
+		items += len(p.Items)
+		if p.NextOffset == nil {
+			break
+		}
+		offset = *p.NextOffset
+	}
+	overview := result[struct {
+		ProcedureCount int `json:"procedure_count"`
+	}](t, s.ok("binary_overview", map[string]any{}))
+	if len(addrs) != items || ov.Counts["procedures"] != items || overview.ProcedureCount != items || names <= items {
+		t.Errorf("%d items at %d addresses (%d names); rea analyze %d, binary_overview %d",
+			items, len(addrs), names, ov.Counts["procedures"], overview.ProcedureCount)
+	}
 }

@@ -63,7 +63,6 @@ func (c *Client) codeAt(a uint64) ([]byte, bool) {
 // procCode describes the decoded instructions of one procedure.
 type procCode struct {
 	entry uint64
-	name  string
 	insns []insn
 	lims  []string
 }
@@ -91,8 +90,7 @@ func thumbFault(op string, entry uint64) error {
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
-	name, _ := c.procName(six, entry)
-	pc := &procCode{entry: entry, name: name}
+	pc := &procCode{entry: entry}
 	if c.isThumb(six, entry) {
 		return nil, thumbFault(op, entry)
 	}

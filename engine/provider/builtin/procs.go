@@ -132,16 +132,6 @@ func procsAt(six *symIndex, addr uint64) (int, int) {
 	return lo, hi
 }
 
-// procName is the display name of the procedure at addr; ok=false when no
-// procedure starts at addr. It records no use of a user name: an answer
-// that shows the name takes it from its namer.
-func (c *Client) procName(six *symIndex, addr uint64) (string, bool) {
-	if lo, hi := procsAt(six, addr); lo == hi {
-		return "", false
-	}
-	return c.namer(six).displayName(addr)
-}
-
 // procedureOf resolves the operation's procedure argument to its entry,
 // with the indexes the operation needs next and the namer of its answer.
 func (c *Client) procedureOf(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (*namer, *extentIndex, uint64, error) {
