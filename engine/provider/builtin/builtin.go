@@ -26,7 +26,8 @@
 //     symbol-table strings (Mach-O keeps its leading underscore). Same address
 //     and name are one entry (flags merged). One name per address is primary
 //     (primaryOrder): source default < imported < analysis, function <
-//     object < label < import, exported < local, fewer leading underscores,
+//     object < label < import, exported < local or an ELF compatibility
+//     version (.gnu.version hidden bit), fewer leading underscores,
 //     global < weak, shorter, then byte order (printf over _IO_printf).
 //     A user name (set_address_name, handed over by the engine) is shown
 //     instead everywhere (names.go, namer.displayName); list_names lists it

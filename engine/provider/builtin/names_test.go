@@ -175,7 +175,7 @@ func TestLibcAliases(t *testing.T) {
 			}
 		}
 	}
-	for value, alias := range map[string]string{"printf": "_IO_printf", "malloc": "__libc_malloc", "open": "__open", "sigaction": "__sigaction", "fopen": "_IO_fopen"} {
+	for value, alias := range map[string]string{"printf": "_IO_printf", "malloc": "__libc_malloc", "open": "__open", "sigaction": "__sigaction", "fopen": "_IO_fopen", "lseek": "llseek", "memcmp": "bcmp", "strchr": "index"} {
 		item := byAddrOf(procs, addrOfName(procs, alias))
 		if item.Value != value || !slices.Contains(item.Aliases, alias) {
 			t.Errorf("%s: item %+v, want value %s with alias %s", alias, item, value, alias)

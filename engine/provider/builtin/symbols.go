@@ -223,7 +223,8 @@ func (ix *symIndex) markPrimary(data []byte, lo, hi int) {
 // one, the name a reverse engineer expects to see (as objdump and nm users
 // know it): a symbol-table name before an import-stub name before an
 // analysis name (sub_…, entry); a function before an object, a label and an
-// import; an exported (global or weak) symbol before a local one; then fewer
+// import; an exported (global or weak) symbol before a local one or an ELF
+// compatibility version (llseek@GLIBC_2.2.5 beside lseek); then fewer
 // leading underscores (glibc's printf before _IO_printf, malloc before
 // __libc_malloc, sigaction before its strong __sigaction); then a strong
 // before a weak binding; then the shorter name (open before open64); then

@@ -188,6 +188,17 @@ func TestAgreesWithBuiltin(t *testing.T) {
 	}) {
 		t.Error("gdb procedures not sorted by address")
 	}
+	// Where both list a procedure, they show the same name (one primary
+	// rule) or gdb's "NAME@plt" for the builtin's import stub NAME.
+	values := map[string]string{}
+	for _, it := range bp {
+		values[it.Address] = it.Value
+	}
+	for _, it := range gp {
+		if v, ok := values[it.Address]; ok && v != it.Value && v+"@plt" != it.Value {
+			t.Errorf("%s: gdb shows %q (aliases %v), builtin %q", it.Address, it.Value, it.Aliases, v)
+		}
+	}
 	if gi["puts@plt"] == "" {
 		t.Errorf("no puts@plt stub in %v", gi)
 	}

@@ -14,21 +14,17 @@ type symTable struct {
 	byName  map[string][]int
 }
 
-// rank orders the names of one address for choosing the primary one: global
-// code, local code, data, then stubs and the rest.
-func rank(t byte) int {
-	if i := strings.IndexByte("TtiDdBbS?Au", t); i >= 0 {
-		return i
-	}
-	return 11
-}
-
 // primaryBefore applies the builtin provider's rule as far as gdb's types
-// tell: by rank, then fewer leading underscores (printf before _IO_printf),
-// then the shorter name, then byte order.
+// tell (they carry no weak binding): code before data before stubs and the
+// rest; exported (T, i, D, B, S) before file-local (t, d, b); then fewer
+// leading underscores (printf before _IO_printf); then the shorter name;
+// then byte order.
 func primaryBefore(x, y *msym) bool {
-	if rx, ry := rank(x.typ), rank(y.typ); rx != ry {
-		return rx < ry
+	if cx, cy := category(x.typ), category(y.typ); cx != cy {
+		return cx < cy
+	}
+	if lx, ly := isLocal(x.typ), isLocal(y.typ); lx != ly {
+		return ly
 	}
 	ux, uy := len(x.name)-len(strings.TrimLeft(x.name, "_")), len(y.name)-len(strings.TrimLeft(y.name, "_"))
 	if ux != uy {
@@ -39,6 +35,20 @@ func primaryBefore(x, y *msym) bool {
 	}
 	return x.name < y.name
 }
+
+func category(t byte) int {
+	switch t {
+	case 'T', 't', 'i':
+		return 0
+	case 'D', 'd', 'B', 'b':
+		return 1
+	case 'S':
+		return 2
+	}
+	return 3
+}
+
+func isLocal(t byte) bool { return t == 't' || t == 'd' || t == 'b' }
 
 func isStub(s *msym) bool { return s.typ == 'S' || strings.HasSuffix(s.name, "@plt") }
 
