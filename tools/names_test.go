@@ -173,6 +173,15 @@ func TestUserNamesEverywhere(t *testing.T) {
 	if procs.Total == nil || ov.ProcedureCount != *procs.Total || ov.ProcedureCount != len(procs.Items) {
 		t.Errorf("procedure_count %d, list_procedures total %v, %d items", ov.ProcedureCount, procs.Total, len(procs.Items))
 	}
+	// A connection whose target is already open sees a name set on another
+	// connection from its next answer on.
+	other := startStdio(t, ledgerPath)
+	other.ok("open_binary", map[string]any{"path": fixture})
+	other.ok("list_procedures", map[string]any{})
+	s.ok("set_address_name", map[string]any{"address": helper, "name": "adder"})
+	if info := result[struct{ Name, Entrypoint string }](t, other.ok("procedure_info", map[string]any{"procedure": "adder"})); info.Name != "adder" || info.Entrypoint != helper {
+		t.Errorf("procedure_info adder on another connection: %+v", info)
+	}
 	// Removing the user name restores the symbol everywhere.
 	s.ok("set_address_name", map[string]any{"address": twice, "name": ""})
 	if it := edge("procedure_callees", mainA, false); it.Name == nil || *it.Name != "exported_twice" {
