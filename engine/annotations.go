@@ -238,16 +238,41 @@ func (c *Connection) setAnnotation(ctx context.Context, o *openTarget, kind stri
 	return provider.Result{Normalized: ok == present && (!present || got == value)}, nil
 }
 
-// withUserName applies set_address_name: a user name overrides the
-// provider's answer to address_name.
+// shareUserNames hands a client that shows user names (provider.UserNames)
+// the target's current ones before an operation: they are ledger state, so
+// a name set on any connection, before or after a restart, is what the next
+// answer shows. It runs inside the client's request slot, so no other
+// operation of the client sees the names change under it.
+func (c *Connection) shareUserNames(ctx context.Context, o *openTarget, op string) error {
+	un, ok := o.client.(provider.UserNames)
+	if !ok {
+		return nil
+	}
+	all, err := projections.AnnotationsOfKind(ctx, c.eng.cfg.Ledger.ReadDB(), o.target.SHA256, kindName)
+	if err != nil {
+		return fault.From(op, err)
+	}
+	names := make(map[uint64]string, len(all))
+	for _, a := range all {
+		if addr, err := provider.ParseAddress(a.Address); err == nil {
+			names[addr] = a.Value
+		}
+	}
+	un.SetUserNames(names)
+	return nil
+}
+
+// withUserName applies set_address_name for a client that does not show
+// user names itself: a user name overrides the provider's answer to
+// address_name.
 func (c *Connection) withUserName(ctx context.Context, o *openTarget, addr string, res provider.Result) (provider.Result, error) {
 	name, ok, err := c.annotation(ctx, o, kindName, addr)
 	if err != nil || !ok {
 		return res, err
 	}
-	if res.Normalized != name {
+	if s, isStr := res.Normalized.(*string); !isStr || s == nil || *s != name {
 		res.Raw, res.Normalized = res.Normalized, name
-		res.Limitations = append(res.Limitations, "The name at this address is a user-defined name (set_address_name).")
+		res.Limitations = append(res.Limitations, provider.UserNameLimitation(1))
 	}
 	return res, nil
 }

@@ -118,7 +118,7 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 		return res, err
 	}
 	res.Locations = append(res.Locations, cursorLocation(params, addr)...)
-	if op == "address_name" {
+	if _, shows := o.client.(provider.UserNames); op == "address_name" && !shows {
 		return c.withUserName(ctx, o, addr, res)
 	}
 	return res, nil
@@ -161,6 +161,9 @@ func (c *Connection) call(ctx context.Context, o *openTarget, capability provide
 		return provider.Result{}, err
 	}
 	defer release()
+	if err := c.shareUserNames(ctx, o, op); err != nil {
+		return provider.Result{}, err
+	}
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, timeout)

@@ -154,8 +154,13 @@ func TestCallGraph(t *testing.T) {
 		Root  string
 		Nodes []struct {
 			Address, Status string
+			Name            *string
 			Depth           int
-			Calls           []string
+			Calls           []struct {
+				Address   string
+				Name      *string
+				Procedure *struct{ Address, Name string }
+			}
 		}
 		Truncated bool
 	}
@@ -182,6 +187,20 @@ func TestCallGraph(t *testing.T) {
 	for i := 1; i < len(fwd.Nodes); i++ {
 		if fwd.Nodes[i-1].Depth > fwd.Nodes[i].Depth {
 			t.Fatal("nodes not ordered by depth")
+		}
+	}
+	// Every node and every edge carries its name.
+	want := map[string]string{mainA: "main", twice: "exported_twice", helper: "helper_add"}
+	for _, g := range []graph{fwd, back} {
+		for _, n := range g.Nodes {
+			if n.Name == nil || (want[n.Address] != "" && *n.Name != want[n.Address]) {
+				t.Errorf("node %s: name %v", n.Address, n.Name)
+			}
+			for _, e := range n.Calls {
+				if e.Name == nil || e.Procedure == nil || e.Procedure.Address != e.Address || (want[e.Address] != "" && *e.Name != want[e.Address]) {
+					t.Errorf("edge %s → %s: %+v", n.Address, e.Address, e)
+				}
+			}
 		}
 	}
 }

@@ -38,8 +38,10 @@ func catBinaryOverview() Spec {
 
 func catGetCallGraph() Spec {
 	node := scM{"oneOf": []any{
-		scOutAll(scM{"address": scAddrOut(), "depth": scCount(), "status": scConst("ok"), "calls": scList(scAddrOut())}),
-		scOutAll(scM{"address": scAddrOut(), "depth": scCount(), "status": scConst("error"), "error": scErrorEnvelope()}),
+		scOutAll(scM{"address": scAddrOut(), "name": scNullable(scString()), "depth": scCount(), "status": scConst("ok"),
+			"calls": scList(catAddressItem())}),
+		scOutAll(scM{"address": scAddrOut(), "name": scNullable(scString()), "depth": scCount(), "status": scConst("error"),
+			"error": scErrorEnvelope()}),
 	}}
 	return Spec{
 		Name:  "get_call_graph",
@@ -65,6 +67,6 @@ func catGetCallGraph() Spec {
 			"nodes":     scList(node),
 			"truncated": scBool(),
 		}),
-		RequiredOperations: []string{"procedure_callees", "procedure_callers"},
+		RequiredOperations: []string{"address_name", "procedure_callees", "procedure_callers"},
 	}
 }

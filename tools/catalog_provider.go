@@ -70,6 +70,7 @@ func catListProcedures() Spec {
 		scPageOf(scOutAll(scM{
 			"address": scAddrOut(),
 			"value":   scString(),
+			"aliases": scList(scString()),
 			"procedure": scOutAll(scM{
 				"external": scBool(), "thunk": scBool(), "thunk_target": scNullable(scAddrOut()),
 			}),
@@ -203,7 +204,13 @@ func catCallEdges(name, title, what string) Spec {
 		"List the addresses of the "+what+" of a procedure through direct calls only, sorted and unique. "+
 			"Indirect calls are never guessed: their count is an Evidence limitation."+catPageNote,
 		"I", scIn(scPageIn(scM{"procedure": scProcIn(), "document": scDocIn()}, 1000, 1000), "procedure"),
-		scPageOf(scAddrOut()))
+		scPageOf(catAddressItem()))
+}
+
+// catAddressItem is a named address (§0): name null when the address has
+// none, procedure null outside every known procedure.
+func catAddressItem() scM {
+	return scOutAll(scM{"address": scAddrOut(), "name": scNullable(scString()), "procedure": scNullable(scProcRef())})
 }
 
 func catProcedureCallers() Spec {
@@ -219,7 +226,7 @@ func catXrefs() Spec {
 		"List the addresses of instructions referencing an address (code and data references, untyped), "+
 			"sorted and unique."+catPageNote,
 		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("Referenced address. " + catCursorAddress)}, 1000, 1000)),
-		scPageOf(scAddrOut()))
+		scPageOf(catAddressItem()))
 }
 
 func catSearch(name, title, what string) Spec {
@@ -235,7 +242,8 @@ func catSearch(name, title, what string) Spec {
 			"limit":          scLimitIn(100, 100, "Maximum number of matches."),
 			"document":       scDocIn(),
 		}, "pattern"),
-		scPageOf(scOutAll(scM{"address": scAddrOut(), "value": scString(), "value_truncated": scBool()})))
+		scPageOf(scOutAll(scM{"address": scAddrOut(), "value": scString(), "value_truncated": scBool(),
+			"procedure": scNullable(scProcRef())})))
 }
 
 func catSearchProcedures() Spec {

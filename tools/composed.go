@@ -93,15 +93,29 @@ func decodeResult(call engine.Caller, op string, p provider.Params, v any) error
 	return nil
 }
 
+// edgeItem is one procedure_callers / procedure_callees item (§0, §2.2).
+type edgeItem struct {
+	Address   string   `json:"address"`
+	Name      *string  `json:"name"`
+	Procedure *procRef `json:"procedure"`
+}
+
+type procRef struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
+
 type callGraphNode struct {
-	Address string   `json:"address"`
-	Depth   int      `json:"depth"`
-	Status  string   `json:"status"` // ok
-	Calls   []string `json:"calls"`
+	Address string     `json:"address"`
+	Name    *string    `json:"name"`
+	Depth   int        `json:"depth"`
+	Status  string     `json:"status"` // ok
+	Calls   []edgeItem `json:"calls"`
 }
 
 type callGraphErrorNode struct {
 	Address string       `json:"address"`
+	Name    *string      `json:"name"`
 	Depth   int          `json:"depth"`
 	Status  string       `json:"status"` // error
 	Error   *fault.Error `json:"error"`
@@ -109,9 +123,11 @@ type callGraphErrorNode struct {
 
 // callGraph walks procedure_callees (forward) or procedure_callers (backward)
 // breadth first from address, to depth levels and at most maxNodes nodes.
-// Every node lists all of its direct edges (every page); a node whose edges
-// cannot be read is an error node, never a failed call; truncated says that
-// maxNodes stopped the expansion.
+// Every node lists all of its direct edges (every page) and carries its name:
+// the root's from address_name, every other node's from the edge item that
+// reached it (the provider's one display name either way). A node whose
+// edges cannot be read is an error node, never a failed call; truncated says
+// that maxNodes stopped the expansion.
 func (s *Server) callGraph(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	root, _ := params.String("address")
 	direction, _ := params.String("direction")
@@ -121,9 +137,20 @@ func (s *Server) callGraph(ctx context.Context, sess *session, params provider.P
 	if direction == "backward" {
 		op = "procedure_callers"
 	}
-	return sess.conn.Compose(ctx, "get_call_graph", params, rep, func(call engine.Caller) (provider.Result, error) {
+	return sess.conn.Compose(ctx, "get_call_graph", params, rep, func(inner engine.Caller) (provider.Result, error) {
+		userNames := false
+		call := func(op string, p provider.Params) (provider.Result, error) {
+			res, err := inner(op, p)
+			userNames = userNames || provider.ShowsUserNames(res.Limitations)
+			return res, err
+		}
+		var rootName *string
+		if err := decodeResult(call, "address_name", provider.Params{"address": root, "document": nil}, &rootName); err != nil {
+			return provider.Result{}, err
+		}
 		nodes := []any{}
 		seen := map[string]bool{root: true}
+		names := map[string]*string{root: rootName}
 		frontier := []string{root}
 		truncated := false
 		for d := 0; len(frontier) > 0; d++ {
@@ -135,40 +162,45 @@ func (s *Server) callGraph(ctx context.Context, sess *session, params provider.P
 					if fe := fault.From(op, err); fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
 						return provider.Result{}, fe
 					}
-					nodes = append(nodes, callGraphErrorNode{Address: addr, Depth: d, Status: "error", Error: fault.From(op, err)})
+					nodes = append(nodes, callGraphErrorNode{Address: addr, Name: names[addr], Depth: d, Status: "error", Error: fault.From(op, err)})
 					continue
 				}
-				nodes = append(nodes, callGraphNode{Address: addr, Depth: d, Status: "ok", Calls: edges})
+				nodes = append(nodes, callGraphNode{Address: addr, Name: names[addr], Depth: d, Status: "ok", Calls: edges})
 				if d == depth {
 					continue
 				}
 				for _, e := range edges {
-					if seen[e] {
+					if seen[e.Address] {
 						continue
 					}
 					if len(seen) >= maxNodes {
 						truncated = true
 						break
 					}
-					seen[e] = true
-					next = append(next, e)
+					seen[e.Address] = true
+					names[e.Address] = e.Name
+					next = append(next, e.Address)
 				}
 			}
 			frontier = next
 		}
+		var lims []string
+		if userNames {
+			lims = append(lims, provider.LimitationSomeUserNames)
+		}
 		return provider.Result{Normalized: map[string]any{"root": root, "direction": direction, "depth": depth,
-			"nodes": nodes, "truncated": truncated}}, nil
+			"nodes": nodes, "truncated": truncated}, Limitations: lims}, nil
 	})
 }
 
 // allEdges reads every page of one procedure's callers or callees.
-func allEdges(call engine.Caller, op, addr string) ([]string, error) {
-	edges := []string{}
+func allEdges(call engine.Caller, op, addr string) ([]edgeItem, error) {
+	edges := []edgeItem{}
 	for offset := int64(0); ; {
 		var page struct {
-			Items      []string `json:"items"`
-			NextOffset *int64   `json:"next_offset"`
-			Truncated  bool     `json:"truncated"`
+			Items      []edgeItem `json:"items"`
+			NextOffset *int64     `json:"next_offset"`
+			Truncated  bool       `json:"truncated"`
 		}
 		if err := decodeResult(call, op, provider.Params{"procedure": addr, "document": nil, "offset": offset, "limit": int64(1000)}, &page); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
@@ -18,11 +19,17 @@ type ProcedureLookup struct {
 	// At resolves an address to the entry of the procedure that starts at or
 	// contains it; ok is false when none does.
 	At func(address uint64) (entry uint64, ok bool, err error)
+	// User are the user's names, matched before the symbol names: a name
+	// the user gave names what the user meant. Use, when set, records a
+	// resolution through one.
+	User *NameSet
+	Use  *UserNameUse
 }
 
 // ResolveProcedure applies the procedure argument rule of CONTRACTS.md §2.1
 // to in["procedure"]: a 0x/0X value is an address; any other value is an
-// exact name, and only when no procedure has that name and it is valid hex,
+// exact name (a user name first, then the symbol names, which stay
+// accepted), and only when no procedure has that name and it is valid hex,
 // an address. A name of several procedures is invalid_request with up to ten
 // candidate addresses; an address resolves to the procedure containing it.
 func ResolveProcedure(op string, in Params, l ProcedureLookup) (uint64, error) {
@@ -32,11 +39,30 @@ func ResolveProcedure(op string, in Params, l ProcedureLookup) (uint64, error) {
 	}
 	isAddr := strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X")
 	if !isAddr {
-		if l.ValidName != nil && !l.ValidName(v) {
-			return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_format",
-				Message: "Not a procedure name or address."})
+		// A user name names the procedure at or containing its address.
+		var found []uint64
+		for _, a := range l.User.Named(v) {
+			entry, ok, err := l.At(a)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				found = append(found, entry)
+			}
 		}
-		switch found := l.Named(v); {
+		slices.Sort(found)
+		found = slices.Compact(found)
+		if len(found) > 0 && l.Use != nil {
+			l.Use.resolved = true
+		}
+		if len(found) == 0 {
+			if l.ValidName != nil && !l.ValidName(v) {
+				return 0, fault.Invalid(op, fault.Issue{Path: "/procedure", Reason: "invalid_format",
+					Message: "Not a procedure name or address."})
+			}
+			found = l.Named(v)
+		}
+		switch {
 		case len(found) == 1:
 			return found[0], nil
 		case len(found) > 1:

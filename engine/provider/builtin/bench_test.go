@@ -172,8 +172,9 @@ func benchLargestProcedure(b *testing.B) (*Client, uint64) {
 			b.Fatal(err)
 		}
 		if n := len(pcode.insns); n > 0 && n <= maxAssemblyInsns {
+			name, _ := c.namer(six).displayName(e.start)
 			b.Logf("%s: largest procedure procedure_assembly returns whole: %s at %#x, %d bytes, %d instructions",
-				path, pcode.name, e.start, e.end-e.start, n)
+				path, name, e.start, e.end-e.start, n)
 			return c, e.start
 		}
 	}

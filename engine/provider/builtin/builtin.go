@@ -24,10 +24,17 @@
 //     "Ordinal_N"); imports named at their PLT stub (ELF x86, x86_64, arm64),
 //     symbol stub (Mach-O) or IAT slot (PE, type "import"). Names are the raw
 //     symbol-table strings (Mach-O keeps its leading underscore). Same address
-//     and name are one entry (flags merged). One name per address is primary:
-//     the best by (source default < imported < analysis, function < object <
-//     label < import, global < weak < local), ties by byte order.
-//   - Procedures: names of type function in executable sections, plus import
+//     and name are one entry (flags merged). One name per address is primary
+//     (primaryOrder): source default < imported < analysis, function <
+//     object < label < import, exported < local or an ELF compatibility
+//     version (.gnu.version hidden bit), fewer leading underscores,
+//     global < weak, shorter, then byte order (printf over _IO_printf).
+//     A user name (set_address_name, handed over by the engine) is shown
+//     instead everywhere (names.go, namer.displayName); list_names lists it
+//     as the primary name with source "user_defined".
+//   - Procedures (one list_procedures item per entry address, its display
+//     name as value and its other names as aliases): names of type function
+//     in executable sections, plus import
 //     stubs (external:true, thunk:true, thunk_target:null because the target
 //     lies outside the image), plus the entry point named "entry" (source
 //     "analysis") when no procedure symbol starts there. ELF also: each
@@ -82,6 +89,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lineage"
@@ -403,9 +411,14 @@ type Client struct {
 
 	mu     sync.RWMutex
 	closed bool
+
+	user atomic.Pointer[provider.NameSet] // the user's names (set_address_name)
 }
 
-var _ provider.Client = (*Client)(nil)
+var (
+	_ provider.Client    = (*Client)(nil)
+	_ provider.UserNames = (*Client)(nil)
+)
 
 // Lineage: an in-process client has no process tree.
 func (c *Client) Lineage(context.Context) (lineage.Observation, bool) {

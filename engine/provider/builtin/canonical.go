@@ -16,6 +16,19 @@ import (
 func (it ProcedureItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
 	b = canon.AppendText(b, it.Address)
+	b = append(b, `,"aliases":`...)
+	if it.Aliases == nil {
+		b = append(b, "null"...) // as encoding/json; the providers never leave it nil
+	} else {
+		b = append(b, '[')
+		for i, a := range it.Aliases {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = canon.AppendText(b, a)
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"procedure":{"external":`...)
 	b = strconv.AppendBool(b, it.Procedure.External)
 	b = append(b, `,"thunk":`...)
@@ -63,6 +76,41 @@ func (it StringItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `,"value_truncated":`...)
 	b = strconv.AppendBool(b, it.ValueTruncated)
 	return append(b, '}'), true
+}
+
+// AppendCanonical implements canon.Appender.
+func (it AddressItem) AppendCanonical(b []byte) ([]byte, bool) {
+	b = append(b, `{"address":`...)
+	b = canon.AppendText(b, it.Address)
+	b = append(b, `,"name":`...)
+	b = appendTextOrNull(b, it.Name)
+	b = append(b, `,"procedure":`...)
+	b = appendProcRef(b, it.Procedure)
+	return append(b, '}'), true
+}
+
+// AppendCanonical implements canon.Appender.
+func (it SearchItem) AppendCanonical(b []byte) ([]byte, bool) {
+	b = append(b, `{"address":`...)
+	b = canon.AppendText(b, it.Address)
+	b = append(b, `,"procedure":`...)
+	b = appendProcRef(b, it.Procedure)
+	b = append(b, `,"value":`...)
+	b = canon.AppendText(b, it.Value)
+	b = append(b, `,"value_truncated":`...)
+	b = strconv.AppendBool(b, it.ValueTruncated)
+	return append(b, '}'), true
+}
+
+func appendProcRef(b []byte, p *ProcRef) []byte {
+	if p == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"address":`...)
+	b = canon.AppendText(b, p.Address)
+	b = append(b, `,"name":`...)
+	b = canon.AppendText(b, p.Name)
+	return append(b, '}')
 }
 
 func appendTextOrNull(b []byte, s *string) []byte {

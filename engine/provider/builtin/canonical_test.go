@@ -48,10 +48,17 @@ func TestItemsAppendCanonical(t *testing.T) {
 	var procs []ProcedureItem
 	var names []NameItem
 	var strs []StringItem
+	var addrs []AddressItem
+	var found []SearchItem
 	for i, s := range odd {
 		section := s
-		procs = append(procs, ProcedureItem{Address: "0x" + s, Value: s, Procedure: ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
-			ProcedureItem{Address: "0x1", Value: s, Procedure: ProcedureInfo{Thunk: true, ThunkTarget: &section}})
+		procs = append(procs, ProcedureItem{Address: "0x" + s, Value: s, Aliases: odd[:i], Procedure: ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
+			ProcedureItem{Address: "0x1", Value: s, Aliases: []string{}, Procedure: ProcedureInfo{Thunk: true, ThunkTarget: &section}},
+			ProcedureItem{Address: "0x2", Value: s})
+		addrs = append(addrs, AddressItem{Address: s, Name: &section, Procedure: &ProcRef{Address: "0x5", Name: s}},
+			AddressItem{Address: "0x6"})
+		found = append(found, SearchItem{Address: "0x7", Value: s, ValueTruncated: i%2 == 1, Procedure: &ProcRef{Address: s, Name: s}},
+			SearchItem{Address: s})
 		names = append(names, NameItem{Address: "0x2", Value: s, Symbol: SymbolInfo{Primary: i%2 == 1, Dynamic: true, Type: s, Source: "analysis"}})
 		strs = append(strs, StringItem{Address: "0x3", Value: s, ValueTruncated: i%2 == 0,
 			String: StringInfo{Encoding: "ascii", Termination: s, ByteLength: i * 1000003, Section: &section}},
@@ -60,6 +67,8 @@ func TestItemsAppendCanonical(t *testing.T) {
 	checkPage(t, procs)
 	checkPage(t, names)
 	checkPage(t, strs)
+	checkPage(t, addrs)
+	checkPage(t, found)
 	// Items that do not write themselves: the page falls back to encoding/json.
 	type plain struct {
 		Zed   string `json:"zed"`
@@ -76,6 +85,16 @@ func TestItemsAppendCanonical(t *testing.T) {
 	checkPage(t, allProcedures(t, c))
 	checkPage(t, allNames(t, c))
 	checkPage(t, allStrings(t, c))
+	var edges []AddressItem
+	for _, p := range allProcedures(t, c)[:200] {
+		edges = append(edges, allItems[AddressItem](t, c, OpProcedureCallees, provider.Params{"procedure": p.Address})...)
+	}
+	if len(edges) == 0 {
+		t.Fatal("no callees in 200 procedures")
+	}
+	checkPage(t, edges)
+	checkPage(t, do(t, c, OpSearchProcedures, provider.Params{"pattern": "_"}).Normalized.(provider.Page[SearchItem]).Items)
+	checkPage(t, do(t, c, OpSearchStrings, provider.Params{"pattern": "e"}).Normalized.(provider.Page[SearchItem]).Items)
 }
 
 func FuzzItemsAppendCanonical(f *testing.F) {
@@ -83,7 +102,9 @@ func FuzzItemsAppendCanonical(f *testing.F) {
 	f.Add("\xff\"\\\x01<", "", int64(-1))
 	f.Fuzz(func(t *testing.T, s, addr string, n int64) {
 		section := s + addr
-		checkPage(t, []ProcedureItem{{Address: addr, Value: s, Procedure: ProcedureInfo{ThunkTarget: &section}}})
+		checkPage(t, []ProcedureItem{{Address: addr, Value: s, Aliases: []string{s, addr}, Procedure: ProcedureInfo{ThunkTarget: &section}}})
+		checkPage(t, []AddressItem{{Address: addr, Name: &s, Procedure: &ProcRef{Address: s, Name: addr}}, {Address: s}})
+		checkPage(t, []SearchItem{{Address: addr, Value: s, Procedure: &ProcRef{Address: addr, Name: s}}, {Value: addr}})
 		checkPage(t, []NameItem{{Address: addr, Value: s, Symbol: SymbolInfo{Type: s, Source: addr}}})
 		checkPage(t, []StringItem{{Address: addr, Value: s, String: StringInfo{Encoding: s, ByteLength: int(n), Section: &section}}})
 	})

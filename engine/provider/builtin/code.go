@@ -63,7 +63,6 @@ func (c *Client) codeAt(a uint64) ([]byte, bool) {
 // procCode describes the decoded instructions of one procedure.
 type procCode struct {
 	entry uint64
-	name  string
 	insns []insn
 	lims  []string
 }
@@ -91,8 +90,7 @@ func thumbFault(op string, entry uint64) error {
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
-	name, _ := c.procName(six, entry)
-	pc := &procCode{entry: entry, name: name}
+	pc := &procCode{entry: entry}
 	if c.isThumb(six, entry) {
 		return nil, thumbFault(op, entry)
 	}
@@ -217,10 +215,11 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 // codeOp is doCodeOp; symbolize=false leaves out the annotations (only the
 // benchmark that measures their cost asks for that).
 func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter, symbolize bool) (provider.Result, error) {
-	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
+	n, ex, entry, err := c.procedureOf(ctx, op, in, rep)
 	if err != nil {
 		return provider.Result{}, err
 	}
+	six := n.six
 	var offset, limit int
 	if op == OpReadFunctionInstructions {
 		if offset, limit, err = InstructionWindow(op, in); err != nil {
@@ -245,7 +244,7 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 		if err != nil {
 			return provider.Result{}, err
 		}
-		an = &annotator{z: z, img: c.ix.img, data: c.data}
+		an = &annotator{z: z, img: c.ix.img, data: c.data, names: n}
 	}
 	// The text is decoded again per instruction; the targets and data
 	// references are those of the procedure's own decoding (it), whose
@@ -275,7 +274,7 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 			b.WriteString("  ")
 			b.WriteString(text(it))
 		}
-		return provider.Result{Normalized: b.String(), Limitations: lims}, nil
+		return provider.Result{Normalized: b.String(), Limitations: append(lims, n.limitations()...)}, nil
 	}
 	page := provider.PageOf(pc.insns, offset, limit)
 	items := make([]InstructionItem, len(page.Items))
@@ -284,9 +283,9 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 	}
 	resLims := append([]string{}, pc.lims...)
 	return provider.Result{Normalized: FunctionInstructions{
-		Procedure: ProcRef{Address: provider.FormatAddress(entry), Name: pc.name},
+		Procedure: *n.procRef(entry),
 		Instructions: provider.Page[InstructionItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 			Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated},
 		Limitations: resLims,
-	}, Limitations: lims}, nil
+	}, Limitations: append(lims, n.limitations()...)}, nil
 }

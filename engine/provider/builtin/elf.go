@@ -121,6 +121,9 @@ func openELF(data []byte) (*image, error) {
 	if info.dynsym >= 0 {
 		dynIdx := info.tables[info.dynsym].sectionIdx
 		for _, s := range f.Sections {
+			if s.Type == elf.SHT_GNU_VERSYM && int(s.Link) == dynIdx {
+				info.tables[info.dynsym].versymOff, info.tables[info.dynsym].versymSize = s.Offset, s.Size
+			}
 			if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Link) == dynIdx && s.Flags&elf.SHF_ALLOC != 0 {
 				info.relocs = append(info.relocs, elfRelocs{off: s.Offset, size: s.Size, rela: s.Type == elf.SHT_RELA})
 			}
@@ -323,6 +326,11 @@ func elfSymbols(img *image, b *symBuilder) error {
 			case elf.STB_WEAK:
 				bd = bindWeak
 			default:
+				bd = bindLocal
+			}
+			if hiddenVersion(img, data, &t, i) {
+				// A compatibility version (llseek@GLIBC_2.2.5) is no name
+				// a program links against: ranked as a local name.
 				bd = bindLocal
 			}
 			s := symbol{addr: value, size: sz, nameOff: off, nameLen: n, kind: kind, source: srcDefault, rank: makeRank(srcDefault, kind, bd)}
@@ -565,6 +573,15 @@ func isIRelative(m elf.Machine, typ uint32) bool {
 		return typ == uint32(elf.R_ARM_IRELATIVE)
 	}
 	return false
+}
+
+// hiddenVersion reports whether dynamic symbol i has a hidden version in
+// .gnu.version.
+func hiddenVersion(img *image, data []byte, t *symbolTable, i uint64) bool {
+	if t.versymSize == 0 || i >= t.versymSize/2 || t.versymOff > uint64(len(data)) || 2*i+2 > uint64(len(data))-t.versymOff {
+		return false
+	}
+	return img.bo.Uint16(data[t.versymOff+2*i:])&0x8000 != 0
 }
 
 func isImportReloc(m elf.Machine, typ uint32) bool {

@@ -85,8 +85,8 @@ func exercise(t *testing.T, img *image, data []byte) {
 	}
 	c := &Client{doc: "fuzz", ix: &index{img: img}, m: &mapping{data: data}, data: view}
 	c.segments()
-	c.procedurePage(six, 0, maxPageResults)
-	c.namePage(six, 0, false, 0, maxPageResults)
+	c.namer(six).procedurePage(0, maxPageResults)
+	c.namer(six).namePage(0, false, 0, maxPageResults)
 	c.stringPage(stx, 0, false, 0, maxPageResults)
 	for _, op := range []string{OpListDocuments, OpListSegments, OpListProcedures, OpListNames, OpListStrings} {
 		if _, err := c.Do(ctx, op, provider.Params{"limit": int64(maxPageResults)}, nil); err != nil {

@@ -49,6 +49,9 @@ type symbolTable struct {
 	strSize    uint64
 	dynamic    bool
 	sectionIdx int // ELF section index of the table (for relocation links)
+	// ELF .gnu.version of a dynamic table: one half-word per symbol, whose
+	// bit 15 marks a hidden (non-default, compatibility) version.
+	versymOff, versymSize uint64
 }
 
 // image is the header-level model of an executable: everything a cheap parse

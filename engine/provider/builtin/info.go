@@ -202,17 +202,19 @@ func basicBlocks(entry uint64, insns []insn) int {
 }
 
 func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
-	six, ex, entry, err := c.procedureOf(ctx, op, in, rep)
+	n, ex, entry, err := c.procedureOf(ctx, op, in, rep)
 	if err != nil {
 		return provider.Result{}, err
 	}
+	six := n.six
 	rep.Report(progress.Update{Phase: "index", Message: "decoding procedure"})
 	pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
 	if err != nil {
 		return provider.Result{}, err
 	}
 	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
-	res := ProcedureInfoResult{Name: pc.name, Entrypoint: provider.FormatAddress(entry), Locals: []LocalVar{},
+	name, _ := n.displayName(entry)
+	res := ProcedureInfoResult{Name: name, Entrypoint: provider.FormatAddress(entry), Locals: []LocalVar{},
 		BasicblockCount: basicBlocks(entry, pc.insns)}
 	if end, ok := ex.extentOf(entry); ok {
 		res.Length = end - entry
@@ -243,5 +245,5 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	if r := lx.at(entry); r != nil {
 		res.Source = &SourceLoc{File: r.file, Line: r.line}
 	}
-	return provider.Result{Normalized: res, Limitations: lims}, nil
+	return provider.Result{Normalized: res, Limitations: append(lims, n.limitations()...)}, nil
 }

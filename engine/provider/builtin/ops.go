@@ -37,6 +37,7 @@ type Section struct {
 type ProcedureItem struct {
 	Address   string        `json:"address"`
 	Value     string        `json:"value"`
+	Aliases   []string      `json:"aliases"` // the other names, sorted, never nil
 	Procedure ProcedureInfo `json:"procedure"`
 }
 
@@ -147,10 +148,14 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 			return provider.Result{}, err
 		}
 		lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
+		n := c.namer(six)
+		var page any
 		if op == OpListProcedures {
-			return provider.Result{Normalized: c.procedurePage(six, offset, limit), Limitations: lims}, nil
+			page = n.procedurePage(offset, limit)
+		} else {
+			page = n.namePage(addr, hasAddr, offset, limit)
 		}
-		return provider.Result{Normalized: c.namePage(six, addr, hasAddr, offset, limit), Limitations: lims}, nil
+		return provider.Result{Normalized: page, Limitations: append(lims, n.limitations()...)}, nil
 	default: // OpListStrings
 		stx, err := c.strings(ctx, op, rep)
 		if err != nil {
@@ -297,20 +302,9 @@ func (ix *symIndex) dropSyntheticEntry(data []byte, entry uint64) {
 	ix.syms = slices.Delete(ix.syms, synth, synth+1)
 	hi--
 	if wasPrimary {
-		best := lo
-		for i := lo; i < hi; i++ {
-			if ix.syms[i].rank < ix.syms[best].rank {
-				best = i
-			}
-		}
-		ix.syms[best].flags |= flagPrimary
+		ix.markPrimary(data, lo, hi)
 	}
-	ix.procs = ix.procs[:0]
-	for i := range ix.syms {
-		if ix.syms[i].flags&flagProcedure != 0 {
-			ix.procs = append(ix.procs, uint32(i))
-		}
-	}
+	ix.indexProcs()
 }
 
 func (c *Client) segments() []Segment {
@@ -337,26 +331,35 @@ func (c *Client) segments() []Segment {
 	return out
 }
 
-func (c *Client) procedurePage(ix *symIndex, offset, limit int) provider.Page[ProcedureItem] {
-	page := provider.PageOf(ix.procs, offset, limit)
+// procedurePage lists procedures, one item per entry address.
+func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
+	six := n.six
+	page := provider.PageOf(six.entries, offset, limit)
+	start := min(offset, len(six.entries))
 	items := make([]ProcedureItem, len(page.Items))
-	for i, k := range page.Items {
-		s := &ix.syms[k]
-		items[i] = ProcedureItem{
-			Address: provider.FormatAddress(s.addr),
-			Value:   nameString(ix.name(c.data, s)),
-			Procedure: ProcedureInfo{
-				External: s.flags&flagExternal != 0,
-				Thunk:    s.flags&flagThunk != 0,
-			},
+	for i := range page.Items {
+		addr, value, aliases := n.procedureNames(start + i)
+		it := ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases}
+		lo, hi := six.entryRange(start + i)
+		for _, k := range six.procs[lo:hi] {
+			s := &six.syms[k]
+			it.Procedure.External = it.Procedure.External || s.flags&flagExternal != 0
+			it.Procedure.Thunk = it.Procedure.Thunk || s.flags&flagThunk != 0
 		}
+		items[i] = it
 	}
 	return provider.Page[ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
 }
 
-func (c *Client) namePage(ix *symIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[NameItem] {
-	syms := ix.syms
+// namePage lists the names, with the user's names merged in: a user name is
+// the primary name of its address (source user_defined) and the symbols
+// there are not; a user name equal to a symbol name there makes that symbol
+// primary instead of adding an item.
+func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.Page[NameItem] {
+	six, data := n.six, n.c.data
+	syms := six.syms
+	user := n.user.Sorted()
 	if hasAddr {
 		lo := sort.Search(len(syms), func(i int) bool { return syms[i].addr >= addr })
 		hi := lo
@@ -364,16 +367,37 @@ func (c *Client) namePage(ix *symIndex, addr uint64, hasAddr bool, offset, limit
 			hi++
 		}
 		syms = syms[lo:hi]
+		user = nil
+		if u, ok := n.user.At(addr); ok {
+			user = []provider.UserName{{Address: addr, Name: u}}
+		}
 	}
-	page := provider.PageOf(syms, offset, limit)
-	items := make([]NameItem, len(page.Items))
-	for i := range page.Items {
-		s := &page.Items[i]
+	refs, total := provider.MergeUserNames(len(syms), func(i int) (uint64, string) {
+		return syms[i].addr, nameString(six.name(data, &syms[i]))
+	}, user, offset, limit)
+	items := make([]NameItem, len(refs))
+	for i, r := range refs {
+		if u := r.User; u != nil {
+			typ := "label"
+			if lo, hi := procsAt(six, u.Address); lo < hi {
+				typ = kindNames[kindFunction]
+			}
+			n.use.Shown(u.Address)
+			items[i] = NameItem{Address: provider.FormatAddress(u.Address), Value: u.Name,
+				Symbol: SymbolInfo{Primary: true, Type: typ, Source: "user_defined"}}
+			continue
+		}
+		s := &syms[r.Base]
+		value := nameString(six.name(data, s))
+		primary := s.flags&flagPrimary != 0
+		if u, ok := n.user.At(s.addr); ok {
+			primary = u == value
+		}
 		items[i] = NameItem{
 			Address: provider.FormatAddress(s.addr),
-			Value:   nameString(ix.name(c.data, s)),
+			Value:   value,
 			Symbol: SymbolInfo{
-				Primary:  s.flags&flagPrimary != 0,
+				Primary:  primary,
 				Dynamic:  s.flags&flagDynamic != 0,
 				External: s.flags&flagExternal != 0,
 				Type:     kindNames[s.kind],
@@ -381,8 +405,11 @@ func (c *Client) namePage(ix *symIndex, addr uint64, hasAddr bool, offset, limit
 			},
 		}
 	}
-	return provider.Page[NameItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
-		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+	p := provider.Page[NameItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
+	if end := min(offset, total) + len(items); end < total {
+		p.NextOffset, p.Truncated = &end, true
+	}
+	return p
 }
 
 func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[StringItem] {

@@ -132,44 +132,26 @@ func procsAt(six *symIndex, addr uint64) (int, int) {
 	return lo, hi
 }
 
-// procName is the name of the procedure at addr: its primary procedure name,
-// else the best-ranked one. ok=false when no procedure starts at addr.
-func (c *Client) procName(six *symIndex, addr uint64) (string, bool) {
-	lo, hi := procsAt(six, addr)
-	if lo == hi {
-		return "", false
-	}
-	best := six.procs[lo]
-	for _, k := range six.procs[lo:hi] {
-		s := &six.syms[k]
-		if s.flags&flagPrimary != 0 {
-			best = k
-			break
-		}
-		if s.rank < six.syms[best].rank {
-			best = k
-		}
-	}
-	return nameString(six.name(c.data, &six.syms[best])), true
-}
-
-// resolveProc resolves the "procedure" argument (CONTRACTS §2 "proc") to an
-// entry address: a 0x value is an address; any other value is an exact name,
-// and only when no procedure has that name and it is valid hex, an address.
-// An address that is not an entry resolves to the known procedure containing
-// it.
-// procedureOf resolves the operation's procedure argument to its entry, with
-// the indexes the operation needs next.
-func (c *Client) procedureOf(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (*symIndex, *extentIndex, uint64, error) {
+// procedureOf resolves the operation's procedure argument to its entry,
+// with the indexes the operation needs next and the namer of its answer.
+func (c *Client) procedureOf(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (*namer, *extentIndex, uint64, error) {
 	six, ex, err := c.extents(ctx, op, rep)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	entry, err := c.resolveProc(op, in, six, ex)
-	return six, ex, entry, err
+	n := c.namer(six)
+	entry, err := n.resolveProc(op, in, ex)
+	return n, ex, entry, err
 }
 
-func (c *Client) resolveProc(op string, in provider.Params, six *symIndex, ex *extentIndex) (uint64, error) {
+// resolveProc resolves the "procedure" argument (CONTRACTS §2 "proc") to an
+// entry address: a 0x value is an address; any other value is an exact name
+// (a user name, else any procedure symbol name, aliases included), and only
+// when no procedure has that name and it is valid hex, an address. An
+// address that is not an entry resolves to the known procedure containing
+// it.
+func (n *namer) resolveProc(op string, in provider.Params, ex *extentIndex) (uint64, error) {
+	c, six := n.c, n.six
 	return provider.ResolveProcedure(op, in, provider.ProcedureLookup{
 		Named: func(v string) []uint64 {
 			var found []uint64
@@ -191,6 +173,8 @@ func (c *Client) resolveProc(op string, in provider.Params, six *symIndex, ex *e
 			e, ok := ex.containing(a)
 			return e, ok, nil
 		},
+		User: n.user,
+		Use:  &n.use,
 	})
 }
 
@@ -257,27 +241,21 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 	if err != nil {
 		return provider.Result{}, err
 	}
+	n := c.namer(six)
 	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 	switch op {
 	case OpProcedureAddress:
-		a, err := c.resolveProc(op, in, six, ex)
+		a, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
 		}
-		return provider.Result{Normalized: provider.FormatAddress(a), Limitations: lims}, nil
+		return provider.Result{Normalized: provider.FormatAddress(a), Limitations: append(lims, n.limitations()...)}, nil
 	case OpAddressName:
 		a, err := requiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
-		lo := sort.Search(len(six.syms), func(i int) bool { return six.syms[i].addr >= a })
-		for i := lo; i < len(six.syms) && six.syms[i].addr == a; i++ {
-			if s := &six.syms[i]; s.flags&flagPrimary != 0 {
-				name := nameString(six.name(c.data, s))
-				return provider.Result{Normalized: &name, Limitations: lims}, nil
-			}
-		}
-		return provider.Result{Normalized: (*string)(nil), Limitations: lims}, nil
+		return provider.Result{Normalized: n.namePtr(a), Limitations: append(lims, n.limitations()...)}, nil
 	default: // OpResolveContaining
 		a, err := requiredAddress(op, in)
 		if err != nil {
@@ -287,24 +265,20 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 		var reason string
 		if !c.inSegments(a) {
 			reason = "outside_segments"
-		} else if name, ok := c.procName(six, a); ok {
-			// An entry point is in its procedure even when the extent is unknown.
-			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(a), Name: name}
-		} else if e, ok := ex.containing(a); ok {
-			name, _ := c.procName(six, e)
-			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(e), Name: name}
-		} else if e, ok, err := c.containingByDescent(ctx, op, six, ex, a, map[uint64][]insn{}); err != nil {
+		} else if e, ok, byDescent, err := n.containing(ctx, op, ex, a, map[uint64][]insn{}); err != nil {
 			return provider.Result{}, err
 		} else if ok {
-			name, _ := c.procName(six, e)
-			r.Found, r.Procedure = true, &ProcRef{Address: provider.FormatAddress(e), Name: name}
-			lims = append(lims, "the containing procedure's extent is unknown: its instructions were found by recursive descent from its entry")
+			// An entry point is in its procedure even when the extent is unknown.
+			r.Found, r.Procedure = true, n.procRef(e)
+			if byDescent {
+				lims = append(lims, "the containing procedure's extent is unknown: its instructions were found by recursive descent from its entry")
+			}
 		} else {
 			reason = "not_in_procedure"
 		}
 		if !r.Found {
 			r.Reason = &reason
 		}
-		return provider.Result{Normalized: r, Limitations: lims}, nil
+		return provider.Result{Normalized: r, Limitations: append(lims, n.limitations()...)}, nil
 	}
 }

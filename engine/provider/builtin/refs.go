@@ -198,14 +198,9 @@ func edgePage(op string, in provider.Params) (int, int, error) {
 	return int(min(offset, 1<<53)), int(limit), nil
 }
 
-func uniqueSorted(as []uint64) []string {
+func sortedUnique(as []uint64) []uint64 {
 	slices.Sort(as)
-	as = slices.Compact(as)
-	out := make([]string, len(as))
-	for i, a := range as {
-		out[i] = provider.FormatAddress(a)
-	}
-	return out
+	return slices.Compact(as)
 }
 
 // doRefOp answers procedure_callees, procedure_callers and xrefs.
@@ -218,11 +213,12 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 	if err != nil {
 		return provider.Result{}, err
 	}
+	n := c.namer(six)
 	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 	var addrs []uint64
 	switch op {
 	case OpProcedureCallees:
-		entry, err := c.resolveProc(op, in, six, ex)
+		entry, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
 		}
@@ -244,7 +240,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 		}
 		lims = append(lims, strconv.Itoa(indirect)+" indirect call(s) unresolved")
 	case OpProcedureCallers:
-		entry, err := c.resolveProc(op, in, six, ex)
+		entry, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
 		}
@@ -256,11 +252,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 		outside := 0
 		cache := map[uint64][]insn{}
 		for _, e := range edgesTo(rx.calls, entry) {
-			if _, ok := c.procName(six, e.from); ok {
-				addrs = append(addrs, e.from)
-			} else if p, ok := ex.containing(e.from); ok {
-				addrs = append(addrs, p)
-			} else if p, ok, err := c.containingByDescent(ctx, op, six, ex, e.from, cache); err != nil {
+			if p, ok, _, err := n.containing(ctx, op, ex, e.from, cache); err != nil {
 				return provider.Result{}, err
 			} else if ok {
 				addrs = append(addrs, p)
@@ -286,5 +278,9 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 			addrs = append(addrs, e.from)
 		}
 	}
-	return provider.Result{Normalized: provider.PageOf(uniqueSorted(addrs), offset, limit), Limitations: lims}, nil
+	page, err := n.addressItems(ctx, op, ex, provider.PageOf(sortedUnique(addrs), offset, limit))
+	if err != nil {
+		return provider.Result{}, err
+	}
+	return provider.Result{Normalized: page, Limitations: append(lims, n.limitations()...)}, nil
 }

@@ -63,13 +63,24 @@ func edgeList(t *testing.T, c provider.Client, op string, in provider.Params) ([
 		}
 		r := do(t, c, op, p)
 		lims = r.Limitations
-		pg := r.Normalized.(provider.Page[string])
-		out = append(out, pg.Items...)
+		pg := r.Normalized.(provider.Page[AddressItem])
+		for _, it := range pg.Items {
+			out = append(out, it.Address)
+		}
 		if !pg.Truncated {
 			return out, lims
 		}
 		off = int64(*pg.NextOffset)
 	}
+}
+
+// uniqueSorted renders addresses as a sorted list without repeats.
+func uniqueSorted(as []uint64) []string {
+	var out []string
+	for _, a := range sortedUnique(as) {
+		out = append(out, provider.FormatAddress(a))
+	}
+	return out
 }
 
 func TestXrefsMatchObjdump(t *testing.T) {

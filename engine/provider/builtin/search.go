@@ -13,7 +13,8 @@ import (
 
 // search_procedures and search_strings: the pattern (a literal, quoted, or
 // an RE2 expression; case-insensitive unless case_sensitive) is matched
-// against each procedure name or string value in address order. Every
+// against each procedure's names (display name, then aliases; one match per
+// entry address) or each string value, in address order. Every
 // candidate is scanned so the total is exact, within a budget of 64 MiB of
 // candidate text; exhausting it ends the page with truncated:true,
 // next_offset:null and total:null.
@@ -26,11 +27,15 @@ const (
 	maxPatternLen    = 256
 )
 
-// SearchItem is one search match.
+// SearchItem is one search match: for search_procedures one per entry
+// address, value the name that matched (the display name when it does, else
+// the first matching alias) and procedure the procedure with its display
+// name; for search_strings the string and the procedure containing it.
 type SearchItem struct {
-	Address        string `json:"address"`
-	Value          string `json:"value"`
-	ValueTruncated bool   `json:"value_truncated"`
+	Address        string   `json:"address"`
+	Value          string   `json:"value"`
+	ValueTruncated bool     `json:"value_truncated"`
+	Procedure      *ProcRef `json:"procedure"`
 }
 
 func searchParams(op string, in provider.Params) (*regexp.Regexp, int, int, error) {
@@ -74,24 +79,27 @@ type searcher struct {
 	budget        int
 	matches       int
 	items         []SearchItem
+	addrs         []uint64 // of items
 	exhausted     bool
 }
 
-// visit scans one candidate; it returns false when the budget is spent.
-func (s *searcher) visit(addr uint64, v string, trunc bool) bool {
+// match scans one candidate; ok is false when the budget is spent.
+func (s *searcher) match(v string) (matched, ok bool) {
 	if s.budget < len(v) {
 		s.exhausted = true
-		return false
+		return false, false
 	}
 	s.budget -= len(v)
-	if !s.re.MatchString(v) {
-		return true
-	}
+	return s.re.MatchString(v), true
+}
+
+// hit counts one match, keeping it when it falls in the page.
+func (s *searcher) hit(addr uint64, v string, trunc bool) {
 	if s.matches >= s.offset && len(s.items) < s.limit {
 		s.items = append(s.items, SearchItem{Address: provider.FormatAddress(addr), Value: v, ValueTruncated: trunc})
+		s.addrs = append(s.addrs, addr)
 	}
 	s.matches++
-	return true
 }
 
 func (s *searcher) page() provider.Page[SearchItem] {
@@ -118,22 +126,36 @@ func (c *Client) doSearch(ctx context.Context, op string, in provider.Params, re
 	}
 	s := &searcher{re: re, offset: offset, limit: limit, budget: searchBudget}
 	var lims []string
+	var n *namer
 	if op == OpSearchProcedures {
 		six, err := c.symbols(ctx, op, rep)
 		if err != nil {
 			return provider.Result{}, err
 		}
+		n = c.namer(six)
 		lims = append(slices.Clip(c.ix.img.limitations), six.limitations...)
-		for n, k := range six.procs {
-			if n&4095 == 4095 {
+	scan:
+		for k := range six.entries {
+			if k&4095 == 4095 {
 				if err := ctx.Err(); err != nil {
 					return provider.Result{}, buildFault(op, err)
 				}
 			}
-			sym := &six.syms[k]
-			if !s.visit(sym.addr, nameString(six.name(c.data, sym)), false) {
-				break
+			addr, value, aliases := n.procedureNames(k)
+			for _, v := range append([]string{value}, aliases...) {
+				m, ok := s.match(v)
+				if !ok {
+					break scan
+				}
+				if m {
+					s.hit(addr, v, false)
+					break
+				}
 			}
+		}
+		n.use = provider.UserNameUse{} // only the names of the page are shown
+		for i, a := range s.addrs {
+			s.items[i].Procedure = n.procRef(a)
 		}
 	} else {
 		stx, err := c.strings(ctx, op, rep)
@@ -148,13 +170,45 @@ func (c *Client) doSearch(ctx context.Context, op string, in provider.Params, re
 				}
 			}
 			v, trunc := e.value(c.data)
-			if !s.visit(stx.addrAt(i, e), v, trunc) {
+			m, ok := s.match(v)
+			if !ok {
 				break
+			}
+			if m {
+				s.hit(stx.addrAt(i, e), v, trunc)
+			}
+		}
+		if len(s.addrs) > 0 {
+			six, ex, err := c.extents(ctx, op, rep)
+			if err != nil {
+				return provider.Result{}, err
+			}
+			n = c.namer(six)
+			if err := n.containingItems(ctx, op, ex, s); err != nil {
+				return provider.Result{}, err
 			}
 		}
 	}
 	if s.exhausted {
 		lims = append(lims, "the 64 MiB search budget was exhausted before every candidate was scanned")
 	}
+	if n != nil {
+		lims = append(lims, n.limitations()...)
+	}
 	return provider.Result{Normalized: s.page(), Limitations: lims}, nil
+}
+
+// containingItems sets the containing procedure of each string found.
+func (n *namer) containingItems(ctx context.Context, op string, ex *extentIndex, s *searcher) error {
+	cache := map[uint64][]insn{}
+	for i, a := range s.addrs {
+		entry, ok, _, err := n.containing(ctx, op, ex, a, cache)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.items[i].Procedure = n.procRef(entry)
+		}
+	}
+	return nil
 }

@@ -131,9 +131,10 @@ func (c *Client) symbolizer(ctx context.Context, op string, six *symIndex) (*sym
 
 // annotator renders the annotations of one operation's instructions.
 type annotator struct {
-	z    *symbolizer
-	img  *image
-	data []byte
+	z     *symbolizer
+	img   *image
+	data  []byte
+	names *namer // the answer's user names (set_address_name) take part in the nearest-name search
 }
 
 // symbolFor names addr as the nearest name at or before it plus the offset.
@@ -141,17 +142,32 @@ type annotator struct {
 func (a *annotator) symbolFor(addr uint64) (name string, off uint64, ok bool) {
 	z := a.z
 	i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr > addr }) - 1
+	// A user name (set_address_name) at or before addr that is nearer than
+	// the table's entry, or at the same address, is the one shown, as in
+	// every other answer.
+	u, user := a.names.user.Before(addr)
+	if user && u.Address == addr {
+		return a.userName(u, addr)
+	}
 	if i < 0 || z.ents[i].addr != addr {
 		if k := sort.Search(len(z.slots), func(k int) bool { return z.slots[k].addr >= addr }); k < len(z.slots) && z.slots[k].addr == addr {
 			s := z.slots[k]
 			return nameString(a.data[s.nameOff : s.nameOff+uint64(s.nameLen)]), 0, true
 		}
 	}
+	if user && (i < 0 || u.Address >= z.ents[i].addr) {
+		return a.userName(u, addr)
+	}
 	if i < 0 {
 		return "", 0, false
 	}
 	e := z.ents[i]
 	return a.entryName(e), addr - e.addr, true
+}
+
+func (a *annotator) userName(u provider.UserName, addr uint64) (string, uint64, bool) {
+	a.names.use.Shown(u.Address)
+	return u.Name, addr - u.Address, true
 }
 
 func (a *annotator) entryName(e symEntry) string {

@@ -56,7 +56,7 @@ type symbol struct {
 	kind    uint8
 	flags   uint8
 	source  uint8
-	rank    uint8 // lower is preferred as the primary name of an address
+	rank    uint8 // source, kind and binding, for primaryOrder
 }
 
 func makeRank(source, kind, bind uint8) uint8 {
@@ -67,6 +67,7 @@ func makeRank(source, kind, bind uint8) uint8 {
 type symIndex struct {
 	syms        []symbol // by (addr, name bytes), unique per (addr, name)
 	procs       []uint32 // indices into syms with flagProcedure
+	entries     []uint32 // indices into procs of the first symbol of each entry address
 	arena       []byte
 	limitations []string
 }
@@ -194,22 +195,93 @@ func (b *symBuilder) finish() (*symIndex, error) {
 	}
 	ix := &symIndex{syms: slices.Clip(out), arena: arena, limitations: b.lims}
 	for i := 0; i < len(out); {
-		j, best := i, i
+		j := i
 		for j < len(out) && out[j].addr == out[i].addr {
-			if out[j].rank < out[best].rank {
-				best = j
-			}
 			j++
 		}
-		out[best].flags |= flagPrimary
+		ix.markPrimary(data, i, j)
 		i = j
 	}
-	for i := range out {
-		if out[i].flags&flagProcedure != 0 {
-			ix.procs = append(ix.procs, uint32(i))
+	ix.indexProcs()
+	return ix, nil
+}
+
+// markPrimary marks the primary name among syms[lo:hi], the names of one
+// address, clearing any earlier mark.
+func (ix *symIndex) markPrimary(data []byte, lo, hi int) {
+	best := lo
+	for i := lo; i < hi; i++ {
+		ix.syms[i].flags &^= flagPrimary
+		if primaryOrder(ix.name(data, &ix.syms[i]), ix.name(data, &ix.syms[best]), &ix.syms[i], &ix.syms[best]) < 0 {
+			best = i
 		}
 	}
-	return ix, nil
+	ix.syms[best].flags |= flagPrimary
+}
+
+// primaryOrder orders the names of one address for choosing the primary
+// one, the name a reverse engineer expects to see (as objdump and nm users
+// know it): a symbol-table name before an import-stub name before an
+// analysis name (sub_…, entry); a function before an object, a label and an
+// import; an exported (global or weak) symbol before a local one or an ELF
+// compatibility version (llseek@GLIBC_2.2.5 beside lseek); then fewer
+// leading underscores (glibc's printf before _IO_printf, malloc before
+// __libc_malloc, sigaction before its strong __sigaction); then a strong
+// before a weak binding; then the shorter name (open before open64); then
+// byte order. The rule is total, so the choice is deterministic.
+func primaryOrder(xn, yn []byte, x, y *symbol) int {
+	if c := cmp.Compare(x.rank>>4, y.rank>>4); c != 0 { // source, then kind
+		return c
+	}
+	xb, yb := x.rank>>2&3, y.rank>>2&3
+	if xl, yl := xb == bindLocal, yb == bindLocal; xl != yl {
+		if xl {
+			return 1
+		}
+		return -1
+	}
+	if c := cmp.Compare(leadingUnderscores(xn), leadingUnderscores(yn)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(xb, yb); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(xn), len(yn)); c != 0 {
+		return c
+	}
+	return bytes.Compare(xn, yn)
+}
+
+func leadingUnderscores(b []byte) int {
+	n := 0
+	for n < len(b) && b[n] == '_' {
+		n++
+	}
+	return n
+}
+
+// indexProcs lists the procedure symbols and the first of each entry
+// address.
+func (ix *symIndex) indexProcs() {
+	ix.procs, ix.entries = ix.procs[:0], ix.entries[:0]
+	for i := range ix.syms {
+		if ix.syms[i].flags&flagProcedure == 0 {
+			continue
+		}
+		if n := len(ix.procs); n == 0 || ix.syms[ix.procs[n-1]].addr != ix.syms[i].addr {
+			ix.entries = append(ix.entries, uint32(n))
+		}
+		ix.procs = append(ix.procs, uint32(i))
+	}
+}
+
+// entryRange is the range of procs at the k-th entry address.
+func (ix *symIndex) entryRange(k int) (int, int) {
+	hi := len(ix.procs)
+	if k+1 < len(ix.entries) {
+		hi = int(ix.entries[k+1])
+	}
+	return int(ix.entries[k]), hi
 }
 
 // nameString materializes a name as valid UTF-8 (invalid bytes become U+FFFD).

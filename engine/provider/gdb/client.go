@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lineage"
@@ -92,9 +93,14 @@ type Client struct {
 	tab   *symTable
 	code  map[uint64]*procCode
 	order []uint64 // code cache insertion order
+
+	user atomic.Pointer[provider.NameSet] // the user's names (set_address_name)
 }
 
-var _ provider.Client = (*Client)(nil)
+var (
+	_ provider.Client    = (*Client)(nil)
+	_ provider.UserNames = (*Client)(nil)
+)
 
 // Health is nil while the gdb session answers, else the typed
 // provider_unavailable every later operation returns. A client never
@@ -268,6 +274,19 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 	if err != nil {
 		return provider.Result{}, err
 	}
+	n := c.namer(tab)
+	res, err := c.doNamed(ctx, op, in, rep, n)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	res.Limitations = append(res.Limitations, n.use.Limitations()...)
+	return res, nil
+}
+
+// doNamed answers the operations that need the symbol table; n names the
+// answer's addresses.
+func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep progress.Reporter, n *namer) (provider.Result, error) {
+	tab := n.tab
 	lims := []string{limSymbols}
 	switch op {
 	case OpListProcedures, OpListNames:
@@ -276,25 +295,24 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 			return provider.Result{}, err
 		}
 		if op == OpListProcedures {
-			return provider.Result{Normalized: tab.procedurePage(offset, limit), Limitations: lims}, nil
+			return provider.Result{Normalized: n.procedurePage(offset, limit), Limitations: lims}, nil
 		}
 		a, has, aerr := in.Address("address")
 		if aerr != nil {
 			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
 		}
-		return provider.Result{Normalized: tab.namePage(a, has, offset, limit), Limitations: lims}, nil
+		return provider.Result{Normalized: n.namePage(a, has, offset, limit), Limitations: lims}, nil
 	case OpAddressName:
 		a, err := requiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
-		if i, ok := tab.primaryAt(a); ok {
-			name := tab.syms[i].name
+		if name, ok := n.displayName(a); ok {
 			return provider.Result{Normalized: &name, Limitations: lims}, nil
 		}
 		return provider.Result{Normalized: (*string)(nil), Limitations: lims}, nil
 	case OpProcedureAddress:
-		entry, err := c.resolveProc(ctx, op, in, tab)
+		entry, err := c.resolveProc(ctx, op, in, n)
 		if err != nil {
 			return provider.Result{}, err
 		}
@@ -311,7 +329,7 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 		} else if entry, ok, err := c.containing(ctx, tab, a); err != nil {
 			return provider.Result{}, err
 		} else if ok {
-			name, _ := tab.procName(entry)
+			name, _ := n.procName(entry)
 			r.Found, r.Procedure = true, &builtin.ProcRef{Address: provider.FormatAddress(entry), Name: name}
 			lims = append(lims, limExtent)
 		} else {
@@ -323,7 +341,7 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{Normalized: r, Limitations: lims}, nil
 	}
 	// Code operations.
-	entry, err := c.resolveProc(ctx, op, in, tab)
+	entry, err := c.resolveProc(ctx, op, in, n)
 	if err != nil {
 		return provider.Result{}, err
 	}
@@ -340,7 +358,6 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 	}
 	lims = append(lims, limExtent)
 	lims = append(lims, pc.lims...)
-	name, _ := tab.procName(entry)
 	switch op {
 	case OpProcedureAssembly:
 		if err := builtin.AssemblyFits(op, len(pc.insns)); err != nil {
@@ -355,6 +372,7 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 		}
 		return provider.Result{Normalized: b.String(), Limitations: lims}, nil
 	case OpReadFunctionInstructions:
+		name, _ := n.procName(entry)
 		page := provider.PageOf(pc.insns, offset, limit)
 		return provider.Result{Normalized: builtin.FunctionInstructions{
 			Procedure:    builtin.ProcRef{Address: provider.FormatAddress(entry), Name: name},
@@ -362,10 +380,13 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 			Limitations:  append([]string{}, pc.lims...),
 		}, Limitations: lims}, nil
 	}
-	info, ilims, err := c.procedureInfo(ctx, tab, entry, name, pc)
+	// gdb's debug symbols are looked up by the symbol's own name; the
+	// answer shows the display name.
+	info, ilims, err := c.procedureInfo(ctx, tab, entry, tab.symbolName(entry), pc)
 	if err != nil {
 		return provider.Result{}, err
 	}
+	info.Name, _ = n.procName(entry)
 	return provider.Result{Normalized: info, Limitations: append(lims, ilims...)}, nil
 }
 
@@ -421,8 +442,11 @@ var procedureNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.$@:<>,*&~+\-\[\]()/{
 // does: a 0x value is an address; any other value is an exact name, and only
 // when no procedure has that name and it is valid hex, an address. An address
 // that is not an entry resolves to the procedure containing it.
-func (c *Client) resolveProc(ctx context.Context, op string, in provider.Params, tab *symTable) (uint64, error) {
+func (c *Client) resolveProc(ctx context.Context, op string, in provider.Params, n *namer) (uint64, error) {
+	tab := n.tab
 	return provider.ResolveProcedure(op, in, provider.ProcedureLookup{
+		User:      n.user,
+		Use:       &n.use,
 		ValidName: func(v string) bool { return len(v) <= 1024 && procedureNamePattern.MatchString(v) },
 		Named:     tab.procsNamed,
 		At: func(a uint64) (uint64, bool, error) {

@@ -188,6 +188,17 @@ func TestAgreesWithBuiltin(t *testing.T) {
 	}) {
 		t.Error("gdb procedures not sorted by address")
 	}
+	// Where both list a procedure, they show the same name (one primary
+	// rule) or gdb's "NAME@plt" for the builtin's import stub NAME.
+	values := map[string]string{}
+	for _, it := range bp {
+		values[it.Address] = it.Value
+	}
+	for _, it := range gp {
+		if v, ok := values[it.Address]; ok && v != it.Value && v+"@plt" != it.Value {
+			t.Errorf("%s: gdb shows %q (aliases %v), builtin %q", it.Address, it.Value, it.Aliases, v)
+		}
+	}
 	if gi["puts@plt"] == "" {
 		t.Errorf("no puts@plt stub in %v", gi)
 	}
@@ -514,5 +525,67 @@ func TestStartOnANonExecutableIsUnavailable(t *testing.T) {
 	}
 	if _, err := p.Start(context.Background(), tg, prof, provider.Run{ID: testRunID}); !fault.Is(err, fault.ProviderUnavailable) {
 		t.Fatalf("Start: %v", err)
+	}
+}
+
+// TestUserNamesAndAliases: gdb lists one procedure per entry address with
+// its other names as aliases, and shows a user name in the listing, the
+// names, resolution (by either name) and procedure_info, whose signature
+// is still gdb's for the symbol.
+func TestUserNamesAndAliases(t *testing.T) {
+	path := fixture(t)
+	g := startClient(t, enabled(t), path)
+	procs := allPages[builtin.ProcedureItem](t, g, OpListProcedures, nil)
+	seen := map[string]bool{}
+	for _, p := range procs {
+		if seen[p.Address] {
+			t.Errorf("two items at %s", p.Address)
+		}
+		seen[p.Address] = true
+		if p.Aliases == nil || slices.Contains(p.Aliases, p.Value) || !slices.IsSorted(p.Aliases) {
+			t.Errorf("%s: aliases %v of %q", p.Address, p.Aliases, p.Value)
+		}
+	}
+	r, err := g.Do(context.Background(), OpProcedureAddress, provider.Params{"procedure": "rea_add"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := r.Normalized.(string)
+	a, _ := provider.ParseAddress(add)
+	g.SetUserNames(map[uint64]string{a: "my add"})
+	for _, name := range []string{"my add", "rea_add"} {
+		r, err := g.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": name}, nil)
+		if err != nil {
+			t.Fatalf("procedure_info %q: %v", name, err)
+		}
+		info := r.Normalized.(builtin.ProcedureInfoResult)
+		if info.Name != "my add" || info.Entrypoint != add || info.Signature == nil || *info.Signature != "int rea_add(int, int)" {
+			t.Errorf("procedure_info %q: %+v", name, info)
+		}
+		if !slices.Contains(r.Limitations, provider.UserNameLimitation(1)) {
+			t.Errorf("procedure_info %q: limitations %v", name, r.Limitations)
+		}
+	}
+	var item builtin.ProcedureItem
+	for _, p := range allPages[builtin.ProcedureItem](t, g, OpListProcedures, nil) {
+		if p.Address == add {
+			item = p
+		}
+	}
+	if item.Value != "my add" || !slices.Contains(item.Aliases, "rea_add") {
+		t.Errorf("list_procedures item %+v", item)
+	}
+	names := allPages[builtin.NameItem](t, g, OpListNames, provider.Params{"address": add})
+	var primary []string
+	for _, n := range names {
+		if n.Symbol.Primary {
+			primary = append(primary, n.Value+"/"+n.Symbol.Source)
+		}
+	}
+	if !slices.Equal(primary, []string{"my add/user_defined"}) {
+		t.Errorf("names at %s: %+v", add, names)
+	}
+	if r, err := g.Do(context.Background(), OpAddressName, provider.Params{"address": add}, nil); err != nil || *r.Normalized.(*string) != "my add" {
+		t.Errorf("address_name: %v %v", r.Normalized, err)
 	}
 }

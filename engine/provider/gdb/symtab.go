@@ -3,9 +3,6 @@ package gdb
 import (
 	"sort"
 	"strings"
-
-	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
 // symTable indexes gdb's minimal symbols (sorted by address, then name).
@@ -13,17 +10,45 @@ type symTable struct {
 	syms    []msym
 	primary []bool
 	procs   []int // indices of procedure symbols
+	entries []int // indices into procs of the first symbol of each entry address
 	byName  map[string][]int
 }
 
-// rank orders the names of one address for choosing the primary one: global
-// code, local code, data, then stubs and the rest; ties by byte order.
-func rank(t byte) int {
-	if i := strings.IndexByte("TtiDdBbS?Au", t); i >= 0 {
-		return i
+// primaryBefore applies the builtin provider's rule as far as gdb's types
+// tell (they carry no weak binding): code before data before stubs and the
+// rest; exported (T, i, D, B, S) before file-local (t, d, b); then fewer
+// leading underscores (printf before _IO_printf); then the shorter name;
+// then byte order.
+func primaryBefore(x, y *msym) bool {
+	if cx, cy := category(x.typ), category(y.typ); cx != cy {
+		return cx < cy
 	}
-	return 11
+	if lx, ly := isLocal(x.typ), isLocal(y.typ); lx != ly {
+		return ly
+	}
+	ux, uy := len(x.name)-len(strings.TrimLeft(x.name, "_")), len(y.name)-len(strings.TrimLeft(y.name, "_"))
+	if ux != uy {
+		return ux < uy
+	}
+	if len(x.name) != len(y.name) {
+		return len(x.name) < len(y.name)
+	}
+	return x.name < y.name
 }
+
+func category(t byte) int {
+	switch t {
+	case 'T', 't', 'i':
+		return 0
+	case 'D', 'd', 'B', 'b':
+		return 1
+	case 'S':
+		return 2
+	}
+	return 3
+}
+
+func isLocal(t byte) bool { return t == 't' || t == 'd' || t == 'b' }
 
 func isStub(s *msym) bool { return s.typ == 'S' || strings.HasSuffix(s.name, "@plt") }
 
@@ -34,7 +59,7 @@ func newSymTable(syms []msym, codeSection func(string) bool) *symTable {
 		best := lo
 		hasProc := false
 		for hi < len(syms) && syms[hi].addr == syms[lo].addr {
-			if rank(syms[hi].typ) < rank(syms[best].typ) {
+			if primaryBefore(&syms[hi], &syms[best]) {
 				best = hi
 			}
 			switch syms[hi].typ {
@@ -56,6 +81,9 @@ func newSymTable(syms []msym, codeSection func(string) bool) *symTable {
 				proc = !hasProc && codeSection(s.section)
 			}
 			if proc {
+				if n := len(t.procs); n == 0 || t.syms[t.procs[n-1]].addr != s.addr {
+					t.entries = append(t.entries, n)
+				}
 				t.procs = append(t.procs, i)
 				t.byName[s.name] = append(t.byName[s.name], i)
 			}
@@ -76,23 +104,24 @@ func (t *symTable) procsAt(a uint64) (int, int) {
 
 func (t *symTable) isEntry(a uint64) bool { lo, hi := t.procsAt(a); return lo < hi }
 
-// procName is the procedure name at an entry: the primary name when it is a
-// procedure, else the best-ranked procedure name.
-func (t *symTable) procName(a uint64) (string, bool) {
+// symbolName is the procedure symbol's own name at an entry, which gdb's
+// debug information knows: the primary name when it is a procedure, else
+// the first-ranked procedure name.
+func (t *symTable) symbolName(a uint64) string {
 	lo, hi := t.procsAt(a)
 	if lo == hi {
-		return "", false
+		return ""
 	}
 	best := t.procs[lo]
 	for _, k := range t.procs[lo:hi] {
 		if t.primary[k] {
-			return t.syms[k].name, true
+			return t.syms[k].name
 		}
-		if rank(t.syms[k].typ) < rank(t.syms[best].typ) {
+		if primaryBefore(&t.syms[k], &t.syms[best]) {
 			best = k
 		}
 	}
-	return t.syms[best].name, true
+	return t.syms[best].name
 }
 
 // procsNamed lists the distinct entries of the procedures named name.
@@ -117,6 +146,16 @@ func (t *symTable) classify(a uint64) (external, thunk bool) {
 	return false, false
 }
 
+// namesAt is the range of syms at a.
+func (t *symTable) namesAt(a uint64) (int, int) {
+	lo := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= a })
+	hi := lo
+	for hi < len(t.syms) && t.syms[hi].addr == a {
+		hi++
+	}
+	return lo, hi
+}
+
 func (t *symTable) primaryAt(a uint64) (int, bool) {
 	i := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= a })
 	for ; i < len(t.syms) && t.syms[i].addr == a; i++ {
@@ -125,19 +164,6 @@ func (t *symTable) primaryAt(a uint64) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-func (t *symTable) procedurePage(offset, limit int) provider.Page[builtin.ProcedureItem] {
-	page := provider.PageOf(t.procs, offset, limit)
-	items := make([]builtin.ProcedureItem, len(page.Items))
-	for i, k := range page.Items {
-		s := &t.syms[k]
-		stub := isStub(s)
-		items[i] = builtin.ProcedureItem{Address: provider.FormatAddress(s.addr), Value: s.name,
-			Procedure: builtin.ProcedureInfo{External: stub, Thunk: stub}}
-	}
-	return provider.Page[builtin.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
-		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
 }
 
 // symbolType maps gdb's minimal symbol type to the list_names vocabulary.
@@ -151,34 +177,6 @@ func symbolType(t byte) string {
 		return "object"
 	}
 	return "label"
-}
-
-func (t *symTable) namePage(a uint64, hasAddr bool, offset, limit int) provider.Page[builtin.NameItem] {
-	lo, hi := 0, len(t.syms)
-	if hasAddr {
-		lo = sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= a })
-		hi = lo
-		for hi < len(t.syms) && t.syms[hi].addr == a {
-			hi++
-		}
-	}
-	idx := make([]int, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		idx = append(idx, i)
-	}
-	page := provider.PageOf(idx, offset, limit)
-	items := make([]builtin.NameItem, len(page.Items))
-	for i, k := range page.Items {
-		s := &t.syms[k]
-		src := "default"
-		if isStub(s) {
-			src = "imported"
-		}
-		items[i] = builtin.NameItem{Address: provider.FormatAddress(s.addr), Value: s.name,
-			Symbol: builtin.SymbolInfo{Primary: t.primary[k], External: isStub(s), Type: symbolType(s.typ), Source: src}}
-	}
-	return provider.Page[builtin.NameItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
-		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
 }
 
 // basicBlocks counts basic blocks over gdb's disassembly like the builtin

@@ -1,0 +1,123 @@
+package gdb
+
+import (
+	"slices"
+
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/builtin"
+)
+
+// Names as the builtin provider shows them: a user name (set_address_name)
+// first, else the primary minimal symbol; list_procedures has one item per
+// entry address with the other names as aliases.
+
+// SetUserNames implements provider.UserNames.
+func (c *Client) SetUserNames(names map[uint64]string) {
+	c.user.Store(provider.NewNameSet(names))
+}
+
+// namer names addresses for one answer, recording the user names shown.
+type namer struct {
+	tab  *symTable
+	user *provider.NameSet
+	use  provider.UserNameUse
+}
+
+func (c *Client) namer(tab *symTable) *namer { return &namer{tab: tab, user: c.user.Load()} }
+
+// displayName is the name shown for an address: the user's name, else the
+// primary minimal symbol.
+func (n *namer) displayName(a uint64) (string, bool) {
+	if u, ok := n.user.At(a); ok {
+		n.use.Shown(a)
+		return u, true
+	}
+	if i, ok := n.tab.primaryAt(a); ok {
+		return n.tab.syms[i].name, true
+	}
+	return "", false
+}
+
+// procName is the display name of the procedure at an entry.
+func (n *namer) procName(a uint64) (string, bool) {
+	if !n.tab.isEntry(a) {
+		return "", false
+	}
+	return n.displayName(a)
+}
+
+func (n *namer) procedurePage(offset, limit int) provider.Page[builtin.ProcedureItem] {
+	t := n.tab
+	page := provider.PageOf(t.entries, offset, limit)
+	start := min(offset, len(t.entries))
+	items := make([]builtin.ProcedureItem, len(page.Items))
+	for i, lo := range page.Items {
+		hi := len(t.procs)
+		if start+i+1 < len(t.entries) {
+			hi = t.entries[start+i+1]
+		}
+		addr := t.syms[t.procs[lo]].addr
+		value, _ := n.displayName(addr)
+		aliases := make([]string, 0, hi-lo)
+		stub := false
+		for _, k := range t.procs[lo:hi] {
+			aliases = append(aliases, t.syms[k].name)
+			stub = stub || isStub(&t.syms[k])
+		}
+		slices.Sort(aliases)
+		aliases = slices.Compact(aliases)
+		if j, found := slices.BinarySearch(aliases, value); found {
+			aliases = slices.Delete(aliases, j, j+1)
+		}
+		items[i] = builtin.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases,
+			Procedure: builtin.ProcedureInfo{External: stub, Thunk: stub}}
+	}
+	return provider.Page[builtin.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+}
+
+func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Page[builtin.NameItem] {
+	t := n.tab
+	lo, hi := 0, len(t.syms)
+	user := n.user.Sorted()
+	if hasAddr {
+		lo, hi = t.namesAt(a)
+		user = nil
+		if u, ok := n.user.At(a); ok {
+			user = []provider.UserName{{Address: a, Name: u}}
+		}
+	}
+	refs, total := provider.MergeUserNames(hi-lo, func(i int) (uint64, string) {
+		return t.syms[lo+i].addr, t.syms[lo+i].name
+	}, user, offset, limit)
+	items := make([]builtin.NameItem, len(refs))
+	for i, r := range refs {
+		if u := r.User; u != nil {
+			typ := "label"
+			if t.isEntry(u.Address) {
+				typ = "function"
+			}
+			n.use.Shown(u.Address)
+			items[i] = builtin.NameItem{Address: provider.FormatAddress(u.Address), Value: u.Name,
+				Symbol: builtin.SymbolInfo{Primary: true, Type: typ, Source: "user_defined"}}
+			continue
+		}
+		k := lo + r.Base
+		s := &t.syms[k]
+		src := "default"
+		if isStub(s) {
+			src = "imported"
+		}
+		primary := t.primary[k]
+		if u, ok := n.user.At(s.addr); ok {
+			primary = u == s.name
+		}
+		items[i] = builtin.NameItem{Address: provider.FormatAddress(s.addr), Value: s.name,
+			Symbol: builtin.SymbolInfo{Primary: primary, External: isStub(s), Type: symbolType(s.typ), Source: src}}
+	}
+	p := provider.Page[builtin.NameItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
+	if end := min(offset, total) + len(items); end < total {
+		p.NextOffset, p.Truncated = &end, true
+	}
+	return p
+}
