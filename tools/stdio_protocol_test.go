@@ -1,0 +1,157 @@
+package tools_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// rawConn speaks newline-delimited JSON-RPC to a real `rea mcp` subprocess.
+// Writes are serialized, so a reader goroutine may answer the server's own
+// requests while another goroutine pipelines.
+type rawConn struct {
+	t     testing.TB
+	cmd   *exec.Cmd
+	wmu   sync.Mutex
+	stdin io.WriteCloser
+	lines *bufio.Reader
+}
+
+// startRaw starts `rea mcp` on a fresh ledger with env added to the test's
+// environment; the process is killed when the test ends or after limit.
+func startRaw(t testing.TB, limit time.Duration, env ...string) *rawConn {
+	t.Helper()
+	cmd := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
+	t.Cleanup(func() {
+		timer.Stop()
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return &rawConn{t: t, cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 1<<20)}
+}
+
+func (c *rawConn) send(msg string) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if _, err := io.WriteString(c.stdin, msg+"\n"); err != nil {
+		c.t.Errorf("writing to rea mcp: %v", err)
+	}
+}
+
+// next returns the next message; it fails the test when the server ends
+// (or was killed by the time limit) first.
+func (c *rawConn) next() []byte {
+	line, err := c.lines.ReadBytes('\n')
+	if err != nil {
+		c.t.Fatalf("reading from rea mcp (killed after its time limit?): %v", err)
+	}
+	return line
+}
+
+// initialize performs the handshake with the given client capabilities.
+func (c *rawConn) initialize(capabilities string) {
+	c.t.Helper()
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` +
+		capabilities + `,"clientInfo":{"name":"raw","version":"1"}}}`)
+	if line := c.next(); !strings.Contains(string(line), `"result"`) {
+		c.t.Fatalf("initialize: %s", line)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+type rawMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params map[string]any  `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func decodeRaw(t testing.TB, line []byte) rawMessage {
+	t.Helper()
+	var m rawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("not a JSON-RPC message: %v: %.300s", err, line)
+	}
+	return m
+}
+
+// TestStdioTerminalProgressIsTheWork opens the stripped Debian gdb with a
+// progress token: the terminal update's progress and total are the request's
+// whole work — every byte hashed, every selection candidate evaluated and
+// the completion step (CONTRACTS.md §0, §6.1) — not the last intermediate
+// value plus one (it was 9,437,185 for gdb's 10,395,104 bytes: the final
+// partial chunk of the hash was never reported).
+func TestStdioTerminalProgressIsTheWork(t *testing.T) {
+	const gdb = "/usr/bin/gdb"
+	fi, err := os.Stat(gdb)
+	if err != nil {
+		testkit.SkipOrFail(t, "the Debian gdb binary is not installed: "+err.Error())
+		return
+	}
+	c := startRaw(t, 2*time.Minute)
+	c.initialize(`{}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_binary","arguments":{"path":"` + gdb +
+		`"},"_meta":{"progressToken":"open"}}}`)
+	var updates []map[string]any
+	for {
+		m := decodeRaw(t, c.next())
+		if m.Method == "notifications/progress" {
+			updates = append(updates, m.Params)
+			continue
+		}
+		if string(m.ID) == "1" {
+			if m.Result == nil || strings.Contains(string(m.Result), `"isError":true`) {
+				t.Fatalf("open_binary: %s", m.Result)
+			}
+			break
+		}
+	}
+	if len(updates) < 2 {
+		t.Fatalf("progress updates: %v", updates)
+	}
+	last := updates[len(updates)-1]
+	p, _ := last["progress"].(float64)
+	total, _ := last["total"].(float64)
+	t.Logf("size %d, terminal %v, %d updates", fi.Size(), last, len(updates))
+	if last["message"] != "open_binary: completed" || p != total {
+		t.Fatalf("terminal update %v: progress and total must both be the whole work", last)
+	}
+	// Units: every byte hashed, the selection's candidates (a handful), and
+	// the completion step.
+	if work := p - float64(fi.Size()) - 1; work < 1 || work > 16 {
+		t.Fatalf("terminal progress %v for %d bytes hashed: %v units are not the selection's candidates", p, fi.Size(), work)
+	}
+	for _, u := range updates[:len(updates)-1] {
+		if q, _ := u["progress"].(float64); q >= p {
+			t.Fatalf("intermediate update %v is not below the terminal %v", u, p)
+		}
+	}
+}
