@@ -51,6 +51,10 @@ type stdioTransport struct {
 	wmu  sync.Mutex // one message per Write, never interleaved
 	sess *stdioSession
 
+	// initialized is set by the read loop once an initialize succeeded;
+	// a later initialize is refused (CONTRACTS.md §0).
+	initialized bool
+
 	reqMu    sync.Mutex
 	stopped  bool
 	requests sync.WaitGroup
@@ -133,19 +137,70 @@ func (t *stdioTransport) read(ctx context.Context, in *bufio.Reader, done chan<-
 		switch {
 		case head.Method == "" && hasID:
 			t.sess.answer(line)
+		case head.Method != "" && len(head.ID) > 0 && !validID(head.ID):
+			// A request whose id is not a string or an integer (null
+			// included: MCP forbids it) is answered with id null.
+			t.writeRaw(errorWithRawID([]byte("null"), mcp.INVALID_REQUEST, "Invalid Request: the id must be a string or an integer"))
+		case hasID && head.Method == string(mcp.MethodInitialize):
+			// The handshake runs on the read loop: it is quick, and the
+			// next message must see whether it succeeded.
+			if t.initialized {
+				t.writeRaw(errorWithRawID(head.ID, mcp.INVALID_REQUEST, "Invalid Request: the connection is already initialized"))
+				continue
+			}
+			msg, ok := t.forServer(line, head.ID)
+			if !ok {
+				t.writeRaw(errorWithRawID(head.ID, mcp.INVALID_REQUEST, "Invalid Request"))
+				continue
+			}
+			_, failed := t.handle(ctx, msg).(mcp.JSONRPCError)
+			t.initialized = !failed
 		case hasID:
+			msg, ok := t.forServer(line, head.ID)
+			if !ok {
+				t.writeRaw(errorWithRawID(head.ID, mcp.INVALID_REQUEST, "Invalid Request"))
+				continue
+			}
 			if !t.beginRequest() {
 				continue // stopping: ctx is done, and the next read returns
 			}
-			msg := bytes.Clone(line)
 			go t.read(ctx, in, done)
 			t.handle(ctx, msg)
 			t.requests.Done()
 			return
+		case head.Method == string(mcp.MethodNotificationCancelled):
+			t.handle(ctx, cancelForServer(line))
 		default:
 			t.handle(ctx, line)
 		}
 	}
+}
+
+// forServer returns the copy of a request line that mcp-go is given: the
+// line itself when its id survives mcp-go, else the line with a surrogate id
+// (jsonrpcid.go).
+func (t *stdioTransport) forServer(line, id []byte) ([]byte, bool) {
+	if plainID(id) {
+		return bytes.Clone(line), true
+	}
+	return withSurrogateID(line, id, "")
+}
+
+// cancelForServer names the surrogate of a cancelled request whose id is
+// not plain.
+func cancelForServer(line []byte) []byte {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &n) != nil || !validID(n.Params.RequestID) || plainID(n.Params.RequestID) {
+		return line
+	}
+	if msg, ok := withSurrogateID(line, n.Params.RequestID, "requestId"); ok {
+		return msg
+	}
+	return line
 }
 
 // beginRequest counts a request in unless the transport stopped.
@@ -203,9 +258,9 @@ func readLine(in *bufio.Reader) ([]byte, error) {
 }
 
 // handle runs one request or notification through mcp-go and writes the
-// answer, if any. A panic in a handler becomes an internal error for that
-// request, as mcp-go's StdioServer does.
-func (t *stdioTransport) handle(ctx context.Context, msg []byte) {
+// answer, if any, which it returns. A panic in a handler becomes an
+// internal error for that request, as mcp-go's StdioServer does.
+func (t *stdioTransport) handle(ctx context.Context, msg []byte) mcp.JSONRPCMessage {
 	var answer mcp.JSONRPCMessage
 	func() {
 		defer func() {
@@ -224,6 +279,7 @@ func (t *stdioTransport) handle(ctx context.Context, msg []byte) {
 	if answer != nil {
 		t.writeMessage(answer)
 	}
+	return answer
 }
 
 func (t *stdioTransport) forwardNotifications(ctx context.Context) {
@@ -283,6 +339,11 @@ func (t *stdioTransport) writeMessage(msg any) {
 			return
 		}
 	}
+	t.writeRaw(restoreID(b))
+}
+
+// writeRaw writes one encoded message and a newline in a single Write.
+func (t *stdioTransport) writeRaw(b []byte) {
 	b = append(b, '\n')
 	t.wmu.Lock()
 	defer t.wmu.Unlock()

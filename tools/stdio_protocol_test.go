@@ -155,3 +155,80 @@ func TestStdioTerminalProgressIsTheWork(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioRequestIDs: ids are echoed byte-exactly, integers beyond 2^53
+// and beyond 64 bits included (encoding/json's float64 turned
+// 9007199254740993 into 9007199254740992); ids that are not a string or an
+// integer, and null, are Invalid Request (-32600) answered with id null; a
+// second initialize on the connection is refused with -32600; and a
+// cancellation names a big id exactly.
+func TestStdioRequestIDs(t *testing.T) {
+	big := compileFixture(t, t.TempDir())
+	if err := os.Truncate(big, 4<<30); err != nil {
+		t.Fatal(err)
+	}
+	c := startRaw(t, 2*time.Minute)
+	c.initialize(`{}`)
+	// answer reads up to the answer with the given raw id.
+	answer := func(id string) rawMessage {
+		t.Helper()
+		for {
+			m := decodeRaw(t, c.next())
+			if m.Method == "" && string(m.ID) == id {
+				return m
+			}
+			if m.Method == "" {
+				t.Fatalf("answer with id %s while waiting for %s (%+v)", m.ID, id, m)
+			}
+		}
+	}
+	for _, id := range []string{"9007199254740993", "-9007199254740993", "123456789012345678901234567890", "18446744073709551617",
+		"0", "7", `"s\u0041<&>"`, `"\ud83d\ude00"`, `"plain"`} {
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"binary_session","arguments":{}}}`)
+		if m := answer(id); m.Result == nil {
+			t.Errorf("tools/call with id %s: %+v", id, m)
+		}
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if m := answer(id); m.Result == nil {
+			t.Errorf("ping with id %s: %+v", id, m)
+		}
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"no/such/method"}`)
+		if m := answer(id); m.Error == nil || m.Error.Code != -32601 {
+			t.Errorf("unknown method with id %s: %+v", id, m)
+		}
+	}
+	for _, id := range []string{"true", "false", "null", `{"a":1}`, "[1]", "[]", "1.5", "1.0", "1e3", "-0.5"} {
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		m := answer("null")
+		if m.Error == nil || m.Error.Code != -32600 {
+			t.Errorf("id %s: %+v, want -32600 with id null", id, m)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":"again","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := answer(`"again"`); m.Error == nil || m.Error.Code != -32600 {
+		t.Errorf("second initialize: %+v, want -32600", m)
+	}
+	// Still one connection, still serving.
+	c.send(`{"jsonrpc":"2.0","id":9007199254740995,"method":"ping"}`)
+	if m := answer("9007199254740995"); m.Result == nil {
+		t.Fatalf("ping after the refused initialize: %+v", m)
+	}
+	// A cancellation naming a big id reaches that request: the open of a
+	// 4 GiB file ends cancelled instead of hashing to the end.
+	c.send(`{"jsonrpc":"2.0","id":9007199254740997,"method":"tools/call","params":{"name":"open_binary","arguments":{"path":` + mustJSON(t, big) + `},"_meta":{"progressToken":"big"}}}`)
+	for {
+		m := decodeRaw(t, c.next())
+		if m.Method == "notifications/progress" {
+			if msg, _ := m.Params["message"].(string); strings.HasPrefix(msg, "hash:") || strings.HasPrefix(msg, "open_binary:") {
+				break
+			}
+			continue
+		}
+		t.Fatalf("before the open's progress: %+v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740997,"reason":"test"}}`)
+	m := answer("9007199254740997")
+	if !strings.Contains(string(m.Result), `"code":"cancelled"`) {
+		t.Fatalf("cancelled open: %s", m.Result)
+	}
+}
