@@ -3,6 +3,7 @@ package tools_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -55,11 +56,18 @@ func startRaw(t testing.TB, limit time.Duration, env ...string) *rawConn {
 }
 
 func (c *rawConn) send(msg string) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if _, err := io.WriteString(c.stdin, msg+"\n"); err != nil {
+	if err := c.write(msg + "\n"); err != nil {
 		c.t.Errorf("writing to rea mcp: %v", err)
 	}
+}
+
+// write writes s as it is; goroutines that may outlive a failed test use
+// it instead of send.
+func (c *rawConn) write(s string) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := io.WriteString(c.stdin, s)
+	return err
 }
 
 // next returns the next message; it fails the test when the server ends
@@ -230,5 +238,125 @@ func TestStdioRequestIDs(t *testing.T) {
 	m := answer("9007199254740997")
 	if !strings.Contains(string(m.Result), `"code":"cancelled"`) {
 		t.Fatalf("cancelled open: %s", m.Result)
+	}
+}
+
+// vmHWM returns the peak resident set size of a process, in bytes.
+func vmHWM(t testing.TB, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}
+
+// TestStdioBurstMemoryIsBounded pipelines 10,000 requests at `rea mcp`
+// while reading the answers: with at most 64 requests in flight and the
+// rest left unread in the pipe (CONTRACTS.md §0), the server's peak RSS
+// stays flat (it was 287 MB: every request had its own goroutine and
+// buffers), and every request is answered.
+func TestStdioBurstMemoryIsBounded(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		testkit.SkipOrFail(t, "no /proc to read the peak RSS from: "+err.Error())
+		return
+	}
+	const n = 10000
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	c := startRaw(t, 5*time.Minute)
+	c.initialize(`{}`)
+	c.send(`{"jsonrpc":"2.0","id":"open","method":"tools/call","params":{"name":"open_binary","arguments":{"path":` + mustJSON(t, fixture) + `}}}`)
+	for {
+		m := decodeRaw(t, c.next())
+		if m.Method != "" {
+			continue // list_changed
+		}
+		if string(m.ID) != `"open"` || m.Result == nil {
+			t.Fatalf("open_binary: %+v", m)
+		}
+		break
+	}
+	before := vmHWM(t, c.cmd.Process.Pid)
+	go func() {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"list_procedures","arguments":{"limit":100}}}`+"\n", i)
+			if b.Len() > 64<<10 || i == n-1 {
+				if c.write(b.String()) != nil {
+					return
+				}
+				b.Reset()
+			}
+		}
+	}()
+	seen := make([]bool, n)
+	for answered := 0; answered < n; {
+		m := decodeRaw(t, c.next())
+		if m.Method != "" {
+			continue
+		}
+		answered++
+		var id int
+		if err := json.Unmarshal(m.ID, &id); err != nil || id < 0 || id >= n || seen[id] || m.Result == nil {
+			t.Fatalf("answer %s: %.300s", m.ID, m.Result)
+		}
+		seen[id] = true
+	}
+	peak := vmHWM(t, c.cmd.Process.Pid)
+	t.Logf("peak RSS %d MB before the burst, %d MB after %d pipelined requests", before>>20, peak>>20, n)
+	if peak > 100<<20 {
+		t.Fatalf("peak RSS %d MB under a burst of %d requests, want < 100 MB", peak>>20, n)
+	}
+}
+
+// TestStdioElicitationBeyondTheBound pipelines 200 captures that each ask
+// the client (elicitation) before answering — more than the 64 requests
+// allowed in flight. The client answers each question as it arrives; the
+// answers come through the same read loop the bound stops, so a request
+// waiting for its answer must not hold a slot, or 64 waiting requests
+// would stop the loop before their answers (a deadlock, ended here by the
+// time limit).
+func TestStdioElicitationBeyondTheBound(t *testing.T) {
+	const n = 200
+	root := t.TempDir()
+	c := startRaw(t, 2*time.Minute, "REA_PROCESS_CAPTURE_ENABLED=true",
+		"REA_PROCESS_WORKING_ROOTS_JSON="+mustJSON(t, []string{root}),
+		"REA_PROCESS_EXECUTABLE_ROOTS_JSON="+mustJSON(t, []string{"/usr/bin", "/bin"}))
+	c.initialize(`{"elicitation":{"form":{}}}`)
+	args := mustJSON(t, map[string]any{"executable": "/bin/sh", "arguments": []string{"-c", "true"}, "working_directory": root, "timeout_ms": 20000})
+	go func() {
+		for i := range n {
+			if c.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"capture_process_scenario","arguments":%s}}`+"\n", i, args)) != nil {
+				return
+			}
+		}
+	}()
+	asked := 0
+	for answered := 0; answered < n; {
+		m := decodeRaw(t, c.next())
+		switch {
+		case m.Method == "elicitation/create":
+			asked++
+			c.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"action":"decline"}}`)
+		case m.Method != "":
+		case strings.Contains(string(m.Result), `"code":"permission_required"`):
+			answered++
+		default:
+			t.Fatalf("answer %s: %.300s", m.ID, m.Result)
+		}
+	}
+	if asked != n {
+		t.Fatalf("%d questions for %d declined captures", asked, n)
 	}
 }
