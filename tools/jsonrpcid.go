@@ -106,25 +106,33 @@ func withSurrogateID(msg []byte, raw []byte, inner string) ([]byte, bool) {
 // JSON-RPC response or error whose id is a surrogate.
 const responsePrefix = `{"jsonrpc":"2.0","id":"\u0001`
 
-// restoreID puts the original id bytes back into an encoded response whose
-// id is a surrogate; any other message is returned as it is.
+// restoreID puts the original id bytes back into encoded messages whose
+// id is a surrogate: b is one message (stdio) or a chunk of an SSE stream
+// (HTTP), so every occurrence is restored. The pattern cannot occur inside
+// a JSON string (its quotes would be escaped there). Anything else is
+// returned as it is, without a copy.
 func restoreID(b []byte) []byte {
-	if !bytes.HasPrefix(b, []byte(responsePrefix)) {
+	i := bytes.Index(b, []byte(responsePrefix))
+	if i < 0 {
 		return b
 	}
-	rest := b[len(responsePrefix):]
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return b
+	out := make([]byte, 0, len(b)+32)
+	for i >= 0 {
+		out = append(out, b[:i]...)
+		rest := b[i+len(responsePrefix):]
+		end := bytes.IndexByte(rest, '"')
+		raw, err := hex.DecodeString(string(rest[:max(end, 0)]))
+		if end < 0 || err != nil {
+			out = append(out, b[i:i+len(responsePrefix)]...) // not a surrogate after all
+			b = rest
+		} else {
+			out = append(out, `{"jsonrpc":"2.0","id":`...)
+			out = append(out, raw...)
+			b = rest[end+1:]
+		}
+		i = bytes.Index(b, []byte(responsePrefix))
 	}
-	raw, err := hex.DecodeString(string(rest[:end]))
-	if err != nil {
-		return b
-	}
-	out := make([]byte, 0, len(b)+len(raw))
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, raw...)
-	return append(out, rest[end+1:]...)
+	return append(out, b...)
 }
 
 // errorWithRawID encodes a JSON-RPC error answer whose id is raw (a valid

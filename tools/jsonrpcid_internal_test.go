@@ -71,6 +71,12 @@ func FuzzRequestIDRoundTrip(f *testing.F) {
 			if !bytes.Equal(got.ID, raw) {
 				t.Fatalf("id %s echoed as %s", raw, got.ID)
 			}
+			// As SSE events (HTTP): every message of a chunk is restored.
+			event := "event: message\ndata: " + string(b) + "\n\n"
+			want := "event: message\ndata: " + string(restoreID(b)) + "\n\n"
+			if got := string(restoreID([]byte(event + event))); got != want+want {
+				t.Fatalf("id %s in SSE events: %q, want %q", raw, got, want+want)
+			}
 		}
 	})
 }
