@@ -191,7 +191,7 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 	t := provider.Target{Path: real, Size: fi.Size(), Format: det.Format, Kind: det.Kind, Architecture: det.Architecture}
 	if det.Kind == target.KindDirectory {
 		t.Size = 0
-		t.SHA256, err = target.HashDirectory(ctx, real)
+		t.SHA256, err = target.HashDirectory(ctx, real, rep)
 	} else {
 		t.SHA256, err = target.HashFile(ctx, real, fi.Size(), rep)
 	}
@@ -207,11 +207,14 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 		return cur.result(), nil
 	}
 
-	rep.Report(progress.Update{Phase: "select", Completed: 0, Total: progress.Total(float64(len(c.eng.cfg.Registry.Providers()))), Message: "selecting provider"})
+	candidates := progress.Total(float64(len(c.eng.cfg.Registry.Providers())))
+	rep.Report(progress.Update{Phase: "select", Completed: 0, Total: candidates, Message: "selecting provider"})
 	choice, failure, err := c.eng.cfg.Registry.Select(ctx, t, selector, c.eng.cfg.EnvironmentSelector)
 	if err != nil {
 		return OpenResult{}, err
 	}
+	// Select evaluated every candidate.
+	rep.Report(progress.Update{Phase: "select", Completed: *candidates, Total: candidates, Message: "selected"})
 	if failure != nil {
 		return OpenResult{}, c.recordSelectionFailure(ctx, failure)
 	}

@@ -295,7 +295,7 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.ids.enter(id)
 		defer g.ids.leave(id)
 	}
-	g.next.ServeHTTP(w, r)
+	g.serveMessage(w, r)
 }
 
 // hostAllowed: the Host header must name the bound address (DNS-rebinding

@@ -48,13 +48,17 @@ func newAnalyzeCommand(g *globals) *cobra.Command {
 				}
 				selector = sel
 			}
+			path, err := absPath("open_binary", "/path", args[0])
+			if err != nil {
+				return failWith(cmd, asJSON, err)
+			}
 			eng, closeLedger, err := g.openEngine(ctx)
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
 			defer closeLedger()
 			rep, clearLine := terminalProgress(cmd.ErrOrStderr())
-			ov, err := analyze(ctx, eng, args[0], selector, rep)
+			ov, err := analyze(ctx, eng, path, selector, rep)
 			clearLine()
 			if err != nil {
 				return failWith(cmd, asJSON, err)

@@ -114,7 +114,7 @@ func newEvidenceCommand(g *globals) *cobra.Command {
 		},
 	}
 	bundle.Flags().StringVar(&runID, "run", "", "only records of this run id")
-	bundle.Flags().StringVarP(&out, "output", "o", "", "write to FILE (0600; must not exist) instead of stdout")
+	bundle.Flags().VarP(pathValue{&out}, "output", "o", "write to FILE (0600; must not exist) instead of stdout")
 	ev.AddCommand(bundle)
 	return ev
 }

@@ -69,7 +69,7 @@ func newLedgerCommand(g *globals) *cobra.Command {
 			return m, err == nil, err
 		}),
 	}
-	export.Flags().StringVarP(&out, "output", "o", "", "file to create (0600; must not exist)")
+	export.Flags().VarP(pathValue{&out}, "output", "o", "file to create (0600; must not exist)")
 	export.Flags().Int64Var(&from, "from", 0, "first seq (default 1)")
 	export.Flags().Int64Var(&to, "to", 0, "last seq (default head)")
 	export.MarkFlagRequired("output")
@@ -98,7 +98,11 @@ func newLedgerCommand(g *globals) *cobra.Command {
 				return verifyLive(cmd, args)
 			}
 			replayGC()
-			rep, err := verifyExportFile(cmd.Context(), args[0], previous)
+			file, err := absPath("ledger_verify", "/file", args[0])
+			if err != nil {
+				return failWith(cmd, true, err)
+			}
+			rep, err := verifyExportFile(cmd.Context(), file, previous)
 			if err != nil {
 				return failWith(cmd, true, err)
 			}
@@ -109,7 +113,7 @@ func newLedgerCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	verify.Flags().StringVar(&previous, "previous", "", "an earlier export of the same ledger; checks append-only prefix")
+	verify.Flags().Var(pathValue{&previous}, "previous", "an earlier export of the same ledger; checks append-only prefix")
 
 	imp := &cobra.Command{
 		Use:   "import FILE",
@@ -117,7 +121,11 @@ func newLedgerCommand(g *globals) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: g.runLedger(false, func(ctx context.Context, led *ledger.Ledger, args []string) (any, bool, error) {
 			replayGC()
-			f, err := os.Open(args[0])
+			file, err := absPath("ledger_import", "/file", args[0])
+			if err != nil {
+				return nil, false, err
+			}
+			f, err := os.Open(file)
 			if err != nil {
 				return nil, false, err
 			}

@@ -11,8 +11,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -62,7 +64,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&g.ledgerPath, "ledger", "", "ledger file (default $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
+	root.PersistentFlags().Var(pathValue{&g.ledgerPath}, "ledger", "ledger file (default $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
 	// --cpuprofile is for measuring REA itself (BENCHMARKS.md): the MCP
 	// figures run `rea mcp` as a subprocess, where go test's -cpuprofile
 	// cannot see.
@@ -100,7 +102,7 @@ func (g *globals) resolveLedgerPath() (string, error) {
 		return g.ledgerPath, nil
 	}
 	if p := os.Getenv("REA_LEDGER_PATH"); p != "" {
-		return p, nil
+		return filepath.Abs(p)
 	}
 	return ledger.DefaultPath()
 }
@@ -209,9 +211,50 @@ func failWith(cmd *cobra.Command, asJSON bool, err error) error {
 	if asJSON {
 		printJSON(cmd.OutOrStdout(), map[string]any{"error": fe})
 	} else {
-		fmt.Fprintf(cmd.ErrOrStderr(), "rea: %s: %s\n  remediation: %s\n", fe.Code, fe.Message, fe.Remediation.Action)
+		w := cmd.ErrOrStderr()
+		fmt.Fprintf(w, "rea: %s: %s\n", fe.Code, fe.Message)
+		printDetails(w, fe.Details)
+		fmt.Fprintf(w, "  remediation: %s\n", fe.Remediation.Action)
 	}
 	return exitError{1}
+}
+
+// printDetails renders what a failure's details say in lines a person
+// reads: each validation issue (pointer, reason, message), then the other
+// scalar details (path, reason, variable…) in key order. The operation is
+// the command itself and is left out; lists and objects other than the
+// issues are left to --json. Details are the envelope's own (§1.6): safe
+// to print.
+func printDetails(w io.Writer, details map[string]any) {
+	if issues, ok := details["issues"].([]fault.Issue); ok {
+		for _, is := range issues {
+			line := "  " + is.Path
+			if is.Path == "" {
+				line = "  (input)"
+			}
+			line += ": " + is.Reason
+			if is.Message != "" {
+				line += ": " + is.Message
+			}
+			if is.Expected != "" {
+				line += " (expected " + is.Expected + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	keys := make([]string, 0, len(details))
+	for k, v := range details {
+		switch v.(type) {
+		case string, bool, int, int64, float64:
+			if k != "operation" {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %s: %v\n", k, details[k])
+	}
 }
 
 func newVersionCommand() *cobra.Command {

@@ -454,8 +454,8 @@ func newPolicyExplainCommand(g *globals) *cobra.Command {
 	}
 	f := c.Flags()
 	f.BoolVar(&asJSON, "json", false, "JSON output")
-	f.StringArrayVar(&roots, "root", nil, "a root the request reads or writes (repeatable)")
-	f.StringArrayVar(&exes, "executable", nil, "an executable the request runs (repeatable)")
+	f.Var(pathsValue{&roots}, "root", "a root the request reads or writes (repeatable)")
+	f.Var(pathsValue{&exes}, "executable", "an executable the request runs (repeatable)")
 	f.StringArrayVar(&names, "environment-name", nil, "an environment variable NAME the request passes (repeatable)")
 	f.StringVar(&network, "network", policy.NetworkNone, "none|loopback|external")
 	f.BoolVar(&mount, "mount", false, "the request mounts")

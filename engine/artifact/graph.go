@@ -170,7 +170,7 @@ func (s *inventory) directoryDigest(root Root) (string, error) {
 		}
 	}
 	if !complete {
-		d, err := target.HashDirectory(s.ctx, root.Path)
+		d, err := target.HashDirectory(s.ctx, root.Path, nil) // the meter reports this inventory's hashing
 		if err != nil {
 			return "", typed(s.op, err)
 		}
@@ -233,6 +233,7 @@ func (m *meter) hashed(n int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.phase == "traverse" {
+		m.rep.Report(progress.Update{Phase: "traverse", Completed: float64(m.entries), Message: "listing entries"})
 		m.phase = "hash"
 		m.rep.Report(progress.Update{Phase: "hash", Completed: 0, Message: "hashing entries"})
 	}
@@ -244,3 +245,16 @@ func (m *meter) hashed(n int64) {
 }
 
 func (m *meter) fileDone() {}
+
+// done reports the current phase's final count (entries and bytes are
+// reported only every 256 entries or 1 MiB while they run), so that the
+// request's terminal update counts the whole work (§6.1).
+func (m *meter) done() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.phase == "traverse" {
+		m.rep.Report(progress.Update{Phase: "traverse", Completed: float64(m.entries), Message: "listing entries"})
+		return
+	}
+	m.rep.Report(progress.Update{Phase: "hash", Completed: float64(m.bytes), Message: "hashing entries"})
+}

@@ -65,6 +65,7 @@ func Inventory(ctx context.Context, root Root, opts Options) (*Graph, error) {
 	if err != nil {
 		return nil, typed(op, err)
 	}
+	s.meter.done()
 	if err := ctxErr(ctx, op); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -94,5 +95,29 @@ func TestCompareClassifications(t *testing.T) {
 	c, _ = Compare(context.Background(), left, right)
 	if c.Status != ClassTruncated || c.Summary.Unknown < 2 {
 		t.Fatalf("incomplete side: %s %+v", c.Status, c.Summary)
+	}
+}
+
+// TestInventoryProgressFinalCount: the last "hash" update of an inventory
+// is every byte hashed (the meter reported only each MiB, so 300 KB showed
+// as nothing), so that the request's terminal progress counts the real work
+// (CONTRACTS.md §6.1).
+func TestInventoryProgressFinalCount(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 300 {
+		write(t, filepath.Join(dir, fmt.Sprintf("d%d", i%7), fmt.Sprintf("f%03d.bin", i)), pattern(1000, byte(i)), 0o644)
+	}
+	var mu sync.Mutex
+	final := map[string]float64{}
+	rep := progress.Func(func(u progress.Update) {
+		mu.Lock()
+		defer mu.Unlock()
+		final[u.Phase] = u.Completed
+	})
+	if _, err := Inventory(context.Background(), Root{Path: dir, Format: FormatDirectory}, Options{Progress: rep}); err != nil {
+		t.Fatal(err)
+	}
+	if final["hash"] != 300*1000 {
+		t.Fatalf("final counts %v, want hash 300000", final)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -94,6 +95,29 @@ func TestEchoThroughPTY(t *testing.T) {
 	}
 	if res.Executable.Path != cat || res.Network != NetworkNone || res.Terminal != (Terminal{40, 5}) || res.SchemaVersion != 1 {
 		t.Fatalf("result head = %+v", res)
+	}
+}
+
+// TestStepsProgressCountsEveryStep: the last "steps" update is the number
+// of steps (the last step was never reported, so a request's terminal
+// progress fell one step short of its work; CONTRACTS.md §6.1).
+func TestStepsProgressCountsEveryStep(t *testing.T) {
+	needCapture(t)
+	cat := testkit.Need(t, "cat")
+	var mu sync.Mutex
+	var last float64 = -1
+	rep := progress.Func(func(u progress.Update) {
+		mu.Lock()
+		defer mu.Unlock()
+		if u.Phase == "steps" {
+			last = u.Completed
+		}
+	})
+	capture(t, Request{Executable: cat, StdinSteps: []Step{Write("x\n"), WaitOutput("x\r\n", 5000), CloseStdin()}}, Options{Progress: rep})
+	mu.Lock()
+	defer mu.Unlock()
+	if last != 3 {
+		t.Fatalf("last steps update %v, want 3", last)
 	}
 }
 

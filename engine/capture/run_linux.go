@@ -406,10 +406,10 @@ func (r *runner) run(digest, token string) (*Result, error) {
 		if !r.exited() {
 			r.observe() // each /proc scan costs: only while the launcher runs
 		}
-		if i+1 < len(steps) {
-			r.rep.Report(progress.Update{Phase: "steps", Completed: float64(i + 1), Total: progress.Total(total), Message: "running the script"})
-		}
+		r.rep.Report(progress.Update{Phase: "steps", Completed: float64(i + 1), Total: progress.Total(total), Message: "running the script"})
 	}
+	// Every step has its outcome now, skipped ones included.
+	r.rep.Report(progress.Update{Phase: "steps", Completed: total, Total: progress.Total(total), Message: "script done"})
 	if end == "" {
 		_, end = r.waitFor(time.Time{}, nil)
 	}

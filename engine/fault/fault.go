@@ -74,10 +74,11 @@ var defaultCategory = map[Code]Category{
 }
 
 // Retryable reports whether a code is in the retryable set. It is a property of
-// the code, never of one call.
+// the code, never of one call (CONTRACTS.md §0: invalid_request is not in the
+// set: the same input fails the same way).
 func Retryable(c Code) bool {
 	switch c {
-	case InvalidRequest, ProviderTimeout, Cancelled, RevisionConflict, ProviderUnavailable:
+	case ProviderTimeout, Cancelled, RevisionConflict, ProviderUnavailable:
 		return true
 	}
 	return false

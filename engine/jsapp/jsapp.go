@@ -117,6 +117,8 @@ func analyze(ctx context.Context, req Request, rep progress.Reporter, opts optio
 	if err != nil {
 		return nil, err
 	}
+	// The final count: add reports only every 256th entry.
+	rep.Report(progress.Update{Phase: "inventory", Completed: float64(len(inv.entries)), Message: "listing entries"})
 	if req.Format != "" && req.Format != FormatAuto && req.Format != format {
 		return nil, fault.Invalid(Operation, fault.Issue{Path: "/format", Reason: "invalid_value",
 			Message: "the input is " + string(format) + ", not " + string(req.Format), Expected: string(format)})
@@ -363,11 +365,16 @@ func (a *app) parse(ctx context.Context, rep progress.Reporter) error {
 			rep.Report(progress.Update{Phase: "parse", Completed: float64(len(done)), Total: progress.Total(total), Message: "parsing files"})
 		}
 	}
+	finished := 0
 	for _, e := range selected {
 		if !done[e] {
 			a.stats.OmittedTextFiles++
+		} else {
+			finished++
 		}
 	}
+	// The final count: the loop reports only every 16th file.
+	rep.Report(progress.Update{Phase: "parse", Completed: float64(finished), Total: progress.Total(total), Message: "parsing files"})
 	return nil
 }
 

@@ -331,10 +331,20 @@ func TestProgressPhases(t *testing.T) {
 		}
 		last = u.Completed
 	})
-	if _, err := Analyze(context.Background(), Request{InputPath: realAbs(t, fixtureDir), Limits: DefaultLimits()}, rep); err != nil {
+	final := map[string]float64{}
+	check := rep
+	rep = progress.Func(func(u progress.Update) { check.Report(u); final[u.Phase] = u.Completed })
+	res, err := Analyze(context.Background(), Request{InputPath: realAbs(t, fixtureDir), Limits: DefaultLimits()}, rep)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(phases, ",") != "inventory,parse,link" {
 		t.Fatalf("phases %v", phases)
+	}
+	// Each phase's last update is its whole work (CONTRACTS.md §6.1): the
+	// periodic updates alone stopped at the last 256th entry or 16th file.
+	st := res.Statistics
+	if final["inventory"] != float64(st.Entries) || final["parse"] != float64(st.TextFilesSelected-st.OmittedTextFiles) {
+		t.Fatalf("final counts %v, statistics %+v", final, st)
 	}
 }

@@ -77,14 +77,16 @@ func HashFile(ctx context.Context, path string, size int64, rep progress.Reporte
 		h.Write(c.buf[:c.n])
 		done += int64(c.n)
 		free <- c.buf
-		if c.err == io.EOF {
-			break
-		}
-		if c.err != nil {
+		if c.err != nil && c.err != io.EOF {
 			return "", ioFault(path, c.err)
 		}
+		// The last chunk is reported too: the phase's work is every byte
+		// hashed, and the terminal update counts it (§6.1).
 		if float64(done) <= total {
 			rep.Report(progress.Update{Phase: "hash", Completed: float64(done), Total: progress.Total(total), Message: "hashing"})
+		}
+		if c.err == io.EOF {
+			break
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -99,14 +101,33 @@ func HashFile(ctx context.Context, path string, size int64, rep progress.Reporte
 // null digest. Files are hashed sequentially through one reused buffer (a
 // tree has many small files, for which HashFile's reader goroutine and four
 // 1 MiB buffers per file cost more than the hashing), checking ctx between
-// ≤ 1 MiB chunks.
-func HashDirectory(ctx context.Context, dir string) (string, error) {
-	buf := make([]byte, hashChunk)
-	h := sha256.New()
-	return hashDirectory(ctx, dir, buf, h)
+// ≤ 1 MiB chunks. Progress is phase "hash" in bytes, total unknown (the
+// tree is not walked twice), reported every ≥ 1 MiB and once at the end.
+func HashDirectory(ctx context.Context, dir string, rep progress.Reporter) (string, error) {
+	m := &dirMeter{rep: progress.OrNop(rep)}
+	m.rep.Report(progress.Update{Phase: "hash", Completed: 0, Message: "hashing files"})
+	d, err := hashDirectory(ctx, dir, make([]byte, hashChunk), sha256.New(), m)
+	if err == nil {
+		m.rep.Report(progress.Update{Phase: "hash", Completed: float64(m.done), Message: "hashing files"})
+	}
+	return d, err
 }
 
-func hashDirectory(ctx context.Context, dir string, buf []byte, h hash.Hash) (string, error) {
+// dirMeter counts the bytes a directory hash has read.
+type dirMeter struct {
+	rep        progress.Reporter
+	done, last int64
+}
+
+func (m *dirMeter) add(n int) {
+	m.done += int64(n)
+	if m.done-m.last >= hashChunk {
+		m.last = m.done
+		m.rep.Report(progress.Update{Phase: "hash", Completed: float64(m.done), Message: "hashing files"})
+	}
+}
+
+func hashDirectory(ctx context.Context, dir string, buf []byte, h hash.Hash, m *dirMeter) (string, error) {
 	type child struct {
 		Name   string  `json:"name"`
 		Kind   string  `json:"kind"`
@@ -134,14 +155,14 @@ func hashDirectory(ctx context.Context, dir string, buf []byte, h hash.Hash) (st
 			c.Link = &l
 		case t.IsDir():
 			c.Kind = "directory"
-			d, err := hashDirectory(ctx, p, buf, h)
+			d, err := hashDirectory(ctx, p, buf, h, m)
 			if err != nil {
 				return "", err
 			}
 			c.SHA256 = &d
 		case t.IsRegular():
 			c.Kind = "file"
-			d, err := hashSmall(ctx, p, buf, h)
+			d, err := hashSmall(ctx, p, buf, h, m)
 			if err != nil {
 				return "", err
 			}
@@ -155,7 +176,7 @@ func hashDirectory(ctx context.Context, dir string, buf []byte, h hash.Hash) (st
 }
 
 // hashSmall hashes one file with the caller's buffer and hash state.
-func hashSmall(ctx context.Context, path string, buf []byte, h hash.Hash) (string, error) {
+func hashSmall(ctx context.Context, path string, buf []byte, h hash.Hash, m *dirMeter) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", ioFault(path, err)
@@ -168,6 +189,7 @@ func hashSmall(ctx context.Context, path string, buf []byte, h hash.Hash) (strin
 		}
 		n, err := f.Read(buf)
 		h.Write(buf[:n])
+		m.add(n)
 		if err == io.EOF {
 			break
 		}

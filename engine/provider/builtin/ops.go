@@ -276,6 +276,9 @@ func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)
 	if err != nil {
 		return nil, err
 	}
+	if b.prog != nil {
+		b.prog(b.n) // the final count: tick reports only every 4096th
+	}
 	if img.hasEntry {
 		six.dropSyntheticEntry(data, img.entry)
 	}

@@ -399,3 +399,26 @@ func TestRelocatableObject(t *testing.T) {
 	}
 	do(t, c, OpListProcedures, nil)
 }
+
+// TestIndexProgressFinalCount: each index build's last update is its whole
+// count (symbols, string bytes, code bytes decoded), not the last periodic
+// value: on a small fixture the periodic updates never fire, so only the
+// final one counts the work (CONTRACTS.md §6.1).
+func TestIndexProgressFinalCount(t *testing.T) {
+	path := cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
+	_, _, c := open(t, path)
+	rep := &monotonicReporter{t: t, last: map[string]float64{}}
+	for _, call := range []struct {
+		op     string
+		params provider.Params
+	}{{OpListNames, provider.Params{}}, {OpListStrings, provider.Params{}}, {OpXrefs, provider.Params{"address": "0x0"}}} {
+		if _, err := c.Do(context.Background(), call.op, call.params, rep); err != nil && !fault.Is(err, fault.InvalidRequest) {
+			t.Fatalf("%s: %v", call.op, err)
+		}
+	}
+	for _, what := range []string{"symbols indexed", "bytes scanned for strings", "code bytes decoded for references"} {
+		if n, ok := rep.last[what]; !ok || n <= 0 {
+			t.Errorf("%s: last update %v (reported %v)", what, n, ok)
+		}
+	}
+}

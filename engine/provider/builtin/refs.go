@@ -156,6 +156,7 @@ func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	prog(swept) // the final count: the sweep reports only every 4096th instruction
 	var err error
 	if rx.refs, err = sortEdges(ctx, rx.refs); err != nil {
 		return nil, err

@@ -286,6 +286,9 @@ wait:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if prog != nil {
+		prog(scanned.Load()) // the final count: the ticker saw only some of it
+	}
 	ix.setChunks(results)
 	// Entries are in file order. When addresses do not increase with file
 	// offsets (unusual layouts, damaged headers), sort by address explicitly.
