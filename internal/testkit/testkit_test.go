@@ -78,3 +78,12 @@ func TestASARPackerRuns(t *testing.T) {
 		t.Fatalf("asar --version = %q, want %s", out, want)
 	}
 }
+
+// TestMCPSDKInstalled: the SDK the independent client test imports is the
+// pinned release.
+func TestMCPSDKInstalled(t *testing.T) {
+	dir := MCPSDK(t)
+	if got, want := installedVersion(dir), strings.TrimPrefix(MCPSDKPackage, "@modelcontextprotocol/sdk@"); got != want {
+		t.Fatalf("%s holds version %q, want %s", dir, got, want)
+	}
+}
