@@ -60,7 +60,9 @@ type sdkCall struct {
 	Message             string `json:"message"`
 	Code                string `json:"code"`
 	Answer              string `json:"answer"`
-	Listed              bool   `json:"listed"`
+	Listed              bool   `json:"listed"`     // in the last tools/list before the call
+	Validator           bool   `json:"validator"`  // the SDK held an output schema validator for it
+	Structured          bool   `json:"structured"` // the answer had structuredContent
 	Validated           bool   `json:"validated"`
 	BytesResult         int    `json:"bytes_result"`
 	BytesStructured     int    `json:"bytes_structured"`
@@ -281,7 +283,7 @@ func TestSDKClient(t *testing.T) {
 				case c.Expect != "any" && c.Outcome != c.Expect:
 					t.Errorf("%s %s: want %s, got %s (code %q): %s", c.Stage, c.Tool, c.Expect, c.Outcome, c.Code, c.Answer)
 				case !c.Validated:
-					t.Errorf("%s %s: the SDK had no output schema to validate with (listed %v)", c.Stage, c.Tool, c.Listed)
+					t.Errorf("%s %s: not validated (listed %v, validator %v, structuredContent %v)", c.Stage, c.Tool, c.Listed, c.Validator, c.Structured)
 				case c.Outcome == "success":
 					succeeded[c.Tool] = true
 				case c.Outcome == "error":
@@ -352,7 +354,7 @@ func TestSDKClientSizes(t *testing.T) {
 		t.Errorf("the full tools/list at %s is %d B, bound %d", modernEra, n, maxFullListModern)
 	}
 	largest := map[string]sdkCall{}
-	var evidenceOver []string
+	evidenceOver := map[string]int{} // tool → its largest inline evidence over the bound
 	for _, c := range legacy.Calls {
 		if c.Outcome != "success" && c.Outcome != "error" {
 			continue
@@ -364,7 +366,7 @@ func TestSDKClientSizes(t *testing.T) {
 			}
 		}
 		if c.BytesEvidence != nil && c.EvidenceLimitations != nil && *c.EvidenceLimitations == 0 && *c.BytesEvidence > maxInlineEvidence {
-			evidenceOver = append(evidenceOver, fmt.Sprintf("%s %d B", c.Tool, *c.BytesEvidence))
+			evidenceOver[c.Tool] = max(evidenceOver[c.Tool], *c.BytesEvidence)
 		}
 		if c.BytesResult > largest[c.Tool].BytesResult {
 			largest[c.Tool] = c
@@ -383,7 +385,12 @@ func TestSDKClientSizes(t *testing.T) {
 		}
 	}
 	if len(evidenceOver) > 0 {
-		t.Errorf("inline evidence without limitations over %d B in %d answers: %s", maxInlineEvidence, len(evidenceOver), strings.Join(evidenceOver, ", "))
+		over := make([]string, 0, len(evidenceOver))
+		for tool, n := range evidenceOver {
+			over = append(over, fmt.Sprintf("%s %d B", tool, n))
+		}
+		sort.Strings(over)
+		t.Errorf("inline evidence without limitations over %d B in the answers of %d tools: %s", maxInlineEvidence, len(over), strings.Join(over, ", "))
 	}
 }
 

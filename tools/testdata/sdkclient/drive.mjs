@@ -159,7 +159,8 @@ async function runEra(era, ledger) {
       if (c.outcome === 'validation_failed' && r?.inputRequests && r.structuredContent === undefined) c.outcome = 'input_request';
     }
     const sc = r?.structuredContent;
-    c.validated = c.validator && sc !== undefined && c.outcome !== 'protocol_error';
+    c.structured = sc !== undefined;
+    c.validated = c.validator && c.structured && c.outcome !== 'protocol_error';
     c.bytes_result = bytes(rec.lastCall ?? undefined);
     c.bytes_structured = bytes(sc);
     if (sc?.evidence !== undefined) {
@@ -167,7 +168,7 @@ async function runEra(era, ledger) {
       c.evidence_limitations = Array.isArray(sc.evidence.limitations) ? sc.evidence.limitations.length : null;
     }
     if (sc?.error) c.code = sc.error.code;
-    if (c.outcome !== expect) c.answer = JSON.stringify(sc ?? r ?? null).slice(0, 600);
+    if (expect !== 'any' && c.outcome !== expect) c.answer = JSON.stringify(sc ?? r ?? null).slice(0, 600);
     rep.calls.push(c);
     if (c.outcome === 'input_request' && !round.requestState) {
       const inputResponses = {};
