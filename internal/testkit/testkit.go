@@ -1,6 +1,7 @@
 // Package testkit holds the helpers the repository's tests share: the
 // optional-tool policy (skip, or fail under REA_REQUIRE_ALL_TOOLS=1), the
-// @electron/asar oracle and the MCP SDK client from the npm registry, the rea binary and compiled C fixtures.
+// test-only npm packages (the @electron/asar oracle, the TypeScript MCP SDK
+// client), the rea binary and compiled C fixtures.
 //
 // It is for _test.go files only; no package outside tests may import it
 // (TestOnlyTestsImport checks).
