@@ -10,6 +10,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -66,10 +67,11 @@ const maxInFlight = 64
 type slotKey struct{}
 
 type stdioTransport struct {
-	srv  *server.MCPServer
-	out  io.Writer
-	wmu  sync.Mutex // one message per Write, never interleaved
-	sess *stdioSession
+	srv    *server.MCPServer
+	out    io.Writer
+	unread func() (int, error) // bytes written to out that its reader has not taken; nil when out cannot say
+	wmu    sync.Mutex          // one message per Write, never interleaved
+	sess   *stdioSession
 
 	// initialized is set by the read loop once an initialize succeeded;
 	// a later initialize is refused (CONTRACTS.md §0).
@@ -86,7 +88,7 @@ type stdioTransport struct {
 // once no request is running any more, before the session is unregistered,
 // with what ended the connection.
 func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, end func(error)) error {
-	t := &stdioTransport{srv: srv, out: w, slots: make(chan struct{}, maxInFlight)}
+	t := &stdioTransport{srv: srv, out: w, unread: unreadFunc(w), slots: make(chan struct{}, maxInFlight)}
 	t.sess = &stdioSession{t: t, notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan elicitationAnswer{}}
 	if err := srv.RegisterSession(ctx, t.sess); err != nil {
 		return fmt.Errorf("register session: %w", err)
@@ -341,9 +343,24 @@ func flushMark(n mcp.JSONRPCNotification) (chan struct{}, bool) {
 }
 
 // FlushNotifications returns once every notification queued so far has been
-// written, or when ctx ends first. A tool answer waits for it so that its
-// progress notifications precede the answer (CONTRACTS.md §6.1).
+// written and, where the output can say so (a pipe or a Unix socket), read
+// by the client, or when ctx ends first. A tool answer waits for it so that
+// its progress notifications precede the answer (CONTRACTS.md §6.1).
+//
+// Written is not enough for the TypeScript SDK client: it dispatches a
+// notification on a microtask but a response at once, and it handles all
+// the messages of one read in one go, so a terminal progress update that
+// shares a read with its answer reaches a request the client has already
+// answered and is dropped ("unknown token"). Waiting until the client has
+// taken the notifications puts the answer in a read of its own.
 func (s *stdioSession) FlushNotifications(ctx context.Context) error {
+	if err := s.flushQueue(ctx); err != nil {
+		return err
+	}
+	return s.t.waitRead(ctx)
+}
+
+func (s *stdioSession) flushQueue(ctx context.Context) error {
 	done := make(chan struct{})
 	mark := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: flushMethod,
 		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"done": done}}}}
@@ -357,6 +374,24 @@ func (s *stdioSession) FlushNotifications(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// waitRead returns once the client has read everything written so far, or
+// when ctx ends; at once when the output cannot say.
+func (t *stdioTransport) waitRead(ctx context.Context) error {
+	if t.unread == nil {
+		return nil
+	}
+	for pause := time.Duration(0); ; pause = min(2*pause+20*time.Microsecond, time.Millisecond) {
+		if n, err := t.unread(); err != nil || n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
 	}
 }
 

@@ -1,17 +1,20 @@
 // Package testkit holds the helpers the repository's tests share: the
 // optional-tool policy (skip, or fail under REA_REQUIRE_ALL_TOOLS=1), the
-// @electron/asar oracle, the rea binary and compiled C fixtures.
+// test-only npm packages (the @electron/asar oracle, the TypeScript MCP SDK
+// client), the rea binary and compiled C fixtures.
 //
 // It is for _test.go files only; no package outside tests may import it
 // (TestOnlyTestsImport checks).
 package testkit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -44,11 +47,91 @@ func Need(t testing.TB, tool string) string {
 // oracle. 3.x is pinned because 4.x needs node >= 22.12, newer than Debian's.
 const ASARPackage = "@electron/asar@3.4.1"
 
+// MCPSDKPackage is the official TypeScript MCP SDK, the independent client
+// that drives `rea mcp` in tools' SDK client test. 1.32.2 declares node >= 18
+// (Debian's is 20); it speaks the revisions up to 2025-11-25.
+const MCPSDKPackage = "@modelcontextprotocol/sdk@1.32.2"
+
+// npmPackage is a test-only package installed from the npm registry into a
+// prefix of its own, once per machine, on first use.
+type npmPackage struct {
+	spec      string // name@version
+	prefixEnv string // names the prefix; default $XDG_CACHE_HOME/rea-test/<cacheName>
+	cacheName string
+
+	once   sync.Once
+	prefix string
+	err    error
+}
+
 var (
-	asarOnce sync.Once
-	asarPath string
-	asarErr  error
+	asarPackage   = &npmPackage{spec: ASARPackage, prefixEnv: "REA_ELECTRON_ASAR_PREFIX", cacheName: "electron-asar"}
+	mcpSDKPackage = &npmPackage{spec: MCPSDKPackage, prefixEnv: "REA_MCP_SDK_PREFIX", cacheName: "mcp-sdk"}
 )
+
+// installed returns the npm prefix holding the package, installing it first
+// unless the prefix already holds the pinned version. A failure is found
+// once and then reported to every caller.
+func (p *npmPackage) installed() (string, error) {
+	p.once.Do(func() { p.prefix, p.err = p.install() })
+	return p.prefix, p.err
+}
+
+func (p *npmPackage) install() (string, error) {
+	at := strings.LastIndex(p.spec, "@")
+	name, version := p.spec[:at], p.spec[at+1:]
+	prefix := os.Getenv(p.prefixEnv)
+	if prefix == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no place to install %s: %w", p.spec, err)
+		}
+		prefix = filepath.Join(c, "rea-test", p.cacheName)
+	}
+	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(name))
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", fmt.Errorf("installing %s: %w", p.spec, err)
+	}
+	// Test binaries of several packages run at once and share the prefix;
+	// the lock keeps two npm installs from writing it together.
+	unlock, err := lockFile(filepath.Join(prefix, ".rea-install.lock"))
+	if err != nil {
+		return "", fmt.Errorf("installing %s: %w", p.spec, err)
+	}
+	defer unlock()
+	if installedVersion(dir) == version {
+		return prefix, nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", errors.New("npm is not installed and " + p.spec + " is not under " + prefix +
+			" (" + p.prefixEnv + "); install npm to run this test")
+	}
+	out, err := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save",
+		"--loglevel=error", p.spec).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("npm install %s: %w: %s", p.spec, err, out)
+	}
+	if got := installedVersion(dir); got != version {
+		return "", fmt.Errorf("npm install %s left version %q in %s", p.spec, got, dir)
+	}
+	return prefix, nil
+}
+
+// installedVersion is the version in dir/package.json, or "".
+func installedVersion(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.Version
+}
 
 // ASARPacker returns the path of the @electron/asar command line tool (a
 // node script, so node is needed too): REA_ASAR when set, else the copy under
@@ -57,55 +140,32 @@ var (
 func ASARPacker(t testing.TB) string {
 	t.Helper()
 	Need(t, "node")
-	asarOnce.Do(func() { asarPath, asarErr = installASAR() })
-	if asarErr != nil {
-		SkipOrFail(t, asarErr.Error())
-	}
-	return asarPath
-}
-
-func installASAR() (string, error) {
 	if p := os.Getenv("REA_ASAR"); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("REA_ASAR names %s (%s), which is absent: %w", p, ASARPackage, err)
+			SkipOrFail(t, fmt.Sprintf("REA_ASAR names %s (%s), which is absent: %v", p, ASARPackage, err))
 		}
-		return p, nil
+		return p
 	}
-	prefix := os.Getenv("REA_ELECTRON_ASAR_PREFIX")
-	if prefix == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("no place to install %s: %w", ASARPackage, err)
-		}
-		prefix = filepath.Join(c, "rea-test", "electron-asar")
-	}
-	bin := filepath.Join(prefix, "node_modules", ".bin", "asar")
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("installing %s: %w", ASARPackage, err)
-	}
-	// Test binaries of several packages run at once and share the prefix;
-	// the lock keeps two npm installs from writing it together.
-	unlock, err := lockFile(filepath.Join(prefix, ".rea-install.lock"))
+	prefix, err := asarPackage.installed()
 	if err != nil {
-		return "", fmt.Errorf("installing %s: %w", ASARPackage, err)
+		SkipOrFail(t, err.Error())
 	}
-	defer unlock()
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	npm, err := exec.LookPath("npm")
+	return filepath.Join(prefix, "node_modules", ".bin", "asar")
+}
+
+// MCPSDK returns the directory of the installed @modelcontextprotocol/sdk
+// package (its package.json is there), for a node script to import from:
+// the copy under REA_MCP_SDK_PREFIX (default
+// $XDG_CACHE_HOME/rea-test/mcp-sdk), which npm installs there on first use.
+// .ci/run sets the variable and installs it.
+func MCPSDK(t testing.TB) string {
+	t.Helper()
+	Need(t, "node")
+	prefix, err := mcpSDKPackage.installed()
 	if err != nil {
-		return "", errors.New("npm is not installed and " + ASARPackage + " is not under " + prefix)
+		SkipOrFail(t, err.Error())
 	}
-	out, err := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save",
-		"--loglevel=error", ASARPackage).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("npm install %s: %w: %s", ASARPackage, err, out)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("npm install %s left no %s: %w", ASARPackage, bin, err)
-	}
-	return bin, nil
+	return filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "sdk")
 }
 
 var (

@@ -78,3 +78,26 @@ func TestASARPackerRuns(t *testing.T) {
 		t.Fatalf("asar --version = %q, want %s", out, want)
 	}
 }
+
+// TestMCPSDKInstalled: the SDK the independent client test imports is the
+// pinned release.
+func TestMCPSDKInstalled(t *testing.T) {
+	dir := MCPSDK(t)
+	if got, want := installedVersion(dir), strings.TrimPrefix(MCPSDKPackage, "@modelcontextprotocol/sdk@"); got != want {
+		t.Fatalf("%s holds version %q, want %s", dir, got, want)
+	}
+}
+
+// TestCIInstallsThePinnedPackages: .ci/run installs exactly the versions
+// testkit pins, so CI never installs one and tests another.
+func TestCIInstallsThePinnedPackages(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*npmPackage{asarPackage, mcpSDKPackage} {
+		if !strings.Contains(string(b), "npm install --prefix \"$"+p.prefixEnv+"\"") || !strings.Contains(string(b), " "+p.spec+" ") {
+			t.Errorf(".ci/run does not install %s under $%s", p.spec, p.prefixEnv)
+		}
+	}
+}
