@@ -104,31 +104,26 @@ func catAnalyzeJavaScriptApplication() Spec {
 		topIPC[k] = lst
 	}
 	top["ipc"] = scOut(topIPC)
-	full := scOutAll(scMerge(common(), scM{"electron": electron}))
-	short := scOutAll(scMerge(common(), scM{"top": scD(scOut(top),
-		"The electron section with every list cut to its first 20 items.")}))
+	// One object for both details: summary carries top, full electron.
+	result := scOutAll(common())
+	result["properties"].(scM)["top"] = scOut(top)
+	result["properties"].(scM)["electron"] = electron
 
 	return Spec{
-		Name:  "analyze_javascript_application",
-		Title: "Analyze JavaScript application",
-		Description: "Statically analyze an Electron/JavaScript application given as a local directory or ASAR " +
-			"archive (no open target or approval needed): package metadata, BrowserWindow webPreferences and " +
-			"preloads, contextBridge APIs, IPC channels with main/renderer pairing, utility processes and " +
-			"native addons, within parsing limits (what was not seen is stated in statistics and limitations). " +
-			"detail \"summary\" (default) returns counts and the first 20 items of each list; the full record is " +
-			"in the Evidence (get_evidence_bundle) or with detail \"full\". The answer is recorded as Evidence.",
-		Kind:     "application",
-		Effects:  catEffects("I"),
-		Evidence: true,
+		Name:        "analyze_javascript_application",
+		Title:       "Analyze JavaScript application",
+		Description: "Statically analyze an Electron application directory or ASAR: windows, preloads, bridges and IPC." + catSampleText,
+		Kind:        "application",
+		Effects:     catEffects("I"),
+		Evidence:    true,
 		Input: scIn(scM{
-			"input_path": scAbsPathIn(16384, "Application directory or .asar file."),
-			"format": scD(scDef(scEnum("auto", "asar", "directory"), "auto"),
-				"Expected format; \"auto\" detects it by content."),
+			"input_path": scAbsPathIn(16384, ""),
+			"format":     scDef(scEnum("auto", "asar", "directory"), "auto"),
 			"detail": scD(scDef(scEnum("summary", "full"), "summary"),
-				"Result size; not part of the Evidence parameters (the record always holds the full result)."),
-			"limits": scD(scDef(limits, scM{}), "Traversal and parsing bounds."),
+				"summary: counts and 20 items per list."),
+			"limits": scDef(limits, scM{}),
 		}, "input_path"),
-		Result:             scD(scM{"oneOf": []any{short, full}}, "detail \"summary\" carries top; \"full\" carries electron."),
+		Result:             result,
 		RequiredOperations: nil,
 	}
 }
