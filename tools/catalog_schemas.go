@@ -256,16 +256,9 @@ func scPageOf(item scM) scM {
 const scPageMark = "x-rea-page"
 
 var (
-	scTargetFormats = []string{"elf", "pe", "mach-o", "mach-o-universal", "zip", "apk", "ipa", "msix", "appx", "asar", "directory"}
-	scTargetKinds   = []string{"executable", "archive", "directory"}
-	scArchitectures = []string{"x86", "x86_64", "arm", "arm64"}
-	scErrorCodes    = []string{"invalid_request", "unreadable_output", "capability_unavailable", "provider_unavailable",
-		"provider_timeout", "cancelled", "artifact_integrity_mismatch", "artifact_operation_failed",
-		"evidence_integrity_mismatch", "truncated", "permission_required", "process_capture_failed",
-		"cleanup_incomplete", "revision_conflict", "outside_approved_root", "configuration_invalid",
-		"target_unavailable", "execution_failure", "plan_stale"}
-	scErrorCategories = []string{"invalid_input", "permission_required", "unsupported_provider", "integrity_mismatch",
-		"truncated", "cancelled", "timeout", "unavailable", "execution_failure"}
+	scTargetFormats  = []string{"elf", "pe", "mach-o", "mach-o-universal", "zip", "apk", "ipa", "msix", "appx", "asar", "directory"}
+	scTargetKinds    = []string{"executable", "archive", "directory"}
+	scArchitectures  = []string{"x86", "x86_64", "arm", "arm64"}
 	scToolKinds      = []string{"session", "provider", "composed", "artifact", "application"}
 	scClientFeatures = []string{"elicitation_form", "elicitation_url", "roots", "sampling"}
 	scRejectionCodes = []string{"not_configured", "executable_missing", "runtime_missing", "unsupported_host",
