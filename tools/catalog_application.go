@@ -75,21 +75,23 @@ func catAnalyzeJavaScriptApplication() Spec {
 		"omitted_text_files", "policy_filtered_text_files", "invalid_utf8_files", "parsed_javascript_files",
 		"visited_ast_nodes", "findings", "parse_failures", "truncated_scopes")
 
-	common := func() scM {
-		return scM{
-			"schema_version":        scConst(int64(1)),
-			"input_path":            scString(),
-			"format":                scEnum("asar", "directory"),
-			"root_sha256":           scHex64(),
-			"inventory_manifest_id": scPat(scPatManifestID),
-			"package": scOutAll(scM{
-				"name": scNullable(scString()), "version": scNullable(scString()),
-				"main": scNullable(scString()), "main_resolved": scNullable(scString()),
-			}),
-			"summary":     scDeepCopy(summary),
-			"statistics":  scDeepCopy(statistics),
-			"limitations": scList(scString()),
-		}
+	common := scM{
+		"schema_version":        scConst(int64(1)),
+		"input_path":            scString(),
+		"format":                scEnum("asar", "directory"),
+		"root_sha256":           scHex64(),
+		"inventory_manifest_id": scPat(scPatManifestID),
+		"package": scOutAll(scM{
+			"name": scNullable(scString()), "version": scNullable(scString()),
+			"main": scNullable(scString()), "main_resolved": scNullable(scString()),
+		}),
+		"summary":     summary,
+		"statistics":  statistics,
+		"limitations": scList(scString()),
+	}
+	required := make([]string, 0, len(common))
+	for k := range common {
+		required = append(required, k)
 	}
 	top := scM{}
 	for k, v := range electronLists {
@@ -104,10 +106,8 @@ func catAnalyzeJavaScriptApplication() Spec {
 		topIPC[k] = lst
 	}
 	top["ipc"] = scOut(topIPC)
-	// One object for both details: summary carries top, full electron.
-	result := scOutAll(common())
-	result["properties"].(scM)["top"] = scOut(top)
-	result["properties"].(scM)["electron"] = electron
+	// One object for both details: "summary" carries top, "full" electron.
+	result := scOut(scMerge(common, scM{"top": scOut(top), "electron": electron}), required...)
 
 	return Spec{
 		Name:        "analyze_javascript_application",

@@ -595,7 +595,8 @@ func scManifest() scM {
 // descriptions and enums longer than scEnumMax go (the contract states them),
 // and oneOf becomes anyOf, since branches compacted to the same shape would
 // otherwise reject a value that matches both; a type that const, properties
-// or items imply is left to them. The result is less specific, never wrong:
+// or items imply is left to them (scDropImpliedType). The result is less
+// specific, never wrong:
 // every answer that matches s matches it.
 func scCompact(s scM, depth int) scM {
 	if s == nil {
@@ -641,21 +642,28 @@ func scCompact(s scM, depth int) scM {
 			out[k] = v
 		}
 	}
-	// A const, properties or items say the type already.
-	_, c := out["const"]
-	_, p := out["properties"]
-	_, i := out["items"]
-	if c || p || i {
-		delete(out, "type")
-	}
+	scDropImpliedType(out)
 	return out
+}
+
+// scDropImpliedType drops a result type that the schema's const, enum,
+// properties or items already say. (Argument schemas keep theirs.)
+func scDropImpliedType(s scM) {
+	_, c := s["const"]
+	_, e := s["enum"]
+	_, p := s["properties"]
+	_, i := s["items"]
+	if c || e || p || i {
+		delete(s, "type")
+	}
 }
 
 // scInputView is the inputSchema a client is shown: Input without what only
 // REA's own check needs. Numeric, length and count bounds, patterns and
 // REA-specific formats (the server instructions state the address, path and
 // id rules once), and additionalProperties:false go; types, enums, consts,
-// defaults, required keys and descriptions stay. Decode still enforces the whole Input, so the view is less specific
+// defaults, required keys, descriptions and every type stay (some clients
+// refuse an argument schema without one). Decode still enforces the whole Input, so the view is less specific
 // than what REA accepts, never wrong: a value it lets through and Input
 // rejects gets the typed invalid_request of §1.6, which names the bound.
 func scInputView(s scM) scM {
@@ -681,9 +689,6 @@ func scInputView(s scM) scM {
 			v = bs
 		}
 		out[k] = v
-	}
-	if _, ok := out["const"]; ok {
-		delete(out, "type") // the const says it
 	}
 	return out
 }
