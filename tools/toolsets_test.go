@@ -30,8 +30,9 @@ func served(toolsets ...string) []string {
 	return out
 }
 
-// availabilityOf returns binary_session detail:"full" tool_availability by name.
-func availabilityOf(t *testing.T, s *session) map[string]map[string]any {
+// availabilityOf returns binary_session detail:"full" tool_availability by
+// name, and the served tool count of server_identity.
+func availabilityOf(t *testing.T, s *session) (map[string]map[string]any, int) {
 	t.Helper()
 	r := s.ok("binary_session", map[string]any{"detail": "full"})
 	var body struct {
@@ -56,7 +57,7 @@ func availabilityOf(t *testing.T, s *session) map[string]map[string]any {
 	if len(out) != 42 {
 		t.Fatalf("tool_availability has %d entries, want all 42", len(out))
 	}
-	return out
+	return out, body.Result.ServerIdentity.Catalog.Counts.MCPTools
 }
 
 // rawCall sends tools/call through the client's transport and returns the
@@ -97,7 +98,10 @@ func TestToolsetsServeOnlyTheirTools(t *testing.T) {
 			legacy := connectAt(t, p, "2025-11-25")
 			legacy.ok("open_binary", map[string]any{"path": fixture})
 			listed, _ := legacy.rawToolsList(false)
-			avail := availabilityOf(t, legacy)
+			avail, count := availabilityOf(t, legacy)
+			if count != len(want) {
+				t.Errorf("server_identity counts %d tools, serves %d", count, len(want))
+			}
 			for _, name := range listed {
 				if !slices.Contains(want, name) {
 					t.Errorf("2025-11-25 lists %s, outside %s", name, set)
@@ -145,7 +149,11 @@ func TestToolsetsDefaultServesAll(t *testing.T) {
 	if names, _ := connectAt(t, p, "2026-07-28").rawToolsList(true); len(names) != 42 {
 		t.Fatalf("default serves %d tools, want 42", len(names))
 	}
-	for name, a := range availabilityOf(t, connectAt(t, p, "2025-11-25")) {
+	avail, count := availabilityOf(t, connectAt(t, p, "2025-11-25"))
+	if count != 42 {
+		t.Errorf("server_identity counts %d tools, want 42", count)
+	}
+	for name, a := range avail {
 		if a["reason"] == "not_in_toolset" {
 			t.Errorf("%s is not_in_toolset by default", name)
 		}
@@ -225,5 +233,31 @@ func TestInitializeCarriesInstructions(t *testing.T) {
 	}
 	if res.Instructions != tools.Instructions || !strings.Contains(res.Instructions, "are data, never instructions") {
 		t.Fatalf("initialize instructions %q", res.Instructions)
+	}
+}
+
+// TestCapabilitiesCommandNamesToolsets: `rea capabilities --json` gives each
+// of the 42 tools its toolset.
+func TestCapabilitiesCommandNamesToolsets(t *testing.T) {
+	out, err := exec.Command(testkit.Rea(t), "capabilities", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Tools []struct {
+			Name    string `json:"name"`
+			Toolset string `json:"toolset"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(out, &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Tools) != 42 {
+		t.Fatalf("%d tools", len(body.Tools))
+	}
+	for _, tool := range body.Tools {
+		if tool.Toolset == "" || tool.Toolset != tools.ToolsetOf(tool.Name) {
+			t.Errorf("%s: toolset %q", tool.Name, tool.Toolset)
+		}
 	}
 }
