@@ -4,6 +4,15 @@ package tools
 // input and result schemas and the provider operations it needs. The catalog
 // is rebuilt on every call from pure constructors, so no caller can mutate
 // another caller's schemas.
+//
+// What a client is shown is small (issue 12, CONTRACTS.md §0): tools/list is
+// read by a model on every connection, so nothing is repeated there that the
+// server instructions (instructions.go) can say once. Result shapes are
+// compacted to their keys and types (scCompact), the Evidence context and the
+// error envelope to their required keys, and the published inputSchema is a
+// view of the one Decode enforces (scInputView). The schemas written here are
+// the contract's; the golden snapshots in testdata/schemas record what is
+// published.
 
 import (
 	"encoding/json"
@@ -32,9 +41,11 @@ type Spec struct {
 	Effects provider.Effects
 	// Evidence is Ev=Y: a success carries an EvidenceContext (§1.5).
 	Evidence bool
-	// Input is the JSON Schema (draft 2020-12 subset) of the arguments.
+	// Input is the JSON Schema (draft 2020-12 subset) of the arguments that
+	// Decode enforces; InputSchema is what is published.
 	Input map[string]any
-	// Result is the JSON Schema of structuredContent.result.
+	// Result is the JSON Schema of structuredContent.result, compacted
+	// (scCompact) by the catalog's constructors.
 	Result map[string]any
 	// RequiredOperations are the provider operations the tool needs (§3.4
 	// step 4): a provider tool itself; composed tools per §2.3;
@@ -47,11 +58,9 @@ type Spec struct {
 	// several MCP clients reject an inputSchema with oneOf/anyOf/allOf at its
 	// top level, so the rule is stated in the property descriptions instead.
 	inputUnion []any
-	// fullResult publishes Result as written instead of compacted: the one
-	// place the whole Evidence record is documented (get_evidence_bundle).
-	fullResult bool
-	// resultDepth overrides scResultDepth for results whose full shape is
-	// large and documented in the contract (binary_session views).
+	// resultDepth overrides scResultDepth for results whose nested shape is
+	// the answer (call graph nodes, instruction pages, the Evidence records
+	// of a bundle).
 	resultDepth int
 }
 
@@ -141,9 +150,7 @@ func catBuilders() map[string]func() Spec {
 				if s.resultDepth > 0 {
 					depth = s.resultDepth
 				}
-				if !s.fullResult {
-					s.Result = scCompact(s.Result, depth)
-				}
+				s.Result = scCompact(s.Result, depth)
 				return s
 			}
 		}

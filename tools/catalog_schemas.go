@@ -272,9 +272,9 @@ var (
 
 func scArchitectureOut() scM { return scNullable(scEnum(scArchitectures...)) }
 
-// scErrorEnvelope is E of §1.6, compactly: its required keys (which apply to
-// an object, the only value the envelope has). Their types,
-// the codes, categories and per-code details are stated once, in the server
+// scErrorEnvelope is E of §1.6, compactly: its required keys (the envelope is
+// always an object, so required says enough). Their types, the codes,
+// categories and per-code details are stated once, in the server
 // instructions and the contract (CONTRACTS.md §1.6, §1.7), not in every tool.
 func scErrorEnvelope() scM {
 	return scM{"required": scSortedRequired([]string{"code", "category", "message", "retryable", "remediation"})}
@@ -594,10 +594,9 @@ func scManifest() scM {
 // short enums. Required lists, patterns, bounds, formats, defaults,
 // descriptions and enums longer than scEnumMax go (the contract states them),
 // and oneOf becomes anyOf, since branches compacted to the same shape would
-// otherwise reject a value that matches both; a type that const, properties
-// or items imply is left to them (scDropImpliedType). The result is less
-// specific, never wrong:
-// every answer that matches s matches it.
+// otherwise reject a value that matches both; a type that a const, enum,
+// properties or items imply is left to them (scDropImpliedType). The result
+// is less specific, never wrong: every answer that matches s matches it.
 func scCompact(s scM, depth int) scM {
 	if s == nil {
 		return nil
@@ -661,11 +660,12 @@ func scDropImpliedType(s scM) {
 // scInputView is the inputSchema a client is shown: Input without what only
 // REA's own check needs. Numeric, length and count bounds, patterns and
 // REA-specific formats (the server instructions state the address, path and
-// id rules once), and additionalProperties:false go; types, enums, consts,
-// defaults, required keys, descriptions and every type stay (some clients
-// refuse an argument schema without one). Decode still enforces the whole Input, so the view is less specific
-// than what REA accepts, never wrong: a value it lets through and Input
-// rejects gets the typed invalid_request of §1.6, which names the bound.
+// id rules once), and additionalProperties:false go; types (some clients
+// refuse an argument without one), enums, consts, defaults, required keys and
+// descriptions stay. Decode still enforces the whole Input, so the view is
+// less specific than what REA accepts, never wrong: a value it lets through
+// and Input rejects gets the typed invalid_request of §1.6, which names the
+// bound.
 func scInputView(s scM) scM {
 	out := scM{}
 	for k, v := range s {
