@@ -48,8 +48,8 @@ var navigationModes = []struct {
 }
 
 func (s *Server) availability(st engine.State, features events.ClientFeatures) []ToolAvailability {
-	out := make([]ToolAvailability, 0, 42)
-	for _, spec := range s.catalog {
+	out := make([]ToolAvailability, 0, len(s.all))
+	for _, spec := range s.all {
 		out = append(out, s.evaluate(spec, st, features))
 	}
 	return out
@@ -69,6 +69,10 @@ func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeat
 	}
 	if spec.Name == "get_navigation_context" {
 		a.Modes, a.DefaultModeAvailable = navigationModesOf(st), new(bool)
+	}
+	if !catEnabled(spec.Name, s.opts.Toolsets) {
+		// Not served at all: nothing else about it matters (§0, §3.4).
+		return unavailable("not_in_toolset", catNotInToolset(spec.Name))
 	}
 	verdict := func() ToolAvailability {
 		if (spec.Name == "export_evidence_bundle" || spec.Name == "import_evidence_bundle") && !s.evidenceRootsConfigured(spec.Name) {

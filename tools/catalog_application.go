@@ -78,21 +78,23 @@ func catAnalyzeJavaScriptApplication() Spec {
 	statistics["properties"].(scM)["truncated_scopes"] = scList(scString())
 	statistics = scOutAll(statistics["properties"].(scM))
 
-	common := func() scM {
-		return scM{
-			"schema_version":        scConst(int64(1)),
-			"input_path":            scString(),
-			"format":                scEnum("asar", "directory"),
-			"root_sha256":           scHex64(),
-			"inventory_manifest_id": scPat(scPatManifestID),
-			"package": scOutAll(scM{
-				"name": scNullable(scString()), "version": scNullable(scString()),
-				"main": scNullable(scString()), "main_resolved": scNullable(scString()),
-			}),
-			"summary":     scDeepCopy(summary),
-			"statistics":  scDeepCopy(statistics),
-			"limitations": scList(scString()),
-		}
+	common := scM{
+		"schema_version":        scConst(int64(1)),
+		"input_path":            scString(),
+		"format":                scEnum("asar", "directory"),
+		"root_sha256":           scHex64(),
+		"inventory_manifest_id": scPat(scPatManifestID),
+		"package": scOutAll(scM{
+			"name": scNullable(scString()), "version": scNullable(scString()),
+			"main": scNullable(scString()), "main_resolved": scNullable(scString()),
+		}),
+		"summary":     summary,
+		"statistics":  statistics,
+		"limitations": scList(scString()),
+	}
+	required := make([]string, 0, len(common))
+	for k := range common {
+		required = append(required, k)
 	}
 	top := scM{}
 	for k, v := range electronLists {
@@ -107,31 +109,24 @@ func catAnalyzeJavaScriptApplication() Spec {
 		topIPC[k] = lst
 	}
 	top["ipc"] = scOut(topIPC)
-	full := scOutAll(scMerge(common(), scM{"electron": electron}))
-	short := scOutAll(scMerge(common(), scM{"top": scD(scOut(top),
-		"The electron section with every list cut to its first 20 items.")}))
+	// One object for both details: "summary" carries top, "full" electron.
+	result := scOut(scMerge(common, scM{"top": scOut(top), "electron": electron}), required...)
 
 	return Spec{
-		Name:  "analyze_javascript_application",
-		Title: "Analyze JavaScript application",
-		Description: "Statically analyze an Electron/JavaScript application given as a local directory or ASAR " +
-			"archive (no open target or approval needed): package metadata, BrowserWindow webPreferences and " +
-			"preloads, contextBridge APIs, IPC channels with main/renderer pairing, utility processes and " +
-			"native addons, within parsing limits (what was not seen is stated in statistics and limitations). " +
-			"detail \"summary\" (default) returns counts and the first 20 items of each list; the full record is " +
-			"in the Evidence (get_evidence_bundle) or with detail \"full\". The answer is recorded as Evidence.",
-		Kind:     "application",
-		Effects:  catEffects("I"),
-		Evidence: true,
+		Name:        "analyze_javascript_application",
+		Title:       "Analyze JavaScript application",
+		Description: "Statically analyze an Electron application directory or ASAR: windows, preloads, bridges and IPC." + catSampleText,
+		Kind:        "application",
+		Effects:     catEffects("I"),
+		Evidence:    true,
 		Input: scIn(scM{
-			"input_path": scAbsPathIn(16384, "Application directory or .asar file."),
-			"format": scD(scDef(scEnum("auto", "asar", "directory"), "auto"),
-				"Expected format; \"auto\" detects it by content."),
+			"input_path": scAbsPathIn(16384, ""),
+			"format":     scDef(scEnum("auto", "asar", "directory"), "auto"),
 			"detail": scD(scDef(scEnum("summary", "full"), "summary"),
-				"Result size; not part of the Evidence parameters (the record always holds the full result)."),
-			"limits": scD(scDef(limits, scM{}), "Traversal and parsing bounds."),
+				"summary: counts and 20 items per list."),
+			"limits": scDef(limits, scM{}),
 		}, "input_path"),
-		Result:             scD(scM{"oneOf": []any{short, full}}, "detail \"summary\" carries top; \"full\" carries electron."),
+		Result:             result,
 		RequiredOperations: nil,
 	}
 }

@@ -10,14 +10,12 @@ func catArtifactTools() []func() Spec {
 // catTraversalLimits adds the traversal limits of §2.4 to props.
 func catTraversalLimits(props scM) scM {
 	return scMerge(props, scM{
-		"max_entries":     scD(scDef(scInt(1, 1000000), int64(10000)), "Bound on entries traversed."),
-		"max_total_bytes": scD(scDef(scInt(1, scMaxInt), int64(1073741824)), "Bound on bytes read in total."),
-		"max_entry_bytes": scD(scDef(scInt(1, scMaxInt), int64(268435456)),
-			"Entries larger than this are listed but not hashed."),
-		"max_compression_ratio": scD(scDef(scM{"type": "number", "minimum": int64(1), "maximum": int64(100000)}, int64(1000)),
-			"Bound on decompressed/compressed size of an entry."),
-		"max_depth":      scD(scDef(scInt(0, 100), int64(20)), "Bound on nested container depth."),
-		"max_path_bytes": scD(scDef(scInt(1, 65535), int64(4096)), "Bound on a logical path's length in bytes."),
+		"max_entries":           scDef(scInt(1, 1000000), int64(10000)),
+		"max_total_bytes":       scDef(scInt(1, scMaxInt), int64(1073741824)),
+		"max_entry_bytes":       scD(scDef(scInt(1, scMaxInt), int64(268435456)), "Larger entries are listed, not hashed."),
+		"max_compression_ratio": scDef(scM{"type": "number", "minimum": int64(1), "maximum": int64(100000)}, int64(1000)),
+		"max_depth":             scDef(scInt(0, 100), int64(20)),
+		"max_path_bytes":        scDef(scInt(1, 65535), int64(4096)),
 	})
 }
 
@@ -30,21 +28,17 @@ func catLimitsResult() scM {
 
 func catInventoryArtifact() Spec {
 	props := catTraversalLimits(scM{
-		"node_offset":       scOffsetIn("First node to return; use nodes.next_offset."),
-		"occurrence_offset": scOffsetIn("First occurrence to return; use occurrences.next_offset."),
-		"edge_offset":       scOffsetIn("First edge to return; use edges.next_offset."),
-		"node_limit":        scLimitIn(500, 100, "Nodes per page."),
-		"occurrence_limit":  scLimitIn(500, 100, "Occurrences per page."),
-		"edge_limit":        scLimitIn(500, 100, "Edges per page."),
+		"node_offset":       scOffsetIn(""),
+		"occurrence_offset": scOffsetIn(""),
+		"edge_offset":       scOffsetIn(""),
+		"node_limit":        scLimitIn(500, 100, ""),
+		"occurrence_limit":  scLimitIn(500, 100, ""),
+		"edge_limit":        scLimitIn(500, 100, ""),
 		"integrity_policy": scD(scDef(scEnum("fail", "record-and-continue"), "fail"),
-			"\"fail\": the first integrity mismatch fails the call. \"record-and-continue\" quarantines "+
-				"mismatches and continues; it needs integrity_continue_approved:true and the operator setting "+
+			"record-and-continue records mismatches instead of failing; it needs integrity_continue_approved:true and "+
 				"REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED=true."),
-		"integrity_continue_approved": scD(scBool(),
-			"Explicit approval for record-and-continue: true exactly when integrity_policy is "+
-				"\"record-and-continue\" (default false)."),
-		"max_integrity_mismatches": scD(scDef(scInt(1, 100), int64(10)),
-			"record-and-continue: more mismatches than this fail with truncated."),
+		"integrity_continue_approved": scD(scBool(), "true exactly with record-and-continue."),
+		"max_integrity_mismatches":    scDef(scInt(1, 100), int64(10)),
 	})
 	input := scIn(props)
 	// The integrity union of §10.1, as constraints on the object above.
@@ -66,12 +60,8 @@ func catInventoryArtifact() Spec {
 	return Spec{
 		Name:  "inventory_artifact",
 		Title: "Inventory artifact",
-		Description: "Inventory the open archive or directory target as a content-addressed graph: nodes " +
-			"(artifacts by sha256), occurrences (logical paths, hashes, integrity status) and edges, each paged " +
-			"independently (*_offset/*_limit; follow each page's next_offset), with the manifest and its " +
-			"graph_sha256. Nested containers (zip, ASAR, universal Mach-O) are expanded within the traversal " +
-			"limits; ASAR integrity is verified (fail-closed unless record-and-continue is approved). The answer " +
-			"is recorded as Evidence (returned inline); compare_artifacts takes these Evidence ids.",
+		Description: "Inventory the open archive or directory as a graph of artifacts, paths and edges, checking integrity." +
+			catSampleText,
 		Kind:       "artifact",
 		Effects:    catEffects("I"),
 		Evidence:   true,
@@ -127,20 +117,15 @@ func catInventoryArtifact() Spec {
 
 func catExtractArtifact() Spec {
 	props := catTraversalLimits(scPageIn(scM{
-		"approved": scD(scConst(true), "Must be the literal true: explicit approval of this extraction."),
-		"output_root": scAbsPathIn(4096,
-			"Directory to extract into; created if missing, or an existing real directory. Files are never overwritten."),
-		"occurrence_ids": scD(scArr(scPat(scPatOccurrence), 1, 500),
-			"Occurrences of the current inventory manifest to extract; a directory selects its files."),
+		"approved":       scD(scConst(true), "Explicit approval."),
+		"output_root":    scAbsPathIn(4096, "Created if missing; files are never overwritten."),
+		"occurrence_ids": scD(scArr(scPat(scPatOccurrence), 1, 500), "From the current inventory; a directory selects its files."),
 	}, 500, 100))
 	return Spec{
 		Name:  "extract_artifact",
 		Title: "Extract artifact",
-		Description: "Safely extract selected occurrences of the open archive or directory target into " +
-			"output_root: no path traversal, no symlinks, never overwriting, with size and compression-ratio " +
-			"bounds, containment verified afterwards and everything removed on failure. Needs approved:true and " +
-			"an artifact_extract grant. Returns the extraction manifest and the written files (paged by " +
-			"offset/limit). The answer is recorded as Evidence (returned inline).",
+		Description: "Extract selected occurrences of the open archive or directory safely; needs an artifact_extract grant." +
+			catSampleText,
 		Kind:     "artifact",
 		Effects:  catEffects("W"),
 		Evidence: true,

@@ -9,18 +9,15 @@ func catComposedTools() []func() Spec {
 
 func catBinaryOverview() Spec {
 	return Spec{
-		Name:  "binary_overview",
-		Title: "Binary overview",
-		Description: "Summarize the open executable in one call: current document, up to limit segments " +
-			"(with lengths when detail is \"detailed\") and exact segment, procedure and string counts. Fails " +
-			"with truncated rather than report an inexact count. The answer is recorded as derived Evidence " +
-			"(returned inline).",
-		Kind:     "composed",
-		Effects:  catEffects("I"),
-		Evidence: true,
+		Name:        "binary_overview",
+		Title:       "Binary overview",
+		Description: "Summarize the executable: segments and exact counts; a good first call." + catSampleText,
+		Kind:        "composed",
+		Effects:     catEffects("I"),
+		Evidence:    true,
 		Input: scIn(scM{
-			"detail": scD(scDef(scEnum("concise", "detailed"), "concise"), "\"detailed\" adds segment lengths."),
-			"limit":  scD(scDef(scInt(1, 50), int64(10)), "Maximum number of segments listed."),
+			"detail": scD(scDef(scEnum("concise", "detailed"), "concise"), "detailed adds segment lengths."),
+			"limit":  scD(scDef(scInt(1, 50), int64(10)), "Segments listed."),
 		}),
 		Result: scOutAll(scM{
 			"document": scString(),
@@ -44,21 +41,17 @@ func catGetCallGraph() Spec {
 			"error": scErrorEnvelope()}),
 	}}
 	return Spec{
-		Name:  "get_call_graph",
-		Title: "Get call graph",
-		Description: "Walk direct call edges breadth-first from a procedure address: forward (callees) or " +
-			"backward (callers), up to depth levels and max_nodes nodes. Nodes are ordered by (depth, address) " +
-			"and list every edge; a node whose lookup failed carries its error without failing the call; " +
-			"truncated:true when max_nodes stopped the expansion. The answer is recorded as derived Evidence " +
-			"(returned inline).",
-		Kind:     "composed",
-		Effects:  catEffects("I"),
-		Evidence: true,
+		Name:        "get_call_graph",
+		Title:       "Get call graph",
+		Description: "Walk direct calls breadth-first from a procedure, to callees or callers." + catSampleText,
+		Kind:        "composed",
+		Effects:     catEffects("I"),
+		Evidence:    true,
 		Input: scIn(scM{
-			"address":   scAddrIn("Root procedure address."),
-			"direction": scD(scDef(scEnum("forward", "backward"), "forward"), "forward = callees, backward = callers."),
-			"depth":     scD(scDef(scInt(1, 5), int64(2)), "Levels to expand."),
-			"max_nodes": scD(scDef(scInt(1, 1000), int64(200)), "Bound on the number of nodes."),
+			"address":   scAddrIn("Root procedure."),
+			"direction": scDef(scEnum("forward", "backward"), "forward"),
+			"depth":     scDef(scInt(1, 5), int64(2)),
+			"max_nodes": scDef(scInt(1, 1000), int64(200)),
 		}, "address"),
 		Result: scOutAll(scM{
 			"root":      scAddrOut(),
@@ -67,6 +60,7 @@ func catGetCallGraph() Spec {
 			"nodes":     scList(node),
 			"truncated": scBool(),
 		}),
+		resultDepth:        2, // nodes are the answer
 		RequiredOperations: []string{"address_name", "procedure_callees", "procedure_callers"},
 	}
 }

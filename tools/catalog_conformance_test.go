@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/provider"
@@ -52,10 +54,37 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 	}
 }
 
+// catCompileOutput compiles a tool's published outputSchema with an
+// independent JSON Schema (draft 2020-12) validator, the kind a client uses.
+func catCompileOutput(t *testing.T, spec Spec) *jsonschema.Schema {
+	t.Helper()
+	raw, err := json.Marshal(spec.OutputSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	url := "urn:rea:" + spec.Name
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		t.Fatalf("%s: outputSchema does not compile: %v", spec.Name, err)
+	}
+	return sch
+}
+
 // TestResultsConformToOutputSchema calls every tool the server lists for an
 // open ELF fixture (and the session tools before and after) and checks each
 // structuredContent, success or error, against the tool's outputSchema, as
-// clients that validate outputSchema do.
+// clients that validate outputSchema do: with REA's own validator and with
+// an independent draft 2020-12 validator. Every Evidence answer also carries
+// the keys the compact schema leaves to the server instructions.
 func TestResultsConformToOutputSchema(t *testing.T) {
 	gcc := testkit.Need(t, "gcc")
 	dir := t.TempDir()
@@ -119,7 +148,24 @@ func TestResultsConformToOutputSchema(t *testing.T) {
 			t.Errorf("%s %v (isError %v): structuredContent does not match outputSchema: %+v\n%.2000s",
 				name, args, res.IsError, st.issues, raw)
 		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := catCompileOutput(t, spec).Validate(inst); err != nil {
+			t.Errorf("%s %v (isError %v): independent validator: %v\n%.2000s", name, args, res.IsError, err, raw)
+		}
 		m, _ := v.(map[string]any)
+		if ev, ok := m["evidence"].(map[string]any); ok {
+			for _, k := range []string{"evidence_id", "ledger", "subject", "provider", "confidence", "authority", "limitations"} {
+				if _, present := ev[k]; !present {
+					t.Errorf("%s: evidence lacks %s, which the instructions promise", name, k)
+				}
+			}
+		}
+		if spec.Evidence && !res.IsError && m["evidence"] == nil {
+			t.Errorf("%s: a success without evidence", name)
+		}
 		return m
 	}
 	listed := func() []string {

@@ -9,11 +9,9 @@ import "sort"
 
 type scM = map[string]any
 
-// Depths to which result shapes are spelled out (scPrune).
-const (
-	scResultDepth          = 4
-	scEvidenceContextDepth = 2
-)
+// scResultDepth is the depth to which result shapes are spelled out
+// (scCompact).
+const scResultDepth = 1
 
 // scMaxInt is the bound of an unbounded `int` (§ notation: 0..2^53-1).
 const scMaxInt int64 = 1<<53 - 1
@@ -61,7 +59,10 @@ func scIn(props scM, required ...string) scM {
 
 // scOut is a result object with the given required keys.
 func scOut(props scM, required ...string) scM {
-	s := scM{"type": "object", "properties": props}
+	s := scM{"type": "object"}
+	if len(props) > 0 {
+		s["properties"] = props
+	}
 	if len(required) > 0 {
 		s["required"] = scSortedRequired(required)
 	}
@@ -140,22 +141,30 @@ func scList(items scM) scM { return scArr(items, 0, -1) }
 // scAny is any JSON value.
 func scAny() scM { return scM{} }
 
-// scNullable widens s to also accept null.
+// scNullable widens a result schema s to also accept null. Output schemas
+// carry no type:[T,"null"] arrays (several clients reject them, §0): the type
+// is dropped instead, so an object's properties and required keys, which
+// apply to objects only, still describe the non-null value, and an enum gains
+// null.
 func scNullable(s scM) scM {
-	switch t := s["type"].(type) {
-	case string:
-		s["type"] = []any{t, "null"}
-	case nil:
-		return scM{"oneOf": []any{s, scM{"type": "null"}}}
-	}
+	delete(s, "type")
 	if e, ok := s["enum"].([]any); ok {
 		s["enum"] = append(e, nil)
+	}
+	if c, ok := s["const"]; ok {
+		delete(s, "const")
+		s["enum"] = []any{c, nil}
 	}
 	return s
 }
 
-// scD sets a description.
-func scD(s scM, desc string) scM { s["description"] = desc; return s }
+// scD sets a description; "" sets none.
+func scD(s scM, desc string) scM {
+	if desc != "" {
+		s["description"] = desc
+	}
+	return s
+}
 
 // scDef sets a default.
 func scDef(s scM, def any) scM { s["default"] = def; return s }
@@ -182,29 +191,24 @@ func scDeepCopy(s scM) scM {
 // ---------------------------------------------------------------------------
 // Shared inputs (§2 shared fields)
 
-// scDocIn is `doc` = document?: string 1..256.
-func scDocIn() scM {
-	return scD(scStr(1, 256), "Document name from list_documents; defaults to the current document.")
-}
+// scDocIn is `doc` = document?: string 1..256. Shared arguments are
+// explained once, in the server instructions (instructions.go), not in every
+// tool.
+func scDocIn() scM { return scStr(1, 256) }
 
 // scAddrIn is an input address (§1.3): optional 0x/0X, 1..16 hex digits, any case.
 func scAddrIn(desc string) scM {
-	return scD(scM{"type": "string", "pattern": scPatAddressIn, "format": vdFormatAddress},
-		desc+" Hexadecimal, optional 0x prefix, 1..16 digits; decimal is not accepted.")
+	return scD(scM{"type": "string", "pattern": scPatAddressIn, "format": vdFormatAddress}, desc)
 }
 
 // scProcIn is `proc` = procedure: string 1..1024.
-func scProcIn() scM {
-	return scD(scStr(1, 1024), "Procedure: its exact name, or its address (a 0x value is always an address; another "+
-		"value is an address only if no procedure has that name and it is valid hex). A name shared by several "+
-		"procedures is rejected with candidate addresses.")
-}
+func scProcIn() scM { return scStr(1, 1024) }
 
 // scAbsPathIn is an absolute POSIX path of 1..max characters.
 func scAbsPathIn(max int64, desc string) scM {
 	s := scStr(1, max)
 	s["format"] = vdFormatAbsPath
-	return scD(s, desc+" Absolute path.")
+	return scD(s, desc)
 }
 
 // scOffsetIn is `offset: int >= 0 = 0`.
@@ -219,8 +223,8 @@ func scLimitIn(l, d int64, desc string) scM {
 
 // scPageIn adds page(L,D) to props.
 func scPageIn(props scM, l, d int64) scM {
-	props["offset"] = scOffsetIn("Index of the first item to return; use next_offset of the previous page.")
-	props["limit"] = scLimitIn(l, d, "Maximum number of items to return.")
+	props["offset"] = scOffsetIn("")
+	props["limit"] = scLimitIn(l, d, "")
 	return props
 }
 
@@ -239,30 +243,22 @@ func scUUIDOut() scM     { return scM{"type": "string", "pattern": scPatUUID} }
 func scTimeOut() scM     { return scM{"type": "string", "format": "date-time"} }
 func scPat(p string) scM { return scM{"type": "string", "pattern": p} }
 
-// scPageOf is the one offset page shape of §1.4.
+// scPageOf is the one offset page shape of §1.4: every key required, only
+// items spelled out (the server instructions describe the page keys once).
 func scPageOf(item scM) scM {
-	return scOutAll(scM{
-		"items":       scList(item),
-		"offset":      scCount(),
-		"limit":       scCount(),
-		"returned":    scCount(),
-		"total":       scNullable(scCount()),
-		"next_offset": scNullable(scCount()),
-		"truncated":   scBool(),
-	})
+	p := scOut(scM{"items": scList(item)}, "items", "offset", "limit", "returned", "total", "next_offset", "truncated")
+	p[scPageMark] = true
+	return p
 }
 
+// scPageMark marks a page for scCompact: a page is a frame around its items,
+// so it takes no depth level of its own. The mark is never published.
+const scPageMark = "x-rea-page"
+
 var (
-	scTargetFormats = []string{"elf", "pe", "mach-o", "mach-o-universal", "zip", "apk", "ipa", "msix", "appx", "asar", "directory"}
-	scTargetKinds   = []string{"executable", "archive", "directory"}
-	scArchitectures = []string{"x86", "x86_64", "arm", "arm64"}
-	scErrorCodes    = []string{"invalid_request", "unreadable_output", "capability_unavailable", "provider_unavailable",
-		"provider_timeout", "cancelled", "artifact_integrity_mismatch", "artifact_operation_failed",
-		"evidence_integrity_mismatch", "truncated", "permission_required", "process_capture_failed",
-		"cleanup_incomplete", "revision_conflict", "outside_approved_root", "configuration_invalid",
-		"target_unavailable", "execution_failure", "plan_stale"}
-	scErrorCategories = []string{"invalid_input", "permission_required", "unsupported_provider", "integrity_mismatch",
-		"truncated", "cancelled", "timeout", "unavailable", "execution_failure"}
+	scTargetFormats  = []string{"elf", "pe", "mach-o", "mach-o-universal", "zip", "apk", "ipa", "msix", "appx", "asar", "directory"}
+	scTargetKinds    = []string{"executable", "archive", "directory"}
+	scArchitectures  = []string{"x86", "x86_64", "arm", "arm64"}
 	scToolKinds      = []string{"session", "provider", "composed", "artifact", "application"}
 	scClientFeatures = []string{"elicitation_form", "elicitation_url", "roots", "sampling"}
 	scRejectionCodes = []string{"not_configured", "executable_missing", "runtime_missing", "unsupported_host",
@@ -271,26 +267,17 @@ var (
 	scTargetCodes = []string{"target_kind_unsupported", "target_format_unsupported", "architecture_unsupported",
 		"target_role_unsupported", "managed_target_unsupported"}
 	scAvailabilityReasons = []string{"client_capability_missing", "target_required", "provider_missing",
-		"provider_unavailable", "target_unsupported", "unsupported_host", "policy_disabled"}
+		"provider_unavailable", "target_unsupported", "unsupported_host", "policy_disabled", "not_in_toolset"}
 )
 
 func scArchitectureOut() scM { return scNullable(scEnum(scArchitectures...)) }
 
-// scErrorEnvelope is E of §1.6.
+// scErrorEnvelope is E of §1.6, compactly: its required keys (the envelope is
+// always an object, so required says enough). Their types, the codes,
+// categories and per-code details are stated once, in the server
+// instructions and the contract (CONTRACTS.md §1.6, §1.7), not in every tool.
 func scErrorEnvelope() scM {
-	return scD(scOut(scM{
-		"code":      scEnum(scErrorCodes...),
-		"category":  scEnum(scErrorCategories...),
-		"message":   scStr(1, -1),
-		"retryable": scBool(),
-		"remediation": scOut(scM{
-			"action":                scStr(1, -1),
-			"restart_required":      scBool(),
-			"elicitation_supported": scBool(),
-		}, "action", "restart_required"),
-		"details": scM{"type": "object"},
-	}, "code", "category", "message", "retryable", "remediation"),
-		"Typed failure (present instead of result when isError is true).")
+	return scM{"required": scSortedRequired([]string{"code", "category", "message", "retryable", "remediation"})}
 }
 
 // scProviderIdentity is ProviderId = {id, name, version:string|null}.
@@ -362,8 +349,8 @@ func scEvidenceProperties() scM {
 		"locations": scList(scOut(scM{
 			"kind":    scEnum("address", "address-range", "artifact-path", "file-offset", "file-offset-range"),
 			"address": scAddrOut(),
-			"start":   scM{"type": []any{"string", "integer"}},
-			"end":     scM{"type": []any{"string", "integer"}},
+			"start":   scM{"anyOf": []any{scString(), scCount()}},
+			"end":     scM{"anyOf": []any{scString(), scCount()}},
 			"path":    scString(),
 			"offset":  scCount(),
 		}, "kind")),
@@ -382,33 +369,24 @@ func scEvidenceRecord() scM {
 	return scOut(props, append(append([]string(nil), scEvidenceRequired...), "raw_result", "normalized_result")...)
 }
 
-// scEvidenceContext is the EvidenceContext of §1.5: the record without
-// normalized_result and raw_result, plus the ledger event of this call.
-func scEvidenceContext() scM {
-	props := scEvidenceProperties()
-	props["ledger"] = scOutAll(scM{"seq": scInt(1, scMaxInt), "event_id": scPat(scPatULID)})
-	return scPrune(scD(scOut(props, append(append([]string(nil), scEvidenceRequired...), "ledger")...),
-		"The Evidence record of this answer (without the result itself) and the ledger event that recorded it."),
-		scEvidenceContextDepth)
-}
+// scEvidenceContext is the EvidenceContext of §0/§1.5 as each tool declares
+// it: an object with the evidence_id a client passes on. Its other keys
+// (ledger, subject, provider, analysis_profile_digest, confidence,
+// authority, limitations) and their types are stated once, in the server
+// instructions, instead of in every tool; the schema stays open, so the
+// compact context and the first edition's long one
+// (REA_EVIDENCE_CONTEXT=full) both validate. The whole record is documented
+// once, in get_evidence_bundle's result.
+func scEvidenceContext() scM { return scM{"required": []any{"evidence_id"}} }
 
-// scBundle is an Evidence bundle (§7.4).
+// scBundle is an Evidence bundle (§7.4): its records spelled out, the one
+// place the whole Evidence record is documented; the lists derived from them
+// (artifacts, providers, environments, scenarios, captures, unknowns) are the
+// contract's.
 func scBundle() scM {
 	return scOutAll(scM{
 		"bundle_version": scConst(int64(2)),
-		"artifacts": scList(scOutAll(scM{
-			"digest": scOutAll(scM{"sha256": scHex64()}), "format": scString(), "architecture": scNullable(scString()),
-		})),
-		"providers": scList(scProviderIdentity()),
-		"environments": scList(scOutAll(scM{
-			"id": scString(), "platform": scString(), "architecture": scString(), "isolation": scString(),
-		})),
-		"scenarios": scList(scOutAll(scM{
-			"evidence_id": scEvIDOut(), "operation": scString(), "authority": scConst("controlled-replay"),
-		})),
-		"captures": scList(scOutAll(scM{"evidence_id": scEvIDOut(), "predicate_type": scString()})),
-		"unknowns": scArr(scAny(), 0, 0),
-		"records":  scList(scEvidenceRecord()),
+		"records":        scList(scEvidenceRecord()),
 	})
 }
 
@@ -562,7 +540,7 @@ func scServerIdentity() scM {
 		"negotiated_protocol_version": scNullable(scString()),
 		"client":                      scNullable(scOutAll(scM{"name": scString(), "version": scString()})),
 		"catalog": scOutAll(scM{
-			"counts": scOutAll(scM{"mcp_tools": scConst(int64(42)), "cli_commands": scCount()}),
+			"counts": scOutAll(scM{"mcp_tools": scInt(3, 42), "cli_commands": scCount()}),
 			"digests": scOutAll(scM{
 				"tools_sha256": scHex64(), "cli_sha256": scHex64(), "combined_sha256": scHex64(),
 			}),
@@ -610,47 +588,110 @@ func scManifest() scM {
 	})
 }
 
-// scPrune keeps the structure of s down to depth nested property/items
-// levels; deeper objects keep only their type (and description). The result
-// is less specific, never wrong, and keeps tools/list compact.
-func scPrune(s scM, depth int) scM {
+// scCompact reduces a result schema to what a client needs to read an
+// answer: its keys and their types, down to depth nested object levels (an
+// array's items take no level of their own, nor does a page), with consts and
+// short enums. Required lists, patterns, bounds, formats, defaults,
+// descriptions and enums longer than scEnumMax go (the contract states them),
+// and oneOf becomes anyOf, since branches compacted to the same shape would
+// otherwise reject a value that matches both; a type that a const, enum,
+// properties or items imply is left to them (scDropImpliedType). The result
+// is less specific, never wrong: every answer that matches s matches it.
+func scCompact(s scM, depth int) scM {
 	if s == nil {
 		return nil
+	}
+	if s[scPageMark] == true {
+		depth++
 	}
 	out := scM{}
 	for k, v := range s {
 		switch k {
+		case "pattern", "format", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems",
+			"default", "description", "required", scPageMark:
 		case "properties":
 			if depth <= 0 {
 				continue
 			}
 			props := scM{}
 			for n, p := range v.(scM) {
-				props[n] = scPrune(p.(scM), depth-1)
+				props[n] = scCompact(p.(scM), depth-1)
 			}
 			out[k] = props
-		case "required", "additionalProperties":
-			if depth <= 0 {
-				continue
+		case "additionalProperties":
+			if depth > 0 {
+				out[k] = v
 			}
-			out[k] = v
 		case "items":
-			if depth <= 0 {
-				continue
-			}
-			out[k] = scPrune(v.(scM), depth-1)
-		case "oneOf":
+			out[k] = scCompact(v.(scM), depth)
+		case "oneOf", "anyOf":
 			if depth <= 0 {
 				continue
 			}
 			bs := make([]any, 0, len(v.([]any)))
 			for _, b := range v.([]any) {
-				bs = append(bs, scPrune(b.(scM), depth))
+				bs = append(bs, scCompact(b.(scM), depth))
 			}
-			out[k] = bs
+			out["anyOf"] = bs
+		case "enum":
+			if len(v.([]any)) <= scEnumMax {
+				out[k] = v
+			}
 		default:
 			out[k] = v
 		}
 	}
+	scDropImpliedType(out)
 	return out
 }
+
+// scDropImpliedType drops a result type that the schema's const, enum,
+// properties or items already say. (Argument schemas keep theirs.)
+func scDropImpliedType(s scM) {
+	_, c := s["const"]
+	_, e := s["enum"]
+	_, p := s["properties"]
+	_, i := s["items"]
+	if c || e || p || i {
+		delete(s, "type")
+	}
+}
+
+// scInputView is the inputSchema a client is shown: Input without what only
+// REA's own check needs. Numeric, length and count bounds, patterns and
+// REA-specific formats (the server instructions state the address, path and
+// id rules once), and additionalProperties:false go; types (some clients
+// refuse an argument without one), enums, consts, defaults, required keys and
+// descriptions stay. Decode still enforces the whole Input, so the view is
+// less specific than what REA accepts, never wrong: a value it lets through
+// and Input rejects gets the typed invalid_request of §1.6, which names the
+// bound.
+func scInputView(s scM) scM {
+	out := scM{}
+	for k, v := range s {
+		switch k {
+		case "format", "pattern", "maxLength", "minLength", "minimum", "maximum", "minItems", "maxItems",
+			"additionalProperties":
+			continue
+		case "properties":
+			props := scM{}
+			for n, p := range v.(scM) {
+				props[n] = scInputView(p.(scM))
+			}
+			v = props
+		case "items", "not":
+			v = scInputView(v.(scM))
+		case "anyOf", "oneOf":
+			bs := make([]any, 0, len(v.([]any)))
+			for _, b := range v.([]any) {
+				bs = append(bs, scInputView(b.(scM)))
+			}
+			v = bs
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// scEnumMax is the longest enum a compacted result keeps.
+const scEnumMax = 4

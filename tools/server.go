@@ -37,6 +37,9 @@ type Options struct {
 	// LookupEnv reads REA's own environment for the variables a capture
 	// names (values reach only the captured child); nil: none.
 	LookupEnv func(string) (string, bool)
+	// Toolsets are the toolsets served (ParseToolsets); nil serves every
+	// tool (catalog_toolsets.go).
+	Toolsets []string
 }
 
 // Server is one MCP server over an engine. Each MCP session is one engine
@@ -45,8 +48,9 @@ type Server struct {
 	eng     *engine.Engine
 	mcp     *server.MCPServer
 	opts    Options
-	catalog []Spec          // built once: the catalog is static
-	byName  map[string]Spec //
+	all     []Spec          // the 42 tools, built once: the catalog is static
+	catalog []Spec          // the tools served under opts.Toolsets
+	byName  map[string]Spec // all 42, by name
 	digests Digests         // of the catalog, computed once
 	static  staticIdentity
 
@@ -67,23 +71,29 @@ type session struct {
 	notified atomic.Int64 // list_changed notifications sent to this session
 }
 
-// New builds the MCP server and registers all 42 tools.
+// New builds the MCP server and registers the tools of opts.Toolsets (all
+// 42 by default); the others are not registered at all (catalog_toolsets.go).
 func New(eng *engine.Engine, opts Options) *Server {
-	digests, err := CatalogDigests(opts.CLICommands)
+	s := &Server{eng: eng, opts: opts, all: Catalog(), byName: map[string]Spec{},
+		static: newStaticIdentity(), conns: map[string]*session{}, states: newRequestStates()}
+	for _, spec := range s.all {
+		s.byName[spec.Name] = spec
+		if catEnabled(spec.Name, opts.Toolsets) {
+			s.catalog = append(s.catalog, spec)
+		}
+	}
+	digests, err := CatalogDigests(opts.CLICommands, opts.Toolsets)
 	if err != nil {
 		panic(fmt.Sprintf("tools: catalog digest: %v", err)) // the static catalog is not JSON-encodable: a build defect
 	}
-	s := &Server{eng: eng, opts: opts, catalog: Catalog(), byName: map[string]Spec{}, digests: digests,
-		static: newStaticIdentity(), conns: map[string]*session{}, states: newRequestStates()}
-	for _, spec := range s.catalog {
-		s.byName[spec.Name] = spec
-	}
+	s.digests = digests
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(s.afterInitialize)
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) {
 		s.dropSession(ctx, cs.SessionID(), "client_closed")
 	})
 	s.mcp = server.NewMCPServer("rea", eng.Version(),
+		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools),

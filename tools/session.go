@@ -131,8 +131,9 @@ type Alignment struct {
 	Remediation *string  `json:"remediation"`
 }
 
-// CatalogDigests computes the §3.3 digests for a CLI command list.
-func CatalogDigests(cli []CLICommand) (Digests, error) {
+// CatalogDigests computes the §3.3 digests for a CLI command list over the
+// tools served under toolsets (nil: all 42).
+func CatalogDigests(cli []CLICommand, toolsets []string) (Digests, error) {
 	cli = slices.Clone(cli)
 	slices.SortFunc(cli, func(a, b CLICommand) int { return compareStrings(a.Path, b.Path) })
 	for i := range cli {
@@ -141,7 +142,7 @@ func CatalogDigests(cli []CLICommand) (Digests, error) {
 			cli[i].Flags = []string{}
 		}
 	}
-	tools := catalogDigestEntries()
+	tools := catalogDigestEntries(toolsets)
 	var d Digests
 	var err error
 	if d.Tools, err = canon.Digest(tools); err != nil {

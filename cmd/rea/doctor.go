@@ -12,8 +12,10 @@ import (
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/doctor"
+	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/tools"
 )
 
 // currentHost is this user's home and this very binary, as registrations
@@ -76,7 +78,7 @@ func newDoctorCommand(g *globals) *cobra.Command {
 			eng := engine.New(engine.Config{Registry: reg, Version: version})
 			rep := doctor.Run(ctx, doctor.Input{
 				Host: h, Clients: cs, Version: version, BuildCommit: buildCommit(), LedgerPath: ledgerPath,
-				Candidates: eng.Candidates(ctx, engine.State{}), Env: environMap(),
+				Candidates: eng.Candidates(ctx, engine.State{}), Env: environMap(), ServerEnvProblems: serverEnvProblems,
 			})
 			if asJSON {
 				if err := printJSON(cmd.OutOrStdout(), rep); err != nil {
@@ -129,4 +131,18 @@ func renderDoctor(w io.Writer, r doctor.Report) {
 	} else {
 		fmt.Fprintln(w, "\nSome checks are not healthy (exit status 1).")
 	}
+}
+
+// serverEnvProblems checks REA_TOOLSETS the way `rea mcp` does at startup
+// (an empty value means every toolset), naming the variable, never the value.
+func serverEnvProblems(env map[string]string) []doctor.EnvProblem {
+	v := env[tools.ToolsetsEnv]
+	if v == "" {
+		return nil
+	}
+	if _, err := tools.ParseToolsets(v, tools.ToolsetsEnv); err != nil {
+		reason, _ := fault.From("doctor", err).Details["reason"].(string)
+		return []doctor.EnvProblem{{Variable: tools.ToolsetsEnv, Reason: reason}}
+	}
+	return nil
 }

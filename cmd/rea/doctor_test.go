@@ -177,6 +177,19 @@ func TestDoctorEnvironmentNeverEchoed(t *testing.T) {
 		t.Fatalf("exit %d, configuration check %q", r.code, cfg)
 	}
 	runRea(t, home, []string{"REA_GDB_ENABLED=" + secret}, "doctor")
+
+	// REA_TOOLSETS is checked as `rea mcp` checks it, by name only.
+	r = runRea(t, home, []string{"REA_TOOLSETS=triage," + secret}, "doctor", "--json")
+	d = decodeDoctor(t, r)
+	cfg = ""
+	for _, c := range d.Checks {
+		if c.ID == "configuration" {
+			cfg = c.Classification + " " + c.Detail
+		}
+	}
+	if r.code != 1 || cfg != "configuration_invalid REA_TOOLSETS: unknown_toolset" || bytes.Contains(r.stdout, []byte(secret)) {
+		t.Fatalf("exit %d, configuration check %q", r.code, cfg)
+	}
 }
 
 // TestDoctorClientFilter: --client narrows the registrations; an unknown id

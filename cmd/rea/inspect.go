@@ -43,6 +43,7 @@ func newProvidersCommand() *cobra.Command {
 type capabilityEntry struct {
 	Name        string            `json:"name"`
 	Kind        string            `json:"kind"`
+	Toolset     string            `json:"toolset"`
 	Evidence    bool              `json:"evidence"`
 	Effects     provider.Effects  `json:"effects"`
 	Annotations tools.Annotations `json:"annotations"`
@@ -71,13 +72,13 @@ func newCapabilitiesCommand() *cobra.Command {
 				if ps == nil {
 					ps = []string{}
 				}
-				out = append(out, capabilityEntry{Name: s.Name, Kind: s.Kind, Evidence: s.Evidence, Effects: s.Effects, Annotations: s.Annotations(), Providers: ps})
+				out = append(out, capabilityEntry{Name: s.Name, Kind: s.Kind, Toolset: tools.ToolsetOf(s.Name), Evidence: s.Evidence, Effects: s.Effects, Annotations: s.Annotations(), Providers: ps})
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), map[string]any{"tools": out})
 			}
 			for _, e := range out {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-32s %-12s %v\n", e.Name, e.Kind, e.Providers)
+				fmt.Fprintf(cmd.OutOrStdout(), "%-32s %-12s %-15s %v\n", e.Name, e.Kind, e.Toolset, e.Providers)
 			}
 			return nil
 		},

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -16,11 +17,16 @@ import (
 
 func newMCPCommand(g *globals) *cobra.Command {
 	var httpOpts tools.HTTPOptions
+	var toolsetsFlag string
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve MCP over stdio (register this command in your MCP client), or over streamable HTTP with --http",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			toolsets, err := serverToolsets(cmd.Flags().Changed("toolsets"), toolsetsFlag)
+			if err != nil {
+				return failWith(cmd, false, err)
+			}
 			if httpOpts.Addr != "" {
 				httpOpts.BearerToken = os.Getenv(tools.BearerTokenEnv)
 				if err := httpOpts.Validate(); err != nil {
@@ -46,7 +52,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			if httpOpts.Addr == "" {
-				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
+				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv, Toolsets: toolsets})
 				if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
 					return err
 				}
@@ -55,7 +61,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 			httpOpts.Ready = func(a net.Addr) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
 			}
-			srv := tools.New(eng, tools.Options{Transport: "http", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv})
+			srv := tools.New(eng, tools.Options{Transport: "http", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv, Toolsets: toolsets})
 			if err := srv.ServeStreamableHTTP(ctx, httpOpts); err != nil {
 				return failWith(cmd, false, err)
 			}
@@ -63,11 +69,25 @@ func newMCPCommand(g *globals) *cobra.Command {
 		},
 	}
 	f := c.Flags()
+	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(tools.ToolsetNames(), ", ")+
+		"; default all; overrides "+tools.ToolsetsEnv+")")
 	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio")
 	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+tools.BearerTokenEnv+")")
 	f.StringArrayVar(&httpOpts.AllowedOrigins, "allowed-origin", nil, "an Origin accepted besides loopback ones (repeatable; exact scheme://host[:port])")
 	f.DurationVar(&httpOpts.SessionIdle, "session-idle", tools.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
 	return c
+}
+
+// serverToolsets are the toolsets `rea mcp` serves: --toolsets when given
+// (it wins), else REA_TOOLSETS when set and not empty, else nil (all).
+func serverToolsets(flagSet bool, flagValue string) ([]string, error) {
+	if flagSet {
+		return tools.ParseToolsets(flagValue, "")
+	}
+	if v := os.Getenv(tools.ToolsetsEnv); v != "" {
+		return tools.ParseToolsets(v, tools.ToolsetsEnv)
+	}
+	return nil, nil
 }
 
 // cliCatalog lists every runnable command with its long flag names, for the

@@ -633,7 +633,7 @@ func TestEnvironmentProblems(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("case %d: got %v, want %v", i, got, c.want)
 		}
-		ch := configurationCheck(c.env)
+		ch := configurationCheck(c.env, nil)
 		if strings.Contains(ch.Detail, secret) || (len(c.want) > 0) != (ch.Classification == ConfigurationInvalid) {
 			t.Errorf("case %d: check %+v", i, ch)
 		}

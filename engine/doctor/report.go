@@ -89,6 +89,9 @@ type Input struct {
 	// Env is a snapshot of the process environment (policy and provider
 	// variables are read from it, never printed).
 	Env map[string]string
+	// ServerEnvProblems checks the variables only the MCP surface reads
+	// (REA_TOOLSETS), whose rules live there; nil checks none.
+	ServerEnvProblems func(env map[string]string) []EnvProblem
 }
 
 // Run builds the report. It writes nothing: the ledger is opened read-only,
@@ -124,7 +127,7 @@ func Run(ctx context.Context, in Input) Report {
 	}
 	r.Checks = append(r.Checks,
 		Check{ID: "gdb", Classification: Healthy, Detail: ProbeGDB(ctx, in.Env)},
-		configurationCheck(in.Env))
+		configurationCheck(in.Env, in.ServerEnvProblems))
 	return r
 }
 
@@ -255,8 +258,11 @@ func ProbeGDB(ctx context.Context, env map[string]string) string {
 
 // configurationCheck validates the environment the policy and the provider
 // selection read (CONTRACTS.md §9.2), naming variables, never values.
-func configurationCheck(env map[string]string) Check {
+func configurationCheck(env map[string]string, server func(map[string]string) []EnvProblem) Check {
 	problems := EnvironmentProblems(env)
+	if server != nil {
+		problems = append(problems, server(env)...)
+	}
 	if len(problems) == 0 {
 		return Check{ID: "configuration", Classification: Healthy, Detail: "the REA_* environment is valid"}
 	}
