@@ -269,20 +269,26 @@ func (m *mainLocator) elfDynSym(i uint64) (name []byte, value uint64, shndx uint
 	return m.data[off : off+uint64(n)], value, shndx, true
 }
 
-// elfImports reports whether the dynamic symbols import name.
-func (m *mainLocator) elfImports(name string) bool {
+// elfStartImport reports whether the dynamic symbols import the C
+// library's start function, and whether they import anything (a static
+// executable, static-pie included, imports nothing).
+func (m *mainLocator) elfStartImport() (start, any bool) {
 	info := m.img.elf
 	if info.dynsym < 0 {
-		return false
+		return false, false
 	}
 	t := info.tables[info.dynsym]
 	for i := uint64(1); i < t.size/t.entsize; i++ {
 		n, _, shndx, ok := m.elfDynSym(i)
-		if ok && shndx == uint16(elf.SHN_UNDEF) && string(n) == name {
-			return true
+		if !ok || shndx != uint16(elf.SHN_UNDEF) || len(n) == 0 {
+			continue
+		}
+		any = true
+		if string(n) != "" && isStartMain(n) {
+			return true, true
 		}
 	}
-	return false
+	return false, any
 }
 
 // loadAt returns the n-byte pointer the loader leaves at address a, and the
@@ -422,12 +428,46 @@ func isStartMain(name []byte) bool {
 	return false
 }
 
+// elfExecutable reports an executable: ET_EXEC, or ET_DYN marked DF_1_PIE
+// in its dynamic section (a PIE, static-pie included; not a library).
+func (m *mainLocator) elfExecutable() bool {
+	if len(m.data) < 18 {
+		return false
+	}
+	switch elf.Type(m.img.bo.Uint16(m.data[16:])) {
+	case elf.ET_EXEC:
+		return true
+	case elf.ET_DYN:
+	default:
+		return false
+	}
+	dyn, _, ok := m.sectionData(".dynamic", "")
+	if !ok {
+		return false
+	}
+	w := 4
+	if m.img.is64 {
+		w = 8
+	}
+	for o := 0; o+2*w <= len(dyn); o += 2 * w {
+		tag, _ := readU(dyn, m.img.bo, uint64(o), w)
+		val, _ := readU(dyn, m.img.bo, uint64(o+w), w)
+		if tag == uint64(elf.DT_NULL) {
+			break
+		}
+		if tag == uint64(elf.DT_FLAGS_1) && val&uint64(elf.DF_1_PIE) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *mainLocator) elfMain() mainFound {
 	img := m.img
 	if !img.hasEntry {
 		return mainFound{}
 	}
-	if img.elf.dynsym >= 0 && !m.elfImports("__libc_start_main") && !m.elfImports("__uClibc_main") {
+	if start, any := m.elfStartImport(); any && !start || !any && !m.elfExecutable() {
 		return mainFound{} // a shared library, or start code of another C library
 	}
 	var r mainFound

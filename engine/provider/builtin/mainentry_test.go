@@ -1,0 +1,378 @@
+package builtin
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// main in stripped binaries (mainentry.go). The oracle of a compiled fixture
+// is its unstripped twin's symbol (nm, go tool nm); of a Debian binary, which
+// ships no unstripped twin, objdump's reading of _start's argument together
+// with .eh_frame saying a function starts there.
+
+// checkMainNamed checks that name resolves to want everywhere a name does:
+// procedure_address, procedure_info, search_procedures, list_names (exactly
+// one entry of that name, with symbol source src) and list_procedures.
+func checkMainNamed(t *testing.T, c provider.Client, name string, want uint64, src string) {
+	t.Helper()
+	checkMainNamedCode(t, c, name, want, src, false)
+}
+
+// checkMainNamedCode is checkMainNamed for a procedure in ARM Thumb code
+// when thumb is set: procedure_info then fails as for every Thumb procedure.
+func checkMainNamedCode(t *testing.T, c provider.Client, name string, want uint64, src string, thumb bool) {
+	t.Helper()
+	wantS := provider.FormatAddress(want)
+	if got := do(t, c, OpProcedureAddress, provider.Params{"procedure": name}).Normalized; got != wantS {
+		t.Errorf("procedure_address %s = %v, want %s", name, got, wantS)
+	}
+	if thumb {
+		_, err := c.Do(t.Context(), OpProcedureInfo, provider.Params{"procedure": name}, nil)
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Details["availability_reason"] != "thumb_code_unsupported" {
+			t.Errorf("procedure_info of Thumb %s: %v", name, err)
+		}
+	} else if pi := procInfo(t, c, name); pi.Entrypoint != wantS || pi.Name != name {
+		t.Errorf("procedure_info %s: entry %s name %s, want %s", name, pi.Entrypoint, pi.Name, wantS)
+	}
+	p := search(t, c, OpSearchProcedures, provider.Params{"pattern": "^" + regexp.QuoteMeta(name) + "$", "mode": "regex"})
+	if len(p.Items) != 1 || p.Items[0].Address != wantS {
+		t.Errorf("search_procedures %s: %+v, want one at %s", name, p.Items, wantS)
+	}
+	var named []NameItem
+	for _, n := range allNames(t, c) {
+		if n.Value == name {
+			named = append(named, n)
+		}
+	}
+	if len(named) != 1 || named[0].Address != wantS || named[0].Symbol.Source != src || named[0].Symbol.Type != "function" {
+		t.Errorf("list_names %s: %+v, want one at %s with source %s", name, named, wantS, src)
+	}
+	if a := procAt(allProcedures(t, c), name); len(a) != 1 || a[0] != wantS {
+		t.Errorf("list_procedures %s: %v, want %s", name, a, wantS)
+	}
+	if src == "analysis" {
+		r := do(t, c, OpListNames, provider.Params{"limit": int64(1)})
+		for _, l := range r.Limitations {
+			if strings.Contains(l, "not located") {
+				t.Errorf("limitation %q although %s was located", l, name)
+			}
+		}
+	}
+}
+
+// strippedTwin strips a copy of path with the strip tool.
+func strippedTwin(t *testing.T, path, strip string) string {
+	t.Helper()
+	return fixture(t, baseName(path)+".stripped", func(dir, out string) (string, error) {
+		if _, err := exec.LookPath(strip); err != nil {
+			return "tool " + strip + " is not installed; install it to run this test", nil
+		}
+		return "", run(dir, nil, strip, "-o", out, path)
+	})
+}
+
+// mainTwin is a fixture built unstripped and stripped.
+type mainTwin struct {
+	name, compiler, prefix string // prefix: of the binutils that go with it
+	flags                  []string
+}
+
+func TestMainStrippedELF(t *testing.T) {
+	var (
+		x = ""
+		a = "aarch64-linux-gnu-"
+		i = "i686-linux-gnu-"
+		h = "arm-linux-gnueabihf-"
+	)
+	twins := []mainTwin{
+		{"main-gcc-pie", "gcc", x, []string{"-O2", "-fPIE", "-pie"}},
+		{"main-gcc-nopie", "gcc", x, []string{"-O2", "-fno-pie", "-no-pie"}},
+		// No linker relaxation: _start loads main from a GOT slot with a
+		// RELATIVE relocation (mov rdi, [rip+slot]).
+		{"main-gcc-norelax", "gcc", x, []string{"-O2", "-Wl,--no-relax"}},
+		{"main-gcc-static", "gcc", x, []string{"-O2", "-static"}},
+		{"main-gcc-static-pie", "gcc", x, []string{"-O2", "-static-pie"}},
+		{"main-clang-pie", "clang", x, []string{"-O2", "-fPIE", "-pie"}},
+		{"main-clang-nopie", "clang", x, []string{"-O2", "-fno-pie", "-no-pie"}},
+		{"main-clang-lld", "clang", x, []string{"-O2", "-fuse-ld=lld"}},
+		{"main-i686-pie", i + "gcc", i, []string{"-O2", "-fPIE", "-pie"}},
+		{"main-i686-nopie", i + "gcc", i, []string{"-O2", "-fno-pie", "-no-pie"}},
+		{"main-aarch64-pie", a + "gcc", a, []string{"-O2", "-fPIE", "-pie"}},
+		// The non-PIE crt1 passes __wrap_main (`b main`), which is followed.
+		{"main-aarch64-nopie", a + "gcc", a, []string{"-O2", "-fno-pie", "-no-pie"}},
+		{"main-armhf-pie", h + "gcc", h, []string{"-O2", "-fPIE", "-pie"}},
+		{"main-armhf-nopie", h + "gcc", h, []string{"-O2", "-fno-pie", "-no-pie"}},
+		{"main-armhf-arm", h + "gcc", h, []string{"-O2", "-marm"}}, // Thumb _start, ARM main
+	}
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			full := cFixture(t, tw.name, tw.compiler, tw.flags...)
+			nm := tw.prefix + "nm"
+			arm := strings.HasPrefix(tw.name, "main-armhf")
+			if arm {
+				nm = "nm" // the cross nm clears the Thumb bit; binutils' own keeps st_value
+			}
+			want := nmAddrs(t, []string{nm}, full)["main"]
+			if len(want) != 1 {
+				t.Fatalf("nm main: %x", want)
+			}
+			thumb := arm && want[0]&1 == 1
+			main := want[0] &^ 1
+			_, _, c := open(t, full)
+			checkMainNamedCode(t, c, "main", main, "default", thumb) // the symbol wins: no analysis name beside it
+
+			stripped := strippedTwin(t, full, tw.prefix+"strip")
+			if nm, _ := exec.Command(tw.prefix+"nm", stripped).CombinedOutput(); !strings.Contains(string(nm), "no symbols") {
+				t.Fatalf("%s is not stripped: %s", stripped, nm)
+			}
+			_, _, cs := open(t, stripped)
+			// A Thumb main is marked Thumb, so it is refused like its twin's.
+			checkMainNamedCode(t, cs, "main", main, "analysis", thumb)
+			t.Logf("%s: main %#x (thumb %v) found in the stripped twin", tw.name, main, thumb)
+		})
+	}
+}
+
+// objdumpStartArg reads _start's argument for __libc_start_main from
+// objdump's listing of the entry: the address objdump resolves in the
+// instruction that sets rdi before the first call.
+func objdumpStartArg(t *testing.T, path string, entry uint64) uint64 {
+	t.Helper()
+	out := toolOutput(t, "objdump", "-d", "--no-show-raw-insn",
+		"--start-address="+provider.FormatAddress(entry), "--stop-address="+provider.FormatAddress(entry+0x40), path)
+	lea := regexp.MustCompile(`(?:lea|mov)\s+\S+\(%rip\),%rdi\s+#\s+([0-9a-f]+)`)
+	imm := regexp.MustCompile(`mov\s+\$0x([0-9a-f]+),%rdi`)
+	for _, ln := range strings.Split(out, "\n") {
+		if m := lea.FindStringSubmatch(ln); m != nil {
+			return hexAddr(t, m[1])
+		}
+		if m := imm.FindStringSubmatch(ln); m != nil {
+			return hexAddr(t, m[1])
+		}
+		if strings.Contains(ln, "call") {
+			break
+		}
+	}
+	t.Fatalf("objdump shows no rdi argument in _start of %s:\n%s", path, out)
+	return 0
+}
+
+// fdeStarts lists the function starts .eh_frame describes (readelf).
+func fdeStarts(t *testing.T, path string) []uint64 {
+	t.Helper()
+	re := regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.`)
+	var out []uint64
+	for _, m := range re.FindAllStringSubmatch(toolOutput(t, "readelf", "--debug-dump=frames", path), -1) {
+		out = append(out, hexAddr(t, m[1]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestMainDebianBinaries(t *testing.T) {
+	for _, path := range []string{"/usr/bin/gdb", "/usr/bin/bash", "/usr/bin/ls"} {
+		t.Run(baseName(path), func(t *testing.T) {
+			if _, err := os.Stat(path); err != nil {
+				t.Skipf("%s is not installed", path)
+			}
+			_, tg, c := open(t, path)
+			if tg.Architecture != "x86_64" {
+				t.Skipf("%s is %s; the oracle reads x86_64 objdump output", path, tg.Architecture)
+			}
+			ep, _ := c.(provider.EntryPointer).EntryPoint()
+			want := objdumpStartArg(t, path, ep)
+			if _, ok := slices.BinarySearch(fdeStarts(t, path), want); !ok {
+				t.Fatalf("oracle: %#x is not an .eh_frame function start", want)
+			}
+			src := "analysis"
+			if nm := nmAddrs(t, []string{"nm", "-D"}, path)["main"]; len(nm) > 0 {
+				src = "default" // bash exports main: the dynamic symbol names it
+				if nm[0] != want {
+					t.Fatalf("oracle: dynamic main %#x, _start passes %#x", nm[0], want)
+				}
+			}
+			checkMainNamed(t, c, "main", want, src)
+			t.Logf("%s: main %#x (source %s)", path, want, src)
+		})
+	}
+}
+
+// goMainFixture builds fixtureGo for goos/goarch, stripped with -s -w when
+// asked.
+func goMainFixture(t *testing.T, goos, goarch string, strip bool) string {
+	name := "gomain-" + goos + "-" + goarch
+	var ld []string
+	if strip {
+		name += "-s"
+		ld = []string{"-ldflags=-s -w"}
+	}
+	return fixture(t, name, func(dir, out string) (string, error) {
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module fixture\n\ngo 1.22\n"), 0o644); err != nil {
+			return "", err
+		}
+		goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			goBin = "go"
+		}
+		args := append(append([]string{"build", "-trimpath"}, ld...), "-o", out, ".")
+		return "", run(dir, []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off"},
+			goBin, args...)
+	})
+}
+
+func TestMainGo(t *testing.T) {
+	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		for _, goarch := range []string{"amd64", "arm64"} {
+			t.Run(goos+"-"+goarch, func(t *testing.T) {
+				full := goMainFixture(t, goos, goarch, false)
+				want := nmAddrs(t, []string{goBin, "tool", "nm"}, full)["main.main"]
+				if len(want) != 1 {
+					t.Fatalf("go tool nm main.main: %x", want)
+				}
+				_, _, c := open(t, full)
+				sym := "main.main"
+				if goos == "darwin" {
+					sym = "_main.main" // Mach-O names keep their underscore
+				}
+				checkMainNamed(t, c, sym, want[0], "default")
+				if _, err := c.Do(t.Context(), OpProcedureAddress, provider.Params{"procedure": "main.main"}, nil); goos == "darwin" && err == nil {
+					t.Errorf("an analysis main.main was added beside the symbol _main.main")
+				}
+
+				stripped := goMainFixture(t, goos, goarch, true)
+				if nm, _ := exec.Command(goBin, "tool", "nm", stripped).CombinedOutput(); strings.Contains(string(nm), "main.main") {
+					t.Fatalf("%s keeps its symbols", stripped)
+				}
+				_, _, cs := open(t, stripped)
+				checkMainNamed(t, cs, "main.main", want[0], "analysis")
+			})
+		}
+	}
+}
+
+func TestMainMachO(t *testing.T) {
+	for _, target := range []string{"x86_64-apple-macos11", "arm64-apple-macos11"} {
+		t.Run(target, func(t *testing.T) {
+			full := clangMachO(t, target)
+			want := nmAddrs(t, []string{"llvm-nm"}, full)["_main"]
+			if len(want) != 1 {
+				t.Fatalf("llvm-nm _main: %x", want)
+			}
+			_, _, c := open(t, full)
+			checkMainNamed(t, c, "_main", want[0], "default")
+			if _, err := c.Do(t.Context(), OpProcedureAddress, provider.Params{"procedure": "main"}, nil); err == nil {
+				t.Errorf("an analysis main was added beside the symbol _main")
+			}
+			stripped := strippedTwin(t, full, "llvm-strip")
+			_, _, cs := open(t, stripped)
+			checkMainNamed(t, cs, "main", want[0], "analysis")
+			// LC_MAIN's entry is main: it is not also named "entry".
+			if a := procAt(allProcedures(t, cs), "entry"); len(a) != 0 {
+				t.Errorf("entry is named beside main: %v", a)
+			}
+		})
+	}
+}
+
+const fixtureWinMain = `#include <windows.h>
+int counter;
+__attribute__((noinline)) int helper(int x) { return x * 3 + counter; }
+int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { return helper(show); }
+`
+
+func TestMainMingw(t *testing.T) {
+	const mingw = "x86_64-w64-mingw32-"
+	builds := map[string]func() string{
+		"console-O2": func() string { return cFixture(t, "main-mingw-O2.exe", mingw+"gcc", "-O2") },
+		"console-O0": func() string { return cFixture(t, "main-mingw-O0.exe", mingw+"gcc", "-O0") },
+		// A GUI program: libmingw32's main calls WinMain; main is the CRT's.
+		"winmain": func() string {
+			return fixture(t, "main-mingw-winmain.exe", func(dir, out string) (string, error) {
+				if _, err := exec.LookPath(mingw + "gcc"); err != nil {
+					return "tool " + mingw + "gcc is not installed; install it to run this test", nil
+				}
+				src := filepath.Join(dir, "w.c")
+				if err := os.WriteFile(src, []byte(fixtureWinMain), 0o644); err != nil {
+					return "", err
+				}
+				return "", run(dir, nil, mingw+"gcc", "-O2", "-mwindows", "-o", out, src)
+			})
+		},
+	}
+	for _, name := range []string{"console-O2", "console-O0", "winmain"} {
+		t.Run(name, func(t *testing.T) {
+			full := builds[name]()
+			want := nmAddrs(t, []string{mingw + "nm"}, full)["main"]
+			if len(want) != 1 {
+				t.Fatalf("nm main: %x", want)
+			}
+			_, _, c := open(t, full)
+			checkMainNamed(t, c, "main", want[0], "default")
+			stripped := strippedTwin(t, full, mingw+"strip")
+			_, _, cs := open(t, stripped)
+			checkMainNamed(t, cs, "main", want[0], "analysis")
+		})
+	}
+}
+
+// A _start REA cannot read: main's address comes from the stack. The
+// answer is a limitation, and main stays unnamed.
+const fixtureOddStart = `int main(void) { return 0; }
+__asm__(".globl _start\n_start:\n\tmov (%rsp), %rdi\n\tcall *__libc_start_main@GOTPCREL(%rip)\n\thlt\n");
+`
+
+func TestMainNotLocated(t *testing.T) {
+	full := fixture(t, "main-odd-start", func(dir, out string) (string, error) {
+		src := filepath.Join(dir, "odd.c")
+		if err := os.WriteFile(src, []byte(fixtureOddStart), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, "gcc", "-O2", "-nostartfiles", "-s", "-o", out, src)
+	})
+	_, _, c := open(t, full)
+	r := do(t, c, OpListNames, nil)
+	if !slices.Contains(r.Limitations, "main not located: "+startNotRecognized) {
+		t.Errorf("limitations %q lack main not located", r.Limitations)
+	}
+	for _, n := range allNames(t, c) {
+		if n.Value == "main" {
+			t.Errorf("main named: %+v", n)
+		}
+	}
+	_, err := c.Do(t.Context(), OpProcedureInfo, provider.Params{"procedure": "main"}, nil)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.InvalidRequest {
+		t.Errorf("procedure_info main: %v", err)
+	}
+	ri := do(t, c, OpProcedureInfo, provider.Params{"procedure": "entry"})
+	if !slices.Contains(ri.Limitations, "main not located: "+startNotRecognized) {
+		t.Errorf("procedure_info entry limitations %q lack main not located", ri.Limitations)
+	}
+
+	// A shared library expects no main: no limitation.
+	lib := cFixture(t, "main-shared-lib", "gcc", "-O2", "-shared", "-fPIC")
+	stripped := strippedTwin(t, lib, "strip")
+	_, _, cl := open(t, stripped)
+	for _, l := range do(t, cl, OpListNames, nil).Limitations {
+		if strings.Contains(l, "not located") {
+			t.Errorf("shared library: %q", l)
+		}
+	}
+}
