@@ -46,6 +46,9 @@ import (
 // maxStartInsns bounds the instructions decoded from one start function.
 const maxStartInsns = 64
 
+// maxPclnTries bounds the candidate Go tables a PE's magic search parses.
+const maxPclnTries = 16
+
 type mainLocator struct {
 	img  *image
 	data []byte
@@ -203,6 +206,7 @@ func (m *mainLocator) goTable() (*pclntab, bool) {
 		// sections (Go puts the table in .rdata), and require a table that
 		// parses and has main.main in executable code, or runtime.main.
 		_, text, _ = m.sectionData(".text", "")
+		tries := 0 // headers that parse; each costs a pass over its table
 		for i := range img.sections {
 			s := &img.sections[i]
 			if s.x || s.fsize == 0 || s.off > uint64(len(m.data)) {
@@ -220,6 +224,9 @@ func (m *mainLocator) goTable() (*pclntab, bool) {
 					if t, err := parsePclntab(sec[p+k:], text); err == nil {
 						if _, ok := t.lookup("runtime.main"); ok {
 							return t, true
+						}
+						if tries++; tries == maxPclnTries {
+							return nil, false
 						}
 					}
 					p += k + 1
@@ -278,7 +285,11 @@ func (m *mainLocator) elfStartImport() (start, any bool) {
 		return false, false
 	}
 	t := info.tables[info.dynsym]
-	for i := uint64(1); i < t.size/t.entsize; i++ {
+	if t.off > uint64(len(m.data)) {
+		return false, false
+	}
+	count := min(t.size, uint64(len(m.data))-t.off) / t.entsize // a header may claim more
+	for i := uint64(1); i < count; i++ {
 		n, _, shndx, ok := m.elfDynSym(i)
 		if !ok || shndx != uint16(elf.SHN_UNDEF) || len(n) == 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -374,5 +375,120 @@ func TestMainNotLocated(t *testing.T) {
 		if strings.Contains(l, "not located") {
 			t.Errorf("shared library: %q", l)
 		}
+	}
+}
+
+// mainSeedC is the program of the seeds that exercise the start-code
+// readers under FuzzELF and FuzzPE (crt1 / the mingw CRT linked in).
+const mainSeedC = `int puts(const char *);
+int main(void) { puts("seed"); return 0; }
+`
+
+// mainSeeds lists the seed files, their compiler and flags.
+var mainSeeds = []struct {
+	target, name, cc string
+	flags            []string
+}{
+	{"FuzzELF", "main-x86_64-pie", "gcc", nil},
+	{"FuzzELF", "main-i686-pie", "i686-linux-gnu-gcc", nil},
+	{"FuzzELF", "main-aarch64-nopie", "aarch64-linux-gnu-gcc", []string{"-no-pie"}},
+	{"FuzzELF", "main-armhf-thumb", "arm-linux-gnueabihf-gcc", nil},
+	{"FuzzPE", "main-mingw", "x86_64-w64-mingw32-gcc", []string{"-Wl,--file-alignment=16", "-Wl,--section-alignment=16"}},
+}
+
+// TestWriteMainSeeds regenerates the seed-main-* seeds when
+// REA_WRITE_FUZZ_SEEDS=1: small stripped executables with the C library's
+// start code (needs gcc, the i686/aarch64/armhf cross compilers, mingw-w64).
+func TestWriteMainSeeds(t *testing.T) {
+	if os.Getenv("REA_WRITE_FUZZ_SEEDS") != "1" {
+		t.Skip("set REA_WRITE_FUZZ_SEEDS=1 to regenerate the seed-main-* fuzz seeds")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "seed.c")
+	if err := os.WriteFile(src, []byte(mainSeedC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range mainSeeds {
+		needTool(t, s.cc)
+		out := filepath.Join(dir, s.name)
+		args := []string{"-Os", "-s", "-fno-asynchronous-unwind-tables", "-Wl,--build-id=none"}
+		if s.target == "FuzzELF" {
+			args = append(args, "-Wl,-z,max-page-size=0x10", "-Wl,-z,noseparate-code", "-Wl,-z,norelro")
+		}
+		args = append(append(args, s.flags...), "-o", out, src)
+		if err := run(dir, nil, s.cc, args...); err != nil {
+			t.Fatal(err)
+		}
+		if s.target == "FuzzPE" {
+			out += ".exe"
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeCorpus(t, filepath.Join("testdata", "fuzz", s.target, "seed-"+s.name), b)
+	}
+}
+
+// readSeed reads the bytes of a one-argument corpus file.
+func readSeed(t testing.TB, target, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "fuzz", target, "seed-"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(raw), "\n", 3)
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") {
+		t.Fatalf("%s/%s is not a corpus file", target, name)
+	}
+	q, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(q)
+}
+
+// FuzzMainEntry runs only the symbol passes and the start-code readers
+// (FuzzELF and FuzzPE run them too, among every operation, far slower); its
+// seeds are the seed-main-* files of those targets.
+func FuzzMainEntry(f *testing.F) {
+	for _, s := range mainSeeds {
+		f.Add(readSeed(f, s.target, s.name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		img, err := parseImage(data)
+		if err != nil {
+			return
+		}
+		if _, err := buildSymbols(t.Context(), img, img.data(data), nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestMainSeeds checks that the seeds reach the start-code readers: each
+// names main.
+func TestMainSeeds(t *testing.T) {
+	for _, s := range mainSeeds {
+		t.Run(s.name, func(t *testing.T) {
+			data := readSeed(t, s.target, s.name)
+			img, err := parseImage(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			six, err := buildSymbols(t.Context(), img, img.data(data), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for i := range six.syms {
+				if sy := &six.syms[i]; string(six.name(data, sy)) == "main" && sy.source == srcAnalysis {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("main not named; limitations %q", six.limitations)
+			}
+		})
 	}
 }
