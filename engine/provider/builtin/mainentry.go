@@ -68,6 +68,40 @@ func notFound(why string) mainFound { return mainFound{why: why} }
 
 const startNotRecognized = "_start pattern not recognized"
 
+// addMainDiscovery adds to the profile's function_discovery the source main
+// is named from: "pclntab" for a Go binary, else "start-code" where a
+// reader of the start code applies (see above).
+func addMainDiscovery(img *image, data []byte) {
+	m := &mainLocator{img: img, data: data}
+	var src string
+	switch {
+	case func() bool { _, ok := m.goTable(); return ok }():
+		src = "pclntab"
+	case !img.hasEntry:
+	case img.elf != nil:
+		switch img.elf.machine {
+		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
+			src = "start-code"
+		}
+	case img.macho != nil:
+		if img.macho.lcMain {
+			src = "start-code"
+		}
+	case img.pe != nil:
+		if !img.pe.dll && img.arch == "x86_64" {
+			src = "start-code"
+		}
+	}
+	if src == "" {
+		return
+	}
+	used := map[string]bool{src: true}
+	for _, s := range img.discovery {
+		used[s] = true
+	}
+	img.setDiscovery(used)
+}
+
 // addMainNames names main (or main.main) and returns the addresses named.
 func addMainNames(img *image, b *symBuilder) ([]uint64, error) {
 	if err := b.ctx.Err(); err != nil {

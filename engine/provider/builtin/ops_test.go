@@ -83,7 +83,7 @@ func TestProfileParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(prof.Parameters)
-	want := `{"architecture":"x86_64","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","eh-frame","init-array","call-targets"],"loader":"go-debug","syntax":"intel","target_format":"elf"}`
+	want := `{"architecture":"x86_64","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"loader":"go-debug","syntax":"intel","target_format":"elf"}`
 	if string(got) != want || prof.ProviderProfileSchemaVersion != 1 || prof.Provider.ID != "builtin" {
 		t.Errorf("profile parameters\n got %s\nwant %s", got, want)
 	}
