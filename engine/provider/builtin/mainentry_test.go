@@ -114,6 +114,13 @@ func TestMainStrippedELF(t *testing.T) {
 		{"main-armhf-pie", h + "gcc", h, []string{"-O2", "-fPIE", "-pie"}},
 		{"main-armhf-nopie", h + "gcc", h, []string{"-O2", "-fno-pie", "-no-pie"}},
 		{"main-armhf-arm", h + "gcc", h, []string{"-O2", "-marm"}}, // Thumb _start, ARM main
+		// Static: no import names the call's target; static-pie passes
+		// __wrap_main on i386 and arm64.
+		{"main-i686-static", i + "gcc", i, []string{"-O2", "-static"}},
+		{"main-i686-static-pie", i + "gcc", i, []string{"-O2", "-static-pie"}},
+		{"main-aarch64-static", a + "gcc", a, []string{"-O2", "-static"}},
+		{"main-aarch64-static-pie", a + "gcc", a, []string{"-O2", "-static-pie"}},
+		{"main-armhf-static", h + "gcc", h, []string{"-O2", "-static"}},
 	}
 	for _, tw := range twins {
 		t.Run(tw.name, func(t *testing.T) {
