@@ -21,7 +21,7 @@ import (
 //     bytes. The call must go to __libc_start_main when its target is named
 //     (a PLT stub, a GOT slot's relocation); a static binary's unnamed
 //     target is accepted. Debian's armhf crt1 is Thumb code, decoded here
-//     (x/arch has no Thumb decoder). glibc's __wrap_main (one hint or
+//     (x/arch has no Thumb decoder), as is an ARM-mode one. glibc's __wrap_main (one hint or
 //     endbr, then a direct branch to main; the arm64 non-PIE crt1 passes
 //     it) is followed when it lies in the start file, right after _start's
 //     call.
@@ -813,7 +813,8 @@ func (m *mainLocator) x86Wrapper(a, call, next uint64, mode int) mainFound {
 
 // ---- arm64 ----
 
-func (m *mainLocator) arm64Word(pc uint64) (uint32, bool) {
+// codeWord reads the 32-bit instruction word at pc in executable code.
+func (m *mainLocator) codeWord(pc uint64) (uint32, bool) {
 	code, ok := execCode(m.img, m.data, pc)
 	if !ok || len(code) < 4 {
 		return 0, false
@@ -838,7 +839,7 @@ func (m *mainLocator) arm64Start() mainFound {
 	get := func(r uint32) (uint64, bool) { return v[r], r != 31 && known&(1<<r) != 0 }
 	pc := m.img.entry
 	for n := 0; n < maxStartInsns; n++ {
-		x, ok := m.arm64Word(pc)
+		x, ok := m.codeWord(pc)
 		if !ok {
 			break
 		}
@@ -921,10 +922,10 @@ func (m *mainLocator) arm64Start() mainFound {
 func (m *mainLocator) arm64Wrapper(a, call uint64) mainFound {
 	if a > call && a <= call+4+wrapperWindow {
 		pc := a
-		x, ok := m.arm64Word(pc)
+		x, ok := m.codeWord(pc)
 		if ok && x&0xfffff01f == 0xd503201f {
 			pc += 4
-			x, ok = m.arm64Word(pc)
+			x, ok = m.codeWord(pc)
 		}
 		if ok && x&0xfc000000 == 0x14000000 {
 			return mainFound{addr: pc + uint64(sext(uint64(x&0x3ffffff)<<2, 28)), ok: true}
@@ -935,15 +936,140 @@ func (m *mainLocator) arm64Wrapper(a, call uint64) mainFound {
 
 // ---- arm ----
 
-// armStart handles Thumb start code (the entry's low bit set in e_entry).
+// armStart reads Thumb start code when e_entry's low bit is set, else ARM.
 func (m *mainLocator) armStart() mainFound {
 	if len(m.data) < 0x1c {
 		return notFound(startNotRecognized)
 	}
 	if m.img.bo.Uint32(m.data[0x18:])&1 == 0 {
-		return notFound("ARM-mode _start is not analyzed")
+		return m.armModeStart()
 	}
 	return m.thumbStart()
+}
+
+// armRegs holds known values of r0..r12; pc is what r15 reads as.
+type armRegs struct {
+	v     [16]uint32
+	known uint16
+	pc    uint32
+}
+
+func (r *armRegs) set(n, x uint32, ok bool) {
+	if ok && n < 13 {
+		r.v[n], r.known = x, r.known|1<<n
+	} else {
+		r.known &^= 1 << n
+	}
+}
+
+func (r *armRegs) get(n uint32) (uint32, bool) {
+	if n == 15 {
+		return r.pc, true
+	}
+	return r.v[n], r.known&(1<<n) != 0
+}
+
+// load32 reads a 32-bit pointer as the loader leaves it (loadAt).
+func (m *mainLocator) load32(a uint32) (uint32, bool) {
+	x, _, ok := m.loadAt(uint64(a), 4)
+	return uint32(x), ok
+}
+
+// armCall checks the call to target and returns r0: main, a Thumb function
+// when its low bit is set.
+func (m *mainLocator) armCall(rs *armRegs, target uint64) mainFound {
+	if !isStartMain(m.procNameAt(target)) {
+		return notFound(startNotRecognized)
+	}
+	a, ok := rs.get(0)
+	if !ok {
+		return notFound(startNotRecognized)
+	}
+	return mainFound{addr: uint64(a &^ 1), thumb: a&1 != 0, ok: true}
+}
+
+// armExpandImm is ARMExpandImm: imm8 rotated right by twice imm4.
+func armExpandImm(imm12 uint32) uint32 {
+	v, rot := imm12&0xff, 2*(imm12>>8&15)
+	return v>>rot | v<<((32-rot)&31)
+}
+
+// armModeStart emulates ARM-mode start code (glibc's start.S built -marm)
+// up to its call of __libc_start_main; main is r0.
+func (m *mainLocator) armModeStart() mainFound {
+	var rs armRegs
+	pc := m.img.entry
+	for n := 0; n < maxStartInsns; n++ {
+		x, ok := m.codeWord(pc)
+		if !ok {
+			break
+		}
+		rs.pc = uint32(pc) + 8
+		rd, rn, rm := x>>12&15, x>>16&15, x&15
+		if x>>28 != 0xe && x&0xfe000000 != 0xfa000000 {
+			return notFound(startNotRecognized) // conditional: not start code REA reads
+		}
+		switch {
+		case x == 0xe320f000: // nop
+		case x&0x0fef0000 == 0x03a00000: // mov rd, #imm
+			rs.set(rd, armExpandImm(x&0xfff), true)
+		case x&0x0fef0ff0 == 0x01a00000: // mov rd, rm
+			v, ok := rs.get(rm)
+			rs.set(rd, v, ok)
+		case x&0x0fe00000 == 0x02800000, x&0x0fe00000 == 0x02400000: // add/sub rd, rn, #imm
+			v, ok := rs.get(rn)
+			imm := armExpandImm(x & 0xfff)
+			if x&0x0fe00000 == 0x02400000 {
+				imm = -imm
+			}
+			rs.set(rd, v+imm, ok)
+		case x&0x0fe00ff0 == 0x00800000: // add rd, rn, rm
+			a, ok1 := rs.get(rn)
+			b, ok2 := rs.get(rm)
+			rs.set(rd, a+b, ok1 && ok2)
+		case x&0x0f700000 == 0x05100000: // ldr rt, [rn, #±imm12]
+			a, ok := rs.get(rn)
+			if x&(1<<23) != 0 {
+				a += x & 0xfff
+			} else {
+				a -= x & 0xfff
+			}
+			var v uint32
+			if ok {
+				v, ok = m.load32(a)
+			}
+			rs.set(rd, v, ok)
+		case x&0x0ff00ff0 == 0x07900000: // ldr rt, [rn, rm]
+			a, ok1 := rs.get(rn)
+			b, ok2 := rs.get(rm)
+			var v uint32
+			ok := ok1 && ok2
+			if ok {
+				v, ok = m.load32(a + b)
+			}
+			rs.set(rd, v, ok)
+		case x&0x0fff0fff == 0x049d0004: // pop {rt}
+			rs.set(rd, 0, false)
+		case x&0x0fff0fff == 0x052d0004, x&0x0fff0000 == 0x092d0000: // push
+		case x&0x0fff0000 == 0x08bd0000: // pop {rlist}
+			if x&(1<<15) != 0 {
+				return notFound(startNotRecognized)
+			}
+			for r := uint32(0); r < 15; r++ {
+				if x&(1<<r) != 0 {
+					rs.set(r, 0, false)
+				}
+			}
+		case x&0x0f000000 == 0x0b000000: // bl
+			return m.armCall(&rs, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26))))
+		case x&0xfe000000 == 0xfa000000: // blx (to Thumb)
+			return m.armCall(&rs, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2|uint64(x>>24&1)<<1, 26))))
+		default:
+			return notFound(startNotRecognized)
+		}
+		pc += 4
+	}
+	return notFound(startNotRecognized)
 }
 
 func (m *mainLocator) thumbHalf(pc uint64) (uint16, bool) {
@@ -987,32 +1113,15 @@ func thumbBranch(h1, h2 uint16) int64 {
 // up to its call of __libc_start_main; main is r0. Any other instruction
 // ends the attempt: without a Thumb decoder, REA does not know what it writes.
 func (m *mainLocator) thumbStart() mainFound {
-	var v [16]uint32
-	var known uint16
-	set := func(r uint32, x uint32, ok bool) {
-		if ok && r < 13 {
-			v[r], known = x, known|1<<r
-		} else {
-			known &^= 1 << r
-		}
-	}
+	var rs armRegs
+	set, get, load := rs.set, rs.get, m.load32
 	pc := m.img.entry
-	// get reads r; pc reads as the instruction's address + 4.
-	get := func(r uint32) (uint32, bool) {
-		if r == 15 {
-			return uint32(pc) + 4, true
-		}
-		return v[r], known&(1<<r) != 0
-	}
-	load := func(a uint32) (uint32, bool) {
-		x, _, ok := m.loadAt(uint64(a), 4)
-		return uint32(x), ok
-	}
 	for n := 0; n < maxStartInsns; n++ {
 		h1, ok := m.thumbHalf(pc)
 		if !ok {
 			break
 		}
+		rs.pc = uint32(pc) + 4 // pc reads as the instruction's address + 4
 		lit := (uint32(pc) + 4) &^ 3 // Align(PC, 4) for literal loads and ADR
 		if h1>>11 >= 0x1d {          // 32-bit instruction
 			h2, ok := m.thumbHalf(pc + 2)
@@ -1052,14 +1161,7 @@ func (m *mainLocator) thumbStart() mainFound {
 				if h2&0x1000 == 0 { // blx: to ARM code, from Align(PC, 4)
 					t = uint64(uint32(int64(lit) + thumbBranch(h1, h2)))
 				}
-				if !isStartMain(m.procNameAt(t)) {
-					return notFound(startNotRecognized)
-				}
-				a, ok := get(0)
-				if !ok {
-					return notFound(startNotRecognized)
-				}
-				return mainFound{addr: uint64(a &^ 1), thumb: a&1 != 0, ok: true}
+				return m.armCall(&rs, t)
 			default:
 				return notFound(startNotRecognized)
 			}

@@ -499,3 +499,82 @@ func TestMainSeeds(t *testing.T) {
 		})
 	}
 }
+
+// armModeStartS is glibc's arm start.S as built for ARM mode (-marm), PIC
+// (main through the GOT) or not (a literal pool word): Debian's crt1 is
+// Thumb, so the test supplies its own.
+const armModeStartS = `	.arm
+	.globl _start
+	.type _start, %function
+_start:
+	mov fp, #0
+	mov lr, #0
+	pop { a2 }
+	mov a3, sp
+	push { a3 }
+	push { a1 }
+#ifdef PIC_START
+	ldr sl, .L_GOT
+	adr a4, .L_GOT
+	add sl, sl, a4
+	mov a4, #0
+	push { a4 }
+	ldr a1, .L_GOT+4
+	ldr a1, [sl, a1]
+	bl __libc_start_main(PLT)
+#else
+	mov a4, #0
+	push { a4 }
+	ldr a1, =main
+	bl __libc_start_main
+#endif
+	bl abort
+#ifdef PIC_START
+	.align 2
+.L_GOT:
+	.word _GLOBAL_OFFSET_TABLE_ - .L_GOT
+	.word main(GOT)
+#endif
+	.ltorg
+`
+
+func TestMainARMModeStart(t *testing.T) {
+	const cc = "arm-linux-gnueabihf-gcc"
+	for _, v := range []struct {
+		name  string
+		flags []string
+	}{
+		{"main-armmode-pic", []string{"-DPIC_START", "-fPIE", "-pie"}},
+		{"main-armmode-abs", []string{"-no-pie", "-marm"}}, // ARM _start, ARM main
+		{"main-armmode-thumb-main", []string{"-DPIC_START", "-mthumb"}}, // ARM _start, Thumb main
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			full := fixture(t, v.name, func(dir, out string) (string, error) {
+				if _, err := exec.LookPath(cc); err != nil {
+					return "tool " + cc + " is not installed; install it to run this test", nil
+				}
+				s := filepath.Join(dir, "start.S")
+				c := filepath.Join(dir, "main.c")
+				if err := os.WriteFile(s, []byte(armModeStartS), 0o644); err != nil {
+					return "", err
+				}
+				if err := os.WriteFile(c, []byte(fixtureC), 0o644); err != nil {
+					return "", err
+				}
+				args := append(append([]string{"-O2", "-nostartfiles"}, v.flags...), "-o", out, s, c)
+				return "", run(dir, nil, cc, args...)
+			})
+			want := nmAddrs(t, []string{"nm"}, full)["main"]
+			if len(want) != 1 {
+				t.Fatalf("nm main: %x", want)
+			}
+			if e := nmAddrs(t, []string{"nm"}, full)["_start"]; len(e) != 1 || e[0]&1 != 0 {
+				t.Fatalf("_start is not ARM code: %x", e)
+			}
+			thumb := want[0]&1 == 1
+			stripped := strippedTwin(t, full, "arm-linux-gnueabihf-strip")
+			_, _, cs := open(t, stripped)
+			checkMainNamedCode(t, cs, "main", want[0]&^1, "analysis", thumb)
+		})
+	}
+}
