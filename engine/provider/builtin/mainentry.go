@@ -1121,7 +1121,7 @@ func (m *mainLocator) thumbStart() mainFound {
 		if !ok {
 			break
 		}
-		rs.pc = uint32(pc) + 4 // pc reads as the instruction's address + 4
+		rs.pc = uint32(pc) + 4       // pc reads as the instruction's address + 4
 		lit := (uint32(pc) + 4) &^ 3 // Align(PC, 4) for literal loads and ADR
 		if h1>>11 >= 0x1d {          // 32-bit instruction
 			h2, ok := m.thumbHalf(pc + 2)

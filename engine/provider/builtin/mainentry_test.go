@@ -545,7 +545,7 @@ func TestMainARMModeStart(t *testing.T) {
 		flags []string
 	}{
 		{"main-armmode-pic", []string{"-DPIC_START", "-fPIE", "-pie"}},
-		{"main-armmode-abs", []string{"-no-pie", "-marm"}}, // ARM _start, ARM main
+		{"main-armmode-abs", []string{"-no-pie", "-marm"}},              // ARM _start, ARM main
 		{"main-armmode-thumb-main", []string{"-DPIC_START", "-mthumb"}}, // ARM _start, Thumb main
 	} {
 		t.Run(v.name, func(t *testing.T) {
