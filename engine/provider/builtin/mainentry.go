@@ -21,10 +21,11 @@ import (
 //     bytes. The call must go to __libc_start_main when its target is named
 //     (a PLT stub, a GOT slot's relocation); a static binary's unnamed
 //     target is accepted. Debian's armhf crt1 is Thumb code, decoded here
-//     (x/arch has no Thumb decoder), as is an ARM-mode one. glibc's __wrap_main (one hint or
-//     endbr, then a direct branch to main; the arm64 non-PIE crt1 passes
-//     it) is followed when it lies in the start file, right after _start's
-//     call.
+//     (x/arch has no Thumb decoder), as is an ARM-mode one. glibc's
+//     __wrap_main (one hint or endbr, then a direct branch to main; the
+//     arm64 non-PIE and the static-pie crt1 pass it) is followed when it
+//     lies in the start file, right after _start's call: a user's main
+//     that is one tail jump is never followed.
 //   - Mach-O: LC_MAIN's entry point is main by definition.
 //   - Go (any format): main.main from the pclntab (pclntab.go): ELF
 //     .gopclntab, Mach-O __gopclntab, PE by the table's magic in a data
@@ -39,7 +40,8 @@ import (
 //
 // The name has source "analysis"; a real symbol of the same name anywhere
 // wins and nothing is added. When main is expected (an ELF that imports
-// __libc_start_main or is static, a Mach-O or PE executable) and not found,
+// __libc_start_main, or a static executable: ET_EXEC or DF_1_PIE, importing
+// nothing; a Mach-O or PE executable) and not found,
 // the symbol index carries the limitation "main not located: <why>", so
 // every operation that reads names says so.
 
