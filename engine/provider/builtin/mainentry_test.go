@@ -305,6 +305,45 @@ __attribute__((noinline)) int helper(int x) { return x * 3 + counter; }
 int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { return helper(show); }
 `
 
+// msvcShapedStart is start code shaped like MSVC's mainCRTStartup and
+// __scrt_common_main_seh (a jump to the common main, main's value kept in a
+// callee-saved register across another call, then exit): no MSVC toolchain
+// is installed, so the test links it with mingw-w64 instead of its CRT.
+const msvcShapedStart = `	.text
+	.globl mainCRTStartup
+mainCRTStartup:
+	subq $40, %rsp
+	call cookie
+	addq $40, %rsp
+	jmp common_main
+cookie:
+	xorl %eax, %eax
+	ret
+managed:
+	xorl %eax, %eax
+	ret
+common_main:
+	pushq %rbx
+	subq $32, %rsp
+	xorl %ecx, %ecx
+	xorl %edx, %edx
+	call main
+	movl %eax, %ebx
+	call managed
+	testb %al, %al
+	je 1f
+	movl %ebx, %eax
+	addq $32, %rsp
+	popq %rbx
+	ret
+1:	movl %ebx, %ecx
+	call exit
+	int3
+	.globl _pei386_runtime_relocator
+_pei386_runtime_relocator:
+	ret
+`
+
 func TestMainMingw(t *testing.T) {
 	const mingw = "x86_64-w64-mingw32-"
 	builds := map[string]func() string{
@@ -323,8 +362,23 @@ func TestMainMingw(t *testing.T) {
 				return "", run(dir, nil, mingw+"gcc", "-O2", "-mwindows", "-o", out, src)
 			})
 		},
+		"msvc-shaped": func() string {
+			return fixture(t, "main-msvc-shaped.exe", func(dir, out string) (string, error) {
+				if _, err := exec.LookPath(mingw + "gcc"); err != nil {
+					return "tool " + mingw + "gcc is not installed; install it to run this test", nil
+				}
+				s, c := filepath.Join(dir, "start.S"), filepath.Join(dir, "main.c")
+				if err := os.WriteFile(s, []byte(msvcShapedStart), 0o644); err != nil {
+					return "", err
+				}
+				if err := os.WriteFile(c, []byte(fixtureC), 0o644); err != nil {
+					return "", err
+				}
+				return "", run(dir, nil, mingw+"gcc", "-O2", "-nostartfiles", "-e", "mainCRTStartup", "-o", out, s, c, "-lmsvcrt")
+			})
+		},
 	}
-	for _, name := range []string{"console-O2", "console-O0", "winmain"} {
+	for _, name := range []string{"console-O2", "console-O0", "winmain", "msvc-shaped"} {
 		t.Run(name, func(t *testing.T) {
 			full := builds[name]()
 			want := nmAddrs(t, []string{mingw + "nm"}, full)["main"]
@@ -372,6 +426,31 @@ func TestMainNotLocated(t *testing.T) {
 	ri := do(t, c, OpProcedureInfo, provider.Params{"procedure": "entry"})
 	if !slices.Contains(ri.Limitations, "main not located: "+startNotRecognized) {
 		t.Errorf("procedure_info entry limitations %q lack main not located", ri.Limitations)
+	}
+
+	// A PE whose start code passes exit a constant: no function's value
+	// reaches exit, so main is not located either.
+	const mingw = "x86_64-w64-mingw32-"
+	pe := fixture(t, "main-odd-crt.exe", func(dir, out string) (string, error) {
+		if _, err := exec.LookPath(mingw + "gcc"); err != nil {
+			return "tool " + mingw + "gcc is not installed; install it to run this test", nil
+		}
+		s, c := filepath.Join(dir, "start.S"), filepath.Join(dir, "main.c")
+		odd := strings.Replace(msvcShapedStart, "1:\tmovl %ebx, %ecx", "1:\txorl %ecx, %ecx", 1)
+		if odd == msvcShapedStart {
+			return "", errors.New("the start code did not change")
+		}
+		if err := os.WriteFile(s, []byte(odd), 0o644); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(c, []byte(fixtureC), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, mingw+"gcc", "-O2", "-s", "-nostartfiles", "-e", "mainCRTStartup", "-o", out, s, c, "-lmsvcrt")
+	})
+	_, _, cp := open(t, pe)
+	if l := do(t, cp, OpListNames, nil).Limitations; !slices.Contains(l, "main not located: the CRT's call into main was not recognized") {
+		t.Errorf("PE limitations %q lack main not located", l)
 	}
 
 	// A shared library expects no main: no limitation.
