@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // TestStrippedMainOverMCP is issue 12's walk on the stripped Debian gdb over
@@ -13,7 +15,7 @@ import (
 func TestStrippedMainOverMCP(t *testing.T) {
 	const gdb = "/usr/bin/gdb"
 	if _, err := os.Stat(gdb); err != nil {
-		t.Skip("/usr/bin/gdb is not installed")
+		testkit.SkipOrFail(t, "/usr/bin/gdb is not installed (Debian package gdb); install it to run this test")
 	}
 	s := startInProcess(t, newInProcessServer(t, filepath.Join(t.TempDir(), "ledger.db")))
 	s.ok("open_binary", map[string]any{"path": gdb})

@@ -188,10 +188,15 @@ func fdeStarts(t *testing.T, path string) []uint64 {
 }
 
 func TestMainDebianBinaries(t *testing.T) {
-	for _, path := range []string{"/usr/bin/gdb", "/usr/bin/bash", "/usr/bin/ls"} {
+	for _, f := range [][2]string{{"/usr/bin/gdb", "gdb"}, {"/usr/bin/bash", "bash"}, {"/usr/bin/ls", "coreutils"}} {
+		path := f[0]
 		t.Run(baseName(path), func(t *testing.T) {
 			if _, err := os.Stat(path); err != nil {
-				t.Skipf("%s is not installed", path)
+				msg := path + " is not installed (Debian package " + f[1] + "); install it to run this test"
+				if requireAll() {
+					t.Fatal(msg)
+				}
+				t.Skip(msg)
 			}
 			_, tg, c := open(t, path)
 			if tg.Architecture != "x86_64" {
