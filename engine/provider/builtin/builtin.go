@@ -43,7 +43,7 @@
 //     code: the argument ELF _start passes to __libc_start_main, Mach-O
 //     LC_MAIN, the function whose value a PE x86_64 CRT passes to exit; a
 //     Go binary's main.main from its pclntab; not found where expected, a
-//     limitation "main not located: …" (mainentry.go; discovery sources
+//     limitation "main not located: …" (mainentry.go, mainx86.go, mainarm.go, mainpe.go; discovery sources
 //     "start-code", "pclntab"). New
 //     procedures are named "sub_<hex>" (source "analysis"), and the
 //     profile's function_discovery lists "eh-frame", "pdata",
