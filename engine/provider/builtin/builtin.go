@@ -45,7 +45,13 @@
 //     seeds.go). PE x64 also: each primary (unchained) .pdata range start,
 //     the direct call and jump targets outside every .pdata range (leaf
 //     functions), and IAT jump thunks named after their import (pdata.go).
-//     Mach-O also: each LC_FUNCTION_STARTS address (funcstarts.go). New
+//     Mach-O also: each LC_FUNCTION_STARTS address (funcstarts.go). Where
+//     no symbol names it, main is named (source "analysis") from the start
+//     code: the argument ELF _start passes to __libc_start_main, Mach-O
+//     LC_MAIN, the function whose value a PE x86_64 CRT passes to exit; a
+//     Go binary's main.main from its pclntab; not found where expected, a
+//     limitation "main not located: …" (mainentry.go, mainx86.go, mainarm.go, mainpe.go; discovery sources
+//     "start-code", "pclntab"). New
 //     procedures are named "sub_<hex>" (source "analysis"), and the
 //     profile's function_discovery lists "eh-frame", "pdata",
 //     "function-starts", "init-array", "call-targets" (and "stubs" for PE
@@ -373,6 +379,7 @@ func parseImage(data []byte) (img *image, err error) {
 	if perr != nil {
 		return nil, unsupportedFormat(perr)
 	}
+	addMainDiscovery(img, img.data(data))
 	return img, nil
 }
 

@@ -231,8 +231,8 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 	want := readelfFuncs(t, path, arm)
 	got := map[string]bool{}
 	for _, p := range procs {
-		if stripped && strings.HasPrefix(p.Value, "sub_") {
-			continue // found by .eh_frame, init arrays or call targets (TestStrippedRecall)
+		if stripped && (strings.HasPrefix(p.Value, "sub_") || p.Value == "main") {
+			continue // found by .eh_frame, init arrays or call targets (TestStrippedRecall), or _start (TestMainStrippedELF)
 		}
 		if !p.Procedure.External && p.Value != "entry" {
 			got[p.Address+" "+p.Value] = true
@@ -290,9 +290,15 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 			t.Errorf("global object name: %+v", obj)
 		}
 	} else {
-		// Stripped: main is gone; the entry point is a procedure.
-		if len(procAt(procs, "main")) != 0 {
-			t.Errorf("stripped binary lists main")
+		// Stripped: main's symbol is gone, and main is named from _start
+		// (source analysis); the entry point is a procedure.
+		for _, n := range names {
+			if n.Value == "main" && n.Symbol.Source != "analysis" {
+				t.Errorf("stripped binary has a main symbol: %+v", n)
+			}
+		}
+		if len(procAt(procs, "main")) != 1 {
+			t.Errorf("stripped binary: main is not named from _start")
 		}
 		f, _ := os.ReadFile(path)
 		img, _ := parseImage(f)

@@ -20,6 +20,7 @@ type machoInfo struct {
 	// funcStarts are the LC_FUNCTION_STARTS addresses in executable
 	// sections, ascending (funcstarts.go).
 	funcStarts []uint64
+	lcMain     bool // the entry point is LC_MAIN's, that is main (mainentry.go)
 }
 
 type machoStubs struct {
@@ -120,9 +121,9 @@ func openMachO(data []byte) (*image, error) {
 			switch cmd {
 			case lcMain:
 				if v, ok := readU(lb, img.bo, 8, 8); ok && hasText {
-					img.entry, img.hasEntry = textAddr+v, true
+					img.entry, img.hasEntry, info.lcMain = textAddr+v, true, true
 				} else if ok {
-					img.entry, img.hasEntry = v, true
+					img.entry, img.hasEntry, info.lcMain = v, true, true
 				}
 			case lcUnixThread:
 				if pc, ok := threadPC(lb, img.bo, f.Cpu); ok && !img.hasEntry {

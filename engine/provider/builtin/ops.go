@@ -250,24 +250,31 @@ func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)
 		b.prog = func(n int) { prog(int64(n)) }
 	}
 	var err error
+	var mains []uint64 // addresses named main (mainentry.go)
 	switch {
 	case img.elf != nil:
 		err = elfSymbols(img, b)
 		if err == nil {
+			mains, err = addMainNames(img, b)
+		}
+		if err == nil {
 			err = addEhFrameProcs(img, b)
 		}
 		if err == nil {
-			err = addSeedProcs(img, b)
+			err = addSeedProcs(img, b, mains)
 		}
 	case img.pe != nil:
-		err = peSymbols(img, b)
+		err = peSymbols(img, b) // names main itself
 	case img.macho != nil:
 		err = machoSymbols(img, b)
+		if err == nil {
+			mains, err = addMainNames(img, b)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if img.hasEntry {
+	if img.hasEntry && !slices.Contains(mains, img.entry) {
 		// The entry point is a procedure; it gets a name only when no symbol names it.
 		b.addArena(symbol{addr: img.entry, kind: kindFunction, source: srcAnalysis,
 			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, "entry")

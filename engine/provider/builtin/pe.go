@@ -24,6 +24,7 @@ type peInfo struct {
 	secVA       []uint32
 	secRaw      []uint32 // PointerToRawData
 	secRawSize  []uint32 // file-backed bytes used for RVA translation
+	dll         bool     // IMAGE_FILE_DLL: no main is expected (mainentry.go)
 }
 
 // openPE parses PE headers. An error means debug/pe rejected the header.
@@ -36,7 +37,8 @@ func openPE(data []byte) (*image, error) {
 		format: "pe", container: "pe", arch: target.PEArch(f.Machine), bo: binary.LittleEndian,
 		sliceSize: uint64(len(data)), fileSize: uint64(len(data)),
 	}
-	info := &peInfo{symOff: uint64(f.PointerToSymbolTable), nsyms: uint64(f.NumberOfSymbols)}
+	info := &peInfo{symOff: uint64(f.PointerToSymbolTable), nsyms: uint64(f.NumberOfSymbols),
+		dll: f.Characteristics&pe.IMAGE_FILE_DLL != 0}
 	img.pe = info
 	used := map[string]bool{}
 	var entryRVA, sizeOfHeaders uint32
@@ -243,6 +245,10 @@ func peSymbols(img *image, b *symBuilder) error {
 		}
 	}
 	if err := addIATThunks(img, b); err != nil {
+		return err
+	}
+	// main before the .pdata procedures, which would name it sub_<hex>.
+	if _, err := addMainNames(img, b); err != nil {
 		return err
 	}
 	if err := addPdataProcs(img, b); err != nil {

@@ -135,10 +135,11 @@ func inFDE(fdes []codeRange, a uint64) bool {
 }
 
 // addSeedProcs adds the init/fini array pointers and the call targets found
-// by descent from code no FDE covers (see the comment above).
-func addSeedProcs(img *image, b *symBuilder) error {
+// by descent from code no FDE covers (see the comment above), descending
+// also from mains (main, located by mainentry.go).
+func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	info := img.elf
-	if len(info.inits) == 0 && !(info.callTargets && img.hasEntry) {
+	if len(info.inits) == 0 && !(info.callTargets && (img.hasEntry || len(mains) > 0)) {
 		return nil
 	}
 	procs := map[uint64]bool{}
@@ -168,6 +169,7 @@ func addSeedProcs(img *image, b *symBuilder) error {
 	if img.hasEntry {
 		work = append(work, img.entry)
 	}
+	work = append(work, mains...)
 	d := newDecoder(img)
 	budget := maxSeedInsns
 	done := map[uint64]bool{}

@@ -1,0 +1,534 @@
+package builtin
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+)
+
+// Naming main where no symbol does (a stripped executable). The start code
+// hands main to the C library, so main is read from it, never guessed:
+//
+//   - ELF (x86_64, x86, arm64, arm): the first argument _start (at e_entry)
+//     passes to __libc_start_main. The few instructions of the start file
+//     are emulated, tracking only register values: immediates, PC-relative
+//     addresses, the i386 PC thunk, and loads through the GOT, whose slot
+//     value is a RELATIVE relocation's addend (RELA) or stored value (REL),
+//     the defined symbol a GLOB_DAT/ABS relocation names, else the file's
+//     bytes. The call must go to __libc_start_main when its target is named
+//     (a PLT stub, a GOT slot's relocation); a static binary's unnamed
+//     target is accepted. Debian's armhf crt1 is Thumb code, decoded here
+//     (x/arch has no Thumb decoder), as is an ARM-mode one. glibc's
+//     __wrap_main (one hint or endbr, then a direct branch to main; the
+//     arm64 non-PIE and the static-pie crt1 pass it) is followed when it
+//     lies in the start file, right after _start's call: a user's main
+//     that is one tail jump is never followed.
+//   - Mach-O: LC_MAIN's entry point is main by definition.
+//   - Go (any format): main.main from the pclntab (pclntab.go): ELF
+//     .gopclntab, Mach-O __gopclntab, PE by the table's magic in a data
+//     section. A Go binary's start code is the runtime's, so nothing else.
+//   - PE x86_64 (mingw-w64 and MSVC CRTs): main is the function whose
+//     return value the CRT passes to exit. The entry function and the
+//     functions it calls or jumps to directly are decoded; for each direct
+//     call, the path after it is followed (both ways at a conditional
+//     branch, through calls, which clobber the volatile registers) to a call
+//     of the exit import with the value in ecx. Exactly one such call must
+//     exist.
+//
+// The name has source "analysis"; a real symbol of the same name anywhere
+// wins and nothing is added. When main is expected (an ELF that imports
+// __libc_start_main, or a static executable: ET_EXEC or DF_1_PIE, importing
+// nothing; a Mach-O or PE executable) and not found,
+// the symbol index carries the limitation "main not located: <why>", so
+// every operation that reads names says so.
+
+// maxStartInsns bounds the instructions decoded from one start function.
+const maxStartInsns = 64
+
+// maxPclnTries bounds the candidate Go tables a PE's magic search parses.
+const maxPclnTries = 16
+
+type mainLocator struct {
+	img  *image
+	data []byte
+	b    *symBuilder
+}
+
+// mainFound is a finder's answer: addr (thumb: ARM Thumb code), or why main
+// was not located ("" when no main is expected, e.g. a shared library).
+type mainFound struct {
+	addr  uint64
+	thumb bool
+	ok    bool
+	why   string
+}
+
+func notFound(why string) mainFound { return mainFound{why: why} }
+
+const startNotRecognized = "_start pattern not recognized"
+
+// addMainDiscovery adds to the profile's function_discovery the source main
+// is named from: "pclntab" for a Go binary, else "start-code" where a
+// reader of the start code applies (see above).
+func addMainDiscovery(img *image, data []byte) {
+	m := &mainLocator{img: img, data: data}
+	var src string
+	switch {
+	case func() bool { _, ok := m.goTable(); return ok }():
+		src = "pclntab"
+	case !img.hasEntry:
+	case img.elf != nil:
+		switch img.elf.machine {
+		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
+			src = "start-code"
+		}
+	case img.macho != nil:
+		if img.macho.lcMain {
+			src = "start-code"
+		}
+	case img.pe != nil:
+		if !img.pe.dll && img.arch == "x86_64" {
+			src = "start-code"
+		}
+	}
+	if src == "" {
+		return
+	}
+	used := map[string]bool{src: true}
+	for _, s := range img.discovery {
+		used[s] = true
+	}
+	img.setDiscovery(used)
+}
+
+// addMainNames names main (or main.main) and returns the addresses named.
+func addMainNames(img *image, b *symBuilder) ([]uint64, error) {
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := &mainLocator{img: img, data: b.data, b: b}
+	name := "main"
+	var r mainFound
+	if t, ok := m.goTable(); ok {
+		name = "main.main"
+		if m.hasSymbol("main.main") || m.hasSymbol("_main.main") {
+			return nil, nil
+		}
+		a, ok := t.lookup("main.main")
+		switch {
+		case !ok:
+			return nil, nil // a Go library: no main.main
+		case !img.execAt(a):
+			r = notFound("the Go function table's main.main lies outside executable code")
+		default:
+			r = mainFound{addr: a, ok: true}
+		}
+	} else {
+		if m.hasSymbol("main") || img.macho != nil && m.hasSymbol("_main") {
+			return nil, nil
+		}
+		switch {
+		case img.elf != nil:
+			r = m.elfMain()
+		case img.macho != nil:
+			r = m.machoMain()
+		case img.pe != nil:
+			r = m.peMain()
+		}
+	}
+	if !r.ok {
+		if r.why != "" {
+			b.limit(name + " not located: " + r.why)
+		}
+		return nil, nil
+	}
+	m.add(r.addr, name, r.thumb)
+	return []uint64{r.addr}, nil
+}
+
+// hasSymbol reports whether a symbol (not an analysis name) is called name.
+func (m *mainLocator) hasSymbol(name string) bool {
+	for i := range m.b.syms {
+		s := &m.b.syms[i]
+		if s.source != srcAnalysis && int(s.nameLen) == len(name) && string(symName(m.data, m.b.arena, s)) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// procNameAt returns the name of a procedure symbol at a, or nil.
+func (m *mainLocator) procNameAt(a uint64) []byte {
+	for i := range m.b.syms {
+		if s := &m.b.syms[i]; s.addr == a && s.flags&flagProcedure != 0 {
+			return symName(m.data, m.b.arena, s)
+		}
+	}
+	return nil
+}
+
+// add names a, replacing the sub_<hex> name an earlier pass gave it.
+func (m *mainLocator) add(a uint64, name string, thumb bool) {
+	syms := m.b.syms[:0]
+	for _, s := range m.b.syms {
+		if s.addr == a && s.source == srcAnalysis && bytes.HasPrefix(symName(m.data, m.b.arena, &s), []byte("sub_")) {
+			continue
+		}
+		syms = append(syms, s)
+	}
+	m.b.syms = syms
+	s := symbol{addr: a, kind: kindFunction, source: srcAnalysis, flags: flagProcedure,
+		rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}
+	if thumb {
+		s.flags |= flagThumb
+	}
+	m.b.addArena(s, name)
+}
+
+// readVirt returns n file bytes at address a of a mapped section.
+func (m *mainLocator) readVirt(a uint64, n int) ([]byte, bool) {
+	for i := range m.img.sections {
+		s := &m.img.sections[i]
+		if !s.mapped || a < s.addr || a-s.addr >= s.fsize || s.fsize-(a-s.addr) < uint64(n) {
+			continue
+		}
+		off := s.off + (a - s.addr)
+		if off > uint64(len(m.data)) || uint64(len(m.data))-off < uint64(n) {
+			return nil, false
+		}
+		return m.data[off : off+uint64(n)], true
+	}
+	return nil, false
+}
+
+// sectionData returns the file bytes and address of the first section whose
+// name is name or ends with suffix.
+func (m *mainLocator) sectionData(name, suffix string) ([]byte, uint64, bool) {
+	for i := range m.img.sections {
+		s := &m.img.sections[i]
+		if s.name != name && (suffix == "" || len(s.name) < len(suffix) || s.name[len(s.name)-len(suffix):] != suffix) {
+			continue
+		}
+		if s.fsize == 0 || s.off > uint64(len(m.data)) {
+			return nil, 0, false
+		}
+		return m.data[s.off:min(satAdd(s.off, s.fsize), uint64(len(m.data)))], s.addr, true
+	}
+	return nil, 0, false
+}
+
+// goTable finds and parses the Go pclntab.
+func (m *mainLocator) goTable() (*pclntab, bool) {
+	img := m.img
+	var text uint64
+	switch {
+	case img.elf != nil:
+		_, text, _ = m.sectionData(".text", "")
+		if b, _, ok := m.sectionData(".gopclntab", ""); ok {
+			t, err := parsePclntab(b, text)
+			return t, err == nil
+		}
+	case img.macho != nil:
+		_, text, _ = m.sectionData("__TEXT,__text", "")
+		if b, _, ok := m.sectionData("", ",__gopclntab"); ok {
+			t, err := parsePclntab(b, text)
+			return t, err == nil
+		}
+	case img.pe != nil:
+		// No section names it: look for the header's magic in the data
+		// sections (Go puts the table in .rdata), and require a table that
+		// parses and has main.main in executable code, or runtime.main.
+		_, text, _ = m.sectionData(".text", "")
+		tries := 0 // headers that parse; each costs a pass over its table
+		for i := range img.sections {
+			s := &img.sections[i]
+			if s.x || s.fsize == 0 || s.off > uint64(len(m.data)) {
+				continue
+			}
+			sec := m.data[s.off:min(satAdd(s.off, s.fsize), uint64(len(m.data)))]
+			for _, magic := range []uint32{pclnMagic120, pclnMagic118, pclnMagic116, pclnMagic12} {
+				var pat [6]byte
+				binary.LittleEndian.PutUint32(pat[:], magic)
+				for p := 0; p < len(sec); {
+					k := bytes.Index(sec[p:], pat[:])
+					if k < 0 {
+						break
+					}
+					if t, err := parsePclntab(sec[p+k:], text); err == nil {
+						if _, ok := t.lookup("runtime.main"); ok {
+							return t, true
+						}
+						if tries++; tries == maxPclnTries {
+							return nil, false
+						}
+					}
+					p += k + 1
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// machoMain: LC_MAIN names main; an executable started by LC_UNIXTHREAD has
+// start code that is not analyzed.
+func (m *mainLocator) machoMain() mainFound {
+	if !m.img.hasEntry {
+		return mainFound{}
+	}
+	if !m.img.macho.lcMain {
+		return notFound("the executable has no LC_MAIN (LC_UNIXTHREAD start code is not analyzed)")
+	}
+	return mainFound{addr: m.img.entry, ok: m.img.execAt(m.img.entry), why: "LC_MAIN lies outside executable code"}
+}
+
+// ---- ELF ----
+
+// elfDynSym reads dynamic symbol i.
+func (m *mainLocator) elfDynSym(i uint64) (name []byte, value uint64, shndx uint16, ok bool) {
+	info := m.img.elf
+	if info.dynsym < 0 {
+		return nil, 0, 0, false
+	}
+	t := info.tables[info.dynsym]
+	e := satAdd(t.off, i*t.entsize)
+	if i >= t.size/t.entsize || e > uint64(len(m.data)) || uint64(len(m.data))-e < t.entsize {
+		return nil, 0, 0, false
+	}
+	p, bo := m.data[e:e+t.entsize], m.img.bo
+	var nameIdx uint32
+	if m.img.is64 {
+		nameIdx, shndx, value = bo.Uint32(p), bo.Uint16(p[6:]), bo.Uint64(p[8:])
+	} else {
+		nameIdx, value, shndx = bo.Uint32(p), uint64(bo.Uint32(p[4:])), bo.Uint16(p[14:])
+	}
+	off, n, ok := cstring(m.data, t.strOff, satAdd(t.strOff, t.strSize), uint64(nameIdx))
+	if !ok {
+		return nil, 0, 0, false
+	}
+	return m.data[off : off+uint64(n)], value, shndx, true
+}
+
+// elfStartImport reports whether the dynamic symbols import the C
+// library's start function, and whether they import anything (a static
+// executable, static-pie included, imports nothing).
+func (m *mainLocator) elfStartImport() (start, any bool) {
+	info := m.img.elf
+	if info.dynsym < 0 {
+		return false, false
+	}
+	t := info.tables[info.dynsym]
+	if t.off > uint64(len(m.data)) {
+		return false, false
+	}
+	count := min(t.size, uint64(len(m.data))-t.off) / t.entsize // a header may claim more
+	for i := uint64(1); i < count; i++ {
+		n, _, shndx, ok := m.elfDynSym(i)
+		if !ok || shndx != uint16(elf.SHN_UNDEF) || len(n) == 0 {
+			continue
+		}
+		any = true
+		if string(n) != "" && isStartMain(n) {
+			return true, true
+		}
+	}
+	return false, any
+}
+
+// loadAt returns the n-byte pointer the loader leaves at address a, and the
+// symbol a relocation there names (nil if none). ok=false when the value is
+// not known (an import's slot).
+func (m *mainLocator) loadAt(a uint64, n int) (v uint64, sym []byte, ok bool) {
+	img := m.img
+	stored, haveStored := m.readVirt(a, n)
+	if haveStored {
+		v, _ = readU(stored, img.bo, 0, n)
+	}
+	if img.elf == nil {
+		return v, nil, haveStored
+	}
+	info := img.elf
+	for _, r := range info.relocs {
+		ent := uint64(8)
+		switch {
+		case img.is64 && r.rela:
+			ent = 24
+		case img.is64:
+			ent = 16
+		case r.rela:
+			ent = 12
+		}
+		end := min(satAdd(r.off, r.size), uint64(len(m.data)))
+		for e := r.off; e+ent <= end; e += ent {
+			var off, symIdx uint64
+			var typ uint32
+			var addend int64
+			if img.is64 {
+				off = img.bo.Uint64(m.data[e:])
+				info := img.bo.Uint64(m.data[e+8:])
+				symIdx, typ = info>>32, uint32(info)
+				if r.rela {
+					addend = int64(img.bo.Uint64(m.data[e+16:]))
+				}
+			} else {
+				off = uint64(img.bo.Uint32(m.data[e:]))
+				info := img.bo.Uint32(m.data[e+4:])
+				symIdx, typ = uint64(info>>8), info&0xff
+				if r.rela {
+					addend = int64(int32(img.bo.Uint32(m.data[e+8:])))
+				}
+			}
+			if off != a {
+				continue
+			}
+			if !r.rela {
+				addend = int64(v) // REL: the addend is the stored value
+				if !haveStored {
+					return 0, nil, false
+				}
+			}
+			switch relocKind(info.machine, typ) {
+			case relocRelative:
+				return uint64(addend) & ptrMask(n), nil, true
+			case relocSymbol, relocSlot:
+				name, value, shndx, ok := m.elfDynSym(symIdx)
+				if !ok || shndx == uint16(elf.SHN_UNDEF) {
+					return 0, name, false
+				}
+				if relocKind(info.machine, typ) == relocSlot {
+					addend = 0 // GLOB_DAT and JUMP_SLOT take the symbol's value alone
+				}
+				return (value + uint64(addend)) & ptrMask(n), name, true
+			}
+			return 0, nil, false // a relocation REA does not apply
+		}
+	}
+	return v, nil, haveStored
+}
+
+func ptrMask(n int) uint64 {
+	if n >= 8 {
+		return ^uint64(0)
+	}
+	return 1<<(8*uint(n)) - 1
+}
+
+const (
+	relocOther = iota
+	relocRelative
+	relocSymbol // symbol + addend
+	relocSlot   // symbol (GLOB_DAT, JUMP_SLOT)
+)
+
+func relocKind(mach elf.Machine, typ uint32) int {
+	switch mach {
+	case elf.EM_X86_64:
+		switch elf.R_X86_64(typ) {
+		case elf.R_X86_64_RELATIVE:
+			return relocRelative
+		case elf.R_X86_64_64:
+			return relocSymbol
+		case elf.R_X86_64_GLOB_DAT, elf.R_X86_64_JMP_SLOT:
+			return relocSlot
+		}
+	case elf.EM_386:
+		switch elf.R_386(typ) {
+		case elf.R_386_RELATIVE:
+			return relocRelative
+		case elf.R_386_32:
+			return relocSymbol
+		case elf.R_386_GLOB_DAT, elf.R_386_JMP_SLOT:
+			return relocSlot
+		}
+	case elf.EM_AARCH64:
+		switch elf.R_AARCH64(typ) {
+		case elf.R_AARCH64_RELATIVE:
+			return relocRelative
+		case elf.R_AARCH64_ABS64:
+			return relocSymbol
+		case elf.R_AARCH64_GLOB_DAT, elf.R_AARCH64_JUMP_SLOT:
+			return relocSlot
+		}
+	case elf.EM_ARM:
+		switch elf.R_ARM(typ) {
+		case elf.R_ARM_RELATIVE:
+			return relocRelative
+		case elf.R_ARM_ABS32:
+			return relocSymbol
+		case elf.R_ARM_GLOB_DAT, elf.R_ARM_JUMP_SLOT:
+			return relocSlot
+		}
+	}
+	return relocOther
+}
+
+// isStartMain reports whether a named call target is the C library's start
+// function; an unnamed one (nil) is accepted.
+func isStartMain(name []byte) bool {
+	switch string(name) {
+	case "", "__libc_start_main", "__uClibc_main":
+		return true
+	}
+	return false
+}
+
+// elfExecutable reports an executable: ET_EXEC, or ET_DYN marked DF_1_PIE
+// in its dynamic section (a PIE, static-pie included; not a library).
+func (m *mainLocator) elfExecutable() bool {
+	if len(m.data) < 18 {
+		return false
+	}
+	switch elf.Type(m.img.bo.Uint16(m.data[16:])) {
+	case elf.ET_EXEC:
+		return true
+	case elf.ET_DYN:
+	default:
+		return false
+	}
+	dyn, _, ok := m.sectionData(".dynamic", "")
+	if !ok {
+		return false
+	}
+	w := 4
+	if m.img.is64 {
+		w = 8
+	}
+	for o := 0; o+2*w <= len(dyn); o += 2 * w {
+		tag, _ := readU(dyn, m.img.bo, uint64(o), w)
+		val, _ := readU(dyn, m.img.bo, uint64(o+w), w)
+		if tag == uint64(elf.DT_NULL) {
+			break
+		}
+		if tag == uint64(elf.DT_FLAGS_1) && val&uint64(elf.DF_1_PIE) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *mainLocator) elfMain() mainFound {
+	img := m.img
+	if !img.hasEntry {
+		return mainFound{}
+	}
+	if start, any := m.elfStartImport(); any && !start || !any && !m.elfExecutable() {
+		return mainFound{} // a shared library, or start code of another C library
+	}
+	var r mainFound
+	switch img.elf.machine {
+	case elf.EM_X86_64:
+		r = m.x86Start(64)
+	case elf.EM_386:
+		r = m.x86Start(32)
+	case elf.EM_AARCH64:
+		r = m.arm64Start()
+	case elf.EM_ARM:
+		r = m.armStart()
+	default:
+		return notFound("the start code of this architecture is not analyzed")
+	}
+	if r.ok && !img.execAt(r.addr) {
+		return notFound("_start passes an address outside executable code")
+	}
+	return r
+}
