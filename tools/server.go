@@ -37,6 +37,42 @@ type Options struct {
 	// LookupEnv reads REA's own environment for the variables a capture
 	// names (values reach only the captured child); nil: none.
 	LookupEnv func(string) (string, bool)
+	// EvidenceContext is the inline Evidence context's form
+	// (REA_EVIDENCE_CONTEXT); the zero value is compact.
+	EvidenceContext EvidenceContext
+}
+
+// EvidenceContext selects the form of the `evidence` an answer carries
+// inline (CONTRACTS.md §0, §1.5). Either form names the same stored record.
+type EvidenceContext int
+
+const (
+	// CompactEvidence names the record: evidence_id, ledger position,
+	// subject digest and name, provider, profile digest, confidence,
+	// authority and limitations.
+	CompactEvidence EvidenceContext = iota
+	// FullEvidence is the first edition's context: the record minus its
+	// results, plus ledger, from which a client recomputes the id.
+	FullEvidence
+)
+
+// EvidenceContextEnv is the variable that selects the inline form.
+const EvidenceContextEnv = "REA_EVIDENCE_CONTEXT"
+
+// EvidenceContextFromEnv reads REA_EVIDENCE_CONTEXT through lookup: unset is
+// compact; otherwise the value must be exactly "compact" or "full", else
+// configuration_invalid (the value is never echoed).
+func EvidenceContextFromEnv(lookup func(string) (string, bool)) (EvidenceContext, error) {
+	v, set := lookup(EvidenceContextEnv)
+	switch {
+	case !set || v == "compact":
+		return CompactEvidence, nil
+	case v == "full":
+		return FullEvidence, nil
+	}
+	return CompactEvidence, fault.New(fault.ConfigurationInvalid, EvidenceContextEnv+" must be compact or full.",
+		"Set "+EvidenceContextEnv+" to compact or full (or unset it), then restart the registered server or its client.",
+		map[string]any{"variable": EvidenceContextEnv, "reason": "invalid_value"})
 }
 
 // Server is one MCP server over an engine. Each MCP session is one engine
@@ -260,7 +296,7 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 		if asking, ok := out.(*mcp.CallToolResult); ok { // a 2026-07-28 input request
 			return asking, nil
 		}
-		return successResult(out)
+		return s.successResult(out)
 	}
 }
 
@@ -346,20 +382,26 @@ func drainNotifications(ctx context.Context) {
 	time.Sleep(5 * time.Millisecond)
 }
 
-func successResult(out any) (*mcp.CallToolResult, error) {
+func (s *Server) successResult(out any) (*mcp.CallToolResult, error) {
 	var b []byte
 	var err error
 	switch v := out.(type) {
 	case engine.Published:
 		// The result is canonical JSON the engine produced or verified; it is
 		// spliced in as is, since re-encoding a 10 KB page for every call is a
-		// measurable share of paging through a large binary.
-		var ev []byte
-		if ev, err = json.Marshal(v.Evidence); err == nil {
-			b = make([]byte, 0, len(v.Result)+len(ev)+24)
-			b = append(append(append(b, `{"result":`...), v.Result...), `,"evidence":`...)
-			b = append(append(b, ev...), '}')
+		// measurable share of paging through a large binary. The compact
+		// context writes itself for the same reason.
+		b = make([]byte, 0, len(v.Result)+512)
+		b = append(append(append(b, `{"result":`...), v.Result...), `,"evidence":`...)
+		if s.opts.EvidenceContext == FullEvidence {
+			var ev []byte
+			if ev, err = json.Marshal(v.Evidence); err == nil {
+				b = append(b, ev...)
+			}
+		} else {
+			b = v.Evidence.Compact().AppendJSON(b)
 		}
+		b = append(b, '}')
 	default:
 		b, err = json.Marshal(struct {
 			Result any `json:"result"`
