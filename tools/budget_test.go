@@ -225,3 +225,90 @@ func checkAvailabilityEntries(t *testing.T, view string, r reply, always bool) {
 		t.Logf("%s view: %d of %d entries available", view, available, len(entries))
 	}
 }
+
+// A procedure whose listing is over the byte budget (but within
+// procedure_assembly's instruction bound) fails truncated, limit "bytes",
+// naming read_function_instructions, instead of a huge answer; its
+// instructions still page.
+func TestProcedureAssemblyOverBudgetIsTruncated(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("volatile int v;\nvoid big(void) {\n")
+	for i := range 3000 {
+		fmt.Fprintf(&src, "\tv = %d;\n", i)
+	}
+	src.WriteString("}\nint main(void) { big(); return 0; }\n")
+	dir := t.TempDir()
+	bin := testkit.CompileC(t, dir, "big", src.String(), "-O0")
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": bin})
+	e := s.errorOf("procedure_assembly", map[string]any{"procedure": "big"})
+	d, _ := e["details"].(map[string]any)
+	remedy, _ := e["remediation"].(map[string]any)
+	if e["code"] != "truncated" || d["limit"] != "bytes" || d["maximum"] != float64(answerBudget) || d["truncated"] != true ||
+		!strings.Contains(fmt.Sprint(remedy["action"]), "read_function_instructions") {
+		t.Fatalf("procedure_assembly of big: %v", e)
+	}
+	if actual, _ := d["actual"].(float64); actual <= answerBudget {
+		t.Fatalf("actual %v is within the budget", d["actual"])
+	}
+	insns := result[struct {
+		Instructions page `json:"instructions"`
+	}](t, s.ok("read_function_instructions", map[string]any{"procedure": "big", "limit": 500}))
+	if insns.Instructions.Total == nil || *insns.Instructions.Total < 3000 || insns.Instructions.NextOffset == nil {
+		t.Fatalf("read_function_instructions of big: total %v, next %v", insns.Instructions.Total, insns.Instructions.NextOffset)
+	}
+	check := sizesOf(t, s.ok("procedure_assembly", map[string]any{"procedure": "main"}))
+	if check.result == 0 || check.result > answerBudget {
+		t.Fatalf("procedure_assembly of main: %d B", check.result)
+	}
+}
+
+// get_call_graph stops expanding, truncated, before its answer exceeds the
+// byte budget: 300 procedures that each call 40 others give a depth-2 graph
+// of 200 nodes (the default max_nodes) that would be about 80 KB.
+func TestCallGraphByteBudget(t *testing.T) {
+	const n, fanout = 300, 40
+	var src strings.Builder
+	for i := range n {
+		fmt.Fprintf(&src, "void f%d(void);\n", i)
+	}
+	src.WriteString("volatile int sink;\n")
+	for i := range n {
+		fmt.Fprintf(&src, "void f%d(void) {\n\tif (sink) return;\n\tsink = %d;\n", i, i)
+		for k := range fanout {
+			fmt.Fprintf(&src, "\tf%d();\n", (i*7+k*13+1)%n)
+		}
+		src.WriteString("}\n")
+	}
+	src.WriteString("int main(void) {\n")
+	for k := range fanout {
+		fmt.Fprintf(&src, "\tf%d();\n", k)
+	}
+	src.WriteString("\treturn 0;\n}\n")
+	dir := t.TempDir()
+	bin := testkit.CompileC(t, dir, "fanout", src.String(), "-O0")
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": bin})
+	mainA := result[string](t, s.ok("procedure_address", map[string]any{"procedure": "main"}))
+	r := s.ok("get_call_graph", map[string]any{"address": mainA})
+	sz := sizesOf(t, r)
+	g := result[struct {
+		Nodes []struct {
+			Address string
+			Depth   int
+		}
+		Truncated bool
+	}](t, r)
+	t.Logf("get_call_graph from main: %d nodes, result %d B", len(g.Nodes), sz.result)
+	if sz.result > answerBudget || !g.Truncated || len(g.Nodes) < 2 || g.Nodes[0].Address != mainA {
+		t.Fatalf("call graph: %d nodes, %d B, truncated %v", len(g.Nodes), sz.result, g.Truncated)
+	}
+	// Within the budget nothing changes: one level from main.
+	one := result[struct {
+		Nodes     []any
+		Truncated bool
+	}](t, s.ok("get_call_graph", map[string]any{"address": mainA, "depth": 1}))
+	if one.Truncated || len(one.Nodes) != fanout+1 {
+		t.Fatalf("depth 1: %d nodes, truncated %v", len(one.Nodes), one.Truncated)
+	}
+}
