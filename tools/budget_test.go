@@ -312,3 +312,59 @@ func TestCallGraphByteBudget(t *testing.T) {
 		t.Fatalf("depth 1: %d nodes, truncated %v", len(one.Nodes), one.Truncated)
 	}
 }
+
+// A page whose items would exceed the byte budget returns fewer items, with
+// truncated and next_offset (CONTRACTS.md §0, §1.4), over MCP; paging on
+// from next_offset lists every procedure exactly once.
+func TestPageByteBudgetOverMCP(t *testing.T) {
+	const n = 700
+	var src strings.Builder
+	long := strings.Repeat("long_name_", 20)
+	for i := range n {
+		fmt.Fprintf(&src, "int %s%04d(int x) { return x + %d; }\n", long, i, i)
+	}
+	src.WriteString("int main(void) { return 0; }\n")
+	dir := t.TempDir()
+	bin := testkit.CompileC(t, dir, "long", src.String(), "-O0")
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": bin})
+	for _, op := range []string{"list_procedures", "list_names"} {
+		seen := map[string]int{}
+		cut := 0
+		var total *int
+		for offset := 0; ; {
+			r := s.ok(op, map[string]any{"offset": offset, "limit": 500})
+			sz := sizesOf(t, r)
+			p := result[page](t, r)
+			if sz.result > answerBudget || len(p.Items) == 0 {
+				t.Fatalf("%s at %d: %d items, %d B", op, offset, len(p.Items), sz.result)
+			}
+			if len(p.Items) < 500 && p.NextOffset != nil {
+				cut++
+				if !p.Truncated || *p.NextOffset != offset+len(p.Items) {
+					t.Fatalf("%s at %d: cut page of %d items, truncated %v, next_offset %d", op, offset, len(p.Items), p.Truncated, *p.NextOffset)
+				}
+			}
+			for _, it := range p.Items {
+				seen[it.Address+" "+it.Value]++
+			}
+			total = p.Total
+			if p.NextOffset == nil {
+				break
+			}
+			offset = *p.NextOffset
+		}
+		if cut == 0 {
+			t.Fatalf("%s: no page was cut by the byte budget", op)
+		}
+		for k, c := range seen {
+			if c != 1 {
+				t.Fatalf("%s: %s listed %d times", op, k, c)
+			}
+		}
+		if total == nil || len(seen) != *total || len(seen) < n {
+			t.Fatalf("%s: %d distinct items, total %v, want at least %d", op, len(seen), total, n)
+		}
+		t.Logf("%s: %d items, %d pages cut by the budget", op, len(seen), cut)
+	}
+}
