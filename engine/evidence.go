@@ -201,6 +201,36 @@ func ContextOf(r *Record, ref LedgerRef) Context {
 	return Context{SchemaVersion: r.SchemaVersion, EvidenceID: r.EvidenceID, Subject: r.Subject, Claim: r.Claim, Ledger: ref}
 }
 
+// ContextForm is the form of the Evidence context an answer carries
+// inline (CONTRACTS.md §0, §1.5). Either form names the same stored record.
+type ContextForm int
+
+const (
+	// CompactForm names the record: evidence_id, ledger position, subject
+	// digest and name, provider, profile digest, confidence, authority and
+	// limitations. It is the default.
+	CompactForm ContextForm = iota
+	// FullForm is the first edition's context: the record minus its
+	// results, plus ledger, from which a client recomputes the id.
+	FullForm
+)
+
+// ContextFormEnv is the variable that selects the inline form.
+const ContextFormEnv = "REA_EVIDENCE_CONTEXT"
+
+// ParseContextForm reads REA_EVIDENCE_CONTEXT's value: "compact" or
+// "full" exactly; empty is unset, which is compact (as for REA's other
+// variables); anything else is not valid.
+func ParseContextForm(v string) (ContextForm, bool) {
+	switch v {
+	case "", "compact":
+		return CompactForm, true
+	case "full":
+		return FullForm, true
+	}
+	return CompactForm, false
+}
+
 // CompactContext is the inline EvidenceContext of the second edition
 // (CONTRACTS.md §0, §1.5): it names the record (its id, the ledger event
 // that recorded it, the subject's digest, the producer and its profile) and

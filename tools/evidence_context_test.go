@@ -37,6 +37,15 @@ func TestEvidenceContextCompactAndFull(t *testing.T) {
 	ids := map[string][2]string{}
 	for form, env := range []string{"REA_EVIDENCE_CONTEXT=compact", "REA_EVIDENCE_CONTEXT=full"} {
 		s := startStdio(t, filepath.Join(dir, env[len("REA_EVIDENCE_CONTEXT="):]+".db"), env)
+		if form == 0 {
+			// Empty is unset: compact, like the explicit value.
+			empty := startStdio(t, filepath.Join(dir, "empty.db"), "REA_EVIDENCE_CONTEXT=")
+			empty.ok("open_binary", map[string]any{"path": fixture})
+			ev := decode[struct{ Evidence map[string]any }](t, empty.ok("current_address", map[string]any{}).Structured).Evidence
+			if _, full := ev["operation"]; full || len(ev) != len(compactKeys) {
+				t.Fatalf("REA_EVIDENCE_CONTEXT empty: %v", ev)
+			}
+		}
 		s.ok("open_binary", map[string]any{"path": fixture})
 		withoutLimitations := 0
 		for _, c := range calls {
@@ -93,12 +102,13 @@ func TestEvidenceContextCompactAndFull(t *testing.T) {
 	}
 }
 
-// REA_EVIDENCE_CONTEXT is exactly compact or full; anything else stops
+// REA_EVIDENCE_CONTEXT is exactly compact or full (empty is unset, as for
+// REA's other variables); anything else stops
 // `rea mcp` at startup with configuration_invalid naming the variable,
 // never its value.
 func TestEvidenceContextInvalidValue(t *testing.T) {
 	const secret = "secret-looking-value"
-	for _, v := range []string{"FULL", "", "compact ", secret} {
+	for _, v := range []string{"FULL", "compact ", "none", secret} {
 		cmd := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(t.TempDir(), "l.db"), "mcp")
 		cmd.Env = append(cmd.Environ(), "REA_EVIDENCE_CONTEXT="+v)
 		var stderr bytes.Buffer

@@ -39,40 +39,21 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// EvidenceContext is the inline Evidence context's form
 	// (REA_EVIDENCE_CONTEXT); the zero value is compact.
-	EvidenceContext EvidenceContext
+	EvidenceContext engine.ContextForm
 }
 
-// EvidenceContext selects the form of the `evidence` an answer carries
-// inline (CONTRACTS.md §0, §1.5). Either form names the same stored record.
-type EvidenceContext int
-
-const (
-	// CompactEvidence names the record: evidence_id, ledger position,
-	// subject digest and name, provider, profile digest, confidence,
-	// authority and limitations.
-	CompactEvidence EvidenceContext = iota
-	// FullEvidence is the first edition's context: the record minus its
-	// results, plus ledger, from which a client recomputes the id.
-	FullEvidence
-)
-
-// EvidenceContextEnv is the variable that selects the inline form.
-const EvidenceContextEnv = "REA_EVIDENCE_CONTEXT"
-
-// EvidenceContextFromEnv reads REA_EVIDENCE_CONTEXT through lookup: unset is
-// compact; otherwise the value must be exactly "compact" or "full", else
-// configuration_invalid (the value is never echoed).
-func EvidenceContextFromEnv(lookup func(string) (string, bool)) (EvidenceContext, error) {
-	v, set := lookup(EvidenceContextEnv)
-	switch {
-	case !set || v == "compact":
-		return CompactEvidence, nil
-	case v == "full":
-		return FullEvidence, nil
+// EvidenceContextFromEnv reads REA_EVIDENCE_CONTEXT through lookup (see
+// engine.ParseContextForm); an invalid value is configuration_invalid
+// naming the variable, never the value.
+func EvidenceContextFromEnv(lookup func(string) (string, bool)) (engine.ContextForm, error) {
+	v, _ := lookup(engine.ContextFormEnv)
+	form, ok := engine.ParseContextForm(v)
+	if !ok {
+		return form, fault.New(fault.ConfigurationInvalid, engine.ContextFormEnv+" must be compact or full.",
+			"Set "+engine.ContextFormEnv+" to compact or full (or unset it), then restart the registered server or its client.",
+			map[string]any{"variable": engine.ContextFormEnv, "reason": "invalid_value"})
 	}
-	return CompactEvidence, fault.New(fault.ConfigurationInvalid, EvidenceContextEnv+" must be compact or full.",
-		"Set "+EvidenceContextEnv+" to compact or full (or unset it), then restart the registered server or its client.",
-		map[string]any{"variable": EvidenceContextEnv, "reason": "invalid_value"})
+	return form, nil
 }
 
 // Server is one MCP server over an engine. Each MCP session is one engine
@@ -393,7 +374,7 @@ func (s *Server) successResult(out any) (*mcp.CallToolResult, error) {
 		// context writes itself for the same reason.
 		b = make([]byte, 0, len(v.Result)+512)
 		b = append(append(append(b, `{"result":`...), v.Result...), `,"evidence":`...)
-		if s.opts.EvidenceContext == FullEvidence {
+		if s.opts.EvidenceContext == engine.FullForm {
 			var ev []byte
 			if ev, err = json.Marshal(v.Evidence); err == nil {
 				b = append(b, ev...)

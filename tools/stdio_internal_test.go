@@ -48,7 +48,7 @@ func TestEncodeToolResponseMatchesEncodingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := (&Server{opts: Options{EvidenceContext: FullEvidence}}).successResult(pub)
+	full, err := (&Server{opts: Options{EvidenceContext: engine.FullForm}}).successResult(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
