@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -157,9 +156,10 @@ func (p Page[T]) appendEnvelope(b []byte) []byte {
 }
 
 // MarshalJSON applies the byte budget to a page encoded with encoding/json
-// (items that are not canon.Appenders, and pages inside other results). Its
-// items are measured as encoding/json writes them, which is never shorter
-// than their canonical form, so the canonical page fits too.
+// (items that are not canon.Appenders, and pages inside other results). Each
+// item is measured in its canonical form, the form a client receives and
+// Evidence records, so the cut falls where AppendCanonical's would, and the
+// page it writes is canonical JSON.
 func (p Page[T]) MarshalJSON() ([]byte, error) {
 	if b, ok := p.AppendCanonical(nil); ok {
 		return b, nil
@@ -167,7 +167,7 @@ func (p Page[T]) MarshalJSON() ([]byte, error) {
 	b := append(make([]byte, 0, 512), `{"items":[`...)
 	start, n := len(b), len(p.Items)
 	for i := range p.Items {
-		item, err := json.Marshal(p.Items[i])
+		item, err := canon.Marshal(p.Items[i])
 		if err != nil {
 			return nil, err
 		}

@@ -125,6 +125,21 @@ func TestPageByteBudget(t *testing.T) {
 	}
 }
 
+// The encoding/json path measures items in their canonical form: text that
+// encoding/json would escape (<, >, &) does not cut a page early.
+func TestPageByteBudgetMeasuresCanonicalBytes(t *testing.T) {
+	value := strings.Repeat("<>", 50) // 100 bytes canonical, 600 escaped by encoding/json
+	items := make([]string, 2000)
+	for i := range items {
+		items[i] = value
+	}
+	b, err := canon.Marshal(PageOf(items, 0, len(items)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBudget(t, b, 0, len(items), len(value)+2)
+}
+
 // A page within its budget encodes exactly as before: every item, and its
 // own truncated and next_offset.
 func TestPageWithinBudgetUnchanged(t *testing.T) {
