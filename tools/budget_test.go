@@ -60,8 +60,8 @@ func TestDefaultArgumentAnswersWithinBudget(t *testing.T) {
 	// The gdb provider bound (and both providers' candidates in the full
 	// view), on gdb's own binary.
 	t.Run("gdb provider", func(t *testing.T) {
-		testkit.Need(t, "gdb")
-		checkDefaultAnswers(t, "/usr/bin/gdb", map[string]any{"provider_id": "gdb"}, "REA_GDB_ENABLED=true")
+		gdb := testkit.Need(t, "gdb")
+		checkDefaultAnswers(t, gdb, map[string]any{"provider_id": "gdb"}, "REA_GDB_ENABLED=true")
 	})
 }
 
