@@ -201,6 +201,128 @@ func ContextOf(r *Record, ref LedgerRef) Context {
 	return Context{SchemaVersion: r.SchemaVersion, EvidenceID: r.EvidenceID, Subject: r.Subject, Claim: r.Claim, Ledger: ref}
 }
 
+// ContextForm is the form of the Evidence context an answer carries
+// inline (CONTRACTS.md §0, §1.5). Either form names the same stored record.
+type ContextForm int
+
+const (
+	// CompactForm names the record: evidence_id, ledger position, subject
+	// digest and name, provider, profile digest, confidence, authority and
+	// limitations. It is the default.
+	CompactForm ContextForm = iota
+	// FullForm is the first edition's context: the record minus its
+	// results, plus ledger, from which a client recomputes the id.
+	FullForm
+)
+
+// ContextFormEnv is the variable that selects the inline form.
+const ContextFormEnv = "REA_EVIDENCE_CONTEXT"
+
+// ParseContextForm reads REA_EVIDENCE_CONTEXT's value: "compact" or
+// "full" exactly; empty is unset, which is compact (as for REA's other
+// variables); anything else is not valid.
+func ParseContextForm(v string) (ContextForm, bool) {
+	switch v {
+	case "", "compact":
+		return CompactForm, true
+	case "full":
+		return FullForm, true
+	}
+	return CompactForm, false
+}
+
+// CompactContext is the inline EvidenceContext of the second edition
+// (CONTRACTS.md §0, §1.5): it names the record (its id, the ledger event
+// that recorded it, the subject's digest, the producer and its profile) and
+// says how far to trust the answer, and nothing more. The record itself,
+// from which the id is recomputed, is get_evidence_bundle's; Context (the
+// full form) stays available for clients that recompute ids from answers.
+type CompactContext struct {
+	EvidenceID            string      `json:"evidence_id"`
+	Ledger                LedgerRef   `json:"ledger"`
+	Subject               *SubjectRef `json:"subject"`
+	Provider              ProducerRef `json:"provider"`
+	AnalysisProfileDigest *string     `json:"analysis_profile_digest"`
+	Confidence            string      `json:"confidence"`
+	Authority             string      `json:"authority"`
+	Limitations           []string    `json:"limitations"`
+}
+
+// SubjectRef names a record's subject: its digest and name.
+type SubjectRef struct {
+	Digest Digest `json:"digest"`
+	Name   string `json:"name"`
+}
+
+// ProducerRef names a record's producer build.
+type ProducerRef struct {
+	ID      string  `json:"id"`
+	Version *string `json:"version"`
+}
+
+// Compact is the context's compact form.
+func (c Context) Compact() CompactContext {
+	cc := CompactContext{EvidenceID: c.EvidenceID, Ledger: c.Ledger,
+		Provider:   ProducerRef{ID: c.Provider.ID, Version: c.Provider.Version},
+		Confidence: c.Confidence, Authority: c.Authority, Limitations: nonNil(c.Limitations)}
+	if c.Subject != nil {
+		cc.Subject = &SubjectRef{Digest: c.Subject.Digest, Name: c.Subject.Name}
+	}
+	if c.AnalysisProfile != nil {
+		d := c.AnalysisProfile.Digest
+		cc.AnalysisProfileDigest = &d
+	}
+	return cc
+}
+
+// AppendJSON writes the compact context as compact JSON, in its
+// declaration order, without a reflection pass: every answer carries one.
+// Strings go through canon.AppendText, so the bytes are valid JSON for
+// any content (FuzzCompactContextJSON compares them with encoding/json).
+func (c CompactContext) AppendJSON(b []byte) []byte {
+	b = append(b, `{"evidence_id":`...)
+	b = canon.AppendText(b, c.EvidenceID)
+	b = append(b, `,"ledger":{"seq":`...)
+	b = canon.AppendInt(b, c.Ledger.Seq)
+	b = append(b, `,"event_id":`...)
+	b = canon.AppendText(b, c.Ledger.EventID)
+	b = append(b, `},"subject":`...)
+	if c.Subject == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"digest":{"sha256":`...)
+		b = canon.AppendText(b, c.Subject.Digest.SHA256)
+		b = append(b, `},"name":`...)
+		b = canon.AppendText(b, c.Subject.Name)
+		b = append(b, '}')
+	}
+	b = append(b, `,"provider":{"id":`...)
+	b = canon.AppendText(b, c.Provider.ID)
+	b = append(b, `,"version":`...)
+	b = appendStringOrNull(b, c.Provider.Version)
+	b = append(b, `},"analysis_profile_digest":`...)
+	b = appendStringOrNull(b, c.AnalysisProfileDigest)
+	b = append(b, `,"confidence":`...)
+	b = canon.AppendText(b, c.Confidence)
+	b = append(b, `,"authority":`...)
+	b = canon.AppendText(b, c.Authority)
+	b = append(b, `,"limitations":[`...)
+	for i, l := range c.Limitations {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = canon.AppendText(b, l)
+	}
+	return append(b, "]}"...)
+}
+
+func appendStringOrNull(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return canon.AppendText(b, *s)
+}
+
 func nullIfEmpty(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 {
 		return json.RawMessage("null")

@@ -152,3 +152,75 @@ func TestSplicedEncodingIsCanonical(t *testing.T) {
 		t.Fatalf("a non-canonical result verified: %v", err)
 	}
 }
+
+// compactOf is the compact context of a sealed vector record.
+func compactOf(t testing.TB, r *Record, ref LedgerRef) CompactContext {
+	t.Helper()
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	return ContextOf(r, ref).Compact()
+}
+
+// The compact context names the record and nothing more (CONTRACTS.md §0):
+// exactly its eight keys, values taken from the record.
+func TestCompactContextShape(t *testing.T) {
+	r := vectorRecord()
+	prof, err := provider.NewProfile(fixtureIdentity(), 1, map[string]any{"loader": "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.AnalysisProfile, r.Limitations = &prof, []string{"stripped"}
+	c := compactOf(t, r, LedgerRef{Seq: 12, EventID: "01JAAAAAAAAAAAAAAAAAAAAAAA"})
+	b := c.AppendJSON(nil)
+	want := `{"evidence_id":"` + r.EvidenceID + `","ledger":{"seq":12,"event_id":"01JAAAAAAAAAAAAAAAAAAAAAAA"},` +
+		`"subject":{"digest":{"sha256":"` + strings.Repeat("a", 64) + `"},"name":"a.out"},"provider":{"id":"fixture","version":"1"},` +
+		`"analysis_profile_digest":"` + prof.Digest + `","confidence":"observed","authority":"shipped-artifact","limitations":["stripped"]}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	// No subject, no profile, no limitations: nulls and an empty list.
+	r = vectorRecord()
+	r.Subject = nil
+	b = compactOf(t, r, LedgerRef{Seq: 1, EventID: "E"}).AppendJSON(nil)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["subject"] != nil || m["analysis_profile_digest"] != nil || len(m["limitations"].([]any)) != 0 || len(m) != 8 {
+		t.Fatalf("compact context without subject or profile: %s", b)
+	}
+}
+
+// AppendJSON writes what encoding/json writes for the same value.
+func FuzzCompactContextJSON(f *testing.F) {
+	f.Add("a.out", "1", "stripped", int64(3))
+	f.Add("\xff\"<&>\u2028\x01", "", "", int64(-1))
+	f.Fuzz(func(t *testing.T, name, version, limitation string, seq int64) {
+		r := vectorRecord()
+		r.Subject.Name = name
+		r.Provider.Version = &version
+		r.Limitations = []string{limitation, name}
+		c := compactOf(t, r, LedgerRef{Seq: seq, EventID: name})
+		if version == "" {
+			c.Provider.Version, c.AnalysisProfileDigest = nil, &version
+		}
+		got := c.AppendJSON(nil)
+		want, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("%v: %s", err, got)
+		}
+		if err := json.Unmarshal(want, &b); err != nil {
+			t.Fatal(err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	})
+}

@@ -139,6 +139,11 @@ func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string
 	if rec.NormalizedResult, err = canon.Marshal(res.Normalized); err != nil {
 		return Published{}, fault.Internal(op, err)
 	}
+	if remedy, whole := unpagedResults[op]; whole && len(rec.NormalizedResult) > provider.ResultBudget {
+		return Published{}, fault.New(fault.Truncated, "The answer would exceed its byte budget.", remedy,
+			map[string]any{"operation": op, "limit": "bytes", "maximum": int64(provider.ResultBudget),
+				"actual": int64(len(rec.NormalizedResult)), "truncated": true})
+	}
 	if res.Raw != nil {
 		if rec.RawResult, err = canon.Marshal(res.Raw); err != nil {
 			return Published{}, fault.Internal(op, err)
@@ -146,6 +151,14 @@ func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string
 	}
 	runID := o.runID
 	return c.publish(ctx, rec, &runID, "tool")
+}
+
+// unpagedResults are the operations whose answer is one value that cannot
+// be cut into pages, with the remediation of the truncated failure they
+// give instead of an answer over the byte budget (CONTRACTS.md §1.4: never
+// a prefix labelled complete).
+var unpagedResults = map[string]string{
+	"procedure_assembly": "Page through the procedure with read_function_instructions.",
 }
 
 // call runs the operation through the client's FIFO queue under the

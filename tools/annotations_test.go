@@ -218,12 +218,7 @@ func TestCursorDefaults(t *testing.T) {
 	if got := result[*string](t, r); got == nil || *got != "exported_twice" {
 		t.Fatalf("address_name at the cursor: %v", got)
 	}
-	ev := decode[struct {
-		Evidence struct {
-			Parameters map[string]any
-			Locations  []struct{ Kind, Address string }
-		}
-	}](t, r.Structured).Evidence
+	ev := recordOf(t, s, r)
 	if ev.Parameters["address"] != nil || len(ev.Locations) != 1 || ev.Locations[0].Address != twice {
 		t.Fatalf("evidence: %+v", ev)
 	}

@@ -84,12 +84,10 @@ type invReply struct {
 		Provider   struct {
 			ID string `json:"id"`
 		} `json:"provider"`
-		Operation string `json:"operation"`
-		Subject   struct {
+		Subject struct {
 			Digest struct {
 				SHA256 string `json:"sha256"`
 			} `json:"digest"`
-			Format string `json:"format"`
 		} `json:"subject"`
 		Ledger struct {
 			Seq int64 `json:"seq"`
@@ -130,10 +128,11 @@ func TestInventoryDirectoryCompareExtract(t *testing.T) {
 	}
 
 	s.ok("open_binary", map[string]any{"path": v1})
-	left := decode[invReply](t, s.ok("inventory_artifact", map[string]any{}).Structured)
-	if left.Evidence.Provider.ID != "rea-artifact" || left.Evidence.Operation != "inventory_artifact" ||
-		left.Evidence.Subject.Format != "directory" || left.Evidence.EvidenceID == "" {
-		t.Fatalf("evidence: %+v", left.Evidence)
+	leftReply := s.ok("inventory_artifact", map[string]any{})
+	left := decode[invReply](t, leftReply.Structured)
+	if rec := recordOf(t, s, leftReply); left.Evidence.Provider.ID != "rea-artifact" || rec.Operation != "inventory_artifact" ||
+		rec.Subject == nil || rec.Subject.Format != "directory" || left.Evidence.EvidenceID == "" {
+		t.Fatalf("evidence: %+v, record %+v", left.Evidence, rec)
 	}
 	if _, st := left.occurrence(t, "main.js"); st != "verified" {
 		t.Fatalf("main.js %s", st)
@@ -191,6 +190,8 @@ func TestInventoryDirectoryCompareExtract(t *testing.T) {
 
 	s.ok("open_binary", map[string]any{"path": v2})
 	right := decode[invReply](t, s.ok("inventory_artifact", map[string]any{}).Structured)
+	cmpReply := s.ok("compare_artifacts", map[string]any{"left_evidence_ids": []string{left.Evidence.EvidenceID},
+		"right_evidence_ids": []string{right.Evidence.EvidenceID}})
 	cmp := decode[struct {
 		Result struct {
 			Status  string         `json:"status"`
@@ -204,16 +205,14 @@ func TestInventoryDirectoryCompareExtract(t *testing.T) {
 			} `json:"changes"`
 		} `json:"result"`
 		Evidence struct {
-			Provider      struct{ ID string } `json:"provider"`
-			Confidence    string              `json:"confidence"`
-			Subject       any                 `json:"subject"`
-			EvidenceLinks []string            `json:"evidence_links"`
+			Provider   struct{ ID string } `json:"provider"`
+			Confidence string              `json:"confidence"`
+			Subject    any                 `json:"subject"`
 		} `json:"evidence"`
-	}](t, s.ok("compare_artifacts", map[string]any{"left_evidence_ids": []string{left.Evidence.EvidenceID},
-		"right_evidence_ids": []string{right.Evidence.EvidenceID}}).Structured)
-	if cmp.Result.Status != "changed" || cmp.Evidence.Provider.ID != "rea-compare" || cmp.Evidence.Confidence != "derived" ||
-		cmp.Evidence.Subject != nil || len(cmp.Evidence.EvidenceLinks) != 2 {
-		t.Fatalf("compare: %+v", cmp)
+	}](t, cmpReply.Structured)
+	if rec := recordOf(t, s, cmpReply); cmp.Result.Status != "changed" || cmp.Evidence.Provider.ID != "rea-compare" ||
+		cmp.Evidence.Confidence != "derived" || cmp.Evidence.Subject != nil || len(rec.EvidenceLinks) != 2 {
+		t.Fatalf("compare: %+v, record %+v", cmp, rec)
 	}
 	changed := map[string]string{}
 	for _, c := range cmp.Result.Changes.Items {
@@ -298,9 +297,10 @@ func TestInventoryASARIntegrity(t *testing.T) {
 	s, led := artifactServer(t, func(c *engine.Config) { c.IntegrityContinueEnabled = gate })
 	_ = s
 	s.ok("open_binary", map[string]any{"path": good})
-	goodInv := decode[invReply](t, s.ok("inventory_artifact", map[string]any{}).Structured)
-	if goodInv.Evidence.Subject.Format != "asar" || goodInv.Evidence.Provider.ID != "rea-artifact" {
-		t.Fatalf("asar evidence %+v", goodInv.Evidence)
+	goodReply := s.ok("inventory_artifact", map[string]any{})
+	goodInv := decode[invReply](t, goodReply.Structured)
+	if rec := recordOf(t, s, goodReply); rec.Subject == nil || rec.Subject.Format != "asar" || goodInv.Evidence.Provider.ID != "rea-artifact" {
+		t.Fatalf("asar evidence %+v, record %+v", goodInv.Evidence, rec)
 	}
 	if _, st := goodInv.occurrence(t, "main.js"); st != "verified" {
 		t.Fatalf("main.js %s", st)
@@ -401,10 +401,6 @@ type jsappReply struct {
 	Evidence struct {
 		EvidenceID string              `json:"evidence_id"`
 		Provider   struct{ ID string } `json:"provider"`
-		Parameters map[string]any      `json:"parameters"`
-		Subject    struct {
-			Format string `json:"format"`
-		} `json:"subject"`
 	} `json:"evidence"`
 }
 
@@ -414,14 +410,15 @@ func TestAnalyzeJavaScriptApplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := artifactServer(t, nil)
-	sum := decode[jsappReply](t, s.ok("analyze_javascript_application", map[string]any{"input_path": app}).Structured)
+	sumReply := s.ok("analyze_javascript_application", map[string]any{"input_path": app})
+	sum, rec := decode[jsappReply](t, sumReply.Structured), recordOf(t, s, sumReply)
 	if sum.Result.Format != "directory" || !strings.HasPrefix(sum.Result.InventoryManifestID, "agm_") ||
 		sum.Result.Top == nil || sum.Result.Electron != nil || sum.Evidence.Provider.ID != "rea-jsapp" ||
-		sum.Evidence.Subject.Format != "directory" {
-		t.Fatalf("summary: %+v", sum)
+		rec.Subject == nil || rec.Subject.Format != "directory" {
+		t.Fatalf("summary: %+v, record %+v", sum, rec)
 	}
-	if _, has := sum.Evidence.Parameters["detail"]; has {
-		t.Fatalf("detail is in the Evidence parameters: %v", sum.Evidence.Parameters)
+	if _, has := rec.Parameters["detail"]; has {
+		t.Fatalf("detail is in the Evidence parameters: %v", rec.Parameters)
 	}
 	if sum.Result.Summary["browser_windows"] == 0 || sum.Result.Summary["paired"] == 0 {
 		t.Fatalf("summary counts %v", sum.Result.Summary)

@@ -30,8 +30,8 @@ type ToolAvailability struct {
 	Name                 string             `json:"name"`
 	Kind                 string             `json:"kind"`
 	ClientRequirements   ClientRequirements `json:"client_requirements"`
-	Effects              provider.Effects   `json:"effects"`
-	Annotations          Annotations        `json:"annotations"`
+	Effects              *provider.Effects  `json:"effects,omitempty"`
+	Annotations          *Annotations       `json:"annotations,omitempty"`
 	DefaultModeAvailable *bool              `json:"default_mode_available,omitempty"`
 	Modes                []Mode             `json:"modes,omitempty"`
 	Available            bool               `json:"available"`
@@ -55,13 +55,25 @@ func (s *Server) availability(st engine.State, features events.ClientFeatures) [
 	return out
 }
 
+// brief is an entry as binary_session's full view lists it: an available
+// tool's effects and annotations are those of its tools/list entry (and of
+// the capabilities view), so the full view leaves them out (CONTRACTS.md
+// §0, §3.2); an unavailable tool's stay, since tools/list omits the tool.
+func (a ToolAvailability) brief() ToolAvailability {
+	if a.Available {
+		a.Effects, a.Annotations = nil, nil
+	}
+	return a
+}
+
 func (s *Server) availabilityOf(name string, st engine.State, features events.ClientFeatures) ToolAvailability {
 	return s.evaluate(s.byName[name], st, features)
 }
 
 // evaluate applies the decision order of §3.4 to one tool.
 func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeatures) ToolAvailability {
-	a := ToolAvailability{Name: spec.Name, Kind: spec.Kind, Effects: spec.Effects, Annotations: spec.Annotations(),
+	effects, annotations := spec.Effects, spec.Annotations()
+	a := ToolAvailability{Name: spec.Name, Kind: spec.Kind, Effects: &effects, Annotations: &annotations,
 		ClientRequirements: requirementsOf(spec.Name, features)}
 	unavailable := func(reason, remediation string) ToolAvailability {
 		a.Available, a.Reason, a.Remediation = false, reason, &remediation

@@ -110,14 +110,13 @@ func TestCaptureElicitation(t *testing.T) {
 				Exit struct{ Reason string } `json:"exit"`
 			} `json:"result"`
 			Evidence struct {
-				PredicateType string `json:"predicate_type"`
-				Provider      struct{ ID string }
+				Provider struct{ ID string }
 			} `json:"evidence"`
 		}
 		if err := json.Unmarshal(r.Structured, &out); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out.Result.Output.Text, "got:hello") || out.Evidence.PredicateType != "rea.process-capture/v1" || out.Evidence.Provider.ID != "rea-capture" {
+		if !strings.Contains(out.Result.Output.Text, "got:hello") || recordOf(t, s, r).PredicateType != "rea.process-capture/v1" || out.Evidence.Provider.ID != "rea-capture" {
 			t.Fatalf("capture: %s", r.Structured)
 		}
 		if strings.Contains(string(r.Structured), captureSecret) {

@@ -458,7 +458,7 @@ func scToolAvailability() scM {
 		"available":   scBool(),
 		"reason":      scEnum(reasons...),
 		"remediation": scNullable(scString()),
-	}, "name", "kind", "client_requirements", "effects", "annotations", "available", "reason", "remediation")
+	}, "name", "kind", "client_requirements", "available", "reason", "remediation")
 }
 
 // scCapability is ProviderCapability (§3.5).

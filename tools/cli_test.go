@@ -85,7 +85,7 @@ func TestAnalyzeOverview(t *testing.T) {
 	s := startStdio(t, filepath.Join(dir, "ledger.db"))
 	s.ok("open_binary", map[string]any{"path": fixture})
 	r := s.ok("list_procedures", map[string]any{"limit": 1})
-	if claimed, _ := recomputeEvidenceID(t, r.Structured); claimed != ov.EvidenceIDs["list_procedures"] {
+	if claimed, _ := recomputeEvidenceID(t, s, r.Structured); claimed != ov.EvidenceIDs["list_procedures"] {
 		t.Fatalf("MCP evidence %s, CLI %s", claimed, ov.EvidenceIDs["list_procedures"])
 	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/rea-re/rea/engine"
@@ -121,13 +122,19 @@ type callGraphErrorNode struct {
 	Error   *fault.Error `json:"error"`
 }
 
+// callGraphEnvelope bounds the bytes of a call graph's members other than
+// its nodes (root, direction, depth, truncated, the brackets).
+const callGraphEnvelope = 256
+
 // callGraph walks procedure_callees (forward) or procedure_callers (backward)
 // breadth first from address, to depth levels and at most maxNodes nodes.
 // Every node lists all of its direct edges (every page) and carries its name:
 // the root's from address_name, every other node's from the edge item that
 // reached it (the provider's one display name either way). A node whose
 // edges cannot be read is an error node, never a failed call; truncated says
-// that maxNodes stopped the expansion.
+// that maxNodes or the answer's byte budget stopped the expansion. The budget
+// is measured on each node as encoded, whatever its shape; the root node is
+// always returned.
 func (s *Server) callGraph(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	root, _ := params.String("address")
 	direction, _ := params.String("direction")
@@ -149,23 +156,49 @@ func (s *Server) callGraph(ctx context.Context, sess *session, params provider.P
 			return provider.Result{}, err
 		}
 		nodes := []any{}
+		size := callGraphEnvelope
+		// add appends a node unless it would take the answer over its byte
+		// budget.
+		add := func(n any) (bool, error) {
+			b, err := json.Marshal(n)
+			if err != nil {
+				return false, fault.Internal("get_call_graph", err)
+			}
+			if len(nodes) > 0 && size+len(b)+1 > provider.ResultBudget {
+				return false, nil
+			}
+			size += len(b) + 1
+			nodes = append(nodes, n)
+			return true, nil
+		}
 		seen := map[string]bool{root: true}
 		names := map[string]*string{root: rootName}
 		frontier := []string{root}
 		truncated := false
+	walk:
 		for d := 0; len(frontier) > 0; d++ {
 			slices.SortFunc(frontier, compareAddresses)
 			var next []string
 			for _, addr := range frontier {
-				edges, err := allEdges(call, op, addr)
-				if err != nil {
-					if fe := fault.From(op, err); fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
+				edges, edgeErr := allEdges(call, op, addr)
+				var node any = callGraphNode{Address: addr, Name: names[addr], Depth: d, Status: "ok", Calls: edges}
+				if edgeErr != nil {
+					if fe := fault.From(op, edgeErr); fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
 						return provider.Result{}, fe
 					}
-					nodes = append(nodes, callGraphErrorNode{Address: addr, Name: names[addr], Depth: d, Status: "error", Error: fault.From(op, err)})
+					node = callGraphErrorNode{Address: addr, Name: names[addr], Depth: d, Status: "error", Error: fault.From(op, edgeErr)}
+				}
+				fits, err := add(node)
+				if err != nil {
+					return provider.Result{}, err
+				}
+				if !fits {
+					truncated = true
+					break walk
+				}
+				if edgeErr != nil {
 					continue
 				}
-				nodes = append(nodes, callGraphNode{Address: addr, Name: names[addr], Depth: d, Status: "ok", Calls: edges})
 				if d == depth {
 					continue
 				}

@@ -10,9 +10,13 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// recomputeEvidenceID applies the JCS rule of CONTRACTS.md §1.5/§7.2 to an
-// inline answer, independently of the engine's own code.
-func recomputeEvidenceID(t testing.TB, structured json.RawMessage) (claimed, recomputed string) {
+// recomputeEvidenceID applies the JCS rule of CONTRACTS.md §1.5/§7.2,
+// independently of the engine's own code. A full inline context
+// (REA_EVIDENCE_CONTEXT=full) is recomputed from the answer itself; a
+// compact one names its record, which is fetched with get_evidence_bundle
+// and recomputed from there, after checking that the record's result is
+// the answer's.
+func recomputeEvidenceID(t testing.TB, s *session, structured json.RawMessage) (claimed, recomputed string) {
 	t.Helper()
 	body := decode[map[string]any](t, structured)
 	ev, ok := body["evidence"].(map[string]any)
@@ -20,23 +24,51 @@ func recomputeEvidenceID(t testing.TB, structured json.RawMessage) (claimed, rec
 		t.Fatalf("no evidence in %s", structured)
 	}
 	claimed, _ = ev["evidence_id"].(string)
-	delete(ev, "evidence_id")
-	delete(ev, "ledger")
-	if subj, ok := ev["subject"].(map[string]any); ok {
-		ev["subject"] = map[string]any{"digest": subj["digest"], "format": subj["format"], "architecture": subj["architecture"]}
+	if _, full := ev["operation"]; full {
+		delete(ev, "ledger")
+		ev["normalized_result"] = body["result"]
+		ev["raw_result"] = nil
+		return claimed, recordID(t, ev)
 	}
-	ev["normalized_result"] = body["result"]
-	ev["raw_result"] = nil
-	raw, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
+	bundle := decode[struct {
+		Result struct {
+			Bundle struct {
+				Records []map[string]any `json:"records"`
+			} `json:"bundle"`
+		} `json:"result"`
+	}](t, s.ok("get_evidence_bundle", map[string]any{"evidence_ids": []string{claimed}}).Structured)
+	if len(bundle.Result.Bundle.Records) != 1 {
+		t.Fatalf("bundle of %s: %d records", claimed, len(bundle.Result.Bundle.Records))
 	}
-	c, err := jcs.Transform(raw)
+	rec := bundle.Result.Bundle.Records[0]
+	if got, _ := rec["evidence_id"].(string); got != claimed {
+		t.Fatalf("bundle of %s holds %s", claimed, got)
+	}
+	if a, b := mustJSON(t, rec["normalized_result"]), mustJSON(t, body["result"]); a != b {
+		t.Fatalf("record %s's result differs from the answer's:\n%.300s\n%.300s", claimed, a, b)
+	}
+	return claimed, recordID(t, rec)
+}
+
+// recordID is §7.2's id of a record (or a full inline context with its
+// results): sha256 of JCS of it without evidence_id, the subject reduced to
+// {digest, format, architecture}.
+func recordID(t testing.TB, rec map[string]any) string {
+	t.Helper()
+	p := map[string]any{}
+	for k, v := range rec {
+		p[k] = v
+	}
+	delete(p, "evidence_id")
+	if subj, ok := p["subject"].(map[string]any); ok {
+		p["subject"] = map[string]any{"digest": subj["digest"], "format": subj["format"], "architecture": subj["architecture"]}
+	}
+	c, err := jcs.Transform([]byte(mustJSON(t, p)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(c)
-	return claimed, "ev_" + hex.EncodeToString(sum[:])
+	return "ev_" + hex.EncodeToString(sum[:])
 }
 
 type page struct {
@@ -80,7 +112,7 @@ func exerciseEndToEnd(t *testing.T, s *session, fixture string) string {
 	var evidenceID string
 	for offset := 0; ; {
 		r := s.ok("list_procedures", map[string]any{"offset": offset, "limit": 50})
-		claimed, recomputed := recomputeEvidenceID(t, r.Structured)
+		claimed, recomputed := recomputeEvidenceID(t, s, r.Structured)
 		if claimed != recomputed {
 			t.Fatalf("evidence_id %s, recomputed %s", claimed, recomputed)
 		}

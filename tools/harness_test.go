@@ -258,3 +258,41 @@ func startRawStdio(t testing.TB, args ...string) (*exec.Cmd, io.WriteCloser, io.
 	}
 	return cmd, stdin, stdout
 }
+
+// evRecord is the part of a stored Evidence record the tests look at.
+type evRecord struct {
+	EvidenceID    string              `json:"evidence_id"`
+	Operation     string              `json:"operation"`
+	PredicateType string              `json:"predicate_type"`
+	Confidence    string              `json:"confidence"`
+	Provider      struct{ ID string } `json:"provider"`
+	Subject       *struct {
+		Format string `json:"format"`
+	} `json:"subject"`
+	Parameters    map[string]any                   `json:"parameters"`
+	Locations     []struct{ Kind, Address string } `json:"locations"`
+	EvidenceLinks []string                         `json:"evidence_links"`
+}
+
+// recordOf fetches, with get_evidence_bundle, the stored record an answer's
+// inline context names: the compact context (the default) carries only the
+// id and how far to trust the answer.
+func recordOf(t testing.TB, s *session, r reply) evRecord {
+	t.Helper()
+	id := decode[struct {
+		Evidence struct {
+			EvidenceID string `json:"evidence_id"`
+		} `json:"evidence"`
+	}](t, r.Structured).Evidence.EvidenceID
+	b := decode[struct {
+		Result struct {
+			Bundle struct {
+				Records []evRecord `json:"records"`
+			} `json:"bundle"`
+		} `json:"result"`
+	}](t, s.ok("get_evidence_bundle", map[string]any{"evidence_ids": []string{id}}).Structured)
+	if len(b.Result.Bundle.Records) != 1 || b.Result.Bundle.Records[0].EvidenceID != id {
+		t.Fatalf("bundle of %s: %+v", id, b.Result.Bundle.Records)
+	}
+	return b.Result.Bundle.Records[0]
+}

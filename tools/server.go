@@ -40,6 +40,23 @@ type Options struct {
 	// Toolsets are the toolsets served (ParseToolsets); nil serves every
 	// tool (catalog_toolsets.go).
 	Toolsets []string
+	// EvidenceContext is the inline Evidence context's form
+	// (REA_EVIDENCE_CONTEXT); the zero value is compact.
+	EvidenceContext engine.ContextForm
+}
+
+// EvidenceContextFromEnv reads REA_EVIDENCE_CONTEXT through lookup (see
+// engine.ParseContextForm); an invalid value is configuration_invalid
+// naming the variable, never the value.
+func EvidenceContextFromEnv(lookup func(string) (string, bool)) (engine.ContextForm, error) {
+	v, _ := lookup(engine.ContextFormEnv)
+	form, ok := engine.ParseContextForm(v)
+	if !ok {
+		return form, fault.New(fault.ConfigurationInvalid, engine.ContextFormEnv+" must be compact or full.",
+			"Set "+engine.ContextFormEnv+" to compact or full (or unset it), then restart the registered server or its client.",
+			map[string]any{"variable": engine.ContextFormEnv, "reason": "invalid_value"})
+	}
+	return form, nil
 }
 
 // Server is one MCP server over an engine. Each MCP session is one engine
@@ -270,7 +287,7 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 		if asking, ok := out.(*mcp.CallToolResult); ok { // a 2026-07-28 input request
 			return asking, nil
 		}
-		return successResult(out)
+		return s.successResult(out)
 	}
 }
 
@@ -356,20 +373,26 @@ func drainNotifications(ctx context.Context) {
 	time.Sleep(5 * time.Millisecond)
 }
 
-func successResult(out any) (*mcp.CallToolResult, error) {
+func (s *Server) successResult(out any) (*mcp.CallToolResult, error) {
 	var b []byte
 	var err error
 	switch v := out.(type) {
 	case engine.Published:
 		// The result is canonical JSON the engine produced or verified; it is
 		// spliced in as is, since re-encoding a 10 KB page for every call is a
-		// measurable share of paging through a large binary.
-		var ev []byte
-		if ev, err = json.Marshal(v.Evidence); err == nil {
-			b = make([]byte, 0, len(v.Result)+len(ev)+24)
-			b = append(append(append(b, `{"result":`...), v.Result...), `,"evidence":`...)
-			b = append(append(b, ev...), '}')
+		// measurable share of paging through a large binary. The compact
+		// context writes itself for the same reason.
+		b = make([]byte, 0, len(v.Result)+512)
+		b = append(append(append(b, `{"result":`...), v.Result...), `,"evidence":`...)
+		if s.opts.EvidenceContext == engine.FullForm {
+			var ev []byte
+			if ev, err = json.Marshal(v.Evidence); err == nil {
+				b = append(b, ev...)
+			}
+		} else {
+			b = v.Evidence.Compact().AppendJSON(b)
 		}
+		b = append(b, '}')
 	default:
 		b, err = json.Marshal(struct {
 			Result any `json:"result"`

@@ -362,9 +362,13 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			caps = []provider.Capability{}
 		}
 		slices.SortFunc(caps, func(a, b provider.Capability) int { return compareStrings(a.Operation, b.Operation) })
+		entries := s.availability(st, sess.features)
+		for i := range entries {
+			entries[i] = entries[i].brief()
+		}
 		return map[string]any{"view": "full", "open": st.Open, "target": tgt, "providers": providers, "capabilities": caps,
 			"analysis_provider_binding": binding, "analysis_provider_candidates": sess.conn.Candidates(ctx),
-			"analysis_run": run, "analysis_activity": act, "tool_availability": s.availability(st, sess.features),
+			"analysis_run": run, "analysis_activity": act, "tool_availability": entries,
 			"client_features": sess.features, "server_identity": id}, nil
 	}
 	return map[string]any{"view": "summary", "open": st.Open, "target": tgt, "active_provider": active,

@@ -14,7 +14,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // sameJSON reports whether a and b decode to the same value.
@@ -32,7 +34,21 @@ func sameJSON(t testing.TB, a, b []byte) bool {
 
 // The direct encoding of a tool answer must say what encoding/json says.
 func TestEncodeToolResponseMatchesEncodingJSON(t *testing.T) {
-	ok, err := successResult(map[string]any{"s": "quote\" back\\slash <tag> & \u2028 \x01 é", "n": 1.5, "list": []any{nil, true}})
+	ok, err := (&Server{}).successResult(map[string]any{"s": "quote\" back\\slash <tag> & \u2028 \x01 é", "n": 1.5, "list": []any{nil, true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := "1 <&>"
+	pub := engine.Published{Result: json.RawMessage(`{"items":["\u2028"]}`), Evidence: engine.Context{SchemaVersion: 2, EvidenceID: "ev_x",
+		Subject: &engine.Subject{Name: "odd \"name\" \x01 \xff", Digest: engine.Digest{SHA256: "ab"}, Format: "elf", LocalPath: "/p"},
+		Claim: engine.Claim{Provider: provider.Identity{ID: "builtin", Name: "b", Version: &version}, Confidence: "observed",
+			Authority: "shipped-artifact", Limitations: []string{"a\nb", "c"}, Parameters: map[string]any{"limit": 1}},
+		Ledger: engine.LedgerRef{Seq: 9, EventID: "01J"}}}
+	compact, err := (&Server{}).successResult(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := (&Server{opts: Options{EvidenceContext: engine.FullForm}}).successResult(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +61,8 @@ func TestEncodeToolResponseMatchesEncodingJSON(t *testing.T) {
 		{"success", int64(7), ok},
 		{"success by value, string id", "a\"b", *ok},
 		{"error", 8, failed},
+		{"compact evidence", 9, compact},
+		{"full evidence", 10, full},
 	} {
 		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.id), c.res)
 		got, direct := encodeToolResponse(msg)

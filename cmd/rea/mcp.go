@@ -40,19 +40,26 @@ func newMCPCommand(g *globals) *cobra.Command {
 					}
 				}
 			}
+			evidenceContext, err := tools.EvidenceContextFromEnv(os.LookupEnv)
+			if err != nil {
+				return failWith(cmd, false, err)
+			}
 			eng, closeLedger, err := g.openEngine(ctx)
 			if err != nil {
 				return failWith(cmd, false, err)
 			}
 			defer closeLedger()
 			reloadPolicyOnSIGHUP(ctx, eng)
+			opts := tools.Options{CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv,
+				EvidenceContext: evidenceContext, Toolsets: toolsets}
 			// SIGTERM and SIGINT end the server cleanly: every connection is
 			// closed (its provider processes terminated, connection_closed
 			// recorded) before the ledger.
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			if httpOpts.Addr == "" {
-				srv := tools.New(eng, tools.Options{Transport: "stdio", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv, Toolsets: toolsets})
+				opts.Transport = "stdio"
+				srv := tools.New(eng, opts)
 				if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
 					return err
 				}
@@ -61,7 +68,8 @@ func newMCPCommand(g *globals) *cobra.Command {
 			httpOpts.Ready = func(a net.Addr) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
 			}
-			srv := tools.New(eng, tools.Options{Transport: "http", CLICommands: cliCatalog(cmd.Root()), BuildCommit: buildCommit(), LookupEnv: os.LookupEnv, Toolsets: toolsets})
+			opts.Transport = "http"
+			srv := tools.New(eng, opts)
 			if err := srv.ServeStreamableHTTP(ctx, httpOpts); err != nil {
 				return failWith(cmd, false, err)
 			}

@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 
+	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
@@ -30,6 +31,9 @@ func EnvironmentProblems(env map[string]string) []EnvProblem {
 		if _, ok := provider.ParseSelector(s); !ok {
 			out = append(out, EnvProblem{"REA_ANALYSIS_PROVIDER", "invalid_value"})
 		}
+	}
+	if _, ok := engine.ParseContextForm(env[engine.ContextFormEnv]); !ok {
+		out = append(out, EnvProblem{engine.ContextFormEnv, "invalid_value"})
 	}
 	for _, v := range otherBoolVars {
 		if s := env[v]; s != "" && s != "true" && s != "false" {

@@ -70,7 +70,25 @@ func ParseAddress(s string) (uint64, error) {
 // FormatAddress renders an address in the canonical output form.
 func FormatAddress(a uint64) string { return "0x" + strconv.FormatUint(a, 16) }
 
+// ResultBudget is the byte budget of an answer's result: 64 KiB of compact
+// JSON (CONTRACTS.md §0, §1.4). A page whose items would exceed it is cut
+// short when it is encoded; an operation that cannot page fails truncated
+// instead (never a prefix labelled complete).
+const ResultBudget = 64 << 10
+
+// pageEnvelope bounds a page's bytes other than its items: the seven keys,
+// five integers of at most 16 digits each, a boolean and the brackets
+// (about 180 bytes at most).
+const pageEnvelope = 192
+
 // Page is the one offset-paged shape of CONTRACTS.md §1.4.
+//
+// Every page also has a byte budget, applied where it is encoded (JSON or
+// canonical JSON) so that it holds for every item type and for pages inside
+// other results: the items that fit in ResultBudget are written, at least
+// one, and a page cut short says truncated with next_offset just after its
+// last item. The Go value keeps every item; what a client receives, and what
+// Evidence records, is the encoded page.
 type Page[T any] struct {
 	Items      []T  `json:"items"`
 	Offset     int  `json:"offset"`
@@ -81,21 +99,47 @@ type Page[T any] struct {
 	Truncated  bool `json:"truncated"`
 }
 
+// cut is the page holding its first n items only, resumable after them.
+func (p Page[T]) cut(n int) Page[T] {
+	if n >= len(p.Items) {
+		return p
+	}
+	next := p.Offset + n
+	p.Items, p.Returned, p.NextOffset, p.Truncated = p.Items[:n:n], n, &next, true
+	return p
+}
+
+// overBudget reports whether items of itemBytes in all (commas included)
+// exceed the budget with the envelope; the first item is always kept.
+func overBudget(i, itemBytes int) bool { return i > 0 && itemBytes+pageEnvelope > ResultBudget }
+
 // AppendCanonical writes the page in RFC 8785 form without a reflection
 // pass and a re-canonicalization: a page is the bulk of most Evidence
 // records. It does so only for items that are canon.Appenders; for others
-// it reports false and canon.Marshal encodes the whole page as usual.
+// it reports false and canon.Marshal encodes the whole page as usual (see
+// MarshalJSON).
 func (p Page[T]) AppendCanonical(b []byte) ([]byte, bool) {
 	if _, ok := any(*new(T)).(canon.Appender); !ok {
 		return b, false
 	}
 	b = append(b, `{"items":[`...)
+	start, n := len(b), len(p.Items)
 	for i := range p.Items {
+		mark := len(b)
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b, _ = any(p.Items[i]).(canon.Appender).AppendCanonical(b)
+		if overBudget(i, len(b)-start) {
+			b, n = b[:mark], i
+			break
+		}
 	}
+	return p.cut(n).appendEnvelope(b), true
+}
+
+// appendEnvelope writes the members after items, in canonical order.
+func (p Page[T]) appendEnvelope(b []byte) []byte {
 	b = append(b, `],"limit":`...)
 	b = canon.AppendInt(b, int64(p.Limit))
 	b = append(b, `,"next_offset":`...)
@@ -108,7 +152,35 @@ func (p Page[T]) AppendCanonical(b []byte) ([]byte, bool) {
 	b = appendIntOrNull(b, p.Total)
 	b = append(b, `,"truncated":`...)
 	b = strconv.AppendBool(b, p.Truncated)
-	return append(b, '}'), true
+	return append(b, '}')
+}
+
+// MarshalJSON applies the byte budget to a page encoded with encoding/json
+// (items that are not canon.Appenders, and pages inside other results). Each
+// item is measured in its canonical form, the form a client receives and
+// Evidence records, so the cut falls where AppendCanonical's would, and the
+// page it writes is canonical JSON.
+func (p Page[T]) MarshalJSON() ([]byte, error) {
+	if b, ok := p.AppendCanonical(nil); ok {
+		return b, nil
+	}
+	b := append(make([]byte, 0, 512), `{"items":[`...)
+	start, n := len(b), len(p.Items)
+	for i := range p.Items {
+		item, err := canon.Marshal(p.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		if overBudget(i, len(b)-start+min(i, 1)+len(item)) {
+			n = i
+			break
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, item...)
+	}
+	return p.cut(n).appendEnvelope(b), nil
 }
 
 func appendIntOrNull(b []byte, n *int) []byte {
