@@ -264,10 +264,11 @@ func TestProcedureAssemblyOverBudgetIsTruncated(t *testing.T) {
 }
 
 // get_call_graph stops expanding, truncated, before its answer exceeds the
-// byte budget: 300 procedures that each call 40 others give a depth-2 graph
-// of 200 nodes (the default max_nodes) that would be about 80 KB.
+// byte budget: 300 procedures that each call 12 others give a depth-2 graph
+// of up to 157 nodes (under the default max_nodes of 200) whose named call
+// items would be about 150 KB.
 func TestCallGraphByteBudget(t *testing.T) {
-	const n, fanout = 300, 40
+	const n, fanout = 300, 12
 	var src strings.Builder
 	for i := range n {
 		fmt.Fprintf(&src, "void f%d(void);\n", i)
