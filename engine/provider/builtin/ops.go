@@ -289,6 +289,7 @@ func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)
 	if img.hasEntry {
 		six.dropSyntheticEntry(data, img.entry)
 	}
+	six.limitations = append(six.limitations, discoveryLimitations(img, six)...) // limitations.go
 	return six, nil
 }
 
