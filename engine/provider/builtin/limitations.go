@@ -41,7 +41,9 @@ var unreadSources = []unreadSource{
 	{id: "elf-arm-call-targets", read: "call-targets", text: "arm: calls are not followed to find procedures: a procedure that no symbol names is missed",
 		has: func(img *image, _ *symIndex) bool { return isARMELF(img) && hasCode(img) }},
 	{id: "elf-fde-calls", text: "calls inside code that .eh_frame describes are not followed: a procedure without an FDE that only such code calls is missed unless a symbol names it",
-		has: func(img *image, _ *symIndex) bool { return img.elf != nil && slices.Contains(img.discovery, "eh-frame") }},
+		has: func(img *image, _ *symIndex) bool {
+			return img.elf != nil && slices.Contains(img.discovery, "eh-frame")
+		}},
 	{id: "thumb", text: "ARM Thumb code is not decoded: Thumb procedures have no instructions, and calls from them are not followed",
 		has: func(img *image, six *symIndex) bool {
 			if img.arch != "arm" {
