@@ -56,15 +56,19 @@ func (c *Connection) Compose(ctx context.Context, op string, params provider.Par
 	if err != nil {
 		return Published{}, err
 	}
+	var target []string // the inner calls' TargetLimitations, in order of first appearance
 	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
 		if _, declared := findCapability(o.binding.operations, inner); !declared {
 			return provider.Result{}, c.missingOperation(o, op)
 		}
-		return c.invoke(ctx, o, inner, p, rep)
+		r, err := c.invoke(ctx, o, inner, p, rep)
+		target = appendNew(target, r.TargetLimitations...)
+		return r, err
 	})
 	if err != nil {
 		return Published{}, err
 	}
+	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), target...)
 	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
 }
 
@@ -133,7 +137,7 @@ func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string
 		Provider: o.binding.Provider, AnalysisProfile: &o.binding.Profile,
 		PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
 		Confidence: confidence, Authority: AuthorityShipped,
-		Limitations: res.Limitations, Locations: locationsOf(params, res.Locations),
+		Limitations: appendNew(slices.Clip(res.Limitations), res.TargetLimitations...), Locations: locationsOf(params, res.Locations),
 	}}
 	var err error
 	if rec.NormalizedResult, err = canon.Marshal(res.Normalized); err != nil {
@@ -307,6 +311,16 @@ func (c *Connection) unboundFailure(o *openTarget, op string) *provider.Selectio
 	}
 	return &provider.SelectionFailure{Operation: op, SelectionReason: reason, RequestedProviderID: req,
 		CandidateIDs: c.eng.cfg.Registry.IDs(), Rejections: rej}
+}
+
+// appendNew appends to dst each of add that it does not hold yet.
+func appendNew(dst []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(dst, a) {
+			dst = append(dst, a)
+		}
+	}
+	return dst
 }
 
 func findCapability(cs []provider.Capability, op string) (provider.Capability, bool) {

@@ -31,6 +31,7 @@ type faultyProvider struct {
 	*builtin.Provider
 	poisoned string // procedure_info's procedure argument that fails
 	fault    func() *fault.Error
+	tag      string // added to every answer's TargetLimitations, when set
 }
 
 func (p *faultyProvider) Start(ctx context.Context, t provider.Target, prof provider.Profile, run provider.Run) (provider.Client, error) {
@@ -54,7 +55,11 @@ func (c *faultyClient) Do(ctx context.Context, op string, in provider.Params, re
 	if s, _ := in.String("procedure"); op == "procedure_info" && s == c.p.poisoned {
 		return provider.Result{}, c.p.fault()
 	}
-	return c.Client.Do(ctx, op, in, rep)
+	res, err := c.Client.Do(ctx, op, in, rep)
+	if err == nil && c.p.tag != "" {
+		res.TargetLimitations = append(res.TargetLimitations, c.p.tag)
+	}
+	return res, err
 }
 
 func startWith(t *testing.T, p provider.Provider) *session {

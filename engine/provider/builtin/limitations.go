@@ -87,3 +87,30 @@ func hasSection(img *image, name string) bool {
 func hasCode(img *image) bool {
 	return slices.ContainsFunc(img.sections, func(s section) bool { return s.x && s.mapped && s.fsize > 0 })
 }
+
+// targetLimitations are the Result.TargetLimitations of op: the limitations
+// of the indexes it reads (the header model's; the symbol index's, which
+// include discoveryLimitations; the string index's; the reference index's),
+// which hold for the whole target. They are already among the call's
+// Limitations; the engine carries them into composed operations.
+func (c *Client) targetLimitations(op string) []string {
+	lims := slices.Clip(c.ix.img.limitations)
+	switch op {
+	case OpListDocuments, OpListSegments:
+		return lims
+	case OpListStrings, OpSearchStrings:
+		if stx, ok := c.ix.strs.peek(); ok && stx != nil {
+			lims = append(lims, stx.limitations...)
+		}
+		return lims
+	}
+	if six, ok := c.ix.syms.peek(); ok && six != nil {
+		lims = append(lims, six.limitations...)
+	}
+	if op == OpProcedureCallers || op == OpXrefs {
+		if rx, ok := c.ix.refs.peek(); ok && rx != nil {
+			lims = append(lims, rx.limitations...)
+		}
+	}
+	return lims
+}

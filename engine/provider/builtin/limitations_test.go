@@ -13,7 +13,8 @@ import (
 
 // Honest limitations (limitations.go): for every unreadSources entry, a
 // fixture that has the source carries the entry's limitation on every
-// discovery-dependent operation (and not on list_strings); the other
+// discovery-dependent operation, as a target limitation too (and not on
+// list_strings); the other
 // fixtures do not carry it. An entry whose source the image now reads (its
 // read name is in function_discovery) must be silent.
 
@@ -121,9 +122,13 @@ func TestUnreadSourceLimitations(t *testing.T) {
 				OpSearchProcedures:  {"pattern": "a", "mode": "literal", "offset": int64(0), "limit": int64(1)},
 			}
 			for op, in := range dependent {
-				got := gapLimitations(do(t, c, op, in).Limitations)
-				if !slices.Equal(got, sorted(want)) {
+				r := do(t, c, op, in)
+				if got := gapLimitations(r.Limitations); !slices.Equal(got, sorted(want)) {
 					t.Errorf("%s limitations about unread sources:\n got %q\nwant %q", op, got, sorted(want))
+				}
+				// Target-wide: the engine carries them into composed operations.
+				if got := gapLimitations(r.TargetLimitations); !slices.Equal(got, sorted(want)) {
+					t.Errorf("%s target limitations about unread sources:\n got %q\nwant %q", op, got, sorted(want))
 				}
 			}
 			if got := gapLimitations(do(t, c, OpListStrings, provider.Params{"offset": int64(0), "limit": int64(1)}).Limitations); len(got) != 0 {
