@@ -19,7 +19,10 @@ import (
 // analyzer to read a source deletes its entry here and its case in
 // limitations_test.go. An entry with a read name is also silent whenever
 // that name is in the image's function_discovery, so a reader that records
-// itself there retires the entry even before it is deleted.
+// itself there retires the entry even before it is deleted; the entries
+// without one (thumb, go-pclntab, elf-fde-calls) have tripwires in
+// limitations_test.go that fail once the source is read while the entry
+// is still listed.
 type unreadSource struct {
 	id   string // names the entry (limitations_test.go)
 	read string // the function_discovery name that reading the source adds; "" if none

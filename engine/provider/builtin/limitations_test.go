@@ -155,3 +155,68 @@ func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// TestUnreadSourceTripwires fails when a source that an unreadSources entry
+// without a read name says is not read is read after all, so a merge that
+// teaches the analyzer a source cannot leave its limitation behind.
+func TestUnreadSourceTripwires(t *testing.T) {
+	listed := func(id string) bool {
+		return slices.ContainsFunc(unreadSources, func(u unreadSource) bool { return u.id == id })
+	}
+	t.Run("thumb", func(t *testing.T) {
+		path := cFixture(t, "lim-armhf-thumb", "arm-linux-gnueabihf-gcc", "-O2", "-mthumb")
+		_, _, c := open(t, path)
+		_, err := c.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": "rea_add"}, nil)
+		if decoded := err == nil; decoded == listed("thumb") {
+			t.Errorf("procedure_info on a Thumb procedure: %v, yet the thumb entry is listed: %v", err, listed("thumb"))
+		}
+	})
+	t.Run("go-pclntab", func(t *testing.T) {
+		path := fixture(t, "lim-go-stripped", func(dir, out string) (string, error) {
+			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module fixture\n\ngo 1.22\n"), 0o644); err != nil {
+				return "", err
+			}
+			goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+			if _, err := os.Stat(goBin); err != nil {
+				goBin = "go"
+			}
+			return "", run(dir, []string{"GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off"},
+				goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+		})
+		_, _, c := open(t, path)
+		// main.main is named from the table already (mainentry.go); any other
+		// Go function named in a stripped file comes from reading it.
+		read := slices.ContainsFunc(allProcedures(t, c), func(p ProcedureItem) bool { return p.Value == "runtime.main" || p.Value == "main.helper" })
+		if read == listed("go-pclntab") {
+			t.Errorf("stripped Go: pclntab functions named %v, yet the go-pclntab entry is listed: %v", read, listed("go-pclntab"))
+		}
+	})
+	t.Run("elf-fde-calls", func(t *testing.T) {
+		// i386 static glibc: __x86.get_pc_thunk.bx has no FDE and is called
+		// only from code that FDEs describe.
+		full := cFixture(t, "lim-i686-static", "i686-linux-gnu-gcc", "-O2", "-static")
+		strip := needTool(t, "i686-linux-gnu-strip")
+		stripped := full + "-stripped"
+		if err := run(filepath.Dir(full), nil, strip, "-s", "-o", stripped, full); err != nil {
+			t.Fatal(err)
+		}
+		_, oracle := corpusOracle(t, full, false)
+		var thunk uint64
+		for a, n := range oracle {
+			if n == "__x86.get_pc_thunk.bx" {
+				thunk = a
+			}
+		}
+		if thunk == 0 {
+			t.Fatal("no __x86.get_pc_thunk.bx in the static i386 fixture")
+		}
+		_, _, c := open(t, stripped)
+		found := slices.ContainsFunc(allProcedures(t, c), func(p ProcedureItem) bool { return p.Address == provider.FormatAddress(thunk) })
+		if found == listed("elf-fde-calls") {
+			t.Errorf("stripped static i386: __x86.get_pc_thunk.bx found %v, yet the elf-fde-calls entry is listed: %v", found, listed("elf-fde-calls"))
+		}
+	})
+}
