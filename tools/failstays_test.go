@@ -32,6 +32,24 @@ type faultyProvider struct {
 	poisoned string // procedure_info's procedure argument that fails
 	fault    func() *fault.Error
 	tag      string // added to every answer's TargetLimitations, when set
+	hang     bool   // the poisoned call hangs (until its budget ends) instead
+}
+
+// Capabilities gives procedure_info a short budget when the poisoned call
+// hangs, so that its provider_timeout comes quickly.
+func (p *faultyProvider) Capabilities() []provider.Capability {
+	cs := p.Provider.Capabilities()
+	if !p.hang {
+		return cs
+	}
+	out := slices.Clone(cs)
+	for i := range out {
+		if out[i].Operation == "procedure_info" {
+			ms := int64(300)
+			out[i].Limits.TimeoutMS = &ms
+		}
+	}
+	return out
 }
 
 func (p *faultyProvider) Start(ctx context.Context, t provider.Target, prof provider.Profile, run provider.Run) (provider.Client, error) {
@@ -53,6 +71,10 @@ type faultyClient struct {
 
 func (c *faultyClient) Do(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
 	if s, _ := in.String("procedure"); op == "procedure_info" && s == c.p.poisoned {
+		if c.p.hang {
+			<-ctx.Done()
+			return provider.Result{}, ctx.Err()
+		}
 		return provider.Result{}, c.p.fault()
 	}
 	res, err := c.Client.Do(ctx, op, in, rep)
@@ -121,10 +143,17 @@ func TestFailureStaysWithItsCall(t *testing.T) {
 				map[string]any{"operation": "procedure_info", "provider_id": "builtin"})
 		},
 	}
+	// The call's own budget: a provider that stays alive is not unhealthy
+	// because one call took too long (nil: the poisoned call hangs).
+	inputSpecific["provider_timeout"] = nil
 	for name, inject := range inputSpecific {
 		t.Run(name, func(t *testing.T) {
-			want := string(inject().Code)
-			s := startWith(t, &faultyProvider{Provider: builtin.New("test"), poisoned: poisoned, fault: inject})
+			fp := &faultyProvider{Provider: builtin.New("test"), poisoned: poisoned, fault: inject, hang: inject == nil}
+			want := "provider_timeout"
+			if inject != nil {
+				want = string(inject().Code)
+			}
+			s := startWith(t, fp)
 			s.ok("open_binary", map[string]any{"path": bin})
 			drainChanged(s)
 			before := sortedNames(s.toolNames())
