@@ -260,7 +260,8 @@ func inRanges(rs []codeRange, a uint64) bool {
 //   - PE: every executable section; the COFF symbols defined there that are
 //     functions (derived type DT_FCN) or external labels (storage class
 //     EXTERNAL, e.g. ___chkstk_ms, written in assembly without a type),
-//     except section symbols and assembler-local names (leading ".").
+//     except section symbols, assembler-local names (leading ".") and
+//     mingw's __CTOR_LIST__/__DTOR_LIST__ data labels.
 func corpusOracle(t *testing.T, path string, isPE bool) ([]codeRange, map[uint64]string) {
 	t.Helper()
 	oracle := map[uint64]string{}
@@ -293,6 +294,9 @@ func corpusOracle(t *testing.T, path string, isPE bool) ([]codeRange, map[uint64
 			}
 			if s.Type&0x30 != 0x20 && s.StorageClass != 2 { // DT_FCN << 4; IMAGE_SYM_CLASS_EXTERNAL
 				continue
+			}
+			if strings.Contains(s.Name, "CTOR_LIST__") || strings.Contains(s.Name, "DTOR_LIST__") {
+				continue // mingw's constructor and destructor lists: data its linker script puts in .text
 			}
 			a := base + uint64(f.Sections[k].VirtualAddress) + uint64(s.Value)
 			if _, dup := oracle[a]; !dup {
