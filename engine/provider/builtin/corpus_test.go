@@ -35,7 +35,6 @@ import (
 var corpusKnownGaps = map[string]string{
 	"elf-x86_64-O0-static": gapStaticX86, "elf-x86_64-O2-static": gapStaticX86,
 	"elf-i386-O0-static": gapStaticI386, "elf-i386-O2-static": gapStaticI386,
-	"elf-arm64-O0-static": gapStaticARM64, "elf-arm64-O2-static": gapStaticARM64,
 	"elf-armhf-arm-O0-dynamic": gapARM, "elf-armhf-arm-O0-static": gapARM,
 	"elf-armhf-arm-O2-dynamic": gapARM, "elf-armhf-arm-O2-static": gapARM,
 	"elf-armhf-thumb-O0-dynamic": gapARM, "elf-armhf-thumb-O0-static": gapARM,
@@ -48,10 +47,8 @@ var corpusKnownGaps = map[string]string{
 const (
 	gapStaticX86 = "item 5: a static executable's _init/_fini (no DT_INIT/DT_FINI); FDEs that start before their " +
 		"function's symbol (__restore_rt, _dl_tlsdesc_undefweak) give extra starts, also in the unstripped twin"
-	gapStaticI386  = gapStaticX86 + "; __x86.get_pc_thunk.bx is called only from FDE-covered code"
-	gapStaticARM64 = "item 5: a static executable's _init/_fini (no DT_INIT/DT_FINI) and call_weak_fn, " +
-		"called only from _init"
-	gapARM = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
+	gapStaticI386 = gapStaticX86 + "; __x86.get_pc_thunk.bx is called only from FDE-covered code"
+	gapARM        = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
 		"(no .ARM.exidx, no init arrays, no call targets; Thumb code is not decoded)"
 	gapPEThunks = "item 4: IAT jump thunks (jmp *__imp_X) of some imports are no procedures, with or without symbols"
 	gapPEi686   = "item 4: no call-target discovery for PE without .pdata; IAT jump thunks as for x86-64"
