@@ -56,15 +56,19 @@ func (c *Connection) Compose(ctx context.Context, op string, params provider.Par
 	if err != nil {
 		return Published{}, err
 	}
+	var target []string // the inner calls' TargetLimitations, in order of first appearance
 	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
 		if _, declared := findCapability(o.binding.operations, inner); !declared {
 			return provider.Result{}, c.missingOperation(o, op)
 		}
-		return c.invoke(ctx, o, inner, p, rep)
+		r, err := c.invoke(ctx, o, inner, p, rep)
+		target = appendNew(target, r.TargetLimitations...)
+		return r, err
 	})
 	if err != nil {
 		return Published{}, err
 	}
+	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), target...)
 	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
 }
 
@@ -133,7 +137,7 @@ func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string
 		Provider: o.binding.Provider, AnalysisProfile: &o.binding.Profile,
 		PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
 		Confidence: confidence, Authority: AuthorityShipped,
-		Limitations: res.Limitations, Locations: locationsOf(params, res.Locations),
+		Limitations: appendNew(slices.Clip(res.Limitations), res.TargetLimitations...), Locations: locationsOf(params, res.Locations),
 	}}
 	var err error
 	if rec.NormalizedResult, err = canon.Marshal(res.Normalized); err != nil {
@@ -211,18 +215,19 @@ func safeDo(ctx context.Context, client provider.Client, op string, params provi
 }
 
 // observeHealth maintains the health overlay (§5.5): success clears an
-// operation's mark; capability_unavailable marks the operation; a provider
-// failure marks every operation. Each change is an event and a tools change.
+// operation's mark; a failure changes health only as healthScope says. Each
+// change is an event and a tools change.
 func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string, fe *fault.Error) {
 	key, state, reason := op, "available", ""
-	switch {
-	case fe == nil:
-	case fe.Code == fault.CapabilityUnavailable:
-		state, reason = "unavailable", "the provider reported the operation unavailable"
-	case fe.Code == fault.ProviderUnavailable:
-		key, state, reason = "*", "unavailable", "provider became unavailable during this session"
-	default:
-		return
+	if fe != nil {
+		switch key = healthScope(op, fe); key {
+		case "":
+			return // the failure stays with its call
+		case "*":
+			state, reason = "unavailable", "provider became unavailable during this session"
+		default:
+			state, reason = "unavailable", "the provider reported the operation unavailable"
+		}
 	}
 	c.mu.Lock()
 	_, marked := o.health[key]
@@ -247,6 +252,44 @@ func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string
 	}
 	c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.event(events.ProviderHealthChanged, data)}, nil)
 	c.notify()
+}
+
+// healthScope says which part of the health overlay a failed call changes
+// (issue 13: a failure stays with its call). Health is a claim about the
+// provider, not about one input, so only failures that no other input could
+// avoid mark anything:
+//
+//   - "*" (every operation): provider_unavailable. The provider's process
+//     died or exited, its start or health check failed, or its client is
+//     closed; any later call would fail the same way.
+//   - op (this operation): capability_unavailable with availability_reason
+//     "provider_missing": the provider declared the operation but answers
+//     that it does not offer it at all, whatever the arguments.
+//   - "" (nothing; the typed error goes back to this call only): every other
+//     failure. This includes capability_unavailable for any other reason,
+//     which names something about this input (thumb_code_unsupported: this
+//     procedure's instruction set is not decoded) or gives no reason;
+//     invalid_request (a procedure not found, an invalid argument);
+//     truncated; execution_failure (e.g. a provider panic on a malformed
+//     region of the file); unreadable_output (one malformed answer);
+//     provider_timeout and cancelled (the call's own budget). A timeout or
+//     cancellation that kills a process-backed provider is seen by its
+//     health reporter (watchHealth) and by the next call's
+//     provider_unavailable, so it still marks "*", from the provider's
+//     state rather than from the call.
+//
+// A process-backed provider's death seen by watchHealth or the lineage check
+// comes here as provider_unavailable too.
+func healthScope(op string, fe *fault.Error) string {
+	switch fe.Code {
+	case fault.ProviderUnavailable:
+		return "*"
+	case fault.CapabilityUnavailable:
+		if r, _ := fe.Details["availability_reason"].(string); r == "provider_missing" {
+			return op
+		}
+	}
+	return ""
 }
 
 func (c *Connection) unhealthy(o *openTarget, op string) (string, bool) {
@@ -281,6 +324,16 @@ func (c *Connection) unboundFailure(o *openTarget, op string) *provider.Selectio
 	}
 	return &provider.SelectionFailure{Operation: op, SelectionReason: reason, RequestedProviderID: req,
 		CandidateIDs: c.eng.cfg.Registry.IDs(), Rejections: rej}
+}
+
+// appendNew appends to dst each of add that it does not hold yet.
+func appendNew(dst []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(dst, a) {
+			dst = append(dst, a)
+		}
+	}
+	return dst
 }
 
 func findCapability(cs []provider.Capability, op string) (provider.Capability, bool) {

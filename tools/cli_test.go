@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +67,7 @@ func TestAnalyzeOverview(t *testing.T) {
 		Profile     *string           `json:"analysis_profile_digest"`
 		Counts      map[string]int    `json:"counts"`
 		EvidenceIDs map[string]string `json:"evidence_ids"`
+		Limitations []string          `json:"limitations"`
 	}
 	if err := json.Unmarshal(out, &ov); err != nil {
 		t.Fatal(err)
@@ -87,5 +89,14 @@ func TestAnalyzeOverview(t *testing.T) {
 	r := s.ok("list_procedures", map[string]any{"limit": 1})
 	if claimed, _ := recomputeEvidenceID(t, s, r.Structured); claimed != ov.EvidenceIDs["list_procedures"] {
 		t.Fatalf("MCP evidence %s, CLI %s", claimed, ov.EvidenceIDs["list_procedures"])
+	}
+	// The overview names every limitation of the Evidence behind its counts.
+	if ov.Limitations == nil {
+		t.Fatalf("overview without a limitations list: %s", out)
+	}
+	for _, l := range evidenceLimitations(t, r) {
+		if !slices.Contains(ov.Limitations, l) {
+			t.Errorf("overview limitations %q lack list_procedures' %q", ov.Limitations, l)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,11 @@ type overview struct {
 	Profile     *string           `json:"analysis_profile_digest"`
 	Counts      map[string]int    `json:"counts"`
 	EvidenceIDs map[string]string `json:"evidence_ids"`
+	// Limitations are those of the counted operations' Evidence, each once in
+	// order of first appearance: what the counts may lack (a discovery
+	// source not read, bytes not scanned), so no count reads as complete
+	// when it is not.
+	Limitations []string `json:"limitations"`
 }
 
 // countedOperations are the collections an overview counts, each one recorded
@@ -85,7 +91,7 @@ func analyze(ctx context.Context, eng *engine.Engine, path string, selector prov
 	if err != nil {
 		return overview{}, err
 	}
-	ov := overview{Target: opened, Counts: map[string]int{}, EvidenceIDs: map[string]string{}}
+	ov := overview{Target: opened, Counts: map[string]int{}, EvidenceIDs: map[string]string{}, Limitations: []string{}}
 	st := conn.State()
 	if st.Binding == nil {
 		return ov, nil
@@ -106,6 +112,11 @@ func analyze(ctx context.Context, eng *engine.Engine, path string, selector prov
 			return ov, err
 		}
 		ov.EvidenceIDs[op] = pub.Evidence.EvidenceID
+		for _, l := range pub.Evidence.Limitations {
+			if !slices.Contains(ov.Limitations, l) {
+				ov.Limitations = append(ov.Limitations, l)
+			}
+		}
 		var page struct {
 			Total *int `json:"total"`
 		}
@@ -139,6 +150,9 @@ func printOverview(w io.Writer, ov overview) {
 	for _, op := range countedOperations {
 		key := op[len("list_"):]
 		fmt.Fprintf(w, "%-13s %-9d %s\n", key, ov.Counts[key], ov.EvidenceIDs[op])
+	}
+	for _, l := range ov.Limitations {
+		fmt.Fprintf(w, "limitation    %s\n", l)
 	}
 }
 

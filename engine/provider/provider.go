@@ -199,6 +199,17 @@ type Result struct {
 	Raw         any        // the provider's raw answer when it differs; nil otherwise
 	Limitations []string   // Evidence limitations (never nil in Evidence; may be nil here)
 	Locations   []Location // Evidence locations beyond the input address
+	// TargetLimitations are the limitations that hold for the whole target
+	// rather than for this call's input: a discovery source the format has
+	// that the provider does not read ("ARM64 .pdata not read: ..."), damage
+	// found while indexing the file, a region it cannot decode. They are
+	// part of this call's Evidence limitations (the engine adds any that
+	// Limitations lacks), and the engine carries them into the Evidence of
+	// every composed operation (binary_overview, get_call_graph) that called
+	// this one, so no result built on an incomplete source reads as
+	// complete. Per-call limitations (a count of indirect calls, user names
+	// shown) stay in Limitations only.
+	TargetLimitations []string
 }
 
 // Cleanup reports what closing a client left behind.

@@ -89,6 +89,11 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{}, fault.New(fault.ProviderUnavailable, "The analysis client is closed.",
 			"Open the target again.", map[string]any{"operation": op, "provider_id": ProviderID})
 	}
+	defer func() { // after the recovery below
+		if err == nil {
+			res.TargetLimitations = c.targetLimitations(op) // limitations.go
+		}
+	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -289,6 +294,7 @@ func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)
 	if img.hasEntry {
 		six.dropSyntheticEntry(data, img.entry)
 	}
+	six.limitations = append(six.limitations, discoveryLimitations(img, six)...) // limitations.go
 	return six, nil
 }
 

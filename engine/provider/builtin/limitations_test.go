@@ -1,0 +1,222 @@
+package builtin
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// Honest limitations (limitations.go): for every unreadSources entry, a
+// fixture that has the source carries the entry's limitation on every
+// discovery-dependent operation, as a target limitation too (and not on
+// list_strings); the other
+// fixtures do not carry it. An entry whose source the image now reads (its
+// read name is in function_discovery) must be silent.
+
+// freestandingPE is a CRT-free Windows program for clang + lld-link.
+const freestandingPE = `__attribute__((noinline)) int f(int x) { return x * 3; }
+__attribute__((noinline)) int g(int x) { return f(x) + 1; }
+int mainCRTStartup(void) { return g(4); }
+`
+
+func clangPE(t testing.TB, target string) string {
+	return fixture(t, "lim-clang-"+target+".exe", func(dir, out string) (string, error) {
+		for _, tool := range []string{"clang", "lld-link"} {
+			if _, err := lookPath(tool); err != nil {
+				return "tool " + tool + " is not installed (packages clang, lld); install it to run this test", nil
+			}
+		}
+		src := filepath.Join(dir, "p.c")
+		if err := os.WriteFile(src, []byte(freestandingPE), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, "clang", "-target", target, "-O0", "-fuse-ld=lld", "-nostdlib",
+			"-Wl,/entry:mainCRTStartup", "-Wl,/subsystem:console", "-o", out, src)
+	})
+}
+
+// clangMachONoStarts is clangMachO's program linked without LC_FUNCTION_STARTS.
+func clangMachONoStarts(t testing.TB) string {
+	return fixture(t, "lim-macho-no-function-starts", func(dir, out string) (string, error) {
+		if _, err := lookPath("clang"); err != nil {
+			return "tool clang is not installed (package clang); install it to run this test", nil
+		}
+		_, e1 := lookPath("ld64.lld")
+		_, e2 := lookPath("ld64.lld-14")
+		if e1 != nil && e2 != nil {
+			return "tool ld64.lld is not installed (package lld); install it to run this test", nil
+		}
+		src := filepath.Join(dir, "fixture.c")
+		if err := os.WriteFile(src, []byte(fixtureCFree), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, "clang", "-target", "arm64-apple-macos11", "-O1", "-nostdlib", "-fuse-ld=lld",
+			"-Wl,-undefined,dynamic_lookup", "-Wl,-platform_version,macos,11.0,11.0", "-Wl,-no_function_starts", "-o", out, src)
+	})
+}
+
+// gapFixtures are the fixtures and the unreadSources entries each has the
+// source of. An entry id that is no longer in the table is ignored (its
+// source is read now); an entry without a fixture here fails the test.
+var gapFixtures = []struct {
+	name  string
+	build func(t testing.TB) string
+	gaps  []string
+}{
+	{"elf-x86_64", func(t testing.TB) string { return cFixture(t, "lim-gcc", "gcc", "-O2") }, []string{"elf-fde-calls"}},
+	{"elf-armhf", func(t testing.TB) string { return cFixture(t, "lim-armhf", "arm-linux-gnueabihf-gcc", "-O2") },
+		[]string{"elf-arm-exidx", "elf-arm-init-array", "elf-arm-call-targets", "thumb"}},
+	{"pe-i686", func(t testing.TB) string { return cFixture(t, "lim-mingw32.exe", "i686-w64-mingw32-gcc", "-O2") }, []string{"pe-call-targets"}},
+	{"pe-x86_64", func(t testing.TB) string { return cFixture(t, "lim-mingw64.exe", "x86_64-w64-mingw32-gcc", "-O2") }, nil},
+	{"pe-arm64", func(t testing.TB) string { return clangPE(t, "aarch64-pc-windows-msvc") }, []string{"pe-arm64-pdata", "pe-call-targets"}},
+	{"pe-arm", func(t testing.TB) string { return clangPE(t, "armv7-pc-windows-msvc") }, []string{"pe-call-targets", "thumb"}},
+	{"go-elf", func(t testing.TB) string { return goFixture(t, "linux", "amd64") }, []string{"go-pclntab"}},
+	{"go-pe", func(t testing.TB) string { return goFixture(t, "windows", "amd64") }, []string{"go-pclntab"}},
+	{"go-macho", func(t testing.TB) string { return goFixture(t, "darwin", "arm64") }, []string{"go-pclntab"}},
+	{"macho-arm64", func(t testing.TB) string { return clangMachO(t, "arm64-apple-macos11") }, nil},
+	{"macho-no-function-starts", clangMachONoStarts, []string{"macho-unwind-info"}},
+}
+
+func TestUnreadSourceLimitations(t *testing.T) {
+	covered := map[string]bool{}
+	for _, fx := range gapFixtures {
+		for _, g := range fx.gaps {
+			covered[g] = true
+		}
+	}
+	for _, u := range unreadSources {
+		if !covered[u.id] {
+			t.Errorf("unreadSources entry %s has no fixture in gapFixtures", u.id)
+		}
+	}
+	for _, fx := range gapFixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			path := fx.build(t)
+			p, tg, c := open(t, path)
+			prof, err := p.Profile(context.Background(), tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			disc, _ := prof.Parameters["function_discovery"].([]any)
+			var want []string
+			for _, u := range unreadSources {
+				switch {
+				case !slices.Contains(fx.gaps, u.id):
+				case u.read != "" && slices.Contains(disc, any(u.read)):
+					t.Logf("%s: source %s is read now (%s in function_discovery)", fx.name, u.id, u.read)
+				default:
+					want = append(want, u.text)
+				}
+			}
+			first := allProcedures(t, c)[0].Address
+			dependent := map[string]provider.Params{
+				OpListProcedures:    {"offset": int64(0), "limit": int64(1)},
+				OpListNames:         {"offset": int64(0), "limit": int64(1)},
+				OpProcedureAddress:  {"procedure": first},
+				OpResolveContaining: {"address": first},
+				OpSearchProcedures:  {"pattern": "a", "mode": "literal", "offset": int64(0), "limit": int64(1)},
+			}
+			for op, in := range dependent {
+				r := do(t, c, op, in)
+				if got := gapLimitations(r.Limitations); !slices.Equal(got, sorted(want)) {
+					t.Errorf("%s limitations about unread sources:\n got %q\nwant %q", op, got, sorted(want))
+				}
+				// Target-wide: the engine carries them into composed operations.
+				if got := gapLimitations(r.TargetLimitations); !slices.Equal(got, sorted(want)) {
+					t.Errorf("%s target limitations about unread sources:\n got %q\nwant %q", op, got, sorted(want))
+				}
+			}
+			if got := gapLimitations(do(t, c, OpListStrings, provider.Params{"offset": int64(0), "limit": int64(1)}).Limitations); len(got) != 0 {
+				t.Errorf("list_strings carries discovery limitations %q", got)
+			}
+			t.Logf("%s (function_discovery %v): %q", fx.name, disc, want)
+		})
+	}
+}
+
+// gapLimitations are the unreadSources texts among lims, sorted.
+func gapLimitations(lims []string) []string {
+	var out []string
+	for _, l := range lims {
+		if slices.ContainsFunc(unreadSources, func(u unreadSource) bool { return u.text == l }) {
+			out = append(out, l)
+		}
+	}
+	return sorted(out)
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return s
+}
+
+// TestUnreadSourceTripwires fails when a source that an unreadSources entry
+// without a read name says is not read is read after all, so a merge that
+// teaches the analyzer a source cannot leave its limitation behind.
+func TestUnreadSourceTripwires(t *testing.T) {
+	listed := func(id string) bool {
+		return slices.ContainsFunc(unreadSources, func(u unreadSource) bool { return u.id == id })
+	}
+	t.Run("thumb", func(t *testing.T) {
+		path := cFixture(t, "lim-armhf-thumb", "arm-linux-gnueabihf-gcc", "-O2", "-mthumb")
+		_, _, c := open(t, path)
+		_, err := c.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": "rea_add"}, nil)
+		if decoded := err == nil; decoded == listed("thumb") {
+			t.Errorf("procedure_info on a Thumb procedure: %v, yet the thumb entry is listed: %v", err, listed("thumb"))
+		}
+	})
+	t.Run("go-pclntab", func(t *testing.T) {
+		path := fixture(t, "lim-go-stripped", func(dir, out string) (string, error) {
+			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module fixture\n\ngo 1.22\n"), 0o644); err != nil {
+				return "", err
+			}
+			goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+			if _, err := os.Stat(goBin); err != nil {
+				goBin = "go"
+			}
+			return "", run(dir, []string{"GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off"},
+				goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+		})
+		_, _, c := open(t, path)
+		// main.main is named from the table already (mainentry.go); any other
+		// Go function named in a stripped file comes from reading it.
+		read := slices.ContainsFunc(allProcedures(t, c), func(p ProcedureItem) bool { return p.Value == "runtime.main" || p.Value == "main.helper" })
+		if read == listed("go-pclntab") {
+			t.Errorf("stripped Go: pclntab functions named %v, yet the go-pclntab entry is listed: %v", read, listed("go-pclntab"))
+		}
+	})
+	t.Run("elf-fde-calls", func(t *testing.T) {
+		// i386 static glibc: __x86.get_pc_thunk.bx has no FDE and is called
+		// only from code that FDEs describe.
+		full := cFixture(t, "lim-i686-static", "i686-linux-gnu-gcc", "-O2", "-static")
+		strip := needTool(t, "i686-linux-gnu-strip")
+		stripped := full + "-stripped"
+		if err := run(filepath.Dir(full), nil, strip, "-s", "-o", stripped, full); err != nil {
+			t.Fatal(err)
+		}
+		_, oracle := corpusOracle(t, full, false)
+		var thunk uint64
+		for a, n := range oracle {
+			if n == "__x86.get_pc_thunk.bx" {
+				thunk = a
+			}
+		}
+		if thunk == 0 {
+			t.Fatal("no __x86.get_pc_thunk.bx in the static i386 fixture")
+		}
+		_, _, c := open(t, stripped)
+		found := slices.ContainsFunc(allProcedures(t, c), func(p ProcedureItem) bool { return p.Address == provider.FormatAddress(thunk) })
+		if found == listed("elf-fde-calls") {
+			t.Errorf("stripped static i386: __x86.get_pc_thunk.bx found %v, yet the elf-fde-calls entry is listed: %v", found, listed("elf-fde-calls"))
+		}
+	})
+}
