@@ -351,16 +351,19 @@ type notificationFlusher interface {
 }
 
 // drainNotifications makes a tool's notifications precede its result
-// (§6.1): on a session that can flush, it waits (≤100 ms) until they are
-// written; on mcp-go's own sessions (HTTP), which cannot say so, it waits
-// (≤100 ms) until the queue is empty and then 5 ms for the last one.
+// (§6.1): on a session that can flush (stdio), it waits until they are
+// written and read by the client, at most 2 s — a client that has not read
+// them would not see an answer written earlier any sooner, and on a loaded
+// machine 100 ms was seen to be too short for the TypeScript SDK client; on
+// mcp-go's own sessions (HTTP), which cannot say so, it waits (≤100 ms)
+// until the queue is empty and then 5 ms for the last one.
 func drainNotifications(ctx context.Context) {
 	cs := server.ClientSessionFromContext(ctx)
 	if cs == nil {
 		return
 	}
 	if f, ok := cs.(notificationFlusher); ok {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 100*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		_ = f.FlushNotifications(ctx)
 		return
