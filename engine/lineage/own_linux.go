@@ -140,8 +140,9 @@ func Start(ctx context.Context, s Spec) (*Owned, error) {
 	st, err := readStat(pid)
 	exe, xerr := exePath(pid)
 	// A process that is exiting loses its exe link before it becomes a
-	// zombie: give it a moment to get there.
-	for i := 0; err == nil && xerr != nil && !st.zombie() && i < 200; i++ {
+	// zombie: give it a moment to get there (on a loaded machine the exit
+	// was seen to take longer than 200 polls of a millisecond).
+	for deadline := time.Now().Add(2 * time.Second); err == nil && xerr != nil && !st.zombie() && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 		if exe, xerr = exePath(pid); xerr == nil {
 			break
