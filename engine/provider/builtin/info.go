@@ -244,6 +244,8 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	lims = append(lims, lx.limitations...)
 	if r := lx.at(entry); r != nil {
 		res.Source = &SourceLoc{File: r.file, Line: r.line}
+	} else {
+		res.Source = goSource(c.ix.img, c.data, entry) // a Go function's table row
 	}
 	return provider.Result{Normalized: res, Limitations: append(lims, n.limitations()...)}, nil
 }

@@ -227,6 +227,16 @@ func TestPclntabGosym(t *testing.T) {
 				if !ok || string(tab.data[off:off+uint64(n)]) != f.Name || tab.entry(i) != f.Entry {
 					t.Fatalf("function %d: %#x %q, gosym %#x %s", i, tab.entry(i), tab.data[off:off+uint64(n)], f.Entry, f.Name)
 				}
+				// The entry's source position (pcfile, pcln) agrees too.
+				file, line, _ := st.PCToLine(f.Entry)
+				if fo, fn, ln, ok := tab.source(i); !ok || string(tab.data[fo:fo+uint64(fn)]) != file || ln != line {
+					if file != "" || ok {
+						t.Fatalf("function %s: source %v %q:%d, gosym %q:%d", f.Name, ok, tab.data[fo:fo+uint64(fn)], ln, file, line)
+					}
+				}
+				if size, ok := tab.codeSize(i); ok && f.Entry+size > f.End {
+					t.Fatalf("function %s: code size %d past the next function at %#x", f.Name, size, f.End)
+				}
 			}
 			t.Logf("%s: %d functions agree with debug/gosym (Go %d table)", path, tab.numFuncs(), tab.version)
 		})
@@ -246,6 +256,13 @@ func FuzzPclntab(f *testing.F) {
 			}
 		}
 		tab.lookup("main.main")
+		for i := 0; i < min(tab.numFuncs(), 64); i++ {
+			tab.codeSize(i)
+			if off, n, _, ok := tab.source(i); ok && off+uint64(n) > uint64(len(data)) {
+				t.Fatalf("source %d out of bounds", i)
+			}
+		}
+		tab.find(text)
 	})
 }
 

@@ -247,7 +247,11 @@ func peSymbols(img *image, b *symBuilder) error {
 	if err := addIATThunks(img, b); err != nil {
 		return err
 	}
-	// main before the .pdata procedures, which would name it sub_<hex>.
+	// Go functions and main before the .pdata procedures, which would name
+	// them sub_<hex>.
+	if err := addPclntabProcs(img, b); err != nil {
+		return err
+	}
 	if _, err := addMainNames(img, b); err != nil {
 		return err
 	}
