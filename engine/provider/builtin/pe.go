@@ -115,17 +115,36 @@ func openPE(data []byte) (*image, error) {
 		img.entry, img.hasEntry = base+uint64(entryRVA), true
 		used["entry-point"] = true
 	}
-	info.pdata, info.pdataStarts = peUnwind(img, data)
+	var lims []string
+	info.pdata, info.pdataStarts, lims = peUnwind(img, data)
+	img.limitations = append(img.limitations, lims...)
 	if len(info.pdataStarts) > 0 {
 		used["pdata"] = true
 		used["call-targets"] = true // leaf functions called from .pdata code (pdata.go)
 	}
-	if img.arch == "x86_64" && used["imports"] {
-		used["stubs"] = true // IAT jump thunks (pdata.go)
+	switch {
+	case peDescentArch(img):
+		used["call-targets"] = true // descent where there is no .pdata (pecalls.go)
+	case len(info.pdataStarts) == 0:
+		img.limitations = append(img.limitations, fmt.Sprintf("call targets not followed: %s code is not decoded; procedure starts come from symbols, exports and the entry point only", peArchName(img.arch)))
+	}
+	if (img.arch == "x86_64" || img.arch == "x86") && used["imports"] {
+		used["stubs"] = true // IAT jump thunks (pdata.go, pecalls.go)
 	}
 	img.setDiscovery(used)
 	img.finishLayout(raw)
 	return img, nil
+}
+
+// peArchName names an architecture in a limitation.
+func peArchName(arch string) string {
+	switch arch {
+	case "":
+		return "this machine's"
+	case "arm":
+		return "ARM Thumb"
+	}
+	return arch
 }
 
 // rvaOff translates an RVA to a file offset, or ok=false when no section's
@@ -180,8 +199,8 @@ func peSymbols(img *image, b *symBuilder) error {
 				class := rec[16]
 				naux := uint64(rec[17])
 				i += naux
-				if naux > 0 && class == symClassStatic {
-					continue // section definition
+				if naux > 0 && class == symClassStatic && typ>>4 != 2 /* IMAGE_SYM_DTYPE_FUNCTION */ {
+					continue // a section definition; a function's aux record is its definition (size, line numbers)
 				}
 				if class != symClassExternal && class != symClassStatic && class != symClassLabel {
 					continue
@@ -255,10 +274,14 @@ func peSymbols(img *image, b *symBuilder) error {
 	if _, err := addMainNames(img, b); err != nil {
 		return err
 	}
-	if err := addPdataProcs(img, b); err != nil {
+	ps := newPEProcSet(img, b) // after main, whose naming removes symbols
+	if err := addPdataProcs(img, b, ps); err != nil {
 		return err
 	}
-	return addPdataCallTargets(img, b)
+	if err := addPdataCallTargets(img, b, ps); err != nil {
+		return err
+	}
+	return addPECallTargets(img, b, ps)
 }
 
 func peExports(img *image, b *symBuilder, rva, size uint64) error {

@@ -1,0 +1,239 @@
+package builtin
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
+// PE procedures that no symbol names: the passes after the symbols (.pdata
+// starts, call targets of .pdata code, call targets by descent where there
+// is no .pdata) add their starts through one peProcSet, which
+//
+//   - names a start by the symbol-table labels at it when there are any
+//     (mingw's ___chkstk_ms is an assembly label: COFF type 0, not a
+//     function), else sub_<hex> (source analysis);
+//   - names a call target that is an IAT jump thunk after its import
+//     (source imported, thunk, external), as addIATThunks does, and scans
+//     the thunks next to it;
+//   - and knows every procedure start so far, so nothing is added twice.
+//
+// Call-target descent (discovery source "call-targets") serves a PE without
+// .pdata (i386, and any machine whose exception directory is absent or not
+// read) on a machine whose code is decoded (x86, x86_64, arm64): recursive
+// descent from the entry point and every procedure known (symbols, exports,
+// main), following jumps and conditional branches within a procedure and
+// stopping at returns, indirect jumps and other procedure starts; each
+// direct call target and backward tail jump (an unconditional direct jump
+// below the procedure's entry) in executable code becomes a procedure and is
+// descended in turn. The work is bounded by maxPdataInsns instructions; a
+// walk cut off by the bound is a limitation.
+
+type peProcSet struct {
+	img    *image
+	b      *symBuilder
+	procs  map[uint64]bool
+	named  map[uint64][]int // symbol-table names in executable code: indices into b.syms
+	slots  map[uint64]int   // IAT slot address -> its import symbol (index into b.syms)
+}
+
+// newPEProcSet indexes b's symbols; it is valid while symbols are only
+// appended (mainLocator.add removes some: build the set after it).
+func newPEProcSet(img *image, b *symBuilder) *peProcSet {
+	ps := &peProcSet{img: img, b: b, procs: map[uint64]bool{}, named: map[uint64][]int{}, slots: iatSlots(b)}
+	for i := range b.syms {
+		s := &b.syms[i]
+		if s.flags&flagProcedure != 0 {
+			ps.procs[s.addr] = true
+		}
+		if s.source == srcDefault && (s.kind == kindLabel || s.kind == kindFunction) && img.execAt(s.addr) {
+			ps.named[s.addr] = append(ps.named[s.addr], i)
+		}
+	}
+	if img.hasEntry {
+		ps.procs[img.entry] = true // named "entry" unless a symbol names it
+	}
+	return ps
+}
+
+// add makes a a procedure of the given size (0: unknown).
+func (ps *peProcSet) add(a, size uint64) {
+	if ps.procs[a] {
+		return
+	}
+	ps.procs[a] = true
+	if ps.thunk(a) {
+		return
+	}
+	labeled := false
+	for _, k := range ps.named[a] {
+		if s := &ps.b.syms[k]; s.kind == kindLabel {
+			s.flags |= flagProcedure
+			if s.size == 0 {
+				s.size = size
+			}
+			labeled = true
+		}
+	}
+	if labeled {
+		return
+	}
+	ps.b.addArena(symbol{addr: a, size: size, kind: kindFunction, source: srcAnalysis,
+		flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", a))
+}
+
+// thunk adds the IAT jump thunk at a, and the thunks laid out next to it,
+// reporting whether a is one.
+func (ps *peProcSet) thunk(a uint64) bool {
+	if _, ok := iatThunkAt(ps.img, ps.b, ps.slots, a); !ok {
+		return false
+	}
+	// Import libraries lay thunks out back to back, 8 bytes apart (6 of
+	// them padded with nop or int3): walk both ways while they continue.
+	lo := a
+	for lo >= 8 {
+		if _, ok := iatThunkAt(ps.img, ps.b, ps.slots, lo-8); !ok {
+			break
+		}
+		lo -= 8
+	}
+	for t := lo; ; t += 8 {
+		k, ok := iatThunkAt(ps.img, ps.b, ps.slots, t)
+		if !ok {
+			break
+		}
+		ps.procs[t] = true
+		ps.addThunk(t, k)
+	}
+	return true
+}
+
+// iatSlots maps each IAT slot of a named import to its symbol.
+func iatSlots(b *symBuilder) map[uint64]int {
+	slots := map[uint64]int{}
+	for i := range b.syms {
+		if s := &b.syms[i]; s.kind == kindImport && s.source == srcImported && s.nameLen > 0 {
+			if _, dup := slots[s.addr]; !dup {
+				slots[s.addr] = i
+			}
+		}
+	}
+	return slots
+}
+
+// iatThunkAt reports the import whose IAT slot the 6-byte jump at a goes
+// through: x86_64 `jmp [rip+disp32]`, x86 `jmp [abs32]` (ff 25).
+func iatThunkAt(img *image, b *symBuilder, slots map[uint64]int, a uint64) (int, bool) {
+	code, ok := execCode(img, b.data, a)
+	if !ok || len(code) < 6 || code[0] != 0xff || code[1] != 0x25 {
+		return 0, false
+	}
+	v := binary.LittleEndian.Uint32(code[2:])
+	var slot uint64
+	switch img.arch {
+	case "x86_64":
+		slot = a + 6 + uint64(int64(int32(v)))
+	case "x86":
+		slot = uint64(v)
+	default:
+		return 0, false
+	}
+	k, ok := slots[slot]
+	return k, ok
+}
+
+// addThunk adds the thunk at a named after import symbol k (source
+// imported, thunk, external, size 6). A symbol-table name of the thunk with
+// the same name (mingw's import libraries label each thunk) gets the same
+// flags, so the thunk is classified alike with or without a symbol table.
+func (ps *peProcSet) addThunk(a uint64, k int) {
+	b := ps.b
+	u := b.syms[k]
+	name := symName(b.data, b.arena, &u)
+	const flags = flagDynamic | flagExternal | flagProcedure | flagThunk
+	for _, i := range ps.named[a] {
+		if s := &b.syms[i]; string(symName(b.data, b.arena, s)) == string(name) {
+			s.flags |= flags
+		}
+	}
+	b.add(symbol{addr: a, size: 6, nameOff: u.nameOff, nameLen: u.nameLen,
+		kind: kindFunction, source: srcImported, flags: u.flags&flagArena | flags,
+		rank: makeRank(srcImported, kindFunction, bindGlobal)})
+}
+
+// peDescentArch reports whether call-target descent runs for a PE image
+// (see above).
+func peDescentArch(img *image) bool {
+	switch img.arch {
+	case "x86", "x86_64", "arm64":
+		return len(img.pe.pdataStarts) == 0
+	}
+	return false
+}
+
+// addPECallTargets runs call-target descent (see above).
+func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
+	if !peDescentArch(img) {
+		return nil
+	}
+	work := make([]uint64, 0, len(ps.procs))
+	for a := range ps.procs {
+		if img.execAt(a) {
+			work = append(work, a)
+		}
+	}
+	// Descend from the highest address first (work is a stack): the order
+	// is deterministic, and so is the answer when the budget runs out.
+	slices.Sort(work)
+	d := newDecoder(img)
+	budget := maxPdataInsns
+	done := map[uint64]bool{}
+	for len(work) > 0 && budget > 0 {
+		entry := work[len(work)-1]
+		work = work[:len(work)-1]
+		if done[entry] {
+			continue
+		}
+		done[entry] = true
+		seen := map[uint64]bool{}
+		branches := []uint64{entry}
+		for len(branches) > 0 && budget > 0 {
+			a := branches[len(branches)-1]
+			branches = branches[:len(branches)-1]
+			d.reset()
+			for !seen[a] && budget > 0 && (a == entry || !ps.procs[a]) {
+				if err := b.tick(); err != nil {
+					return err
+				}
+				code, ok := execCode(img, b.data, a)
+				if !ok {
+					break
+				}
+				seen[a] = true
+				budget--
+				it := d.decode(code, a, false)
+				if it.hasTarget {
+					switch {
+					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
+						if t := it.target; img.execAt(t) {
+							if !ps.procs[t] {
+								ps.add(t, 0)
+							}
+							work = append(work, t)
+						}
+					case it.flow == flowJump || it.flow == flowCondJump:
+						branches = append(branches, it.target)
+					}
+				}
+				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
+					break
+				}
+				a += uint64(it.n)
+			}
+		}
+	}
+	if budget == 0 {
+		b.limit(fmt.Sprintf("call targets were followed for the first %d instructions only; procedures reached only after them are missing", maxPdataInsns))
+	}
+	return nil
+}
