@@ -38,11 +38,15 @@ func parsePdata(b []byte, imageBase uint64) []codeRange {
 	return out
 }
 
-// pdataRanges returns the x64 and ARM64 PE exception ranges of the image (read with
-// the headers, peUnwind), or nil.
+// pdataRanges returns the x64 and ARM64 PE exception ranges of the image
+// (read with the headers, peUnwind), else its .eh_frame FDE ranges (mingw
+// i686), or nil.
 func pdataRanges(img *image, _ []byte) []codeRange {
 	if img.pe == nil {
 		return nil
+	}
+	if len(img.pe.pdata) == 0 {
+		return img.pe.fdes
 	}
 	return img.pe.pdata
 }

@@ -20,6 +20,8 @@ type peInfo struct {
 	exceptDir   [2]uint32   // exception directory (.pdata)
 	pdata       []codeRange // x64 .pdata ranges, by start (pdata.go)
 	pdataStarts []uint64    // starts of primary .pdata ranges (function discovery)
+	fdes        []codeRange // .eh_frame FDE ranges in executable code (mingw i686's DWARF unwinding)
+	ctors       []uint64    // mingw's constructor and destructor pointers (pecalls.go)
 	secByRVA    []int       // indices into image.sections by virtual address
 	secVA       []uint32
 	secRaw      []uint32 // PointerToRawData
@@ -121,6 +123,16 @@ func openPE(data []byte) (*image, error) {
 	if len(info.pdataStarts) > 0 {
 		used["pdata"] = true
 		used["call-targets"] = true // leaf functions called from .pdata code (pdata.go)
+	}
+	// mingw's i686 compiler unwinds with DWARF CFI: an .eh_frame section
+	// describes every function it compiled.
+	info.fdes, lims = elfEhFrame(img, data, 0)
+	img.limitations = append(img.limitations, lims...)
+	if len(info.fdes) > 0 {
+		used["eh-frame"] = true
+	}
+	if info.ctors = peCtorLists(img, data); len(info.ctors) > 0 {
+		used["init-array"] = true
 	}
 	switch {
 	case peDescentArch(img):
@@ -277,6 +289,15 @@ func peSymbols(img *image, b *symBuilder) error {
 	ps := newPEProcSet(img, b) // after main, whose naming removes symbols
 	if err := addPdataProcs(img, b, ps); err != nil {
 		return err
+	}
+	for _, r := range info.fdes {
+		if err := b.tick(); err != nil {
+			return err
+		}
+		ps.add(r.start, r.end-r.start)
+	}
+	for _, a := range info.ctors {
+		ps.add(a, 0)
 	}
 	if err := addPdataCallTargets(img, b, ps); err != nil {
 		return err

@@ -22,7 +22,7 @@ import (
 // .pdata (i386, and any machine whose exception directory is absent or not
 // read) on a machine whose code is decoded (x86, x86_64, arm64): recursive
 // descent from the entry point and every procedure known (symbols, exports,
-// main), following jumps and conditional branches within a procedure and
+// main, .eh_frame FDE starts of mingw i686), following jumps and conditional branches within a procedure and
 // stopping at returns, indirect jumps and other procedure starts; each
 // direct call target and backward tail jump (an unconditional direct jump
 // below the procedure's entry) in executable code becomes a procedure and is
@@ -236,4 +236,51 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 		b.limit(fmt.Sprintf("call targets were followed for the first %d instructions only; procedures reached only after them are missing", maxPdataInsns))
 	}
 	return nil
+}
+
+// peCtorLists reads mingw's constructor and destructor tables, which its
+// linker script places at the very end of .text: __CTOR_LIST__ = {-1,
+// pointers…, 0}, then __DTOR_LIST__ alike (the C runtime walks them
+// before and after main). Read back from the section's end, both lists
+// must be whole, every pointer in executable code, or nothing is taken.
+func peCtorLists(img *image, data []byte) []uint64 {
+	i := namedSection(img, ".text", "")
+	if i < 0 {
+		return nil
+	}
+	s := &img.sections[i]
+	w := uint64(4)
+	if img.is64 {
+		w = 8
+	}
+	end := min(s.size, s.fsize) &^ (w - 1)
+	word := func(p uint64) uint64 {
+		v, _ := readU(data, img.bo, satAdd(s.off, p), int(w))
+		return v
+	}
+	ones := ^uint64(0) >> (64 - 8*w)
+	p := end
+	var out []uint64
+	list := func() bool {
+		if p < w || word(p-w) != 0 {
+			return false
+		}
+		for p -= w; p >= w && len(out) < maxSeedProcs; {
+			p -= w
+			v := word(p)
+			if v == ones {
+				return true
+			}
+			if v == 0 || !img.execAt(v) {
+				return false
+			}
+			out = append(out, v)
+		}
+		return false
+	}
+	if !list() || !list() {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
