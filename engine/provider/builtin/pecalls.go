@@ -30,11 +30,11 @@ import (
 // walk cut off by the bound is a limitation.
 
 type peProcSet struct {
-	img    *image
-	b      *symBuilder
-	procs  map[uint64]bool
-	named  map[uint64][]int // symbol-table names in executable code: indices into b.syms
-	slots  map[uint64]int   // IAT slot address -> its import symbol (index into b.syms)
+	img   *image
+	b     *symBuilder
+	procs map[uint64]bool
+	named map[uint64][]int // symbol-table names in executable code: indices into b.syms
+	slots map[uint64]int   // IAT slot address -> its import symbol (index into b.syms)
 }
 
 // newPEProcSet indexes b's symbols; it is valid while symbols are only
