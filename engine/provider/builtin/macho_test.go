@@ -151,7 +151,14 @@ func TestMachOGo(t *testing.T) {
 			if tg.Format != "mach-o" {
 				t.Fatalf("format %s", tg.Format)
 			}
-			checkGoFixture(t, c, path, "_main.main", "_main.helper")
+			// The Go function table names them; the symbol (with Mach-O's
+			// underscore) is an alias.
+			checkGoFixture(t, c, path, "main.main", "main.helper")
+			for _, p := range allProcedures(t, c) {
+				if p.Value == "main.main" && !slices.Contains(p.Aliases, "_main.main") {
+					t.Errorf("main.main aliases %q lack the symbol _main.main", p.Aliases)
+				}
+			}
 			if _, err := lookPath("llvm-objdump"); err == nil {
 				checkMachOSegments(t, c, path)
 			}

@@ -248,9 +248,10 @@ const maxPdataInsns = 1 << 17
 // decoded linearly (its extent is known), and each direct call or jump
 // target outside every range, in an executable section and not already a
 // procedure, becomes a procedure named sub_<hex> (source analysis, no size;
-// discovery source "call-targets"). Targets are not descended further: a
-// leaf calls nothing. ARM64 is read alike (its leaf functions need no
-// unwind data either).
+// discovery source "call-targets"). Targets are descended (pecalls.go): a
+// leaf calls nothing but may tail-jump. ARM64 is read alike (its leaf
+// functions need no unwind data either), and there an ADRP+ADD pair that
+// takes the address of code outside every range names a procedure too.
 func addPdataCallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 	info := img.pe
 	if len(info.pdata) == 0 || img.arch != "x86_64" && img.arch != "arm64" {
@@ -258,12 +259,14 @@ func addPdataCallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 	}
 	d := newDecoder(img)
 	budget := maxPdataInsns
+	var found []uint64
 	for _, r := range info.pdata {
 		code, ok := execCode(img, b.data, r.start)
 		if !ok {
 			continue
 		}
 		code = code[:min(uint64(len(code)), r.end-r.start)]
+		d.reset()
 		for p := 0; p < len(code); {
 			if budget == 0 {
 				b.limit(fmt.Sprintf("call targets were collected from the first %d instructions of the .pdata ranges only", maxPdataInsns))
@@ -275,6 +278,9 @@ func addPdataCallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 			}
 			it := d.decode(code[p:], r.start+uint64(p), false)
 			p += int(it.n)
+			if t, ok := ps.codeAddress(it, info.pdata); ok {
+				found = append(found, t)
+			}
 			if !it.hasTarget || it.flow != flowCall && it.flow != flowJump {
 				continue
 			}
@@ -283,7 +289,17 @@ func addPdataCallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 				continue
 			}
 			ps.add(t, 0)
+			found = append(found, t)
 		}
 	}
-	return nil
+	if img.arch == "arm64" {
+		more, err := addARM64Gaps(img, b, ps, &budget)
+		if err != nil {
+			return err
+		}
+		found = append(found, more...)
+	}
+	// A leaf may still tail-jump or take a callback's address: descend.
+	slices.Sort(found)
+	return ps.descend(found, info.pdata, &budget)
 }

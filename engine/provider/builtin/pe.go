@@ -18,6 +18,7 @@ type peInfo struct {
 	exportDir   [2]uint32 // RVA, size
 	importDir   [2]uint32
 	exceptDir   [2]uint32   // exception directory (.pdata)
+	relocDir    [2]uint32   // base relocations (pecalls.go)
 	pdata       []codeRange // x64 .pdata ranges, by start (pdata.go)
 	pdataStarts []uint64    // starts of primary .pdata ranges (function discovery)
 	fdes        []codeRange // .eh_frame FDE ranges in executable code (mingw i686's DWARF unwinding)
@@ -66,6 +67,9 @@ func openPE(data []byte) (*image, error) {
 	}
 	if len(dirs) > 3 {
 		info.exceptDir = [2]uint32{dirs[3].VirtualAddress, dirs[3].Size}
+	}
+	if len(dirs) > 5 {
+		info.relocDir = [2]uint32{dirs[5].VirtualAddress, dirs[5].Size}
 	}
 	base := info.imageBase
 	var raw []fileRange
@@ -123,6 +127,9 @@ func openPE(data []byte) (*image, error) {
 	if len(info.pdataStarts) > 0 {
 		used["pdata"] = true
 		used["call-targets"] = true // leaf functions called from .pdata code (pdata.go)
+	}
+	if len(info.pdataStarts) > 0 && img.arch == "arm64" {
+		img.limitations = append(img.limitations, "ARM64 leaf functions have no .pdata entry: they are found from calls, jumps, code addresses and base relocations, and a leaf nothing references is not a procedure")
 	}
 	// mingw's i686 compiler unwinds with DWARF CFI: an .eh_frame section
 	// describes every function it compiled.

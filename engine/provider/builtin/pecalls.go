@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sort"
 )
 
 // PE procedures that no symbol names: the passes after the symbols (.pdata
@@ -185,10 +186,22 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 	// Descend from the highest address first (work is a stack): the order
 	// is deterministic, and so is the answer when the budget runs out.
 	slices.Sort(work)
-	d := newDecoder(img)
 	budget := maxPdataInsns
+	return ps.descend(work, nil, &budget)
+}
+
+// descend walks code from each entry in work (a stack) as call-target
+// descent does (see above), adding the procedures it finds and descending
+// them in turn. arm64 code whose address an ADRP+ADD pair takes outside
+// every range of covered (the .pdata ranges) is a procedure too: the
+// address of a function passed as a callback (qsort's comparison); arm64
+// compilers keep no data in .text. budget is shared by the calls of one
+// symbol pass; running out is a limitation.
+func (ps *peProcSet) descend(work []uint64, covered []codeRange, budget *int) error {
+	img, b := ps.img, ps.b
+	d := newDecoder(img)
 	done := map[uint64]bool{}
-	for len(work) > 0 && budget > 0 {
+	for len(work) > 0 && *budget > 0 {
 		entry := work[len(work)-1]
 		work = work[:len(work)-1]
 		if done[entry] {
@@ -197,11 +210,11 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 		done[entry] = true
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
-		for len(branches) > 0 && budget > 0 {
+		for len(branches) > 0 && *budget > 0 {
 			a := branches[len(branches)-1]
 			branches = branches[:len(branches)-1]
 			d.reset()
-			for !seen[a] && budget > 0 && (a == entry || !ps.procs[a]) {
+			for !seen[a] && *budget > 0 && (a == entry || !ps.procs[a]) {
 				if err := b.tick(); err != nil {
 					return err
 				}
@@ -210,8 +223,11 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 					break
 				}
 				seen[a] = true
-				budget--
+				*budget--
 				it := d.decode(code, a, false)
+				if t, ok := ps.codeAddress(it, covered); ok {
+					work = append(work, t)
+				}
 				if it.hasTarget {
 					switch {
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
@@ -232,10 +248,28 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 			}
 		}
 	}
-	if budget == 0 {
+	if *budget <= 0 {
 		b.limit(fmt.Sprintf("call targets were followed for the first %d instructions only; procedures reached only after them are missing", maxPdataInsns))
 	}
 	return nil
+}
+
+// codeAddress adds the procedure whose address an arm64 ADRP+ADD pair
+// takes (see descend; reported on the ADD), reporting it when it is new. An
+// ADR takes jump-table bases inside a function and is not used.
+func (ps *peProcSet) codeAddress(it insn, covered []codeRange) (uint64, bool) {
+	if ps.img.arch != "arm64" || !it.hasData || it.flow != flowNone || it.data&3 != 0 {
+		return 0, false
+	}
+	if w, ok := execCode(ps.img, ps.b.data, it.addr); !ok || len(w) < 4 || binary.LittleEndian.Uint32(w)&0x7f800000 != 0x11000000 {
+		return 0, false // not ADD (immediate)
+	}
+	t := it.data
+	if ps.procs[t] || !ps.img.execAt(t) || inFDE(covered, t) {
+		return 0, false
+	}
+	ps.add(t, 0)
+	return t, true
 }
 
 // peCtorLists reads mingw's constructor and destructor tables, which its
@@ -280,6 +314,127 @@ func peCtorLists(img *image, data []byte) []uint64 {
 	}
 	if !list() || !list() {
 		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ARM64 code that no .pdata range covers is leaf code (a function that
+// calls nothing and keeps its frame in registers needs no unwind data),
+// laid out between the ranges. addARM64Gaps reads it linearly (arm64
+// instructions are fixed-width and its compilers keep no data in .text):
+//
+//   - the first instruction of each gap (after nop/zero padding) starts a
+//     function, since code after a function's end belongs to the next;
+//   - each direct call target, each direct jump target outside the gap (a
+//     jump within it may be a branch of the same function) and each code
+//     address an ADRP+ADD takes becomes a procedure;
+//
+// and the base relocations (peRelocCode) name code whose address is stored
+// in data: function pointer tables, arm64 jump tables being relative.
+func addARM64Gaps(img *image, b *symBuilder, ps *peProcSet, budget *int) ([]uint64, error) {
+	info := img.pe
+	var gaps []codeRange
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || !s.x || s.fsize == 0 {
+			continue
+		}
+		cur, end := s.addr, s.addr+min(s.size, s.fsize)
+		k := sort.Search(len(info.pdata), func(k int) bool { return info.pdata[k].end > cur })
+		for ; k < len(info.pdata) && info.pdata[k].start < end; k++ {
+			if r := info.pdata[k]; r.start > cur {
+				gaps = append(gaps, codeRange{cur, r.start})
+			}
+			cur = max(cur, info.pdata[k].end)
+		}
+		if cur < end {
+			gaps = append(gaps, codeRange{cur, end})
+		}
+	}
+	var found []uint64
+	add := func(t uint64) {
+		if !ps.procs[t] && img.execAt(t) {
+			ps.add(t, 0)
+			found = append(found, t)
+		}
+	}
+	d := newDecoder(img)
+	for _, g := range gaps {
+		code, ok := execCode(img, b.data, g.start)
+		if !ok {
+			continue
+		}
+		code = code[:min(uint64(len(code)), g.end-g.start)]
+		lead := true
+		d.reset()
+		for p := 0; p+4 <= len(code); p += 4 {
+			if *budget <= 0 {
+				return found, nil // descend states the limitation
+			}
+			*budget--
+			if err := b.tick(); err != nil {
+				return nil, err
+			}
+			a := g.start + uint64(p)
+			if lead {
+				if w := binary.LittleEndian.Uint32(code[p:]); w == 0 || w == 0xd503201f {
+					continue
+				}
+				lead = false
+				add(a)
+			}
+			it := d.decode(code[p:], a, false)
+			if t, ok := ps.codeAddress(it, info.pdata); ok {
+				found = append(found, t)
+			}
+			if it.hasTarget && (it.flow == flowCall || it.flow == flowJump && (it.target < g.start || it.target >= g.end)) {
+				add(it.target)
+			}
+		}
+	}
+	for _, t := range peRelocCode(img, b.data) {
+		add(t)
+	}
+	return found, nil
+}
+
+// maxPERelocs bounds the base relocations read.
+const maxPERelocs = 1 << 22
+
+// peRelocCode returns the code addresses stored at the 64-bit base
+// relocations (IMAGE_REL_BASED_DIR64) of data sections: blocks {PageRVA,
+// BlockSize, then 16-bit entries type<<12 | offset}.
+func peRelocCode(img *image, data []byte) []uint64 {
+	info := img.pe
+	off, ok := info.rvaOff(uint64(info.relocDir[0]))
+	if info.relocDir[0] == 0 || !ok || off >= uint64(len(data)) {
+		return nil
+	}
+	rel := data[off:min(satAdd(off, uint64(info.relocDir[1])), uint64(len(data)))]
+	var out []uint64
+	n := 0
+	for p := 0; p+8 <= len(rel); {
+		page := uint64(binary.LittleEndian.Uint32(rel[p:]))
+		size := int(binary.LittleEndian.Uint32(rel[p+4:]))
+		if size < 8 || size > len(rel)-p {
+			break
+		}
+		for e := p + 8; e+2 <= p+size && n < maxPERelocs; e, n = e+2, n+1 {
+			v := binary.LittleEndian.Uint16(rel[e:])
+			if v>>12 != 10 { // IMAGE_REL_BASED_DIR64
+				continue
+			}
+			at := info.imageBase + page + uint64(v&0xfff)
+			if img.execAt(at) {
+				continue
+			}
+			o, ok := info.rvaOff(page + uint64(v&0xfff))
+			if t, ok2 := readU(data, img.bo, o, 8); ok && ok2 && t&3 == 0 && img.execAt(t) {
+				out = append(out, t)
+			}
+		}
+		p += size
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -87,8 +87,11 @@ int main(int argc, char **argv) {
 // names its standard streams __stderrp and __stdoutp.
 const strippedCHeaders = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stdarg.h>\n"
 
-var strippedCFree = strings.Replace(strippedC, strippedCHeaders, `#include <stdarg.h>
-typedef unsigned long size_t;
+var strippedCFree = strings.Replace(strippedC, strippedCHeaders, strippedCHeaderFree, 1)
+
+// strippedCHeaderFree declares what strippedC uses of the C library.
+const strippedCHeaderFree = `#include <stdarg.h>
+typedef __SIZE_TYPE__ size_t;
 typedef struct __sFILE FILE;
 extern FILE *__stderrp, *__stdoutp;
 #define stderr __stderrp
@@ -101,7 +104,23 @@ void free(void *);
 void qsort(void *, size_t, size_t, int (*)(const void *, const void *));
 size_t strlen(const char *);
 void *memcpy(void *, const void *, size_t);
-`, 1)
+`
+
+// strippedCLib defines the C library functions strippedCFree declares, for
+// a target linked without any library (ARM64 PE): no symbol is left
+// unresolved, so no linker stub without a symbol is added. It is its own
+// translation unit, as a library is: the compiler cannot drop the calls.
+var strippedCLib = strippedCHeaderFree + `
+FILE *__stderrp, *__stdoutp;
+int fprintf(FILE *f, const char *m, ...) { return (int)(size_t)f + m[0]; }
+int vfprintf(FILE *f, const char *m, va_list ap) { (void)ap; return (int)(size_t)f + m[0]; }
+void exit(int c) { for (;;) __asm__ volatile("" :: "r"(c)); }
+void *malloc(size_t n) { static char heap[4096]; static size_t used; void *p = heap + used; used += n; return p; }
+void free(void *p) { (void)p; }
+void qsort(void *b, size_t n, size_t w, int (*c)(const void *, const void *)) { if (n > 1) c(b, (char *)b + w); }
+size_t strlen(const char *s) { size_t n = 0; while (((volatile const char *)s)[n]) n++; return n; }
+void *memcpy(void *d, const void *s, size_t n) { volatile char *o = d; const char *i = s; while (n--) *o++ = *i++; return d; }
+`
 
 // recallFixture is one -O2 fixture kind: how to build and strip it, which
 // nm is its oracle, and the discovery source the stripped file relies on.
@@ -112,6 +131,7 @@ type recallFixture struct {
 	nm        string
 	ccArgs    []string
 	src       string
+	lib       string                                          // a second translation unit, when set
 	text      func(t *testing.T, path string) (lo, hi uint64) // main code section
 	discovery string                                          // expected in function_discovery
 	// min is the recall and precision required of the stripped file
@@ -129,6 +149,11 @@ var recallFixtures = []recallFixture{
 		src: strippedC, text: peText, discovery: "pdata", min: 0.995},
 	{name: "pe-x86", ext: ".exe", cc: "i686-w64-mingw32-gcc", strip: "i686-w64-mingw32-strip", nm: "i686-w64-mingw32-nm",
 		src: strippedC, text: peText, discovery: "call-targets", min: 0.995},
+	// ARM64 PE from clang and lld-link without a C library (strippedCLib),
+	// with a COFF symbol table.
+	{name: "pe-arm64", ext: ".exe", cc: "clang", strip: "llvm-strip", nm: "llvm-nm",
+		ccArgs: []string{"--target=aarch64-pc-windows-msvc", "-fuse-ld=lld", "-nostdlib", "-Wl,/entry:main", "-Wl,/debug:symtab"},
+		src:    strippedCFree, lib: strippedCLib, text: peText, discovery: "pdata", min: 0.995},
 	{name: "macho-x86_64", cc: "clang", strip: "llvm-strip", nm: "llvm-nm",
 		ccArgs: append([]string{"-target", "x86_64-apple-macos11"}, machoCCArgs...), src: strippedCFree, text: machoText,
 		discovery: "function-starts"},
@@ -158,6 +183,13 @@ func TestStrippedRecall(t *testing.T) {
 			full := filepath.Join(dir, "recall"+fx.ext)
 			stripped := filepath.Join(dir, "recall-stripped"+fx.ext)
 			args := append(slices.Clone(fx.ccArgs), "-O2", "-o", full, src)
+			if fx.lib != "" {
+				lib := filepath.Join(dir, "lib.c")
+				if err := os.WriteFile(lib, []byte(fx.lib), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, lib)
+			}
 			if err := run(dir, nil, cc, args...); err != nil {
 				t.Fatal(err)
 			}
