@@ -217,7 +217,7 @@ func TestMachOUniversalPicksArm64(t *testing.T) {
 	if prof.Parameters["architecture"] != "arm64" || prof.Parameters["target_format"] != "mach-o-universal" || prof.Parameters["syntax"] != "gnu" {
 		t.Errorf("profile %v", prof.Parameters)
 	}
-	checkGoFixture(t, c, arm, "_main.main", "_main.helper")
+	checkGoFixture(t, c, arm, "main.main", "main.helper")
 
 	// Without arm64, x86_64 is chosen over an earlier slice of another CPU.
 	fat2 := t.TempDir() + "/universal2"
