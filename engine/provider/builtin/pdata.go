@@ -215,6 +215,12 @@ func addIATThunks(img *image, b *symBuilder) error {
 			from = append(from, s.addr)
 		}
 	}
+	// A symbol-table name in code may label a thunk (i386 import libraries
+	// name each one, _memcpy, as a function): look there too, so the
+	// thunks are the same with or without the symbol table.
+	for a := range ps.named {
+		from = append(from, a)
+	}
 	for _, r := range info.pdata {
 		from = append(from, r.end)
 	}
