@@ -1,9 +1,12 @@
 package builtin
 
 import (
+	"bytes"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,5 +171,40 @@ func TestGoRecall(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGoDamagedTable: a .gopclntab that does not parse is named in the
+// Evidence limitations (item 8) instead of silently losing every function.
+func TestGoDamagedTable(t *testing.T) {
+	path := goMainFixture(t, "linux", "amd64", true)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Section(".gopclntab")
+	if s == nil {
+		t.Fatal("no .gopclntab")
+	}
+	copy(data[s.Offset:], "\x00\x00\x00\x00") // the magic
+	damaged := filepath.Join(t.TempDir(), "damaged")
+	if err := os.WriteFile(damaged, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, c := open(t, damaged)
+	r := do(t, c, OpListProcedures, provider.Params{})
+	if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "Go function table (.gopclntab) could not be read") }) {
+		t.Errorf("limitations %q do not name the unread Go function table", r.Limitations)
+	}
+	prof, err := New("v1").Profile(t.Context(), targetFor(t, damaged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if disc, _ := prof.Parameters["function_discovery"].([]any); slices.Contains(disc, any("pclntab")) {
+		t.Errorf("function_discovery %v names the unread pclntab", disc)
 	}
 }

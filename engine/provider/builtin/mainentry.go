@@ -63,9 +63,10 @@ func notFound(why string) mainFound { return mainFound{why: why} }
 
 const startNotRecognized = "_start pattern not recognized"
 
-// addMainDiscovery adds to the profile's function_discovery the source main
-// is named from: "pclntab" for a Go binary, else "start-code" where a
-// reader of the start code applies (see above).
+// addMainDiscovery locates the Go function table (whose functions are
+// procedures too, pclntab.go) and adds to the profile's function_discovery
+// the source main is named from: "pclntab" for a Go binary, else
+// "start-code" where a reader of the start code applies (see above).
 func addMainDiscovery(img *image, data []byte) {
 	var lims []string
 	img.pcln, lims = findPclntab(img, data)
