@@ -202,3 +202,40 @@ func TestPEDescentWithoutUnwindInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestWritePESeeds regenerates the FuzzPE seeds of the i386 and ARM64
+// discovery passes when REA_WRITE_FUZZ_SEEDS=1: a stripped mingw i686
+// program (.eh_frame, constructor table, i386 thunks, descent) and a
+// stripped ARM64 PE from clang (.pdata records, gaps, base relocations).
+func TestWritePESeeds(t *testing.T) {
+	if os.Getenv("REA_WRITE_FUZZ_SEEDS") != "1" {
+		t.Skip("set REA_WRITE_FUZZ_SEEDS=1 to regenerate the FuzzPE seed-pe-* seeds")
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	main, free, lib := write("seed.c", mainSeedC), write("free.c", strippedCFree), write("lib.c", strippedCLib)
+	for _, s := range []struct {
+		name, cc string
+		args     []string
+	}{
+		{"pe-i686-mingw", "i686-w64-mingw32-gcc", []string{"-Os", "-s", "-Wl,--file-alignment=16", "-Wl,--section-alignment=16", main}},
+		{"pe-arm64-clang", "clang", []string{"--target=aarch64-pc-windows-msvc", "-O2", "-fuse-ld=lld", "-nostdlib",
+			"-Wl,/entry:main", "-Wl,/filealign:16", free, lib}},
+	} {
+		out := filepath.Join(dir, s.name+".exe")
+		if err := run(dir, nil, needTool(t, s.cc), append(s.args, "-o", out)...); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeCorpus(t, filepath.Join("testdata", "fuzz", "FuzzPE", "seed-"+s.name), b)
+	}
+}
