@@ -163,10 +163,10 @@ func addPdataProcs(img *image, b *symBuilder, ps *peProcSet) error {
 	return nil
 }
 
-// IAT jump thunks (x86_64, x86): mingw-w64 links each imported function it
-// calls directly as a 6-byte `jmp [rip+disp32]` (x86: `jmp [abs32]`)
-// through its IAT slot, padded to 8 bytes, in .text; thunks have no .pdata
-// entry. Each becomes a procedure
+// IAT jump thunks (x86_64, x86, arm64): mingw-w64 links each imported
+// function it calls directly as a 6-byte `jmp [rip+disp32]` (x86: `jmp
+// [abs32]`) through its IAT slot, padded to 8 bytes, in .text (arm64: a
+// 12-byte adrp/ldr/br x16, pecalls.go); thunks have no .pdata entry. Each becomes a procedure
 // named after its import (source imported, thunk, external, size 6), found
 // without guessing at instruction boundaries: the walk starts at a known
 // boundary (the start of an executable section or the end of a .pdata
@@ -177,7 +177,7 @@ func addPdataProcs(img *image, b *symBuilder, ps *peProcSet) error {
 // (pecalls.go).
 func addIATThunks(img *image, b *symBuilder) error {
 	info := img.pe
-	if img.arch != "x86_64" && img.arch != "x86" {
+	if img.arch != "x86_64" && img.arch != "x86" && img.arch != "arm64" {
 		return nil
 	}
 	ps := newPEProcSet(img, b)
@@ -195,17 +195,17 @@ func addIATThunks(img *image, b *symBuilder) error {
 			if err := b.tick(); err != nil {
 				return 0, err
 			}
-			if c := code[p]; c == 0x90 || c == 0xcc {
+			if c := code[p]; (c == 0x90 || c == 0xcc) && img.arch != "arm64" {
 				p++
 				continue
 			}
 			at := a + uint64(p)
-			k, ok := iatThunkAt(img, b, ps.slots, at)
+			k, n, ok := iatThunkAt(img, b, ps.slots, at)
 			if !ok {
 				break
 			}
-			ps.addThunk(at, k)
-			p += 6
+			ps.addThunk(at, n, k)
+			p += int(n)
 		}
 		return a + uint64(p), nil
 	}

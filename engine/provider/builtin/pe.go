@@ -147,7 +147,7 @@ func openPE(data []byte) (*image, error) {
 	case len(info.pdataStarts) == 0:
 		img.limitations = append(img.limitations, fmt.Sprintf("call targets not followed: %s code is not decoded; procedure starts come from symbols, exports and the entry point only", peArchName(img.arch)))
 	}
-	if (img.arch == "x86_64" || img.arch == "x86") && used["imports"] {
+	if (img.arch == "x86_64" || img.arch == "x86" || img.arch == "arm64") && used["imports"] {
 		used["stubs"] = true // IAT jump thunks (pdata.go, pecalls.go)
 	}
 	img.setDiscovery(used)

@@ -86,25 +86,30 @@ func (ps *peProcSet) add(a, size uint64) {
 // thunk adds the IAT jump thunk at a, and the thunks laid out next to it,
 // reporting whether a is one.
 func (ps *peProcSet) thunk(a uint64) bool {
-	if _, ok := iatThunkAt(ps.img, ps.b, ps.slots, a); !ok {
+	if _, _, ok := iatThunkAt(ps.img, ps.b, ps.slots, a); !ok {
 		return false
 	}
-	// Import libraries lay thunks out back to back, 8 bytes apart (6 of
-	// them padded with nop or int3): walk both ways while they continue.
+	// Import libraries lay thunks out back to back (x86: 8 bytes apart, 6
+	// padded with nop or int3; arm64: 12 bytes): walk both ways while they
+	// continue.
+	step := uint64(8)
+	if ps.img.arch == "arm64" {
+		step = 12
+	}
 	lo := a
-	for lo >= 8 {
-		if _, ok := iatThunkAt(ps.img, ps.b, ps.slots, lo-8); !ok {
+	for lo >= step {
+		if _, _, ok := iatThunkAt(ps.img, ps.b, ps.slots, lo-step); !ok {
 			break
 		}
-		lo -= 8
+		lo -= step
 	}
-	for t := lo; ; t += 8 {
-		k, ok := iatThunkAt(ps.img, ps.b, ps.slots, t)
+	for t := lo; ; t += step {
+		k, n, ok := iatThunkAt(ps.img, ps.b, ps.slots, t)
 		if !ok {
 			break
 		}
 		ps.procs[t] = true
-		ps.addThunk(t, k)
+		ps.addThunk(t, n, k)
 	}
 	return true
 }
@@ -122,32 +127,49 @@ func iatSlots(b *symBuilder) map[uint64]int {
 	return slots
 }
 
-// iatThunkAt reports the import whose IAT slot the 6-byte jump at a goes
-// through: x86_64 `jmp [rip+disp32]`, x86 `jmp [abs32]` (ff 25).
-func iatThunkAt(img *image, b *symBuilder, slots map[uint64]int, a uint64) (int, bool) {
+// iatThunkAt reports the import whose IAT slot the jump thunk at a goes
+// through, and the thunk's size: x86_64 `jmp [rip+disp32]` and x86 `jmp
+// [abs32]` (ff 25, 6 bytes); arm64 `adrp x16, page; ldr x16, [x16, #off];
+// br x16` (12 bytes, as lld-link and link.exe write them).
+func iatThunkAt(img *image, b *symBuilder, slots map[uint64]int, a uint64) (int, uint64, bool) {
 	code, ok := execCode(img, b.data, a)
-	if !ok || len(code) < 6 || code[0] != 0xff || code[1] != 0x25 {
-		return 0, false
+	if !ok {
+		return 0, 0, false
 	}
-	v := binary.LittleEndian.Uint32(code[2:])
-	var slot uint64
+	var slot, n uint64
 	switch img.arch {
-	case "x86_64":
-		slot = a + 6 + uint64(int64(int32(v)))
-	case "x86":
-		slot = uint64(v)
+	case "x86_64", "x86":
+		if len(code) < 6 || code[0] != 0xff || code[1] != 0x25 {
+			return 0, 0, false
+		}
+		v := binary.LittleEndian.Uint32(code[2:])
+		slot, n = uint64(v), 6
+		if img.arch == "x86_64" {
+			slot = a + 6 + uint64(int64(int32(v)))
+		}
+	case "arm64":
+		if len(code) < 12 {
+			return 0, 0, false
+		}
+		adrp, ldr, br := binary.LittleEndian.Uint32(code), binary.LittleEndian.Uint32(code[4:]), binary.LittleEndian.Uint32(code[8:])
+		if adrp&0x9f00001f != 0x90000010 || ldr&0xffc003ff != 0xf9400210 || br != 0xd61f0200 {
+			return 0, 0, false
+		}
+		imm := uint64(adrp>>29&3) | uint64(adrp>>5&0x7ffff)<<2
+		page := a&^0xfff + uint64(sext(imm, 21))<<12
+		slot, n = page+uint64(ldr>>10&0xfff)*8, 12
 	default:
-		return 0, false
+		return 0, 0, false
 	}
 	k, ok := slots[slot]
-	return k, ok
+	return k, n, ok
 }
 
-// addThunk adds the thunk at a named after import symbol k (source
-// imported, thunk, external, size 6). A symbol-table name of the thunk with
+// addThunk adds the thunk of size n at a named after import symbol k
+// (source imported, thunk, external). A symbol-table name of the thunk with
 // the same name (mingw's import libraries label each thunk) gets the same
 // flags, so the thunk is classified alike with or without a symbol table.
-func (ps *peProcSet) addThunk(a uint64, k int) {
+func (ps *peProcSet) addThunk(a, n uint64, k int) {
 	b := ps.b
 	u := b.syms[k]
 	name := symName(b.data, b.arena, &u)
@@ -157,7 +179,7 @@ func (ps *peProcSet) addThunk(a uint64, k int) {
 			s.flags |= flags
 		}
 	}
-	b.add(symbol{addr: a, size: 6, nameOff: u.nameOff, nameLen: u.nameLen,
+	b.add(symbol{addr: a, size: n, nameOff: u.nameOff, nameLen: u.nameLen,
 		kind: kindFunction, source: srcImported, flags: u.flags&flagArena | flags,
 		rank: makeRank(srcImported, kindFunction, bindGlobal)})
 }

@@ -239,3 +239,74 @@ func TestWritePESeeds(t *testing.T) {
 		writeCorpus(t, filepath.Join("testdata", "fuzz", "FuzzPE", "seed-"+s.name), b)
 	}
 }
+
+// TestPEARM64ImportThunks: an ARM64 PE linked by lld-link against an import
+// library (llvm-dlltool) calls its imports through 12-byte adrp/ldr/br x16
+// thunks; each is a thunk procedure named after its import, with and
+// without the symbol table, and the stripped file's procedure starts are
+// the unstripped file's text symbols.
+func TestPEARM64ImportThunks(t *testing.T) {
+	needLLDLink(t)
+	clang := needTool(t, "clang")
+	dlltool := needTool(t, "llvm-dlltool")
+	strip := needTool(t, "llvm-strip")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	def := write("msvcrt.def", "LIBRARY msvcrt.dll\nEXPORTS\nfprintf\nvfprintf\nexit\nmalloc\nfree\nqsort\nstrlen\nmemcpy\n")
+	lib := filepath.Join(dir, "msvcrt.lib")
+	if err := run(dir, nil, dlltool, "-m", "arm64", "-d", def, "-l", lib); err != nil {
+		t.Fatal(err)
+	}
+	src := write("p.c", strippedCFree)
+	vars := write("vars.c", "struct __sFILE; struct __sFILE *__stderrp, *__stdoutp;\n")
+	full, stripped := filepath.Join(dir, "p.exe"), filepath.Join(dir, "p-s.exe")
+	if err := run(dir, nil, clang, "--target=aarch64-pc-windows-msvc", "-O2", "-fuse-ld=lld", "-nostdlib",
+		"-Wl,/entry:main", "-Wl,/debug:symtab", "-o", full, src, vars, lib); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(dir, nil, strip, "-s", "-o", stripped, full); err != nil {
+		t.Fatal(err)
+	}
+	imports := []string{"fprintf", "vfprintf", "exit", "malloc", "free", "qsort", "strlen", "memcpy"}
+	nm := nmAddrs(t, []string{"llvm-nm"}, full)
+	for _, path := range []string{full, stripped} {
+		_, _, c := open(t, path)
+		procs := allProcedures(t, c)
+		byAddr := map[string]ProcedureItem{}
+		for _, p := range procs {
+			byAddr[p.Address] = p
+		}
+		for _, fn := range imports {
+			a := nm[fn]
+			if len(a) != 1 {
+				t.Fatalf("nm %s: %x", fn, a)
+			}
+			p, ok := byAddr[provider.FormatAddress(a[0])]
+			if !ok || p.Value != fn || !p.Procedure.Thunk || !p.Procedure.External {
+				t.Errorf("%s: thunk %s is %+v", filepath.Base(path), fn, p)
+			}
+		}
+		lo, hi := peText(t, path)
+		for name, as := range nm {
+			if len(as) == 1 && as[0] >= lo && as[0] < hi {
+				if _, ok := byAddr[provider.FormatAddress(as[0])]; !ok {
+					t.Errorf("%s: no procedure at %s %#x", filepath.Base(path), name, as[0])
+				}
+			}
+		}
+	}
+}
+
+// needLLDLink skips (or fails) when lld's COFF linker is not installed.
+func needLLDLink(t *testing.T) {
+	t.Helper()
+	if _, err := lookPath("lld-link"); err != nil {
+		needTool(t, "lld-link-14")
+	}
+}
