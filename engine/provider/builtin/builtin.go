@@ -42,10 +42,23 @@
 //     starts, the code pointers of .preinit_array/.init_array/.fini_array
 //     and DT_INIT/DT_FINI, and direct call targets and backward tail jumps
 //     found by recursive descent from code no FDE covers (ehframe.go,
-//     seeds.go). PE x64 also: each primary (unchained) .pdata range start,
-//     the direct call and jump targets outside every .pdata range (leaf
-//     functions), and IAT jump thunks named after their import (pdata.go).
-//     Mach-O also: each LC_FUNCTION_STARTS address (funcstarts.go). Where
+//     seeds.go). PE x64 and ARM64 also: each primary .pdata range start
+//     (x64 unchained; ARM64 packed or .xdata records, not fragments), the
+//     direct call and jump targets outside every .pdata range (leaf
+//     functions, descended in turn), on ARM64 also the starts of the gaps
+//     between ranges, code addresses taken by ADRP+ADD and base-relocated
+//     code pointers in data; IAT jump thunks (x64, x86) named after their
+//     import, classified alike with or without a symbol table (pdata.go,
+//     pecalls.go). PE without .pdata (i386): .eh_frame FDE starts (mingw
+//     i686), mingw's constructor and destructor tables, and call-target
+//     descent from every known procedure (pecalls.go). A start found so
+//     where a symbol-table label is (mingw's ___chkstk_ms) is named by it.
+//     An exception directory or code that is not read is a limitation.
+//     Mach-O also: each LC_FUNCTION_STARTS address (funcstarts.go). Go
+//     (any format): every function of the pclntab, named by it with source
+//     "default" (the linker's own metadata, the names the unstripped symbol
+//     table and runtime.FuncForPC give; they merge with equal symbols), its
+//     size the end of its pcsp table (pclntab.go). Where
 //     no symbol names it, main is named (source "analysis") from the start
 //     code: the argument ELF _start passes to __libc_start_main, Mach-O
 //     LC_MAIN, the function whose value a PE x86_64 CRT passes to exit; a
@@ -55,7 +68,8 @@
 //     procedures are named "sub_<hex>" (source "analysis"), and the
 //     profile's function_discovery lists "eh-frame", "pdata",
 //     "function-starts", "init-array", "call-targets" (and "stubs" for PE
-//     IAT thunks) when they apply.
+//     IAT thunks) when they apply. procedure_info's source is the DWARF
+//     line row at the entry, else a Go function's pcfile and pcln there.
 //   - Strings: like GNU strings (printable ASCII 0x20..0x7e and TAB, at least 4;
 //     UTF-16LE like `strings -el`, code units with a zero high byte). Only file
 //     bytes mapped to addresses are scanned (ELF PT_LOAD file ranges, PE headers
@@ -67,8 +81,9 @@
 //     containing its first byte, or null (e.g. in headers). termination is
 //     "present_or_not_required" when a NUL (a zero code unit) follows the run.
 //   - Procedure extents: symbol sizes (ELF st_size, PLT entry and Mach-O stub
-//     sizes, PE IAT thunks: 6 bytes), else a PE x64 .pdata range or an ELF
-//     .eh_frame FDE range starting at the entry. A procedure
+//     sizes, PE IAT thunks: 6 bytes, Go pcsp ends), else a PE x64 or ARM64
+//     .pdata range or an .eh_frame FDE range (ELF, mingw i686 PE) starting
+//     at the entry. A procedure
 //     with neither (Mach-O, stripped entry points) contains exactly the
 //     instructions recursive descent from its entry reaches; containment and
 //     callers use that, never the distance to the next symbol.

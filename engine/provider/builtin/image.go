@@ -74,6 +74,7 @@ type image struct {
 	segments []segment // sorted by start, then name
 	ranges   []fileRange
 
+	pcln        *pclnLoc // the Go function table, when there is one (pclntab.go)
 	discovery   []string // function discovery sources used, in canonical order
 	limitations []string // header-level damage noticed while parsing
 

@@ -23,7 +23,8 @@ import (
 // entry, at every branch target inside the procedure and after every branch,
 // return or halt; source is the DWARF line row at the entry (debug/dwarf from
 // the standard library; a malformed DWARF section means no source, with a
-// limitation).
+// limitation), else, for a Go function, the pcfile and pcln values of its
+// entry in the pclntab (pclntab.go: a stripped Go binary keeps them).
 
 // ProcedureInfoResult is the procedure_info answer.
 type ProcedureInfoResult struct {
@@ -244,6 +245,8 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	lims = append(lims, lx.limitations...)
 	if r := lx.at(entry); r != nil {
 		res.Source = &SourceLoc{File: r.file, Line: r.line}
+	} else {
+		res.Source = goSource(c.ix.img, c.data, entry) // a Go function's table row
 	}
 	return provider.Result{Normalized: res, Limitations: append(lims, n.limitations()...)}, nil
 }

@@ -249,6 +249,9 @@ func machoSymbols(img *image, b *symBuilder) error {
 	if err := machoNlist(img, b); err != nil {
 		return err
 	}
+	if err := addPclntabProcs(img, b); err != nil { // before the starts, which would name them sub_<hex>
+		return err
+	}
 	return addFunctionStarts(img, b)
 }
 

@@ -151,7 +151,14 @@ func TestMachOGo(t *testing.T) {
 			if tg.Format != "mach-o" {
 				t.Fatalf("format %s", tg.Format)
 			}
-			checkGoFixture(t, c, path, "_main.main", "_main.helper")
+			// The Go function table names them; the symbol (with Mach-O's
+			// underscore) is an alias.
+			checkGoFixture(t, c, path, "main.main", "main.helper")
+			for _, p := range allProcedures(t, c) {
+				if p.Value == "main.main" && !slices.Contains(p.Aliases, "_main.main") {
+					t.Errorf("main.main aliases %q lack the symbol _main.main", p.Aliases)
+				}
+			}
 			if _, err := lookPath("llvm-objdump"); err == nil {
 				checkMachOSegments(t, c, path)
 			}
@@ -210,7 +217,7 @@ func TestMachOUniversalPicksArm64(t *testing.T) {
 	if prof.Parameters["architecture"] != "arm64" || prof.Parameters["target_format"] != "mach-o-universal" || prof.Parameters["syntax"] != "gnu" {
 		t.Errorf("profile %v", prof.Parameters)
 	}
-	checkGoFixture(t, c, arm, "_main.main", "_main.helper")
+	checkGoFixture(t, c, arm, "main.main", "main.helper")
 
 	// Without arm64, x86_64 is chosen over an earlier slice of another CPU.
 	fat2 := t.TempDir() + "/universal2"

@@ -3,7 +3,6 @@ package builtin
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
 )
 
 // Naming main where no symbol does (a stripped executable). The start code
@@ -45,9 +44,6 @@ import (
 // maxStartInsns bounds the instructions decoded from one start function.
 const maxStartInsns = 64
 
-// maxPclnTries bounds the candidate Go tables a PE's magic search parses.
-const maxPclnTries = 16
-
 type mainLocator struct {
 	img  *image
 	data []byte
@@ -67,14 +63,17 @@ func notFound(why string) mainFound { return mainFound{why: why} }
 
 const startNotRecognized = "_start pattern not recognized"
 
-// addMainDiscovery adds to the profile's function_discovery the source main
-// is named from: "pclntab" for a Go binary, else "start-code" where a
-// reader of the start code applies (see above).
+// addMainDiscovery locates the Go function table (whose functions are
+// procedures too, pclntab.go) and adds to the profile's function_discovery
+// the source main is named from: "pclntab" for a Go binary, else
+// "start-code" where a reader of the start code applies (see above).
 func addMainDiscovery(img *image, data []byte) {
-	m := &mainLocator{img: img, data: data}
+	var lims []string
+	img.pcln, lims = findPclntab(img, data)
+	img.limitations = append(img.limitations, lims...)
 	var src string
 	switch {
-	case func() bool { _, ok := m.goTable(); return ok }():
+	case img.pcln != nil:
 		src = "pclntab"
 	case !img.hasEntry:
 	case img.elf != nil:
@@ -204,70 +203,13 @@ func (m *mainLocator) readVirt(a uint64, n int) ([]byte, bool) {
 // sectionData returns the file bytes and address of the first section whose
 // name is name or ends with suffix.
 func (m *mainLocator) sectionData(name, suffix string) ([]byte, uint64, bool) {
-	for i := range m.img.sections {
-		s := &m.img.sections[i]
-		if s.name != name && (suffix == "" || len(s.name) < len(suffix) || s.name[len(s.name)-len(suffix):] != suffix) {
-			continue
-		}
-		if s.fsize == 0 || s.off > uint64(len(m.data)) {
-			return nil, 0, false
-		}
-		return m.data[s.off:min(satAdd(s.off, s.fsize), uint64(len(m.data)))], s.addr, true
-	}
-	return nil, 0, false
+	return sectionBytes(m.img, m.data, name, suffix)
 }
 
-// goTable finds and parses the Go pclntab.
+// goTable parses the Go pclntab (pclntab.go).
 func (m *mainLocator) goTable() (*pclntab, bool) {
-	img := m.img
-	var text uint64
-	switch {
-	case img.elf != nil:
-		_, text, _ = m.sectionData(".text", "")
-		if b, _, ok := m.sectionData(".gopclntab", ""); ok {
-			t, err := parsePclntab(b, text)
-			return t, err == nil
-		}
-	case img.macho != nil:
-		_, text, _ = m.sectionData("__TEXT,__text", "")
-		if b, _, ok := m.sectionData("", ",__gopclntab"); ok {
-			t, err := parsePclntab(b, text)
-			return t, err == nil
-		}
-	case img.pe != nil:
-		// No section names it: look for the header's magic in the data
-		// sections (Go puts the table in .rdata), and require a table that
-		// parses and has main.main in executable code, or runtime.main.
-		_, text, _ = m.sectionData(".text", "")
-		tries := 0 // headers that parse; each costs a pass over its table
-		for i := range img.sections {
-			s := &img.sections[i]
-			if s.x || s.fsize == 0 || s.off > uint64(len(m.data)) {
-				continue
-			}
-			sec := m.data[s.off:min(satAdd(s.off, s.fsize), uint64(len(m.data)))]
-			for _, magic := range []uint32{pclnMagic120, pclnMagic118, pclnMagic116, pclnMagic12} {
-				var pat [6]byte
-				binary.LittleEndian.PutUint32(pat[:], magic)
-				for p := 0; p < len(sec); {
-					k := bytes.Index(sec[p:], pat[:])
-					if k < 0 {
-						break
-					}
-					if t, err := parsePclntab(sec[p+k:], text); err == nil {
-						if _, ok := t.lookup("runtime.main"); ok {
-							return t, true
-						}
-						if tries++; tries == maxPclnTries {
-							return nil, false
-						}
-					}
-					p += k + 1
-				}
-			}
-		}
-	}
-	return nil, false
+	t, _, ok := m.img.goTable(m.data)
+	return t, ok
 }
 
 // machoMain: LC_MAIN names main; an executable started by LC_UNIXTHREAD has

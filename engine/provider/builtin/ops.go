@@ -260,6 +260,9 @@ func buildSymbols(ctx context.Context, img *image, data []byte, prog func(int64)
 	case img.elf != nil:
 		err = elfSymbols(img, b)
 		if err == nil {
+			err = addPclntabProcs(img, b)
+		}
+		if err == nil {
 			mains, err = addMainNames(img, b)
 		}
 		if err == nil {

@@ -19,7 +19,9 @@ type pclnFunc struct {
 
 // synthPclntab writes a function table in the layout of Go version v (12,
 // 116, 118, 120), the independent description being runtime/symtab.go and
-// debug/gosym, which reads it back in TestPclntabSynthetic.
+// debug/gosym, which reads it back in TestPclntabSynthetic. Function i has
+// code up to 4 bytes before the next entry (the rest is padding; the last
+// has 12 bytes), stack delta 0, file synthFile, line synthLine+i.
 func synthPclntab(v int, ptr int, bo binary.AppendByteOrder, text uint64, fns []pclnFunc) []byte {
 	magic := map[int]uint32{12: pclnMagic12, 116: pclnMagic116, 118: pclnMagic118, 120: pclnMagic120}[v]
 	put := func(b []byte, n int, x uint64) []byte {
@@ -49,7 +51,30 @@ func synthPclntab(v int, ptr int, bo binary.AppendByteOrder, text uint64, fns []
 		}
 		return e
 	}
-	// functab, then one record per function: entry, name offset, 8 more words.
+	// pc-value tables: one (value delta, pc delta) pair and the end mark.
+	fileNo := uint64(0) // 1.16+: index into the unit's cutab entries
+	if v == 12 {
+		fileNo = 1 // 1.2: index into filetab, whose slot 0 holds the count
+	}
+	pcs := []byte{0} // offset 0 means "no table"
+	var tabs [][3]uint64
+	for i, f := range fns {
+		next := end
+		if i+1 < len(fns) {
+			next = fns[i+1].entry
+		}
+		size := next - f.entry - 4
+		var offs [3]uint64
+		for k, val := range []uint64{0, fileNo, uint64(synthLine + i)} {
+			offs[k] = uint64(len(pcs))
+			pcs = binary.AppendUvarint(pcs, 2*(val+1)) // zig-zag of val - (-1)
+			pcs = binary.AppendUvarint(pcs, size)
+			pcs = append(pcs, 0)
+		}
+		tabs = append(tabs, offs)
+	}
+	// functab, then one record per function: entry, name offset, args,
+	// deferreturn, pcsp, pcfile, pcln, npcdata, cuOffset, one more word.
 	ftab := func(funcBase int, recAt func(i int) int) []byte {
 		var b []byte
 		for i, f := range fns {
@@ -58,7 +83,7 @@ func synthPclntab(v int, ptr int, bo binary.AppendByteOrder, text uint64, fns []
 		}
 		return put(b, field, entryField(end))
 	}
-	rec := func(i int, tabNames int) []byte {
+	rec := func(i int, tabNames, tabPcs int) []byte {
 		var b []byte
 		if v >= 118 {
 			b = put(b, 4, fns[i].entry-text)
@@ -66,51 +91,73 @@ func synthPclntab(v int, ptr int, bo binary.AppendByteOrder, text uint64, fns []
 			b = put(b, ptr, fns[i].entry)
 		}
 		b = put(b, 4, uint64(tabNames)+nameOff[i])
-		return append(b, make([]byte, 4*8)...)
+		b = put(b, 4, 0)
+		b = put(b, 4, 0)
+		for _, o := range tabs[i] {
+			b = put(b, 4, uint64(tabPcs)+o)
+		}
+		return append(b, make([]byte, 4*3)...)
 	}
-	recSize := len(rec(0, 0))
+	recSize := len(rec(0, 0, 0))
 	switch v {
 	case 12:
-		// header(8) nfunc functab fileoff | names | records | filetab
+		// header(8) nfunc functab fileoff | names | records | filetab | file name | pc tables
 		tabAt := 8 + ptr
 		ftabSize := (2*len(fns) + 1) * ptr
 		namesAt := tabAt + ftabSize + 4
 		recsAt := namesAt + len(names)
 		fileAt := recsAt + recSize*len(fns)
+		fileNameAt := fileAt + 8
+		pcsAt := fileNameAt + len(synthFile) + 1
 		b := put(hdr, ptr, uint64(len(fns)))
 		b = append(b, ftab(0, func(i int) int { return recsAt + recSize*i })...)
 		b = put(b, 4, uint64(fileAt))
 		b = append(b, names...)
 		for i := range fns {
-			b = append(b, rec(i, namesAt)...)
+			b = append(b, rec(i, namesAt, pcsAt)...)
 		}
-		return put(b, 4, 0)
+		b = put(b, 4, 2) // file count, slot 0 included
+		b = put(b, 4, uint64(fileNameAt))
+		b = append(append(b, synthFile...), 0)
+		return append(b, pcs...)
 	default:
 		words := 7
 		if v >= 118 {
 			words = 8
 		}
+		// header | names | cutab | filetab | pctab | functab | records
 		namesAt := 8 + words*ptr
-		pclnAt := namesAt + len(names)
+		cuAt := namesAt + len(names)
+		filesAt := cuAt + 4
+		pctabAt := filesAt + len(synthFile) + 1
+		pclnAt := pctabAt + len(pcs)
 		ftabSize := (2*len(fns) + 1) * field
 		var w []uint64
 		if v >= 118 {
-			w = []uint64{uint64(len(fns)), 0, text, uint64(namesAt), uint64(pclnAt), uint64(pclnAt), uint64(pclnAt), uint64(pclnAt)}
+			w = []uint64{uint64(len(fns)), 1, text, uint64(namesAt), uint64(cuAt), uint64(filesAt), uint64(pctabAt), uint64(pclnAt)}
 		} else {
-			w = []uint64{uint64(len(fns)), 0, uint64(namesAt), uint64(pclnAt), uint64(pclnAt), uint64(pclnAt), uint64(pclnAt)}
+			w = []uint64{uint64(len(fns)), 1, uint64(namesAt), uint64(cuAt), uint64(filesAt), uint64(pctabAt), uint64(pclnAt)}
 		}
 		b := hdr
 		for _, x := range w {
 			b = put(b, ptr, x)
 		}
 		b = append(b, names...)
+		b = put(b, 4, 0) // cutab: the unit's file 0 is filetab offset 0
+		b = append(append(b, synthFile...), 0)
+		b = append(b, pcs...)
 		b = append(b, ftab(pclnAt, func(i int) int { return pclnAt + ftabSize + recSize*i })...)
 		for i := range fns {
-			b = append(b, rec(i, 0)...)
+			b = append(b, rec(i, 0, 0)...)
 		}
 		return b
 	}
 }
+
+const (
+	synthFile = "/src/fixture/main.go"
+	synthLine = 10
+)
 
 var synthFuncs = []pclnFunc{{0x401000, "runtime.main"}, {0x401040, "main.helper"}, {0x401100, "main.main"}, {0x401180, "main.init"}}
 
@@ -141,6 +188,26 @@ func TestPclntabSynthetic(t *testing.T) {
 						if gt.Funcs[i].Name != f.name || gt.Funcs[i].Entry != f.entry {
 							t.Errorf("gosym function %d: %#x %s", i, gt.Funcs[i].Entry, gt.Funcs[i].Name)
 						}
+					}
+					for i, f := range synthFuncs {
+						file, line, _ := gt.PCToLine(f.entry)
+						fo, fn, ln, ok := tab.source(i)
+						if file != synthFile || line != synthLine+i || !ok || string(b[fo:fo+uint64(fn)]) != file || ln != line {
+							t.Errorf("function %d: source %v %q:%d, gosym %q:%d", i, ok, b[fo:fo+uint64(fn)], ln, file, line)
+						}
+						next := f.entry + 16 // the last one
+						if i+1 < len(synthFuncs) {
+							next = synthFuncs[i+1].entry
+						}
+						if size, ok := tab.codeSize(i); !ok || size != next-f.entry-4 {
+							t.Errorf("function %d: code size %d %v, want %d", i, size, ok, next-f.entry-4)
+						}
+						if k, ok := tab.find(f.entry); !ok || k != i {
+							t.Errorf("find %#x: %d %v", f.entry, k, ok)
+						}
+					}
+					if _, ok := tab.find(0x401001); ok {
+						t.Errorf("find inside a function succeeded")
 					}
 					if a, ok := tab.lookup("main.main"); !ok || a != 0x401100 {
 						t.Errorf("lookup main.main: %#x %v", a, ok)
@@ -227,6 +294,16 @@ func TestPclntabGosym(t *testing.T) {
 				if !ok || string(tab.data[off:off+uint64(n)]) != f.Name || tab.entry(i) != f.Entry {
 					t.Fatalf("function %d: %#x %q, gosym %#x %s", i, tab.entry(i), tab.data[off:off+uint64(n)], f.Entry, f.Name)
 				}
+				// The entry's source position (pcfile, pcln) agrees too.
+				file, line, _ := st.PCToLine(f.Entry)
+				if fo, fn, ln, ok := tab.source(i); !ok || string(tab.data[fo:fo+uint64(fn)]) != file || ln != line {
+					if file != "" || ok {
+						t.Fatalf("function %s: source %v %q:%d, gosym %q:%d", f.Name, ok, tab.data[fo:fo+uint64(fn)], ln, file, line)
+					}
+				}
+				if size, ok := tab.codeSize(i); ok && f.Entry+size > f.End {
+					t.Fatalf("function %s: code size %d past the next function at %#x", f.Name, size, f.End)
+				}
 			}
 			t.Logf("%s: %d functions agree with debug/gosym (Go %d table)", path, tab.numFuncs(), tab.version)
 		})
@@ -246,6 +323,13 @@ func FuzzPclntab(f *testing.F) {
 			}
 		}
 		tab.lookup("main.main")
+		for i := 0; i < min(tab.numFuncs(), 64); i++ {
+			tab.codeSize(i)
+			if off, n, _, ok := tab.source(i); ok && off+uint64(n) > uint64(len(data)) {
+				t.Fatalf("source %d out of bounds", i)
+			}
+		}
+		tab.find(text)
 	})
 }
 

@@ -38,11 +38,15 @@ func parsePdata(b []byte, imageBase uint64) []codeRange {
 	return out
 }
 
-// pdataRanges returns the x64 PE exception ranges of the image (read with
-// the headers, peUnwind), or nil.
+// pdataRanges returns the x64 and ARM64 PE exception ranges of the image
+// (read with the headers, peUnwind), else its .eh_frame FDE ranges (mingw
+// i686), or nil.
 func pdataRanges(img *image, _ []byte) []codeRange {
 	if img.pe == nil {
 		return nil
+	}
+	if len(img.pe.pdata) == 0 {
+		return img.pe.fdes
 	}
 	return img.pe.pdata
 }
@@ -51,22 +55,35 @@ func pdataRanges(img *image, _ []byte) []codeRange {
 // function (a split-off part, e.g. a cold block), not a function start.
 const unwFlagChainInfo = 0x4
 
-// peUnwind reads the x64 exception directory with the headers (so the
-// profile names "pdata" exactly when it contributes function starts): every
+// peUnwind reads the exception directory with the headers (so the profile
+// names "pdata" exactly when it contributes function starts): every
 // well-formed range, for extents, and the starts of primary ranges, for
-// function discovery. A range is primary unless its UnwindData is an
+// function discovery. x64: a range is primary unless its UnwindData is an
 // indirect RUNTIME_FUNCTION reference (low bit set) or its UNWIND_INFO has
 // UNW_FLAG_CHAININFO; unwind info outside the file does not demote it.
-func peUnwind(img *image, data []byte) (ranges []codeRange, starts []uint64) {
+// ARM64 (peUnwindARM64) has its own layout. Other machines' tables are not
+// read, which lims says.
+func peUnwind(img *image, data []byte) (ranges []codeRange, starts []uint64, lims []string) {
 	info := img.pe
-	if img.arch != "x86_64" || info.exceptDir[0] == 0 || info.exceptDir[1] == 0 {
-		return nil, nil
+	if info.exceptDir[0] == 0 || info.exceptDir[1] == 0 {
+		return nil, nil, nil
+	}
+	switch img.arch {
+	case "x86_64", "arm64":
+	case "arm":
+		return nil, nil, []string{"ARM .pdata not read (Thumb code is not decoded): procedure starts come from symbols, exports and the entry point only"}
+	default:
+		return nil, nil, []string{fmt.Sprintf("the exception directory (.pdata) of %s code is not read: procedure starts come from symbols, exports and the entry point only", peArchName(img.arch))}
 	}
 	off, ok := info.rvaOff(uint64(info.exceptDir[0]))
 	if !ok || off >= uint64(len(data)) {
-		return nil, nil
+		return nil, nil, []string{"the exception directory (.pdata) lies outside the file: procedure starts come from symbols, exports, the entry point and call targets only"}
 	}
 	b := data[off:min(satAdd(off, uint64(info.exceptDir[1])), uint64(len(data)))]
+	if img.arch == "arm64" {
+		ranges, starts = peUnwindARM64(img, data, b)
+		return ranges, starts, nil
+	}
 	ranges = parsePdata(b, info.imageBase)
 	for o := 0; o+12 <= len(b) && len(starts) < maxPEEntries; o += 12 {
 		begin := uint64(binary.LittleEndian.Uint32(b[o:]))
@@ -83,64 +100,88 @@ func peUnwind(img *image, data []byte) (ranges []codeRange, starts []uint64) {
 		}
 	}
 	slices.Sort(starts)
-	return ranges, slices.Clip(slices.Compact(starts))
+	return ranges, slices.Clip(slices.Compact(starts)), nil
 }
 
-// addPdataProcs adds a procedure named sub_<hex> (source analysis, with the
-// range as its size) at each primary .pdata start where no procedure symbol
-// starts and that is not the entry point (named "entry" already).
-func addPdataProcs(img *image, b *symBuilder) error {
+// peUnwindARM64 reads ARM64 .pdata: 8-byte entries {BeginAddress,
+// UnwindData}. The low two bits of UnwindData are its Flag: 0, an RVA of
+// an .xdata record whose first word holds the function length in words in
+// bits 0-17; 1, packed unwind data with the length in words in bits 2-12;
+// 2, packed data of a fragment without a prologue (a part of a function
+// split by the compiler: a range, not a start); 3 is reserved (ignored).
+func peUnwindARM64(img *image, data, b []byte) (ranges []codeRange, starts []uint64) {
 	info := img.pe
-	if len(info.pdataStarts) == 0 {
-		return nil
-	}
-	have := make([]uint64, 0, len(b.syms))
-	for i := range b.syms {
-		if b.syms[i].flags&flagProcedure != 0 {
-			have = append(have, b.syms[i].addr)
+	for o := 0; o+8 <= len(b) && len(ranges) < maxPEEntries; o += 8 {
+		begin := uint64(binary.LittleEndian.Uint32(b[o:]))
+		unw := binary.LittleEndian.Uint32(b[o+4:])
+		if begin == 0 && unw == 0 {
+			continue
+		}
+		var words uint64
+		switch unw & 3 {
+		case 0:
+			x, ok := info.rvaOff(uint64(unw))
+			v, ok2 := readU(data, img.bo, x, 4)
+			if !ok || !ok2 {
+				continue
+			}
+			words = v & 0x3ffff
+		case 1, 2:
+			words = uint64(unw>>2) & 0x7ff
+		default:
+			continue
+		}
+		a := info.imageBase + begin
+		if words == 0 || !img.execAt(a) {
+			continue
+		}
+		ranges = append(ranges, codeRange{a, a + 4*words})
+		if unw&3 != 2 {
+			starts = append(starts, a)
 		}
 	}
-	slices.Sort(have)
+	slices.SortFunc(ranges, func(a, b codeRange) int { return cmp.Compare(a.start, b.start) })
+	slices.Sort(starts)
+	return slices.Clip(ranges), slices.Clip(slices.Compact(starts))
+}
+
+// addPdataProcs adds a procedure (peProcSet.add: a label's name, else
+// sub_<hex>; source analysis, with the range as its size) at each primary
+// .pdata start where no procedure starts yet.
+func addPdataProcs(img *image, b *symBuilder, ps *peProcSet) error {
+	info := img.pe
 	for _, a := range info.pdataStarts {
 		if err := b.tick(); err != nil {
 			return err
-		}
-		if _, found := slices.BinarySearch(have, a); found || img.hasEntry && a == img.entry {
-			continue
 		}
 		var size uint64
 		if i, ok := slices.BinarySearchFunc(info.pdata, a, func(r codeRange, a uint64) int { return cmp.Compare(r.start, a) }); ok {
 			size = info.pdata[i].end - info.pdata[i].start
 		}
-		b.addArena(symbol{addr: a, size: size, kind: kindFunction, source: srcAnalysis,
-			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", a))
+		ps.add(a, size)
 	}
 	return nil
 }
 
-// IAT jump thunks (x86_64): mingw-w64 links each imported function it calls
-// directly as a 6-byte `jmp [rip+disp32]` through its IAT slot, padded to 8
-// bytes, in .text; thunks have no .pdata entry. Each becomes a procedure
+// IAT jump thunks (x86_64, x86, arm64): mingw-w64 links each imported
+// function it calls directly as a 6-byte `jmp [rip+disp32]` (x86: `jmp
+// [abs32]`) through its IAT slot, padded to 8 bytes, in .text (arm64: a
+// 12-byte adrp/ldr/br x16, pecalls.go); thunks have no .pdata entry. Each becomes a procedure
 // named after its import (source imported, thunk, external, size 6), found
 // without guessing at instruction boundaries: the walk starts at a known
 // boundary (the start of an executable section or the end of a .pdata
-// range), skips nop/int3 padding, accepts a `jmp [rip+disp32]` whose operand
-// is exactly an IAT slot of a named import, continues after it, and stops at
-// the first other byte (unknown code is not scanned).
+// range), skips nop/int3 padding, accepts a jump whose operand is exactly an
+// IAT slot of a named import, continues after it, and stops at the first
+// other byte (unknown code is not scanned). Without .pdata, call-target
+// descent finds the thunks that are called, and the thunks next to them
+// (pecalls.go).
 func addIATThunks(img *image, b *symBuilder) error {
 	info := img.pe
-	if img.arch != "x86_64" {
+	if img.arch != "x86_64" && img.arch != "x86" && img.arch != "arm64" {
 		return nil
 	}
-	slots := map[uint64]int{} // IAT slot address -> index into b.syms
-	for i := range b.syms {
-		if s := &b.syms[i]; s.kind == kindImport && s.source == srcImported && s.nameLen > 0 {
-			if _, dup := slots[s.addr]; !dup {
-				slots[s.addr] = i
-			}
-		}
-	}
-	if len(slots) == 0 {
+	ps := newPEProcSet(img, b)
+	if len(ps.slots) == 0 {
 		return nil
 	}
 	// walk scans from boundary a and returns where it stopped.
@@ -154,24 +195,17 @@ func addIATThunks(img *image, b *symBuilder) error {
 			if err := b.tick(); err != nil {
 				return 0, err
 			}
-			if c := code[p]; c == 0x90 || c == 0xcc {
+			if c := code[p]; (c == 0x90 || c == 0xcc) && img.arch != "arm64" {
 				p++
 				continue
 			}
-			if p+6 > len(code) || code[p] != 0xff || code[p+1] != 0x25 {
-				break
-			}
 			at := a + uint64(p)
-			k, ok := slots[at+6+uint64(int64(int32(binary.LittleEndian.Uint32(code[p+2:]))))]
+			k, n, ok := iatThunkAt(img, b, ps.slots, at)
 			if !ok {
 				break
 			}
-			u := b.syms[k]
-			b.add(symbol{addr: at, size: 6, nameOff: u.nameOff, nameLen: u.nameLen,
-				kind: kindFunction, source: srcImported,
-				flags: u.flags&flagArena | flagDynamic | flagExternal | flagProcedure | flagThunk,
-				rank:  makeRank(srcImported, kindFunction, bindGlobal)})
-			p += 6
+			ps.addThunk(at, n, k)
+			p += int(n)
 		}
 		return a + uint64(p), nil
 	}
@@ -180,6 +214,12 @@ func addIATThunks(img *image, b *symBuilder) error {
 		if s := &img.sections[i]; s.mapped && s.x && s.fsize > 0 {
 			from = append(from, s.addr)
 		}
+	}
+	// A symbol-table name in code may label a thunk (i386 import libraries
+	// name each one, _memcpy, as a function): look there too, so the
+	// thunks are the same with or without the symbol table.
+	for a := range ps.named {
+		from = append(from, a)
 	}
 	for _, r := range info.pdata {
 		from = append(from, r.end)
@@ -214,30 +254,25 @@ const maxPdataInsns = 1 << 17
 // decoded linearly (its extent is known), and each direct call or jump
 // target outside every range, in an executable section and not already a
 // procedure, becomes a procedure named sub_<hex> (source analysis, no size;
-// discovery source "call-targets"). Targets are not descended further: a
-// leaf calls nothing.
-func addPdataCallTargets(img *image, b *symBuilder) error {
+// discovery source "call-targets"). Targets are descended (pecalls.go): a
+// leaf calls nothing but may tail-jump. ARM64 is read alike (its leaf
+// functions need no unwind data either), and there an ADRP+ADD pair that
+// takes the address of code outside every range names a procedure too.
+func addPdataCallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 	info := img.pe
-	if len(info.pdata) == 0 || img.arch != "x86_64" {
+	if len(info.pdata) == 0 || img.arch != "x86_64" && img.arch != "arm64" {
 		return nil
-	}
-	procs := map[uint64]bool{}
-	for i := range b.syms {
-		if b.syms[i].flags&flagProcedure != 0 {
-			procs[b.syms[i].addr] = true
-		}
-	}
-	if img.hasEntry {
-		procs[img.entry] = true // named "entry" already
 	}
 	d := newDecoder(img)
 	budget := maxPdataInsns
+	var found []uint64
 	for _, r := range info.pdata {
 		code, ok := execCode(img, b.data, r.start)
 		if !ok {
 			continue
 		}
 		code = code[:min(uint64(len(code)), r.end-r.start)]
+		d.reset()
 		for p := 0; p < len(code); {
 			if budget == 0 {
 				b.limit(fmt.Sprintf("call targets were collected from the first %d instructions of the .pdata ranges only", maxPdataInsns))
@@ -249,17 +284,28 @@ func addPdataCallTargets(img *image, b *symBuilder) error {
 			}
 			it := d.decode(code[p:], r.start+uint64(p), false)
 			p += int(it.n)
+			if t, ok := ps.codeAddress(it, info.pdata); ok {
+				found = append(found, t)
+			}
 			if !it.hasTarget || it.flow != flowCall && it.flow != flowJump {
 				continue
 			}
 			t := it.target
-			if t >= r.start && t < r.end || procs[t] || inFDE(info.pdata, t) || !img.execAt(t) {
+			if t >= r.start && t < r.end || ps.procs[t] || inFDE(info.pdata, t) || !img.execAt(t) {
 				continue
 			}
-			procs[t] = true
-			b.addArena(symbol{addr: t, kind: kindFunction, source: srcAnalysis,
-				flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", t))
+			ps.add(t, 0)
+			found = append(found, t)
 		}
 	}
-	return nil
+	if img.arch == "arm64" {
+		more, err := addARM64Gaps(img, b, ps, &budget)
+		if err != nil {
+			return err
+		}
+		found = append(found, more...)
+	}
+	// A leaf may still tail-jump or take a callback's address: descend.
+	slices.Sort(found)
+	return ps.descend(found, info.pdata, &budget)
 }

@@ -18,8 +18,11 @@ type peInfo struct {
 	exportDir   [2]uint32 // RVA, size
 	importDir   [2]uint32
 	exceptDir   [2]uint32   // exception directory (.pdata)
+	relocDir    [2]uint32   // base relocations (pecalls.go)
 	pdata       []codeRange // x64 .pdata ranges, by start (pdata.go)
 	pdataStarts []uint64    // starts of primary .pdata ranges (function discovery)
+	fdes        []codeRange // .eh_frame FDE ranges in executable code (mingw i686's DWARF unwinding)
+	ctors       []uint64    // mingw's constructor and destructor pointers (pecalls.go)
 	secByRVA    []int       // indices into image.sections by virtual address
 	secVA       []uint32
 	secRaw      []uint32 // PointerToRawData
@@ -64,6 +67,9 @@ func openPE(data []byte) (*image, error) {
 	}
 	if len(dirs) > 3 {
 		info.exceptDir = [2]uint32{dirs[3].VirtualAddress, dirs[3].Size}
+	}
+	if len(dirs) > 5 {
+		info.relocDir = [2]uint32{dirs[5].VirtualAddress, dirs[5].Size}
 	}
 	base := info.imageBase
 	var raw []fileRange
@@ -115,17 +121,49 @@ func openPE(data []byte) (*image, error) {
 		img.entry, img.hasEntry = base+uint64(entryRVA), true
 		used["entry-point"] = true
 	}
-	info.pdata, info.pdataStarts = peUnwind(img, data)
+	var lims []string
+	info.pdata, info.pdataStarts, lims = peUnwind(img, data)
+	img.limitations = append(img.limitations, lims...)
 	if len(info.pdataStarts) > 0 {
 		used["pdata"] = true
 		used["call-targets"] = true // leaf functions called from .pdata code (pdata.go)
 	}
-	if img.arch == "x86_64" && used["imports"] {
-		used["stubs"] = true // IAT jump thunks (pdata.go)
+	if len(info.pdataStarts) > 0 && img.arch == "arm64" {
+		img.limitations = append(img.limitations, "ARM64 leaf functions have no .pdata entry: they are found from calls, jumps, code addresses and base relocations, and a leaf nothing references is not a procedure")
+	}
+	// mingw's i686 compiler unwinds with DWARF CFI: an .eh_frame section
+	// describes every function it compiled.
+	info.fdes, lims = elfEhFrame(img, data, 0)
+	img.limitations = append(img.limitations, lims...)
+	if len(info.fdes) > 0 {
+		used["eh-frame"] = true
+	}
+	if info.ctors = peCtorLists(img, data); len(info.ctors) > 0 {
+		used["init-array"] = true
+	}
+	switch {
+	case peDescentArch(img):
+		used["call-targets"] = true // descent where there is no .pdata (pecalls.go)
+	case len(info.pdataStarts) == 0:
+		img.limitations = append(img.limitations, fmt.Sprintf("call targets not followed: %s code is not decoded; procedure starts come from symbols, exports and the entry point only", peArchName(img.arch)))
+	}
+	if (img.arch == "x86_64" || img.arch == "x86" || img.arch == "arm64") && used["imports"] {
+		used["stubs"] = true // IAT jump thunks (pdata.go, pecalls.go)
 	}
 	img.setDiscovery(used)
 	img.finishLayout(raw)
 	return img, nil
+}
+
+// peArchName names an architecture in a limitation.
+func peArchName(arch string) string {
+	switch arch {
+	case "":
+		return "this machine's"
+	case "arm":
+		return "ARM Thumb"
+	}
+	return arch
 }
 
 // rvaOff translates an RVA to a file offset, or ok=false when no section's
@@ -180,8 +218,8 @@ func peSymbols(img *image, b *symBuilder) error {
 				class := rec[16]
 				naux := uint64(rec[17])
 				i += naux
-				if naux > 0 && class == symClassStatic {
-					continue // section definition
+				if naux > 0 && class == symClassStatic && typ>>4 != 2 /* IMAGE_SYM_DTYPE_FUNCTION */ {
+					continue // a section definition; a function's aux record is its definition (size, line numbers)
 				}
 				if class != symClassExternal && class != symClassStatic && class != symClassLabel {
 					continue
@@ -247,14 +285,31 @@ func peSymbols(img *image, b *symBuilder) error {
 	if err := addIATThunks(img, b); err != nil {
 		return err
 	}
-	// main before the .pdata procedures, which would name it sub_<hex>.
+	// Go functions and main before the .pdata procedures, which would name
+	// them sub_<hex>.
+	if err := addPclntabProcs(img, b); err != nil {
+		return err
+	}
 	if _, err := addMainNames(img, b); err != nil {
 		return err
 	}
-	if err := addPdataProcs(img, b); err != nil {
+	ps := newPEProcSet(img, b) // after main, whose naming removes symbols
+	if err := addPdataProcs(img, b, ps); err != nil {
 		return err
 	}
-	return addPdataCallTargets(img, b)
+	for _, r := range info.fdes {
+		if err := b.tick(); err != nil {
+			return err
+		}
+		ps.add(r.start, r.end-r.start)
+	}
+	for _, a := range info.ctors {
+		ps.add(a, 0)
+	}
+	if err := addPdataCallTargets(img, b, ps); err != nil {
+		return err
+	}
+	return addPECallTargets(img, b, ps)
 }
 
 func peExports(img *image, b *symBuilder, rva, size uint64) error {
