@@ -40,7 +40,6 @@ var corpusKnownGaps = map[string]string{
 	"elf-armhf-thumb-O0-dynamic": gapARM, "elf-armhf-thumb-O0-static": gapARM,
 	"elf-armhf-thumb-O2-dynamic": gapARM, "elf-armhf-thumb-O2-static": gapARM,
 	"pe-x86_64-O0-default": gapPEThunks, "pe-x86_64-O2-default": gapPEThunks,
-	"pe-i686-O0-default": gapPEi686, "pe-i686-O2-default": gapPEi686,
 }
 
 // The reasons of corpusKnownGaps (issue 13's items).
@@ -51,7 +50,6 @@ const (
 	gapARM        = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
 		"(no .ARM.exidx, no init arrays, no call targets; Thumb code is not decoded)"
 	gapPEThunks = "item 4: IAT jump thunks (jmp *__imp_X) of some imports are no procedures, with or without symbols"
-	gapPEi686   = "item 4: no call-target discovery for PE without .pdata; IAT jump thunks as for x86-64"
 )
 
 // corpusMin is the bar for the stripped twin, in percent.

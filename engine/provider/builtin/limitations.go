@@ -20,7 +20,7 @@ import (
 // limitations_test.go. An entry with a read name is also silent whenever
 // that name is in the image's function_discovery, so a reader that records
 // itself there retires the entry even before it is deleted; the entries
-// without one (thumb, go-pclntab, elf-fde-calls) have tripwires in
+// without one (thumb, elf-fde-calls) have tripwires in
 // limitations_test.go that fail once the source is read while the entry
 // is still listed.
 type unreadSource struct {
@@ -57,8 +57,6 @@ var unreadSources = []unreadSource{
 			}
 			return slices.ContainsFunc(six.procs, func(k uint32) bool { return six.syms[k].flags&flagThumb != 0 })
 		}},
-	{id: "go-pclntab", text: "the Go function table (pclntab) is not read for procedure starts: Go functions that no symbol names are missed",
-		has: func(img *image, _ *symIndex) bool { return slices.Contains(img.discovery, "pclntab") }},
 	{id: "macho-unwind-info", read: "function-starts", text: "Mach-O compact unwind (__unwind_info) not read: without LC_FUNCTION_STARTS, procedure starts come from symbols, stubs and the entry point only",
 		has: func(img *image, _ *symIndex) bool { return img.macho != nil && hasSection(img, "__TEXT,__unwind_info") }},
 }

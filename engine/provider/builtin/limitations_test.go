@@ -75,9 +75,9 @@ var gapFixtures = []struct {
 	{"pe-x86_64", func(t testing.TB) string { return cFixture(t, "lim-mingw64.exe", "x86_64-w64-mingw32-gcc", "-O2") }, nil},
 	{"pe-arm64", func(t testing.TB) string { return clangPE(t, "aarch64-pc-windows-msvc") }, []string{"pe-arm64-pdata", "pe-call-targets"}},
 	{"pe-arm", func(t testing.TB) string { return clangPE(t, "armv7-pc-windows-msvc") }, []string{"pe-call-targets", "thumb"}},
-	{"go-elf", func(t testing.TB) string { return goFixture(t, "linux", "amd64") }, []string{"go-pclntab"}},
-	{"go-pe", func(t testing.TB) string { return goFixture(t, "windows", "amd64") }, []string{"go-pclntab"}},
-	{"go-macho", func(t testing.TB) string { return goFixture(t, "darwin", "arm64") }, []string{"go-pclntab"}},
+	{"go-elf", func(t testing.TB) string { return goFixture(t, "linux", "amd64") }, nil},
+	{"go-pe", func(t testing.TB) string { return goFixture(t, "windows", "amd64") }, nil},
+	{"go-macho", func(t testing.TB) string { return goFixture(t, "darwin", "arm64") }, nil},
 	{"macho-arm64", func(t testing.TB) string { return clangMachO(t, "arm64-apple-macos11") }, nil},
 	{"macho-no-function-starts", clangMachONoStarts, []string{"macho-unwind-info"}},
 }
@@ -169,29 +169,6 @@ func TestUnreadSourceTripwires(t *testing.T) {
 		_, err := c.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": "rea_add"}, nil)
 		if decoded := err == nil; decoded == listed("thumb") {
 			t.Errorf("procedure_info on a Thumb procedure: %v, yet the thumb entry is listed: %v", err, listed("thumb"))
-		}
-	})
-	t.Run("go-pclntab", func(t *testing.T) {
-		path := fixture(t, "lim-go-stripped", func(dir, out string) (string, error) {
-			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
-				return "", err
-			}
-			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module fixture\n\ngo 1.22\n"), 0o644); err != nil {
-				return "", err
-			}
-			goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-			if _, err := os.Stat(goBin); err != nil {
-				goBin = "go"
-			}
-			return "", run(dir, []string{"GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off"},
-				goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
-		})
-		_, _, c := open(t, path)
-		// main.main is named from the table already (mainentry.go); any other
-		// Go function named in a stripped file comes from reading it.
-		read := slices.ContainsFunc(allProcedures(t, c), func(p ProcedureItem) bool { return p.Value == "runtime.main" || p.Value == "main.helper" })
-		if read == listed("go-pclntab") {
-			t.Errorf("stripped Go: pclntab functions named %v, yet the go-pclntab entry is listed: %v", read, listed("go-pclntab"))
 		}
 	})
 	t.Run("elf-fde-calls", func(t *testing.T) {
