@@ -38,6 +38,7 @@ type insn struct {
 	target    uint64 // direct branch or call target
 	hasData   bool
 	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
+	it        uint8  // Thumb: the IT state the instruction was decoded in
 	text      string // filled only when asked for
 }
 
@@ -56,6 +57,14 @@ type decoder struct {
 	// code reads the executable bytes at an address (i386 PIC thunks, arm
 	// literal pools); nil when only the bytes passed to decode are known.
 	code func(uint64) ([]byte, bool)
+	// thumb selects Thumb decoding (arm); it is the IT state (firstcond and
+	// mask) carried from one Thumb instruction to the next; twrite and tlit
+	// are the registers the last Thumb instruction wrote and the register
+	// it loaded a literal word into (-1: none), for literal-pool tracking.
+	thumb  bool
+	it     uint8
+	twrite uint32
+	tlit   int
 }
 
 func newDecoder(img *image) *decoder {
@@ -86,7 +95,7 @@ func (d *decoder) isAbs(v uint64) bool {
 	return false
 }
 
-func (d *decoder) reset() { d.valid = 0 }
+func (d *decoder) reset() { d.valid, d.it = 0, 0 }
 
 // decode decodes the instruction at pc; withText renders its text.
 func (d *decoder) decode(code []byte, pc uint64, withText bool) insn {
@@ -96,6 +105,9 @@ func (d *decoder) decode(code []byte, pc uint64, withText bool) insn {
 	case "arm64":
 		return d.decodeARM64(code, pc, withText)
 	default:
+		if d.thumb {
+			return d.decodeThumb(code, pc, withText)
+		}
 		return d.decodeARM(code, pc, withText)
 	}
 }
@@ -415,11 +427,28 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			it.flow, it.indirect = flowJump, true
 		}
 	}
+	if x&0x0e000e00 == 0x0c000a00 && x&0x01200000 == 0x01000000 && (x>>16)&15 == 15 && cond != 0xf { // vldr/vstr (literal)
+		off := int64(x&0xff) * 4
+		if x&(1<<23) == 0 {
+			off = -off
+		}
+		it.hasData, it.data = true, uint64(uint32(int64(pc)+8+off))
+	}
 	d.trackPool(x, &it)
 	if withText {
 		in, err := armasm.Decode(code[:4], armasm.ModeARM)
+		if x&0x0c000000 == 0x0c000000 && cond != 0xf && (x>>8)&0xe == 0xa {
+			// VFP: armasm knows a part of it, with other spellings.
+			if s, ok := vfpText(x, armCondNames[cond]); ok {
+				it.text = s
+				return it
+			}
+		}
 		if err != nil {
 			it.text = fmt.Sprintf(".inst\t0x%08x", x)
+			if s, ok := coprocText(x, armCondNames[cond], cond == 0xf); ok && x&0x0c000000 == 0x0c000000 {
+				it.text = s
+			}
 		} else {
 			it.text = armasm.GNUSyntax(in)
 			for _, a := range in.Args {

@@ -23,6 +23,7 @@ type elfInfo struct {
 	fdes        []codeRange // .eh_frame FDE ranges in executable sections, by start
 	inits       []uint64    // init/fini array code pointers (seeds.go)
 	callTargets bool        // call-target descent runs (seeds.go)
+	armMap      []armMapSym // ARM mapping symbols ($a, $t, $d), for the decoding mode (thumbmode.go)
 }
 
 // pltSection is a PLT section and its entry size.
@@ -300,6 +301,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 				continue // absolute and common symbols have no address in the image
 			}
 			if isMappingSymbol(info.machine, data[off:off+uint64(n)]) {
+				info.addMapping(data[off+1], value)
 				continue
 			}
 			var kind uint8
@@ -349,6 +351,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 			b.limit(fmt.Sprintf("%s: %d symbol name(s) point outside the string table and were skipped", label, badName))
 		}
 	}
+	info.sortMapping()
 	if info.dynsym >= 0 && len(info.plts) > 0 {
 		if err := elfPLT(img, b); err != nil {
 			return err

@@ -1,0 +1,88 @@
+package builtin
+
+import (
+	"debug/elf"
+	"slices"
+	"sort"
+)
+
+// The decoding mode of ARM code. A procedure is Thumb code when, in order of
+// authority: its ELF function symbol has the low bit set (or clear: ARM); the
+// ARM mapping symbol ($t, $a) covering its entry says so; it is in a PE
+// image (Windows on ARM is Thumb-2 only); the nearest function symbol before
+// it is Thumb (objdump's rule for code without mapping symbols, e.g. a
+// stripped library's procedures found from .eh_frame).
+
+// armMapSym is one ARM mapping symbol: kind 'a', 't' or 'd' at addr.
+type armMapSym struct {
+	addr uint64
+	kind byte
+}
+
+func (info *elfInfo) addMapping(kind byte, addr uint64) {
+	if info.machine == elf.EM_ARM && (kind == 'a' || kind == 't' || kind == 'd') {
+		info.armMap = append(info.armMap, armMapSym{addr, kind})
+	}
+}
+
+// sortMapping orders the mapping symbols once they are all read.
+func (info *elfInfo) sortMapping() {
+	slices.SortStableFunc(info.armMap, func(x, y armMapSym) int { return cmpU(x.addr, y.addr) })
+}
+
+// mappingAt returns the kind of the mapping symbol covering a, or 0.
+func (info *elfInfo) mappingAt(a uint64) byte {
+	i := sort.Search(len(info.armMap), func(i int) bool { return info.armMap[i].addr > a })
+	if i == 0 {
+		return 0
+	}
+	return info.armMap[i-1].kind
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// isThumb reports whether the procedure at entry is Thumb code.
+func (c *Client) isThumb(six *symIndex, entry uint64) bool {
+	img := c.ix.img
+	if img.arch != "arm" {
+		return false
+	}
+	lo, hi := procsAt(six, entry)
+	known := false
+	for _, k := range six.procs[lo:hi] {
+		s := &six.syms[k]
+		if s.flags&flagThumb != 0 {
+			return true
+		}
+		known = known || img.format == "elf" && s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0
+	}
+	if known {
+		return false
+	}
+	if img.elf != nil {
+		switch img.elf.mappingAt(entry) {
+		case 't':
+			return true
+		case 'a':
+			return false
+		}
+	}
+	if img.format == "pe" {
+		return true
+	}
+	for i := lo - 1; i >= 0; i-- {
+		s := &six.syms[six.procs[i]]
+		if s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0 {
+			return s.flags&flagThumb != 0
+		}
+	}
+	return false
+}
