@@ -91,7 +91,13 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 					return nil, buildFault(op, err)
 				}
 			}
-			it := d.decode(code[o:n], entry+o, withText)
+			var it insn
+			if e, ok := c.dataEnd(entry + o); ok {
+				it = poolInsn(code[o:min(n, max(e-entry, o+1))], entry+o, c.ix.img.bo, withText)
+				d.reset()
+			} else {
+				it = d.decode(code[o:n], entry+o, withText)
+			}
 			pc.insns = append(pc.insns, it)
 			o += uint64(it.n)
 		}
@@ -235,8 +241,13 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 		if !ok || len(code) < int(it.n) {
 			return ""
 		}
-		d.it = it.it // the IT block the instruction is in
-		t := d.decode(code[:it.n], it.addr, true).text
+		var t string
+		if it.pool {
+			t = poolInsn(code[:it.n], it.addr, c.ix.img.bo, true).text
+		} else {
+			d.it = it.it // the IT block the instruction is in
+			t = d.decode(code[:it.n], it.addr, true).text
+		}
 		if an != nil {
 			t = an.annotate(t, it)
 		}

@@ -39,6 +39,7 @@ type insn struct {
 	hasData   bool
 	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
 	it        uint8  // Thumb: the IT state the instruction was decoded in
+	pool      bool   // arm: data a $d mapping symbol marks (poolInsn), not an instruction
 	text      string // filled only when asked for
 }
 
@@ -444,12 +445,15 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 				return it
 			}
 		}
-		if err != nil {
+		switch {
+		case x == 0xe1a00000:
+			it.text = "nop" // mov r0, r0, as objdump spells it
+		case err != nil:
 			it.text = fmt.Sprintf(".inst\t0x%08x", x)
 			if s, ok := coprocText(x, armCondNames[cond], cond == 0xf); ok && x&0x0c000000 == 0x0c000000 {
 				it.text = s
 			}
-		} else {
+		default:
 			it.text = armasm.GNUSyntax(in)
 			for _, a := range in.Args {
 				if r, ok := a.(armasm.PCRel); ok && it.hasTarget {

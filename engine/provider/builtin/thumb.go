@@ -417,7 +417,7 @@ func (d *decoder) thumb16misc(it *insn, t tstate, h uint16, w bool) string {
 		return mn + t.c() + " sp, " + imm(int64(h&0x7f)*4)
 	case h&0xf500 == 0xb100: // cbz, cbnz
 		it.flow, it.hasTarget = flowCondJump, true
-		it.target = it.addr + 4 + uint64((h>>3)&0x3e) + uint64((h>>9)&1)<<6
+		it.target = it.addr + 4 + uint64((h>>2)&0x3e) + uint64((h>>9)&1)<<6
 		it.target = uint64(uint32(it.target))
 		if !w {
 			return ""

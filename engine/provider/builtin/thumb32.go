@@ -577,7 +577,7 @@ func t32DPReg(t tstate, x uint32) string {
 			return mn + c + ".w " + r(rd) + ", " + r(rm) + rot
 		}
 		return [6]string{"sxtah", "uxtah", "sxtab16", "uxtab16", "sxtab", "uxtab"}[op1] + c + " " + r(rd) + ", " + r(rn) + ", " + r(rm) + rot
-	case op1>>3 == 1 && op2>>2 == 0 && op2 != 3 && op2 != 7:
+	case op1>>3 == 1 && op2>>3 == 0 && op2 != 3 && op2 != 7:
 		pre := [8]string{"s", "q", "sh", "", "u", "uq", "uh", ""}[op2]
 		base := [8]string{"add8", "add16", "asx", "", "sub8", "sub16", "sax", ""}[op1&7]
 		if pre != "" && base != "" {
@@ -635,6 +635,14 @@ func coprocText(x uint32, c string, two bool) (string, bool) {
 		if x&(1<<22) != 0 {
 			mn += "l"
 		}
+		fpa := cp == 1 && !two // FPA ldf/stf, as objdump still decodes them
+		if fpa {
+			mn = "stf"
+			if x&(1<<20) != 0 {
+				mn = "ldf"
+			}
+			c += [4]string{"s", "d", "e", "p"}[x>>21&2|x>>15&1]
+		}
 		p, u, wb := x&(1<<24) != 0, x&(1<<23) != 0, x&(1<<21) != 0
 		o := signedImm((x&0xff)*4, u)
 		var a string
@@ -648,6 +656,9 @@ func coprocText(x uint32, c string, two bool) (string, bool) {
 			a = "[" + rn + "], " + o
 		default:
 			a = "[" + rn + "], {" + n(x&0xff) + "}"
+		}
+		if fpa {
+			return mn + c + " f" + n(x>>12&7) + ", " + a, true
 		}
 		return mn + c + " " + n(cp) + ", " + cr(x>>12) + ", " + a, true
 	case x&0x0f000010 == 0x0e000000: // cdp

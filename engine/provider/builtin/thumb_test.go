@@ -108,7 +108,7 @@ func reaBranchTarget(text string) (uint64, bool) {
 	if !branchMnem.MatchString(mnemOf(text)) {
 		return 0, false
 	}
-	k := strings.LastIndex(text, "0x")
+	k := strings.Index(text, "0x")
 	if k < 0 {
 		return 0, false
 	}
@@ -177,7 +177,7 @@ func TestThumbObjdumpLibc(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	out, err := exec.Command(objdump, "-d", libcArmhf).Output()
+	out, err := exec.Command(objdump, "-d", "-z", libcArmhf).Output()
 	if err != nil {
 		t.Fatalf("objdump: %v", err)
 	}
@@ -277,6 +277,7 @@ func compareWithObjdump(t *testing.T, c provider.Client, lines map[uint64]*objLi
 			st.armProcs++
 		}
 		counted, agree := 0, 0
+		var diffs []string
 		for _, in := range items {
 			a := parseAddr(t, in.Address)
 			st.insns++
@@ -306,6 +307,7 @@ func compareWithObjdump(t *testing.T, c provider.Client, lines map[uint64]*objLi
 				continue
 			}
 			st.mism[fmt.Sprintf("objdump %-10s REA %-10s (%s %s)", l.mnem, m, in.Bytes, l.ops)]++
+			diffs = append(diffs, fmt.Sprintf("%s: objdump %s, REA %s", in.Address, l.mnem, m))
 		}
 		st.counted += counted
 		st.agree += agree
@@ -313,7 +315,7 @@ func compareWithObjdump(t *testing.T, c provider.Client, lines map[uint64]*objLi
 			f := float64(agree) / float64(counted)
 			st.perFunc = append(st.perFunc, f)
 			if f < thumbFuncAgreement && len(st.worst) < 30 {
-				st.worst = append(st.worst, fmt.Sprintf("below: %s %s %d/%d", pi.Value, pi.Address, agree, counted))
+				st.worst = append(st.worst, fmt.Sprintf("below: %s %s %d/%d: %s", pi.Value, pi.Address, agree, counted, strings.Join(diffs[:min(len(diffs), 6)], "; ")))
 			}
 		}
 	}

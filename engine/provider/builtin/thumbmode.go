@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"slices"
 	"sort"
 )
@@ -85,4 +86,46 @@ func (c *Client) isThumb(six *symIndex, entry uint64) bool {
 		}
 	}
 	return false
+}
+
+// dataEnd reports whether a is in data that an ARM $d mapping symbol marks
+// inside code (a literal pool, a jump table) and where that data ends: the
+// next mapping symbol, or ^0.
+func (c *Client) dataEnd(a uint64) (uint64, bool) {
+	info := c.ix.img.elf
+	if info == nil || len(info.armMap) == 0 {
+		return 0, false
+	}
+	i := sort.Search(len(info.armMap), func(i int) bool { return info.armMap[i].addr > a })
+	if i == 0 || info.armMap[i-1].kind != 'd' {
+		return 0, false
+	}
+	if i < len(info.armMap) {
+		return info.armMap[i].addr, true
+	}
+	return ^uint64(0), true
+}
+
+// poolInsn is one unit of marked data at pc: a word, as objdump writes it,
+// or the halfword or byte left before the data's end.
+func poolInsn(code []byte, pc uint64, bo binary.ByteOrder, withText bool) insn {
+	it := insn{addr: pc, pool: true}
+	switch {
+	case len(code) >= 4:
+		it.n = 4
+		if withText {
+			it.text = ".word 0x" + hex8(bo.Uint32(code))
+		}
+	case len(code) >= 2:
+		it.n = 2
+		if withText {
+			it.text = ".short 0x" + hex4(uint32(bo.Uint16(code)))
+		}
+	default:
+		it.n = 1
+		if withText {
+			it.text = ".byte 0x" + hex4(uint32(code[0]))[2:]
+		}
+	}
+	return it
 }
