@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -320,4 +321,34 @@ func compareWithObjdump(t *testing.T, c provider.Client, lines map[uint64]*objLi
 		}
 	}
 	return st
+}
+
+// FuzzThumb: the Thumb decoder consumes 1, 2 or 4 bytes and never more than
+// it is given, always renders text, never panics, and an instruction decoded
+// again on its own with its recorded IT state reads the same (the text pass
+// of read_function_instructions). Seeds: testdata/fuzz/FuzzThumb.
+func FuzzThumb(f *testing.F) {
+	f.Add([]byte{0x4e, 0x4a, 0x1d, 0xee, 0x70, 0x4f, 0xa4, 0xf5, 0xa0, 0x64, 0x7a, 0x44}, uint64(0x1e008))
+	f.Add([]byte{0x08, 0xbf, 0xba, 0x42, 0x14, 0xbf, 0x02, 0x22, 0x01, 0x22}, uint64(0x1e4e0))
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64) {
+		pc &^= 1
+		d := &decoder{arch: "arm", bo: binary.LittleEndian, thumb: true, code: func(a uint64) ([]byte, bool) {
+			if a >= pc && a-pc < uint64(len(code)) {
+				return code[a-pc:], true
+			}
+			return nil, false
+		}}
+		one := &decoder{arch: "arm", bo: binary.LittleEndian, thumb: true}
+		for o := 0; o < len(code); {
+			it := d.decode(code[o:], pc+uint64(o), true)
+			if it.n == 0 || int(it.n) > len(code)-o || it.text == "" || it.n == 3 {
+				t.Fatalf("at %d: %+v", o, it)
+			}
+			one.it = it.it
+			if again := one.decode(code[o:o+int(it.n)], it.addr, true); again.text != it.text || again.n != it.n {
+				t.Fatalf("at %d: %q (%d bytes) decoded alone reads %q (%d bytes)", o, it.text, it.n, again.text, again.n)
+			}
+			o += int(it.n)
+		}
+	})
 }
