@@ -99,7 +99,7 @@ func (d *decoder) decodeThumb(code []byte, pc uint64, withText bool) insn {
 	var text string
 	if hw1>>11 >= 0x1d {
 		if len(code) < 4 {
-			it.n = uint8(len(code))
+			it.n = 2 // a 32-bit encoding cut short: its first halfword
 			if withText {
 				it.text = "(bad)"
 			}
