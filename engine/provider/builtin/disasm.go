@@ -455,6 +455,10 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			}
 		default:
 			it.text = armasm.GNUSyntax(in)
+			if x&0x0ff00000 == 0x08a00000 && strings.HasPrefix(it.text, "stm") && !strings.HasPrefix(it.text[3:], "ia") {
+				// objdump spells out stmia with writeback (stm and ldm otherwise).
+				it.text = it.text[:3] + "ia" + it.text[3:]
+			}
 			for _, a := range in.Args {
 				if r, ok := a.(armasm.PCRel); ok && it.hasTarget {
 					it.text = strings.Replace(it.text, fmt.Sprintf(".%+#x", int32(r)+4), provider.FormatAddress(it.target), 1)

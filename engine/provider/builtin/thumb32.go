@@ -37,8 +37,10 @@ func (d *decoder) thumb32(it *insn, t tstate, x uint32, w bool) string {
 			}
 			it.target = uint64(uint32(int64(it.addr) + 4 + off()))
 		case 0x4000:
-			it.flow, it.hasTarget = flowCall, true
-			it.target = uint64(uint32(int64((it.addr+4)&^3) + off()))
+			if hw2&1 == 0 { // blx with H set is undefined
+				it.flow, it.hasTarget = flowCall, true
+				it.target = uint64(uint32(int64((it.addr+4)&^3) + off()))
+			}
 		default:
 			it.flow, it.hasTarget = flowCall, true
 			it.target = uint64(uint32(int64(it.addr) + 4 + off()))
@@ -275,7 +277,11 @@ func thumb32Text(it *insn, t tstate, x uint32) string {
 		case op1 == 6 && op2 == 6:
 			return "umaal" + c + " " + ops4
 		}
-	case x&0xef000000 == 0xef000000, x&0xff100000 == 0xf9000000: // Advanced SIMD
+	case x&0xef000000 == 0xef000000: // Advanced SIMD data processing
+		if s, ok := neonThumb(x, c); ok {
+			return s
+		}
+	case x&0xff100000 == 0xf9000000: // Advanced SIMD element or structure load/store
 	case x&0xec000000 == 0xec000000: // coprocessor, VFP
 		if s, ok := coprocText(x, c, thumbTwo(x)); ok {
 			return s
@@ -302,6 +308,9 @@ func t32Branch(it *insn, t tstate, x uint32) string {
 	case 0x1000:
 		return "b" + c + ".w " + provider.FormatAddress(it.target)
 	case 0x4000:
+		if !it.hasTarget {
+			return ".inst.w 0x" + hex8(x)
+		}
 		return "blx" + c + " " + provider.FormatAddress(it.target)
 	case 0x5000:
 		return "bl" + c + " " + provider.FormatAddress(it.target)
@@ -608,6 +617,11 @@ func t32DPReg(t tstate, x uint32) string {
 // forms. ok is false for encodings it does not know.
 func coprocText(x uint32, c string, two bool) (string, bool) {
 	cp := (x >> 8) & 15
+	if cp == 11 {
+		if s, ok := vdupText(x, c); ok {
+			return s, true
+		}
+	}
 	if cp&0xe == 0xa {
 		if s, ok := vfpText(x, c); ok {
 			return s, true
