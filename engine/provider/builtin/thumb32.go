@@ -2,8 +2,6 @@ package builtin
 
 import (
 	"github.com/rea-re/rea/engine/provider"
-	"math"
-	"math/bits"
 	"strconv"
 )
 
@@ -842,7 +840,7 @@ func vfpText(x uint32, c string) (string, bool) {
 		case 11:
 			if opc3&1 == 0 {
 				i8 := (x>>16&15)<<4 | x&15
-				return "vmov" + c + ty + " " + vd() + ", #" + strconv.Itoa(int(i8)) + " @ " + vfpImm(i8, dbl), true
+				return "vmov" + c + ty + " " + vd() + ", #" + strconv.Itoa(int(i8)), true
 			}
 			two := func(mn string) (string, bool) { return mn + c + ty + " " + vd() + ", " + vm(), true }
 			switch {
@@ -884,16 +882,4 @@ func vlist(p string, first, n uint32) string {
 		return "{" + p + strconv.Itoa(int(first)) + "}"
 	}
 	return "{" + p + strconv.Itoa(int(first)) + "-" + p + strconv.Itoa(int(first+n-1)) + "}"
-}
-
-// vfpImm renders VFPExpandImm as objdump's comment does: 0x3f800000  1.0.
-func vfpImm(i8 uint32, dbl bool) string {
-	sgn := i8 >> 7
-	b6 := (i8 >> 6) & 1
-	exp := (^b6&1)<<7 | b6*0x7c | (i8>>4)&3
-	f32 := sgn<<31 | exp<<23 | (i8&15)<<19
-	f := math.Float32frombits(f32)
-	_ = bits.Len
-	_ = dbl
-	return "0x" + hex8(f32) + "  " + strconv.FormatFloat(float64(f), 'f', -1, 32)
 }

@@ -77,8 +77,10 @@ func parseObjdumpARM(out string) map[uint64]*objLine {
 		hex := strings.ReplaceAll(g[2], " ", "")
 		l := &objLine{addr: a, n: len(hex) / 2, mnem: g[3], thumb: len(g[2]) != 8}
 		rest := g[4]
-		if k := strings.Index(rest, "@"); k >= 0 {
-			l.comment, rest = strings.TrimSpace(rest[k+1:]), rest[:k]
+		if k := strings.Index(rest, "\t@"); k >= 0 {
+			l.comment, rest = strings.TrimSpace(rest[k+2:]), rest[:k]
+		} else if strings.HasPrefix(rest, "@") {
+			l.comment, rest = strings.TrimSpace(rest[1:]), ""
 		}
 		l.ops = strings.TrimSpace(rest)
 		if strings.HasPrefix(l.mnem, "@") {
@@ -172,6 +174,8 @@ type thumbStats struct {
 	procs, thumbProcs, armProcs int
 	noLine, descent             int // procedures not compared: no objdump line at the entry; extent unknown
 	cutAtEnd, itAtEntry         int // rules 5 and 4
+	opsOK                       int // operands equal too (logged only)
+	opsMism                     map[string]int
 	insns, counted, agree       int
 	boundaryDiff                int
 	targets, targetsOK          int
@@ -250,6 +254,18 @@ func reportThumb(t *testing.T, st *thumbStats, procedures bool) {
 	}
 	for _, w := range st.worst {
 		t.Log(w)
+	}
+	t.Logf("operands (logged, not asserted): %d of %d counted instructions read as objdump's", st.opsOK, st.counted)
+	ms = ms[:0]
+	for k, v := range st.opsMism {
+		ms = append(ms, kv{k, v})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].v > ms[j].v || ms[i].v == ms[j].v && ms[i].k < ms[j].k })
+	for i, m := range ms {
+		if i == 15 {
+			break
+		}
+		t.Logf("operands %5d × %s", m.v, m.k)
 	}
 	if st.thumbProcs < 1000 {
 		t.Errorf("only %d Thumb units compared", st.thumbProcs)
@@ -360,6 +376,30 @@ func textUnits(t *testing.T, c *Client, out string, lines map[uint64]*objLine) [
 	return units
 }
 
+var symRefRE = regexp.MustCompile(` <[^>]*>`)
+
+// objOps and reaOps normalize operands for the logged operand comparison:
+// no symbol annotation, no 0x on addresses, no REA data note.
+func objOps(ops string) string {
+	return strings.TrimSpace(symRefRE.ReplaceAllString(ops, ""))
+}
+
+func reaOps(text string) string {
+	k := strings.IndexAny(text, " \t")
+	if k < 0 {
+		return ""
+	}
+	ops := text[k+1:]
+	if j := strings.Index(ops, " ; "); j >= 0 {
+		ops = ops[:j]
+	}
+	ops = symRefRE.ReplaceAllString(ops, "")
+	if branchMnem.MatchString(text[:k]) {
+		ops = strings.ReplaceAll(ops, "0x", "")
+	}
+	return strings.TrimSpace(ops)
+}
+
 var condSuffixes = []string{"eq", "ne", "cs", "cc", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al", "<und>"}
 
 // withCond reports whether objdump's mnemonic om is REA's m with a condition
@@ -380,7 +420,7 @@ func withCond(om, m string) bool {
 var itMnem = regexp.MustCompile(`^it[te]{0,3}$`)
 
 func compareUnits(t *testing.T, units []reaUnit, lines map[uint64]*objLine, lits [][2]uint64) *thumbStats {
-	st := &thumbStats{mism: map[string]int{}}
+	st := &thumbStats{mism: map[string]int{}, opsMism: map[string]int{}}
 	for _, u := range units {
 		st.procs++
 		thumb := lines[u.start].thumb
@@ -421,6 +461,11 @@ func compareUnits(t *testing.T, units []reaUnit, lines map[uint64]*objLine, lits
 				continue // rule 3
 			}
 			counted++
+			if om, rm := objOps(l.ops), reaOps(in.Text); om == rm {
+				st.opsOK++
+			} else {
+				st.opsMism[fmt.Sprintf("%s %q REA %q", l.mnem, om, rm)]++
+			}
 			switch {
 			case m == l.mnem, l.mnem == "" && strings.HasPrefix(m, ".inst"): // rules 1, 2
 				agree++
