@@ -11,7 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -548,6 +550,7 @@ func BenchmarkThumbLibc(b *testing.B) {
 	}
 	do(b, c, OpProcedureAssembly, provider.Params{"procedure": entries[0]}) // builds the symbolizer
 	b.SetBytes(bytes)
+	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	lines := 0
 	for range b.N {
@@ -557,6 +560,19 @@ func BenchmarkThumbLibc(b *testing.B) {
 			lines += strings.Count(r.Normalized.(string), "\n") + 1
 		}
 	}
+	b.StopTimer()
+	// CPU time, comparable with objdump's user+sys on a loaded machine.
+	cpu := (cpuTime(b) - cpu0).Seconds() / float64(b.N)
+	b.ReportMetric(cpu, "cpu-s/op")
+	b.ReportMetric(float64(lines)/cpu, "insns/cpu-s")
 	b.ReportMetric(float64(lines), "insns/op")
 	b.ReportMetric(float64(len(entries)), "procs/op")
+}
+
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
