@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,9 +172,16 @@ func TestInstructionsArm(t *testing.T) {
 // PLT, $d literal pools) decodes with objdump's boundaries and bytes, pools
 // as .word, and main's call of rea_add is a symbolized bl.
 func TestInstructionsThumb(t *testing.T) {
-	for _, opt := range []string{"-O0", "-O2"} {
-		t.Run(opt, func(t *testing.T) {
-			path := cFixture(t, "arm-gcc-mthumb"+opt, "arm-linux-gnueabihf-gcc", opt, "-mthumb")
+	for _, fx := range []struct {
+		name, compiler string
+		flags          []string
+	}{
+		{"arm-gcc-mthumb-O0", "arm-linux-gnueabihf-gcc", []string{"-O0", "-mthumb"}},
+		{"arm-gcc-mthumb-O2", "arm-linux-gnueabihf-gcc", []string{"-O2", "-mthumb"}},
+		{"arm-clang-mthumb-O2", "clang", []string{"--target=arm-linux-gnueabihf", "-march=armv7-a", "-mthumb", "-O2"}},
+	} {
+		t.Run(fx.name, func(t *testing.T) {
+			path := cFixture(t, fx.name, fx.compiler, fx.flags...)
 			checkInstructions(t, path, "arm-linux-gnueabihf-nm", "arm-linux-gnueabihf-objdump", true)
 			_, _, c := open(t, path)
 			add := nmFind(t, nmSymbolsWith(t, "arm-linux-gnueabihf-nm", path), "rea_add")
@@ -185,6 +193,51 @@ func TestInstructionsThumb(t *testing.T) {
 				t.Errorf("thumb main has no push:\n%s", asm)
 			}
 		})
+	}
+}
+
+const thumbPEC = `int g;
+static int helper(int x) { return x * 3 + g; }
+int __attribute__((noinline)) rea_add(int a, int b) { return a + b + helper(a); }
+int mainCRTStartup(void) { return rea_add(1, 2); }
+`
+
+// TestInstructionsThumbPE: Windows on ARM is Thumb-2 only; a clang/lld-link
+// ARMv7 PE decodes as Thumb, and its entry's call is a callee.
+func TestInstructionsThumbPE(t *testing.T) {
+	path := fixture(t, "armv7-pe.exe", func(dir, out string) (string, error) {
+		for _, tool := range []string{"clang", "lld-link"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				return "tool " + tool + " is not installed; install it to run this test", nil
+			}
+		}
+		src := filepath.Join(dir, "w.c")
+		if err := os.WriteFile(src, []byte(thumbPEC), 0o644); err != nil {
+			return "", err
+		}
+		obj := filepath.Join(dir, "w.obj")
+		if err := run(dir, nil, "clang", "--target=thumbv7-pc-windows-msvc", "-O1", "-c", src, "-o", obj); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, "lld-link", "/entry:mainCRTStartup", "/subsystem:console", "/nodefaultlib", "/out:"+out, obj)
+	})
+	_, _, c := open(t, path)
+	fi := readInsns(t, c, "entry")
+	var call string
+	for _, in := range fi.Instructions.Items {
+		if len(in.Bytes) != 4 && len(in.Bytes) != 8 || strings.HasPrefix(in.Text, ".inst") {
+			t.Errorf("entry: %+v is not a decoded Thumb instruction", in)
+		}
+		if strings.HasPrefix(in.Text, "bl ") {
+			call = strings.Fields(in.Text)[1]
+		}
+	}
+	if call == "" {
+		t.Fatalf("entry has no bl: %+v", fi.Instructions.Items)
+	}
+	got, _ := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "entry"})
+	if len(got) != 1 || got[0] != call {
+		t.Errorf("callees(entry) = %v, want [%s]", got, call)
 	}
 }
 
