@@ -113,6 +113,11 @@ func (d *decoder) decodeThumb(code []byte, pc uint64, withText bool) insn {
 		it.n = 2
 		text = d.thumb16(&it, t, hw1, withText)
 	}
+	if t.inIT && t.cond < 0xe && (it.flow == flowRet || it.flow == flowJump || it.flow == flowStop) {
+		// A conditional return, indirect jump or trap in an IT block: the
+		// sequential flow continues past it.
+		it.flow = flowCondJump
+	}
 	if hw1&0xff00 == 0xbf00 && hw1&0xf != 0 {
 		d.it = uint8(hw1)
 	} else if t.inIT {
