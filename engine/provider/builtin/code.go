@@ -70,7 +70,11 @@ type procCode struct {
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
-	pc := &procCode{entry: entry, thumb: c.isThumb(six, entry)}
+	pc := &procCode{entry: entry}
+	var inferred string
+	if pc.thumb, inferred = c.armMode(six, entry); inferred != "" {
+		pc.lims = append(pc.lims, inferred)
+	}
 	code, ok := c.codeAt(entry)
 	if !ok {
 		pc.lims = append(pc.lims, "the procedure's entry is not in a file-backed executable section; nothing was decoded")

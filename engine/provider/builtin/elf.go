@@ -24,6 +24,7 @@ type elfInfo struct {
 	inits       []uint64    // init/fini array code pointers (seeds.go)
 	callTargets bool        // call-target descent runs (seeds.go)
 	armMap      []armMapSym // ARM mapping symbols ($a, $t, $d), for the decoding mode (thumbmode.go)
+	entryThumb  bool        // ARM: e_entry has the Thumb bit
 }
 
 // pltSection is a PLT section and its entry size.
@@ -187,6 +188,7 @@ func openELF(data []byte) (*image, error) {
 	if f.Entry != 0 && f.Type != elf.ET_REL {
 		img.entry, img.hasEntry = f.Entry, true
 		if f.Machine == elf.EM_ARM {
+			info.entryThumb = img.entry&1 != 0
 			img.entry &^= 1
 		}
 		used["entry-point"] = true

@@ -576,3 +576,30 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestThumbStripped: with no symbol table, the entry point's mode comes from
+// e_entry's low bit and main's from the start code's call (mainentry.go):
+// both decode as Thumb.
+func TestThumbStripped(t *testing.T) {
+	full := cFixture(t, "arm-gcc-mthumb-O2", "arm-linux-gnueabihf-gcc", "-O2", "-mthumb")
+	stripped := strippedTwin(t, full, "arm-linux-gnueabihf-strip")
+	_, _, c := open(t, stripped)
+	for _, name := range []string{"entry", "main"} {
+		fi := readInsns(t, c, name)
+		if len(fi.Instructions.Items) == 0 {
+			t.Errorf("%s: no instructions", name)
+		}
+		for _, in := range fi.Instructions.Items {
+			if len(in.Bytes) != 4 && len(in.Bytes) != 8 || strings.HasPrefix(in.Text, ".inst") {
+				t.Errorf("%s: %+v is not a decoded Thumb instruction", name, in)
+			}
+		}
+		if !slices.ContainsFunc(fi.Instructions.Items, func(in InstructionItem) bool { return len(in.Bytes) == 4 }) {
+			t.Errorf("%s: no 16-bit instruction: not decoded as Thumb", name)
+		}
+		if slices.ContainsFunc(fi.Limitations, func(l string) bool { return strings.Contains(l, "instruction set") }) {
+			t.Errorf("%s: mode inferred: %v", name, fi.Limitations)
+		}
+		t.Logf("%s: %d instructions, limitations %v", name, len(fi.Instructions.Items), fi.Limitations)
+	}
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // The decoding mode of ARM code. A procedure is Thumb code when, in order of
-// authority: its ELF function symbol has the low bit set (or clear: ARM); the
+// authority: its ELF function symbol has the low bit set (or clear: ARM; an
+// ELF PLT stub is ARM code); e_entry's low bit, for the entry point; the
 // ARM mapping symbol ($t, $a) covering its entry says so; it is in a PE
 // image (Windows on ARM is Thumb-2 only); the nearest function symbol before
 // it is Thumb (objdump's rule for code without mapping symbols, e.g. a
@@ -52,40 +53,59 @@ func cmpU(a, b uint64) int {
 
 // isThumb reports whether the procedure at entry is Thumb code.
 func (c *Client) isThumb(six *symIndex, entry uint64) bool {
+	thumb, _ := c.armMode(six, entry)
+	return thumb
+}
+
+// armMode is isThumb with the reason when the mode was inferred from the
+// nearest function symbol (or defaulted to ARM): "" when a symbol, mapping
+// symbol or the format says it.
+func (c *Client) armMode(six *symIndex, entry uint64) (thumb bool, inferred string) {
 	img := c.ix.img
 	if img.arch != "arm" {
-		return false
+		return false, ""
 	}
 	lo, hi := procsAt(six, entry)
 	known := false
 	for _, k := range six.procs[lo:hi] {
 		s := &six.syms[k]
 		if s.flags&flagThumb != 0 {
-			return true
+			return true, ""
+		}
+		if img.format == "elf" && s.flags&flagThunk != 0 {
+			return false, "" // a PLT stub: the ARM PLT
 		}
 		known = known || img.format == "elf" && s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0
 	}
 	if known {
-		return false
+		return false, ""
+	}
+	if img.elf != nil && img.hasEntry && entry == img.entry {
+		return img.elf.entryThumb, "" // e_entry's interworking bit
 	}
 	if img.elf != nil {
 		switch img.elf.mappingAt(entry) {
 		case 't':
-			return true
+			return true, ""
 		case 'a':
-			return false
+			return false, ""
 		}
 	}
 	if img.format == "pe" {
-		return true
+		return true, ""
 	}
 	for i := lo - 1; i >= 0; i-- {
 		s := &six.syms[six.procs[i]]
 		if s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0 {
-			return s.flags&flagThumb != 0
+			mode := "ARM"
+			if s.flags&flagThumb != 0 {
+				mode = "Thumb"
+			}
+			return s.flags&flagThumb != 0, "arm: no symbol or mapping symbol gives this procedure's instruction set; it is decoded as " +
+				mode + ", the mode of the function symbol before it"
 		}
 	}
-	return false
+	return false, "arm: no symbol or mapping symbol gives this procedure's instruction set; it is decoded as ARM"
 }
 
 // dataEnd reports whether a is in data that an ARM $d mapping symbol marks
