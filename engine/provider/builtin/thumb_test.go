@@ -6,6 +6,7 @@ import (
 	"github.com/rea-re/rea/engine/progress"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -601,5 +602,58 @@ func TestThumbStripped(t *testing.T) {
 			t.Errorf("%s: mode inferred: %v", name, fi.Limitations)
 		}
 		t.Logf("%s: %d instructions, limitations %v", name, len(fi.Instructions.Items), fi.Limitations)
+	}
+}
+
+const vfpC = `#include <stdio.h>
+double scale(double x, float y, int n) { return x * y + (double)n / 3.0 - (x > 1.5 ? x : 2.0); }
+float mix(float a, float b) { return a < b ? a * 0.5f : b + a; }
+int trunc_(double d) { return (int)d + (unsigned)(float)d; }
+int main(int c, char **v) { printf("%f %f %d\n", scale(c, 2.5f, c), mix(c, 1.0f), trunc_(c * 1.25)); return 0; }
+`
+
+// TestARMModeVFP: ARM-mode VFP code (gcc -marm, hard float), which armasm
+// shows as .inst or spells otherwise, reads as objdump's mnemonics.
+func TestARMModeVFP(t *testing.T) {
+	objdump := needTool(t, "arm-linux-gnueabihf-objdump")
+	for _, opt := range []string{"-O0", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			path := fixture(t, "arm-vfp"+opt, func(dir, out string) (string, error) {
+				if _, err := exec.LookPath("arm-linux-gnueabihf-gcc"); err != nil {
+					return "tool arm-linux-gnueabihf-gcc is not installed; install it to run this test", nil
+				}
+				src := filepath.Join(dir, "vfp.c")
+				if err := os.WriteFile(src, []byte(vfpC), 0o644); err != nil {
+					return "", err
+				}
+				return "", run(dir, nil, "arm-linux-gnueabihf-gcc", opt, "-marm", "-mfpu=vfpv3-d16", "-mfloat-abi=hard", "-o", out, src)
+			})
+			out, err := exec.Command(objdump, "-d", "-z", path).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := parseObjdumpARM(string(out))
+			_, _, c := open(t, path)
+			var skip thumbStats
+			st := compareUnits(t, procedureUnits(t, c, lines, &skip), lines, literalWords(lines))
+			vfp := 0
+			for _, l := range lines {
+				if strings.HasPrefix(l.mnem, "v") {
+					vfp++
+				}
+			}
+			for k, v := range st.mism {
+				t.Logf("mismatch %d × %s", v, k)
+			}
+			t.Logf("%d instructions (%d VFP in objdump's listing), %d counted, %d agree", st.insns, vfp, st.counted, st.agree)
+			if vfp < 5 || st.armProcs == 0 {
+				t.Fatalf("fixture has %d VFP instructions in %d ARM procedures", vfp, st.armProcs)
+			}
+			for k := range st.mism {
+				if strings.Contains(k, "objdump v") {
+					t.Errorf("VFP mismatch: %s", k)
+				}
+			}
+		})
 	}
 }
