@@ -40,6 +40,7 @@ type insn struct {
 	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
 	it        uint8  // Thumb: the IT state the instruction was decoded in
 	pool      bool   // arm: data a $d mapping symbol marks (poolInsn), not an instruction
+	toggle    bool   // arm: the direct target is in the other instruction set (blx immediate)
 	text      string // filled only when asked for
 }
 
@@ -412,7 +413,7 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 	case x&0x0f000000 == 0x0b000000 && cond != 0xf: // BL
 		it.flow, it.hasTarget, it.target = flowCall, true, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26)))
 	case x&0xfe000000 == 0xfa000000: // BLX (immediate)
-		it.flow, it.hasTarget = flowCall, true
+		it.flow, it.hasTarget, it.toggle = flowCall, true, true
 		it.target = uint64(uint32(int64(pc) + 8 + sext(uint64(x&0xffffff)<<2|uint64((x>>24)&1)<<1, 26)))
 	case x&0x0f000000 == 0x0a000000 && cond != 0xf: // B
 		it.flow, it.hasTarget, it.target = flowJump, true, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26)))

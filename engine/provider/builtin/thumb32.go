@@ -36,7 +36,7 @@ func (d *decoder) thumb32(it *insn, t tstate, x uint32, w bool) string {
 			it.target = uint64(uint32(int64(it.addr) + 4 + off()))
 		case 0x4000:
 			if hw2&1 == 0 { // blx with H set is undefined
-				it.flow, it.hasTarget = flowCall, true
+				it.flow, it.hasTarget, it.toggle = flowCall, true, true
 				it.target = uint64(uint32(int64((it.addr+4)&^3) + off()))
 			}
 		default:

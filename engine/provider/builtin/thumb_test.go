@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"github.com/rea-re/rea/engine/progress"
 	"os"
@@ -655,5 +656,49 @@ func TestARMModeVFP(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestThumbFacts: the control-flow and data facts of single Thumb
+// instructions (encodings and addresses from Debian's armhf libc, targets as
+// objdump prints them).
+func TestThumbFacts(t *testing.T) {
+	for _, tc := range []struct {
+		hex    string // memory order
+		pc     uint64
+		it     uint8
+		text   string
+		flow   uint8
+		target uint64
+		data   uint64
+		toggle bool
+	}{
+		{"4ef01aec", 0x1e0f8, 0, "blx 0x6c930", flowCall, 0x6c930, 0, true},
+		{"3cf0e9fa", 0x1e046, 0, "bl 0x5a61c", flowCall, 0x5a61c, 0, false},
+		{"5ab9", 0x1e05c, 0, "cbnz r2, 0x1e076", flowCondJump, 0x1e076, 0, false},
+		{"10d0", 0x1e02c, 0, "beq.n 0x1e050", flowCondJump, 0x1e050, 0, false},
+		{"00f08880", 0x1e9b0, 0, "beq.w 0x1eac4", flowCondJump, 0x1eac4, 0, false},
+		{"95f082b9", 0x1e1bc, 0, "b.w 0xb34c4", flowJump, 0xb34c4, 0, false},
+		{"4e4a", 0x1e008, 0, "ldr r2, [pc, #312]", flowNone, 0, 0x1e144, false},
+		{"9fed300a", 0x358b6, 0, "vldr s0, [pc, #192]", flowNone, 0, 0x35978, false},
+		{"7047", 0x1e20a, 0, "bx lr", flowRet, 0, 0, false},
+		{"7047", 0x2d4d0, 0x38, "bxcc lr", flowCondJump, 0, 0, false},
+		{"dfe800f0", 0x1e7a2, 0, "tbb [pc, r0]", flowJump, 0, 0, false},
+		{"f0bd", 0x1e498, 0, "pop {r4, r5, r6, r7, pc}", flowRet, 0, 0, false},
+		{"bde8b040", 0x1e1b8, 0, "ldmia.w sp!, {r4, r5, r7, lr}", flowNone, 0, 0, false},
+		{"ba42", 0x1e4e2, 0x08, "cmpeq r2, r7", flowNone, 0, 0, false},
+		{"1dee704f", 0x1e00a, 0, "mrc 15, 0, r4, cr13, cr0, {3}", flowNone, 0, 0, false},
+	} {
+		code, err := hex.DecodeString(tc.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &decoder{arch: "arm", bo: binary.LittleEndian, thumb: true, it: tc.it}
+		it := d.decode(code, tc.pc, true)
+		if it.text != tc.text || it.flow != tc.flow || int(it.n) != len(code) || it.toggle != tc.toggle ||
+			tc.target != 0 && (!it.hasTarget || it.target != tc.target) || tc.target == 0 && it.hasTarget ||
+			tc.data != 0 && (!it.hasData || it.data != tc.data) {
+			t.Errorf("%s at %#x: %+v, want %q flow %d target %#x data %#x", tc.hex, tc.pc, it, tc.text, tc.flow, tc.target, tc.data)
+		}
 	}
 }
