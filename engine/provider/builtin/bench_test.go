@@ -164,9 +164,6 @@ func benchLargestProcedure(b *testing.B) (*Client, uint64) {
 	exts := slices.Clone(ex.ext)
 	slices.SortFunc(exts, func(x, y extent) int { return cmp.Compare(y.end-y.start, x.end-x.start) })
 	for _, e := range exts {
-		if c.isThumb(six, e.start) {
-			continue
-		}
 		pcode, err := c.decodeProc(ctx, "bench", six, ex, e.start, false)
 		if err != nil {
 			b.Fatal(err)

@@ -88,8 +88,9 @@
 //     instructions recursive descent from its entry reaches; containment and
 //     callers use that, never the distance to the next symbol.
 //   - Disassembly: golang.org/x/arch; x86/x86_64 Intel syntax, arm64 GNU, arm
-//     ARM mode only (Thumb procedures fail capability_unavailable, reason
-//     thumb_code_unsupported). Branch targets print as absolute addresses
+//     ARM mode GNU (VFP by thumb32.go's vfpText); Thumb-2 by the project's
+//     own decoder (thumb.go, thumb32.go) in objdump's spelling, the mode of a
+//     procedure chosen by thumbmode.go, $d data shown as .word. Branch targets print as absolute addresses
 //     followed by `<name[+0xoff]>`, the nearest name at or before them (ELF
 //     PLT stubs as `<import>@plt`), and an instruction with a data reference
 //     ends with `; <address> <name[+0xoff]>` or `; "<string>"` (symbolize.go;

@@ -63,36 +63,17 @@ func (c *Client) codeAt(a uint64) ([]byte, bool) {
 // procCode describes the decoded instructions of one procedure.
 type procCode struct {
 	entry uint64
+	thumb bool // arm: Thumb code
 	insns []insn
 	lims  []string
-}
-
-func (c *Client) isThumb(six *symIndex, entry uint64) bool {
-	if c.ix.img.arch != "arm" {
-		return false
-	}
-	lo, hi := procsAt(six, entry)
-	for _, k := range six.procs[lo:hi] {
-		if six.syms[k].flags&flagThumb != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func thumbFault(op string, entry uint64) error {
-	return fault.New(fault.CapabilityUnavailable,
-		"The procedure is ARM Thumb code, which the built-in disassembler (golang.org/x/arch) cannot decode.",
-		"Bind a provider that disassembles Thumb code (e.g. gdb) for this procedure.",
-		map[string]any{"operation": op, "availability_reason": "thumb_code_unsupported", "provider_id": ProviderID,
-			"procedure": provider.FormatAddress(entry)})
 }
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
 	pc := &procCode{entry: entry}
-	if c.isThumb(six, entry) {
-		return nil, thumbFault(op, entry)
+	var inferred string
+	if pc.thumb, inferred = c.armMode(six, entry); inferred != "" {
+		pc.lims = append(pc.lims, inferred)
 	}
 	code, ok := c.codeAt(entry)
 	if !ok {
@@ -101,6 +82,7 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 	}
 	d := newDecoder(c.ix.img)
 	d.code = c.codeAt // arm literal-pool words and i386 PIC thunks, for data references
+	d.thumb = pc.thumb
 	if end, known := ex.extentOf(entry); known {
 		n := end - entry
 		if n > uint64(len(code)) {
@@ -113,7 +95,13 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 					return nil, buildFault(op, err)
 				}
 			}
-			it := d.decode(code[o:n], entry+o, withText)
+			var it insn
+			if e, ok := c.dataEnd(entry + o); ok {
+				it = poolInsn(code[o:min(n, max(e-entry, o+1))], entry+o, c.ix.img.bo, withText)
+				d.reset()
+			} else {
+				it = d.decode(code[o:n], entry+o, withText)
+			}
 			pc.insns = append(pc.insns, it)
 			o += uint64(it.n)
 		}
@@ -251,12 +239,19 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 	// register tracking saw every instruction before it, so a line reads
 	// the same in every page.
 	d := newDecoder(c.ix.img)
+	d.thumb = pc.thumb
 	text := func(it insn) string {
 		code, ok := c.codeAt(it.addr)
 		if !ok || len(code) < int(it.n) {
 			return ""
 		}
-		t := d.decode(code[:it.n], it.addr, true).text
+		var t string
+		if it.pool {
+			t = poolInsn(code[:it.n], it.addr, c.ix.img.bo, true).text
+		} else {
+			d.it = it.it // the IT block the instruction is in
+			t = d.decode(code[:it.n], it.addr, true).text
+		}
 		if an != nil {
 			t = an.annotate(t, it)
 		}

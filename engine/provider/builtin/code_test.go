@@ -3,17 +3,15 @@ package builtin
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
-	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 )
 
@@ -22,6 +20,7 @@ type objInsn struct {
 	addr  uint64
 	bytes string
 	text  string
+	mem   bool // bytes are in memory order already (Thumb halfwords converted)
 }
 
 // objdumpInsns disassembles path with tool and returns every instruction.
@@ -47,7 +46,15 @@ func objdumpInsns(t *testing.T, tool, path string) map[uint64]objInsn {
 		if err != nil {
 			continue
 		}
-		m[a] = objInsn{addr: a, bytes: strings.ReplaceAll(strings.TrimSpace(f[1]), " ", ""), text: strings.Join(f[2:], " ")}
+		in := objInsn{addr: a, bytes: strings.ReplaceAll(strings.TrimSpace(f[1]), " ", ""), text: strings.Join(f[2:], " ")}
+		if g := strings.Fields(f[1]); len(g) > 0 && !slices.ContainsFunc(g, func(h string) bool { return len(h) != 4 }) {
+			// Thumb: objdump prints each halfword as a little-endian value.
+			in.bytes, in.mem = "", true
+			for _, h := range g {
+				in.bytes += h[2:4] + h[0:2]
+			}
+		}
+		m[a] = in
 	}
 	return m
 }
@@ -107,7 +114,11 @@ func checkInstructions(t *testing.T, path, nmTool, odTool string, wordLE bool) {
 		var lines []string
 		for i, g := range got {
 			w := want[i]
-			if g.Address != provider.FormatAddress(w.addr) || g.Bytes != wordBytes(w.bytes, wordLE) || g.Text == "" {
+			wb := wordBytes(w.bytes, wordLE)
+			if w.mem {
+				wb = w.bytes
+			}
+			if g.Address != provider.FormatAddress(w.addr) || g.Bytes != wb || g.Text == "" {
 				t.Errorf("%s #%d: got %+v, objdump %+v", s.name, i, g, w)
 			}
 			lines = append(lines, g.Address+"  "+g.Bytes+"  "+g.Text)
@@ -155,13 +166,78 @@ func TestInstructionsArm(t *testing.T) {
 	if asm := do(t, ca, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string); !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr)+" <rea_add>\n") {
 		t.Errorf("arm main does not call rea_add at %#x:\n%s", add.addr, asm)
 	}
-	// Thumb code is refused with a typed failure, never decoded as ARM.
-	thumb := cFixture(t, "arm-gcc-mthumb", "arm-linux-gnueabihf-gcc", "-O1", "-mthumb")
-	_, _, c := open(t, thumb)
-	_, err := c.Do(context.Background(), OpReadFunctionInstructions, provider.Params{"procedure": "rea_add"}, nil)
-	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != fault.CapabilityUnavailable || fe.Details["availability_reason"] != "thumb_code_unsupported" {
-		t.Errorf("thumb: %v", err)
+}
+
+// TestInstructionsThumb: a gcc -mthumb program (Thumb procedures, the ARM
+// PLT, $d literal pools) decodes with objdump's boundaries and bytes, pools
+// as .word, and main's call of rea_add is a symbolized bl.
+func TestInstructionsThumb(t *testing.T) {
+	for _, fx := range []struct {
+		name, compiler string
+		flags          []string
+	}{
+		{"arm-gcc-mthumb-O0", "arm-linux-gnueabihf-gcc", []string{"-O0", "-mthumb"}},
+		{"arm-gcc-mthumb-O2", "arm-linux-gnueabihf-gcc", []string{"-O2", "-mthumb"}},
+		{"arm-clang-mthumb-O2", "clang", []string{"--target=arm-linux-gnueabihf", "-march=armv7-a", "-mthumb", "-O2"}},
+	} {
+		t.Run(fx.name, func(t *testing.T) {
+			path := cFixture(t, fx.name, fx.compiler, fx.flags...)
+			checkInstructions(t, path, "arm-linux-gnueabihf-nm", "arm-linux-gnueabihf-objdump", true)
+			_, _, c := open(t, path)
+			add := nmFind(t, nmSymbolsWith(t, "arm-linux-gnueabihf-nm", path), "rea_add")
+			asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+			if !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr&^1)+" <rea_add>") {
+				t.Errorf("thumb main does not call rea_add at %#x:\n%s", add.addr&^1, asm)
+			}
+			if !strings.Contains(asm, "push {") {
+				t.Errorf("thumb main has no push:\n%s", asm)
+			}
+		})
+	}
+}
+
+const thumbPEC = `int g;
+static int helper(int x) { return x * 3 + g; }
+int __attribute__((noinline)) rea_add(int a, int b) { return a + b + helper(a); }
+int mainCRTStartup(void) { return rea_add(1, 2); }
+`
+
+// TestInstructionsThumbPE: Windows on ARM is Thumb-2 only; a clang/lld-link
+// ARMv7 PE decodes as Thumb, and its entry's call is a callee.
+func TestInstructionsThumbPE(t *testing.T) {
+	path := fixture(t, "armv7-pe.exe", func(dir, out string) (string, error) {
+		for _, tool := range []string{"clang", "lld-link"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				return "tool " + tool + " is not installed; install it to run this test", nil
+			}
+		}
+		src := filepath.Join(dir, "w.c")
+		if err := os.WriteFile(src, []byte(thumbPEC), 0o644); err != nil {
+			return "", err
+		}
+		obj := filepath.Join(dir, "w.obj")
+		if err := run(dir, nil, "clang", "--target=thumbv7-pc-windows-msvc", "-O1", "-c", src, "-o", obj); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, "lld-link", "/entry:mainCRTStartup", "/subsystem:console", "/nodefaultlib", "/out:"+out, obj)
+	})
+	_, _, c := open(t, path)
+	fi := readInsns(t, c, "entry")
+	var call string
+	for _, in := range fi.Instructions.Items {
+		if len(in.Bytes) != 4 && len(in.Bytes) != 8 || strings.HasPrefix(in.Text, ".inst") {
+			t.Errorf("entry: %+v is not a decoded Thumb instruction", in)
+		}
+		if strings.HasPrefix(in.Text, "bl ") {
+			call = strings.Fields(in.Text)[1]
+		}
+	}
+	if call == "" {
+		t.Fatalf("entry has no bl: %+v", fi.Instructions.Items)
+	}
+	got, _ := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "entry"})
+	if len(got) != 1 || got[0] != call {
+		t.Errorf("callees(entry) = %v, want [%s]", got, call)
 	}
 }
 

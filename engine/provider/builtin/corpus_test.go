@@ -48,7 +48,7 @@ const (
 		"function's symbol (__restore_rt, _dl_tlsdesc_undefweak) give extra starts, also in the unstripped twin"
 	gapStaticI386 = gapStaticX86 + "; __x86.get_pc_thunk.bx is called only from FDE-covered code"
 	gapARM        = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
-		"(no .ARM.exidx, no init arrays, no call targets; Thumb code is not decoded)"
+		"(no .ARM.exidx, no init arrays, no call targets)"
 	gapPEThunks = "item 4: IAT jump thunks (jmp *__imp_X) of some imports are no procedures, with or without symbols"
 )
 

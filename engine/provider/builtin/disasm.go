@@ -38,6 +38,9 @@ type insn struct {
 	target    uint64 // direct branch or call target
 	hasData   bool
 	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
+	it        uint8  // Thumb: the IT state the instruction was decoded in
+	pool      bool   // arm: data a $d mapping symbol marks (poolInsn), not an instruction
+	toggle    bool   // arm: the direct target is in the other instruction set (blx immediate)
 	text      string // filled only when asked for
 }
 
@@ -56,6 +59,14 @@ type decoder struct {
 	// code reads the executable bytes at an address (i386 PIC thunks, arm
 	// literal pools); nil when only the bytes passed to decode are known.
 	code func(uint64) ([]byte, bool)
+	// thumb selects Thumb decoding (arm); it is the IT state (firstcond and
+	// mask) carried from one Thumb instruction to the next; twrite and tlit
+	// are the registers the last Thumb instruction wrote and the register
+	// it loaded a literal word into (-1: none), for literal-pool tracking.
+	thumb  bool
+	it     uint8
+	twrite uint32
+	tlit   int
 }
 
 func newDecoder(img *image) *decoder {
@@ -86,7 +97,7 @@ func (d *decoder) isAbs(v uint64) bool {
 	return false
 }
 
-func (d *decoder) reset() { d.valid = 0 }
+func (d *decoder) reset() { d.valid, d.it = 0, 0 }
 
 // decode decodes the instruction at pc; withText renders its text.
 func (d *decoder) decode(code []byte, pc uint64, withText bool) insn {
@@ -96,6 +107,9 @@ func (d *decoder) decode(code []byte, pc uint64, withText bool) insn {
 	case "arm64":
 		return d.decodeARM64(code, pc, withText)
 	default:
+		if d.thumb {
+			return d.decodeThumb(code, pc, withText)
+		}
 		return d.decodeARM(code, pc, withText)
 	}
 }
@@ -399,7 +413,7 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 	case x&0x0f000000 == 0x0b000000 && cond != 0xf: // BL
 		it.flow, it.hasTarget, it.target = flowCall, true, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26)))
 	case x&0xfe000000 == 0xfa000000: // BLX (immediate)
-		it.flow, it.hasTarget = flowCall, true
+		it.flow, it.hasTarget, it.toggle = flowCall, true, true
 		it.target = uint64(uint32(int64(pc) + 8 + sext(uint64(x&0xffffff)<<2|uint64((x>>24)&1)<<1, 26)))
 	case x&0x0f000000 == 0x0a000000 && cond != 0xf: // B
 		it.flow, it.hasTarget, it.target = flowJump, true, uint64(uint32(int64(pc)+8+sext(uint64(x&0xffffff)<<2, 26)))
@@ -415,13 +429,37 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			it.flow, it.indirect = flowJump, true
 		}
 	}
+	if x&0x0e000e00 == 0x0c000a00 && x&0x01200000 == 0x01000000 && (x>>16)&15 == 15 && cond != 0xf { // vldr/vstr (literal)
+		off := int64(x&0xff) * 4
+		if x&(1<<23) == 0 {
+			off = -off
+		}
+		it.hasData, it.data = true, uint64(uint32(int64(pc)+8+off))
+	}
 	d.trackPool(x, &it)
 	if withText {
 		in, err := armasm.Decode(code[:4], armasm.ModeARM)
-		if err != nil {
+		if x&0x0c000000 == 0x0c000000 && cond != 0xf && (x>>8)&0xe == 0xa {
+			// VFP: armasm knows a part of it, with other spellings.
+			if s, ok := vfpText(x, armCondNames[cond]); ok {
+				it.text = s
+				return it
+			}
+		}
+		switch {
+		case x == 0xe1a00000:
+			it.text = "nop" // mov r0, r0, as objdump spells it
+		case err != nil:
 			it.text = fmt.Sprintf(".inst\t0x%08x", x)
-		} else {
+			if s, ok := coprocText(x, armCondNames[cond], cond == 0xf); ok && x&0x0c000000 == 0x0c000000 {
+				it.text = s
+			}
+		default:
 			it.text = armasm.GNUSyntax(in)
+			if x&0x0ff00000 == 0x08a00000 && strings.HasPrefix(it.text, "stm") && !strings.HasPrefix(it.text[3:], "ia") {
+				// objdump spells out stmia with writeback (stm and ldm otherwise).
+				it.text = it.text[:3] + "ia" + it.text[3:]
+			}
 			for _, a := range in.Args {
 				if r, ok := a.(armasm.PCRel); ok && it.hasTarget {
 					it.text = strings.Replace(it.text, fmt.Sprintf(".%+#x", int32(r)+4), provider.FormatAddress(it.target), 1)

@@ -23,6 +23,8 @@ type elfInfo struct {
 	fdes        []codeRange // .eh_frame FDE ranges in executable sections, by start
 	inits       []uint64    // init/fini array code pointers (seeds.go)
 	callTargets bool        // call-target descent runs (seeds.go)
+	armMap      []armMapSym // ARM mapping symbols ($a, $t, $d), for the decoding mode (thumbmode.go)
+	entryThumb  bool        // ARM: e_entry has the Thumb bit
 }
 
 // pltSection is a PLT section and its entry size.
@@ -186,6 +188,7 @@ func openELF(data []byte) (*image, error) {
 	if f.Entry != 0 && f.Type != elf.ET_REL {
 		img.entry, img.hasEntry = f.Entry, true
 		if f.Machine == elf.EM_ARM {
+			info.entryThumb = img.entry&1 != 0
 			img.entry &^= 1
 		}
 		used["entry-point"] = true
@@ -300,6 +303,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 				continue // absolute and common symbols have no address in the image
 			}
 			if isMappingSymbol(info.machine, data[off:off+uint64(n)]) {
+				info.addMapping(data[off+1], value)
 				continue
 			}
 			var kind uint8
@@ -349,6 +353,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 			b.limit(fmt.Sprintf("%s: %d symbol name(s) point outside the string table and were skipped", label, badName))
 		}
 	}
+	info.sortMapping()
 	if info.dynsym >= 0 && len(info.plts) > 0 {
 		if err := elfPLT(img, b); err != nil {
 			return err

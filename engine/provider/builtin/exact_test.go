@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 )
 
@@ -55,9 +53,6 @@ type exactFixture struct {
 	build    func(t *testing.T) (analyzed, oracle string) // the oracle reads the unstripped twin
 	oracle   func(t *testing.T, path string) *exactOracle
 	stripped bool
-	// thumb: the program is Thumb code, which the provider cannot decode; it
-	// must say so rather than report partial facts.
-	thumb bool
 }
 
 // exactOracle is what the independent tools say about one fixture.
@@ -111,9 +106,7 @@ func exactFixtures() []exactFixture {
 		c("exact-armhf-arm", "arm-linux-gnueabihf-gcc", hPrefix+"arm", "-O1", "-marm", "-Wl,-q"),
 		c("mingw.exe", mingw+"gcc", mingw+"x86_64", "-O1"),
 	}
-	thumb := c("exact-armhf-thumb", "arm-linux-gnueabihf-gcc", hPrefix+"arm", "-O1", "-mthumb", "-Wl,-q")
-	thumb.thumb = true
-	fxs = append(fxs, thumb)
+	fxs = append(fxs, c("exact-armhf-thumb", "arm-linux-gnueabihf-gcc", hPrefix+"arm", "-O1", "-mthumb", "-Wl,-q"))
 	for _, target := range []string{"arm64-apple-macos11", "x86_64-apple-macos11"} {
 		arch := strings.TrimSuffix(target, "-apple-macos11")
 		fxs = append(fxs, exactFixture{name: "clang-" + target,
@@ -198,23 +191,6 @@ func checkExact(t *testing.T, fx exactFixture, path string, o *exactOracle) {
 	}
 	mainAddr := provider.FormatAddress(o.funcs[o.main])
 	calleeAddr := o.funcs[o.callee]
-
-	if fx.thumb {
-		// x/arch has no Thumb decoder: the provider refuses the procedure and
-		// says how much of the reference index it could not build.
-		_, err := c.Do(t.Context(), OpProcedureCallees, provider.Params{"procedure": mainAddr}, nil)
-		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Code != fault.CapabilityUnavailable || fe.Details["availability_reason"] != "thumb_code_unsupported" {
-			t.Errorf("callees of Thumb main: %v", err)
-		}
-		for _, a := range []uint64{o.strAddr, o.varAddr} {
-			_, lims := edgeList(t, c, OpXrefs, provider.Params{"address": provider.FormatAddress(a)})
-			if !slices.ContainsFunc(lims, func(l string) bool { return strings.HasSuffix(l, " Thumb procedure(s) not decoded for references") }) {
-				t.Errorf("xrefs %#x on Thumb code: limitations %v", a, lims)
-			}
-		}
-		return
-	}
 
 	// Call edges.
 	var wantCallees, wantCallers []uint64

@@ -20,7 +20,7 @@ import (
 // limitations_test.go. An entry with a read name is also silent whenever
 // that name is in the image's function_discovery, so a reader that records
 // itself there retires the entry even before it is deleted; the entries
-// without one (thumb, elf-fde-calls) have tripwires in
+// without one (elf-fde-calls) have tripwires in
 // limitations_test.go that fail once the source is read while the entry
 // is still listed.
 type unreadSource struct {
@@ -46,16 +46,6 @@ var unreadSources = []unreadSource{
 	{id: "elf-fde-calls", text: "calls inside code that .eh_frame describes are not followed: a procedure without an FDE that only such code calls is missed unless a symbol names it",
 		has: func(img *image, _ *symIndex) bool {
 			return img.elf != nil && slices.Contains(img.discovery, "eh-frame")
-		}},
-	{id: "thumb", text: "ARM Thumb code is not decoded: Thumb procedures have no instructions, and calls from them are not followed",
-		has: func(img *image, six *symIndex) bool {
-			if img.arch != "arm" {
-				return false
-			}
-			if img.pe != nil {
-				return true // Windows on ARM is Thumb-2 only
-			}
-			return slices.ContainsFunc(six.procs, func(k uint32) bool { return six.syms[k].flags&flagThumb != 0 })
 		}},
 	{id: "macho-unwind-info", read: "function-starts", text: "Mach-O compact unwind (__unwind_info) not read: without LC_FUNCTION_STARTS, procedure starts come from symbols, stubs and the entry point only",
 		has: func(img *image, _ *symIndex) bool { return img.macho != nil && hasSection(img, "__TEXT,__unwind_info") }},

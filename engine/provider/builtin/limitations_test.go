@@ -70,11 +70,11 @@ var gapFixtures = []struct {
 }{
 	{"elf-x86_64", func(t testing.TB) string { return cFixture(t, "lim-gcc", "gcc", "-O2") }, []string{"elf-fde-calls"}},
 	{"elf-armhf", func(t testing.TB) string { return cFixture(t, "lim-armhf", "arm-linux-gnueabihf-gcc", "-O2") },
-		[]string{"elf-arm-exidx", "elf-arm-init-array", "elf-arm-call-targets", "thumb"}},
+		[]string{"elf-arm-exidx", "elf-arm-init-array", "elf-arm-call-targets"}},
 	{"pe-i686", func(t testing.TB) string { return cFixture(t, "lim-mingw32.exe", "i686-w64-mingw32-gcc", "-O2") }, []string{"pe-call-targets"}},
 	{"pe-x86_64", func(t testing.TB) string { return cFixture(t, "lim-mingw64.exe", "x86_64-w64-mingw32-gcc", "-O2") }, nil},
 	{"pe-arm64", func(t testing.TB) string { return clangPE(t, "aarch64-pc-windows-msvc") }, []string{"pe-arm64-pdata", "pe-call-targets"}},
-	{"pe-arm", func(t testing.TB) string { return clangPE(t, "armv7-pc-windows-msvc") }, []string{"pe-call-targets", "thumb"}},
+	{"pe-arm", func(t testing.TB) string { return clangPE(t, "armv7-pc-windows-msvc") }, []string{"pe-call-targets"}},
 	{"go-elf", func(t testing.TB) string { return goFixture(t, "linux", "amd64") }, nil},
 	{"go-pe", func(t testing.TB) string { return goFixture(t, "windows", "amd64") }, nil},
 	{"go-macho", func(t testing.TB) string { return goFixture(t, "darwin", "arm64") }, nil},
@@ -163,14 +163,6 @@ func TestUnreadSourceTripwires(t *testing.T) {
 	listed := func(id string) bool {
 		return slices.ContainsFunc(unreadSources, func(u unreadSource) bool { return u.id == id })
 	}
-	t.Run("thumb", func(t *testing.T) {
-		path := cFixture(t, "lim-armhf-thumb", "arm-linux-gnueabihf-gcc", "-O2", "-mthumb")
-		_, _, c := open(t, path)
-		_, err := c.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": "rea_add"}, nil)
-		if decoded := err == nil; decoded == listed("thumb") {
-			t.Errorf("procedure_info on a Thumb procedure: %v, yet the thumb entry is listed: %v", err, listed("thumb"))
-		}
-	})
 	t.Run("elf-fde-calls", func(t *testing.T) {
 		// i386 static glibc: __x86.get_pc_thunk.bx has no FDE and is called
 		// only from code that FDEs describe.

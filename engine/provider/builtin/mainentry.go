@@ -16,8 +16,8 @@ import (
 //     the defined symbol a GLOB_DAT/ABS relocation names, else the file's
 //     bytes. The call must go to __libc_start_main when its target is named
 //     (a PLT stub, a GOT slot's relocation); a static binary's unnamed
-//     target is accepted. Debian's armhf crt1 is Thumb code, decoded here
-//     (x/arch has no Thumb decoder), as is an ARM-mode one. glibc's
+//     target is accepted. Debian's armhf crt1 is Thumb code, emulated here
+//     (mainarm.go), as is an ARM-mode one. glibc's
 //     __wrap_main (one hint or endbr, then a direct branch to main; the
 //     arm64 non-PIE and the static-pie crt1 pass it) is followed when it
 //     lies in the start file, right after _start's call: a user's main

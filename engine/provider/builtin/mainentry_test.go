@@ -29,21 +29,24 @@ func checkMainNamed(t *testing.T, c provider.Client, name string, want uint64, s
 }
 
 // checkMainNamedCode is checkMainNamed for a procedure in ARM Thumb code
-// when thumb is set: procedure_info then fails as for every Thumb procedure.
+// when thumb is set: its instructions then decode as Thumb.
 func checkMainNamedCode(t *testing.T, c provider.Client, name string, want uint64, src string, thumb bool) {
 	t.Helper()
 	wantS := provider.FormatAddress(want)
 	if got := do(t, c, OpProcedureAddress, provider.Params{"procedure": name}).Normalized; got != wantS {
 		t.Errorf("procedure_address %s = %v, want %s", name, got, wantS)
 	}
-	if thumb {
-		_, err := c.Do(t.Context(), OpProcedureInfo, provider.Params{"procedure": name}, nil)
-		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Details["availability_reason"] != "thumb_code_unsupported" {
-			t.Errorf("procedure_info of Thumb %s: %v", name, err)
-		}
-	} else if pi := procInfo(t, c, name); pi.Entrypoint != wantS || pi.Name != name {
+	if pi := procInfo(t, c, name); pi.Entrypoint != wantS || pi.Name != name {
 		t.Errorf("procedure_info %s: entry %s name %s, want %s", name, pi.Entrypoint, pi.Name, wantS)
+	}
+	if thumb {
+		// Thumb code decodes: halfword-sized instructions, none undecodable.
+		fi := readInsns(t, c, wantS)
+		if len(fi.Instructions.Items) == 0 || slices.ContainsFunc(fi.Instructions.Items, func(in InstructionItem) bool {
+			return strings.HasPrefix(in.Text, ".inst") || len(in.Bytes) != 4 && len(in.Bytes) != 8
+		}) {
+			t.Errorf("read_function_instructions of Thumb %s: %+v", name, fi.Instructions.Items)
+		}
 	}
 	p := search(t, c, OpSearchProcedures, provider.Params{"pattern": "^" + regexp.QuoteMeta(name) + "$", "mode": "regex"})
 	if len(p.Items) != 1 || p.Items[0].Address != wantS {
@@ -144,7 +147,7 @@ func TestMainStrippedELF(t *testing.T) {
 				t.Fatalf("%s is not stripped: %s", stripped, nm)
 			}
 			_, _, cs := open(t, stripped)
-			// A Thumb main is marked Thumb, so it is refused like its twin's.
+			// A Thumb main is marked Thumb, so it decodes like its twin's.
 			checkMainNamedCode(t, cs, "main", main, "analysis", thumb)
 			t.Logf("%s: main %#x (thumb %v) found in the stripped twin", tw.name, main, thumb)
 		})

@@ -71,7 +71,7 @@ func peUnwind(img *image, data []byte) (ranges []codeRange, starts []uint64, lim
 	switch img.arch {
 	case "x86_64", "arm64":
 	case "arm":
-		return nil, nil, []string{"ARM .pdata not read (Thumb code is not decoded): procedure starts come from symbols, exports and the entry point only"}
+		return nil, nil, []string{"ARM .pdata not read: procedure starts come from symbols, exports and the entry point only"}
 	default:
 		return nil, nil, []string{fmt.Sprintf("the exception directory (.pdata) of %s code is not read: procedure starts come from symbols, exports and the entry point only", peArchName(img.arch))}
 	}

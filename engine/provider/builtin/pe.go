@@ -119,6 +119,9 @@ func openPE(data []byte) (*image, error) {
 	}
 	if entryRVA != 0 {
 		img.entry, img.hasEntry = base+uint64(entryRVA), true
+		if img.arch == "arm" {
+			img.entry &^= 1 // Thumb code: the interworking bit is no part of the address
+		}
 		used["entry-point"] = true
 	}
 	var lims []string
@@ -352,6 +355,9 @@ func peExports(img *image, b *symBuilder, rva, size uint64) error {
 				exec = s.x
 				break
 			}
+		}
+		if exec && img.arch == "arm" {
+			addr &^= 1 // a Thumb function's interworking bit
 		}
 		if exec {
 			kind = kindFunction

@@ -198,7 +198,7 @@ func (c *Client) containingByDescent(ctx context.Context, op string, six *symInd
 			if cerr := ctx.Err(); cerr != nil {
 				return 0, false, buildFault(op, cerr)
 			}
-			cache[entry] = nil // not decodable (e.g. Thumb): contains nothing known
+			cache[entry] = nil // not decodable: contains nothing known
 			return 0, false, nil
 		}
 		insns = pc.insns

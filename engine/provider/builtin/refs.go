@@ -15,7 +15,7 @@ import (
 // decoded instructions. Callers and xrefs use one reference index per target,
 // built on first use by a linear sweep of every file-backed executable
 // section (x86, x86_64, arm64), resynchronized at every procedure entry, or of
-// the ARM-mode procedures of known extent (arm: Thumb code is not decoded).
+// the procedures of known extent (arm: each in its ARM or Thumb mode).
 // References are direct calls and jumps, RIP-relative memory operands
 // (x86_64), absolute memory operands and GOT-relative operands of PIC code
 // (x86, base from a get_pc_thunk call), immediates naming a mapped address in
@@ -102,7 +102,13 @@ func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, 
 			if next < len(entries) && entries[next] < end {
 				lim = entries[next]
 			}
-			it := d.decode(code[a-start:lim-start], a, false)
+			var it insn
+			if e, ok := c.dataEnd(a); ok {
+				it = poolInsn(code[a-start:min(lim, max(e, a+1))-start], a, img.bo, false)
+				d.reset()
+			} else {
+				it = d.decode(code[a-start:lim-start], a, false)
+			}
 			add(it)
 			a += uint64(it.n)
 			if next < len(entries) && a >= entries[next] {
@@ -119,25 +125,18 @@ func (c *Client) buildRefs(ctx context.Context, six *symIndex, ex *extentIndex, 
 	}
 	prog(0)
 	if img.arch == "arm" {
-		thumb := 0
 		for _, e := range ex.ext {
-			if c.isThumb(six, e.start) {
-				thumb++
-				continue
-			}
 			code, ok := c.codeAt(e.start)
 			if !ok {
 				continue
 			}
+			d.thumb = c.isThumb(six, e.start) // each procedure in its own mode (thumbmode.go)
 			end := min(e.end, e.start+uint64(len(code)))
 			if err := sweep(e.start, end, code); err != nil {
 				return nil, err
 			}
 		}
-		rx.limitations = append(rx.limitations, "arm: only ARM-mode procedures of known extent are decoded for references")
-		if thumb > 0 {
-			rx.limitations = append(rx.limitations, strconv.Itoa(thumb)+" Thumb procedure(s) not decoded for references")
-		}
+		rx.limitations = append(rx.limitations, "arm: only procedures of known extent are decoded for references")
 	} else {
 		for i := range img.sections {
 			s := &img.sections[i]
