@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
-	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/tools"
 )
@@ -164,20 +162,7 @@ type rawRPC struct {
 
 func startRawRPC(t testing.TB, env []string, args ...string) *rawRPC {
 	t.Helper()
-	cmd := exec.Command(testkit.Rea(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startRawStdioEnv(t, append([]string{}, env...), args...)
 	r := &rawRPC{t: t, cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 1<<20)}
 	t.Cleanup(func() {
 		stdin.Close()

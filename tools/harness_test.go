@@ -243,7 +243,16 @@ func decode[T any](t testing.TB, raw json.RawMessage) T {
 // themselves.
 func startRawStdio(t testing.TB, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	t.Helper()
+	return startRawStdioEnv(t, nil, args...)
+}
+
+// startRawStdioEnv is startRawStdio with env added to the test's environment.
+func startRawStdioEnv(t testing.TB, env []string, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
 	cmd := exec.Command(testkit.Rea(t), args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stderr = os.Stderr // whatever rea says lands in the test's output
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -31,20 +31,7 @@ type rawConn struct {
 // environment; the process is killed when the test ends or after limit.
 func startRaw(t testing.TB, limit time.Duration, env ...string) *rawConn {
 	t.Helper()
-	cmd := exec.Command(testkit.Rea(t), "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startRawStdioEnv(t, append([]string{}, env...), "--ledger", filepath.Join(t.TempDir(), "ledger.db"), "mcp")
 	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
 	t.Cleanup(func() {
 		timer.Stop()
