@@ -22,6 +22,7 @@ type elfInfo struct {
 	hasGotPL    bool
 	fdes        []codeRange // .eh_frame FDE ranges in executable sections, by start
 	inits       []uint64    // init/fini array code pointers (seeds.go)
+	initNames   map[uint64]string // _init and _fini among inits (seeds.go)
 	callTargets bool        // call-target descent runs (seeds.go)
 }
 
@@ -204,7 +205,7 @@ func openELF(data []byte) (*image, error) {
 			used["eh-frame"] = true
 		}
 		info.inits = elfInitArrays(img, data)
-		info.inits = elfInitFini(f, img, info.inits)
+		info.inits, info.initNames = elfInitFini(f, img, info.inits)
 		if len(info.inits) > 0 {
 			used["init-array"] = true
 		}

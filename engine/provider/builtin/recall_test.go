@@ -114,6 +114,10 @@ type recallFixture struct {
 	src       string
 	text      func(t *testing.T, path string) (lo, hi uint64) // main code section
 	discovery string                                          // expected in function_discovery
+	// static fixtures link libc in: every code section but the PLT ones
+	// (IRELATIVE stubs, which nm does not list) is compared, with the
+	// issue 13 bound instead of 98%.
+	static bool
 }
 
 var machoCCArgs = []string{"-nostdlib", "-fuse-ld=lld", "-Wl,-undefined,dynamic_lookup", "-Wl,-platform_version,macos,11.0,11.0"}
@@ -130,6 +134,12 @@ var recallFixtures = []recallFixture{
 	{name: "macho-arm64", cc: "clang", strip: "llvm-strip", nm: "llvm-nm",
 		ccArgs: append([]string{"-target", "arm64-apple-macos11"}, machoCCArgs...), src: strippedCFree, text: machoText,
 		discovery: "function-starts"},
+	{name: "elf-x86_64-static", cc: "gcc", strip: "strip", nm: "nm", ccArgs: []string{"-static"}, src: strippedC,
+		discovery: "eh-frame", static: true},
+	{name: "elf-i386-static", cc: "i686-linux-gnu-gcc", strip: "i686-linux-gnu-strip", nm: "i686-linux-gnu-nm",
+		ccArgs: []string{"-static"}, src: strippedC, discovery: "eh-frame", static: true},
+	{name: "elf-arm64-static", cc: "aarch64-linux-gnu-gcc", strip: "aarch64-linux-gnu-strip", nm: "aarch64-linux-gnu-nm",
+		ccArgs: []string{"-static"}, src: strippedC, discovery: "eh-frame", static: true},
 }
 
 // TestStrippedRecall builds strippedC for every -O2 fixture kind, strips a
@@ -159,18 +169,30 @@ func TestStrippedRecall(t *testing.T) {
 			if err := run(dir, nil, strip, "-s", "-o", stripped, full); err != nil {
 				t.Fatal(err)
 			}
-			lo, hi := fx.text(t, stripped)
+			in := func(a uint64) bool { return false }
+			if fx.static {
+				in = elfCodeSections(t, stripped)
+			} else {
+				lo, hi := fx.text(t, stripped)
+				in = func(a uint64) bool { return a >= lo && a < hi }
+			}
 			want := map[uint64]string{}
 			names := map[uint64][]string{} // every T/t name at an address
 			for _, ln := range strings.Split(toolOutput(t, nm, full), "\n") {
 				f := strings.Fields(ln)
 				// A name starting with "." is a COFF section symbol (.text) or
 				// an assembler-local label (mingw crt's .l_start), not a function.
-				if len(f) != 3 || (f[1] != "T" && f[1] != "t") || strings.HasPrefix(f[2], ".") {
+				// In ELF, W is a weak function (glibc's strtol_l) and i an
+				// IFUNC (mingw's weak __CTOR_LIST__ is a table in .text).
+				types := "Tt"
+				if strings.HasPrefix(fx.name, "elf") {
+					types = "TtWi"
+				}
+				if len(f) != 3 || !strings.Contains(types, f[1]) || strings.HasPrefix(f[2], ".") {
 					continue
 				}
 				a, err := strconv.ParseUint(f[0], 16, 64)
-				if err != nil || a < lo || a >= hi {
+				if err != nil || !in(a) {
 					continue
 				}
 				if _, dup := want[a]; !dup {
@@ -188,7 +210,7 @@ func TestStrippedRecall(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if a >= lo && a < hi {
+				if in(a) {
 					got[a] = p.Value
 				}
 			}
@@ -223,8 +245,12 @@ func TestStrippedRecall(t *testing.T) {
 			}
 			t.Logf("%s stripped -O2: %d text symbols, %d procedures found in the code section, %d agree (%d still named): recall %.2f%% precision %.2f%%",
 				fx.name, len(want), len(got), hit, named, 100*recall, 100*precision)
-			if recall < 0.98 || precision < 0.98 {
-				t.Errorf("recall %.2f%% / precision %.2f%%, want both >= 98%%", 100*recall, 100*precision)
+			bound := 0.98
+			if fx.static {
+				bound = 0.995
+			}
+			if recall < bound || precision < bound {
+				t.Errorf("recall %.2f%% / precision %.2f%%, want both >= %.1f%%", 100*recall, 100*precision, 100*bound)
 			}
 			// The profile names the source the stripped file relies on.
 			prof, err := New("v1").Profile(t.Context(), tg)
@@ -260,6 +286,31 @@ func elfText(t *testing.T, path string) (uint64, uint64) {
 		t.Fatal("no .text")
 	}
 	return s.Addr, s.Addr + s.Size
+}
+
+// elfCodeSections reports whether an address lies in an executable section
+// of the ELF file other than the PLT ones (.plt, .plt.sec, .plt.got, .iplt).
+func elfCodeSections(t *testing.T, path string) func(uint64) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var secs [][2]uint64
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Flags&elf.SHF_ALLOC == 0 || strings.HasPrefix(s.Name, ".plt") || s.Name == ".iplt" {
+			continue
+		}
+		secs = append(secs, [2]uint64{s.Addr, s.Addr + s.Size})
+	}
+	return func(a uint64) bool {
+		for _, r := range secs {
+			if a >= r[0] && a < r[1] {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 func peText(t *testing.T, path string) (uint64, uint64) {

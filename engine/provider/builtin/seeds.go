@@ -65,26 +65,37 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 	return slices.Compact(out)
 }
 
-// elfInitFini adds the DT_INIT and DT_FINI code pointers to inits (sorted,
-// unique); a dynamic section debug/elf cannot read adds nothing.
-func elfInitFini(f *elf.File, img *image, inits []uint64) []uint64 {
-	n := len(inits)
-	for _, tag := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
-		vs, err := f.DynValue(tag)
-		if err != nil {
-			return inits
-		}
-		for _, v := range vs {
-			if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
-				inits = append(inits, v)
+// elfInitFini adds the DT_INIT and DT_FINI code pointers, and the starts of
+// the .init and .fini sections (a static executable has no dynamic section;
+// crti.o opens both sections with _init and _fini), to inits (sorted,
+// unique). It returns the names of those addresses: DT_INIT is by
+// definition the function ld's -init names, _init by default.
+func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]string) {
+	names := map[uint64]string{}
+	add := func(v uint64, name string) {
+		if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
+			inits = append(inits, v)
+			if _, dup := names[v]; !dup {
+				names[v] = name
 			}
 		}
 	}
-	if len(inits) == n {
-		return inits
+	for _, tag := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
+		vs, err := f.DynValue(tag)
+		if err != nil {
+			break
+		}
+		for _, v := range vs {
+			add(v, map[elf.DynTag]string{elf.DT_INIT: "_init", elf.DT_FINI: "_fini"}[tag])
+		}
+	}
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.x && s.size > 0 && (s.name == ".init" || s.name == ".fini") {
+			add(s.addr, "_"+s.name[1:])
+		}
 	}
 	slices.Sort(inits)
-	return slices.Compact(inits)
+	return slices.Compact(inits), names
 }
 
 // seedDescentArch reports whether call-target descent runs for the image.
@@ -153,8 +164,12 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		if img.hasEntry && a == img.entry {
 			return // named "entry" already
 		}
+		name, ok := info.initNames[a]
+		if !ok {
+			name = fmt.Sprintf("sub_%x", a)
+		}
 		b.addArena(symbol{addr: a, kind: kindFunction, source: srcAnalysis,
-			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", a))
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, name)
 	}
 	var work []uint64
 	for _, a := range info.inits {
@@ -170,6 +185,16 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		work = append(work, img.entry)
 	}
 	work = append(work, mains...)
+	// Calls from code FDEs cover to code they do not (i386
+	// __x86.get_pc_thunk.bx, hand-written helpers).
+	targets, err := unwindCallTargets(img, b.data, procs, b.tick)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		add(t)
+		work = append(work, t)
+	}
 	d := newDecoder(img)
 	budget := maxSeedInsns
 	done := map[uint64]bool{}
@@ -199,6 +224,9 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 				it := d.decode(code, a, false)
 				if it.hasTarget {
 					switch {
+					case it.flow == flowCall && it.target == a+uint64(it.n):
+						// call $+5; pop reg (the i386 get-PC idiom): no
+						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
 						t := it.target
 						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
