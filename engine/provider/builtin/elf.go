@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/rea-re/rea/engine/target"
 )
@@ -20,10 +21,10 @@ type elfInfo struct {
 	plts        []pltSection
 	gotPLT      uint64
 	hasGotPL    bool
-	fdes        []codeRange // .eh_frame FDE ranges in executable sections, by start
-	inits       []uint64    // init/fini array code pointers (seeds.go)
+	fdes        []codeRange       // .eh_frame FDE ranges in executable sections, by start
+	inits       []uint64          // init/fini array code pointers (seeds.go)
 	initNames   map[uint64]string // _init and _fini among inits (seeds.go)
-	callTargets bool        // call-target descent runs (seeds.go)
+	callTargets bool              // call-target descent runs (seeds.go)
 }
 
 // pltSection is a PLT section and its entry size.
@@ -350,7 +351,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 			b.limit(fmt.Sprintf("%s: %d symbol name(s) point outside the string table and were skipped", label, badName))
 		}
 	}
-	if info.dynsym >= 0 && len(info.plts) > 0 {
+	if info.dynsym >= 0 {
 		if err := elfPLT(img, b); err != nil {
 			return err
 		}
@@ -374,23 +375,56 @@ func isMappingSymbol(m elf.Machine, name []byte) bool {
 	return false
 }
 
-// elfPLT names PLT stubs after the imported function whose GOT slot they jump
-// through (elfPLTStubs): stubs of undefined global or weak dynamic symbols.
+// elfPLT makes every PLT stub (elfPLTStubs) a thunk procedure named as
+// objdump names it, "<symbol>@plt" ("*ABS*+0x<resolver>@plt" for an
+// IRELATIVE slot), whatever the symbol's binding: a library calls its own
+// exported (interposable) functions through the PLT too. A stub of an
+// import is external and also keeps the import's bare name, ranked below
+// the @plt name, so the import is found by its name where the image reaches
+// it; a stub of a symbol the image defines has that definition as its thunk
+// target (symIndex.thunks). An import whose GOT slot no stub jumps through
+// (GLOB_DAT: `call *puts@GOTPCREL(%rip)`, __libc_start_main in a PIE) is
+// named at its slot, type import, as PE names its import slots.
 func elfPLT(img *image, b *symBuilder) error {
 	stubs, err := elfPLTStubs(img, b.data, b.tick)
 	if err != nil {
 		return err
 	}
+	viaStub := make(map[uint64]bool, len(stubs))
 	for _, st := range stubs {
-		if !st.undefined || st.nameLen == 0 || !isImportReloc(img.elf.machine, st.typ) {
+		viaStub[st.slot] = true
+		flags := flagDynamic | flagProcedure | flagThunk
+		if st.undefined {
+			flags |= flagExternal
+		}
+		b.addArena(symbol{addr: st.addr, size: st.size, kind: kindFunction, source: srcImported, flags: flags,
+			rank: makeRank(srcImported, kindFunction, bindGlobal)}, st.name(b.data))
+		if st.undefined {
+			b.add(symbol{addr: st.addr, size: st.size, nameOff: st.nameOff, nameLen: st.nameLen,
+				kind: kindFunction, source: srcImported, flags: flags,
+				rank: makeRank(srcImported, kindFunction, bindLocal)})
+		} else if st.hasTarget {
+			if b.thunks == nil {
+				b.thunks = map[uint64]uint64{}
+			}
+			b.thunks[st.addr] = st.target
+		}
+	}
+	rels, err := elfDynRelocs(img, b.data, b.tick)
+	if err != nil {
+		return err
+	}
+	for _, r := range rels {
+		if viaStub[r.off] || !isImportReloc(img.elf.machine, r.typ) {
 			continue
 		}
-		b.add(symbol{
-			addr: st.addr, size: st.size, nameOff: st.nameOff, nameLen: st.nameLen,
-			kind: kindFunction, source: srcImported,
-			flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
-			rank:  makeRank(srcImported, kindFunction, bindGlobal),
-		})
+		off, n, _, undef, ok := elfDynSym(img, b.data, r.sym)
+		if !ok || !undef {
+			continue
+		}
+		viaStub[r.off] = true // one name per slot
+		b.add(symbol{addr: r.off, nameOff: off, nameLen: n, kind: kindImport, source: srcImported,
+			flags: flagDynamic | flagExternal, rank: makeRank(srcImported, kindImport, bindGlobal)})
 	}
 	return nil
 }
@@ -406,6 +440,18 @@ type pltStub struct {
 	nameLen    uint32
 	undefined  bool  // an undefined global or weak symbol: an import
 	addend     int64 // RELA addend (IRELATIVE: the resolver's address)
+	// target is the code the stub reaches inside the image: the defined
+	// symbol's value, or an IRELATIVE slot's resolver.
+	target    uint64
+	hasTarget bool
+}
+
+// name is the stub's name as objdump writes it.
+func (st *pltStub) name(data []byte) string {
+	if st.nameLen == 0 {
+		return "*ABS*+0x" + strconv.FormatUint(uint64(st.addend), 16) + "@plt"
+	}
+	return nameString(data[st.nameOff:st.nameOff+uint64(st.nameLen)]) + "@plt"
 }
 
 // dynReloc is one dynamic relocation of an import slot or an IRELATIVE.
@@ -465,41 +511,44 @@ func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error
 	return out, nil
 }
 
-// elfDynSym reads dynamic symbol i: its name and whether it is an undefined
-// global or weak symbol (not a file, section or TLS symbol).
-func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint32, undefined, ok bool) {
+// elfDynSym reads dynamic symbol i: its name, value, and whether it is an
+// undefined global or weak symbol (not a file, section or TLS symbol).
+func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint32, value uint64, undefined, ok bool) {
 	info := img.elf
 	if info.dynsym < 0 || i == 0 {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	t := info.tables[info.dynsym]
 	size := uint64(len(data))
 	e := satAdd(t.off, uint64(i)*t.entsize)
 	if uint64(i) >= t.size/t.entsize || e > size || t.entsize > size-e || t.strSize == 0 || t.strOff > size {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	p := data[e : e+t.entsize]
 	var nameIdx uint32
 	var info8 uint8
 	var shndx uint16
 	if img.is64 {
-		nameIdx, info8, shndx = img.bo.Uint32(p[0:]), p[4], img.bo.Uint16(p[6:])
+		nameIdx, info8, shndx, value = img.bo.Uint32(p[0:]), p[4], img.bo.Uint16(p[6:]), img.bo.Uint64(p[8:])
 	} else {
-		nameIdx, info8, shndx = img.bo.Uint32(p[0:]), p[12], img.bo.Uint16(p[14:])
+		nameIdx, info8, shndx, value = img.bo.Uint32(p[0:]), p[12], img.bo.Uint16(p[14:]), uint64(img.bo.Uint32(p[4:]))
 	}
 	if nameIdx == 0 {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	off, n, ok := cstring(data, t.strOff, satAdd(t.strOff, t.strSize), uint64(nameIdx))
 	if !ok || n == 0 {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	typ, bind := elf.SymType(info8&0xf), elf.SymBind(info8>>4)
 	if typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_TLS {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	undefined = shndx == uint16(elf.SHN_UNDEF) && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK)
-	return off, n, undefined, true
+	if info.machine == elf.EM_ARM {
+		value &^= 1 // the Thumb bit
+	}
+	return off, n, value, undefined, true
 }
 
 // elfPLTStubs decodes the indirect jump of every PLT entry and pairs the
@@ -547,13 +596,17 @@ func elfPLTStubs(img *image, data []byte, tick func() error) ([]pltStub, error) 
 			}
 			st := pltStub{addr: s.addr + o, size: step, slot: slot, typ: r.typ, sym: r.sym, addend: r.addend}
 			if r.sym != 0 {
-				off, n, undef, ok := elfDynSym(img, data, r.sym)
+				off, n, v, undef, ok := elfDynSym(img, data, r.sym)
 				if !ok {
 					continue
 				}
 				st.nameOff, st.nameLen, st.undefined = off, n, undef
+				st.target, st.hasTarget = v, !undef && v != 0 && img.execAt(v)
 			} else if !isIRelative(info.machine, r.typ) {
 				continue
+			} else {
+				st.target = uint64(r.addend)
+				st.hasTarget = img.execAt(st.target)
 			}
 			out = append(out, st)
 		}
