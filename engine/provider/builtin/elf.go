@@ -397,6 +397,9 @@ func elfPLT(img *image, b *symBuilder) error {
 		if st.undefined {
 			flags |= flagExternal
 		}
+		if st.thumb {
+			flags |= flagThumb
+		}
 		b.addArena(symbol{addr: st.addr, size: st.size, kind: kindFunction, source: srcImported, flags: flags,
 			rank: makeRank(srcImported, kindFunction, bindGlobal)}, st.name(b.data))
 		if st.undefined {
@@ -444,6 +447,7 @@ type pltStub struct {
 	// symbol's value, or an IRELATIVE slot's resolver.
 	target    uint64
 	hasTarget bool
+	thumb     bool // arm: the stub opens with a Thumb-to-ARM switch
 }
 
 // name is the stub's name as objdump writes it.
@@ -595,6 +599,17 @@ func elfPLTStubs(img *image, data []byte, tick func() error) ([]pltStub, error) 
 				continue
 			}
 			st := pltStub{addr: s.addr + o, size: step, slot: slot, typ: r.typ, sym: r.sym, addend: r.addend}
+			if info.machine == elf.EM_ARM {
+				st.size = armPLTEntryLen(win, img.bo)
+				// A stub Thumb code calls opens with `bx pc; nop` (or
+				// `bx pc; b .-2`), switching to the ARM entry after it.
+				if o >= 4 {
+					h0, h1 := img.bo.Uint16(code[o-4:]), img.bo.Uint16(code[o-2:])
+					if h0 == 0x4778 && (h1 == 0x46c0 || h1 == 0xe7fd) {
+						st.addr, st.size, st.thumb = st.addr-4, st.size+4, true
+					}
+				}
+			}
 			if r.sym != 0 {
 				off, n, v, undef, ok := elfDynSym(img, data, r.sym)
 				if !ok {
@@ -650,6 +665,15 @@ func isImportReloc(m elf.Machine, typ uint32) bool {
 		return typ == uint32(elf.R_ARM_JUMP_SLOT) || typ == uint32(elf.R_ARM_GLOB_DAT)
 	}
 	return false
+}
+
+// armPLTEntryLen is the length of the ARM PLT entry pltSlot matched in e:
+// binutils' long form (four instructions) or its short form (three).
+func armPLTEntryLen(e []byte, bo binary.ByteOrder) uint64 {
+	if len(e) >= 16 && bo.Uint32(e[0:])&0xfffffff0 == 0xe28fc200 {
+		return 16
+	}
+	return 12
 }
 
 // pltSlot decodes the indirect jump of one PLT entry and returns the address
