@@ -120,45 +120,52 @@ func openELF(data []byte) (*image, error) {
 			info.dynsym = i
 		}
 	}
+	// The relocations of import slots link to the dynamic symbol table; a
+	// static executable has none, and its IRELATIVE slots (.rela.iplt or
+	// .rel.plt, for ifuncs) need no symbol.
+	dynIdx := -1
 	if info.dynsym >= 0 {
-		dynIdx := info.tables[info.dynsym].sectionIdx
-		for _, s := range f.Sections {
-			if s.Type == elf.SHT_GNU_VERSYM && int(s.Link) == dynIdx {
-				info.tables[info.dynsym].versymOff, info.tables[info.dynsym].versymSize = s.Offset, s.Size
+		dynIdx = info.tables[info.dynsym].sectionIdx
+	}
+	for _, s := range f.Sections {
+		if dynIdx >= 0 && s.Type == elf.SHT_GNU_VERSYM && int(s.Link) == dynIdx {
+			info.tables[info.dynsym].versymOff, info.tables[info.dynsym].versymSize = s.Offset, s.Size
+		}
+		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && (dynIdx < 0 || int(s.Link) == dynIdx) && s.Flags&elf.SHF_ALLOC != 0 {
+			info.relocs = append(info.relocs, elfRelocs{off: s.Offset, size: s.Size, rela: s.Type == elf.SHT_RELA})
+		}
+	}
+	for i, s := range f.Sections {
+		switch s.Name {
+		case ".plt", ".plt.sec", ".plt.got":
+			if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
+				step := s.Entsize
+				if step != 8 && step != 16 {
+					step = 16
+				}
+				if f.Machine == elf.EM_AARCH64 || s.Name != ".plt.got" && step != 16 {
+					step = 16
+				}
+				if dynIdx < 0 && (f.Machine == elf.EM_X86_64 || f.Machine == elf.EM_386) {
+					step = 8 // a static executable's ifunc stubs: jmp *slot; 2 bytes of padding
+				}
+				if f.Machine == elf.EM_ARM {
+					step = 4 // entries are 12 or 16 bytes, some after a 4-byte Thumb stub
+				}
+				info.plts = append(info.plts, pltSection{sec: i, step: step})
 			}
-			if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Link) == dynIdx && s.Flags&elf.SHF_ALLOC != 0 {
-				info.relocs = append(info.relocs, elfRelocs{off: s.Offset, size: s.Size, rela: s.Type == elf.SHT_RELA})
+		case ".got.plt":
+			info.gotPLT, info.hasGotPL = s.Addr, true
+		case ".got":
+			if !info.hasGotPL {
+				info.gotPLT = s.Addr
 			}
 		}
-		for i, s := range f.Sections {
-			switch s.Name {
-			case ".plt", ".plt.sec", ".plt.got":
-				if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
-					step := s.Entsize
-					if step != 8 && step != 16 {
-						step = 16
-					}
-					if f.Machine == elf.EM_AARCH64 || s.Name != ".plt.got" && step != 16 {
-						step = 16
-					}
-					if f.Machine == elf.EM_ARM {
-						step = 4 // entries are 12 or 16 bytes, some after a 4-byte Thumb stub
-					}
-					info.plts = append(info.plts, pltSection{sec: i, step: step})
-				}
-			case ".got.plt":
-				info.gotPLT, info.hasGotPL = s.Addr, true
-			case ".got":
-				if !info.hasGotPL {
-					info.gotPLT = s.Addr
-				}
-			}
-		}
-		switch f.Machine {
-		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
-			if len(info.plts) > 0 && len(info.relocs) > 0 {
-				used["plt"] = true
-			}
+	}
+	switch f.Machine {
+	case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
+		if len(info.plts) > 0 && len(info.relocs) > 0 {
+			used["plt"] = true
 		}
 	}
 
@@ -351,7 +358,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 			b.limit(fmt.Sprintf("%s: %d symbol name(s) point outside the string table and were skipped", label, badName))
 		}
 	}
-	if info.dynsym >= 0 {
+	if info.dynsym >= 0 || len(info.plts) > 0 {
 		if err := elfPLT(img, b); err != nil {
 			return err
 		}
@@ -507,12 +514,35 @@ func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error
 					dr.addend = int64(int32(img.bo.Uint32(data[e+8:])))
 				}
 			}
-			if isImportReloc(info.machine, dr.typ) || isIRelative(info.machine, dr.typ) && r.rela {
+			if isIRelative(info.machine, dr.typ) && !r.rela {
+				// REL (i386): the resolver's address is the slot's content.
+				v, ok := elfWordAt(img, data, dr.off)
+				if !ok {
+					continue
+				}
+				dr.addend = int64(v)
+			}
+			if isImportReloc(info.machine, dr.typ) || isIRelative(info.machine, dr.typ) {
 				out = append(out, dr)
 			}
 		}
 	}
 	return out, nil
+}
+
+// elfWordAt reads the address-sized word at address a from the file bytes.
+func elfWordAt(img *image, data []byte, a uint64) (uint64, bool) {
+	n := 4
+	if img.is64 {
+		n = 8
+	}
+	for i := range img.sections {
+		s := &img.sections[i]
+		if s.mapped && a >= s.addr && a-s.addr < s.fsize {
+			return readU(data, img.bo, s.off+(a-s.addr), n)
+		}
+	}
+	return 0, false
 }
 
 // elfDynSym reads dynamic symbol i: its name, value, and whether it is an

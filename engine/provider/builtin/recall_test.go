@@ -247,6 +247,8 @@ func TestStrippedRecall(t *testing.T) {
 				fx.name, len(want), len(got), hit, named, 100*recall, 100*precision)
 			if fx.static {
 				checkStaticSeeds(t, fx, stripped, want, got)
+				checkStaticIFuncStubs(t, c, stripped)
+				checkCalleesResolve(t, c, allProcedures(t, c))
 			}
 			bound := 0.98
 			if fx.static {
@@ -308,6 +310,41 @@ func checkStaticSeeds(t *testing.T, fx recallFixture, stripped string, want map[
 		if code, ok := execCode(img, b, a-5); ok && len(code) >= 5 && string(code[:5]) == "\xe8\x00\x00\x00\x00" {
 			t.Errorf("procedure %#x starts after call $+5", a)
 		}
+	}
+}
+
+// checkStaticIFuncStubs: a static executable's PLT holds one stub per
+// IRELATIVE slot (ifuncs such as memcpy and strlen); each is a thunk
+// procedure named as objdump names such a stub, "*ABS*+0x<resolver>@plt",
+// whose thunk target is the resolver.
+func checkStaticIFuncStubs(t *testing.T, c provider.Client, path string) {
+	t.Helper()
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	plt := ef.Section(".plt")
+	if plt == nil {
+		t.Fatal("no .plt in the static executable")
+	}
+	var slots []uint64
+	for _, ln := range strings.Split(toolOutput(t, "readelf", "-rW", path), "\n") {
+		if f := strings.Fields(ln); len(f) >= 3 && strings.HasSuffix(f[2], "_IRELATIVE") {
+			slots = append(slots, hexAddr(t, f[0]))
+		}
+	}
+	stubs := 0
+	for _, p := range allProcedures(t, c) {
+		if a := hexAddr(t, p.Address); a >= plt.Addr && a < plt.Addr+plt.Size && p.Procedure.Thunk && p.Procedure.ThunkTarget != nil {
+			stubs++
+			if p.Value != "*ABS*+"+*p.Procedure.ThunkTarget+"@plt" {
+				t.Errorf("stub %s at %s: thunk target %s", p.Value, p.Address, *p.Procedure.ThunkTarget)
+			}
+		}
+	}
+	if len(slots) == 0 || stubs != len(slots) {
+		t.Errorf("%d IRELATIVE slots, %d thunk procedures in .plt", len(slots), stubs)
 	}
 }
 
