@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rea-re/rea/engine/target"
 )
@@ -24,6 +25,7 @@ type elfInfo struct {
 	fdes        []codeRange       // .eh_frame FDE ranges in executable sections, by start
 	inits       []uint64          // init/fini array code pointers (seeds.go)
 	initNames   map[uint64]string // _init and _fini among inits (seeds.go)
+	unread      []string          // discovery sources present but not read (arm)
 	callTargets bool              // call-target descent runs (seeds.go)
 }
 
@@ -222,6 +224,19 @@ func openELF(data []byte) (*image, error) {
 			used["call-targets"] = true
 		}
 	}
+	if f.Machine == elf.EM_ARM && f.Type != elf.ET_REL {
+		for _, s := range f.Sections {
+			switch s.Name {
+			case ".ARM.exidx", ".eh_frame", ".preinit_array", ".init_array", ".fini_array":
+				if s.Size > 0 && !slices.Contains(info.unread, s.Name) {
+					info.unread = append(info.unread, s.Name)
+				}
+			}
+		}
+		if vs, err := f.DynValue(elf.DT_INIT); err == nil && len(vs) > 0 {
+			info.unread = append(info.unread, "DT_INIT/DT_FINI")
+		}
+	}
 	img.setDiscovery(used)
 	img.finishLayout(raw)
 	return img, nil
@@ -363,6 +378,10 @@ func elfSymbols(img *image, b *symBuilder) error {
 			return err
 		}
 	}
+	if len(info.unread) > 0 {
+		b.limit(fmt.Sprintf("arm: %s not read, and no call-target descent: procedure starts come from symbols, PLT stubs and the entry point only",
+			strings.Join(info.unread, ", ")))
+	}
 	return nil
 }
 
@@ -423,6 +442,17 @@ func elfPLT(img *image, b *symBuilder) error {
 	rels, err := elfDynRelocs(img, b.data, b.tick)
 	if err != nil {
 		return err
+	}
+	if len(stubs) == 0 && len(img.elf.plts) > 0 {
+		slots := 0
+		for _, r := range rels {
+			if isJumpSlot(img.elf.machine, r.typ) {
+				slots++
+			}
+		}
+		if slots > 0 {
+			b.limit(fmt.Sprintf("no PLT stub decoded (unrecognized PLT entry layout): %d import(s) through JUMP_SLOT relocations are not named at their stubs, and calls to them resolve to no procedure", slots))
+		}
 	}
 	for _, r := range rels {
 		if viaStub[r.off] || !isImportReloc(img.elf.machine, r.typ) {
@@ -681,6 +711,20 @@ func hiddenVersion(img *image, data []byte, t *symbolTable, i uint64) bool {
 		return false
 	}
 	return img.bo.Uint16(data[t.versymOff+2*i:])&0x8000 != 0
+}
+
+func isJumpSlot(m elf.Machine, typ uint32) bool {
+	switch m {
+	case elf.EM_X86_64:
+		return typ == uint32(elf.R_X86_64_JMP_SLOT)
+	case elf.EM_386:
+		return typ == uint32(elf.R_386_JMP_SLOT)
+	case elf.EM_AARCH64:
+		return typ == uint32(elf.R_AARCH64_JUMP_SLOT)
+	case elf.EM_ARM:
+		return typ == uint32(elf.R_ARM_JUMP_SLOT)
+	}
+	return false
 }
 
 func isImportReloc(m elf.Machine, typ uint32) bool {

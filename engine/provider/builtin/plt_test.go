@@ -251,3 +251,60 @@ func hasImportNamed(names map[string][]NameItem, name string) bool {
 	}
 	return false
 }
+
+// TestELFDiscoveryLimitations (issue 13 item 8): a discovery source the
+// file has but the provider does not read is named in the limitations of
+// the operations that depend on it.
+func TestELFDiscoveryLimitations(t *testing.T) {
+	t.Run("armhf", func(t *testing.T) {
+		path := cFixture(t, "armhf-O2-stripped", "arm-linux-gnueabihf-gcc", "-O2", "-s")
+		_, _, c := open(t, path)
+		for _, op := range []string{OpListProcedures, OpListNames} {
+			r := do(t, c, op, provider.Params{"offset": int64(0), "limit": int64(1)})
+			if !slices.ContainsFunc(r.Limitations, func(l string) bool {
+				return strings.HasPrefix(l, "arm: ") && strings.Contains(l, ".init_array") && strings.Contains(l, "procedure starts come from symbols")
+			}) {
+				t.Errorf("%s limitations %q", op, r.Limitations)
+			}
+		}
+		r := do(t, c, OpResolveContaining, provider.Params{"address": "0x10"})
+		if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.HasPrefix(l, "arm: ") }) {
+			t.Errorf("resolve_containing_procedure limitations %q", r.Limitations)
+		}
+	})
+	t.Run("undecodable-plt", func(t *testing.T) {
+		// The PLT entries overwritten with int3: no stub is decodable.
+		src := cFixture(t, "gcc-O2", "gcc", "-O2")
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ef, err := elf.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range ef.Sections {
+			if strings.HasPrefix(s.Name, ".plt") {
+				for i := s.Offset; i < s.Offset+s.Size; i++ {
+					b[i] = 0xcc
+				}
+			}
+		}
+		ef.Close()
+		path := t.TempDir() + "/plt-int3"
+		if err := os.WriteFile(path, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, _, c := open(t, path)
+		r := do(t, c, OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(1)})
+		if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.HasPrefix(l, "no PLT stub decoded") }) {
+			t.Errorf("limitations %q", r.Limitations)
+		}
+		// The intact file has no such limitation.
+		_, _, c = open(t, src)
+		r = do(t, c, OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(1)})
+		if slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.HasPrefix(l, "no PLT stub decoded") }) {
+			t.Errorf("intact file: limitations %q", r.Limitations)
+		}
+	})
+}

@@ -198,6 +198,11 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	d := newDecoder(img)
 	budget := maxSeedInsns
 	done := map[uint64]bool{}
+	defer func() {
+		if len(work) > 0 && (budget <= 0 || len(done) >= maxSeedProcs) {
+			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxSeedInsns, maxSeedProcs))
+		}
+	}()
 	for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
 		entry := work[len(work)-1]
 		work = work[:len(work)-1]
