@@ -25,19 +25,29 @@ import (
 // maxUnwindCallSites bounds the call sites kept per candidate target.
 const maxUnwindCallSites = 4
 
-// unwindCallTargets returns the confirmed targets, sorted.
-func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, tick func() error) ([]uint64, error) {
+// unwindCallTargets returns the confirmed targets, sorted; covered is the
+// code the call-target descent decoded, which is no gap either. Where the
+// FDEs and the descent leave nothing but padding (libLLVM-14: all of its
+// 30 MB of code), nothing is searched.
+func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered []codeRange, tick func() error) ([]uint64, error) {
 	info := img.elf
 	if info == nil || len(info.fdes) == 0 || (img.arch != "x86" && img.arch != "x86_64" && img.arch != "arm64") {
 		return nil, nil
 	}
-	gaps := unwindGaps(img)
+	gaps := unwindGaps(img, data, mergeRanges(info.fdes, covered))
 	if len(gaps) == 0 {
 		return nil, nil
 	}
+	// A page map of the gaps rejects most call targets in O(1).
 	lo, hi := gaps[0].start, gaps[len(gaps)-1].end
+	pages := make([]bool, (hi-lo)>>12+1)
+	for _, g := range gaps {
+		for p := (g.start - lo) >> 12; p <= (g.end-1-lo)>>12; p++ {
+			pages[p] = true
+		}
+	}
 	inGap := func(t uint64) bool {
-		if t < lo || t >= hi {
+		if t < lo || t >= hi || !pages[(t-lo)>>12] {
 			return false
 		}
 		i := sort.Search(len(gaps), func(i int) bool { return gaps[i].end > t })
@@ -45,55 +55,56 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, tick func
 	}
 	sites := map[uint64][]int{} // candidate target -> indices into info.fdes of call sites' FDEs
 	siteAt := map[uint64][]uint64{}
+	keep := func(fi int, site, t uint64) {
+		if t == site || !inGap(t) || procs[t] || len(sites[t]) >= maxUnwindCallSites {
+			return
+		}
+		sites[t] = append(sites[t], fi)
+		siteAt[t] = append(siteAt[t], site)
+	}
 	n := 0
-	for fi, r := range info.fdes {
-		code, ok := execCode(img, data, r.start)
-		if !ok {
+	fdes := info.fdes
+	for si := range img.sections {
+		sec := &img.sections[si]
+		if !sec.mapped || !sec.x || sec.fsize == 0 || sec.off >= uint64(len(data)) || img.inPLT(sec.addr) {
 			continue
 		}
-		code = code[:min(uint64(len(code)), r.end-r.start)]
-		keep := func(site, t uint64) {
-			if t == site || procs[t] || !inGap(t) || len(sites[t]) >= maxUnwindCallSites {
-				return
-			}
-			sites[t] = append(sites[t], fi)
-			siteAt[t] = append(siteAt[t], site)
-		}
-		if img.arch == "arm64" {
-			for o := 0; o+4 <= len(code); o += 4 {
-				if n++; n&65535 == 0 {
-					if err := tick(); err != nil {
-						return nil, err
-					}
-				}
-				w := img.bo.Uint32(code[o:])
-				if w&0xfc000000 != 0x94000000 {
-					continue
-				}
-				site := r.start + uint64(o)
-				keep(site+4, uint64(int64(site)+sext(uint64(w&0x3ffffff)<<2, 28)))
-			}
-			continue
-		}
-		for o := 0; ; {
-			i := bytes.IndexByte(code[o:], 0xe8)
-			if i < 0 || o+i+5 > len(code) {
-				break
-			}
-			if n++; n&65535 == 0 {
+		secCode := data[sec.off:min(satAdd(sec.off, sec.fsize), uint64(len(data)))]
+		secEnd := sec.addr + uint64(len(secCode))
+		fi := sort.Search(len(fdes), func(k int) bool { return fdes[k].start >= sec.addr })
+		for ; fi < len(fdes) && fdes[fi].start < secEnd; fi++ {
+			r := fdes[fi]
+			if n++; n&1023 == 0 {
 				if err := tick(); err != nil {
 					return nil, err
 				}
 			}
-			at := o + i
-			next := r.start + uint64(at) + 5
-			rel := int64(int32(binary.LittleEndian.Uint32(code[at+1:])))
-			t := uint64(int64(next) + rel)
-			if img.arch == "x86" {
-				t &= 0xffffffff
+			code := secCode[r.start-sec.addr : min(r.end, secEnd)-sec.addr]
+			if img.arch == "arm64" {
+				for o := 0; o+4 <= len(code); o += 4 {
+					w := img.bo.Uint32(code[o:])
+					if w&0xfc000000 != 0x94000000 {
+						continue
+					}
+					site := r.start + uint64(o)
+					keep(fi, site+4, uint64(int64(site)+sext(uint64(w&0x3ffffff)<<2, 28)))
+				}
+				continue
 			}
-			keep(next, t) // t == next: call $+5 (get-PC), no procedure
-			o = at + 1
+			for o := 0; ; {
+				i := bytes.IndexByte(code[o:], 0xe8)
+				if i < 0 || o+i+5 > len(code) {
+					break
+				}
+				at := o + i
+				next := r.start + uint64(at) + 5
+				t := uint64(int64(next) + int64(int32(binary.LittleEndian.Uint32(code[at+1:]))))
+				if img.arch == "x86" {
+					t &= 0xffffffff
+				}
+				keep(fi, next, t) // t == next: call $+5 (get-PC), no procedure
+				o = at + 1
+			}
 		}
 	}
 	if len(sites) == 0 {
@@ -145,27 +156,59 @@ func x86CallAt(img *image, data []byte, d *decoder, r codeRange, site, t uint64)
 	return false
 }
 
-// unwindGaps returns the parts of the mapped executable sections that no FDE
-// covers, outside PLT sections (whose stubs are procedures of their own),
-// sorted by start.
-func unwindGaps(img *image) []codeRange {
-	fdes := img.elf.fdes
+// mergeRanges returns the union of two range lists as sorted, disjoint
+// ranges.
+func mergeRanges(x, y []codeRange) []codeRange {
+	all := make([]codeRange, 0, len(x)+len(y))
+	all = append(append(all, x...), y...)
+	slices.SortFunc(all, func(p, q codeRange) int {
+		switch {
+		case p.start < q.start:
+			return -1
+		case p.start > q.start:
+			return 1
+		}
+		return 0
+	})
+	out := all[:0]
+	for _, r := range all {
+		if n := len(out); n > 0 && r.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, r.end)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// unwindGaps returns the parts of the mapped executable sections that no
+// known range covers and that hold more than padding, outside PLT sections
+// (whose stubs are procedures of their own), sorted by start. Alignment
+// padding between FDEs holds no function: most gaps of a large image are
+// padding.
+func unwindGaps(img *image, data []byte, known []codeRange) []codeRange {
 	var gaps []codeRange
 	for i := range img.sections {
 		s := &img.sections[i]
-		if !s.mapped || !s.x || s.size == 0 || s.fsize == 0 || img.inPLT(s.addr) {
+		if !s.mapped || !s.x || s.size == 0 || s.fsize == 0 || s.off >= uint64(len(data)) || img.inPLT(s.addr) {
 			continue
 		}
-		a, end := s.addr, s.end()
-		k := sort.Search(len(fdes), func(k int) bool { return fdes[k].end > a })
-		for ; a < end && k < len(fdes) && fdes[k].start < end; k++ {
-			if fdes[k].start > a {
-				gaps = append(gaps, codeRange{a, fdes[k].start})
+		code := data[s.off:min(satAdd(s.off, s.fsize), uint64(len(data)))]
+		a, end := s.addr, s.addr+uint64(len(code))
+		gap := func(lo, hi uint64) {
+			if !paddingOnly(img, code[lo-s.addr:hi-s.addr]) {
+				gaps = append(gaps, codeRange{lo, hi})
 			}
-			a = max(a, fdes[k].end)
+		}
+		k := sort.Search(len(known), func(k int) bool { return known[k].end > a })
+		for ; a < end && k < len(known) && known[k].start < end; k++ {
+			if known[k].start > a {
+				gap(a, known[k].start)
+			}
+			a = max(a, known[k].end)
 		}
 		if a < end {
-			gaps = append(gaps, codeRange{a, end})
+			gap(a, end)
 		}
 	}
 	slices.SortFunc(gaps, func(x, y codeRange) int {
@@ -214,6 +257,43 @@ func fdePaddingStart(img *image, data []byte, r codeRange) uint64 {
 	}
 	return aligned
 }
+
+// paddingOnly reports whether code holds nothing but padding: x86 NOPs,
+// int3 or zero bytes; arm64 nop or zero words.
+func paddingOnly(img *image, code []byte) bool {
+	if len(code) > 64 {
+		return false
+	}
+	switch img.arch {
+	case "arm64":
+		for o := 0; o+4 <= len(code); o += 4 {
+			if w := img.bo.Uint32(code[o:]); w != 0xd503201f && w != 0 { // nop, or zero fill
+				return false
+			}
+		}
+		return len(code)%4 == 0
+	case "x86", "x86_64":
+		// The bytes of the NOP forms assemblers pad with (0x90, 66 90,
+		// 0f 1f /0 with prefixes and displacements, i386's lea and mov
+		// no-ops): code that does something has other bytes, at least its
+		// ret or jump.
+		for _, c := range code {
+			if !x86PadByte[c] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var x86PadByte = func() (m [256]bool) {
+	for _, c := range []byte{0x00, 0x0f, 0x1f, 0x26, 0x27, 0x2e, 0x36, 0x40, 0x44, 0x66, 0x74, 0x76, 0x80, 0x84, 0x89, 0x8d, 0x90, 0xb4, 0xb6, 0xbc, 0xbf, 0xcc, 0xf6, 0xff} {
+		m[c] = true
+	}
+	m[0xff] = false // jmp/call *: never padding
+	return m
+}()
 
 // x86Padding reports the instructions assemblers emit as padding: nop (all
 // lengths), xchg ax,ax and the i386 no-op lea reg,[reg(+eiz)+0].
