@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -307,4 +308,61 @@ func TestELFDiscoveryLimitations(t *testing.T) {
 			t.Errorf("intact file: limitations %q", r.Limitations)
 		}
 	})
+}
+
+// TestUnwindCallSeed reads the i686 fuzz seed built from fuzzSeedUnwindC:
+// bare, a label without an FDE that FDE-covered helper calls, becomes a
+// procedure; the `call 1f; 1: pop` in main makes none.
+func TestUnwindCallSeed(t *testing.T) {
+	raw, err := os.ReadFile("testdata/fuzz/FuzzELF/seed-i686-eh-frame-gap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := strings.TrimSpace(strings.TrimPrefix(string(raw), "go test fuzz v1\n"))
+	q, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lit, "[]byte("), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(q)
+	img, err := parseImage(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(img.elf.fdes) == 0 {
+		t.Fatal("the seed has no FDEs")
+	}
+	six, err := buildSymbols(t.Context(), img, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bare, pop uint64
+	for i := range six.syms {
+		if string(six.name(data, &six.syms[i])) == "bare" {
+			bare = six.syms[i].addr
+		}
+	}
+	for i := 0; i+5 <= len(data); i++ {
+		if string(data[i:i+5]) == "\xe8\x00\x00\x00\x00" {
+			pop = fileOffsetAddr(img, uint64(i)) + 5
+		}
+	}
+	if bare == 0 || pop == 0 {
+		t.Fatalf("seed lacks bare (%#x) or the get-PC call (%#x)", bare, pop)
+	}
+	if lo, hi := procsAt(six, bare); lo == hi {
+		t.Errorf("bare (%#x) is no procedure", bare)
+	}
+	if lo, hi := procsAt(six, pop); lo < hi {
+		t.Errorf("a procedure starts after call $+5 at %#x", pop)
+	}
+}
+
+// fileOffsetAddr maps a file offset to its address through the sections.
+func fileOffsetAddr(img *image, off uint64) uint64 {
+	for _, s := range img.sections {
+		if s.mapped && off >= s.off && off < s.off+s.fsize {
+			return s.addr + off - s.off
+		}
+	}
+	return 0
 }

@@ -40,14 +40,18 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered [
 	}
 	// A page map of the gaps rejects most call targets in O(1).
 	lo, hi := gaps[0].start, gaps[len(gaps)-1].end
-	pages := make([]bool, (hi-lo)>>12+1)
+	shift := uint(12)
+	for (hi-lo)>>shift > 1<<16 { // sections far apart: coarser pages
+		shift++
+	}
+	pages := make([]bool, (hi-lo)>>shift+1)
 	for _, g := range gaps {
-		for p := (g.start - lo) >> 12; p <= (g.end-1-lo)>>12; p++ {
+		for p := (g.start - lo) >> shift; p <= (g.end-1-lo)>>shift; p++ {
 			pages[p] = true
 		}
 	}
 	inGap := func(t uint64) bool {
-		if t < lo || t >= hi || !pages[(t-lo)>>12] {
+		if t < lo || t >= hi || !pages[(t-lo)>>shift] {
 			return false
 		}
 		i := sort.Search(len(gaps), func(i int) bool { return gaps[i].end > t })
@@ -246,6 +250,9 @@ func fdePaddingStart(img *image, data []byte, r codeRange) uint64 {
 		mode = 32
 	}
 	for a := r.start; a < aligned; {
+		if a-r.start >= uint64(len(code)) {
+			return r.start
+		}
 		in, err := x86asm.Decode(code[a-r.start:], mode)
 		if err != nil || !x86Padding(in) {
 			return r.start
