@@ -145,7 +145,11 @@ var recallFixtures = []recallFixture{
 // TestStrippedRecall builds strippedC for every -O2 fixture kind, strips a
 // copy, and requires recall and precision of at least 98% for the procedure
 // entries found in the stripped file's code section against the unstripped
-// file's T/t symbols there.
+// file's T/t symbols there (ELF also W and i). The static ELF fixtures
+// (x86-64, i386, arm64; glibc linked in, about a thousand functions) are
+// compared over every code section but the PLT and must reach 99.5% (issue
+// 13), and their named seeds, IRELATIVE stubs and callee invariant are
+// checked too.
 func TestStrippedRecall(t *testing.T) {
 	for _, fx := range recallFixtures {
 		t.Run(fx.name, func(t *testing.T) {

@@ -251,9 +251,12 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	}
 	// Calls from code FDEs cover to code neither they nor the descent
 	// cover (i386 __x86.get_pc_thunk.bx, hand-written helpers).
-	targets, err := unwindCallTargets(img, b.data, procs, covered, b.tick)
+	targets, truncated, err := unwindCallTargets(img, b.data, procs, covered, b.tick)
 	if err != nil {
 		return err
+	}
+	if truncated {
+		b.limit(fmt.Sprintf("calls from code .eh_frame describes were followed up to a bound (%d targets, %d instructions decoded): functions without an FDE reached only beyond it are missing", maxUnwindTargets, maxUnwindVerifyInsns))
 	}
 	for _, t := range targets {
 		add(t)

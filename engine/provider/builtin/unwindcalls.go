@@ -18,25 +18,32 @@ import (
 // the image at index time, so the call encoding is searched for instead (x86
 // E8 rel32, arm64 BL), and a target is kept only when it lies in executable
 // code outside every FDE and PLT section and is no known procedure; then one
-// of its call sites is confirmed by decoding its FDE linearly from the
-// start (x86: a byte E8 may lie inside another instruction; arm64
-// instructions are aligned words, so the word is the instruction).
+// of its call sites is confirmed by decoding the FDEs holding its call
+// sites linearly from their start (x86: a byte E8 may lie inside another
+// instruction; arm64 instructions are aligned words, so the word is the
+// instruction).
 
-// maxUnwindCallSites bounds the call sites kept per candidate target.
-const maxUnwindCallSites = 4
+// maxUnwindCallSites bounds the call sites kept per candidate target,
+// maxUnwindTargets the candidates, maxUnwindVerifyInsns the instructions
+// decoded to confirm them (a crafted file could make every byte a call).
+const (
+	maxUnwindCallSites   = 4
+	maxUnwindTargets     = maxSeedProcs
+	maxUnwindVerifyInsns = 1 << 20
+)
 
 // unwindCallTargets returns the confirmed targets, sorted; covered is the
 // code the call-target descent decoded, which is no gap either. Where the
 // FDEs and the descent leave nothing but padding (libLLVM-14: all of its
 // 30 MB of code), nothing is searched.
-func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered []codeRange, tick func() error) ([]uint64, error) {
+func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered []codeRange, tick func() error) (targets []uint64, truncated bool, err error) {
 	info := img.elf
 	if info == nil || len(info.fdes) == 0 || (img.arch != "x86" && img.arch != "x86_64" && img.arch != "arm64") {
-		return nil, nil
+		return nil, false, nil
 	}
 	gaps := unwindGaps(img, data, mergeRanges(info.fdes, covered))
 	if len(gaps) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	// A page map of the gaps rejects most call targets in O(1).
 	lo, hi := gaps[0].start, gaps[len(gaps)-1].end
@@ -63,6 +70,10 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered [
 		if t == site || !inGap(t) || procs[t] || len(sites[t]) >= maxUnwindCallSites {
 			return
 		}
+		if _, seen := sites[t]; !seen && len(sites) >= maxUnwindTargets {
+			truncated = true
+			return
+		}
 		sites[t] = append(sites[t], fi)
 		siteAt[t] = append(siteAt[t], site)
 	}
@@ -80,7 +91,7 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered [
 			r := fdes[fi]
 			if n++; n&1023 == 0 {
 				if err := tick(); err != nil {
-					return nil, err
+					return nil, false, err
 				}
 			}
 			code := secCode[r.start-sec.addr : min(r.end, secEnd)-sec.addr]
@@ -112,7 +123,7 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered [
 		}
 	}
 	if len(sites) == 0 {
-		return nil, nil
+		return nil, truncated, nil
 	}
 	var out []uint64
 	if img.arch == "arm64" {
@@ -120,44 +131,52 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered [
 			out = append(out, t)
 		}
 		slices.Sort(out)
-		return out, nil
+		return out, truncated, nil
 	}
+	// Decode each FDE holding a candidate site once, within a budget.
+	var todo []int
+	for _, fis := range sites {
+		todo = append(todo, fis...)
+	}
+	slices.Sort(todo)
+	todo = slices.Compact(todo)
+	calls := map[uint64]uint64{} // call instruction's end -> target
 	d := newDecoder(img)
-	for t, fis := range sites {
-		for k, fi := range fis {
-			if err := tick(); err != nil {
-				return nil, err
+	budget := maxUnwindVerifyInsns
+	for _, fi := range todo {
+		r := info.fdes[fi]
+		code, ok := execCode(img, data, r.start)
+		if !ok {
+			continue
+		}
+		d.reset()
+		for a := r.start; a < r.end && a-r.start < uint64(len(code)); {
+			if budget--; budget < 0 {
+				truncated = true
+				break
 			}
-			if x86CallAt(img, data, d, info.fdes[fi], siteAt[t][k]-5, t) {
+			if budget&4095 == 0 {
+				if err := tick(); err != nil {
+					return nil, false, err
+				}
+			}
+			it := d.decode(code[a-r.start:], a, false)
+			if it.flow == flowCall && it.hasTarget {
+				calls[a+uint64(it.n)] = it.target
+			}
+			a += uint64(it.n)
+		}
+	}
+	for t := range sites {
+		for _, next := range siteAt[t] {
+			if c, ok := calls[next]; ok && c == t {
 				out = append(out, t)
 				break
 			}
 		}
 	}
 	slices.Sort(out)
-	return out, nil
-}
-
-// x86CallAt decodes the FDE range r linearly from its start and reports
-// whether an instruction starts at site and is a direct call to t.
-func x86CallAt(img *image, data []byte, d *decoder, r codeRange, site, t uint64) bool {
-	code, ok := execCode(img, data, r.start)
-	if !ok {
-		return false
-	}
-	d.reset()
-	for a := r.start; a <= site && a < r.end; {
-		off := a - r.start
-		if off >= uint64(len(code)) {
-			return false
-		}
-		it := d.decode(code[off:], a, false)
-		if a == site {
-			return it.flow == flowCall && it.hasTarget && it.target == t
-		}
-		a += uint64(it.n)
-	}
-	return false
+	return out, truncated, nil
 }
 
 // mergeRanges returns the union of two range lists as sorted, disjoint
