@@ -189,78 +189,81 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	budget := maxSeedInsns
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
+	searched := false
 	defer func() {
 		if len(work) > 0 && (budget <= 0 || len(done) >= maxSeedProcs) {
 			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxSeedInsns, maxSeedProcs))
 		}
 	}()
-	descend := func() error {
-		for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
-			entry := work[len(work)-1]
-			work = work[:len(work)-1]
-			if done[entry] || inFDE(info.fdes, entry) {
-				continue
-			}
-			done[entry] = true
-			seen := map[uint64]bool{}
-			branches := []uint64{entry}
-			for len(branches) > 0 && budget > 0 {
-				a := branches[len(branches)-1]
-				branches = branches[:len(branches)-1]
-				d.reset()
-				for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
-					if err := b.tick(); err != nil {
-						return err
-					}
-					code, ok := execCode(img, b.data, a)
-					if !ok {
-						break
-					}
-					seen[a] = true
-					budget--
-					it := d.decode(code, a, false)
-					covered = append(covered, codeRange{a, a + uint64(it.n)})
-					if it.hasTarget {
-						switch {
-						case it.flow == flowCall && it.target == a+uint64(it.n):
-							// call $+5; pop reg (the i386 get-PC idiom): no
-							// procedure, and the code goes on at the target.
-						case it.flow == flowCall || it.flow == flowJump && it.target < entry:
-							t := it.target
-							if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
-								add(t)
-							}
-							if procs[t] {
-								work = append(work, t)
-							}
-						case it.flow == flowJump || it.flow == flowCondJump:
-							branches = append(branches, it.target)
-						}
-					}
-					if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
-						break
-					}
-					a += uint64(it.n)
+descend:
+	for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
+		entry := work[len(work)-1]
+		work = work[:len(work)-1]
+		if done[entry] || inFDE(info.fdes, entry) {
+			continue
+		}
+		done[entry] = true
+		seen := map[uint64]bool{}
+		branches := []uint64{entry}
+		for len(branches) > 0 && budget > 0 {
+			a := branches[len(branches)-1]
+			branches = branches[:len(branches)-1]
+			d.reset()
+			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
+				if err := b.tick(); err != nil {
+					return err
 				}
+				code, ok := execCode(img, b.data, a)
+				if !ok {
+					break
+				}
+				seen[a] = true
+				budget--
+				it := d.decode(code, a, false)
+				covered = append(covered, codeRange{a, a + uint64(it.n)})
+				if it.hasTarget {
+					switch {
+					case it.flow == flowCall && it.target == a+uint64(it.n):
+						// call $+5; pop reg (the i386 get-PC idiom): no
+						// procedure, and the code goes on at the target.
+					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
+						t := it.target
+						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
+							add(t)
+						}
+						if procs[t] {
+							work = append(work, t)
+						}
+					case it.flow == flowJump || it.flow == flowCondJump:
+						branches = append(branches, it.target)
+					}
+				}
+				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
+					break
+				}
+				a += uint64(it.n)
 			}
 		}
-		return nil
 	}
-	if err := descend(); err != nil {
-		return err
+	if !searched {
+		// Then calls from code FDEs cover to code neither they nor the
+		// descent cover (i386 __x86.get_pc_thunk.bx, hand-written helpers),
+		// whose targets are descended in turn.
+		searched = true
+		targets, truncated, err := unwindCallTargets(img, b.data, procs, covered, b.tick)
+		if err != nil {
+			return err
+		}
+		if truncated {
+			b.limit(fmt.Sprintf("calls from code .eh_frame describes were followed up to a bound (%d targets, %d instructions decoded): functions without an FDE reached only beyond it are missing", maxUnwindTargets, maxUnwindVerifyInsns))
+		}
+		for _, t := range targets {
+			add(t)
+			work = append(work, t)
+		}
+		if len(work) > 0 {
+			goto descend
+		}
 	}
-	// Calls from code FDEs cover to code neither they nor the descent
-	// cover (i386 __x86.get_pc_thunk.bx, hand-written helpers).
-	targets, truncated, err := unwindCallTargets(img, b.data, procs, covered, b.tick)
-	if err != nil {
-		return err
-	}
-	if truncated {
-		b.limit(fmt.Sprintf("calls from code .eh_frame describes were followed up to a bound (%d targets, %d instructions decoded): functions without an FDE reached only beyond it are missing", maxUnwindTargets, maxUnwindVerifyInsns))
-	}
-	for _, t := range targets {
-		add(t)
-		work = append(work, t)
-	}
-	return descend()
+	return nil
 }
