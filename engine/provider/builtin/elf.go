@@ -412,7 +412,11 @@ func isMappingSymbol(m elf.Machine, name []byte) bool {
 // (GLOB_DAT: `call *puts@GOTPCREL(%rip)`, __libc_start_main in a PIE) is
 // named at its slot, type import, as PE names its import slots.
 func elfPLT(img *image, b *symBuilder) error {
-	stubs, err := elfPLTStubs(img, b.data, b.tick)
+	rels, err := elfDynRelocs(img, b.data, b.tick)
+	if err != nil {
+		return err
+	}
+	stubs, err := pltStubsOf(img, b.data, rels, b.tick)
 	if err != nil {
 		return err
 	}
@@ -438,10 +442,6 @@ func elfPLT(img *image, b *symBuilder) error {
 			}
 			b.thunks[st.addr] = st.target
 		}
-	}
-	rels, err := elfDynRelocs(img, b.data, b.tick)
-	if err != nil {
-		return err
 	}
 	if len(stubs) == 0 && len(img.elf.plts) > 0 {
 		slots := 0
@@ -621,13 +621,21 @@ func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint3
 // Entries whose slot no relocation names (the PLT header, lazy-binding
 // trampolines) are left out. Sorted by address.
 func elfPLTStubs(img *image, data []byte, tick func() error) ([]pltStub, error) {
-	info := img.elf
-	if info == nil || len(info.plts) == 0 {
+	if img.elf == nil || len(img.elf.plts) == 0 {
 		return nil, nil
 	}
 	rels, err := elfDynRelocs(img, data, tick)
 	if err != nil {
 		return nil, err
+	}
+	return pltStubsOf(img, data, rels, tick)
+}
+
+// pltStubsOf is elfPLTStubs with the dynamic relocations already read.
+func pltStubsOf(img *image, data []byte, rels []dynReloc, tick func() error) ([]pltStub, error) {
+	info := img.elf
+	if info == nil || len(info.plts) == 0 {
+		return nil, nil
 	}
 	slots := make(map[uint64]dynReloc, len(rels)) // GOT slot address -> relocation
 	for _, r := range rels {

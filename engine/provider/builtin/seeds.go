@@ -250,7 +250,7 @@ descend:
 		// descent cover (i386 __x86.get_pc_thunk.bx, hand-written helpers),
 		// whose targets are descended in turn.
 		searched = true
-		targets, truncated, err := unwindCallTargets(img, b.data, procs, covered, b.tick)
+		targets, truncated, err := unwindCallTargets(img, b.data, b.syms, procs, covered, b.tick)
 		if err != nil {
 			return err
 		}

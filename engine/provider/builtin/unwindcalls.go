@@ -33,15 +33,27 @@ const (
 )
 
 // unwindCallTargets returns the confirmed targets, sorted; covered is the
-// code the call-target descent decoded, which is no gap either. Where the
-// FDEs and the descent leave nothing but padding (libLLVM-14: all of its
-// 30 MB of code), nothing is searched.
-func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered []codeRange, tick func() error) (targets []uint64, truncated bool, err error) {
+// code the call-target descent decoded, which is no gap either, nor are
+// the extents of sized procedure symbols. Where the FDEs, the descent and
+// the symbols leave nothing but padding (libLLVM-14: all of its 30 MB of
+// code), or the file has a .symtab, nothing is searched.
+func unwindCallTargets(img *image, data []byte, syms []symbol, procs map[uint64]bool, covered []codeRange, tick func() error) (targets []uint64, truncated bool, err error) {
 	info := img.elf
 	if info == nil || len(info.fdes) == 0 || (img.arch != "x86" && img.arch != "x86_64" && img.arch != "arm64") {
 		return nil, false, nil
 	}
+	for _, t := range info.tables {
+		if !t.dynamic {
+			// A .symtab names the functions without an FDE itself (node:
+			// OpenSSL's tables in .text would make the search run for
+			// nothing); the search is for stripped files.
+			return nil, false, nil
+		}
+	}
 	gaps := unwindGaps(img, data, mergeRanges(info.fdes, covered))
+	if len(gaps) > 0 {
+		gaps = minusSymbols(img, data, gaps, syms)
+	}
 	if len(gaps) == 0 {
 		return nil, false, nil
 	}
@@ -179,12 +191,34 @@ func unwindCallTargets(img *image, data []byte, procs map[uint64]bool, covered [
 	return out, truncated, nil
 }
 
-// mergeRanges returns the union of two range lists as sorted, disjoint
-// ranges.
+// mergeRanges returns the union of sorted (FDE) ranges x and unsorted y
+// as sorted, disjoint ranges.
 func mergeRanges(x, y []codeRange) []codeRange {
-	all := make([]codeRange, 0, len(x)+len(y))
-	all = append(append(all, x...), y...)
-	slices.SortFunc(all, func(p, q codeRange) int {
+	y = slices.Clone(y)
+	sortRanges(y)
+	out := make([]codeRange, 0, len(x)+len(y))
+	add := func(r codeRange) {
+		if n := len(out); n > 0 && r.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, r.end)
+			return
+		}
+		out = append(out, r)
+	}
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		if j == len(y) || i < len(x) && x[i].start <= y[j].start {
+			add(x[i])
+			i++
+		} else {
+			add(y[j])
+			j++
+		}
+	}
+	return out
+}
+
+func sortRanges(rs []codeRange) {
+	slices.SortFunc(rs, func(p, q codeRange) int {
 		switch {
 		case p.start < q.start:
 			return -1
@@ -193,13 +227,47 @@ func mergeRanges(x, y []codeRange) []codeRange {
 		}
 		return 0
 	})
-	out := all[:0]
-	for _, r := range all {
-		if n := len(out); n > 0 && r.start <= out[n-1].end {
-			out[n-1].end = max(out[n-1].end, r.end)
+}
+
+// minusSymbols removes from the gaps the extents of sized procedure symbols
+// (code a symbol table describes is no unknown code), dropping what is left
+// as padding; only the symbols that meet a gap are collected.
+func minusSymbols(img *image, data []byte, gaps []codeRange, syms []symbol) []codeRange {
+	var in []codeRange
+	for i := range syms {
+		s := &syms[i]
+		if s.flags&flagProcedure == 0 || s.size == 0 {
 			continue
 		}
-		out = append(out, r)
+		end := satAdd(s.addr, s.size)
+		k := sort.Search(len(gaps), func(k int) bool { return gaps[k].end > s.addr })
+		if k < len(gaps) && gaps[k].start < end {
+			in = append(in, codeRange{s.addr, end})
+		}
+	}
+	if len(in) == 0 {
+		return gaps
+	}
+	known := mergeRanges(nil, in)
+	var out []codeRange
+	piece := func(lo, hi uint64) {
+		if code, ok := execCode(img, data, lo); ok && hi-lo <= uint64(len(code)) && paddingOnly(img, code[:hi-lo]) {
+			return
+		}
+		out = append(out, codeRange{lo, hi})
+	}
+	for _, g := range gaps {
+		a := g.start
+		k := sort.Search(len(known), func(k int) bool { return known[k].end > a })
+		for ; a < g.end && k < len(known) && known[k].start < g.end; k++ {
+			if known[k].start > a {
+				piece(a, known[k].start)
+			}
+			a = max(a, known[k].end)
+		}
+		if a < g.end {
+			piece(a, g.end)
+		}
 	}
 	return out
 }
@@ -234,15 +302,7 @@ func unwindGaps(img *image, data []byte, known []codeRange) []codeRange {
 			gap(a, end)
 		}
 	}
-	slices.SortFunc(gaps, func(x, y codeRange) int {
-		switch {
-		case x.start < y.start:
-			return -1
-		case x.start > y.start:
-			return 1
-		}
-		return 0
-	})
+	sortRanges(gaps)
 	return gaps
 }
 
@@ -314,10 +374,9 @@ func paddingOnly(img *image, code []byte) bool {
 }
 
 var x86PadByte = func() (m [256]bool) {
-	for _, c := range []byte{0x00, 0x0f, 0x1f, 0x26, 0x27, 0x2e, 0x36, 0x40, 0x44, 0x66, 0x74, 0x76, 0x80, 0x84, 0x89, 0x8d, 0x90, 0xb4, 0xb6, 0xbc, 0xbf, 0xcc, 0xf6, 0xff} {
+	for _, c := range []byte{0x00, 0x0f, 0x1f, 0x26, 0x27, 0x2e, 0x36, 0x40, 0x44, 0x66, 0x74, 0x76, 0x80, 0x84, 0x89, 0x8d, 0x90, 0xb4, 0xb6, 0xbc, 0xbf, 0xcc, 0xf6} {
 		m[c] = true
 	}
-	m[0xff] = false // jmp/call *: never padding
 	return m
 }()
 
