@@ -148,13 +148,13 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	seeds["FuzzELF"]["x86_64-plt"] = link("e1", "gcc", tiny, "-L/lib/x86_64-linux-gnu", "-l:libc.so.6")
 	seeds["FuzzELF"]["x86_64-ibt"] = link("e2", "gcc", append(append([]string{}, tiny...), "-fcf-protection=full", "-Wl,-z,ibtplt"), "-L/lib/x86_64-linux-gnu", "-l:libc.so.6")
 	seeds["FuzzELF"]["aarch64-plt"] = link("e3", "aarch64-linux-gnu-gcc", tiny, "-L/usr/aarch64-linux-gnu/lib", "-l:libc.so.6")
-	// i386 with .eh_frame and one function without an FDE that FDE-covered
-	// code calls (unwindcalls.go), in a source of its own.
+	// i386, stripped, with .eh_frame and one function without an FDE that
+	// FDE-covered code calls (unwindcalls.go), in a source of its own.
 	if err := os.WriteFile(src, []byte(fuzzSeedUnwindC), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	seeds["FuzzELF"]["i686-eh-frame-gap"] = link("e4", "i686-linux-gnu-gcc", slices.DeleteFunc(slices.Clone(tiny),
-		func(s string) bool { return s == "-fno-asynchronous-unwind-tables" }), "-fPIC", "-L/usr/i686-linux-gnu/lib", "-l:libc.so.6")
+		func(s string) bool { return s == "-fno-asynchronous-unwind-tables" }), "-fPIC", "-s", "-L/usr/i686-linux-gnu/lib", "-l:libc.so.6")
 	if err := os.WriteFile(src, []byte(fuzzSeedC), 0o644); err != nil {
 		t.Fatal(err)
 	}
