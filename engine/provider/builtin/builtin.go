@@ -17,12 +17,16 @@
 //     with the allocated sections whose address range they contain (.tbss
 //     excluded); PE sections, each listing itself as its one section; Mach-O
 //     segments with a size and some protection (so not __PAGEZERO), their
-//     sections named "SEGMENT,section" (unique, as otool writes them).
+//     sections named "SEGMENT,section" (unique, as otool writes them;
+//     SEGMENT is the section header's own, so an object file's sections
+//     read __TEXT,__text although their one segment is unnamed).
 //   - Names: defined symbols of every symbol table (ELF .symtab and .dynsym,
 //     COFF, Mach-O nlist) except section, file and TLS symbols, ARM mapping
 //     symbols ($a/$t/$d/$x) and value 0; PE exports (unnamed ones as
-//     "Ordinal_N"); imports named at their PLT stub (ELF x86, x86_64, arm64),
-//     symbol stub (Mach-O) or IAT slot (PE, type "import"). Names are the raw
+//     "Ordinal_N"); imports named at their PLT stub (ELF x86, x86_64, arm,
+//     arm64, beside the stub's own "<import>@plt"), symbol stub (Mach-O) or
+//     IAT slot (PE, type "import"); an ELF import no PLT stub jumps through
+//     (GLOB_DAT) is named at its GOT slot, type "import". Names are the raw
 //     symbol-table strings (Mach-O keeps its leading underscore). Same address
 //     and name are one entry (flags merged). One name per address is primary
 //     (primaryOrder): source default < imported < analysis, function <
@@ -36,13 +40,23 @@
 //     name as value and its other names as aliases): names of type function
 //     in executable sections, plus import
 //     stubs (external:true, thunk:true, thunk_target:null because the target
-//     lies outside the image), plus the entry point named "entry" (source
+//     lies outside the image; an ELF one valued "<import>@plt", the import's
+//     name an alias), plus every other ELF PLT stub (.plt, .plt.sec,
+//     .plt.got; IRELATIVE slots, static executables included), named
+//     "<symbol>@plt" or "*ABS*+0x<resolver>@plt" as objdump names them,
+//     thunk:true, external:false, thunk_target the definition (or the ifunc
+//     resolver) in the image, plus the entry point named "entry" (source
 //     "analysis") when no procedure symbol starts there. ELF also: each
 //     .eh_frame FDE start (outside PLT sections) where no procedure symbol
 //     starts, the code pointers of .preinit_array/.init_array/.fini_array
-//     and DT_INIT/DT_FINI, and direct call targets and backward tail jumps
-//     found by recursive descent from code no FDE covers (ehframe.go,
-//     seeds.go). PE x64 and ARM64 also: each primary .pdata range start
+//     and DT_INIT/DT_FINI and the .init/.fini section starts (named _init
+//     and _fini), and direct call targets and backward tail jumps found by
+//     recursive descent from code no FDE covers, and the direct call targets
+//     of FDE-covered code in code neither covers (i386
+//     __x86.get_pc_thunk.bx); a `call $+5` (get-PC) is no call (ehframe.go,
+//     seeds.go, unwindcalls.go). An x86 FDE that opens on alignment padding,
+//     or a signal frame's (one byte early), starts at its code.
+//     PE x64 and ARM64 also: each primary .pdata range start
 //     (x64 unchained; ARM64 packed or .xdata records, not fragments), the
 //     direct call and jump targets outside every .pdata range (leaf
 //     functions, descended in turn), on ARM64 also the starts of the gaps

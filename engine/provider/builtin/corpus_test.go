@@ -30,11 +30,8 @@ import (
 
 // corpusKnownGaps are the combinations that do not reach 99.5% yet, and
 // why. It only shrinks: a combination listed here that meets the bar is
-// logged as closed, to be removed. The coordinator shrinks it as the
-// discovery work of issue 13 merges.
+// logged as closed, to be removed.
 var corpusKnownGaps = map[string]string{
-	"elf-x86_64-O0-static": gapStaticX86, "elf-x86_64-O2-static": gapStaticX86,
-	"elf-i386-O0-static": gapStaticI386, "elf-i386-O2-static": gapStaticI386,
 	"elf-armhf-arm-O0-dynamic": gapARM, "elf-armhf-arm-O0-static": gapARM,
 	"elf-armhf-arm-O2-dynamic": gapARM, "elf-armhf-arm-O2-static": gapARM,
 	"elf-armhf-thumb-O0-dynamic": gapARM, "elf-armhf-thumb-O0-static": gapARM,
@@ -44,10 +41,7 @@ var corpusKnownGaps = map[string]string{
 
 // The reasons of corpusKnownGaps (issue 13's items).
 const (
-	gapStaticX86 = "item 5: a static executable's _init/_fini (no DT_INIT/DT_FINI); FDEs that start before their " +
-		"function's symbol (__restore_rt, _dl_tlsdesc_undefweak) give extra starts, also in the unstripped twin"
-	gapStaticI386 = gapStaticX86 + "; __x86.get_pc_thunk.bx is called only from FDE-covered code"
-	gapARM        = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
+	gapARM = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
 		"(no .ARM.exidx, no init arrays, no call targets)"
 	gapPEThunks = "item 4: IAT jump thunks (jmp *__imp_X) of some imports are no procedures, with or without symbols"
 )

@@ -52,6 +52,10 @@ type ehFrameInput struct {
 	ptrSize  int    // 4 or 8 (DW_EH_PE_absptr)
 	textBase uint64 // DW_EH_PE_textrel base (.text), 0 when unknown
 	dataBase uint64 // DW_EH_PE_datarel base (.got), 0 when unknown
+	// signalBefore: a signal frame's FDE starts one byte before its code
+	// (glibc's x86 restorers, written so that an unwinder looking up pc-1
+	// finds them), so its code starts at begin+1.
+	signalBefore bool
 }
 
 // ehCIE is the part of a CIE an FDE needs.
@@ -59,6 +63,7 @@ type ehCIE struct {
 	ok     bool
 	fdeEnc byte
 	hasAug bool // "z": FDEs carry an augmentation data length
+	signal bool // 'S': a signal frame
 }
 
 // parseEhFrame returns the FDE code ranges sorted by start (duplicates
@@ -145,6 +150,9 @@ func parseEhFrame(in ehFrameInput) ([]codeRange, []string) {
 		if len(out) >= maxEhFrameFDEs {
 			limit("more than %d FDEs; the rest were ignored", maxEhFrameFDEs)
 			break
+		}
+		if cie.signal && in.signalBefore && size > 1 {
+			begin, size = begin+1, size-1
 		}
 		out = append(out, codeRange{begin, begin + size})
 	}
@@ -252,7 +260,9 @@ func parseCIE(b []byte, in ehFrameInput) ehCIE {
 			if _, ok := readEncoded(ab, &p, enc&0x7f, ehFrameInput{bo: in.bo, ptrSize: in.ptrSize}, false); !ok {
 				return ehCIE{}
 			}
-		case 'S', 'B':
+		case 'S':
+			cie.signal = true
+		case 'B':
 		default:
 			return cie // unknown letter: the 'z' length covers the rest
 		}
@@ -423,10 +433,12 @@ func elfEhFrame(img *image, data []byte, gotAddr uint64) ([]codeRange, []string)
 		in.ptrSize = 8
 	}
 	in.dataBase = gotAddr
+	in.signalBefore = img.arch == "x86" || img.arch == "x86_64"
 	all, lims := parseEhFrame(in)
 	out := all[:0]
 	for _, r := range all {
 		if img.execAt(r.start) && !img.inPLT(r.start) {
+			r.start = fdePaddingStart(img, data, r)
 			out = append(out, r)
 		}
 	}

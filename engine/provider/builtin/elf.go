@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/rea-re/rea/engine/target"
 )
@@ -20,11 +22,13 @@ type elfInfo struct {
 	plts        []pltSection
 	gotPLT      uint64
 	hasGotPL    bool
-	fdes        []codeRange // .eh_frame FDE ranges in executable sections, by start
-	inits       []uint64    // init/fini array code pointers (seeds.go)
-	callTargets bool        // call-target descent runs (seeds.go)
-	armMap      []armMapSym // ARM mapping symbols ($a, $t, $d), for the decoding mode (thumbmode.go)
-	entryThumb  bool        // ARM: e_entry has the Thumb bit
+	fdes        []codeRange       // .eh_frame FDE ranges in executable sections, by start
+	inits       []uint64          // init/fini array code pointers (seeds.go)
+	initNames   map[uint64]string // _init and _fini among inits (seeds.go)
+	unread      []string          // discovery sources present but not read (arm)
+	callTargets bool              // call-target descent runs (seeds.go)
+	armMap      []armMapSym       // ARM mapping symbols ($a, $t, $d), for the decoding mode (thumbmode.go)
+	entryThumb  bool              // ARM: e_entry has the Thumb bit
 }
 
 // pltSection is a PLT section and its entry size.
@@ -120,45 +124,52 @@ func openELF(data []byte) (*image, error) {
 			info.dynsym = i
 		}
 	}
+	// The relocations of import slots link to the dynamic symbol table; a
+	// static executable has none, and its IRELATIVE slots (.rela.iplt or
+	// .rel.plt, for ifuncs) need no symbol.
+	dynIdx := -1
 	if info.dynsym >= 0 {
-		dynIdx := info.tables[info.dynsym].sectionIdx
-		for _, s := range f.Sections {
-			if s.Type == elf.SHT_GNU_VERSYM && int(s.Link) == dynIdx {
-				info.tables[info.dynsym].versymOff, info.tables[info.dynsym].versymSize = s.Offset, s.Size
+		dynIdx = info.tables[info.dynsym].sectionIdx
+	}
+	for _, s := range f.Sections {
+		if dynIdx >= 0 && s.Type == elf.SHT_GNU_VERSYM && int(s.Link) == dynIdx {
+			info.tables[info.dynsym].versymOff, info.tables[info.dynsym].versymSize = s.Offset, s.Size
+		}
+		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && (dynIdx < 0 || int(s.Link) == dynIdx) && s.Flags&elf.SHF_ALLOC != 0 {
+			info.relocs = append(info.relocs, elfRelocs{off: s.Offset, size: s.Size, rela: s.Type == elf.SHT_RELA})
+		}
+	}
+	for i, s := range f.Sections {
+		switch s.Name {
+		case ".plt", ".plt.sec", ".plt.got":
+			if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
+				step := s.Entsize
+				if step != 8 && step != 16 {
+					step = 16
+				}
+				if f.Machine == elf.EM_AARCH64 || s.Name != ".plt.got" && step != 16 {
+					step = 16
+				}
+				if dynIdx < 0 && (f.Machine == elf.EM_X86_64 || f.Machine == elf.EM_386) {
+					step = 8 // a static executable's ifunc stubs: jmp *slot; 2 bytes of padding
+				}
+				if f.Machine == elf.EM_ARM {
+					step = 4 // entries are 12 or 16 bytes, some after a 4-byte Thumb stub
+				}
+				info.plts = append(info.plts, pltSection{sec: i, step: step})
 			}
-			if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Link) == dynIdx && s.Flags&elf.SHF_ALLOC != 0 {
-				info.relocs = append(info.relocs, elfRelocs{off: s.Offset, size: s.Size, rela: s.Type == elf.SHT_RELA})
+		case ".got.plt":
+			info.gotPLT, info.hasGotPL = s.Addr, true
+		case ".got":
+			if !info.hasGotPL {
+				info.gotPLT = s.Addr
 			}
 		}
-		for i, s := range f.Sections {
-			switch s.Name {
-			case ".plt", ".plt.sec", ".plt.got":
-				if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
-					step := s.Entsize
-					if step != 8 && step != 16 {
-						step = 16
-					}
-					if f.Machine == elf.EM_AARCH64 || s.Name != ".plt.got" && step != 16 {
-						step = 16
-					}
-					if f.Machine == elf.EM_ARM {
-						step = 4 // entries are 12 or 16 bytes, some after a 4-byte Thumb stub
-					}
-					info.plts = append(info.plts, pltSection{sec: i, step: step})
-				}
-			case ".got.plt":
-				info.gotPLT, info.hasGotPL = s.Addr, true
-			case ".got":
-				if !info.hasGotPL {
-					info.gotPLT = s.Addr
-				}
-			}
-		}
-		switch f.Machine {
-		case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
-			if len(info.plts) > 0 && len(info.relocs) > 0 {
-				used["plt"] = true
-			}
+	}
+	switch f.Machine {
+	case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM:
+		if len(info.plts) > 0 && len(info.relocs) > 0 {
+			used["plt"] = true
 		}
 	}
 
@@ -207,13 +218,26 @@ func openELF(data []byte) (*image, error) {
 			used["eh-frame"] = true
 		}
 		info.inits = elfInitArrays(img, data)
-		info.inits = elfInitFini(f, img, info.inits)
+		info.inits, info.initNames = elfInitFini(f, img, info.inits)
 		if len(info.inits) > 0 {
 			used["init-array"] = true
 		}
 		if seedDescentArch(img) && (len(info.inits) > 0 || img.hasEntry) {
 			info.callTargets = true
 			used["call-targets"] = true
+		}
+	}
+	if f.Machine == elf.EM_ARM && f.Type != elf.ET_REL {
+		for _, s := range f.Sections {
+			switch s.Name {
+			case ".ARM.exidx", ".eh_frame", ".preinit_array", ".init_array", ".fini_array":
+				if s.Size > 0 && !slices.Contains(info.unread, s.Name) {
+					info.unread = append(info.unread, s.Name)
+				}
+			}
+		}
+		if vs, err := f.DynValue(elf.DT_INIT); err == nil && len(vs) > 0 {
+			info.unread = append(info.unread, "DT_INIT/DT_FINI")
 		}
 	}
 	img.setDiscovery(used)
@@ -354,10 +378,14 @@ func elfSymbols(img *image, b *symBuilder) error {
 		}
 	}
 	info.sortMapping()
-	if info.dynsym >= 0 && len(info.plts) > 0 {
+	if info.dynsym >= 0 || len(info.plts) > 0 {
 		if err := elfPLT(img, b); err != nil {
 			return err
 		}
+	}
+	if len(info.unread) > 0 {
+		b.limit(fmt.Sprintf("arm: %s not read, and no call-target descent: procedure starts come from symbols, PLT stubs and the entry point only",
+			strings.Join(info.unread, ", ")))
 	}
 	return nil
 }
@@ -378,23 +406,70 @@ func isMappingSymbol(m elf.Machine, name []byte) bool {
 	return false
 }
 
-// elfPLT names PLT stubs after the imported function whose GOT slot they jump
-// through (elfPLTStubs): stubs of undefined global or weak dynamic symbols.
+// elfPLT makes every PLT stub (elfPLTStubs) a thunk procedure named as
+// objdump names it, "<symbol>@plt" ("*ABS*+0x<resolver>@plt" for an
+// IRELATIVE slot), whatever the symbol's binding: a library calls its own
+// exported (interposable) functions through the PLT too. A stub of an
+// import is external and also keeps the import's bare name, ranked below
+// the @plt name, so the import is found by its name where the image reaches
+// it; a stub of a symbol the image defines has that definition as its thunk
+// target (symIndex.thunks). An import whose GOT slot no stub jumps through
+// (GLOB_DAT: `call *puts@GOTPCREL(%rip)`, __libc_start_main in a PIE) is
+// named at its slot, type import, as PE names its import slots.
 func elfPLT(img *image, b *symBuilder) error {
-	stubs, err := elfPLTStubs(img, b.data, b.tick)
+	rels, err := elfDynRelocs(img, b.data, b.tick)
 	if err != nil {
 		return err
 	}
+	stubs, err := pltStubsOf(img, b.data, rels, b.tick)
+	if err != nil {
+		return err
+	}
+	viaStub := make(map[uint64]bool, len(stubs))
 	for _, st := range stubs {
-		if !st.undefined || st.nameLen == 0 || !isImportReloc(img.elf.machine, st.typ) {
+		viaStub[st.slot] = true
+		flags := flagDynamic | flagProcedure | flagThunk
+		if st.undefined {
+			flags |= flagExternal
+		}
+		// A stub with a Thumb `bx pc` prefix (st.thumb) is still decoded in
+		// ARM mode, as objdump decodes it: the prefix is one ARM word that
+		// does not decode (.inst), and the rest of the stub reads right.
+		b.addArena(symbol{addr: st.addr, size: st.size, kind: kindFunction, source: srcImported, flags: flags,
+			rank: makeRank(srcImported, kindFunction, bindGlobal)}, st.name(b.data))
+		if st.undefined {
+			b.add(symbol{addr: st.addr, size: st.size, nameOff: st.nameOff, nameLen: st.nameLen,
+				kind: kindFunction, source: srcImported, flags: flags,
+				rank: makeRank(srcImported, kindFunction, bindLocal)})
+		} else if st.hasTarget {
+			if b.thunks == nil {
+				b.thunks = map[uint64]uint64{}
+			}
+			b.thunks[st.addr] = st.target
+		}
+	}
+	if len(stubs) == 0 && len(img.elf.plts) > 0 {
+		slots := 0
+		for _, r := range rels {
+			if isJumpSlot(img.elf.machine, r.typ) {
+				slots++
+			}
+		}
+		if slots > 0 {
+			b.limit(fmt.Sprintf("no PLT stub decoded (unrecognized PLT entry layout): %d import(s) through JUMP_SLOT relocations are not named at their stubs, and calls to them resolve to no procedure", slots))
+		}
+	}
+	for _, r := range rels {
+		if viaStub[r.off] || !isImportReloc(img.elf.machine, r.typ) {
 			continue
 		}
-		b.add(symbol{
-			addr: st.addr, size: st.size, nameOff: st.nameOff, nameLen: st.nameLen,
-			kind: kindFunction, source: srcImported,
-			flags: flagDynamic | flagExternal | flagProcedure | flagThunk,
-			rank:  makeRank(srcImported, kindFunction, bindGlobal),
-		})
+		off, n, _, undef, ok := elfDynSym(img, b.data, r.sym)
+		if !ok || !undef {
+			continue
+		}
+		viaStub[r.off] = true // one name per slot
+		b.add(symbol{addr: r.off, nameOff: off, nameLen: n, kind: kindImport, source: srcImported,
+			flags: flagDynamic | flagExternal, rank: makeRank(srcImported, kindImport, bindGlobal)})
 	}
 	return nil
 }
@@ -410,6 +485,19 @@ type pltStub struct {
 	nameLen    uint32
 	undefined  bool  // an undefined global or weak symbol: an import
 	addend     int64 // RELA addend (IRELATIVE: the resolver's address)
+	// target is the code the stub reaches inside the image: the defined
+	// symbol's value, or an IRELATIVE slot's resolver.
+	target    uint64
+	hasTarget bool
+	thumb     bool // arm: the stub opens with a Thumb-to-ARM switch
+}
+
+// name is the stub's name as objdump writes it.
+func (st *pltStub) name(data []byte) string {
+	if st.nameLen == 0 {
+		return "*ABS*+0x" + strconv.FormatUint(uint64(st.addend), 16) + "@plt"
+	}
+	return nameString(data[st.nameOff:st.nameOff+uint64(st.nameLen)]) + "@plt"
 }
 
 // dynReloc is one dynamic relocation of an import slot or an IRELATIVE.
@@ -461,7 +549,15 @@ func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error
 					dr.addend = int64(int32(img.bo.Uint32(data[e+8:])))
 				}
 			}
-			if isImportReloc(info.machine, dr.typ) || isIRelative(info.machine, dr.typ) && r.rela {
+			if isIRelative(info.machine, dr.typ) && !r.rela {
+				// REL (i386): the resolver's address is the slot's content.
+				v, ok := elfWordAt(img, data, dr.off)
+				if !ok {
+					continue
+				}
+				dr.addend = int64(v)
+			}
+			if isImportReloc(info.machine, dr.typ) || isIRelative(info.machine, dr.typ) {
 				out = append(out, dr)
 			}
 		}
@@ -469,41 +565,59 @@ func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error
 	return out, nil
 }
 
-// elfDynSym reads dynamic symbol i: its name and whether it is an undefined
-// global or weak symbol (not a file, section or TLS symbol).
-func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint32, undefined, ok bool) {
+// elfWordAt reads the address-sized word at address a from the file bytes.
+func elfWordAt(img *image, data []byte, a uint64) (uint64, bool) {
+	n := 4
+	if img.is64 {
+		n = 8
+	}
+	for i := range img.sections {
+		s := &img.sections[i]
+		if s.mapped && a >= s.addr && a-s.addr < s.fsize {
+			return readU(data, img.bo, s.off+(a-s.addr), n)
+		}
+	}
+	return 0, false
+}
+
+// elfDynSym reads dynamic symbol i: its name, value, and whether it is an
+// undefined global or weak symbol (not a file, section or TLS symbol).
+func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint32, value uint64, undefined, ok bool) {
 	info := img.elf
 	if info.dynsym < 0 || i == 0 {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	t := info.tables[info.dynsym]
 	size := uint64(len(data))
 	e := satAdd(t.off, uint64(i)*t.entsize)
 	if uint64(i) >= t.size/t.entsize || e > size || t.entsize > size-e || t.strSize == 0 || t.strOff > size {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	p := data[e : e+t.entsize]
 	var nameIdx uint32
 	var info8 uint8
 	var shndx uint16
 	if img.is64 {
-		nameIdx, info8, shndx = img.bo.Uint32(p[0:]), p[4], img.bo.Uint16(p[6:])
+		nameIdx, info8, shndx, value = img.bo.Uint32(p[0:]), p[4], img.bo.Uint16(p[6:]), img.bo.Uint64(p[8:])
 	} else {
-		nameIdx, info8, shndx = img.bo.Uint32(p[0:]), p[12], img.bo.Uint16(p[14:])
+		nameIdx, info8, shndx, value = img.bo.Uint32(p[0:]), p[12], img.bo.Uint16(p[14:]), uint64(img.bo.Uint32(p[4:]))
 	}
 	if nameIdx == 0 {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	off, n, ok := cstring(data, t.strOff, satAdd(t.strOff, t.strSize), uint64(nameIdx))
 	if !ok || n == 0 {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	typ, bind := elf.SymType(info8&0xf), elf.SymBind(info8>>4)
 	if typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_TLS {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	undefined = shndx == uint16(elf.SHN_UNDEF) && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK)
-	return off, n, undefined, true
+	if info.machine == elf.EM_ARM {
+		value &^= 1 // the Thumb bit
+	}
+	return off, n, value, undefined, true
 }
 
 // elfPLTStubs decodes the indirect jump of every PLT entry and pairs the
@@ -512,13 +626,21 @@ func elfDynSym(img *image, data []byte, i uint32) (nameOff uint64, nameLen uint3
 // Entries whose slot no relocation names (the PLT header, lazy-binding
 // trampolines) are left out. Sorted by address.
 func elfPLTStubs(img *image, data []byte, tick func() error) ([]pltStub, error) {
-	info := img.elf
-	if info == nil || len(info.plts) == 0 {
+	if img.elf == nil || len(img.elf.plts) == 0 {
 		return nil, nil
 	}
 	rels, err := elfDynRelocs(img, data, tick)
 	if err != nil {
 		return nil, err
+	}
+	return pltStubsOf(img, data, rels, tick)
+}
+
+// pltStubsOf is elfPLTStubs with the dynamic relocations already read.
+func pltStubsOf(img *image, data []byte, rels []dynReloc, tick func() error) ([]pltStub, error) {
+	info := img.elf
+	if info == nil || len(info.plts) == 0 {
+		return nil, nil
 	}
 	slots := make(map[uint64]dynReloc, len(rels)) // GOT slot address -> relocation
 	for _, r := range rels {
@@ -550,14 +672,29 @@ func elfPLTStubs(img *image, data []byte, tick func() error) ([]pltStub, error) 
 				continue
 			}
 			st := pltStub{addr: s.addr + o, size: step, slot: slot, typ: r.typ, sym: r.sym, addend: r.addend}
+			if info.machine == elf.EM_ARM {
+				st.size = armPLTEntryLen(win, img.bo)
+				// A stub Thumb code calls opens with `bx pc; nop` (or
+				// `bx pc; b .-2`), switching to the ARM entry after it.
+				if o >= 4 {
+					h0, h1 := img.bo.Uint16(code[o-4:]), img.bo.Uint16(code[o-2:])
+					if h0 == 0x4778 && (h1 == 0x46c0 || h1 == 0xe7fd) {
+						st.addr, st.size, st.thumb = st.addr-4, st.size+4, true
+					}
+				}
+			}
 			if r.sym != 0 {
-				off, n, undef, ok := elfDynSym(img, data, r.sym)
+				off, n, v, undef, ok := elfDynSym(img, data, r.sym)
 				if !ok {
 					continue
 				}
 				st.nameOff, st.nameLen, st.undefined = off, n, undef
+				st.target, st.hasTarget = v, !undef && v != 0 && img.execAt(v)
 			} else if !isIRelative(info.machine, r.typ) {
 				continue
+			} else {
+				st.target = uint64(r.addend)
+				st.hasTarget = img.execAt(st.target)
 			}
 			out = append(out, st)
 		}
@@ -589,6 +726,20 @@ func hiddenVersion(img *image, data []byte, t *symbolTable, i uint64) bool {
 	return img.bo.Uint16(data[t.versymOff+2*i:])&0x8000 != 0
 }
 
+func isJumpSlot(m elf.Machine, typ uint32) bool {
+	switch m {
+	case elf.EM_X86_64:
+		return typ == uint32(elf.R_X86_64_JMP_SLOT)
+	case elf.EM_386:
+		return typ == uint32(elf.R_386_JMP_SLOT)
+	case elf.EM_AARCH64:
+		return typ == uint32(elf.R_AARCH64_JUMP_SLOT)
+	case elf.EM_ARM:
+		return typ == uint32(elf.R_ARM_JUMP_SLOT)
+	}
+	return false
+}
+
 func isImportReloc(m elf.Machine, typ uint32) bool {
 	switch m {
 	case elf.EM_X86_64:
@@ -601,6 +752,15 @@ func isImportReloc(m elf.Machine, typ uint32) bool {
 		return typ == uint32(elf.R_ARM_JUMP_SLOT) || typ == uint32(elf.R_ARM_GLOB_DAT)
 	}
 	return false
+}
+
+// armPLTEntryLen is the length of the ARM PLT entry pltSlot matched in e:
+// binutils' long form (four instructions) or its short form (three).
+func armPLTEntryLen(e []byte, bo binary.ByteOrder) uint64 {
+	if len(e) >= 16 && bo.Uint32(e[0:])&0xfffffff0 == 0xe28fc200 {
+		return 16
+	}
+	return 12
 }
 
 // pltSlot decodes the indirect jump of one PLT entry and returns the address

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -231,10 +232,10 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 	want := readelfFuncs(t, path, arm)
 	got := map[string]bool{}
 	for _, p := range procs {
-		if stripped && (strings.HasPrefix(p.Value, "sub_") || p.Value == "main") {
-			continue // found by .eh_frame, init arrays or call targets (TestStrippedRecall), or _start (TestMainStrippedELF)
+		if stripped && (strings.HasPrefix(p.Value, "sub_") || p.Value == "main" || p.Value == "_init" || p.Value == "_fini") {
+			continue // found by .eh_frame, init arrays, DT_INIT/DT_FINI or call targets (TestStrippedRecall), or _start (TestMainStrippedELF)
 		}
-		if !p.Procedure.External && p.Value != "entry" {
+		if !p.Procedure.External && !p.Procedure.Thunk && p.Value != "entry" {
 			got[p.Address+" "+p.Value] = true
 		}
 	}
@@ -311,7 +312,8 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 		t.Errorf("format string: %+v", s)
 	}
 
-	// Import stubs: objdump names them puts@plt etc.
+	// Import stubs: objdump names them puts@plt etc.; so does REA, with the
+	// import's bare name as an alias.
 	if objdump != "" {
 		if _, err := exec.LookPath(objdump); err == nil {
 			out := toolOutput(t, objdump, "-d", "-j", ".plt", "-j", ".plt.sec", path)
@@ -326,7 +328,7 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 			for name, addr := range stubs {
 				found := false
 				for _, p := range procs {
-					if p.Value == name && p.Address == addr {
+					if p.Value == name+"@plt" && p.Address == addr && slices.Contains(p.Aliases, name) {
 						found = p.Procedure.External && p.Procedure.Thunk && p.Procedure.ThunkTarget == nil
 					}
 				}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -147,6 +148,16 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	seeds["FuzzELF"]["x86_64-plt"] = link("e1", "gcc", tiny, "-L/lib/x86_64-linux-gnu", "-l:libc.so.6")
 	seeds["FuzzELF"]["x86_64-ibt"] = link("e2", "gcc", append(append([]string{}, tiny...), "-fcf-protection=full", "-Wl,-z,ibtplt"), "-L/lib/x86_64-linux-gnu", "-l:libc.so.6")
 	seeds["FuzzELF"]["aarch64-plt"] = link("e3", "aarch64-linux-gnu-gcc", tiny, "-L/usr/aarch64-linux-gnu/lib", "-l:libc.so.6")
+	// i386, stripped, with .eh_frame and one function without an FDE that
+	// FDE-covered code calls (unwindcalls.go), in a source of its own.
+	if err := os.WriteFile(src, []byte(fuzzSeedUnwindC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seeds["FuzzELF"]["i686-eh-frame-gap"] = link("e4", "i686-linux-gnu-gcc", slices.DeleteFunc(slices.Clone(tiny),
+		func(s string) bool { return s == "-fno-asynchronous-unwind-tables" }), "-fPIC", "-s", "-L/usr/i686-linux-gnu/lib", "-l:libc.so.6")
+	if err := os.WriteFile(src, []byte(fuzzSeedC), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	seeds["FuzzPE"]["x86_64-exe-coff-symbols"] = link("p1.exe", "x86_64-w64-mingw32-gcc",
 		[]string{"-Os", "-nostdlib", "-nostartfiles", "-Wl,--entry=_start", "-Wl,--file-alignment=16", "-Wl,--section-alignment=16"}, "-lmsvcrt")
 	seeds["FuzzPE"]["x86_64-dll-exports"] = link("p2.dll", "x86_64-w64-mingw32-gcc",
@@ -183,6 +194,18 @@ const unsigned short wmsg[] = u"wide seed";
 int counter = 7;
 __attribute__((noinline)) int helper(int x) { return x + counter; }
 int main(void) { puts(msg); return helper((int)wmsg[0]); }
+void __main(void) {}
+void _start(void) { main(); for (;;) ; }
+`
+
+// fuzzSeedUnwindC: bare has no FDE (top-level asm without CFI), helper
+// calls it; main calls itself through `call $+5; pop`.
+const fuzzSeedUnwindC = `int puts(const char *);
+int counter = 7;
+__asm__(".text\n.align 16\nbare: movl (%esp), %eax\n ret\n.align 16\n");
+int bare(void);
+__attribute__((noinline)) int helper(int x) { return x + counter + bare(); }
+int main(void) { int pc; __asm__("call 1f\n1: pop %0" : "=r"(pc)); puts("seed"); return helper(pc); }
 void __main(void) {}
 void _start(void) { main(); for (;;) ; }
 `

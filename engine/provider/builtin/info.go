@@ -237,6 +237,7 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 			cl.Provenance = "symbols"
 		}
 	}
+	cl.ThunkTarget = six.thunkTarget(entry)
 	res.Classification = cl
 	lx, err := c.lines(ctx, op)
 	if err != nil {

@@ -40,13 +40,18 @@ func TestProcedureInfoDWARF(t *testing.T) {
 		}
 	}
 	// An import stub: external thunk from the imports.
+	stubs := 0
 	for _, p := range allProcedures(t, c) {
-		if p.Value == "puts" {
+		if p.Value == "puts@plt" {
+			stubs++
 			pi := procInfo(t, c, p.Address)
 			if !pi.Classification.External || !pi.Classification.Thunk || pi.Classification.Provenance != "imports" || pi.Length == 0 || pi.Source != nil {
 				t.Errorf("puts stub: %+v", pi)
 			}
 		}
+	}
+	if stubs != 1 {
+		t.Errorf("%d procedures named puts@plt", stubs)
 	}
 }
 

@@ -19,10 +19,7 @@ import (
 // analyzer to read a source deletes its entry here and its case in
 // limitations_test.go. An entry with a read name is also silent whenever
 // that name is in the image's function_discovery, so a reader that records
-// itself there retires the entry even before it is deleted; the entries
-// without one (elf-fde-calls) have tripwires in
-// limitations_test.go that fail once the source is read while the entry
-// is still listed.
+// itself there retires the entry even before it is deleted.
 type unreadSource struct {
 	id   string // names the entry (limitations_test.go)
 	read string // the function_discovery name that reading the source adds; "" if none
@@ -43,10 +40,6 @@ var unreadSources = []unreadSource{
 		}},
 	{id: "elf-arm-call-targets", read: "call-targets", text: "arm: calls are not followed to find procedures: a procedure that no symbol names is missed",
 		has: func(img *image, _ *symIndex) bool { return isARMELF(img) && hasCode(img) }},
-	{id: "elf-fde-calls", text: "calls inside code that .eh_frame describes are not followed: a procedure without an FDE that only such code calls is missed unless a symbol names it",
-		has: func(img *image, _ *symIndex) bool {
-			return img.elf != nil && slices.Contains(img.discovery, "eh-frame")
-		}},
 	{id: "macho-unwind-info", read: "function-starts", text: "Mach-O compact unwind (__unwind_info) not read: without LC_FUNCTION_STARTS, procedure starts come from symbols, stubs and the entry point only",
 		has: func(img *image, _ *symIndex) bool { return img.macho != nil && hasSection(img, "__TEXT,__unwind_info") }},
 }

@@ -68,7 +68,7 @@ var gapFixtures = []struct {
 	build func(t testing.TB) string
 	gaps  []string
 }{
-	{"elf-x86_64", func(t testing.TB) string { return cFixture(t, "lim-gcc", "gcc", "-O2") }, []string{"elf-fde-calls"}},
+	{"elf-x86_64", func(t testing.TB) string { return cFixture(t, "lim-gcc", "gcc", "-O2") }, nil},
 	{"elf-armhf", func(t testing.TB) string { return cFixture(t, "lim-armhf", "arm-linux-gnueabihf-gcc", "-O2") },
 		[]string{"elf-arm-exidx", "elf-arm-init-array", "elf-arm-call-targets"}},
 	{"pe-i686", func(t testing.TB) string { return cFixture(t, "lim-mingw32.exe", "i686-w64-mingw32-gcc", "-O2") }, []string{"pe-call-targets"}},
@@ -154,38 +154,4 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	sort.Strings(s)
 	return s
-}
-
-// TestUnreadSourceTripwires fails when a source that an unreadSources entry
-// without a read name says is not read is read after all, so a merge that
-// teaches the analyzer a source cannot leave its limitation behind.
-func TestUnreadSourceTripwires(t *testing.T) {
-	listed := func(id string) bool {
-		return slices.ContainsFunc(unreadSources, func(u unreadSource) bool { return u.id == id })
-	}
-	t.Run("elf-fde-calls", func(t *testing.T) {
-		// i386 static glibc: __x86.get_pc_thunk.bx has no FDE and is called
-		// only from code that FDEs describe.
-		full := cFixture(t, "lim-i686-static", "i686-linux-gnu-gcc", "-O2", "-static")
-		strip := needTool(t, "i686-linux-gnu-strip")
-		stripped := full + "-stripped"
-		if err := run(filepath.Dir(full), nil, strip, "-s", "-o", stripped, full); err != nil {
-			t.Fatal(err)
-		}
-		_, oracle := corpusOracle(t, full, false)
-		var thunk uint64
-		for a, n := range oracle {
-			if n == "__x86.get_pc_thunk.bx" {
-				thunk = a
-			}
-		}
-		if thunk == 0 {
-			t.Fatal("no __x86.get_pc_thunk.bx in the static i386 fixture")
-		}
-		_, _, c := open(t, stripped)
-		found := slices.ContainsFunc(allProcedures(t, c), func(p ProcedureItem) bool { return p.Address == provider.FormatAddress(thunk) })
-		if found == listed("elf-fde-calls") {
-			t.Errorf("stripped static i386: __x86.get_pc_thunk.bx found %v, yet the elf-fde-calls entry is listed: %v", found, listed("elf-fde-calls"))
-		}
-	})
 }

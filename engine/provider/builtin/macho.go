@@ -191,6 +191,12 @@ func machoSections(img *image, lb []byte, seg *macho.Segment, live bool) {
 		}
 		p := lb[o : o+ent]
 		name := cName(p[0:16])
+		// Each section header names its own segment: an object file
+		// (MH_OBJECT) has one unnamed segment holding them all.
+		segName := cName(p[16:32])
+		if segName == "" {
+			segName = seg.Name
+		}
 		var addr, size uint64
 		var off, flags, r1, r2 uint32
 		if img.is64 {
@@ -205,7 +211,7 @@ func machoSections(img *image, lb []byte, seg *macho.Segment, live bool) {
 		typ := flags & sectionTypeMask
 		zero := typ == sZerofill || typ == sGBZerofill || typ == sThreadLocalZerofill
 		sec := section{
-			name: seg.Name + "," + name, addr: addr, size: size, off: uint64(off),
+			name: segName + "," + name, addr: addr, size: size, off: uint64(off),
 			r: seg.Prot&1 != 0, w: seg.Prot&2 != 0,
 			x:      seg.Prot&4 != 0 && flags&(sAttrPureInstr|sAttrSomeInstr) != 0,
 			mapped: live,

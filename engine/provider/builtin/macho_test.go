@@ -3,6 +3,8 @@ package builtin
 import (
 	"encoding/binary"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -123,13 +125,52 @@ func checkMachOSegments(t *testing.T, c provider.Client, path string) {
 			if got := sc.Start + "+" + provider.FormatAddress(size); !slices.Contains(want[short], got) {
 				t.Errorf("section %s: %s, llvm-objdump %s", sc.Name, got, want[short])
 			}
-			if !strings.HasPrefix(sc.Name, s.Name+",") {
+			if s.Name != "" && !strings.HasPrefix(sc.Name, s.Name+",") { // an object's one segment is unnamed
 				t.Errorf("section %s listed under segment %s", sc.Name, s.Name)
 			}
 		}
 	}
 	if n == 0 {
 		t.Errorf("no sections")
+	}
+}
+
+// TestMachOObject: in an object file (MH_OBJECT) every section sits in one
+// unnamed segment but names its own segment, as llvm-objdump's load
+// commands show (sectname/segname pairs): __TEXT,__text, not ,__text.
+func TestMachOObject(t *testing.T) {
+	needTool(t, "llvm-objdump")
+	for _, target := range []string{"x86_64-apple-macos11", "arm64-apple-macos11"} {
+		t.Run(target, func(t *testing.T) {
+			path := fixture(t, "macho-object-"+target, func(dir, out string) (string, error) {
+				if _, err := exec.LookPath("clang"); err != nil {
+					return "tool clang is not installed; install it to run this test", nil
+				}
+				src := filepath.Join(dir, "fixture.c")
+				if err := os.WriteFile(src, []byte(strippedCFree), 0o644); err != nil { // no Darwin SDK needed
+					return "", err
+				}
+				return "", run(dir, nil, "clang", "-target", target, "-O2", "-c", "-o", out, src)
+			})
+			_, _, c := open(t, path)
+			var want []string
+			re := regexp.MustCompile(`(?m)^\s*sectname (\S+)\n\s*segname (\S+)$`)
+			for _, m := range re.FindAllStringSubmatch(toolOutput(t, "llvm-objdump", "--macho", "--private-headers", path), -1) {
+				want = append(want, m[2]+","+m[1])
+			}
+			var got []string
+			for _, s := range do(t, c, OpListSegments, nil).Normalized.([]Segment) {
+				for _, sc := range s.Sections {
+					got = append(got, sc.Name)
+				}
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if len(want) == 0 || !slices.Contains(got, "__TEXT,__text") || !slices.Equal(got, want) {
+				t.Errorf("sections %q, llvm-objdump %q", got, want)
+			}
+			checkMachOSegments(t, c, path)
+		})
 	}
 }
 

@@ -407,7 +407,7 @@ func relocKind(mach elf.Machine, typ uint32) int {
 // isStartMain reports whether a named call target is the C library's start
 // function; an unnamed one (nil) is accepted.
 func isStartMain(name []byte) bool {
-	switch string(name) {
+	switch string(bytes.TrimSuffix(name, []byte("@plt"))) { // the import, or its PLT stub's name
 	case "", "__libc_start_main", "__uClibc_main":
 		return true
 	}

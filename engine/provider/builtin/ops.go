@@ -365,6 +365,7 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
 			it.Procedure.External = it.Procedure.External || s.flags&flagExternal != 0
 			it.Procedure.Thunk = it.Procedure.Thunk || s.flags&flagThunk != 0
 		}
+		it.Procedure.ThunkTarget = six.thunkTarget(addr)
 		items[i] = it
 	}
 	return provider.Page[ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,

@@ -227,18 +227,23 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 			return provider.Result{}, err
 		}
 		lims = append(lims, pc.lims...)
-		indirect := 0
+		indirect, nowhere := 0, 0
 		for _, it := range pc.insns {
 			if it.flow != flowCall {
 				continue
 			}
 			if it.indirect {
 				indirect++
+			} else if it.hasTarget && !c.inSegments(it.target) {
+				nowhere++ // a static link resolves an undefined weak function to 0
 			} else if it.hasTarget {
 				addrs = append(addrs, it.target)
 			}
 		}
 		lims = append(lims, strconv.Itoa(indirect)+" indirect call(s) unresolved")
+		if nowhere > 0 {
+			lims = append(lims, strconv.Itoa(nowhere)+" direct call(s) to an address outside every segment (an undefined weak function) omitted")
+		}
 	case OpProcedureCallers:
 		entry, err := n.resolveProc(op, in, ex)
 		if err != nil {

@@ -65,26 +65,37 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 	return slices.Compact(out)
 }
 
-// elfInitFini adds the DT_INIT and DT_FINI code pointers to inits (sorted,
-// unique); a dynamic section debug/elf cannot read adds nothing.
-func elfInitFini(f *elf.File, img *image, inits []uint64) []uint64 {
-	n := len(inits)
-	for _, tag := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
-		vs, err := f.DynValue(tag)
-		if err != nil {
-			return inits
-		}
-		for _, v := range vs {
-			if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
-				inits = append(inits, v)
+// elfInitFini adds the DT_INIT and DT_FINI code pointers, and the starts of
+// the .init and .fini sections (a static executable has no dynamic section;
+// crti.o opens both sections with _init and _fini), to inits (sorted,
+// unique). It returns the names of those addresses: DT_INIT is by
+// definition the function ld's -init names, _init by default.
+func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]string) {
+	names := map[uint64]string{}
+	add := func(v uint64, name string) {
+		if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
+			inits = append(inits, v)
+			if _, dup := names[v]; !dup {
+				names[v] = name
 			}
 		}
 	}
-	if len(inits) == n {
-		return inits
+	for _, tag := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
+		vs, err := f.DynValue(tag)
+		if err != nil {
+			break
+		}
+		for _, v := range vs {
+			add(v, map[elf.DynTag]string{elf.DT_INIT: "_init", elf.DT_FINI: "_fini"}[tag])
+		}
+	}
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.x && s.size > 0 && (s.name == ".init" || s.name == ".fini") {
+			add(s.addr, "_"+s.name[1:])
+		}
 	}
 	slices.Sort(inits)
-	return slices.Compact(inits)
+	return slices.Compact(inits), names
 }
 
 // seedDescentArch reports whether call-target descent runs for the image.
@@ -153,8 +164,12 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		if img.hasEntry && a == img.entry {
 			return // named "entry" already
 		}
+		name, ok := info.initNames[a]
+		if !ok {
+			name = fmt.Sprintf("sub_%x", a)
+		}
 		b.addArena(symbol{addr: a, kind: kindFunction, source: srcAnalysis,
-			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, fmt.Sprintf("sub_%x", a))
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, name)
 	}
 	var work []uint64
 	for _, a := range info.inits {
@@ -173,6 +188,14 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	d := newDecoder(img)
 	budget := maxSeedInsns
 	done := map[uint64]bool{}
+	var covered []codeRange // the instructions descent decoded
+	searched := false
+	defer func() {
+		if len(work) > 0 && (budget <= 0 || len(done) >= maxSeedProcs) {
+			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxSeedInsns, maxSeedProcs))
+		}
+	}()
+descend:
 	for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
 		entry := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -197,8 +220,12 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 				seen[a] = true
 				budget--
 				it := d.decode(code, a, false)
+				covered = append(covered, codeRange{a, a + uint64(it.n)})
 				if it.hasTarget {
 					switch {
+					case it.flow == flowCall && it.target == a+uint64(it.n):
+						// call $+5; pop reg (the i386 get-PC idiom): no
+						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
 						t := it.target
 						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
@@ -216,6 +243,26 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 				}
 				a += uint64(it.n)
 			}
+		}
+	}
+	if !searched {
+		// Then calls from code FDEs cover to code neither they nor the
+		// descent cover (i386 __x86.get_pc_thunk.bx, hand-written helpers),
+		// whose targets are descended in turn.
+		searched = true
+		targets, truncated, err := unwindCallTargets(img, b.data, b.syms, procs, covered, b.tick)
+		if err != nil {
+			return err
+		}
+		if truncated {
+			b.limit(fmt.Sprintf("calls from code .eh_frame describes were followed up to a bound (%d targets, %d instructions decoded): functions without an FDE reached only beyond it are missing", maxUnwindTargets, maxUnwindVerifyInsns))
+		}
+		for _, t := range targets {
+			add(t)
+			work = append(work, t)
+		}
+		if len(work) > 0 {
+			goto descend
 		}
 	}
 	return nil

@@ -89,7 +89,7 @@ func buildSymbolizer(ctx context.Context, img *image, data []byte, six *symIndex
 			return nil, err
 		}
 		for _, r := range rels {
-			if off, n, _, ok := elfDynSym(img, data, r.sym); ok {
+			if off, n, _, _, ok := elfDynSym(img, data, r.sym); ok {
 				z.slots = append(z.slots, slotName{addr: r.off, nameOff: off, nameLen: n})
 			}
 		}
@@ -174,11 +174,7 @@ func (a *annotator) entryName(e symEntry) string {
 	if e.ref >= 0 {
 		return nameString(a.z.six.name(a.data, &a.z.six.syms[e.ref]))
 	}
-	st := &a.z.stubs[-1-e.ref]
-	if st.nameLen == 0 {
-		return "*ABS*+0x" + strconv.FormatUint(uint64(st.addend), 16) + "@plt"
-	}
-	return nameString(a.data[st.nameOff:st.nameOff+uint64(st.nameLen)]) + "@plt"
+	return a.z.stubs[-1-e.ref].name(a.data)
 }
 
 // symbolic renders `<address> <name[+0xoff]>`, or the address alone.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // Symbol kinds (the list_names symbol.type vocabulary).
@@ -70,6 +72,7 @@ type symIndex struct {
 	entries     []uint32 // indices into procs of the first symbol of each entry address
 	arena       []byte
 	limitations []string
+	thunks      map[uint64]uint64 // thunk entry -> its target in the image (ELF PLT stubs of defined symbols)
 }
 
 // symBuilder collects symbols from a format parser.
@@ -81,6 +84,8 @@ type symBuilder struct {
 	lims  []string
 	n     int
 	prog  func(n int)
+
+	thunks map[uint64]uint64 // see symIndex.thunks
 }
 
 // tick honours cancellation and reports progress every few thousand symbols.
@@ -193,7 +198,7 @@ func (b *symBuilder) finish() (*symIndex, error) {
 		}
 		out = append(out, s)
 	}
-	ix := &symIndex{syms: slices.Clip(out), arena: arena, limitations: b.lims}
+	ix := &symIndex{syms: slices.Clip(out), arena: arena, limitations: b.lims, thunks: b.thunks}
 	for i := 0; i < len(out); {
 		j := i
 		for j < len(out) && out[j].addr == out[i].addr {
@@ -258,6 +263,17 @@ func leadingUnderscores(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// thunkTarget is the formatted target of the thunk at entry inside the
+// image, or nil (no thunk, or one whose target is an import).
+func (ix *symIndex) thunkTarget(entry uint64) *string {
+	t, ok := ix.thunks[entry]
+	if !ok {
+		return nil
+	}
+	s := provider.FormatAddress(t)
+	return &s
 }
 
 // indexProcs lists the procedure symbols and the first of each entry
