@@ -68,6 +68,10 @@ func (l *Ledger) submit(req *appendReq) ([]Event, error) {
 	select {
 	case <-req.done:
 	case g.writer <- struct{}{}:
+		if isDone(req) { // select chose the writer although req was finished
+			<-g.writer
+			break
+		}
 		g.mu.Lock()
 		group := g.queue
 		g.queue = nil
@@ -75,11 +79,9 @@ func (l *Ledger) submit(req *appendReq) ([]Event, error) {
 			r.taken = true
 		}
 		g.mu.Unlock()
-		// group is empty when an earlier committer already took req: that
-		// committer released the writer only after finishing req.
-		if len(group) > 0 {
-			l.commitGroup(group)
-		}
+		// req is in group: a committer that took it would have finished it
+		// before releasing the writer.
+		l.commitGroup(group)
 		<-g.writer
 		<-req.done
 	case <-req.ctx.Done():
