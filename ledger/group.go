@@ -173,9 +173,8 @@ func cmpErr(a, b error) error {
 // memberResult is what one member's append produced in this attempt.
 type memberResult struct {
 	out    []Event
-	stored bool // already stored: nothing to commit
-	err    error
-	open   bool // its savepoint is open (it succeeded)
+	stored bool  // already stored: nothing to commit
+	err    error // nil: its savepoint is open until COMMIT
 }
 
 // errTxLost: a member's failure took the whole transaction with it (SQLite
@@ -222,7 +221,7 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 		}
 		out, stored, err := l.appendGuarded(bg, tx, r)
 		if err == nil {
-			res[i] = memberResult{out: out, stored: stored, open: grouped}
+			res[i] = memberResult{out: out, stored: stored}
 			return nil
 		}
 		if isBusy(err) {
@@ -330,6 +329,7 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 // appendGuarded is appendTx for one member, with a panic in its apply
 // carried back to its own caller instead of unwinding the committer.
 func (l *Ledger) appendGuarded(ctx context.Context, tx *sql.Tx, r *appendReq) (out []Event, stored bool, err error) {
+	r.panic = nil // a re-run decides again
 	defer func() {
 		if p := recover(); p != nil {
 			r.panic = p
