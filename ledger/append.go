@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -31,7 +30,9 @@ type StreamAppend struct {
 const maxBusyAttempts = 8
 
 // Append appends events to one stream in one BEGIN IMMEDIATE transaction and
-// returns them as stored.
+// returns them as stored, once they are durable. Appends made concurrently
+// may share that transaction and its COMMIT (group.go); each still succeeds
+// or fails on its own.
 //
 // expectedVersion < 0 appends at the stream's next version without a check;
 // expectedVersion >= 0 must equal the stream's current version (0 = empty
@@ -39,8 +40,9 @@ const maxBusyAttempts = 8
 //
 // apply runs inside the same transaction after the events are inserted, so
 // projections commit with the events or not at all. It may run more than once
-// if the transaction is retried after SQLITE_BUSY; each run sees a fresh
-// transaction. It may be nil.
+// if the transaction is retried after SQLITE_BUSY, or if an append grouped
+// before it is cancelled; each run sees a state without its earlier run's
+// writes. It may run on another caller's goroutine. It may be nil.
 //
 // Appends are idempotent by event ID: when the IDs are already stored with
 // the same stream, type and data, the stored events are returned and apply is
@@ -104,18 +106,7 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 	if total == 0 {
 		return nil, errors.New("ledger: append without events")
 	}
-	recordedAt := l.now()
-	var out []Event
-	err := l.writeTx(ctx, true, func(tx *sql.Tx) (bool, error) {
-		var stored bool
-		var err error
-		out, stored, err = l.appendTx(ctx, tx, pending, total, recordedAt, apply)
-		return !stored, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return l.submit(&appendReq{ctx: ctx, pending: pending, total: total, recordedAt: l.now(), apply: apply})
 }
 
 func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppend, total int, recordedAt time.Time,
@@ -233,21 +224,14 @@ func (l *Ledger) storedBatch(ctx context.Context, byID *sql.Stmt, pending []pend
 // backoff. rerunnable=false (Import, whose input is a one-shot stream)
 // retries only when BEGIN itself was busy, before fn consumed anything.
 func (l *Ledger) writeTx(ctx context.Context, rerunnable bool, fn func(*sql.Tx) (commit bool, err error)) error {
-	backoff := 5 * time.Millisecond
-	for attempt := 1; ; attempt++ {
+	var bo busyBackoff
+	for {
 		began, err := l.tryTx(ctx, fn)
 		if err == nil || !isBusy(err) || (began && !rerunnable) {
 			return err
 		}
-		if attempt >= maxBusyAttempts {
-			return fmt.Errorf("%w: %v", ErrBusy, err)
-		}
-		sleep := backoff/2 + rand.N(backoff)
-		backoff = min(2*backoff, time.Second)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(sleep):
+		if err := bo.wait(ctx, err); err != nil {
+			return err
 		}
 	}
 }

@@ -10,7 +10,9 @@
 //   - Atomicity: Append runs one BEGIN IMMEDIATE transaction that checks the
 //     stream version, chains and inserts the events, and applies the
 //     projections; either all of it commits or none of it does. A request
-//     whose context is cancelled never publishes.
+//     whose context is cancelled never publishes. Concurrent appends share
+//     one transaction and one durable COMMIT (group commit), each under its
+//     own savepoint, and none returns before that COMMIT.
 //   - Order: seq is a gapless global position and stream_version a gapless
 //     per-stream one; a stale expected version is a typed *ConflictError.
 //   - Tamper evidence: hash = sha256hex(prev_hash || C), where C is the RFC
@@ -70,6 +72,8 @@ type Ledger struct {
 	// Statements prepared once on the writer connection; within a
 	// transaction tx.StmtContext reuses them instead of re-parsing SQL.
 	stAppendState, stStreamVersion, stByID, stInsert, stPutBlob *sql.Stmt
+
+	group groupCommit // the append queue (group.go)
 
 	mu sync.RWMutex
 	id string // ledger_id; replaced by Import
@@ -241,7 +245,7 @@ func newLedger(abs string, opts Options) *Ledger {
 	if now == nil {
 		now = time.Now
 	}
-	return &Ledger{path: abs, now: now}
+	return &Ledger{path: abs, now: now, group: groupCommit{writer: make(chan struct{}, 1)}}
 }
 
 func (l *Ledger) openReaders(opts Options, readOnlyFile bool) error {

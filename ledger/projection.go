@@ -29,7 +29,8 @@ type Projection interface {
 // Flusher is a Projection that buffers rows in Apply and writes them in
 // Flush, so that many rows can go to SQLite in one statement. Fold calls
 // Flush after every batch of events, inside the same transaction, so buffered
-// rows always commit with the events that produced them. Only a projection
+// rows always commit with the events that produced them, and also after a
+// failed Apply, so a buffer is always empty after a fold. Only a projection
 // whose folds never read its own tables may buffer.
 type Flusher interface {
 	Flush(tx *sql.Tx) error
@@ -39,21 +40,28 @@ type Flusher interface {
 // ps, in order, then flushes every Flusher.
 func Fold(ps ...Projection) func(*sql.Tx, []Event) error {
 	return func(tx *sql.Tx, events []Event) error {
+		var err error
+	fold:
 		for _, e := range events {
 			for _, p := range ps {
-				if err := p.Apply(tx, e); err != nil {
-					return fmt.Errorf("ledger: projection %s: seq %d: %w", p.Name(), e.Seq, err)
+				if err = p.Apply(tx, e); err != nil {
+					err = fmt.Errorf("ledger: projection %s: seq %d: %w", p.Name(), e.Seq, err)
+					break fold
 				}
 			}
 		}
+		// Flush even after a failed Apply: the failure rolls back this
+		// transaction or savepoint, rows flushed into it go with it, and
+		// rows left buffered would be written by the next fold, beside
+		// another append's events (of the same group transaction, say).
 		for _, p := range ps {
 			if f, ok := p.(Flusher); ok {
-				if err := f.Flush(tx); err != nil {
-					return fmt.Errorf("ledger: projection %s: flush: %w", p.Name(), err)
+				if ferr := f.Flush(tx); ferr != nil && err == nil {
+					err = fmt.Errorf("ledger: projection %s: flush: %w", p.Name(), ferr)
 				}
 			}
 		}
-		return nil
+		return err
 	}
 }
 

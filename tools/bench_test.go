@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rea-re/rea/ledger"
 )
 
 // BenchmarkStdioRoundTrip compares a binary_session round trip with a trivial
@@ -181,6 +182,96 @@ func pageAllProcedures(b *testing.B, s *session, path string) int {
 // figure much more than the baseline, so only a ratio measured in the same
 // moments means anything.
 func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
+	benchLeanPaging(b, 1)
+}
+
+// BenchmarkMCPProcedurePagingLeanClientPipelined is the lean client keeping
+// up to REA_BENCH_PIPELINE (default 16) list_procedures requests in flight
+// on the one connection, as a client reading a whole listing may: it asks
+// for offsets 0, limit, 2·limit, … ahead, and when a page comes back cut
+// by the answer's byte budget it asks for the rest of that page's range, so
+// every procedure is read exactly once (checked). Each page is still one
+// Evidence publication (checked in the ledger), answered only once durable;
+// concurrent publications share commits (ledger group commit).
+func BenchmarkMCPProcedurePagingLeanClientPipelined(b *testing.B) {
+	depth, _ := strconv.Atoi(os.Getenv("REA_BENCH_PIPELINE"))
+	if depth <= 0 {
+		depth = 16
+	}
+	benchLeanPaging(b, depth)
+}
+
+// leanConn is a minimal JSON-RPC client over a `rea mcp` subprocess.
+type leanConn struct {
+	b     *testing.B
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines *bufio.Reader
+	id    int
+}
+
+func startLean(b *testing.B, args ...string) *leanConn {
+	cmd, stdin, stdout := startRawStdio(b, args...)
+	c := &leanConn{b: b, cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 1<<20)}
+	c.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "lean", "version": "1"}})
+	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// send writes a request and returns its id.
+func (c *leanConn) send(method string, params any) int {
+	c.id++
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	if _, err := c.stdin.Write(append(req, '\n')); err != nil {
+		c.b.Fatal(err)
+	}
+	return c.id
+}
+
+// answer reads lines up to the next response (notifications are skipped).
+func (c *leanConn) answer() []byte {
+	for {
+		line, err := c.lines.ReadBytes('\n')
+		if err != nil {
+			c.b.Fatal(err)
+		}
+		if bytes.Contains(line[:min(len(line), 64)], []byte(`"id":`)) {
+			return line
+		}
+	}
+}
+
+func (c *leanConn) rpc(method string, params any) []byte {
+	c.send(method, params)
+	return c.answer()
+}
+
+func (c *leanConn) close() {
+	c.stdin.Close()
+	c.cmd.Wait()
+}
+
+// leanPage is the part of a list_procedures answer the lean clients read.
+type leanPage struct {
+	ID     int `json:"id"`
+	Result struct {
+		IsError    bool `json:"isError"`
+		Structured struct {
+			Result struct {
+				Items []struct {
+					Address string `json:"address"`
+				} `json:"items"`
+				Total      *int `json:"total"`
+				NextOffset *int `json:"next_offset"`
+			} `json:"result"`
+		} `json:"structuredContent"`
+	} `json:"result"`
+}
+
+func benchLeanPaging(b *testing.B, depth int) {
 	path := benchFile(b)
 	// REA_BENCH_PAGE_LIMIT pages at another size than the default (100).
 	limit, _ := strconv.Atoi(os.Getenv("REA_BENCH_PAGE_LIMIT"))
@@ -188,70 +279,166 @@ func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		baseline += sha256sumAndNM(b, path)
-		args := []string{"--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp"}
+		ledgerPath := filepath.Join(b.TempDir(), "ledger.db")
+		args := []string{"--ledger", ledgerPath, "mcp"}
 		// REA_BENCH_SERVER_CPUPROFILE profiles the server process (the last
 		// iteration's profile is the one left in the file).
 		if p := os.Getenv("REA_BENCH_SERVER_CPUPROFILE"); p != "" {
 			args = append([]string{"--cpuprofile", p}, args...)
 		}
-		cmd, stdin, stdout := startRawStdio(b, args...)
-		lines := bufio.NewReaderSize(stdout, 1<<20)
-		id := 0
-		rpc := func(method string, params any) []byte {
-			id++
-			req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-			if _, err := stdin.Write(append(req, '\n')); err != nil {
-				b.Fatal(err)
-			}
-			for {
-				line, err := lines.ReadBytes('\n')
-				if err != nil {
-					b.Fatal(err)
-				}
-				if bytes.Contains(line[:min(len(line), 64)], []byte(`"id":`)) {
-					return line
-				}
-			}
-		}
-		rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-			"clientInfo": map[string]any{"name": "lean", "version": "1"}})
-		stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+		c := startLean(b, args...)
 		b.StartTimer()
-		rpc("tools/call", map[string]any{"name": "open_binary", "arguments": map[string]any{"path": path}})
-		pages := 0
-		for offset := 0; ; pages++ {
-			args := map[string]any{"offset": offset}
-			if limit > 0 {
-				args["limit"] = limit
-			}
-			line := rpc("tools/call", map[string]any{"name": "list_procedures", "arguments": args})
-			var answer struct {
-				Result struct {
-					IsError    bool `json:"isError"`
-					Structured struct {
-						Result struct {
-							NextOffset *int `json:"next_offset"`
-						} `json:"result"`
-					} `json:"structuredContent"`
-				} `json:"result"`
-			}
-			if err := json.Unmarshal(line, &answer); err != nil || answer.Result.IsError {
-				b.Fatalf("page at %d: %v %.200s", offset, err, line)
-			}
-			if answer.Result.Structured.Result.NextOffset == nil {
-				break
-			}
-			offset = *answer.Result.Structured.Result.NextOffset
+		c.rpc("tools/call", map[string]any{"name": "open_binary", "arguments": map[string]any{"path": path}})
+		var pages int
+		if depth <= 1 {
+			pages = leanPagesSequential(b, c, limit)
+		} else {
+			pages = leanPagesPipelined(b, c, limit, depth)
 		}
-		b.ReportMetric(float64(pages+1), "pages")
+		b.ReportMetric(float64(pages), "pages")
 		b.StopTimer()
-		stdin.Close()
-		cmd.Wait()
+		c.close()
+		if n := listProcedurePublications(b, ledgerPath); n != pages {
+			b.Fatalf("%d list_procedures answers but %d Evidence publications", pages, n)
+		}
 		b.StartTimer()
 	}
 	if baseline > 0 {
 		b.ReportMetric(float64(b.Elapsed())/float64(baseline), "x-baseline")
 	}
+}
+
+func leanPageArgs(offset, limit int) map[string]any {
+	args := map[string]any{"offset": offset}
+	if limit > 0 {
+		args["limit"] = limit
+	}
+	return map[string]any{"name": "list_procedures", "arguments": args}
+}
+
+func decodeLeanPage(b *testing.B, line []byte) *leanPage {
+	var p leanPage
+	if err := json.Unmarshal(line, &p); err != nil || p.Result.IsError {
+		b.Fatalf("page: %v %.300s", err, line)
+	}
+	return &p
+}
+
+// leanPagesSequential follows next_offset one page at a time.
+func leanPagesSequential(b *testing.B, c *leanConn, limit int) int {
+	pages := 0
+	for offset := 0; ; {
+		line := c.rpc("tools/call", leanPageArgs(offset, limit))
+		var answer struct {
+			Result struct {
+				IsError    bool `json:"isError"`
+				Structured struct {
+					Result struct {
+						NextOffset *int `json:"next_offset"`
+					} `json:"result"`
+				} `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(line, &answer); err != nil || answer.Result.IsError {
+			b.Fatalf("page at %d: %v %.200s", offset, err, line)
+		}
+		pages++
+		if answer.Result.Structured.Result.NextOffset == nil {
+			return pages
+		}
+		offset = *answer.Result.Structured.Result.NextOffset
+	}
+}
+
+// leanPagesPipelined reads the whole listing with up to depth requests in
+// flight. A request covers the range [offset, offset+limit); an answer
+// with fewer items (cut by the byte budget) leaves the rest of its range to
+// a follow-up request, so the ranges never overlap.
+func leanPagesPipelined(b *testing.B, c *leanConn, limit, depth int) int {
+	first := decodeLeanPage(b, c.rpc("tools/call", leanPageArgs(0, limit)))
+	res := first.Result.Structured.Result
+	if res.Total == nil {
+		b.Fatal("list_procedures gives no total: cannot plan a pipelined read")
+	}
+	total := *res.Total
+	pageLimit := limit
+	if pageLimit <= 0 {
+		pageLimit = 100 // the contract's default page (CONTRACTS.md §3)
+	}
+	seen := make(map[string]struct{}, total)
+	read := func(p *leanPage) {
+		for _, it := range p.Result.Structured.Result.Items {
+			if _, dup := seen[it.Address]; dup {
+				b.Fatalf("procedure %s read twice", it.Address)
+			}
+			seen[it.Address] = struct{}{}
+		}
+	}
+	read(first)
+	type span struct{ offset, limit int }
+	var gaps []span // the unread rest of cut pages, asked for before new ranges
+	if n := len(res.Items); n < pageLimit && n < total {
+		gaps = append(gaps, span{n, pageLimit - n})
+	}
+	inFlight := map[int]span{}
+	next := pageLimit // the next range of the regular grid
+	pages := 1
+	for {
+		for len(inFlight) < depth && (len(gaps) > 0 || next < total) {
+			var s span
+			if len(gaps) > 0 {
+				s, gaps = gaps[0], gaps[1:]
+			} else {
+				s = span{next, pageLimit}
+				next += pageLimit
+			}
+			args := leanPageArgs(s.offset, s.limit)
+			if limit <= 0 && s.limit == pageLimit {
+				args = leanPageArgs(s.offset, 0) // the default, as the sequential client asks
+			}
+			inFlight[c.send("tools/call", args)] = s
+		}
+		if len(inFlight) == 0 {
+			break
+		}
+		p := decodeLeanPage(b, c.answer())
+		s, ok := inFlight[p.ID]
+		if !ok {
+			b.Fatalf("answer to unknown request %d", p.ID)
+		}
+		delete(inFlight, p.ID)
+		pages++
+		read(p)
+		r := p.Result.Structured.Result
+		n := len(r.Items)
+		end := min(s.offset+s.limit, total)
+		if s.offset+n < end { // cut by the byte budget
+			if n == 0 || r.NextOffset == nil || *r.NextOffset != s.offset+n {
+				b.Fatalf("page at %d: %d items, next_offset %v, want %d", s.offset, n, r.NextOffset, s.offset+n)
+			}
+			gaps = append(gaps, span{s.offset + n, end - s.offset - n})
+		}
+	}
+	if len(seen) != total {
+		b.Fatalf("read %d procedures, total %d", len(seen), total)
+	}
+	return pages
+}
+
+// listProcedurePublications counts the list_procedures Evidence
+// publications in the ledger at path.
+func listProcedurePublications(b *testing.B, path string) int {
+	l, err := ledger.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	var n int
+	if err := l.ReadDB().QueryRow(`SELECT count(*) FROM events WHERE type = 'evidence_recorded'
+		AND json_extract(data, '$.operation') = 'list_procedures'`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // sha256sumAndNM times `sha256sum path; nm path` (nm -D for a .so), or
