@@ -36,15 +36,11 @@ var corpusKnownGaps = map[string]string{
 	"elf-armhf-arm-O2-dynamic": gapARM, "elf-armhf-arm-O2-static": gapARM,
 	"elf-armhf-thumb-O0-dynamic": gapARM, "elf-armhf-thumb-O0-static": gapARM,
 	"elf-armhf-thumb-O2-dynamic": gapARM, "elf-armhf-thumb-O2-static": gapARM,
-	"pe-x86_64-O0-default": gapPEThunks, "pe-x86_64-O2-default": gapPEThunks,
 }
 
-// The reasons of corpusKnownGaps (issue 13's items).
-const (
-	gapARM = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
-		"(no .ARM.exidx, no init arrays, no call targets)"
-	gapPEThunks = "item 4: IAT jump thunks (jmp *__imp_X) of some imports are no procedures, with or without symbols"
-)
+// The reason of corpusKnownGaps (issue 13's items).
+const gapARM = "items 5 and 6: arm ELF discovery reads symbols, the PLT and the entry point only " +
+	"(no .ARM.exidx, no init arrays, no call targets)"
 
 // corpusMin is the bar for the stripped twin, in percent.
 const corpusMin = 99.5

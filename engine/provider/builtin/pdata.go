@@ -170,7 +170,8 @@ func addPdataProcs(img *image, b *symBuilder, ps *peProcSet) error {
 // named after its import (source imported, thunk, external, size 6), found
 // without guessing at instruction boundaries: the walk starts at a known
 // boundary (the start of an executable section or the end of a .pdata
-// range), skips nop/int3 padding, accepts a jump whose operand is exactly an
+// range), skips nop/int3 padding (multi-byte nops too: GNU ld pads the
+// gap between two import libraries' thunk runs with one `nopl`), accepts a jump whose operand is exactly an
 // IAT slot of a named import, continues after it, and stops at the first
 // other byte (unknown code is not scanned). Without .pdata, call-target
 // descent finds the thunks that are called, and the thunks next to them
@@ -195,9 +196,11 @@ func addIATThunks(img *image, b *symBuilder) error {
 			if err := b.tick(); err != nil {
 				return 0, err
 			}
-			if c := code[p]; (c == 0x90 || c == 0xcc) && img.arch != "arm64" {
-				p++
-				continue
+			if img.arch != "arm64" {
+				if n := x86PadLen(code[p:]); n > 0 {
+					p += n
+					continue
+				}
 			}
 			at := a + uint64(p)
 			k, n, ok := iatThunkAt(img, b, ps.slots, at)
@@ -308,4 +311,48 @@ func addPdataCallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 	// A leaf may still tail-jump or take a callback's address: descend.
 	slices.Sort(found)
 	return ps.descend(found, info.pdata, &budget)
+}
+
+// x86PadLen reports the length of the padding instruction code starts
+// with, 0 if it starts with none: int3, nop, xchg %ax,%ax (66 90) and the
+// multi-byte nops assemblers align with (0f 1f /0, after any 66 or 2e
+// prefixes).
+func x86PadLen(code []byte) int {
+	if len(code) > 0 && code[0] == 0xcc {
+		return 1
+	}
+	p := 0
+	for p < len(code) && p < 8 && (code[p] == 0x66 || code[p] == 0x2e) {
+		p++
+	}
+	switch {
+	case p < len(code) && code[p] == 0x90:
+		return p + 1
+	case p+2 < len(code) && code[p] == 0x0f && code[p+1] == 0x1f && code[p+2]>>3&7 == 0:
+		modrm := code[p+2]
+		n := p + 3
+		mod, rm := modrm>>6, modrm&7
+		if mod != 3 && rm == 4 { // SIB
+			if n >= len(code) {
+				return 0
+			}
+			if mod == 0 && code[n]&7 == 5 {
+				n += 4
+			}
+			n++
+		}
+		switch {
+		case mod == 0 && rm == 5:
+			n += 4
+		case mod == 1:
+			n++
+		case mod == 2:
+			n += 4
+		}
+		if n > len(code) {
+			return 0
+		}
+		return n
+	}
+	return 0
 }

@@ -149,6 +149,9 @@ func TestIATThunkWalk(t *testing.T) {
 		jmpAt(d, 0x1022)                          // thunk
 		d[0x400+0x28], d[0x400+0x29] = 0x90, 0x90
 		jmpAt(d, 0x102a) // thunk
+		// GNU ld's 8-byte nopl between two import libraries' thunk runs
+		copy(d[0x400+0x30:], []byte{0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0})
+		jmpAt(d, 0x1038) // thunk
 		jmpAt(d, 0x1050) // after other code: a tail jump, not a thunk
 		copy(d[0x600:], []byte{0x00, 0x10, 0, 0, 0x20, 0x10, 0, 0, 0x00, 0x20, 0, 0})
 	})
@@ -168,8 +171,34 @@ func TestIATThunkWalk(t *testing.T) {
 		s := &six.syms[k]
 		got = append(got, fmt.Sprintf("%x %s %d %v", s.addr, six.name(data, s), s.size, s.flags&flagThunk != 0))
 	}
-	want := []string{"140001022 ExitProcess 6 true", "14000102a ExitProcess 6 true"}
+	want := []string{"140001022 ExitProcess 6 true", "14000102a ExitProcess 6 true", "140001038 ExitProcess 6 true"}
 	if !slices.Equal(got, want) {
 		t.Errorf("thunks %q, want %q", got, want)
+	}
+}
+
+func TestX86PadLen(t *testing.T) {
+	for _, c := range []struct {
+		code []byte
+		want int
+	}{
+		{[]byte{0x90}, 1},
+		{[]byte{0xcc, 0x90}, 1},
+		{[]byte{0x66, 0x90}, 2},
+		{[]byte{0x0f, 0x1f, 0x00}, 3},
+		{[]byte{0x0f, 0x1f, 0x40, 0x00}, 4},
+		{[]byte{0x0f, 0x1f, 0x44, 0x00, 0x00}, 5},
+		{[]byte{0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00}, 6},
+		{[]byte{0x0f, 0x1f, 0x80, 0, 0, 0, 0}, 7},
+		{[]byte{0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0}, 8},
+		{[]byte{0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0}, 10},
+		{[]byte{0x0f, 0x1f, 0x84, 0, 0}, 0}, // cut short
+		{[]byte{0x0f, 0x1f, 0x48, 0x00}, 0}, // reg 1: not a nop
+		{[]byte{0xff, 0x25, 0, 0, 0, 0}, 0},
+		{nil, 0},
+	} {
+		if got := x86PadLen(c.code); got != c.want {
+			t.Errorf("x86PadLen(% x) = %d, want %d", c.code, got, c.want)
+		}
 	}
 }
