@@ -70,7 +70,10 @@ type corpusFigure struct {
 	knownGap, meetsTheBar bool
 }
 
-type counts struct{ found, hit int }
+type counts struct {
+	found, hit int
+	thunks     []string // the address of each thunk procedure, sorted (i386's primary name differs: _X or X)
+}
 
 func (c counts) recall(oracle int) float64 { return pct(c.hit, oracle) }
 func (c counts) precision() float64        { return pct(c.hit, c.found) }
@@ -144,6 +147,11 @@ func TestCorpus(t *testing.T) {
 					f := corpusFigure{combo: combo, oracle: len(oracle)}
 					f.stripped = corpusCompare(t, stripped, code, oracle, true)
 					f.unstripped = corpusCompare(t, full, code, oracle, false)
+					if tg.pe && !slices.Equal(f.stripped.thunks, f.unstripped.thunks) {
+						// issue 13 item 4: the thunk flag the same with or without a symbol table
+						t.Errorf("thunks differ: stripped %d %s, unstripped %d %s", len(f.stripped.thunks), firstFew(f.stripped.thunks),
+							len(f.unstripped.thunks), firstFew(f.unstripped.thunks))
+					}
 					why, known := corpusKnownGaps[combo]
 					f.knownGap = known
 					r, p := f.stripped.recall(f.oracle), f.stripped.precision()
@@ -193,6 +201,7 @@ func corpusCompare(t *testing.T, path string, code []codeRange, oracle map[uint6
 	t.Helper()
 	_, _, c := open(t, path)
 	found := map[uint64]string{}
+	var n counts
 	for _, p := range allProcedures(t, c) {
 		a, err := provider.ParseAddress(p.Address)
 		if err != nil {
@@ -201,8 +210,11 @@ func corpusCompare(t *testing.T, path string, code []codeRange, oracle map[uint6
 		if inRanges(code, a) {
 			found[a] = p.Value
 		}
+		if p.Procedure.Thunk {
+			n.thunks = append(n.thunks, fmt.Sprintf("%#x", a))
+		}
 	}
-	var n counts
+	slices.Sort(n.thunks)
 	n.found = len(found)
 	var missed, extra []string
 	for a, name := range oracle {
