@@ -3,6 +3,7 @@ package builtin
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"iter"
 	"runtime"
 	"runtime/debug"
@@ -440,13 +441,37 @@ func scanUTF16(rb []byte, start, end, base uint64, out []strEntry) []strEntry {
 		if j < lim {
 			w := rb[j : lim+1]
 			k := 0
-			for ; k+1 < len(w); k += 2 {
+			unit := func() {
 				lo, hi := w[k], w[k+1]
 				m := printMask[lo] & zeroMask[hi]
 				if cnt >= minStringLen && m == 0 {
 					lists[p] = appendRun(lists[p], base+j+uint64(k)-2*cnt, 2*cnt, metaUTF16, lo == 0 && hi == 0)
 				}
 				cnt = (cnt + 1) & m
+			}
+			// Four units at a time, as far as utf16Candidates tells: a block
+			// without a possible character only ends the current run; and
+			// outside a run (cnt 0) no run of four can end inside a block,
+			// so one whose last unit is no character leaves cnt 0. Most
+			// code and data is such blocks; the rest is read unit by unit.
+			for ; k+8 <= len(w); k += 8 {
+				c := utf16Candidates(binary.LittleEndian.Uint64(w[k:]))
+				switch {
+				case cnt == 0 && c>>63 == 0:
+				case c == 0:
+					if cnt >= minStringLen {
+						lists[p] = appendRun(lists[p], base+j+uint64(k)-2*cnt, 2*cnt, metaUTF16, w[k] == 0 && w[k+1] == 0)
+					}
+					cnt = 0
+				default:
+					for e := k + 8; k < e; k += 2 {
+						unit()
+					}
+					k -= 8
+				}
+			}
+			for ; k+1 < len(w); k += 2 {
+				unit()
 			}
 			j += uint64(k)
 		}
@@ -462,6 +487,20 @@ func scanUTF16(rb []byte, start, end, base uint64, out []strEntry) []strEntry {
 	}
 	u := mergeEntries(lists[0], lists[1])
 	return append(out, u...)
+}
+
+// utf16Candidates returns, for the four little-endian UTF-16 units in v,
+// the high bit of each 16-bit lane whose unit is in 0x0009..0x007f: a
+// superset of the printable units (printMask&zeroMask), computed without
+// branches. No lane carries into the next: below, each lane of v|high is at
+// least 0x8000 before 9 is subtracted, and x&^high+0x7fff stays below
+// 0x10000.
+func utf16Candidates(v uint64) uint64 {
+	const high = 0x8000800080008000
+	x := v & 0xff80ff80ff80ff80 // zero lane: unit < 0x80
+	nonzero := (x&^high + 0x7fff7fff7fff7fff) | x
+	atLeast9 := (v | high) - 0x0009000900090009
+	return ^nonzero & atLeast9 & high
 }
 
 func mergeEntries(a, b []strEntry) []strEntry {

@@ -105,3 +105,22 @@ func TestScanChunkingInvariant(t *testing.T) {
 		}
 	}
 }
+
+// utf16Candidates marks exactly the lanes holding 0x0009..0x007f, whatever
+// the other lanes hold, so it never hides a printable unit.
+func TestUTF16Candidates(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for u := range 1 << 16 {
+		for lane := range 4 {
+			v := r.Uint64()
+			v = v&^(0xffff<<(16*lane)) | uint64(u)<<(16*lane)
+			got := utf16Candidates(v)>>(16*lane+15)&1 == 1
+			if want := u >= 9 && u <= 0x7f; got != want {
+				t.Fatalf("unit %#04x in lane %d of %#016x: candidate %v, want %v", u, lane, v, got, want)
+			}
+			if printMask[u&0xff]&zeroMask[u>>8] != 0 && !got {
+				t.Fatalf("printable unit %#04x hidden", u)
+			}
+		}
+	}
+}
