@@ -201,7 +201,9 @@ func buildStrings(ctx context.Context, img *image, data []byte, prog func(done i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var scratchA, scratchU []strEntry
+			// Sized for a chunk of code or data (Go's compile: about one
+			// ASCII string every 50 bytes), so few jobs grow them.
+			scratchA, scratchU := make([]strEntry, 0, scanChunk/32), make([]strEntry, 0, scanChunk/1024)
 			// A mapped file truncated underneath us faults: make that a panic.
 			debug.SetPanicOnFault(true)
 			defer func() {
