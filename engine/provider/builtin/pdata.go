@@ -170,9 +170,10 @@ func addPdataProcs(img *image, b *symBuilder, ps *peProcSet) error {
 // named after its import (source imported, thunk, external, size 6), found
 // without guessing at instruction boundaries: the walk starts at a known
 // boundary (the start of an executable section or the end of a .pdata
-// range), skips nop/int3 padding (multi-byte nops too: GNU ld pads the
-// gap between two import libraries' thunk runs with one `nopl`), accepts a jump whose operand is exactly an
-// IAT slot of a named import, continues after it, and stops at the first
+// range), skips nop/int3 padding (multi-byte nops too: GNU ld pads the gap
+// between two import libraries' thunk runs with one `nopl`), accepts a jump
+// whose operand is exactly an IAT slot of a named import, continues after
+// it, and stops at the first
 // other byte (unknown code is not scanned). Without .pdata, call-target
 // descent finds the thunks that are called, and the thunks next to them
 // (pecalls.go).
