@@ -56,7 +56,7 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 			} else {
 				v = uint64(img.bo.Uint32(data[o:]))
 			}
-			if v != 0 && v != ^uint64(0) && img.execAt(v) {
+			if v, ok := codePointer(img, v); ok {
 				out = append(out, v)
 			}
 		}
@@ -73,7 +73,7 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]string) {
 	names := map[uint64]string{}
 	add := func(v uint64, name string) {
-		if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
+		if v, ok := codePointer(img, v); ok && len(inits) < maxSeedProcs {
 			inits = append(inits, v)
 			if _, dup := names[v]; !dup {
 				names[v] = name
@@ -91,6 +91,17 @@ func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]
 	}
 	for i := range img.sections {
 		if s := &img.sections[i]; s.mapped && s.x && s.size > 0 && (s.name == ".init" || s.name == ".fini") {
+			if img.elf.machine == elf.EM_ARM {
+				if _, known := img.elf.initMode[s.addr]; !known && img.execAt(s.addr) && len(inits) < maxSeedProcs {
+					// A section start, not a pointer: no bit gives its mode
+					// (thumbmode.go's armMode decides it).
+					inits = append(inits, s.addr)
+					if _, dup := names[s.addr]; !dup {
+						names[s.addr] = "_" + s.name[1:]
+					}
+				}
+				continue
+			}
 			add(s.addr, "_"+s.name[1:])
 		}
 	}
@@ -98,13 +109,74 @@ func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]
 	return slices.Compact(inits), names
 }
 
+// codePointer checks a code pointer read from the file: nonzero, not ^0,
+// in an executable section. On arm its bit 0 is the Thumb bit: it is cleared
+// and the mode recorded in initMode.
+func codePointer(img *image, v uint64) (uint64, bool) {
+	if v == 0 || v == ^uint64(0) {
+		return 0, false
+	}
+	info := img.elf
+	if info.machine == elf.EM_ARM {
+		thumb := v&1 != 0
+		v &^= 1
+		if !img.execAt(v) {
+			return 0, false
+		}
+		if info.initMode == nil {
+			info.initMode = map[uint64]bool{}
+		}
+		info.initMode[v] = thumb
+		return v, true
+	}
+	return v, img.execAt(v)
+}
+
+// armExidx returns the function starts of the .ARM.exidx sections (the ARM
+// EHABI index: 8-byte entries, a prel31 offset to the function's start and
+// its unwind data or an EXIDX_CANTUNWIND). The table gives no mode.
+func armExidx(img *image, data []byte) []uint64 {
+	var out []uint64
+	for i := range img.sections {
+		s := &img.sections[i]
+		if s.name != ".ARM.exidx" || !s.mapped || s.fsize == 0 || s.off >= uint64(len(data)) {
+			continue
+		}
+		end := min(satAdd(s.off, s.fsize), uint64(len(data)))
+		for o := s.off; o+8 <= end && len(out) < maxSeedProcs; o += 8 {
+			w := img.bo.Uint32(data[o:])
+			if w&(1<<31) != 0 {
+				continue // bit 31 is zero in a prel31 word
+			}
+			a := uint64(uint32(int64(s.addr+(o-s.off)) + sext(uint64(w), 31)))
+			if img.execAt(a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// inPLT reports whether a is in a PLT section, whose stubs elfPLT names
+// (an arm call may reach a stub past its Thumb prefix, which is no new
+// procedure).
+func inPLT(img *image, a uint64) bool {
+	for _, p := range img.elf.plts {
+		if s := &img.sections[p.sec]; a >= s.addr && a < s.end() {
+			return true
+		}
+	}
+	return false
+}
+
 // seedDescentArch reports whether call-target descent runs for the image.
 func seedDescentArch(img *image) bool {
-	if img.elf == nil || img.elf.machine == elf.EM_ARM {
+	if img.elf == nil {
 		return false
 	}
 	switch img.arch {
-	case "x86", "x86_64", "arm64":
+	case "x86", "x86_64", "arm64", "arm":
 		return true
 	}
 	return false
@@ -150,16 +222,38 @@ func inFDE(fdes []codeRange, a uint64) bool {
 // also from mains (main, located by mainentry.go).
 func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	info := img.elf
-	if len(info.inits) == 0 && !(info.callTargets && (img.hasEntry || len(mains) > 0)) {
+	if len(info.inits) == 0 && len(info.exidx) == 0 && !(info.callTargets && (img.hasEntry || len(mains) > 0)) {
 		return nil
 	}
 	procs := map[uint64]bool{}
+	// arm: each procedure decodes in its own mode. thumb holds the mode of
+	// the procedures whose mode is known (a symbol's bit 0, e_entry's, an
+	// init pointer's, the call that reached it); one of unknown mode is not
+	// descended.
+	arm := info.machine == elf.EM_ARM
+	thumb := map[uint64]bool{}
+	var symSeeds []uint64
 	for i := range b.syms {
-		if b.syms[i].flags&flagProcedure != 0 {
-			procs[b.syms[i].addr] = true
+		s := &b.syms[i]
+		if s.flags&flagProcedure == 0 {
+			continue
+		}
+		procs[s.addr] = true
+		if arm && s.flags&flagThunk == 0 {
+			// No FDE covers arm code: every function symbol seeds descent.
+			thumb[s.addr] = s.flags&flagThumb != 0
+			symSeeds = append(symSeeds, s.addr)
 		}
 	}
-	add := func(a uint64) {
+	if arm {
+		for a, t := range info.initMode {
+			thumb[a] = t
+		}
+		if img.hasEntry {
+			thumb[img.entry] = info.entryThumb
+		}
+	}
+	add := func(a uint64, isThumb, modeKnown bool) {
 		procs[a] = true
 		if img.hasEntry && a == img.entry {
 			return // named "entry" already
@@ -168,23 +262,54 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		if !ok {
 			name = fmt.Sprintf("sub_%x", a)
 		}
-		b.addArena(symbol{addr: a, kind: kindFunction, source: srcAnalysis,
-			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, name)
+		s := symbol{addr: a, kind: kindFunction, source: srcAnalysis,
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}
+		if isThumb {
+			s.flags |= flagThumb
+		}
+		if modeKnown {
+			s.flags |= flagMode
+		}
+		b.addArena(s, name)
+	}
+	// .ARM.exidx starts bound the descent's walks at once; their symbols
+	// are added at the end, in the mode a call gave them (or a start at 2
+	// mod 4, which only Thumb code can have), else in armMode's inferred one.
+	var exidx []uint64
+	for _, a := range info.exidx {
+		if !procs[a] {
+			procs[a] = true
+			exidx = append(exidx, a)
+		}
+		if a&2 != 0 {
+			thumb[a] = true
+		}
+	}
+	flush := func() {
+		for _, a := range exidx {
+			t, known := thumb[a]
+			add(a, t, known)
+		}
 	}
 	var work []uint64
+	work = append(work, info.exidx...)
 	for _, a := range info.inits {
 		if !procs[a] {
-			add(a)
+			t, known := thumb[a]
+			add(a, arm && t, arm && known)
 		}
 		work = append(work, a)
 	}
 	if !info.callTargets {
+		flush()
 		return nil
 	}
 	if img.hasEntry {
 		work = append(work, img.entry)
 	}
 	work = append(work, mains...)
+	slices.Sort(symSeeds)
+	work = append(work, slices.Compact(symSeeds)...)
 	d := newDecoder(img)
 	budget := maxSeedInsns
 	done := map[uint64]bool{}
@@ -202,7 +327,12 @@ descend:
 		if done[entry] || inFDE(info.fdes, entry) {
 			continue
 		}
+		mode, known := thumb[entry]
+		if arm && !known {
+			continue // a mode neither a bit nor a call gives: not decoded
+		}
 		done[entry] = true
+		d.thumb = mode
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
 		for len(branches) > 0 && budget > 0 {
@@ -228,8 +358,12 @@ descend:
 						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
 						t := it.target
-						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
-							add(t)
+						tmode := mode != it.toggle // blx imm switches the mode
+						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !inPLT(img, t) {
+							add(t, arm && tmode, arm)
+						}
+						if _, known := thumb[t]; arm && !known && procs[t] {
+							thumb[t] = tmode
 						}
 						if procs[t] {
 							work = append(work, t)
@@ -258,12 +392,13 @@ descend:
 			b.limit(fmt.Sprintf("calls from code .eh_frame describes were followed up to a bound (%d targets, %d instructions decoded): functions without an FDE reached only beyond it are missing", maxUnwindTargets, maxUnwindVerifyInsns))
 		}
 		for _, t := range targets {
-			add(t)
+			add(t, false, false)
 			work = append(work, t)
 		}
 		if len(work) > 0 {
 			goto descend
 		}
 	}
+	flush()
 	return nil
 }
