@@ -9,9 +9,9 @@ import (
 )
 
 // TestARMCallTargets (issue 13): on a stripped armhf program, call-target
-// descent finds the directly called functions, each in its own mode: ARM
-// code calls libgcc's Thumb division through blx, Thumb code calls ARM-less
-// helpers through bl. Before it, only the entry point and main were found.
+// descent finds the directly called functions and the code pointers, each in
+// its own mode: ARM code calls libgcc's Thumb division through blx. Before
+// it, only the entry point and main were found.
 func TestARMCallTargets(t *testing.T) {
 	cc := needTool(t, "arm-linux-gnueabihf-gcc")
 	strip := needTool(t, "arm-linux-gnueabihf-strip")
@@ -69,8 +69,11 @@ func TestARMCallTargets(t *testing.T) {
 					arms++
 				}
 			}
-			if hits < 40 {
-				t.Errorf("%d of %d function starts found (want >= 40: the directly called ones)", hits, len(oracle))
+			if hits < 50 {
+				// 43 from calls; the op_* callbacks from R_ARM_RELATIVE
+				// slots; qsort's comparators and the visitors from
+				// pc-relative address forms.
+				t.Errorf("%d of %d function starts found (want >= 50)", hits, len(oracle))
 			}
 			if thumbs == 0 || arms == 0 {
 				t.Errorf("%d Thumb and %d ARM procedures: want both (libgcc is Thumb code; the PLT and crt code ARM)", thumbs, arms)

@@ -231,6 +231,12 @@ func openELF(data []byte) (*image, error) {
 			if len(info.exidx) > 0 {
 				used["arm-exidx"] = true
 			}
+			if ptrs := armRelativePointers(img, data); len(ptrs) > 0 {
+				info.inits = append(info.inits, ptrs...)
+				slices.Sort(info.inits)
+				info.inits = slices.Compact(info.inits)
+				used["relative-relocs"] = true
+			}
 		}
 		if seedDescentArch(img) && (len(info.inits) > 0 || img.hasEntry) {
 			info.callTargets = true

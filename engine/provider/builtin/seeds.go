@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -158,16 +159,62 @@ func armExidx(img *image, data []byte) []uint64 {
 	return slices.Compact(out)
 }
 
-// inPLT reports whether a is in a PLT section, whose stubs elfPLT names
-// (an arm call may reach a stub past its Thumb prefix, which is no new
-// procedure).
-func inPLT(img *image, a uint64) bool {
-	for _, p := range img.elf.plts {
-		if s := &img.sections[p.sec]; a >= s.addr && a < s.end() {
-			return true
+// armRelativePointers returns the code pointers that R_ARM_RELATIVE
+// relocations store (a PIE's or shared object's function pointer tables;
+// REL: the stored word is the addend), bit 0 the Thumb bit (codePointer).
+func armRelativePointers(img *image, data []byte) []uint64 {
+	const rARMRelative = 23
+	var out []uint64
+	for _, r := range img.elf.relocs {
+		step := uint64(8)
+		if r.rela {
+			step = 12
+		}
+		end := min(satAdd(r.off, r.size), uint64(len(data)))
+		for o := r.off; o+step <= end && len(out) < maxSeedProcs; o += step {
+			if img.bo.Uint32(data[o+4:])&0xff != rARMRelative {
+				continue
+			}
+			at := uint64(img.bo.Uint32(data[o:]))
+			var v uint64
+			if r.rela {
+				v = uint64(img.bo.Uint32(data[o+8:]))
+			} else if w, ok := wordAt(img, data, at); ok {
+				v = uint64(w)
+			} else {
+				continue
+			}
+			if v, ok := codePointer(img, v); ok {
+				out = append(out, v)
+			}
 		}
 	}
-	return false
+	return out
+}
+
+// wordAt reads the 32-bit word at address a of a file-backed section.
+func wordAt(img *image, data []byte, a uint64) (uint32, bool) {
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || a < s.addr || a-s.addr >= s.fsize || s.fsize-(a-s.addr) < 4 {
+			continue
+		}
+		off := s.off + (a - s.addr)
+		if off > uint64(len(data)) || uint64(len(data))-off < 4 {
+			return 0, false
+		}
+		return img.bo.Uint32(data[off:]), true
+	}
+	return 0, false
+}
+
+// pcRelAdd reports whether code starts with an arm add of the pc and a
+// register (the instruction whose data reference is the address formed).
+func pcRelAdd(code []byte, thumb bool) bool {
+	if thumb {
+		return len(code) >= 2 && binary.LittleEndian.Uint16(code)&0xff78 == 0x4478
+	}
+	return len(code) >= 4 && binary.LittleEndian.Uint32(code)&0x0fe00ff0 == 0x00800000
 }
 
 // seedDescentArch reports whether call-target descent runs for the image.
@@ -311,6 +358,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	slices.Sort(symSeeds)
 	work = append(work, slices.Compact(symSeeds)...)
 	d := newDecoder(img)
+	d.code = func(a uint64) ([]byte, bool) { return execCode(img, b.data, a) } // arm literal pools
 	budget := maxSeedInsns
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
@@ -351,6 +399,16 @@ descend:
 				budget--
 				it := d.decode(code, a, false)
 				covered = append(covered, codeRange{a, a + uint64(it.n)})
+				if arm && it.hasData && pcRelAdd(code, mode) {
+					// A code address formed pc-relative (ldr rT, =off; add
+					// rD, pc, rT): a function pointer, bit 0 its mode.
+					if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
+						if !procs[t] {
+							add(t, it.data&1 != 0, true)
+						}
+						work = append(work, t)
+					}
+				}
 				if it.hasTarget {
 					switch {
 					case it.flow == flowCall && it.target == a+uint64(it.n):
@@ -359,7 +417,7 @@ descend:
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
 						t := it.target
 						tmode := mode != it.toggle // blx imm switches the mode
-						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !inPLT(img, t) {
+						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
 							add(t, arm && tmode, arm)
 						}
 						if _, known := thumb[t]; arm && !known && procs[t] {
