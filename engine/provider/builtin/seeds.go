@@ -24,6 +24,21 @@ import (
 //     by an FDE and not already a procedure becomes one and is descended in
 //     turn. Code described by FDEs is never descended: FDEs already name it.
 //
+// arm ELF (no .eh_frame FDEs: arm unwinds through .ARM.exidx) adds:
+//
+//   - "arm-exidx": the function starts of .ARM.exidx; the table gives no
+//     mode, so a start takes the mode of a call that reaches it, Thumb if
+//     it is at 2 mod 4, else armMode's inferred one (with its limitation);
+//   - "relative-relocs": the code pointers R_ARM_RELATIVE relocations store
+//     (function pointer tables of a PIE or shared object);
+//   - in the descent, which runs from every function symbol too, each
+//     procedure decodes in its own mode: a bl or b target keeps it, a blx
+//     immediate switches it, and a code address formed pc-relative (ldr rT,
+//     =off; add rD, pc, rT) is a procedure whose bit 0 gives its mode. Bit 0
+//     of an init/fini pointer, DT_INIT and DT_FINI is the Thumb bit; the
+//     start of a static executable's .init and .fini has no mode and is not
+//     descended.
+//
 // New procedures are named sub_<hex>, source analysis, with no size.
 
 // maxSeedInsns and maxSeedProcs bound the call-target descent of one image.
