@@ -223,6 +223,17 @@ func wordAt(img *image, data []byte, a uint64) (uint32, bool) {
 	return 0, false
 }
 
+// codeBytes is the size of the file-backed executable sections.
+func codeBytes(img *image) uint64 {
+	var n uint64
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.x {
+			n += s.fsize
+		}
+	}
+	return n
+}
+
 // pcRelAdd reports whether code starts with an arm add of the pc and a
 // register (the instruction whose data reference is the address formed).
 func pcRelAdd(code []byte, thumb bool) bool {
@@ -374,17 +385,25 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	work = append(work, slices.Compact(symSeeds)...)
 	d := newDecoder(img)
 	d.code = func(a uint64) ([]byte, bool) { return execCode(img, b.data, a) } // arm literal pools
-	budget := maxSeedInsns
+	// arm descends from every function symbol (no FDE covers any code), so
+	// its bounds grow with the code: one Thumb instruction per 2 bytes, one
+	// procedure per 16.
+	maxInsns, maxProcs := maxSeedInsns, maxSeedProcs
+	if arm {
+		n := codeBytes(img)
+		maxInsns, maxProcs = max(maxInsns, int(min(n/2, 1<<26))), max(maxProcs, int(min(n/16, 1<<22)))
+	}
+	budget := maxInsns
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
 	searched := false
 	defer func() {
-		if len(work) > 0 && (budget <= 0 || len(done) >= maxSeedProcs) {
-			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxSeedInsns, maxSeedProcs))
+		if len(work) > 0 && (budget <= 0 || len(done) >= maxProcs) {
+			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxInsns, maxProcs))
 		}
 	}()
 descend:
-	for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
+	for len(work) > 0 && budget > 0 && len(done) < maxProcs {
 		entry := work[len(work)-1]
 		work = work[:len(work)-1]
 		if done[entry] || inFDE(info.fdes, entry) {
@@ -413,7 +432,9 @@ descend:
 				seen[a] = true
 				budget--
 				it := d.decode(code, a, false)
-				covered = append(covered, codeRange{a, a + uint64(it.n)})
+				if !arm { // unwindCallTargets' input; it does not run for arm
+					covered = append(covered, codeRange{a, a + uint64(it.n)})
+				}
 				if arm && it.hasData && pcRelAdd(code, mode) {
 					// A code address formed pc-relative (ldr rT, =off; add
 					// rD, pc, rT): a function pointer, bit 0 its mode.
