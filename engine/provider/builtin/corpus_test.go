@@ -43,7 +43,7 @@ var corpusKnownGaps = map[string]string{
 const (
 	gapARM = "item 5: armhf C code has no unwind entries (gcc emits .ARM.exidx for C only with -funwind-tables): " +
 		"functions whose address is formed otherwise than pc-relative or by R_ARM_RELATIVE (static: absolute movw/movt, " +
-		"data tables without relocations) are missed; libgcc's labels that are bl targets (.divsi3_skip_div0_test) are extra"
+		"data tables without relocations) are missed; static: some libc labels that are call targets are extra"
 	gapPEThunks = "item 4: IAT jump thunks (jmp *__imp_X) of some imports are no procedures, with or without symbols"
 )
 

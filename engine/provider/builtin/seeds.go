@@ -394,6 +394,8 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		maxInsns, maxProcs = max(maxInsns, int(min(n/2, 1<<26))), max(maxProcs, int(min(n/16, 1<<22)))
 	}
 	budget := maxInsns
+	byCall := map[uint64]bool{} // arm: procedures only a call made
+	fall := map[uint64]bool{}   // arm: addresses decoded code falls through to
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
 	searched := false
@@ -421,6 +423,7 @@ descend:
 			a := branches[len(branches)-1]
 			branches = branches[:len(branches)-1]
 			d.reset()
+			afterCall := false
 			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
 				if err := b.tick(); err != nil {
 					return err
@@ -455,6 +458,9 @@ descend:
 						tmode := mode != it.toggle // blx imm switches the mode
 						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
 							add(t, arm && tmode, arm)
+							if arm {
+								byCall[t] = true
+							}
 						}
 						if _, known := thumb[t]; arm && !known && procs[t] {
 							thumb[t] = tmode
@@ -465,6 +471,12 @@ descend:
 					case it.flow == flowJump || it.flow == flowCondJump:
 						branches = append(branches, it.target)
 					}
+				}
+				// Code after a call may be a literal pool (the call did
+				// not return): only code before any call counts.
+				afterCall = afterCall || it.flow == flowCall
+				if arm && !afterCall && (it.flow == flowNone || it.flow == flowCondJump) {
+					fall[a+uint64(it.n)] = true
 				}
 				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
 					break
@@ -494,5 +506,13 @@ descend:
 		}
 	}
 	flush()
+	if len(byCall) > 0 {
+		// A call target that the code before it falls into is a second
+		// entry of that procedure (libgcc's __divsi3 falls into
+		// .divsi3_skip_div0_test, which __aeabi_idivmod calls), no start.
+		b.syms = slices.DeleteFunc(b.syms, func(s symbol) bool {
+			return byCall[s.addr] && fall[s.addr] && s.source == srcAnalysis && s.flags&flagProcedure != 0
+		})
+	}
 	return nil
 }
