@@ -428,6 +428,24 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 		} else {
 			it.flow, it.indirect = flowJump, true
 		}
+	case cond == 0xe && x&0x0e108000 == 0x08108000: // LDM with pc in the list
+		if (x>>16)&15 == 13 {
+			it.flow = flowRet // pop {..., pc}
+		} else {
+			it.flow, it.indirect = flowJump, true
+		}
+	case cond == 0xe && x&0x0c10f000 == 0x0410f000 && x&0x02000010 != 0x02000010: // LDR pc
+		if (x>>16)&15 == 13 && x&(1<<24) == 0 {
+			it.flow = flowRet // ldr pc, [sp], #4
+		} else {
+			it.flow, it.indirect = flowJump, true // a jump table, a veneer
+		}
+	case cond == 0xe && x&0x0c00f000 == 0x0000f000 && (x>>21)&0xc != 0x8 && x&0x02000090 != 0x90: // data processing into pc
+		if x&0x0fffffff == 0x01a0f00e {
+			it.flow = flowRet // mov pc, lr
+		} else {
+			it.flow, it.indirect = flowJump, true
+		}
 	}
 	if x&0x0e000e00 == 0x0c000a00 && x&0x01200000 == 0x01000000 && (x>>16)&15 == 15 && cond != 0xf { // vldr/vstr (literal)
 		off := int64(x&0xff) * 4

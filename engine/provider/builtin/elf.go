@@ -29,6 +29,8 @@ type elfInfo struct {
 	callTargets bool              // call-target descent runs (seeds.go)
 	armMap      []armMapSym       // ARM mapping symbols ($a, $t, $d), for the decoding mode (thumbmode.go)
 	entryThumb  bool              // ARM: e_entry has the Thumb bit
+	initMode    map[uint64]bool   // ARM: the mode of inits whose pointer gives it (bit 0: Thumb) (seeds.go)
+	exidx       []uint64          // ARM: the function starts of .ARM.exidx, sorted (seeds.go)
 }
 
 // pltSection is a PLT section and its entry size.
@@ -204,23 +206,37 @@ func openELF(data []byte) (*image, error) {
 		}
 		used["entry-point"] = true
 	}
-	if f.Machine != elf.EM_ARM && f.Type != elf.ET_REL {
-		var got uint64
-		for _, s := range f.Sections {
-			if s.Name == ".got" {
-				got = s.Addr
+	if f.Type != elf.ET_REL {
+		if f.Machine != elf.EM_ARM {
+			var got uint64
+			for _, s := range f.Sections {
+				if s.Name == ".got" {
+					got = s.Addr
+				}
 			}
-		}
-		var lims []string
-		info.fdes, lims = elfEhFrame(img, data, got)
-		img.limitations = append(img.limitations, lims...)
-		if len(info.fdes) > 0 {
-			used["eh-frame"] = true
+			var lims []string
+			info.fdes, lims = elfEhFrame(img, data, got)
+			img.limitations = append(img.limitations, lims...)
+			if len(info.fdes) > 0 {
+				used["eh-frame"] = true
+			}
 		}
 		info.inits = elfInitArrays(img, data)
 		info.inits, info.initNames = elfInitFini(f, img, info.inits)
 		if len(info.inits) > 0 {
 			used["init-array"] = true
+		}
+		if f.Machine == elf.EM_ARM {
+			info.exidx = armExidx(img, data)
+			if len(info.exidx) > 0 {
+				used["arm-exidx"] = true
+			}
+			if ptrs := armRelativePointers(img, data); len(ptrs) > 0 {
+				info.inits = append(info.inits, ptrs...)
+				slices.Sort(info.inits)
+				info.inits = slices.Compact(info.inits)
+				used["relative-relocs"] = true
+			}
 		}
 		if seedDescentArch(img) && (len(info.inits) > 0 || img.hasEntry) {
 			info.callTargets = true
@@ -228,16 +244,12 @@ func openELF(data []byte) (*image, error) {
 		}
 	}
 	if f.Machine == elf.EM_ARM && f.Type != elf.ET_REL {
+		// .ARM.exidx has its own limitations.go entry; .eh_frame (rare on
+		// arm, which unwinds through .ARM.exidx) is stated here.
 		for _, s := range f.Sections {
-			switch s.Name {
-			case ".ARM.exidx", ".eh_frame", ".preinit_array", ".init_array", ".fini_array":
-				if s.Size > 0 && !slices.Contains(info.unread, s.Name) {
-					info.unread = append(info.unread, s.Name)
-				}
+			if s.Name == ".eh_frame" && s.Size > 0 && !slices.Contains(info.unread, s.Name) {
+				info.unread = append(info.unread, s.Name)
 			}
-		}
-		if vs, err := f.DynValue(elf.DT_INIT); err == nil && len(vs) > 0 {
-			info.unread = append(info.unread, "DT_INIT/DT_FINI")
 		}
 	}
 	img.setDiscovery(used)
@@ -384,7 +396,7 @@ func elfSymbols(img *image, b *symBuilder) error {
 		}
 	}
 	if len(info.unread) > 0 {
-		b.limit(fmt.Sprintf("arm: %s not read, and no call-target descent: procedure starts come from symbols, PLT stubs and the entry point only",
+		b.limit(fmt.Sprintf("arm: %s not read for procedure starts",
 			strings.Join(info.unread, ", ")))
 	}
 	return nil

@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"debug/elf"
 	"slices"
 )
 
@@ -32,14 +31,6 @@ var unreadSources = []unreadSource{
 		has: func(img *image, _ *symIndex) bool { return peHasExceptions(img, "arm64") }},
 	{id: "pe-call-targets", read: "call-targets", text: "calls are not followed to find procedures (call-target discovery runs only for x86-64 PE with .pdata): a procedure that no symbol, export or .pdata entry names is missed",
 		has: func(img *image, _ *symIndex) bool { return img.pe != nil && hasCode(img) }},
-	{id: "elf-arm-exidx", read: "arm-exidx", text: "arm: the .ARM.exidx unwind table is not read: procedure starts come from symbols, the PLT and the entry point only",
-		has: func(img *image, _ *symIndex) bool { return isARMELF(img) && hasSection(img, ".ARM.exidx") }},
-	{id: "elf-arm-init-array", read: "init-array", text: "arm: the init/fini arrays and DT_INIT/DT_FINI are not read for procedure starts",
-		has: func(img *image, _ *symIndex) bool {
-			return isARMELF(img) && (hasSection(img, ".init_array") || hasSection(img, ".fini_array") || hasSection(img, ".preinit_array") || hasSection(img, ".init") || hasSection(img, ".fini"))
-		}},
-	{id: "elf-arm-call-targets", read: "call-targets", text: "arm: calls are not followed to find procedures: a procedure that no symbol names is missed",
-		has: func(img *image, _ *symIndex) bool { return isARMELF(img) && hasCode(img) }},
 	{id: "macho-unwind-info", read: "function-starts", text: "Mach-O compact unwind (__unwind_info) not read: without LC_FUNCTION_STARTS, procedure starts come from symbols, stubs and the entry point only",
 		has: func(img *image, _ *symIndex) bool { return img.macho != nil && hasSection(img, "__TEXT,__unwind_info") }},
 }
@@ -54,8 +45,6 @@ func discoveryLimitations(img *image, six *symIndex) []string {
 	}
 	return out
 }
-
-func isARMELF(img *image) bool { return img.elf != nil && img.elf.machine == elf.EM_ARM }
 
 // peHasExceptions reports whether a PE of arch has an exception directory.
 func peHasExceptions(img *image, arch string) bool {

@@ -181,6 +181,9 @@ func (m *mainLocator) add(a uint64, name string, thumb bool) {
 	if thumb {
 		s.flags |= flagThumb
 	}
+	if m.img.elf != nil && m.img.elf.machine == elf.EM_ARM {
+		s.flags |= flagMode // the finder decoded main's caller in a known mode
+	}
 	m.b.addArena(s, name)
 }
 

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -22,6 +23,21 @@ import (
 //     direct jump to below the procedure's entry); each target not covered
 //     by an FDE and not already a procedure becomes one and is descended in
 //     turn. Code described by FDEs is never descended: FDEs already name it.
+//
+// arm ELF (no .eh_frame FDEs: arm unwinds through .ARM.exidx) adds:
+//
+//   - "arm-exidx": the function starts of .ARM.exidx; the table gives no
+//     mode, so a start takes the mode of a call that reaches it, Thumb if
+//     it is at 2 mod 4, else armMode's inferred one (with its limitation);
+//   - "relative-relocs": the code pointers R_ARM_RELATIVE relocations store
+//     (function pointer tables of a PIE or shared object);
+//   - in the descent, which runs from every function symbol too, each
+//     procedure decodes in its own mode: a bl or b target keeps it, a blx
+//     immediate switches it, and a code address formed pc-relative (ldr rT,
+//     =off; add rD, pc, rT) is a procedure whose bit 0 gives its mode. Bit 0
+//     of an init/fini pointer, DT_INIT and DT_FINI is the Thumb bit; the
+//     start of a static executable's .init and .fini has no mode and is not
+//     descended.
 //
 // New procedures are named sub_<hex>, source analysis, with no size.
 
@@ -56,7 +72,7 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 			} else {
 				v = uint64(img.bo.Uint32(data[o:]))
 			}
-			if v != 0 && v != ^uint64(0) && img.execAt(v) {
+			if v, ok := codePointer(img, v); ok {
 				out = append(out, v)
 			}
 		}
@@ -73,7 +89,7 @@ func elfInitArrays(img *image, data []byte) []uint64 {
 func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]string) {
 	names := map[uint64]string{}
 	add := func(v uint64, name string) {
-		if v != 0 && img.execAt(v) && len(inits) < maxSeedProcs {
+		if v, ok := codePointer(img, v); ok && len(inits) < maxSeedProcs {
 			inits = append(inits, v)
 			if _, dup := names[v]; !dup {
 				names[v] = name
@@ -91,6 +107,17 @@ func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]
 	}
 	for i := range img.sections {
 		if s := &img.sections[i]; s.mapped && s.x && s.size > 0 && (s.name == ".init" || s.name == ".fini") {
+			if img.elf.machine == elf.EM_ARM {
+				if _, known := img.elf.initMode[s.addr]; !known && img.execAt(s.addr) && len(inits) < maxSeedProcs {
+					// A section start, not a pointer: no bit gives its mode
+					// (thumbmode.go's armMode decides it).
+					inits = append(inits, s.addr)
+					if _, dup := names[s.addr]; !dup {
+						names[s.addr] = "_" + s.name[1:]
+					}
+				}
+				continue
+			}
 			add(s.addr, "_"+s.name[1:])
 		}
 	}
@@ -98,13 +125,131 @@ func elfInitFini(f *elf.File, img *image, inits []uint64) ([]uint64, map[uint64]
 	return slices.Compact(inits), names
 }
 
+// codePointer checks a code pointer read from the file: nonzero, not ^0,
+// in an executable section. On arm its bit 0 is the Thumb bit: it is cleared
+// and the mode recorded in initMode.
+func codePointer(img *image, v uint64) (uint64, bool) {
+	if v == 0 || v == ^uint64(0) {
+		return 0, false
+	}
+	info := img.elf
+	if info.machine == elf.EM_ARM {
+		thumb := v&1 != 0
+		v &^= 1
+		if !img.execAt(v) {
+			return 0, false
+		}
+		if info.initMode == nil {
+			info.initMode = map[uint64]bool{}
+		}
+		info.initMode[v] = thumb
+		return v, true
+	}
+	return v, img.execAt(v)
+}
+
+// armExidx returns the function starts of the .ARM.exidx sections (the ARM
+// EHABI index: 8-byte entries, a prel31 offset to the function's start and
+// its unwind data or an EXIDX_CANTUNWIND). The table gives no mode.
+func armExidx(img *image, data []byte) []uint64 {
+	var out []uint64
+	for i := range img.sections {
+		s := &img.sections[i]
+		if s.name != ".ARM.exidx" || !s.mapped || s.fsize == 0 || s.off >= uint64(len(data)) {
+			continue
+		}
+		end := min(satAdd(s.off, s.fsize), uint64(len(data)))
+		for o := s.off; o+8 <= end && len(out) < maxSeedProcs; o += 8 {
+			w := img.bo.Uint32(data[o:])
+			if w&(1<<31) != 0 {
+				continue // bit 31 is zero in a prel31 word
+			}
+			a := uint64(uint32(int64(s.addr+(o-s.off)) + sext(uint64(w), 31)))
+			if img.execAt(a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// armRelativePointers returns the code pointers that R_ARM_RELATIVE
+// relocations store (a PIE's or shared object's function pointer tables;
+// REL: the stored word is the addend), bit 0 the Thumb bit (codePointer).
+func armRelativePointers(img *image, data []byte) []uint64 {
+	const rARMRelative = 23
+	var out []uint64
+	for _, r := range img.elf.relocs {
+		step := uint64(8)
+		if r.rela {
+			step = 12
+		}
+		end := min(satAdd(r.off, r.size), uint64(len(data)))
+		for o := r.off; o+step <= end && len(out) < maxSeedProcs; o += step {
+			if img.bo.Uint32(data[o+4:])&0xff != rARMRelative {
+				continue
+			}
+			at := uint64(img.bo.Uint32(data[o:]))
+			var v uint64
+			if r.rela {
+				v = uint64(img.bo.Uint32(data[o+8:]))
+			} else if w, ok := wordAt(img, data, at); ok {
+				v = uint64(w)
+			} else {
+				continue
+			}
+			if v, ok := codePointer(img, v); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// wordAt reads the 32-bit word at address a of a file-backed section.
+func wordAt(img *image, data []byte, a uint64) (uint32, bool) {
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || a < s.addr || a-s.addr >= s.fsize || s.fsize-(a-s.addr) < 4 {
+			continue
+		}
+		off := s.off + (a - s.addr)
+		if off > uint64(len(data)) || uint64(len(data))-off < 4 {
+			return 0, false
+		}
+		return img.bo.Uint32(data[off:]), true
+	}
+	return 0, false
+}
+
+// codeBytes is the size of the file-backed executable sections.
+func codeBytes(img *image) uint64 {
+	var n uint64
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.x {
+			n += s.fsize
+		}
+	}
+	return n
+}
+
+// pcRelAdd reports whether code starts with an arm add of the pc and a
+// register (the instruction whose data reference is the address formed).
+func pcRelAdd(code []byte, thumb bool) bool {
+	if thumb {
+		return len(code) >= 2 && binary.LittleEndian.Uint16(code)&0xff78 == 0x4478
+	}
+	return len(code) >= 4 && binary.LittleEndian.Uint32(code)&0x0fe00ff0 == 0x00800000
+}
+
 // seedDescentArch reports whether call-target descent runs for the image.
 func seedDescentArch(img *image) bool {
-	if img.elf == nil || img.elf.machine == elf.EM_ARM {
+	if img.elf == nil {
 		return false
 	}
 	switch img.arch {
-	case "x86", "x86_64", "arm64":
+	case "x86", "x86_64", "arm64", "arm":
 		return true
 	}
 	return false
@@ -150,16 +295,38 @@ func inFDE(fdes []codeRange, a uint64) bool {
 // also from mains (main, located by mainentry.go).
 func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	info := img.elf
-	if len(info.inits) == 0 && !(info.callTargets && (img.hasEntry || len(mains) > 0)) {
+	if len(info.inits) == 0 && len(info.exidx) == 0 && !(info.callTargets && (img.hasEntry || len(mains) > 0)) {
 		return nil
 	}
 	procs := map[uint64]bool{}
+	// arm: each procedure decodes in its own mode. thumb holds the mode of
+	// the procedures whose mode is known (a symbol's bit 0, e_entry's, an
+	// init pointer's, the call that reached it); one of unknown mode is not
+	// descended.
+	arm := info.machine == elf.EM_ARM
+	thumb := map[uint64]bool{}
+	var symSeeds []uint64
 	for i := range b.syms {
-		if b.syms[i].flags&flagProcedure != 0 {
-			procs[b.syms[i].addr] = true
+		s := &b.syms[i]
+		if s.flags&flagProcedure == 0 {
+			continue
+		}
+		procs[s.addr] = true
+		if arm && s.flags&flagThunk == 0 {
+			// No FDE covers arm code: every function symbol seeds descent.
+			thumb[s.addr] = s.flags&flagThumb != 0
+			symSeeds = append(symSeeds, s.addr)
 		}
 	}
-	add := func(a uint64) {
+	if arm {
+		for a, t := range info.initMode {
+			thumb[a] = t
+		}
+		if img.hasEntry {
+			thumb[img.entry] = info.entryThumb
+		}
+	}
+	add := func(a uint64, isThumb, modeKnown bool) {
 		procs[a] = true
 		if img.hasEntry && a == img.entry {
 			return // named "entry" already
@@ -168,47 +335,95 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		if !ok {
 			name = fmt.Sprintf("sub_%x", a)
 		}
-		b.addArena(symbol{addr: a, kind: kindFunction, source: srcAnalysis,
-			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}, name)
+		s := symbol{addr: a, kind: kindFunction, source: srcAnalysis,
+			flags: flagProcedure, rank: makeRank(srcAnalysis, kindFunction, bindGlobal)}
+		if isThumb {
+			s.flags |= flagThumb
+		}
+		if modeKnown {
+			s.flags |= flagMode
+		}
+		b.addArena(s, name)
+	}
+	// .ARM.exidx starts bound the descent's walks at once; their symbols
+	// are added at the end, in the mode a call gave them (or a start at 2
+	// mod 4, which only Thumb code can have), else in armMode's inferred one.
+	var exidx []uint64
+	for _, a := range info.exidx {
+		if !procs[a] {
+			procs[a] = true
+			exidx = append(exidx, a)
+		}
+		if a&2 != 0 {
+			thumb[a] = true
+		}
+	}
+	flush := func() {
+		for _, a := range exidx {
+			t, known := thumb[a]
+			add(a, t, known)
+		}
 	}
 	var work []uint64
+	work = append(work, info.exidx...)
 	for _, a := range info.inits {
 		if !procs[a] {
-			add(a)
+			t, known := thumb[a]
+			add(a, arm && t, arm && known)
 		}
 		work = append(work, a)
 	}
 	if !info.callTargets {
+		flush()
 		return nil
 	}
 	if img.hasEntry {
 		work = append(work, img.entry)
 	}
 	work = append(work, mains...)
+	slices.Sort(symSeeds)
+	work = append(work, slices.Compact(symSeeds)...)
 	d := newDecoder(img)
-	budget := maxSeedInsns
+	d.code = func(a uint64) ([]byte, bool) { return execCode(img, b.data, a) } // arm literal pools
+	// arm descends from every function symbol (no FDE covers any code), so
+	// its bounds grow with the code: one Thumb instruction per 2 bytes, one
+	// procedure per 16.
+	maxInsns, maxProcs := maxSeedInsns, maxSeedProcs
+	if arm {
+		n := codeBytes(img)
+		maxInsns, maxProcs = max(maxInsns, int(min(n/2, 1<<26))), max(maxProcs, int(min(n/16, 1<<22)))
+	}
+	budget := maxInsns
+	byCall := map[uint64]bool{} // arm: procedures only a call made
+	fall := map[uint64]bool{}   // arm: addresses decoded code falls through to
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
 	searched := false
 	defer func() {
-		if len(work) > 0 && (budget <= 0 || len(done) >= maxSeedProcs) {
-			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxSeedInsns, maxSeedProcs))
+		if len(work) > 0 && (budget <= 0 || len(done) >= maxProcs) {
+			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxInsns, maxProcs))
 		}
 	}()
 descend:
-	for len(work) > 0 && budget > 0 && len(done) < maxSeedProcs {
+	for len(work) > 0 && budget > 0 && len(done) < maxProcs {
 		entry := work[len(work)-1]
 		work = work[:len(work)-1]
 		if done[entry] || inFDE(info.fdes, entry) {
 			continue
 		}
+		mode, known := thumb[entry]
+		if arm && !known {
+			continue // a mode neither a bit nor a call gives: not decoded
+		}
 		done[entry] = true
+		d.thumb = mode
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
 		for len(branches) > 0 && budget > 0 {
 			a := branches[len(branches)-1]
 			branches = branches[:len(branches)-1]
 			d.reset()
+			afterCall := false
 			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
 				if err := b.tick(); err != nil {
 					return err
@@ -220,7 +435,19 @@ descend:
 				seen[a] = true
 				budget--
 				it := d.decode(code, a, false)
-				covered = append(covered, codeRange{a, a + uint64(it.n)})
+				if !arm { // unwindCallTargets' input; it does not run for arm
+					covered = append(covered, codeRange{a, a + uint64(it.n)})
+				}
+				if arm && it.hasData && pcRelAdd(code, mode) {
+					// A code address formed pc-relative (ldr rT, =off; add
+					// rD, pc, rT): a function pointer, bit 0 its mode.
+					if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
+						if !procs[t] {
+							add(t, it.data&1 != 0, true)
+						}
+						work = append(work, t)
+					}
+				}
 				if it.hasTarget {
 					switch {
 					case it.flow == flowCall && it.target == a+uint64(it.n):
@@ -228,8 +455,15 @@ descend:
 						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
 						t := it.target
-						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) {
-							add(t)
+						tmode := mode != it.toggle // blx imm switches the mode
+						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
+							add(t, arm && tmode, arm)
+							if arm {
+								byCall[t] = true
+							}
+						}
+						if _, known := thumb[t]; arm && !known && procs[t] {
+							thumb[t] = tmode
 						}
 						if procs[t] {
 							work = append(work, t)
@@ -237,6 +471,12 @@ descend:
 					case it.flow == flowJump || it.flow == flowCondJump:
 						branches = append(branches, it.target)
 					}
+				}
+				// Code after a call may be a literal pool (the call did
+				// not return): only code before any call counts.
+				afterCall = afterCall || it.flow == flowCall
+				if arm && !afterCall && (it.flow == flowNone || it.flow == flowCondJump) {
+					fall[a+uint64(it.n)] = true
 				}
 				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
 					break
@@ -258,12 +498,21 @@ descend:
 			b.limit(fmt.Sprintf("calls from code .eh_frame describes were followed up to a bound (%d targets, %d instructions decoded): functions without an FDE reached only beyond it are missing", maxUnwindTargets, maxUnwindVerifyInsns))
 		}
 		for _, t := range targets {
-			add(t)
+			add(t, false, false)
 			work = append(work, t)
 		}
 		if len(work) > 0 {
 			goto descend
 		}
+	}
+	flush()
+	if len(byCall) > 0 {
+		// A call target that the code before it falls into is a second
+		// entry of that procedure (libgcc's __divsi3 falls into
+		// .divsi3_skip_div0_test, which __aeabi_idivmod calls), no start.
+		b.syms = slices.DeleteFunc(b.syms, func(s symbol) bool {
+			return byCall[s.addr] && fall[s.addr] && s.source == srcAnalysis && s.flags&flagProcedure != 0
+		})
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ const (
 	flagArena   // name is in symIndex.arena, not in the file bytes
 	flagPrimary // set by the index build
 	flagThumb   // ARM Thumb code (ELF function symbol with the low bit set)
+	flagMode    // ARM: the mode is known (flagThumb says which) though no function symbol gives it: a call, a code pointer
 )
 
 // symbol is one named address. The name is a (offset, length) reference into
@@ -187,7 +188,7 @@ func (b *symBuilder) finish() (*symIndex, error) {
 		s := syms[i]
 		if n := len(out); n > 0 && out[n-1].addr == s.addr && bytes.Equal(symName(data, arena, &out[n-1]), symName(data, arena, &s)) {
 			p := &out[n-1] // sorted by rank within equal names: p is the better one
-			p.flags |= s.flags & (flagDynamic | flagProcedure | flagThumb)
+			p.flags |= s.flags & (flagDynamic | flagProcedure | flagThumb | flagMode)
 			if s.flags&flagProcedure != 0 && p.kind != kindFunction && p.kind != kindImport {
 				p.kind = kindFunction
 			}

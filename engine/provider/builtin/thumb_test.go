@@ -341,8 +341,8 @@ var objLabelRE = regexp.MustCompile(`(?m)^([0-9a-f]+) <([^>]*)>:$`)
 
 // textUnits decodes all of .text with the builtin decoder, one unit per
 // objdump symbol block (from its label to the next), in the block's mode:
-// this covers the library's static functions, which are no REA procedure
-// (armhf unwinds through .ARM.exidx, which REA does not read, not .eh_frame).
+// this covers the library's static functions, also those that no call,
+// code pointer or .ARM.exidx entry makes an REA procedure.
 func textUnits(t *testing.T, c *Client, out string, lines map[uint64]*objLine) []reaUnit {
 	var starts []uint64
 	var names []string

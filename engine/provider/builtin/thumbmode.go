@@ -75,7 +75,7 @@ func (c *Client) armMode(six *symIndex, entry uint64) (thumb bool, inferred stri
 		if img.format == "elf" && s.flags&flagThunk != 0 {
 			return false, "" // a PLT stub: the ARM PLT
 		}
-		known = known || img.format == "elf" && s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0
+		known = known || img.format == "elf" && (s.flags&flagMode != 0 || s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0)
 	}
 	if known {
 		return false, ""
