@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/provider"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite tools/testdata/schemas golden files")
@@ -491,19 +492,21 @@ func TestCatalogDigest(t *testing.T) {
 	}
 }
 
-// catGolden is the golden snapshot of one tool.
+// catGolden is the golden snapshot of one tool: the tool exactly as
+// tools/list publishes it (name, title, description, input and output
+// schemas, annotations), plus REA's kind and effect letters, which the
+// catalog digest covers and the annotations only summarize. Nothing in it is
+// derived from another field of it.
 func catGolden(t *testing.T, s Spec) []byte {
 	t.Helper()
+	published, err := json.Marshal(s.MCPTool())
+	if err != nil {
+		t.Fatal(err)
+	}
 	doc := map[string]any{
-		"name":          s.Name,
-		"title":         s.Title,
-		"kind":          s.Kind,
-		"effects":       catEffectsMap(s.Effects),
-		"annotations":   catAnnotationsMap(s.Annotations()),
-		"input_schema":  s.InputSchema(),
-		"output_schema": s.OutputSchema(),
-		// What Decode enforces, beyond the published view.
-		"decoded_input_schema": s.Input,
+		"kind":    s.Kind,
+		"effects": catEffectLetters(s.Effects),
+		"tool":    json.RawMessage(published),
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -515,6 +518,26 @@ func catGolden(t *testing.T, s Spec) []byte {
 	return buf.Bytes()
 }
 
+// catEffectLetters is the inverse of catEffects: the set effects as the
+// letters of CONTRACTS.md §2, in that order.
+func catEffectLetters(e provider.Effects) string {
+	var l []string
+	for _, f := range []struct {
+		set    bool
+		letter string
+	}{{e.MutatesTarget, "T"}, {e.MutatesSession, "S"}, {e.WritesFilesystem, "W"}, {e.LaunchesProcess, "P"},
+		{e.AccessesNetwork, "N"}, {e.ChangesUIState, "U"}, {e.MayDiscardData, "D"}, {e.Idempotent, "I"}} {
+		if f.set {
+			l = append(l, f.letter)
+		}
+	}
+	return strings.Join(l, " ")
+}
+
+// maxGoldenCatalog bounds the compact JSON of all golden snapshots: the
+// published catalog plus kinds and effects (issue 12: full catalog ≤ 40 KB).
+const maxGoldenCatalog = 40_000
+
 func TestSchemaGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "schemas")
 	if *updateGolden {
@@ -523,10 +546,19 @@ func TestSchemaGolden(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
+	total := 0
 	for _, s := range Catalog() {
 		file := filepath.Join(dir, s.Name+".json")
 		seen[s.Name+".json"] = true
+		if back := catEffects(catEffectLetters(s.Effects)); back != s.Effects {
+			t.Errorf("%s: effect letters %q do not round-trip", s.Name, catEffectLetters(s.Effects))
+		}
 		got := catGolden(t, s)
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, got); err != nil {
+			t.Fatal(err)
+		}
+		total += compact.Len()
 		if *updateGolden {
 			if err := os.WriteFile(file, got, 0o644); err != nil {
 				t.Fatal(err)
@@ -541,6 +573,10 @@ func TestSchemaGolden(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: schema differs from %s (run go test ./tools -run TestSchemaGolden -update and review the diff)", s.Name, file)
 		}
+	}
+	t.Logf("golden catalog: %d tools, %d bytes of compact JSON", len(seen), total)
+	if total > maxGoldenCatalog {
+		t.Errorf("the golden catalog is %d bytes of compact JSON, bound %d", total, maxGoldenCatalog)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
