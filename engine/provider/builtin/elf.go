@@ -519,13 +519,14 @@ type dynReloc struct {
 	addend   int64
 }
 
-// elfDynRelocs returns the dynamic relocations of import types (JUMP_SLOT,
-// GLOB_DAT) and IRELATIVE, in file order.
-func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error) {
-	info := img.elf
+// eachDynReloc decodes every entry of the dynamic relocation tables in
+// file order (REL entries carry addend 0; rela says which form the entry
+// had) until fn returns false or an error. It is the one decoder of those
+// tables: the PLT, the GOT-only imports, main's GOT loads and arm's code
+// pointers all read them through it.
+func eachDynReloc(img *image, data []byte, fn func(dr dynReloc, rela bool) (bool, error)) error {
 	size := uint64(len(data))
-	var out []dynReloc
-	for _, r := range info.relocs {
+	for _, r := range img.elf.relocs {
 		if r.off > size {
 			continue
 		}
@@ -542,9 +543,6 @@ func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error
 			ent = 8
 		}
 		for e := r.off; e+ent <= end; e += ent {
-			if err := tick(); err != nil {
-				return nil, err
-			}
 			var dr dynReloc
 			if img.is64 {
 				dr.off = img.bo.Uint64(data[e:])
@@ -561,20 +559,40 @@ func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error
 					dr.addend = int64(int32(img.bo.Uint32(data[e+8:])))
 				}
 			}
-			if isIRelative(info.machine, dr.typ) && !r.rela {
-				// REL (i386): the resolver's address is the slot's content.
-				v, ok := elfWordAt(img, data, dr.off)
-				if !ok {
-					continue
-				}
-				dr.addend = int64(v)
-			}
-			if isImportReloc(info.machine, dr.typ) || isIRelative(info.machine, dr.typ) {
-				out = append(out, dr)
+			if more, err := fn(dr, r.rela); err != nil || !more {
+				return err
 			}
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// elfDynRelocs returns the dynamic relocations of import types (JUMP_SLOT,
+// GLOB_DAT) and IRELATIVE, in file order.
+func elfDynRelocs(img *image, data []byte, tick func() error) ([]dynReloc, error) {
+	machine := img.elf.machine
+	var out []dynReloc
+	err := eachDynReloc(img, data, func(dr dynReloc, rela bool) (bool, error) {
+		if err := tick(); err != nil {
+			return false, err
+		}
+		switch relocKind(machine, dr.typ) {
+		case relocIRelative:
+			if !rela {
+				// REL (i386): the resolver's address is the slot's content.
+				v, ok := elfWordAt(img, data, dr.off)
+				if !ok {
+					return true, nil
+				}
+				dr.addend = int64(v)
+			}
+			out = append(out, dr)
+		case relocGlobDat, relocJumpSlot:
+			out = append(out, dr)
+		}
+		return true, nil
+	})
+	return out, err
 }
 
 // elfWordAt reads the address-sized word at address a from the file bytes.
@@ -715,19 +733,7 @@ func pltStubsOf(img *image, data []byte, rels []dynReloc, tick func() error) ([]
 	return out, nil
 }
 
-func isIRelative(m elf.Machine, typ uint32) bool {
-	switch m {
-	case elf.EM_X86_64:
-		return typ == uint32(elf.R_X86_64_IRELATIVE)
-	case elf.EM_386:
-		return typ == uint32(elf.R_386_IRELATIVE)
-	case elf.EM_AARCH64:
-		return typ == uint32(elf.R_AARCH64_IRELATIVE)
-	case elf.EM_ARM:
-		return typ == uint32(elf.R_ARM_IRELATIVE)
-	}
-	return false
-}
+func isIRelative(m elf.Machine, typ uint32) bool { return relocKind(m, typ) == relocIRelative }
 
 // hiddenVersion reports whether dynamic symbol i has a hidden version in
 // .gnu.version.
@@ -738,32 +744,11 @@ func hiddenVersion(img *image, data []byte, t *symbolTable, i uint64) bool {
 	return img.bo.Uint16(data[t.versymOff+2*i:])&0x8000 != 0
 }
 
-func isJumpSlot(m elf.Machine, typ uint32) bool {
-	switch m {
-	case elf.EM_X86_64:
-		return typ == uint32(elf.R_X86_64_JMP_SLOT)
-	case elf.EM_386:
-		return typ == uint32(elf.R_386_JMP_SLOT)
-	case elf.EM_AARCH64:
-		return typ == uint32(elf.R_AARCH64_JUMP_SLOT)
-	case elf.EM_ARM:
-		return typ == uint32(elf.R_ARM_JUMP_SLOT)
-	}
-	return false
-}
+func isJumpSlot(m elf.Machine, typ uint32) bool { return relocKind(m, typ) == relocJumpSlot }
 
 func isImportReloc(m elf.Machine, typ uint32) bool {
-	switch m {
-	case elf.EM_X86_64:
-		return typ == uint32(elf.R_X86_64_JMP_SLOT) || typ == uint32(elf.R_X86_64_GLOB_DAT)
-	case elf.EM_386:
-		return typ == uint32(elf.R_386_JMP_SLOT) || typ == uint32(elf.R_386_GLOB_DAT)
-	case elf.EM_AARCH64:
-		return typ == uint32(elf.R_AARCH64_JUMP_SLOT) || typ == uint32(elf.R_AARCH64_GLOB_DAT)
-	case elf.EM_ARM:
-		return typ == uint32(elf.R_ARM_JUMP_SLOT) || typ == uint32(elf.R_ARM_GLOB_DAT)
-	}
-	return false
+	k := relocKind(m, typ)
+	return k == relocJumpSlot || k == relocGlobDat
 }
 
 // armPLTEntryLen is the length of the ARM PLT entry pltSlot matched in e:

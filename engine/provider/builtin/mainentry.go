@@ -292,61 +292,38 @@ func (m *mainLocator) loadAt(a uint64, n int) (v uint64, sym []byte, ok bool) {
 	if img.elf == nil {
 		return v, nil, haveStored
 	}
-	info := img.elf
-	for _, r := range info.relocs {
-		ent := uint64(8)
-		switch {
-		case img.is64 && r.rela:
-			ent = 24
-		case img.is64:
-			ent = 16
-		case r.rela:
-			ent = 12
+	var out uint64
+	var name []byte
+	found, known := false, false
+	_ = eachDynReloc(img, m.data, func(dr dynReloc, rela bool) (bool, error) {
+		if dr.off != a {
+			return true, nil
 		}
-		end := min(satAdd(r.off, r.size), uint64(len(m.data)))
-		for e := r.off; e+ent <= end; e += ent {
-			var off, symIdx uint64
-			var typ uint32
-			var addend int64
-			if img.is64 {
-				off = img.bo.Uint64(m.data[e:])
-				info := img.bo.Uint64(m.data[e+8:])
-				symIdx, typ = info>>32, uint32(info)
-				if r.rela {
-					addend = int64(img.bo.Uint64(m.data[e+16:]))
-				}
-			} else {
-				off = uint64(img.bo.Uint32(m.data[e:]))
-				info := img.bo.Uint32(m.data[e+4:])
-				symIdx, typ = uint64(info>>8), info&0xff
-				if r.rela {
-					addend = int64(int32(img.bo.Uint32(m.data[e+8:])))
-				}
+		found = true
+		addend := dr.addend
+		if !rela {
+			addend = int64(v) // REL: the addend is the stored value
+			if !haveStored {
+				return false, nil
 			}
-			if off != a {
-				continue
-			}
-			if !r.rela {
-				addend = int64(v) // REL: the addend is the stored value
-				if !haveStored {
-					return 0, nil, false
-				}
-			}
-			switch relocKind(info.machine, typ) {
-			case relocRelative:
-				return uint64(addend) & ptrMask(n), nil, true
-			case relocSymbol, relocSlot:
-				name, value, shndx, ok := m.elfDynSym(symIdx)
-				if !ok || shndx == uint16(elf.SHN_UNDEF) {
-					return 0, name, false
-				}
-				if relocKind(info.machine, typ) == relocSlot {
+		}
+		switch k := relocKind(img.elf.machine, dr.typ); k {
+		case relocRelative:
+			out, known = uint64(addend)&ptrMask(n), true
+		case relocSymbol, relocGlobDat, relocJumpSlot:
+			sname, value, shndx, ok := m.elfDynSym(uint64(dr.sym))
+			name = sname
+			if ok && shndx != uint16(elf.SHN_UNDEF) {
+				if k != relocSymbol {
 					addend = 0 // GLOB_DAT and JUMP_SLOT take the symbol's value alone
 				}
-				return (value + uint64(addend)) & ptrMask(n), name, true
+				out, known = (value+uint64(addend))&ptrMask(n), true
 			}
-			return 0, nil, false // a relocation REA does not apply
 		}
+		return false, nil // a relocation REA does not apply leaves the value unknown
+	})
+	if found {
+		return out, name, known
 	}
 	return v, nil, haveStored
 }
@@ -358,50 +335,35 @@ func ptrMask(n int) uint64 {
 	return 1<<(8*uint(n)) - 1
 }
 
+// The relocation types REA applies, by what they store.
 const (
-	relocOther = iota
-	relocRelative
-	relocSymbol // symbol + addend
-	relocSlot   // symbol (GLOB_DAT, JUMP_SLOT)
+	relocOther    = iota
+	relocRelative // base + addend
+	relocSymbol   // symbol + addend
+	relocGlobDat  // symbol (a GOT slot)
+	relocJumpSlot // symbol (a PLT's GOT slot)
+	relocIRelative
 )
 
-func relocKind(mach elf.Machine, typ uint32) int {
-	switch mach {
+// relocKind classifies a dynamic relocation type of machine m: the one table
+// of the types REA reads.
+func relocKind(m elf.Machine, typ uint32) int {
+	var k [5]uint32 // relative, symbol, glob_dat, jump_slot, irelative
+	switch m {
 	case elf.EM_X86_64:
-		switch elf.R_X86_64(typ) {
-		case elf.R_X86_64_RELATIVE:
-			return relocRelative
-		case elf.R_X86_64_64:
-			return relocSymbol
-		case elf.R_X86_64_GLOB_DAT, elf.R_X86_64_JMP_SLOT:
-			return relocSlot
-		}
+		k = [5]uint32{uint32(elf.R_X86_64_RELATIVE), uint32(elf.R_X86_64_64), uint32(elf.R_X86_64_GLOB_DAT), uint32(elf.R_X86_64_JMP_SLOT), uint32(elf.R_X86_64_IRELATIVE)}
 	case elf.EM_386:
-		switch elf.R_386(typ) {
-		case elf.R_386_RELATIVE:
-			return relocRelative
-		case elf.R_386_32:
-			return relocSymbol
-		case elf.R_386_GLOB_DAT, elf.R_386_JMP_SLOT:
-			return relocSlot
-		}
+		k = [5]uint32{uint32(elf.R_386_RELATIVE), uint32(elf.R_386_32), uint32(elf.R_386_GLOB_DAT), uint32(elf.R_386_JMP_SLOT), uint32(elf.R_386_IRELATIVE)}
 	case elf.EM_AARCH64:
-		switch elf.R_AARCH64(typ) {
-		case elf.R_AARCH64_RELATIVE:
-			return relocRelative
-		case elf.R_AARCH64_ABS64:
-			return relocSymbol
-		case elf.R_AARCH64_GLOB_DAT, elf.R_AARCH64_JUMP_SLOT:
-			return relocSlot
-		}
+		k = [5]uint32{uint32(elf.R_AARCH64_RELATIVE), uint32(elf.R_AARCH64_ABS64), uint32(elf.R_AARCH64_GLOB_DAT), uint32(elf.R_AARCH64_JUMP_SLOT), uint32(elf.R_AARCH64_IRELATIVE)}
 	case elf.EM_ARM:
-		switch elf.R_ARM(typ) {
-		case elf.R_ARM_RELATIVE:
-			return relocRelative
-		case elf.R_ARM_ABS32:
-			return relocSymbol
-		case elf.R_ARM_GLOB_DAT, elf.R_ARM_JUMP_SLOT:
-			return relocSlot
+		k = [5]uint32{uint32(elf.R_ARM_RELATIVE), uint32(elf.R_ARM_ABS32), uint32(elf.R_ARM_GLOB_DAT), uint32(elf.R_ARM_JUMP_SLOT), uint32(elf.R_ARM_IRELATIVE)}
+	default:
+		return relocOther
+	}
+	for i, t := range k {
+		if typ == t {
+			return relocRelative + i
 		}
 	}
 	return relocOther

@@ -178,49 +178,25 @@ func armExidx(img *image, data []byte) []uint64 {
 // relocations store (a PIE's or shared object's function pointer tables;
 // REL: the stored word is the addend), bit 0 the Thumb bit (codePointer).
 func armRelativePointers(img *image, data []byte) []uint64 {
-	const rARMRelative = 23
 	var out []uint64
-	for _, r := range img.elf.relocs {
-		step := uint64(8)
-		if r.rela {
-			step = 12
+	_ = eachDynReloc(img, data, func(dr dynReloc, rela bool) (bool, error) {
+		if relocKind(img.elf.machine, dr.typ) != relocRelative {
+			return true, nil
 		}
-		end := min(satAdd(r.off, r.size), uint64(len(data)))
-		for o := r.off; o+step <= end && len(out) < maxSeedProcs; o += step {
-			if img.bo.Uint32(data[o+4:])&0xff != rARMRelative {
-				continue
+		v := uint64(uint32(dr.addend))
+		if !rela {
+			w, ok := elfWordAt(img, data, dr.off) // a 32-bit word on arm
+			if !ok {
+				return true, nil
 			}
-			at := uint64(img.bo.Uint32(data[o:]))
-			var v uint64
-			if r.rela {
-				v = uint64(img.bo.Uint32(data[o+8:]))
-			} else if w, ok := wordAt(img, data, at); ok {
-				v = uint64(w)
-			} else {
-				continue
-			}
-			if v, ok := codePointer(img, v); ok {
-				out = append(out, v)
-			}
+			v = w
 		}
-	}
+		if v, ok := codePointer(img, v); ok {
+			out = append(out, v)
+		}
+		return len(out) < maxSeedProcs, nil
+	})
 	return out
-}
-
-// wordAt reads the 32-bit word at address a of a file-backed section.
-func wordAt(img *image, data []byte, a uint64) (uint32, bool) {
-	for i := range img.sections {
-		s := &img.sections[i]
-		if !s.mapped || a < s.addr || a-s.addr >= s.fsize || s.fsize-(a-s.addr) < 4 {
-			continue
-		}
-		off := s.off + (a - s.addr)
-		if off > uint64(len(data)) || uint64(len(data))-off < 4 {
-			return 0, false
-		}
-		return img.bo.Uint32(data[off:]), true
-	}
-	return 0, false
 }
 
 // codeBytes is the size of the file-backed executable sections.
