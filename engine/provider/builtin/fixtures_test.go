@@ -154,7 +154,13 @@ func cFixture(t testing.TB, name, compiler string, flags ...string) string {
 
 // goFixture builds fixtureGo for goos/goarch (no C toolchain needed).
 func goFixture(t testing.TB, goos, goarch string) string {
-	return fixture(t, "go-"+goos+"-"+goarch, func(dir, out string) (string, error) {
+	return goBuildFixture(t, "go-"+goos+"-"+goarch, goos, goarch)
+}
+
+// goBuildFixture builds fixtureGo for goos/goarch as the cached fixture
+// name, with extra go build flags (e.g. -ldflags=-s -w).
+func goBuildFixture(t testing.TB, name, goos, goarch string, extra ...string) string {
+	return fixture(t, name, func(dir, out string) (string, error) {
 		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
 			return "", err
 		}
@@ -165,8 +171,9 @@ func goFixture(t testing.TB, goos, goarch string) string {
 		if _, err := os.Stat(goBin); err != nil {
 			goBin = "go"
 		}
+		args := append(append([]string{"build", "-trimpath"}, extra...), "-o", out, ".")
 		return "", run(dir, []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off"},
-			goBin, "build", "-trimpath", "-o", out, ".")
+			goBin, args...)
 	})
 }
 

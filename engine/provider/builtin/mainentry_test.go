@@ -232,21 +232,7 @@ func goMainFixture(t *testing.T, goos, goarch string, strip bool) string {
 		name += "-s"
 		ld = []string{"-ldflags=-s -w"}
 	}
-	return fixture(t, name, func(dir, out string) (string, error) {
-		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module fixture\n\ngo 1.22\n"), 0o644); err != nil {
-			return "", err
-		}
-		goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		args := append(append([]string{"build", "-trimpath"}, ld...), "-o", out, ".")
-		return "", run(dir, []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off"},
-			goBin, args...)
-	})
+	return goBuildFixture(t, name, goos, goarch, ld...)
 }
 
 func TestMainGo(t *testing.T) {

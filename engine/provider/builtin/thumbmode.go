@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"slices"
@@ -29,7 +30,7 @@ func (info *elfInfo) addMapping(kind byte, addr uint64) {
 
 // sortMapping orders the mapping symbols once they are all read.
 func (info *elfInfo) sortMapping() {
-	slices.SortStableFunc(info.armMap, func(x, y armMapSym) int { return cmpU(x.addr, y.addr) })
+	slices.SortStableFunc(info.armMap, func(x, y armMapSym) int { return cmp.Compare(x.addr, y.addr) })
 }
 
 // mappingAt returns the kind of the mapping symbol covering a, or 0.
@@ -39,16 +40,6 @@ func (info *elfInfo) mappingAt(a uint64) byte {
 		return 0
 	}
 	return info.armMap[i-1].kind
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // isThumb reports whether the procedure at entry is Thumb code.
