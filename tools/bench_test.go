@@ -187,9 +187,8 @@ func BenchmarkMCPProcedurePagingLeanClient(b *testing.B) {
 
 // BenchmarkMCPProcedurePagingLeanClientPipelined is the lean client keeping
 // up to REA_BENCH_PIPELINE (default 16) list_procedures requests in flight
-// on the one connection, as a client reading a whole listing may: it asks
-// for offsets 0, limit, 2·limit, … ahead, and when a page comes back cut
-// by the answer's byte budget it asks for the rest of that page's range, so
+// on the one connection, as a client reading a whole listing may: it reads
+// that many ranges of the listing side by side (leanPagesPipelined), so
 // every procedure is read exactly once (checked). Each page is still one
 // Evidence publication (checked in the ledger), answered only once durable;
 // concurrent publications share commits (ledger group commit).
@@ -351,9 +350,14 @@ func leanPagesSequential(b *testing.B, c *leanConn, limit int) int {
 }
 
 // leanPagesPipelined reads the whole listing with up to depth requests in
-// flight. A request covers the range [offset, offset+limit); an answer
-// with fewer items (cut by the byte budget) leaves the rest of its range to
-// a follow-up request, so the ranges never overlap.
+// flight, as a client that knows the total may: after the first page it
+// splits the rest into depth equal ranges and follows each range's
+// next_offset on its own, one request in flight per range. Every procedure
+// is read exactly once (checked), and a range costs at most one page more
+// than a sequential read of it (its last page holds the range's rest).
+// Following next_offset is what keeps the pages at the byte budget's size:
+// a fixed grid of offsets would cut each range the budget shortens into two
+// answers.
 func leanPagesPipelined(b *testing.B, c *leanConn, limit, depth int) int {
 	first := decodeLeanPage(b, c.rpc("tools/call", leanPageArgs(0, limit)))
 	res := first.Result.Structured.Result
@@ -375,32 +379,24 @@ func leanPagesPipelined(b *testing.B, c *leanConn, limit, depth int) int {
 		}
 	}
 	read(first)
-	type span struct{ offset, limit int }
-	var gaps []span // the unread rest of cut pages, asked for before new ranges
-	if n := len(res.Items); n < pageLimit && n < total {
-		gaps = append(gaps, span{n, pageLimit - n})
-	}
+	type span struct{ offset, end int } // a range's unread rest
 	inFlight := map[int]span{}
-	next := pageLimit // the next range of the regular grid
+	ask := func(s span) {
+		args := leanPageArgs(s.offset, min(pageLimit, s.end-s.offset))
+		if limit <= 0 && s.end-s.offset >= pageLimit {
+			args = leanPageArgs(s.offset, 0) // the default, as the sequential client asks
+		}
+		inFlight[c.send("tools/call", args)] = s
+	}
+	rest := total - len(res.Items)
+	for k := range depth {
+		lo, hi := len(res.Items)+rest*k/depth, len(res.Items)+rest*(k+1)/depth
+		if lo < hi {
+			ask(span{lo, hi})
+		}
+	}
 	pages := 1
-	for {
-		for len(inFlight) < depth && (len(gaps) > 0 || next < total) {
-			var s span
-			if len(gaps) > 0 {
-				s, gaps = gaps[0], gaps[1:]
-			} else {
-				s = span{next, pageLimit}
-				next += pageLimit
-			}
-			args := leanPageArgs(s.offset, s.limit)
-			if limit <= 0 && s.limit == pageLimit {
-				args = leanPageArgs(s.offset, 0) // the default, as the sequential client asks
-			}
-			inFlight[c.send("tools/call", args)] = s
-		}
-		if len(inFlight) == 0 {
-			break
-		}
+	for len(inFlight) > 0 {
 		p := decodeLeanPage(b, c.answer())
 		s, ok := inFlight[p.ID]
 		if !ok {
@@ -411,12 +407,14 @@ func leanPagesPipelined(b *testing.B, c *leanConn, limit, depth int) int {
 		read(p)
 		r := p.Result.Structured.Result
 		n := len(r.Items)
-		end := min(s.offset+s.limit, total)
-		if s.offset+n < end { // cut by the byte budget
-			if n == 0 || r.NextOffset == nil || *r.NextOffset != s.offset+n {
+		if n == 0 {
+			b.Fatalf("empty page at %d of range to %d", s.offset, s.end)
+		}
+		if s.offset+n < s.end {
+			if r.NextOffset == nil || *r.NextOffset != s.offset+n {
 				b.Fatalf("page at %d: %d items, next_offset %v, want %d", s.offset, n, r.NextOffset, s.offset+n)
 			}
-			gaps = append(gaps, span{s.offset + n, end - s.offset - n})
+			ask(span{s.offset + n, s.end})
 		}
 	}
 	if len(seen) != total {
