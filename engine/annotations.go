@@ -199,7 +199,7 @@ type Bookmark struct {
 }
 
 func (c *Connection) bookmarks(ctx context.Context, o *openTarget) ([]Bookmark, error) {
-	all, err := projections.AnnotationsOfKind(ctx, c.eng.cfg.Ledger.ReadDB(), o.target.SHA256, kindBookmark)
+	all, err := c.annotationsOfKind(ctx, o, kindBookmark)
 	if err != nil {
 		return nil, fault.From("list_bookmarks", err)
 	}
@@ -248,7 +248,7 @@ func (c *Connection) shareUserNames(ctx context.Context, o *openTarget, op strin
 	if !ok {
 		return nil
 	}
-	all, err := projections.AnnotationsOfKind(ctx, c.eng.cfg.Ledger.ReadDB(), o.target.SHA256, kindName)
+	all, err := c.annotationsOfKind(ctx, o, kindName)
 	if err != nil {
 		return fault.From(op, err)
 	}
@@ -260,6 +260,15 @@ func (c *Connection) shareUserNames(ctx context.Context, o *openTarget, op strin
 	}
 	un.SetUserNames(names)
 	return nil
+}
+
+// annotationsOfKind lists the open target's annotations of one kind.
+func (c *Connection) annotationsOfKind(ctx context.Context, o *openTarget, kind string) ([]projections.StoredAnnotation, error) {
+	lk, err := c.eng.lookups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lk.AnnotationsOfKind(ctx, o.target.SHA256, kind)
 }
 
 // withUserName applies set_address_name for a client that does not show

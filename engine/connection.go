@@ -193,6 +193,7 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 		t.Size = 0
 		t.SHA256, err = target.HashDirectory(ctx, real, rep)
 	} else {
+		defer c.eng.warm(real, fi)()
 		t.SHA256, err = target.HashFile(ctx, real, fi.Size(), rep)
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -59,24 +60,41 @@ type Engine struct {
 	revokedSeen int64 // policy-stream seq up to which ledger revocations are applied
 
 	lookupOnce sync.Once
-	lookup     *projections.EvidenceLookup
+	lookup     *projections.Lookups
 	lookupErr  error
 }
 
 // evidenceDigest finds a published record's digest by evidence id.
 func (e *Engine) evidenceDigest(ctx context.Context, id string) (string, bool, error) {
-	lookup, err := e.evidenceLookup(ctx)
+	lookup, err := e.lookups(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	return lookup.Digest(ctx, id)
 }
 
-func (e *Engine) evidenceLookup(ctx context.Context) (*projections.EvidenceLookup, error) {
+func (e *Engine) lookups(ctx context.Context) (*projections.Lookups, error) {
 	e.lookupOnce.Do(func() {
-		e.lookup, e.lookupErr = projections.NewEvidenceLookup(context.WithoutCancel(ctx), e.cfg.Ledger)
+		e.lookup, e.lookupErr = projections.NewLookups(context.WithoutCancel(ctx), e.cfg.Ledger)
 	})
 	return e.lookup, e.lookupErr
+}
+
+// warm lets every provider that can (provider.Warmer) start on the file at
+// path while it is hashed, and returns what abandons whatever was not taken
+// over by the selected provider's Profile.
+func (e *Engine) warm(path string, fi fs.FileInfo) (abandon func()) {
+	var abandons []func()
+	for _, p := range e.cfg.Registry.Providers() {
+		if w, ok := p.(provider.Warmer); ok {
+			abandons = append(abandons, w.Warm(path, fi))
+		}
+	}
+	return func() {
+		for _, a := range abandons {
+			a()
+		}
+	}
 }
 
 // New builds an engine over an open ledger.

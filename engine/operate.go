@@ -390,7 +390,8 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string
 	if err != nil {
 		return Published{}, fault.Internal(op, err)
 	}
-	digest := canon.SHA256Hex(body)
+	blob := ledger.PrepareBlob(body)
+	digest := blob.Key
 	recorded := func(digest string, isNew bool) ledger.NewEvent {
 		return c.eng.event(events.EvidenceRecorded, events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID,
 			EvidenceID: rec.EvidenceID, Operation: op, PredicateType: rec.PredicateType, RecordDigest: digest, New: isNew, Origin: origin})
@@ -401,7 +402,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string
 	// stored record instead. The lookup's statements are prepared before the
 	// transaction: preparing on the writer connection from inside its own
 	// transaction would wait for itself.
-	lookup, err := c.eng.evidenceLookup(ctx)
+	lookup, err := c.eng.lookups(ctx)
 	if err != nil {
 		return Published{}, fault.From(op, err)
 	}
@@ -409,8 +410,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string
 		if _, exists, err := lookup.DigestIn(ctx, tx, rec.EvidenceID); err != nil || exists {
 			return cmp.Or(err, errEvidenceStored)
 		}
-		_, err = c.eng.cfg.Ledger.PutBlob(tx, body)
-		return err
+		return c.eng.cfg.Ledger.PutPreparedBlob(tx, blob)
 	})
 	shown := rec
 	if errors.Is(err, errEvidenceStored) {

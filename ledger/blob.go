@@ -113,21 +113,54 @@ func blobMatches(key string, stored []byte, encoding string) bool {
 // append transaction (typically from the apply callback) and returns its
 // sha256. Storing the same bytes twice is a no-op.
 func (l *Ledger) PutBlob(tx *sql.Tx, b []byte) (string, error) {
-	sum := sha256.Sum256(b)
-	key := hex.EncodeToString(sum[:])
-	if err := l.putBlob(context.Background(), tx, key, b); err != nil {
-		return "", fmt.Errorf("ledger: put blob: %w", err)
-	}
-	return key, nil
+	pb := PrepareBlob(b)
+	return pb.Key, l.PutPreparedBlob(tx, pb)
 }
 
-// putBlob stores b under key, which the caller has computed or checked.
+// PreparedBlob is a body hashed and encoded for storage ahead of the append
+// transaction that stores it: the hash names the record before it is
+// appended, and deflating a page of results (a quarter of a millisecond
+// for 64 KiB) then happens outside the writer, where concurrent
+// publications can overlap it, instead of inside the one transaction every
+// append waits for.
+type PreparedBlob struct {
+	Key      string // sha256 of the uncompressed bytes, hex
+	stored   []byte
+	encoding string
+}
+
+// PrepareBlob hashes and encodes b.
+func PrepareBlob(b []byte) PreparedBlob {
+	if b == nil {
+		b = []byte{}
+	}
+	sum := sha256.Sum256(b)
+	stored, encoding := encodeBlob(b)
+	return PreparedBlob{Key: hex.EncodeToString(sum[:]), stored: stored, encoding: encoding}
+}
+
+// PutPreparedBlob is PutBlob for a prepared body.
+func (l *Ledger) PutPreparedBlob(tx *sql.Tx, pb PreparedBlob) error {
+	if pb.encoding == "" {
+		return fmt.Errorf("ledger: put blob: not a prepared blob")
+	}
+	if err := l.putStored(context.Background(), tx, pb); err != nil {
+		return fmt.Errorf("ledger: put blob: %w", err)
+	}
+	return nil
+}
+
+// putBlob stores b under key, which the caller has checked (an import).
 func (l *Ledger) putBlob(ctx context.Context, tx *sql.Tx, key string, b []byte) error {
 	if b == nil {
 		b = []byte{}
 	}
 	stored, encoding := encodeBlob(b)
-	_, err := tx.StmtContext(ctx, l.stPutBlob).ExecContext(ctx, key, stored, encoding)
+	return l.putStored(ctx, tx, PreparedBlob{Key: key, stored: stored, encoding: encoding})
+}
+
+func (l *Ledger) putStored(ctx context.Context, tx *sql.Tx, pb PreparedBlob) error {
+	_, err := tx.StmtContext(ctx, l.stPutBlob).ExecContext(ctx, pb.Key, pb.stored, pb.encoding)
 	return err
 }
 

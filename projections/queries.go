@@ -51,51 +51,85 @@ func EvidenceRecords(ctx context.Context, db *sql.DB, f EvidenceFilter) (map[str
 	return out, rows.Err()
 }
 
-const evidenceDigestQuery = `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`
+const (
+	evidenceDigestQuery = `SELECT record_digest FROM proj_evidence_publications WHERE evidence_id = ? LIMIT 1`
+	annotationsQuery    = `SELECT address, value FROM proj_annotations WHERE target_sha256 = ? AND kind = ? ORDER BY address`
+)
 
-// EvidenceLookup finds the stored record digest of an evidence id, on
-// statements prepared once: it runs before every publication, and parsing
-// the SQL each time costs more than the indexed lookup itself.
-type EvidenceLookup struct {
-	stmt *sql.Stmt // on the read pool
-	inTx *sql.Stmt // on the writer connection; nil for a read-only ledger
+// Lookups are the read queries that run on every provider call or
+// publication, on statements prepared once: parsing the SQL each time
+// costs more than the indexed lookup itself (a list_procedures page made
+// both, the annotations read to share user names with the provider and
+// the digest lookup before publishing).
+type Lookups struct {
+	digest      *sql.Stmt // on the read pool
+	digestInTx  *sql.Stmt // on the writer connection; nil for a read-only ledger
+	annotations *sql.Stmt // on the read pool
 }
 
-// NewEvidenceLookup prepares the lookup on l's read pool and, unless l is
-// read-only, on its writer connection for DigestIn.
-func NewEvidenceLookup(ctx context.Context, l *ledger.Ledger) (*EvidenceLookup, error) {
-	st, err := l.ReadDB().PrepareContext(ctx, evidenceDigestQuery)
-	if err != nil {
+// NewLookups prepares the lookups on l's read pool and, unless l is
+// read-only, the digest lookup on its writer connection for DigestIn.
+func NewLookups(ctx context.Context, l *ledger.Ledger) (*Lookups, error) {
+	lk := &Lookups{}
+	var err error
+	if lk.digest, err = l.ReadDB().PrepareContext(ctx, evidenceDigestQuery); err != nil {
 		return nil, fmt.Errorf("projections: prepare evidence lookup: %w", err)
 	}
-	in, err := l.PrepareRead(ctx, evidenceDigestQuery)
-	if err != nil && !errors.Is(err, ledger.ErrReadOnly) {
-		st.Close()
+	if lk.annotations, err = l.ReadDB().PrepareContext(ctx, annotationsQuery); err != nil {
+		lk.Close()
+		return nil, fmt.Errorf("projections: prepare annotations lookup: %w", err)
+	}
+	if lk.digestInTx, err = l.PrepareRead(ctx, evidenceDigestQuery); err != nil && !errors.Is(err, ledger.ErrReadOnly) {
+		lk.Close()
 		return nil, fmt.Errorf("projections: prepare evidence lookup: %w", err)
 	}
-	return &EvidenceLookup{stmt: st, inTx: in}, nil
+	return lk, nil
 }
 
 // Digest returns the stored record digest of id and whether it exists.
-func (l *EvidenceLookup) Digest(ctx context.Context, id string) (string, bool, error) {
-	return scanDigest(l.stmt.QueryRowContext(ctx, id))
+func (l *Lookups) Digest(ctx context.Context, id string) (string, bool, error) {
+	return scanDigest(l.digest.QueryRowContext(ctx, id))
 }
 
 // DigestIn is Digest inside an append transaction: it sees the
 // transaction's own snapshot and costs no read-pool round trip.
-func (l *EvidenceLookup) DigestIn(ctx context.Context, tx *sql.Tx, id string) (string, bool, error) {
-	if l.inTx == nil {
+func (l *Lookups) DigestIn(ctx context.Context, tx *sql.Tx, id string) (string, bool, error) {
+	if l.digestInTx == nil {
 		return "", false, ledger.ErrReadOnly
 	}
-	return scanDigest(tx.StmtContext(ctx, l.inTx).QueryRowContext(ctx, id))
+	return scanDigest(tx.StmtContext(ctx, l.digestInTx).QueryRowContext(ctx, id))
+}
+
+// AnnotationsOfKind lists a target's annotations of one kind, sorted by
+// address.
+func (l *Lookups) AnnotationsOfKind(ctx context.Context, sha256, kind string) ([]StoredAnnotation, error) {
+	rows, err := l.annotations.QueryContext(ctx, sha256, kind)
+	if err != nil {
+		return nil, fmt.Errorf("projections: annotations: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredAnnotation
+	for rows.Next() {
+		var a StoredAnnotation
+		if err := rows.Scan(&a.Address, &a.Value); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }
 
 // Close releases the statements.
-func (l *EvidenceLookup) Close() error {
-	if l.inTx != nil {
-		l.inTx.Close()
+func (l *Lookups) Close() error {
+	for _, st := range []*sql.Stmt{l.digestInTx, l.annotations} {
+		if st != nil {
+			st.Close()
+		}
 	}
-	return l.stmt.Close()
+	if l.digest == nil {
+		return nil
+	}
+	return l.digest.Close()
 }
 
 func scanDigest(row *sql.Row) (string, bool, error) {
@@ -124,24 +158,6 @@ func Annotation(ctx context.Context, db *sql.DB, sha256, kind, address string) (
 // StoredAnnotation is one annotation as folded.
 type StoredAnnotation struct {
 	Address, Value string
-}
-
-// AnnotationsOfKind lists a target's annotations of one kind.
-func AnnotationsOfKind(ctx context.Context, db *sql.DB, sha256, kind string) ([]StoredAnnotation, error) {
-	rows, err := db.QueryContext(ctx, `SELECT address, value FROM proj_annotations WHERE target_sha256 = ? AND kind = ? ORDER BY address`, sha256, kind)
-	if err != nil {
-		return nil, fmt.Errorf("projections: annotations: %w", err)
-	}
-	defer rows.Close()
-	var out []StoredAnnotation
-	for rows.Next() {
-		var a StoredAnnotation
-		if err := rows.Scan(&a.Address, &a.Value); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }
 
 // LineageSnapshot is the latest observation of one provider's processes in a run.

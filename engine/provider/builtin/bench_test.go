@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"os"
@@ -177,4 +178,29 @@ func benchLargestProcedure(b *testing.B) (*Client, uint64) {
 	}
 	b.Fatal("no procedure to disassemble")
 	return nil, 0
+}
+
+// BenchmarkProcedurePage is one list_procedures page of 500 (the contract's
+// largest) on REA_BENCH_FILE, index built beforehand, and its canonical
+// encoding (what Evidence records and the client receives, cut by the byte
+// budget): the provider's share of a page in the MCP paging benchmark.
+func BenchmarkProcedurePage(b *testing.B) {
+	path := benchFile(b)
+	c := startOn(b, New("bench"), targetFor(b, path))
+	first := do(b, c, OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(500), "document": nil})
+	total := *first.Normalized.(provider.Page[ProcedureItem]).Total
+	b.ReportAllocs()
+	var off, items int
+	var buf []byte
+	for b.Loop() {
+		r := do(b, c, OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(500), "document": nil})
+		p := r.Normalized.(provider.Page[ProcedureItem])
+		buf, _ = p.AppendCanonical(buf[:0])
+		n := bytes.Count(buf, []byte(`"address":`))
+		items += n
+		if off += n; off >= total {
+			off = 0
+		}
+	}
+	b.ReportMetric(float64(items)/float64(b.N), "items/op")
 }

@@ -175,6 +175,7 @@ const (
 type Provider struct {
 	version string
 	cache   *indexCache
+	warm    warmSlot
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -266,20 +267,33 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 	if err := ctx.Err(); err != nil {
 		return provider.Profile{}, fault.CancelledError(op)
 	}
-	m, err := openMapping(t.Path)
-	if err != nil {
-		return provider.Profile{}, openFault(t.Path, err)
+	// The warm index (warm.go) of this file, if the engine warmed it and the
+	// file is unchanged, saves parsing it again and carries the symbol index
+	// being built.
+	ix := &index{}
+	w := p.warm.take(t.Path)
+	if w != nil {
+		ix = w.ix
+	} else {
+		m, err := openMapping(t.Path)
+		if err != nil {
+			return provider.Profile{}, openFault(t.Path, err)
+		}
+		defer m.close()
+		if ix.img, err = parseImage(m.data); err != nil {
+			return provider.Profile{}, withPath(err, t.Path)
+		}
 	}
-	defer m.close()
-	img, err := parseImage(m.data)
+	prof, err := p.profileFor(ix.img)
 	if err != nil {
-		return provider.Profile{}, withPath(err, t.Path)
-	}
-	prof, err := p.profileFor(img)
-	if err != nil {
+		if w != nil {
+			w.cancel()
+		}
 		return provider.Profile{}, fault.Internal(op, err)
 	}
-	p.cache.getOrPut(cacheKey{t.SHA256, prof.Digest}, &index{img: img})
+	if p.cache.getOrPut(cacheKey{t.SHA256, prof.Digest}, ix) != ix && w != nil {
+		w.cancel() // the cache holds this file's index already
+	}
 	return prof, nil
 }
 
