@@ -127,8 +127,7 @@ func TestHTTPSessionsLateConnection(t *testing.T) {
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
 	srv := New(eng, Options{Transport: "http"})
-	ids := &httpSessions{srv: srv, live: map[string]struct{}{}, reasons: map[string]string{},
-		inflight: map[string]int{}, ended: map[string]string{}}
+	ids := newHTTPSessions(srv)
 	open := func(id string) *engine.Connection {
 		return srv.ensureSession(ctx, id, "2025-11-25", nil, events.ClientFeatures{}).conn
 	}
