@@ -334,9 +334,9 @@ func TestHTTPOriginAndHost(t *testing.T) {
 	l := startHTTP(t, tools.HTTPOptions{Addr: "localhost:0"})
 	_, lport, _ := net.SplitHostPort(l.addr)
 	for origin, want := range map[string]int{
-		"http://localhost:" + lport:   http.StatusOK,
-		"http://LocalHost:" + lport:   http.StatusOK,
-		"http://127.0.0.1:" + lport:   http.StatusForbidden,
+		"http://localhost:" + lport:               http.StatusOK,
+		"http://LocalHost:" + lport:               http.StatusOK,
+		"http://127.0.0.1:" + lport:               http.StatusForbidden,
 		"http://localhost:" + otherPort(t, lport): http.StatusForbidden,
 	} {
 		if res := post(t, l.url, map[string]string{"Origin": origin}); res.StatusCode != want {
