@@ -564,25 +564,7 @@ func TestHTTPBinary(t *testing.T) {
 			}
 			b.ok("open_binary", map[string]any{"path": fixture})
 			b.waitChanged()
-			cmd.Process.Signal(sig)
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case err := <-exited:
-				if err != nil {
-					t.Fatalf("rea mcp --http after %v: %v", sig, err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatalf("rea mcp --http still running 30s after %v", sig)
-			}
-			led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer led.Close()
-			if rep, err := led.Verify(context.Background()); err != nil || !rep.OK {
-				t.Fatalf("ledger verify after shutdown: %+v %v", rep, err)
-			}
+			led := stopRea(t, cmd, sig, ledgerPath)
 			opened, _, closed := connEvents(t, led)
 			for _, name := range []string{"bin-a", "bin-b"} {
 				if id := opened[name]; id == "" || closed[id] != "server_shutdown" {
@@ -591,6 +573,32 @@ func TestHTTPBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopRea sends sig to a `rea mcp --http` and waits for a clean exit, then
+// opens its ledger, which must verify; the ledger closes with the test.
+func stopRea(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, ledgerPath string) *ledger.Ledger {
+	t.Helper()
+	cmd.Process.Signal(sig)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("rea mcp --http after %v: %v", sig, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("rea mcp --http still running 30s after %v", sig)
+	}
+	led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { led.Close() })
+	if rep, err := led.Verify(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("ledger verify after shutdown: %+v %v", rep, err)
+	}
+	return led
 }
 
 // TestHTTPBinaryRefusesRemoteBind: a non-loopback --http without
