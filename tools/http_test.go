@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -706,7 +707,7 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 	h.srv.MCP().AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("text", "")), nil
 	})
-	s := connectHTTP(b, h.url, "bench", "")
+	s := connectHTTP(b, h.url, "bench", testToken)
 	for _, tc := range []struct {
 		name string
 		args map[string]any
@@ -723,6 +724,64 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 					b.Fatalf("%s: %v", tc.name, err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkHTTPTokenCheck: the cost of the bearer token check on a round
+// trip (issue 16: ≤ 1.05×). Two servers, one requiring the token and one
+// started with InsecureNoToken, each with one session whose client sends
+// the same header through the same transport, are called alternately (the
+// order swapped every pair) so that load on a shared machine falls on both
+// alike. Reported: each server's mean per call and their ratio.
+func BenchmarkHTTPTokenCheck(b *testing.B) {
+	with := connectHTTP(b, startHTTP(b, tools.HTTPOptions{BearerToken: testToken}).url, "with-token", testToken)
+	without := connectHTTP(b, startHTTP(b, tools.HTTPOptions{InsecureNoToken: true}).url, "without-token", testToken)
+	ctx := context.Background()
+	call := mcp.CallToolRequest{}
+	call.Params.Name, call.Params.Arguments = "binary_session", map[string]any{}
+	for _, tc := range []struct {
+		name string
+		do   func(*session) error
+	}{
+		{"ping", func(s *session) error { return s.c.Ping(ctx) }},
+		{"binary_session", func(s *session) error {
+			res, err := s.c.CallTool(ctx, call)
+			if err == nil && res.IsError {
+				err = errors.New("tool error")
+			}
+			return err
+		}},
+	} {
+		for _, s := range []*session{with, without} {
+			if err := tc.do(s); err != nil {
+				b.Fatalf("%s: %v", tc.name, err)
+			}
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var spent [2][]time.Duration
+			n := 0
+			for b.Loop() {
+				for k := range 2 {
+					i := (n + k) % 2 // alternate which server goes first
+					start := time.Now()
+					if err := tc.do([]*session{with, without}[i]); err != nil {
+						b.Fatalf("%s: %v", tc.name, err)
+					}
+					spent[i] = append(spent[i], time.Since(start))
+				}
+				n++
+			}
+			// Medians: a GC pause or a preempted call on a busy machine
+			// would move a mean by more than the check costs.
+			med := func(d []time.Duration) float64 {
+				slices.Sort(d)
+				return float64(d[len(d)/2].Nanoseconds())
+			}
+			tok, open := med(spent[0]), med(spent[1])
+			b.ReportMetric(tok, "token-ns/call")
+			b.ReportMetric(open, "notoken-ns/call")
+			b.ReportMetric(tok/open, "ratio")
 		})
 	}
 }
