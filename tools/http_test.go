@@ -576,8 +576,9 @@ func TestHTTPBinary(t *testing.T) {
 	}
 }
 
-// stopRea sends sig to a `rea mcp --http` and waits for a clean exit, then
-// opens its ledger, which must verify; the ledger closes with the test.
+// stopRea sends sig to a `rea mcp --http` and waits for a clean exit; then
+// `rea ledger verify` must pass on its ledger, which is returned open (it
+// closes with the test).
 func stopRea(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, ledgerPath string) *ledger.Ledger {
 	t.Helper()
 	cmd.Process.Signal(sig)
@@ -590,6 +591,9 @@ func stopRea(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, ledgerPath string)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("rea mcp --http still running 30s after %v", sig)
+	}
+	if out, err := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "ledger", "verify").CombinedOutput(); err != nil {
+		t.Fatalf("rea ledger verify after shutdown: %v\n%s", err, out)
 	}
 	led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
 	if err != nil {
