@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,10 +29,12 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 )
 
-// Streamable HTTP transport (CONTRACTS.md §4): one engine connection per MCP
-// session, legacy protocol revisions only, loopback binds unless the operator
-// allows remote clients with a bearer token, Origin and Host checks against
-// DNS rebinding, and idle sessions expired with their connection.
+// Streamable HTTP transport (CONTRACTS.md §4 and §0): one engine connection
+// per MCP session, legacy protocol revisions only, loopback binds unless the
+// operator allows remote clients, a bearer token on every bind (a loopback
+// bind may opt out with InsecureNoToken), each session bound to the
+// credential that created it, Origin and Host checks against DNS rebinding,
+// and idle sessions expired with their connection.
 
 const (
 	// BearerTokenEnv names the variable holding the bearer token. It is never
@@ -52,23 +55,48 @@ const (
 
 // HTTPOptions configure ServeStreamableHTTP.
 type HTTPOptions struct {
-	Addr           string        // host:port; host is an IP literal or "localhost"; port 0 picks one
-	AllowRemote    bool          // --allow-remote: permits a non-loopback Addr (with BearerToken)
-	BearerToken    string        // REA_HTTP_BEARER_TOKEN; "" = none (loopback binds only)
-	AllowedOrigins []string      // --allowed-origin: exact Origin values accepted besides loopback ones
-	SessionIdle    time.Duration // --session-idle; 0 = DefaultSessionIdle
+	Addr        string // host:port; host is an IP literal or "localhost"; port 0 picks one
+	AllowRemote bool   // --allow-remote: permits a non-loopback Addr (with BearerToken)
+	BearerToken string // REA_HTTP_BEARER_TOKEN; "" = read or generate one in TokenFile
+	// TokenFile, used when BearerToken is "" on a loopback bind, is where
+	// the token is read from or generated into (HTTPTokenPath,
+	// LoadOrCreateHTTPToken) before anything binds.
+	TokenFile string
+	// InsecureNoToken (--insecure-no-token) serves a loopback bind without
+	// a token; it excludes BearerToken and TokenFile.
+	InsecureNoToken bool
+	AllowedOrigins  []string      // --allowed-origin: exact Origin values accepted besides the bound origin
+	SessionIdle     time.Duration // --session-idle; 0 = DefaultSessionIdle
 	// Ready, when set, is called once with the bound address before the
 	// first request is served (port 0 binds report their port this way).
 	Ready func(net.Addr)
+	// TokenFileReady, when set, is called with TokenFile once the token is
+	// in it, and whether it was generated now (false: an existing one was
+	// read). It never receives the token.
+	TokenFileReady func(path string, generated bool)
 }
 
 // httpConfig is a validated HTTPOptions.
 type httpConfig struct {
 	bind     netip.AddrPort
 	loopback bool
-	token    []byte // sha256 of the token; nil = none
-	origins  map[string]bool
-	idle     time.Duration
+	token    []byte // sha256 of the token; nil = none (InsecureNoToken, or TokenFile not read yet)
+	// originHost is the host of the bound origin as the operator named it
+	// ("localhost" or the IP literal); "" for an unspecified (all
+	// interfaces) bind, which has no origin of its own.
+	originHost string
+	self       string // the bound origin, http://originHost[:port]; "" = none
+	origins    map[string]bool
+	idle       time.Duration
+}
+
+// setPort records the port actually bound (port 0 picks one).
+func (c *httpConfig) setPort(port uint16) {
+	c.bind = netip.AddrPortFrom(c.bind.Addr(), port)
+	c.self = ""
+	if c.originHost != "" {
+		c.self, _ = normalizeOrigin("http://" + net.JoinHostPort(c.originHost, strconv.Itoa(int(port))))
+	}
 }
 
 func configInvalid(message, action string, details map[string]any) *fault.Error {
@@ -103,6 +131,7 @@ func (o HTTPOptions) check() (httpConfig, error) {
 	case strings.EqualFold(host, "localhost"):
 		// Not resolved: /etc/hosts could map localhost anywhere.
 		ip = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+		c.originHost = "localhost"
 	default:
 		if ip, err = netip.ParseAddr(host); err != nil {
 			return c, configInvalid("The --http host must be an IP address or localhost.",
@@ -110,23 +139,17 @@ func (o HTTPOptions) check() (httpConfig, error) {
 				map[string]any{"reason": "http_address_invalid"})
 		}
 		ip = ip.Unmap()
+		if !ip.IsUnspecified() {
+			c.originHost = ip.String()
+		}
 	}
 	c.bind, c.loopback = netip.AddrPortFrom(ip, uint16(port)), ip.IsLoopback()
+	c.setPort(uint16(port))
 	if o.BearerToken != "" {
-		if len(o.BearerToken) < minBearerToken {
-			return c, configInvalid("The bearer token is shorter than 32 bytes.",
-				"Set "+BearerTokenEnv+" to at least 32 random bytes (for example `openssl rand -hex 32`).",
-				map[string]any{"variable": BearerTokenEnv, "reason": "too_short"})
+		if err := CheckBearerToken(o.BearerToken); err != nil {
+			return c, err
 		}
-		for i := 0; i < len(o.BearerToken); i++ {
-			if b := o.BearerToken[i]; b < 0x21 || b > 0x7e {
-				return c, configInvalid("The bearer token must be printable ASCII without spaces.",
-					"Set "+BearerTokenEnv+" to a hex or base64 string.",
-					map[string]any{"variable": BearerTokenEnv, "reason": "invalid"})
-			}
-		}
-		sum := sha256.Sum256([]byte(o.BearerToken))
-		c.token = sum[:]
+		c.token = tokenDigest(o.BearerToken)
 	}
 	if !c.loopback {
 		if !o.AllowRemote {
@@ -134,11 +157,33 @@ func (o HTTPOptions) check() (httpConfig, error) {
 				"Bind 127.0.0.1 or [::1], or pass --allow-remote and set "+BearerTokenEnv+".",
 				map[string]any{"reason": "remote_bind_not_allowed"})
 		}
+		if o.InsecureNoToken {
+			return c, configInvalid("--insecure-no-token applies to loopback binds only.",
+				"Drop --insecure-no-token and set "+BearerTokenEnv+" to at least 32 random bytes.",
+				map[string]any{"reason": "insecure_no_token_remote"})
+		}
+		// A generated token is for the local user's clients; an operator
+		// exposing REA to the network chooses the secret (decision).
 		if c.token == nil {
 			return c, configInvalid("A non-loopback bind needs a bearer token.",
 				"Set "+BearerTokenEnv+" to at least 32 random bytes.",
 				map[string]any{"variable": BearerTokenEnv, "reason": "missing"})
 		}
+	}
+	switch {
+	case o.InsecureNoToken && (o.BearerToken != "" || o.TokenFile != ""):
+		return c, configInvalid("--insecure-no-token was given although a bearer token is configured.",
+			"Unset "+BearerTokenEnv+" to serve without a token, or drop --insecure-no-token.",
+			map[string]any{"variable": BearerTokenEnv, "reason": "token_conflict"})
+	case o.InsecureNoToken || c.token != nil:
+	case o.TokenFile == "":
+		return c, configInvalid("Serving HTTP needs a bearer token, and REA has no place to write a generated one.",
+			"Set "+BearerTokenEnv+" to at least 32 random bytes, or set XDG_RUNTIME_DIR or HOME so REA can generate one "+
+				"(or pass --insecure-no-token to serve loopback clients without one).",
+			map[string]any{"variable": BearerTokenEnv, "reason": "missing"})
+	case !filepath.IsAbs(o.TokenFile):
+		return c, configInvalid("The bearer token file must be an absolute path.", "Set XDG_RUNTIME_DIR or HOME to an absolute path.",
+			map[string]any{"reason": "token_file_invalid"})
 	}
 	c.origins = map[string]bool{}
 	for _, v := range o.AllowedOrigins {
@@ -163,7 +208,9 @@ func (o HTTPOptions) check() (httpConfig, error) {
 }
 
 // normalizeOrigin returns the serialized origin of an http(s) URL with no
-// path, query, fragment or user info.
+// path, query, fragment or user info: scheme and host lower case, an IP
+// literal in its canonical form, the scheme's default port omitted (as
+// browsers send it).
 func normalizeOrigin(v string) (string, bool) {
 	u, err := url.Parse(v)
 	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
@@ -173,7 +220,28 @@ func normalizeOrigin(v string) (string, bool) {
 	if scheme != "http" && scheme != "https" {
 		return "", false
 	}
-	return scheme + "://" + strings.ToLower(u.Host), true
+	host := strings.ToLower(u.Hostname())
+	if host == "" {
+		return "", false
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		host = ip.Unmap().String()
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.ParseUint(p, 10, 16)
+		if err != nil || n == 0 {
+			return "", false
+		}
+		if !(scheme == "http" && n == 80) && !(scheme == "https" && n == 443) {
+			host += ":" + strconv.FormatUint(n, 10)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return "", false
+	}
+	return scheme + "://" + host, true
 }
 
 // ServeStreamableHTTP serves MCP over streamable HTTP until ctx ends, then
@@ -183,13 +251,23 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, opts HTTPOptions) erro
 	if err != nil {
 		return err
 	}
+	if cfg.token == nil && !opts.InsecureNoToken {
+		tok, generated, err := LoadOrCreateHTTPToken(opts.TokenFile)
+		if err != nil {
+			return err
+		}
+		cfg.token = tokenDigest(tok)
+		if opts.TokenFileReady != nil {
+			opts.TokenFileReady(opts.TokenFile, generated)
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.bind.String())
 	if err != nil {
 		return fault.New(fault.ExecutionFailure, "REA could not listen on the --http address.",
 			"Choose a free port, or port 0 for any.", map[string]any{"reason": "listen_failed"}).WithCause(err)
 	}
 	if ap, perr := netip.ParseAddrPort(ln.Addr().String()); perr == nil {
-		cfg.bind = netip.AddrPortFrom(cfg.bind.Addr(), ap.Port()) // port 0 → the chosen one
+		cfg.setPort(ap.Port()) // port 0 → the chosen one
 	}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
@@ -198,8 +276,7 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, opts HTTPOptions) erro
 }
 
 func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig) error {
-	ids := &httpSessions{srv: s, live: map[string]struct{}{}, reasons: map[string]string{},
-		inflight: map[string]int{}, ended: map[string]string{}}
+	ids := newHTTPSessions(s)
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	hs := &http.Server{
@@ -214,7 +291,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig)
 	sh := server.NewStreamableHTTPServer(s.mcp,
 		server.WithEndpointPath(HTTPEndpoint),
 		server.WithStreamableHTTPServer(hs),
-		server.WithSessionIdManager(ids),
+		server.WithSessionIdManagerResolver(ids),
 		server.WithSessionIdleTTL(cfg.idle),
 		server.WithEventStore(newBoundedEventStore()),
 		server.WithStreamableHTTPProtocolVersions(mcp.LegacyProtocolVersions()...),
@@ -266,7 +343,8 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 		return
 	}
-	if g.cfg.token != nil && !g.authorized(r) {
+	cred := credential(r)
+	if g.cfg.token != nil && subtle.ConstantTimeCompare(cred[:], g.cfg.token) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="rea"`)
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
@@ -274,16 +352,19 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
 	}
-	// mcp-go does not validate the session of a GET (it would create one) or
-	// a DELETE (it would answer 200 for any id); a stateful server answers an
-	// unknown session with 404 so the client starts over.
-	if (r.Method == http.MethodGet || r.Method == http.MethodDelete) && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
-		id := r.Header.Get(server.HeaderKeySessionID)
-		if id == "" {
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		// mcp-go does not validate the session of a GET (it would create
+		// one) or a DELETE (it would answer 200 for any id); a stateful
+		// server answers an unknown session with 404 so the client starts
+		// over.
+		if id == "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
 			http.Error(w, "Bad Request: Mcp-Session-Id header required", http.StatusBadRequest)
 			return
 		}
-		if !g.ids.isLive(id) {
+		// A session answers only the credential that created it; to any
+		// other it does not exist.
+		if id != "" && !g.ids.heldBy(id, cred) {
 			http.Error(w, "Session not found", http.StatusNotFound)
 			return
 		}
@@ -291,11 +372,49 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.ids.setReason(id, "client_closed")
 		}
 	}
-	if id := r.Header.Get(server.HeaderKeySessionID); id != "" && r.Method == http.MethodPost {
+	if id != "" && r.Method == http.MethodPost {
 		g.ids.enter(id)
 		defer g.ids.leave(id)
 	}
 	g.serveMessage(w, r)
+}
+
+// noCredential is the credential of a request without a bearer token.
+var noCredential = sha256.Sum256(nil)
+
+// credential is the digest of the request's bearer token (noCredential when
+// there is none). Digests of equal length are what is compared, in constant
+// time, so neither the token's content nor its length leaks.
+func credential(r *http.Request) [sha256.Size]byte {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return noCredential
+	}
+	return sha256.Sum256([]byte(strings.TrimSpace(tok)))
+}
+
+func tokenDigest(tok string) []byte {
+	sum := sha256.Sum256([]byte(tok))
+	return sum[:]
+}
+
+// CheckBearerToken accepts at least 32 bytes of printable ASCII without spaces
+// (what an Authorization header carries unaltered). The refusal never
+// echoes the token.
+func CheckBearerToken(tok string) error {
+	if len(tok) < minBearerToken {
+		return configInvalid("The bearer token is shorter than 32 bytes.",
+			"Set "+BearerTokenEnv+" to at least 32 random bytes (for example `openssl rand -hex 32`).",
+			map[string]any{"variable": BearerTokenEnv, "reason": "too_short"})
+	}
+	for i := 0; i < len(tok); i++ {
+		if b := tok[i]; b < 0x21 || b > 0x7e {
+			return configInvalid("The bearer token must be printable ASCII without spaces.",
+				"Set "+BearerTokenEnv+" to a hex or base64 string.",
+				map[string]any{"variable": BearerTokenEnv, "reason": "invalid"})
+		}
+	}
+	return nil
 }
 
 // hostAllowed: the Host header must name the bound address (DNS-rebinding
@@ -337,65 +456,75 @@ func (g *httpGuard) originHostAllowed(hostHeader string) bool {
 	return false
 }
 
-// originAllowed: a loopback origin (for loopback binds) or an exact
-// --allowed-origin value. "null" (sandboxed or file: pages) is refused.
+// originAllowed: the bound origin itself (scheme, host and port, as the
+// --http address names it) or an exact --allowed-origin value. A page on
+// another loopback port is another origin and is refused, as is "null"
+// (sandboxed or file: pages).
 func (g *httpGuard) originAllowed(origin string) bool {
 	norm, ok := normalizeOrigin(origin)
-	if !ok {
-		return false
-	}
-	if g.cfg.origins[norm] {
-		return true
-	}
-	if !g.cfg.loopback {
-		return false
-	}
-	u, err := url.Parse(norm)
-	if err != nil {
-		return false
-	}
-	switch u.Hostname() {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
-}
-
-// authorized compares the bearer token in constant time (digests of equal
-// length, so neither the content nor the length leaks).
-func (g *httpGuard) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	return subtle.ConstantTimeCompare(sum[:], g.cfg.token) == 1
+	return ok && ((g.cfg.self != "" && norm == g.cfg.self) || g.cfg.origins[norm])
 }
 
 // httpSessions is the session id manager: ids are 128-bit random, live
-// until DELETE, idle expiry or shutdown. Terminating one closes its engine
-// connection with the reason that ended it.
+// until DELETE, idle expiry or shutdown, each bound to the credential of the
+// request that created it. Terminating one closes its engine connection
+// with the reason that ended it.
 type httpSessions struct {
 	srv *Server
 
 	mu       sync.Mutex
-	live     map[string]struct{}
-	reasons  map[string]string // set by the transport before mcp-go terminates
-	inflight map[string]int    // POSTs being served, by session
-	ended    map[string]string // sessions terminated while a POST was in flight → reason
+	live     map[string][sha256.Size]byte // id → credential that created it
+	reasons  map[string]string            // set by the transport before mcp-go terminates
+	inflight map[string]int               // POSTs being served, by session
+	ended    map[string]string            // sessions terminated while a POST was in flight → reason
 	shutdown bool
 	closing  sync.WaitGroup
 }
 
-func (m *httpSessions) Generate() string {
+func newHTTPSessions(s *Server) *httpSessions {
+	return &httpSessions{srv: s, live: map[string][sha256.Size]byte{}, reasons: map[string]string{},
+		inflight: map[string]int{}, ended: map[string]string{}}
+}
+
+// ResolveSessionIdManager gives mcp-go, per request, a manager whose
+// Generate binds the new session to that request's credential; without a
+// request (the idle sweeper, shutdown) the shared one.
+func (m *httpSessions) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
+	if r == nil {
+		return m
+	}
+	return boundSessions{m, credential(r)}
+}
+
+// boundSessions is httpSessions seen from one request.
+type boundSessions struct {
+	*httpSessions
+	cred [sha256.Size]byte
+}
+
+func (b boundSessions) Generate() string { return b.generate(b.cred) }
+
+// Generate binds to no credential; mcp-go generates through a request's
+// boundSessions.
+func (m *httpSessions) Generate() string { return m.generate(noCredential) }
+
+func (m *httpSessions) generate(cred [sha256.Size]byte) string {
 	var b [16]byte
 	rand.Read(b[:]) // never fails (crypto/rand panics on a broken source)
 	id := "mcp-session-" + hex.EncodeToString(b[:])
 	m.mu.Lock()
-	m.live[id] = struct{}{}
+	m.live[id] = cred
 	m.mu.Unlock()
 	return id
+}
+
+// heldBy reports whether id is a live session created with cred (compared
+// in constant time).
+func (m *httpSessions) heldBy(id string, cred [sha256.Size]byte) bool {
+	m.mu.Lock()
+	bound, ok := m.live[id]
+	m.mu.Unlock()
+	return ok && subtle.ConstantTimeCompare(bound[:], cred[:]) == 1
 }
 
 func (m *httpSessions) Validate(id string) (isTerminated bool, err error) {

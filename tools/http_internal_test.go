@@ -2,10 +2,14 @@ package tools
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +17,7 @@ import (
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
 	"github.com/rea-re/rea/ledger"
@@ -127,8 +132,7 @@ func TestHTTPSessionsLateConnection(t *testing.T) {
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
 	srv := New(eng, Options{Transport: "http"})
-	ids := &httpSessions{srv: srv, live: map[string]struct{}{}, reasons: map[string]string{},
-		inflight: map[string]int{}, ended: map[string]string{}}
+	ids := newHTTPSessions(srv)
 	open := func(id string) *engine.Connection {
 		return srv.ensureSession(ctx, id, "2025-11-25", nil, events.ClientFeatures{}).conn
 	}
@@ -186,5 +190,129 @@ func TestHTTPSessionsLateConnection(t *testing.T) {
 	ids.Terminate(id)
 	if r := closedReason(c.ID()); r != "server_shutdown" {
 		t.Fatalf("shutdown: %q", r)
+	}
+}
+
+// BenchmarkHTTPGuardCredential: what the token check and the session
+// binding add to a request over the first edition's tokenless loopback
+// path: one SHA-256 of the Authorization value and two constant-time
+// comparisons of digests (BENCHMARKS.md, issue 16).
+func BenchmarkHTTPGuardCredential(b *testing.B) {
+	ids := newHTTPSessions(nil)
+	tok := "0123456789abcdef0123456789abcdef-test-token"
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	id := ids.generate(credential(r))
+	want := tokenDigest(tok)
+	for b.Loop() {
+		cred := credential(r)
+		if subtle.ConstantTimeCompare(cred[:], want) != 1 || !ids.heldBy(id, cred) {
+			b.Fatal("refused")
+		}
+	}
+}
+
+// TestNormalizeOrigin: origins compare by scheme, host and port, as a
+// browser serializes them.
+func TestNormalizeOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8765":     "http://127.0.0.1:8765",
+		"HTTP://LOCALHOST:8765/":    "http://localhost:8765",
+		"http://127.0.0.1:80":       "http://127.0.0.1",
+		"https://app.example:443":   "https://app.example",
+		"https://app.example:0443":  "https://app.example",
+		"http://[::1]:8765":         "http://[::1]:8765",
+		"http://[0:0:0:0:0:0:0:1]":  "http://[::1]",
+		"http://[::ffff:127.0.0.1]": "http://127.0.0.1",
+		"null":                      "",
+		"http://a.example:0":        "",
+		"http://a.example:":         "",
+		"http://a.example:99999":    "",
+		"ftp://a.example":           "",
+		"http://u@a.example":        "",
+		"http://a.example/path":     "",
+		"http://a.example?q":        "",
+	} {
+		got, ok := normalizeOrigin(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("normalizeOrigin(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// TestHTTPTokenFile: where the generated token lives, and when an existing
+// file is reused or replaced.
+func TestHTTPTokenFile(t *testing.T) {
+	env := func(kv ...string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1], true
+				}
+			}
+			return "", false
+		}
+	}
+	for _, tc := range []struct {
+		env  func(string) (string, bool)
+		want string
+	}{
+		{env("XDG_RUNTIME_DIR", "/run/user/1000", "XDG_STATE_HOME", "/s", "HOME", "/h"), "/run/user/1000/rea/http-token"},
+		{env("XDG_RUNTIME_DIR", "", "XDG_STATE_HOME", "/s", "HOME", "/h"), "/s/rea/http-token"},
+		{env("XDG_RUNTIME_DIR", "run", "XDG_STATE_HOME", "state", "HOME", "/h"), "/h/.local/state/rea/http-token"},
+		{env("HOME", "/h"), "/h/.local/state/rea/http-token"},
+		{env("HOME", "h"), ""},
+		{env(), ""},
+	} {
+		got, ok := HTTPTokenPath(tc.env)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("HTTPTokenPath = %q %v, want %q", got, ok, tc.want)
+		}
+	}
+
+	dir := filepath.Join(t.TempDir(), "a", "rea")
+	path := filepath.Join(dir, "http-token")
+	tok, generated, err := LoadOrCreateHTTPToken(path)
+	if err != nil || !generated || len(tok) != 64 {
+		t.Fatalf("first: %d bytes, %v, %v", len(tok), generated, err)
+	}
+	for p, want := range map[string]os.FileMode{path: 0o600, dir: 0o700, filepath.Dir(dir): 0o700} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Fatalf("%s: %v %v, want %o", p, err, fi.Mode(), want)
+		}
+	}
+	if again, generated, err := LoadOrCreateHTTPToken(path); err != nil || generated || again != tok {
+		t.Fatalf("reuse: %v %v", generated, err)
+	}
+	// Replaced: too short, readable by others, a symlink (its target is
+	// left alone).
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(target, []byte(tok), 0o600)
+	for name, prepare := range map[string]func() error{
+		"short":    func() error { return os.WriteFile(path, []byte("abc\n"), 0o600) },
+		"readable": func() error { return os.Chmod(path, 0o640) },
+		"symlink":  func() error { os.Remove(path); return os.Symlink(target, path) },
+	} {
+		if err := prepare(); err != nil {
+			t.Fatal(err)
+		}
+		fresh, generated, err := LoadOrCreateHTTPToken(path)
+		fi, _ := os.Lstat(path)
+		if err != nil || !generated || fresh == tok || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v %v", name, generated, err, fi.Mode())
+		}
+		tok = fresh
+	}
+	if b, _ := os.ReadFile(target); string(b) == tok {
+		t.Fatal("the symlink's target was written")
+	}
+	// The directory cannot be made: execution_failure naming the path,
+	// never a token.
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	_, _, err = LoadOrCreateHTTPToken(filepath.Join(blocker, "rea", "http-token"))
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.ExecutionFailure || fe.Details["reason"] != "token_file_failed" {
+		t.Fatalf("blocked: %v", err)
 	}
 }

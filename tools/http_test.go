@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,6 +54,9 @@ func startHTTP(t testing.TB, opts tools.HTTPOptions) *httpServer {
 	srv := tools.New(eng, tools.Options{Transport: "http"})
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.BearerToken == "" && opts.TokenFile == "" && !opts.InsecureNoToken {
+		opts.BearerToken = testToken
 	}
 	ready := make(chan net.Addr, 1)
 	opts.Ready = func(a net.Addr) { ready <- a }
@@ -220,8 +224,8 @@ func exerciseTwoConnections(t *testing.T, a, b *session, fixture string) {
 func TestHTTPTwoConnections(t *testing.T) {
 	fixture := compileFixture(t, t.TempDir())
 	h := startHTTP(t, tools.HTTPOptions{})
-	a := connectHTTP(t, h.url, "conn-a", "")
-	b := connectHTTP(t, h.url, "conn-b", "")
+	a := connectHTTP(t, h.url, "conn-a", testToken)
+	b := connectHTTP(t, h.url, "conn-b", testToken)
 	// A notification outside any request (a policy reload, a provider exit)
 	// reaches each session on its GET stream.
 	for _, s := range []*session{a, b} {
@@ -253,6 +257,24 @@ func TestHTTPTwoConnections(t *testing.T) {
 	}
 }
 
+// setHeaders sets the headers of a raw request: the test token unless hdr
+// names Authorization, then hdr, where an empty value removes the header.
+func setHeaders(req *http.Request, hdr map[string]string) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for k, v := range hdr {
+		switch {
+		case k == "Host":
+			req.Host = v
+		case v == "":
+			req.Header.Del(k)
+		default:
+			req.Header.Set(k, v)
+		}
+	}
+}
+
 // post sends one raw JSON-RPC initialize with extra headers.
 func post(t *testing.T, url string, hdr map[string]string) *http.Response {
 	t.Helper()
@@ -261,15 +283,7 @@ func post(t *testing.T, url string, hdr map[string]string) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
+	setHeaders(req, hdr)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -280,19 +294,27 @@ func post(t *testing.T, url string, hdr map[string]string) *http.Response {
 }
 
 // TestHTTPOriginAndHost: the DNS-rebinding guards answer 403 before any MCP
-// handling; loopback origins and the bound Host pass.
+// handling; the bound origin (scheme, host and port), an --allowed-origin
+// and the bound Host pass. A page on another loopback port, or on the same
+// port under another loopback name, is another origin (CONTRACTS.md §0).
 func TestHTTPOriginAndHost(t *testing.T) {
-	h := startHTTP(t, tools.HTTPOptions{AllowedOrigins: []string{"https://app.example:8443"}})
+	h := startHTTP(t, tools.HTTPOptions{AllowedOrigins: []string{"https://app.example:8443", "http://127.0.0.1:5173"}})
 	_, port, _ := net.SplitHostPort(h.addr)
+	other := otherPort(t, port)
 	for _, tc := range []struct {
 		name string
 		hdr  map[string]string
 		want int
 	}{
 		{"no origin", nil, http.StatusOK},
-		{"localhost origin", map[string]string{"Origin": "http://localhost:" + port}, http.StatusOK},
-		{"127.0.0.1 origin", map[string]string{"Origin": "http://127.0.0.1:5173"}, http.StatusOK},
-		{"[::1] origin", map[string]string{"Origin": "https://[::1]"}, http.StatusOK},
+		{"bound origin", map[string]string{"Origin": "http://127.0.0.1:" + port}, http.StatusOK},
+		{"bound origin, other case", map[string]string{"Origin": "HTTP://127.0.0.1:" + port}, http.StatusOK},
+		{"allowed loopback origin", map[string]string{"Origin": "http://127.0.0.1:5173"}, http.StatusOK},
+		{"other loopback port", map[string]string{"Origin": "http://127.0.0.1:" + other}, http.StatusForbidden},
+		{"loopback default port", map[string]string{"Origin": "http://127.0.0.1"}, http.StatusForbidden},
+		{"https on the bound port", map[string]string{"Origin": "https://127.0.0.1:" + port}, http.StatusForbidden},
+		{"localhost on the bound port", map[string]string{"Origin": "http://localhost:" + port}, http.StatusForbidden},
+		{"[::1] origin", map[string]string{"Origin": "http://[::1]:" + port}, http.StatusForbidden},
 		{"allowed origin", map[string]string{"Origin": "https://app.example:8443"}, http.StatusOK},
 		{"foreign origin", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
 		{"rebound origin", map[string]string{"Origin": "http://localhost.evil.example:" + port}, http.StatusForbidden},
@@ -309,6 +331,34 @@ func TestHTTPOriginAndHost(t *testing.T) {
 			}
 		})
 	}
+	// Bound as localhost, the bound origin is http://localhost:PORT.
+	l := startHTTP(t, tools.HTTPOptions{Addr: "localhost:0"})
+	_, lport, _ := net.SplitHostPort(l.addr)
+	for origin, want := range map[string]int{
+		"http://localhost:" + lport:               http.StatusOK,
+		"http://LocalHost:" + lport:               http.StatusOK,
+		"http://127.0.0.1:" + lport:               http.StatusForbidden,
+		"http://localhost:" + otherPort(t, lport): http.StatusForbidden,
+	} {
+		if res := post(t, l.url, map[string]string{"Origin": origin}); res.StatusCode != want {
+			t.Errorf("bound as localhost, Origin %s: status %d, want %d", origin, res.StatusCode, want)
+		}
+	}
+}
+
+// otherPort is a loopback port other than port (one a page could be served from).
+func otherPort(t *testing.T, port string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, p, _ := net.SplitHostPort(ln.Addr().String())
+	if p == port {
+		t.Fatal("the kernel gave the bound port twice")
+	}
+	return p
 }
 
 // TestHTTPBearerToken: with a token configured every request needs it; the
@@ -327,11 +377,7 @@ func TestHTTPBearerToken(t *testing.T) {
 		{"scheme case", "bearer " + testToken, http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hdr := map[string]string{}
-			if tc.auth != "" {
-				hdr["Authorization"] = tc.auth
-			}
-			res := post(t, h.url, hdr)
+			res := post(t, h.url, map[string]string{"Authorization": tc.auth}) // "" sends none
 			if res.StatusCode != tc.want {
 				t.Fatalf("status %d, want %d", res.StatusCode, tc.want)
 			}
@@ -381,8 +427,14 @@ func TestHTTPStartupRefusals(t *testing.T) {
 		{"host name", tools.HTTPOptions{Addr: "example.com:80"}, "http_address_invalid", ""},
 		{"no port", tools.HTTPOptions{Addr: "127.0.0.1"}, "http_address_invalid", ""},
 		{"bad port", tools.HTTPOptions{Addr: "127.0.0.1:70000"}, "http_address_invalid", ""},
-		{"bad origin", tools.HTTPOptions{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example/path"}}, "allowed_origin_invalid", ""},
-		{"negative idle", tools.HTTPOptions{Addr: "127.0.0.1:0", SessionIdle: -time.Second}, "session_idle_invalid", ""},
+		{"bad origin", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: testToken, AllowedOrigins: []string{"https://a.example/path"}}, "allowed_origin_invalid", ""},
+		{"negative idle", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: testToken, SessionIdle: -time.Second}, "session_idle_invalid", ""},
+		{"loopback without token", tools.HTTPOptions{Addr: "127.0.0.1:0"}, "missing", tools.BearerTokenEnv},
+		{"no token on remote", tools.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true, InsecureNoToken: true}, "insecure_no_token_remote", ""},
+		{"generated token on remote", tools.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true, TokenFile: "/run/user/0/rea/http-token"}, "missing", tools.BearerTokenEnv},
+		{"no token and a token", tools.HTTPOptions{Addr: "127.0.0.1:0", InsecureNoToken: true, BearerToken: testToken}, "token_conflict", tools.BearerTokenEnv},
+		{"no token and a token file", tools.HTTPOptions{Addr: "127.0.0.1:0", InsecureNoToken: true, TokenFile: "/run/user/0/rea/http-token"}, "token_conflict", tools.BearerTokenEnv},
+		{"relative token file", tools.HTTPOptions{Addr: "127.0.0.1:0", TokenFile: "rea/http-token"}, "token_file_invalid", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.Validate()
@@ -406,7 +458,8 @@ func TestHTTPStartupRefusals(t *testing.T) {
 		})
 	}
 	for _, ok := range []tools.HTTPOptions{
-		{Addr: "127.0.0.1:0"}, {Addr: "[::1]:0"}, {Addr: "localhost:0"}, {Addr: "127.0.0.2:0"},
+		{Addr: "127.0.0.1:0", InsecureNoToken: true}, {Addr: "[::1]:0", BearerToken: testToken},
+		{Addr: "localhost:0", TokenFile: "/run/user/0/rea/http-token"}, {Addr: "127.0.0.2:0", InsecureNoToken: true},
 		{Addr: "127.0.0.1:0", BearerToken: testToken},
 		{Addr: "0.0.0.0:0", AllowRemote: true, BearerToken: testToken, AllowedOrigins: []string{"https://app.example"}},
 	} {
@@ -421,7 +474,7 @@ func TestHTTPStartupRefusals(t *testing.T) {
 func TestHTTPIdleExpiry(t *testing.T) {
 	h := startHTTP(t, tools.HTTPOptions{SessionIdle: time.Second})
 	fixture := compileFixture(t, t.TempDir())
-	idle := connectHTTP(t, h.url, "idle", "")
+	idle := connectHTTP(t, h.url, "idle", testToken)
 	idle.ok("open_binary", map[string]any{"path": fixture})
 	deadline := time.Now().Add(30 * time.Second)
 	var id string
@@ -444,11 +497,21 @@ func TestHTTPIdleExpiry(t *testing.T) {
 	}
 }
 
-// reaHTTP runs the real binary with --http on 127.0.0.1:0 and returns its
-// MCP URL once it listens.
+// reaHTTP runs the real binary with --http on 127.0.0.1:0 and the test
+// token in REA_HTTP_BEARER_TOKEN, and returns its MCP URL once it listens.
 func reaHTTP(t *testing.T, ledgerPath string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(testkit.Rea(t), append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
+	cmd, url, _ := reaHTTPEnv(t, []string{tools.BearerTokenEnv + "=" + testToken}, ledgerPath, args...)
+	return cmd, url
+}
+
+// reaHTTPEnv is reaHTTP with env added to the inherited environment (the
+// last value of a variable wins); it also returns what the server wrote on
+// stderr up to the line naming its address.
+func reaHTTPEnv(t *testing.T, env []string, ledgerPath string, args ...string) (cmd *exec.Cmd, url, stderrText string) {
+	t.Helper()
+	cmd = exec.Command(testkit.Rea(t), append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -462,23 +525,26 @@ func reaHTTP(t *testing.T, ledgerPath string, args ...string) (*exec.Cmd, string
 			cmd.Wait()
 		}
 	})
-	lines := make(chan string, 1)
+	type ready struct{ url, text string }
+	lines := make(chan ready, 1)
 	go func() {
+		var text strings.Builder
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			text.WriteString(sc.Text() + "\n")
 			if _, url, ok := strings.Cut(sc.Text(), "streamable HTTP at "); ok {
-				lines <- url
+				lines <- ready{url, text.String()}
 			}
 		}
 		io.Copy(io.Discard, stderr)
 	}()
 	select {
-	case url := <-lines:
-		return cmd, url
+	case r := <-lines:
+		return cmd, r.url, r.text
 	case <-time.After(60 * time.Second):
 		t.Fatal("rea mcp --http did not report its address within 60s")
 	}
-	return nil, ""
+	return nil, "", ""
 }
 
 // TestHTTPBinary: the real `rea mcp --http` serves two independent
@@ -490,8 +556,8 @@ func TestHTTPBinary(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
 			cmd, url := reaHTTP(t, ledgerPath)
-			a := connectHTTP(t, url, "bin-a", "")
-			b := connectHTTP(t, url, "bin-b", "")
+			a := connectHTTP(t, url, "bin-a", testToken)
+			b := connectHTTP(t, url, "bin-b", testToken)
 			a.ok("open_binary", map[string]any{"path": fixture})
 			a.waitChanged()
 			if sessionOpen(t, b) {
@@ -499,25 +565,7 @@ func TestHTTPBinary(t *testing.T) {
 			}
 			b.ok("open_binary", map[string]any{"path": fixture})
 			b.waitChanged()
-			cmd.Process.Signal(sig)
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case err := <-exited:
-				if err != nil {
-					t.Fatalf("rea mcp --http after %v: %v", sig, err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatalf("rea mcp --http still running 30s after %v", sig)
-			}
-			led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer led.Close()
-			if rep, err := led.Verify(context.Background()); err != nil || !rep.OK {
-				t.Fatalf("ledger verify after shutdown: %+v %v", rep, err)
-			}
+			led := stopRea(t, cmd, sig, ledgerPath)
 			opened, _, closed := connEvents(t, led)
 			for _, name := range []string{"bin-a", "bin-b"} {
 				if id := opened[name]; id == "" || closed[id] != "server_shutdown" {
@@ -526,6 +574,36 @@ func TestHTTPBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopRea sends sig to a `rea mcp --http` and waits for a clean exit; then
+// `rea ledger verify` must pass on its ledger, which is returned open (it
+// closes with the test).
+func stopRea(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, ledgerPath string) *ledger.Ledger {
+	t.Helper()
+	cmd.Process.Signal(sig)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("rea mcp --http after %v: %v", sig, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("rea mcp --http still running 30s after %v", sig)
+	}
+	if out, err := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "ledger", "verify").CombinedOutput(); err != nil {
+		t.Fatalf("rea ledger verify after shutdown: %v\n%s", err, out)
+	}
+	led, err := ledger.Open(context.Background(), ledgerPath, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { led.Close() })
+	if rep, err := led.Verify(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("ledger verify after shutdown: %+v %v", rep, err)
+	}
+	return led
 }
 
 // TestHTTPBinaryRefusesRemoteBind: a non-loopback --http without
@@ -540,6 +618,9 @@ func TestHTTPBinaryRefusesRemoteBind(t *testing.T) {
 		{[]string{"mcp", "--http", "0.0.0.0:0", "--allow-remote"}, nil},
 		{[]string{"mcp", "--http", "127.0.0.1:0"}, []string{tools.BearerTokenEnv + "=tok-q7Zx9"}},
 		{[]string{"mcp", "--session-idle", "1m"}, nil},
+		{[]string{"mcp", "--insecure-no-token"}, nil},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--insecure-no-token"}, []string{tools.BearerTokenEnv + "=" + testToken}},
+		{[]string{"mcp", "--http", "0.0.0.0:0", "--allow-remote", "--insecure-no-token"}, nil},
 	} {
 		cmd := exec.Command(testkit.Rea(t), append([]string{"--ledger", filepath.Join(dir, "ledger.db")}, tc.args...)...)
 		cmd.Env = append(os.Environ(), tc.env...)
@@ -548,7 +629,7 @@ func TestHTTPBinaryRefusesRemoteBind(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "configuration_invalid") {
 			t.Fatalf("%v: %v\n%s", tc.args, err, out)
 		}
-		if strings.Contains(string(out), "tok-q7Zx9") {
+		if strings.Contains(string(out), "tok-q7Zx9") || strings.Contains(string(out), testToken) {
 			t.Fatalf("the token value is echoed: %s", out)
 		}
 	}
@@ -561,11 +642,7 @@ func rawRequest(t *testing.T, method, url, body string, hdr map[string]string) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
+	setHeaders(req, hdr)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res, err := http.DefaultClient.Do(req.WithContext(ctx))
@@ -615,7 +692,7 @@ func TestHTTPLegacyOnlyAndSessions(t *testing.T) {
 		}
 	}
 	// An ended session stays ended: DELETE, then its id is unknown.
-	s := connectHTTP(t, h.url, "ended", "")
+	s := connectHTTP(t, h.url, "ended", testToken)
 	id := s.c.GetSessionId()
 	s.c.Close()
 	hdr := map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", "Mcp-Session-Id": id}
@@ -634,7 +711,7 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 	h.srv.MCP().AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("text", "")), nil
 	})
-	s := connectHTTP(b, h.url, "bench", "")
+	s := connectHTTP(b, h.url, "bench", testToken)
 	for _, tc := range []struct {
 		name string
 		args map[string]any
@@ -651,6 +728,64 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 					b.Fatalf("%s: %v", tc.name, err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkHTTPTokenCheck: the cost of the bearer token check on a round
+// trip (issue 16: ≤ 1.05×). Two servers, one requiring the token and one
+// started with InsecureNoToken, each with one session whose client sends
+// the same header through the same transport, are called alternately (the
+// order swapped every pair) so that load on a shared machine falls on both
+// alike. Reported: each server's mean per call and their ratio.
+func BenchmarkHTTPTokenCheck(b *testing.B) {
+	with := connectHTTP(b, startHTTP(b, tools.HTTPOptions{BearerToken: testToken}).url, "with-token", testToken)
+	without := connectHTTP(b, startHTTP(b, tools.HTTPOptions{InsecureNoToken: true}).url, "without-token", testToken)
+	ctx := context.Background()
+	call := mcp.CallToolRequest{}
+	call.Params.Name, call.Params.Arguments = "binary_session", map[string]any{}
+	for _, tc := range []struct {
+		name string
+		do   func(*session) error
+	}{
+		{"ping", func(s *session) error { return s.c.Ping(ctx) }},
+		{"binary_session", func(s *session) error {
+			res, err := s.c.CallTool(ctx, call)
+			if err == nil && res.IsError {
+				err = errors.New("tool error")
+			}
+			return err
+		}},
+	} {
+		for _, s := range []*session{with, without} {
+			if err := tc.do(s); err != nil {
+				b.Fatalf("%s: %v", tc.name, err)
+			}
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var spent [2][]time.Duration
+			n := 0
+			for b.Loop() {
+				for k := range 2 {
+					i := (n + k) % 2 // alternate which server goes first
+					start := time.Now()
+					if err := tc.do([]*session{with, without}[i]); err != nil {
+						b.Fatalf("%s: %v", tc.name, err)
+					}
+					spent[i] = append(spent[i], time.Since(start))
+				}
+				n++
+			}
+			// Medians: a GC pause or a preempted call on a busy machine
+			// would move a mean by more than the check costs.
+			med := func(d []time.Duration) float64 {
+				slices.Sort(d)
+				return float64(d[len(d)/2].Nanoseconds())
+			}
+			tok, open := med(spent[0]), med(spent[1])
+			b.ReportMetric(tok, "token-ns/call")
+			b.ReportMetric(open, "notoken-ns/call")
+			b.ReportMetric(tok/open, "ratio")
 		})
 	}
 }

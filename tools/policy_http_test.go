@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -24,7 +25,8 @@ import (
 // connectHTTPAsking is connectHTTP with a client that answers elicitations.
 func connectHTTPAsking(t *testing.T, url, name string, a *answerer) *session {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening(), transport.WithLogger(slog.New(slog.DiscardHandler)))
+	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening(), transport.WithLogger(slog.New(slog.DiscardHandler)),
+		transport.WithHTTPBasicClient(&http.Client{Transport: bearer{testToken}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,11 +29,14 @@ func newMCPCommand(g *globals) *cobra.Command {
 			}
 			if httpOpts.Addr != "" {
 				httpOpts.BearerToken = os.Getenv(tools.BearerTokenEnv)
+				if httpOpts.BearerToken == "" && !httpOpts.InsecureNoToken {
+					httpOpts.TokenFile, _ = tools.HTTPTokenPath(os.LookupEnv)
+				}
 				if err := httpOpts.Validate(); err != nil {
 					return failWith(cmd, false, err)
 				}
 			} else {
-				for _, name := range []string{"allow-remote", "allowed-origin", "session-idle"} {
+				for _, name := range []string{"allow-remote", "allowed-origin", "session-idle", "insecure-no-token"} {
 					if cmd.Flags().Changed(name) {
 						return failWith(cmd, false, fault.New(fault.ConfigurationInvalid, "--"+name+" applies only with --http.",
 							"Add --http 127.0.0.1:PORT, or drop --"+name+".", map[string]any{"reason": "flag_requires_http"}))
@@ -65,6 +68,17 @@ func newMCPCommand(g *globals) *cobra.Command {
 				}
 				return nil
 			}
+			// The path only: the token itself never reaches a terminal or a log.
+			httpOpts.TokenFileReady = func(path string, generated bool) {
+				how := "read from"
+				if generated {
+					how = "generated into"
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "rea: bearer token %s %s (clients send `Authorization: Bearer <its contents>`)\n", how, path)
+			}
+			if httpOpts.InsecureNoToken {
+				fmt.Fprintln(cmd.ErrOrStderr(), "rea: --insecure-no-token: any local process can drive this server")
+			}
 			httpOpts.Ready = func(a net.Addr) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
 			}
@@ -79,9 +93,11 @@ func newMCPCommand(g *globals) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(tools.ToolsetNames(), ", ")+
 		"; default all; overrides "+tools.ToolsetsEnv+")")
-	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio")
+	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio; clients need the bearer token from "+
+		tools.BearerTokenEnv+" or the file REA names on stderr")
 	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+tools.BearerTokenEnv+")")
-	f.StringArrayVar(&httpOpts.AllowedOrigins, "allowed-origin", nil, "an Origin accepted besides loopback ones (repeatable; exact scheme://host[:port])")
+	f.BoolVar(&httpOpts.InsecureNoToken, "insecure-no-token", false, "serve a loopback --http address without a bearer token (any local process can then drive REA)")
+	f.StringArrayVar(&httpOpts.AllowedOrigins, "allowed-origin", nil, "an Origin accepted besides the bound one (repeatable; exact scheme://host[:port])")
 	f.DurationVar(&httpOpts.SessionIdle, "session-idle", tools.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
 	return c
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"os"
 	"runtime"
 	"strings"
 
@@ -10,17 +12,22 @@ import (
 
 	"github.com/rea-re/rea/engine/doctor"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/tools"
 )
 
 func newSetupCommand() *cobra.Command {
 	var asJSON, dryRun bool
 	var clients []string
+	var httpURL string
 	c := &cobra.Command{
-		Use:   "setup --client ID... [--dry-run] [--json]",
+		Use:   "setup --client ID... [--http URL] [--dry-run] [--json]",
 		Short: "Register this rea as the `rea` MCP server of the named clients (keeps every other entry; backs the file up)",
 		Long: "Sets only the `rea` entry of each client's registration file to this executable with the argument `mcp`,\n" +
 			"keeping every other server and key. An existing file is copied to <file>.rea-backup-<UTC time> first,\n" +
 			"replaced atomically (owner-only), and read back. A file that does not parse is never overwritten.\n" +
+			"With --http URL the entry names that `rea mcp --http` endpoint instead, with the header\n" +
+			"`Authorization: Bearer <token>`: the token of " + tools.BearerTokenEnv + " when set, else the one `rea mcp --http`\n" +
+			"keeps in its token file (generated there now if there is none). Run it again when the token changes.\n" +
 			"Clients: " + strings.Join(clientIDs(), ", ") + ".",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ids := append(clients, args...)
@@ -36,18 +43,31 @@ func newSetupCommand() *cobra.Command {
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
-			res, err := doctor.Setup(cmd.Context(), h, cs, doctor.SetupOptions{DryRun: dryRun})
+			opts := doctor.SetupOptions{DryRun: dryRun}
+			var r registrationText
+			if cmd.Flags().Changed("http") {
+				srv, source, err := setupHTTPServer(httpURL, dryRun)
+				if err != nil {
+					return failWith(cmd, asJSON, err)
+				}
+				opts.HTTP = srv
+				r = httpRegistration(srv.URL, source)
+			} else {
+				r = stdioRegistration(h.Executable)
+			}
+			res, err := doctor.Setup(cmd.Context(), h, cs, opts)
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), map[string]any{"dry_run": dryRun, "clients": res})
 			}
-			renderSetup(cmd.OutOrStdout(), h, cs, res, dryRun)
+			renderSetup(cmd.OutOrStdout(), cs, res, r, dryRun)
 			return nil
 		},
 	}
 	c.Flags().StringSliceVar(&clients, "client", nil, "client id (repeatable, or comma-separated)")
+	c.Flags().StringVar(&httpURL, "http", "", "register the `rea mcp --http` endpoint at URL (e.g. http://127.0.0.1:8765/mcp) with its bearer token, instead of the stdio command")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change; write nothing")
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	return c
@@ -61,9 +81,75 @@ func clientIDs() []string {
 	return ids
 }
 
-func renderSetup(w io.Writer, h doctor.Host, cs []doctor.Client, res []doctor.SetupResult, dryRun bool) {
+// registrationText renders the entry setup writes for one client; it never
+// holds the token, only where it comes from.
+type registrationText func(doctor.Client) string
+
+func stdioRegistration(exe string) registrationText {
+	return func(c doctor.Client) string {
+		return fmt.Sprintf("%s.%s = {command: %q, args: [\"mcp\"]}", c.Table, doctor.ServerKey, exe)
+	}
+}
+
+func httpRegistration(endpoint, tokenSource string) registrationText {
+	return func(c doctor.Client) string {
+		typ := ""
+		if c.HTTPType != "" {
+			typ = fmt.Sprintf("type: %q, ", c.HTTPType)
+		}
+		return fmt.Sprintf("%s.%s = {%s%s: %q, %s: {Authorization: \"Bearer <the token of %s>\"}}",
+			c.Table, doctor.ServerKey, typ, c.URLKey, endpoint, c.HeadersKey, tokenSource)
+	}
+}
+
+// setupHTTPServer validates the --http URL and finds the token: the
+// variable's when set, else the token file's, generated unless this is a
+// dry run. source names where the token comes from, for the output.
+func setupHTTPServer(raw string, dryRun bool) (srv *doctor.HTTPServer, source string, err error) {
+	u, err := url.Parse(raw)
+	bad := func(msg string) (*doctor.HTTPServer, string, error) {
+		return nil, "", fault.Invalid("setup", fault.Issue{Path: "http", Reason: "invalid_value", Message: msg,
+			Expected: "http://127.0.0.1:PORT" + tools.HTTPEndpoint})
+	}
+	switch {
+	case err != nil:
+		return bad("the --http value is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.Opaque != "":
+		return bad("the --http URL must be http:// or https:// with a host")
+	case u.User != nil, u.RawQuery != "", u.Fragment != "":
+		return bad("the --http URL must not carry user info, a query or a fragment")
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = tools.HTTPEndpoint
+	}
+	if tok := os.Getenv(tools.BearerTokenEnv); tok != "" {
+		if err := tools.CheckBearerToken(tok); err != nil {
+			return nil, "", err
+		}
+		return &doctor.HTTPServer{URL: u.String(), Token: tok}, "$" + tools.BearerTokenEnv, nil
+	}
+	path, ok := tools.HTTPTokenPath(os.LookupEnv)
+	if !ok {
+		return nil, "", fault.New(fault.ConfigurationInvalid,
+			"rea setup --http needs the server's bearer token, and there is no place for a token file.",
+			"Set "+tools.BearerTokenEnv+" (as for `rea mcp --http`), or set XDG_RUNTIME_DIR or HOME.",
+			map[string]any{"variable": tools.BearerTokenEnv, "reason": "missing"})
+	}
+	var tok string
+	if dryRun {
+		// Nothing is written by a dry run, the token file included; the
+		// plan compares against the token that is there, if any.
+		b, _ := os.ReadFile(path)
+		tok = strings.TrimSpace(string(b))
+	} else if tok, _, err = tools.LoadOrCreateHTTPToken(path); err != nil {
+		return nil, "", err
+	}
+	return &doctor.HTTPServer{URL: u.String(), Token: tok}, path, nil
+}
+
+func renderSetup(w io.Writer, cs []doctor.Client, res []doctor.SetupResult, registration registrationText, dryRun bool) {
 	for i, r := range res {
-		entry := fmt.Sprintf("%s.%s = {command: %q, args: [\"mcp\"]}", cs[i].Table, doctor.ServerKey, h.Executable)
+		entry := registration(cs[i])
 		was := string(r.Before.State)
 		if len(r.Before.Command) > 0 {
 			was += ": " + strings.Join(r.Before.Command, " ")

@@ -47,6 +47,11 @@ type Client struct {
 	Marker string // inspected only when this directory exists
 	Format Format
 	Table  string // the top-level table of servers
+	// How the client's file names a streamable HTTP server (`rea setup
+	// --http`): the key of its URL ("" = the file registers stdio servers
+	// only), of its table of request headers, and the entry's `type`, for
+	// a client that needs one.
+	URLKey, HeadersKey, HTTPType string
 }
 
 // Clients is the registration table for goos, sorted by id.
@@ -55,13 +60,20 @@ func Clients(goos string) []Client {
 	if goos == "darwin" {
 		desktop = filepath.Join("Library", "Application Support", "Claude", "claude_desktop_config.json")
 	}
+	// Claude Desktop reads remote servers from its connector settings, not
+	// from this file, so it has no URL key.
 	return []Client{
-		{ID: "claude_code", File: ".claude.json", Marker: ".claude", Format: JSON, Table: "mcpServers"},
+		{ID: "claude_code", File: ".claude.json", Marker: ".claude", Format: JSON, Table: "mcpServers",
+			URLKey: "url", HeadersKey: "headers", HTTPType: "http"},
 		{ID: "claude_desktop", File: desktop, Marker: filepath.Dir(desktop), Format: JSON, Table: "mcpServers"},
-		{ID: "codex", File: filepath.Join(".codex", "config.toml"), Marker: ".codex", Format: TOML, Table: "mcp_servers"},
-		{ID: "cursor", File: filepath.Join(".cursor", "mcp.json"), Marker: ".cursor", Format: JSON, Table: "mcpServers"},
-		{ID: "gemini_cli", File: filepath.Join(".gemini", "settings.json"), Marker: ".gemini", Format: JSON, Table: "mcpServers"},
-		{ID: "windsurf", File: filepath.Join(".codeium", "windsurf", "mcp_config.json"), Marker: filepath.Join(".codeium", "windsurf"), Format: JSON, Table: "mcpServers"},
+		{ID: "codex", File: filepath.Join(".codex", "config.toml"), Marker: ".codex", Format: TOML, Table: "mcp_servers",
+			URLKey: "url", HeadersKey: "http_headers"},
+		{ID: "cursor", File: filepath.Join(".cursor", "mcp.json"), Marker: ".cursor", Format: JSON, Table: "mcpServers",
+			URLKey: "url", HeadersKey: "headers"},
+		{ID: "gemini_cli", File: filepath.Join(".gemini", "settings.json"), Marker: ".gemini", Format: JSON, Table: "mcpServers",
+			URLKey: "httpUrl", HeadersKey: "headers"},
+		{ID: "windsurf", File: filepath.Join(".codeium", "windsurf", "mcp_config.json"), Marker: filepath.Join(".codeium", "windsurf"), Format: JSON, Table: "mcpServers",
+			URLKey: "serverUrl", HeadersKey: "headers"},
 	}
 }
 

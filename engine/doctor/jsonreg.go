@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // member is one key of a JSON object with its value's bytes, undecoded.
@@ -242,6 +243,66 @@ func lineCol(data []byte, off int64) (int, int) {
 // and transport keys of a remote entry are dropped, since the entry now
 // starts a command.
 func setJSONEntry(table string, data []byte, exe string) ([]byte, error) {
+	return editJSONEntry(table, data, func(ent object) (object, error) {
+		ent = ent.without(remoteKeys...)
+		if t := ent.get("type"); t != nil {
+			var s string
+			if json.Unmarshal(t, &s) != nil || s != "stdio" {
+				ent = ent.without("type")
+			}
+		}
+		cmd, err := marshalNoEscape(exe)
+		if err != nil {
+			return nil, err
+		}
+		args, _ := marshalNoEscape(mcpArgs)
+		return ent.set("command", cmd).set("args", args), nil
+	})
+}
+
+// setJSONHTTPEntry returns data with table.rea naming the HTTP server srv
+// in c's keys (editHTTP), the other headers of the entry kept.
+func setJSONHTTPEntry(c Client, data []byte, srv *HTTPServer) ([]byte, error) {
+	return editJSONEntry(c.Table, data, func(ent object) (object, error) {
+		drop, url, auth := editHTTP(c, srv)
+		hdrs := object{}
+		if raw := ent.get(c.HeadersKey); raw != nil && !isNull(raw) {
+			var err error
+			if hdrs, err = parseObject(raw); err != nil {
+				return nil, errors.New(c.HeadersKey + " is not an object")
+			}
+		}
+		kept := object{}
+		for _, m := range hdrs {
+			if !strings.EqualFold(m.key, "Authorization") {
+				kept = append(kept, m)
+			}
+		}
+		rawAuth, err := marshalNoEscape(auth)
+		if err != nil {
+			return nil, err
+		}
+		rawHdrs, err := kept.set("Authorization", rawAuth).marshal()
+		if err != nil {
+			return nil, err
+		}
+		rawURL, err := marshalNoEscape(url)
+		if err != nil {
+			return nil, err
+		}
+		ent = ent.without(drop...)
+		if c.HTTPType != "" {
+			t, _ := marshalNoEscape(c.HTTPType)
+			ent = ent.set("type", t)
+		}
+		return ent.set(c.URLKey, rawURL).set(c.HeadersKey, rawHdrs), nil
+	})
+}
+
+// editJSONEntry returns data with table.rea replaced by edit of it (an
+// empty entry when there is none; the file created when data is nil),
+// every other key of the file kept.
+func editJSONEntry(table string, data []byte, edit func(object) (object, error)) ([]byte, error) {
 	top := object{}
 	if data != nil {
 		var err error
@@ -263,19 +324,10 @@ func setJSONEntry(table string, data []byte, exe string) ([]byte, error) {
 			return nil, errors.New("the " + ServerKey + " entry is not an object")
 		}
 	}
-	ent = ent.without(remoteKeys...)
-	if t := ent.get("type"); t != nil {
-		var s string
-		if json.Unmarshal(t, &s) != nil || s != "stdio" {
-			ent = ent.without("type")
-		}
-	}
-	cmd, err := marshalNoEscape(exe)
+	ent, err := edit(ent)
 	if err != nil {
 		return nil, err
 	}
-	args, _ := marshalNoEscape(mcpArgs)
-	ent = ent.set("command", cmd).set("args", args)
 	rawEnt, err := ent.marshal()
 	if err != nil {
 		return nil, err
@@ -286,4 +338,44 @@ func setJSONEntry(table string, data []byte, exe string) ([]byte, error) {
 		return nil, err
 	}
 	return top.set(table, rawTbl).marshal()
+}
+
+// readJSONHTTPEntry reads the keys of table.rea that registersHTTP checks,
+// exactly as spelled, and nothing else of the file.
+func readJSONHTTPEntry(c Client, data []byte) httpEntry {
+	var e httpEntry
+	top, err := parseObject(data)
+	if err != nil {
+		return e
+	}
+	tbl, err := parseObject(top.get(c.Table))
+	if err != nil {
+		return e
+	}
+	ent, err := parseObject(tbl.get(ServerKey))
+	if err != nil {
+		return e
+	}
+	str := func(raw json.RawMessage, out *string) bool {
+		return raw == nil || (len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, out) == nil)
+	}
+	hdrs, err := parseObject(ent.get(c.HeadersKey))
+	if err != nil {
+		return e
+	}
+	auths := 0
+	for _, m := range hdrs {
+		if strings.EqualFold(m.key, "Authorization") {
+			auths++
+			if !str(m.raw, &e.authorization) {
+				return e
+			}
+		}
+	}
+	if auths != 1 {
+		e.authorization = ""
+	}
+	e.command = ent.get("command") != nil
+	e.ok = str(ent.get(c.URLKey), &e.url) && str(ent.get("type"), &e.typ)
+	return e
 }

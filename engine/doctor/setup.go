@@ -2,11 +2,13 @@ package doctor
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rea-re/rea/engine/fault"
@@ -25,7 +27,21 @@ type SetupOptions struct {
 	DryRun bool
 	// Now stamps backup names (default time.Now).
 	Now func() time.Time
+	// HTTP, when set, registers the streamable HTTP server it names instead
+	// of the stdio command.
+	HTTP *HTTPServer
 }
+
+// HTTPServer is a `rea mcp --http` endpoint and the bearer token its
+// clients send. The token is written into registration files (owner-only)
+// and nowhere else: never into a result, an error or a backup name.
+type HTTPServer struct {
+	URL   string
+	Token string
+}
+
+// authorization is the header value the client sends.
+func (s *HTTPServer) authorization() string { return "Bearer " + s.Token }
 
 // SetupResult is one client's outcome (CONTRACTS.md §12).
 type SetupResult struct {
@@ -41,20 +57,40 @@ type SetupResult struct {
 const backupLayout = "20060102T150405Z"
 
 // Setup points the `rea` entry of each client's registration at h.Executable
-// with the arguments [mcp], keeping every other key. It validates every
-// file before writing any: an invalid registration is never overwritten
+// with the arguments [mcp] (or, with opt.HTTP, at that URL with the
+// Authorization header), keeping every other key. It validates every file
+// before writing any: an invalid registration is never overwritten
 // (configuration_invalid, nothing written). An existing file is first copied
 // to a backup (0600), then replaced atomically, and read back: the result
-// must classify aligned.
+// must classify aligned (with opt.HTTP: name the URL and the header).
 func Setup(ctx context.Context, h Host, cs []Client, opt SetupOptions) ([]SetupResult, error) {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
+	if opt.HTTP != nil {
+		var issues []fault.Issue
+		var capable []string
+		for _, c := range Clients(h.GOOS) {
+			if c.URLKey != "" {
+				capable = append(capable, c.ID)
+			}
+		}
+		for _, c := range cs {
+			if c.URLKey == "" {
+				issues = append(issues, fault.Issue{Path: "client", Reason: "invalid_value",
+					Message:  c.ID + " registers only stdio servers in its file; register it without --http",
+					Expected: strings.Join(capable, ", ")})
+			}
+		}
+		if len(issues) > 0 {
+			return nil, fault.Invalid("setup", issues...)
+		}
+	}
 	out := make([]SetupResult, 0, len(cs))
 	var bad []map[string]any
 	for _, c := range cs {
-		r := plan(h, c)
+		r := plan(h, c, opt.HTTP)
 		if r.Before.State == Invalid {
 			bad = append(bad, map[string]any{"client": c.ID, "config_path": r.ConfigPath, "problem": r.Before.Problem})
 		}
@@ -73,7 +109,7 @@ func Setup(ctx context.Context, h Host, cs []Client, opt SetupOptions) ([]SetupR
 		if err := ctx.Err(); err != nil {
 			return nil, fault.CancelledError("setup").WithCause(err)
 		}
-		r, err := apply(h, c, now().UTC())
+		r, err := apply(h, c, opt.HTTP, now().UTC())
 		if err != nil {
 			return nil, err
 		}
@@ -82,17 +118,57 @@ func Setup(ctx context.Context, h Host, cs []Client, opt SetupOptions) ([]SetupR
 	return out, nil
 }
 
-// plan classifies c's file and says what Setup would do.
-func plan(h Host, c Client) SetupResult {
+// plan classifies c's file and says what Setup would do (srv: register
+// that HTTP server; nil: the stdio command).
+func plan(h Host, c Client, srv *HTTPServer) SetupResult {
 	before := Classify(h, c)
 	r := SetupResult{Client: c.ID, ConfigPath: before.ConfigPath, Before: before, Action: Updated}
 	switch {
-	case before.State == Aligned:
+	case srv == nil && before.State == Aligned, srv != nil && before.State != Invalid && registersHTTP(c, before.ConfigPath, srv):
 		r.Action = Unchanged
 	case before.State == Missing && !exists(before.ConfigPath):
 		r.Action = Created
 	}
 	return r
+}
+
+// registersHTTP reports whether c's file registers srv: the entry has the
+// URL, the Authorization header, the client's type if it needs one, and no
+// command.
+func registersHTTP(c Client, path string, srv *HTTPServer) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var e httpEntry
+	if c.Format == TOML {
+		e = readTOMLHTTPEntry(c, data)
+	} else {
+		e = readJSONHTTPEntry(c, data)
+	}
+	return e.ok && !e.command && e.url == srv.URL && e.typ == c.HTTPType &&
+		subtle.ConstantTimeCompare([]byte(e.authorization), []byte(srv.authorization())) == 1
+}
+
+// httpEntry is what registersHTTP reads of an entry.
+type httpEntry struct {
+	ok            bool // the entry exists and every field read has the expected type
+	command       bool // a command key is present
+	url, typ      string
+	authorization string // the one header named Authorization in any case; "" if none or several
+}
+
+// editHTTP turns an entry into an HTTP one: the URL and the Authorization
+// header set (any other spelling of that header dropped), the command, its
+// arguments and the other clients' URL keys dropped, every other key kept.
+func editHTTP(c Client, srv *HTTPServer) (drop []string, url, authorization string) {
+	drop = []string{"command", "args", "type"}
+	for _, k := range remoteKeys {
+		if k != c.URLKey {
+			drop = append(drop, k)
+		}
+	}
+	return drop, srv.URL, srv.authorization()
 }
 
 func exists(path string) bool {
@@ -102,8 +178,8 @@ func exists(path string) bool {
 
 // apply writes one client's registration. It plans again from the file as
 // it is now, since a client may have rewritten it meanwhile.
-func apply(h Host, c Client, stamp time.Time) (SetupResult, error) {
-	r := plan(h, c)
+func apply(h Host, c Client, srv *HTTPServer, stamp time.Time) (SetupResult, error) {
+	r := plan(h, c, srv)
 	if r.Before.State == Invalid {
 		return r, fault.New(fault.ConfigurationInvalid,
 			"The registration file of "+c.ID+" changed and is no longer valid; it was left untouched.",
@@ -145,9 +221,14 @@ func apply(h Host, c Client, stamp time.Time) (SetupResult, error) {
 
 	var data []byte
 	var err error
-	if c.Format == TOML {
+	switch {
+	case c.Format == TOML && srv != nil:
+		data, err = setTOMLHTTPEntry(c, old, srv)
+	case c.Format == TOML:
 		data, err = setTOMLEntry(c.Table, old, h.Executable)
-	} else {
+	case srv != nil:
+		data, err = setJSONHTTPEntry(c, old, srv)
+	default:
 		data, err = setJSONEntry(c.Table, old, h.Executable)
 	}
 	if err != nil {
@@ -163,7 +244,14 @@ func apply(h Host, c Client, stamp time.Time) (SetupResult, error) {
 	if err := writeAtomic(target, data, perm); err != nil {
 		return fail("write", err)
 	}
-	if after := Classify(h, c); after.State != Aligned {
+	if srv != nil {
+		if !registersHTTP(c, r.ConfigPath, srv) {
+			return r, fault.New(fault.ExecutionFailure,
+				fmt.Sprintf("The registration of %s was written but does not read back as the HTTP server.", c.ID),
+				"Inspect the file and its backup, then run `rea setup --http` again.",
+				map[string]any{"client": c.ID, "config_path": r.ConfigPath})
+		}
+	} else if after := Classify(h, c); after.State != Aligned {
 		return r, fault.New(fault.ExecutionFailure,
 			fmt.Sprintf("The registration of %s was written but reads back as %s (%s).", c.ID, after.State, after.Problem),
 			"Inspect the file and its backup, then run `rea setup` again.",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -192,6 +193,51 @@ func tomlProblem(err error) string {
 // data is nil). The document is decoded and encoded again, so comments and
 // key order are not kept (CONTRACTS.md §12 allows it); every key is.
 func setTOMLEntry(table string, data []byte, exe string) ([]byte, error) {
+	return editTOMLEntry(table, data, func(ent map[string]any) error {
+		for _, k := range remoteKeys {
+			delete(ent, k)
+		}
+		if t, ok := ent["type"]; ok && t != "stdio" {
+			delete(ent, "type")
+		}
+		ent["command"] = exe
+		ent["args"] = slices.Clone(mcpArgs)
+		return nil
+	})
+}
+
+// setTOMLHTTPEntry returns data with table.rea naming the HTTP server srv
+// in c's keys (editHTTP), the other headers of the entry kept.
+func setTOMLHTTPEntry(c Client, data []byte, srv *HTTPServer) ([]byte, error) {
+	return editTOMLEntry(c.Table, data, func(ent map[string]any) error {
+		drop, url, auth := editHTTP(c, srv)
+		hdrs := map[string]any{}
+		if v, ok := ent[c.HeadersKey]; ok {
+			if hdrs, ok = v.(map[string]any); !ok {
+				return errors.New(c.HeadersKey + " is not a table")
+			}
+		}
+		for k := range hdrs {
+			if strings.EqualFold(k, "Authorization") {
+				delete(hdrs, k)
+			}
+		}
+		hdrs["Authorization"] = auth
+		for _, k := range drop {
+			delete(ent, k)
+		}
+		if c.HTTPType != "" {
+			ent["type"] = c.HTTPType
+		}
+		ent[c.URLKey] = url
+		ent[c.HeadersKey] = hdrs
+		return nil
+	})
+}
+
+// editTOMLEntry returns data with table.rea replaced by edit of it (an
+// empty table when there is none; the file created when data is nil).
+func editTOMLEntry(table string, data []byte, edit func(map[string]any) error) ([]byte, error) {
 	doc := map[string]any{}
 	if data != nil {
 		if err := toml.Unmarshal(data, &doc); err != nil {
@@ -210,15 +256,53 @@ func setTOMLEntry(table string, data []byte, exe string) ([]byte, error) {
 			return nil, errors.New("the " + ServerKey + " entry is not a table")
 		}
 	}
-	for _, k := range remoteKeys {
-		delete(ent, k)
+	if err := edit(ent); err != nil {
+		return nil, err
 	}
-	if t, ok := ent["type"]; ok && t != "stdio" {
-		delete(ent, "type")
-	}
-	ent["command"] = exe
-	ent["args"] = slices.Clone(mcpArgs)
 	tbl[ServerKey] = ent
 	doc[table] = tbl
 	return toml.Marshal(doc)
+}
+
+// readTOMLHTTPEntry reads the keys of table.rea that registersHTTP checks.
+// Setup decodes the whole document anyway to rewrite it; keys are matched
+// exactly.
+func readTOMLHTTPEntry(c Client, data []byte) httpEntry {
+	var e httpEntry
+	doc := map[string]any{}
+	if toml.Unmarshal(data, &doc) != nil {
+		return e
+	}
+	tbl, _ := doc[c.Table].(map[string]any)
+	ent, ok := tbl[ServerKey].(map[string]any)
+	if !ok {
+		return e
+	}
+	hdrs, ok := ent[c.HeadersKey].(map[string]any)
+	if !ok {
+		return e
+	}
+	auths := 0
+	for k, v := range hdrs {
+		if strings.EqualFold(k, "Authorization") {
+			auths++
+			if e.authorization, ok = v.(string); !ok {
+				return e
+			}
+		}
+	}
+	if auths != 1 {
+		e.authorization = ""
+	}
+	str := func(key string, out *string) bool {
+		v, present := ent[key]
+		if !present {
+			return true
+		}
+		*out, ok = v.(string)
+		return ok
+	}
+	_, e.command = ent["command"]
+	e.ok = str(c.URLKey, &e.url) && str("type", &e.typ)
+	return e
 }
