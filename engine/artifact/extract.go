@@ -696,7 +696,7 @@ func fdPath(fd int) (string, error) {
 func (w *writer) escape(rel string) error {
 	return fault.New(fault.OutsideApprovedRoot, "An extraction write would escape output_root.",
 		"Choose an output_root no other process modifies during extraction.",
-		map[string]any{"operation": extractOp, "path": rel})
+		map[string]any{"operation": extractOp, "path": logicalOf(rel)})
 }
 
 // create makes rel's parents (0700) and rel itself (0600, O_EXCL) beneath
