@@ -312,11 +312,19 @@ func asarOf(t *testing.T, path string, names []string, content func(string) stri
 	}
 }
 
+// dirOf writes the names as files of a directory.
+func dirOf(t *testing.T, path string, names []string, content func(string) string) {
+	t.Helper()
+	for _, n := range names {
+		writeFile(t, filepath.Join(path, n), content(n))
+	}
+}
+
 // TestNonUTF8NamesNeverCollapse: \xff1.txt and \xfe1.txt (and a '%' in an
 // invalid name) get distinct logical paths and occurrence ids, are written
 // under their own bytes, and a valid name that reads like an escape of an
-// invalid one is a collision — from Go's archive/zip, Python's zipfile and a
-// hand-built ASAR.
+// invalid one is a collision — from Go's archive/zip, Python's zipfile, a
+// hand-built ASAR and a directory.
 func TestNonUTF8NamesNeverCollapse(t *testing.T) {
 	distinct := []string{"\xff1.txt", "\xfe1.txt", "\xfd%.txt", "ok.txt"}
 	logical := map[string]string{"\xff1.txt": "%FF1.txt", "\xfe1.txt": "%FE1.txt", "\xfd%.txt": "%FD%25.txt", "ok.txt": "ok.txt"}
@@ -328,6 +336,7 @@ func TestNonUTF8NamesNeverCollapse(t *testing.T) {
 		{"archive-zip", ".zip", zipOf},
 		{"python-zipfile", ".zip", pythonZip},
 		{"hand-built-asar", ".asar", asarOf},
+		{"directory", ".d", dirOf},
 	} {
 		t.Run(producer.name, func(t *testing.T) {
 			r := newRig(t)
