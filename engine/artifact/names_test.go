@@ -1,6 +1,8 @@
 package artifact
 
 import (
+	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -152,5 +154,33 @@ func TestCleanupResidualPaths(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Code != fault.CleanupIncomplete || fe.Category != fault.CatExecutionFailure ||
 		!slices.Equal(fe.Details["residual_paths"].([]string), []string{"a/%FF", "a"}) {
 		t.Fatalf("fault %+v", fe)
+	}
+}
+
+// TestExtractNestedNonUTF8: a file of a nested container, both named with
+// bytes that are not UTF-8, is written at the raw path of the container
+// joined with its own raw name, and reported under the logical one.
+func TestExtractNestedNonUTF8(t *testing.T) {
+	dir := t.TempDir()
+	inner := zipBytes(t, zipEntry{name: "\xfe.txt", data: []byte("inner")})
+	outer := filepath.Join(dir, "outer.zip")
+	write(t, outer, zipBytes(t, zipEntry{name: "in\xff.zip", data: inner}, zipEntry{name: "in%FF.txt", data: []byte("x")}), 0o644)
+	g := mustInventory(t, outer, FormatZip, Options{})
+	o, ok := occByPath(g)["in%FF.zip/%FE.txt"]
+	if !ok {
+		t.Fatalf("occurrences %v", occByPath(g))
+	}
+	out := filepath.Join(dir, "out")
+	x, err := Extract(context.Background(), Root{Path: outer, Format: FormatZip}, g,
+		ExtractOptions{OutputRoot: out, OccurrenceIDs: []string{o.OccurrenceID}})
+	if err != nil {
+		t.Fatalf("extract: %v (%s)", err, details(err))
+	}
+	if len(x.Artifacts) != 1 || x.Artifacts[0].RelativePath != "in%FF.zip/%FE.txt" ||
+		x.Artifacts[0].RawNameHex != hex.EncodeToString([]byte("in\xff.zip/\xfe.txt")) {
+		t.Fatalf("artifacts %+v", x.Artifacts)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "in\xff.zip", "\xfe.txt")); err != nil || string(b) != "inner" {
+		t.Fatalf("on disk: %q, %v", b, err)
 	}
 }
