@@ -90,37 +90,43 @@ func FuzzLogicalNames(f *testing.F) {
 }
 
 // TestExtractPathAtPathMax: a relative path of exactly 4096 bytes (which
-// openat2 does not take in one piece) is created, re-checked as contained
-// and cleaned up, all beneath the root descriptor.
+// openat2 does not take in one piece) and one of 600 components (nearly
+// 6,000 bytes, as a hostile archive could ask before max_path_bytes was
+// bounded) are
+// created, re-checked as contained and removed without residue, all beneath
+// the root descriptor.
 func TestExtractPathAtPathMax(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
-	w, err := openOutput(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
 	var parts []string
 	for n := 0; n < 4096-250; n += 201 {
 		parts = append(parts, strings.Repeat("d", 200))
 	}
-	rel := strings.Join(parts, "/")
-	rel += "/" + strings.Repeat("f", 4096-len(rel)-1)
-	if len(rel) != 4096 {
-		t.Fatalf("built %d bytes", len(rel))
+	atMax := strings.Join(parts, "/")
+	atMax += "/" + strings.Repeat("f", 4096-len(atMax)-1)
+	if len(atMax) != 4096 {
+		t.Fatalf("built %d bytes", len(atMax))
 	}
-	fd, err := w.create(rel)
-	if err != nil {
-		t.Fatalf("create: %v", err)
-	}
-	os.NewFile(uintptr(fd), "f").Close()
-	if err := w.verify(); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
-	if residual := w.cleanup(); len(residual) != 0 {
-		t.Fatalf("residual %v", residual)
-	}
-	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("output_root left: %v", err)
+	deep := strings.Repeat("abcdefghi/", 599) + "f" // 5,991 bytes: past PATH_MAX, so every walk goes by components
+	for _, rel := range []string{atMax, deep} {
+		out := filepath.Join(t.TempDir(), "out")
+		w, err := openOutput(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := w.create(rel)
+		if err != nil {
+			t.Fatalf("create %d bytes: %v", len(rel), err)
+		}
+		os.NewFile(uintptr(fd), "f").Close()
+		if err := w.verify(); err != nil {
+			t.Fatalf("verify %d bytes: %v", len(rel), err)
+		}
+		if residual := w.cleanup(); len(residual) != 0 {
+			t.Fatalf("%d bytes: %d residual paths", len(rel), len(residual))
+		}
+		w.close()
+		if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%d bytes: output_root left: %v", len(rel), err)
+		}
 	}
 }
 
