@@ -154,6 +154,8 @@ type ExtractRequest struct {
 	OccurrenceIDs []string
 	Limits        artifact.Limits
 	Page          PageRequest
+	// AllowHiddenPaths is allow_hidden_paths:true (§0, §10.6).
+	AllowHiddenPaths bool
 }
 
 // ExtractionResult is the §10.7 result with its files paged.
@@ -192,12 +194,17 @@ func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, re
 	}); err != nil {
 		return Published{}, err
 	}
-	g, err := artifact.Inventory(ctx, rootOf(o), artifact.Options{Limits: req.Limits, Operation: op})
+	// The path bound is the extraction's own (path_too_long on what is
+	// selected), not a reason to refuse listing what is not.
+	invLimits := req.Limits
+	invLimits.MaxPathBytes = artifact.MaxInventoryPathBytes
+	g, err := artifact.Inventory(ctx, rootOf(o), artifact.Options{Limits: invLimits, Operation: op})
 	if err != nil {
 		return Published{}, err
 	}
 	x, err := artifact.Extract(ctx, rootOf(o), g, artifact.ExtractOptions{
-		OutputRoot: filepath.Clean(req.OutputRoot), OccurrenceIDs: req.OccurrenceIDs, Limits: req.Limits, Progress: rep})
+		OutputRoot: filepath.Clean(req.OutputRoot), OccurrenceIDs: req.OccurrenceIDs, Limits: req.Limits, Progress: rep,
+		AllowHiddenPaths: req.AllowHiddenPaths, FreeSpace: c.eng.cfg.ExtractFreeSpace})
 	if err != nil {
 		return Published{}, err
 	}

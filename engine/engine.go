@@ -43,6 +43,10 @@ type Config struct {
 	Policy *policy.Evaluator
 	// IntegrityContinueEnabled is REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED=true (§10.1).
 	IntegrityContinueEnabled bool
+	// ExtractFreeSpace reports the free bytes of an extraction's output
+	// filesystem (artifact.ExtractOptions.FreeSpace); nil is fstatfs. Tests
+	// that cannot mount a small filesystem set it.
+	ExtractFreeSpace func(fd int) (int64, error)
 }
 
 // Engine is safe for concurrent use by many connections.

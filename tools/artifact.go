@@ -66,6 +66,7 @@ func (s *Server) extractArtifact(ctx context.Context, sess *session, params prov
 	return sess.conn.ExtractArtifact(ctx, engine.ExtractRequest{
 		Parameters: params, OutputRoot: out, OccurrenceIDs: stringList(params["occurrence_ids"]),
 		Limits: traversalLimits(params), Page: pageOf(params, ""),
+		AllowHiddenPaths: params.Bool("allow_hidden_paths", false),
 	}, rep)
 }
 

@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/rea-re/rea/engine/artifact"
+
 // Artifact tools (kind artifact, CONTRACTS.md §2.4, §10): need an open target
 // of kind archive or directory.
 
@@ -117,10 +119,14 @@ func catInventoryArtifact() Spec {
 
 func catExtractArtifact() Spec {
 	props := catTraversalLimits(scPageIn(scM{
-		"approved":       scD(scConst(true), "Explicit approval."),
-		"output_root":    scAbsPathIn(4096, "Created if missing; files are never overwritten."),
-		"occurrence_ids": scD(scArr(scPat(scPatOccurrence), 1, 500), "From the current inventory; a directory selects its files."),
+		"approved":           scD(scConst(true), "Explicit approval."),
+		"output_root":        scAbsPathIn(4096, "Created if missing; files are never overwritten."),
+		"occurrence_ids":     scD(scArr(scPat(scPatOccurrence), 1, 500), "From the current inventory; a directory selects its files."),
+		"allow_hidden_paths": scD(scDef(scBool(), false), "Allow entries with a component starting with '.'."),
 	}, 500, 100))
+	// Server maxima of an extraction (§0): PATH_MAX, 64 GiB.
+	props["max_path_bytes"] = scDef(scInt(1, artifact.MaxExtractPathBytes), int64(4096))
+	props["max_total_bytes"] = scDef(scInt(1, artifact.MaxExtractTotalBytes), int64(1073741824))
 	return Spec{
 		Name:  "extract_artifact",
 		Title: "Extract artifact",
@@ -141,13 +147,14 @@ func catExtractArtifact() Spec {
 				"output_root_alias":       scConst("$OUTPUT_ROOT"),
 			}),
 			"output_root": scString(),
-			"artifacts": scPageOf(scOutAll(scM{
+			"artifacts": scPageOf(scOut(scM{
 				"artifact_id":   scPat(scPatArtifactID),
 				"relative_path": scString(),
+				"raw_name_hex":  scPat("^([0-9a-f]{2})+$"),
 				"sha256":        scHex64(),
 				"bytes_written": scCount(),
 				"created":       scConst(true),
-			})),
+			}, "artifact_id", "relative_path", "sha256", "bytes_written", "created")),
 			"containment_verified": scConst(true),
 			"cleanup": scOutAll(scM{
 				"attempted": scBool(), "verified": scBool(), "residual_paths": scList(scString()),

@@ -232,7 +232,7 @@ var ceilingSource = map[string]string{
 	policy.InvestigationWorkspaceWrite: policy.EnvEvidenceRoots,
 	policy.SnapshotRead:                policy.EnvAnalysisSnapshotRoots,
 	policy.SnapshotWrite:               policy.EnvAnalysisSnapshotRoots,
-	policy.ArtifactExtract:             "no variable (always /; each call still needs approved:true)",
+	policy.ArtifactExtract:             policy.EnvArtifactExtractRoots + " (default /; each call still needs approved:true)",
 	policy.NativeMount:                 policy.EnvNativeMountEnabled + "=true",
 	policy.ReferenceRead:               policy.EnvReferenceRoots,
 }

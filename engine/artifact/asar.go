@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rea-re/rea/engine/fault"
 )
@@ -122,6 +123,7 @@ func parseASAR(r io.ReaderAt, size int64, lim Limits, prefixLen int, op string) 
 		return nil, nil, err
 	}
 	p := &asarParser{
+		json:      h.JSON,
 		dec:       json.NewDecoder(bytes.NewReader(h.JSON)),
 		lim:       lim,
 		prefixLen: prefixLen,
@@ -136,6 +138,7 @@ func parseASAR(r io.ReaderAt, size int64, lim Limits, prefixLen int, op string) 
 }
 
 type asarParser struct {
+	json      []byte // the header JSON the decoder reads, for raw entry names
 	dec       *json.Decoder
 	lim       Limits
 	prefixLen int
@@ -225,6 +228,25 @@ func (p *asarParser) key(path string) (string, error) {
 	return k, nil
 }
 
+// name reads the key of a files object as the bytes the header holds:
+// encoding/json turns every byte that is not UTF-8 into U+FFFD, which would
+// make distinct names one (CONTRACTS.md §0), so a key holding U+FFFD is
+// decoded again from its literal.
+func (p *asarParser) name(dir string) (string, error) {
+	start := p.dec.InputOffset()
+	k, err := p.key(dir)
+	if err != nil || !strings.ContainsRune(k, utf8.RuneError) {
+		return k, err
+	}
+	lit := p.json[start:p.dec.InputOffset()]
+	if i := bytes.IndexByte(lit, '"'); i >= 0 {
+		if s, ok := rawJSONString(lit[i:]); ok {
+			return s, nil
+		}
+	}
+	return "", p.corrupt(dir, "malformed entry name")
+}
+
 // files parses a {"name": node, …} object below dir.
 func (p *asarParser) files(dir string, unpacked bool) error {
 	if err := p.expect(dir, '{'); err != nil {
@@ -232,7 +254,7 @@ func (p *asarParser) files(dir string, unpacked bool) error {
 	}
 	seen := make(map[string]bool)
 	for p.dec.More() {
-		name, err := p.key(dir)
+		name, err := p.name(dir)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,8 @@ import (
 // entry is one raw entry of a container listing, before it becomes an
 // occurrence. Walkers fill it; inventory and extraction consume it.
 type entry struct {
-	Path       string // relative to its container, "/"-joined, validated
+	Path       string // relative to its container, "/"-joined, validated; raw bytes
+	Logical    string // Path as reported (logicalOf), set by finishListing
 	Kind       string // EntryFile, EntryDirectory, EntrySymlink
 	Size       int64  // declared (archives) or observed (directories) size; -1 unknown
 	Compressed int64  // -1 when the container does not compress

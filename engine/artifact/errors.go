@@ -18,6 +18,9 @@ const (
 	ReasonExists               = "exists"
 	ReasonPolicy               = "policy"
 	ReasonUnavailable          = "unavailable"
+	ReasonPathTooLong          = "path_too_long"
+	ReasonHiddenPath           = "hidden_path"
+	ReasonInsufficientSpace    = "insufficient_space"
 )
 
 // EnvIntegrityContinue is the operator gate of record-and-continue.
@@ -42,6 +45,12 @@ var reasonCopy = map[string][2]string{
 		"Set " + EnvIntegrityContinue + "=true in the REA server environment and restart it, or use integrity_policy \"fail\"."},
 	ReasonUnavailable: {"The artifact operation is unavailable.",
 		"Retry later or choose another artifact."},
+	ReasonPathTooLong: {"An extraction path or one of its components is longer than the platform allows.",
+		"Paths are bounded by max_path_bytes (at most 4096) and components by 255 bytes; select other occurrences."},
+	ReasonHiddenPath: {"An entry would be written as a hidden file or below a hidden directory.",
+		"Set allow_hidden_paths:true only if files such as .ssh or .bashrc may be written below output_root."},
+	ReasonInsufficientSpace: {"The extraction would leave less than 1 GiB free on the output filesystem.",
+		"Choose an output_root on a filesystem with more free space, or select fewer occurrences."},
 }
 
 // opFailed builds artifact_operation_failed with fixed copy per reason.
@@ -50,7 +59,7 @@ func opFailed(operation, reason, logicalPath string, cause error) *fault.Error {
 	c := reasonCopy[reason]
 	d := map[string]any{"operation": operation, "reason": reason}
 	if logicalPath != "" {
-		d["logical_path"] = logicalPath
+		d["logical_path"] = logicalOf(logicalPath) // a raw name never reaches a detail
 	}
 	e := fault.New(fault.ArtifactOperationFailed, c[0], c[1], d)
 	if reason == ReasonPolicy || reason == ReasonUnavailable {
@@ -105,4 +114,60 @@ func typed(operation string, err error) error {
 		return fault.CancelledError(operation).WithCause(err)
 	}
 	return fault.Internal(operation, err)
+}
+
+// pathTooLong is path_too_long naming which bound ("path" or "component").
+func pathTooLong(logicalPath, bound string, maximum, actual int) *fault.Error {
+	e := opFailed(extractOp, ReasonPathTooLong, logicalPath, nil)
+	e.Details["bound"], e.Details["maximum"], e.Details["actual"] = bound, maximum, actual
+	return e
+}
+
+// spaceErr is insufficient_space: required bytes against what the output
+// filesystem has above SpaceReserve.
+func spaceErr(required, available int64) *fault.Error {
+	e := opFailed(extractOp, ReasonInsufficientSpace, "", nil)
+	e.Details["required_bytes"], e.Details["available_bytes"] = required, max(available, 0)
+	return e
+}
+
+// maxResidualPaths bounds cleanup_incomplete's residual_paths.
+const maxResidualPaths = 100
+
+// cleanupFault is cleanup_incomplete over the failure err whose cleanup
+// left residual (raw relative paths; reported as logical paths, ≤ 100).
+func cleanupFault(err error, residual []string) error {
+	var fe *fault.Error
+	errors.As(err, &fe)
+	shown := make([]string, 0, min(len(residual), maxResidualPaths))
+	for _, r := range residual[:min(len(residual), maxResidualPaths)] {
+		shown = append(shown, logicalOf(r))
+	}
+	e := fault.New(fault.CleanupIncomplete, "Extracted output could not be confirmed removed.",
+		"Remove the residual paths under output_root by hand.",
+		map[string]any{"operation": extractOp, "cleanup": "incomplete", "resources": []string{"extraction-output"},
+			"residual_paths": shown})
+	if fe != nil {
+		e.Category = fe.Category
+		return e.WithCause(fe)
+	}
+	return e
+}
+
+// checkExtractLimits applies the server-side maxima of §0 to an
+// extraction's limits, whatever the caller's schema allowed.
+func checkExtractLimits(lim Limits) error {
+	bad := func(path string, maximum int64) error {
+		return fault.Invalid(extractOp, fault.Issue{Path: path, Reason: "invalid_value",
+			Message: "above the server maximum", Maximum: &maximum})
+	}
+	switch {
+	case lim.MaxPathBytes > MaxExtractPathBytes:
+		return bad("/max_path_bytes", MaxExtractPathBytes)
+	case lim.MaxTotalBytes > MaxExtractTotalBytes:
+		return bad("/max_total_bytes", MaxExtractTotalBytes)
+	case lim.MaxEntries > MaxExtractEntries:
+		return bad("/max_entries", MaxExtractEntries)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package artifact
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,12 +27,35 @@ type ExtractOptions struct {
 	OccurrenceIDs []string // from g's occurrences
 	Limits        Limits
 	Progress      progress.Reporter // phases "extract" (files; total known) and "verify"
+	// AllowHiddenPaths lets entries with a component starting with "."
+	// (.ssh/authorized_keys, .bashrc) be written; refused otherwise.
+	AllowHiddenPaths bool
+	// FreeSpace reports the bytes available to REA on the filesystem of the
+	// open output root; nil is fstatfs (f_bavail × f_bsize).
+	FreeSpace func(fd int) (int64, error)
 }
+
+// Server-side bounds of an extraction (CONTRACTS.md §0, §10.6), whatever
+// the call asks for.
+const (
+	MaxExtractPathBytes  = 4096     // PATH_MAX: a relative path written below output_root
+	MaxExtractNameBytes  = 255      // NAME_MAX: one component as written
+	MaxExtractTotalBytes = 64 << 30 // max_total_bytes
+	MaxExtractEntries    = 1000000  // max_entries
+	// MaxInventoryPathBytes is the largest max_path_bytes of an inventory.
+	MaxInventoryPathBytes = 65535
+	// SpaceReserve is left free on the output filesystem: an extraction
+	// whose bytes would eat into it is refused before anything is written.
+	SpaceReserve = 1 << 30
+)
 
 // ExtractedFile is one written file.
 type ExtractedFile struct {
 	ArtifactID   string `json:"artifact_id"`
-	RelativePath string `json:"relative_path"`
+	RelativePath string `json:"relative_path"` // the logical path
+	// RawNameHex is the hex of the bytes written, when the entry name was not
+	// UTF-8 and RelativePath escapes it (§0).
+	RawNameHex   string `json:"raw_name_hex,omitempty"`
 	SHA256       string `json:"sha256"`
 	BytesWritten int64  `json:"bytes_written"`
 	Created      bool   `json:"created"`
@@ -85,12 +109,30 @@ func Extract(ctx context.Context, root Root, g *Graph, opts ExtractOptions) (res
 	if !filepath.IsAbs(out) || filepath.Clean(out) != out || len(out) > 4096 {
 		return nil, fault.Invalid(extractOp, fault.Issue{Path: "/output_root", Reason: "invalid_value", Message: "output_root must be a clean absolute path"})
 	}
+	if err := checkExtractLimits(lim); err != nil {
+		return nil, err
+	}
 	files, notes, err := selectFiles(g, opts.OccurrenceIDs, lim)
 	if err != nil {
 		return nil, err
 	}
-	x := &extractor{ctx: ctx, lim: lim, root: root, g: g, containers: map[string]*listing{}}
+	x := &extractor{ctx: ctx, lim: lim, root: root, g: g, containers: map[string]*listing{},
+		raw: map[string]string{"": ""}, allowHidden: opts.AllowHiddenPaths}
 	defer x.closeAll()
+
+	// Every rule that needs no disk is checked for every file before the
+	// first write, so a refused extraction creates nothing.
+	plan := make([]planned, len(files))
+	var need int64
+	for i, f := range files {
+		if plan[i], err = x.plan(f); err != nil {
+			return nil, err
+		}
+		need += max(f.size, 0)
+	}
+	if need > lim.MaxTotalBytes {
+		return nil, truncatedErr(extractOp, "max_total_bytes", lim.MaxTotalBytes, need)
+	}
 
 	w, err := openOutput(out)
 	if err != nil {
@@ -103,26 +145,32 @@ func Extract(ctx context.Context, root Root, g *Graph, opts ExtractOptions) (res
 		}
 		err = typed(extractOp, err)
 		if residual := w.cleanup(); len(residual) > 0 {
-			var fe *fault.Error
-			errors.As(err, &fe)
-			e := fault.New(fault.CleanupIncomplete, "Extracted output could not be confirmed removed.",
-				"Remove the residual paths under output_root by hand.",
-				map[string]any{"operation": extractOp, "cleanup": "incomplete", "resources": []string{"extraction-output"}})
-			e.Category = fe.Category
-			err = e.WithCause(fe)
+			err = cleanupFault(err, residual)
 		}
 		res = nil
 	}()
+	free := opts.FreeSpace
+	if free == nil {
+		free = fsFree
+	}
+	avail, err := free(w.fd)
+	if err != nil {
+		return nil, ioErr(extractOp, err)
+	}
+	avail -= SpaceReserve
+	if need > avail {
+		return nil, spaceErr(need, avail)
+	}
 
 	total := float64(len(files) + 1)
 	rep.Report(progress.Update{Phase: "extract", Completed: 0, Total: &total, Message: "extracting"})
-	var written int64
+	budget := budget{total: lim.MaxTotalBytes, space: avail}
 	arts := make([]ExtractedFile, 0, len(files))
-	for i, f := range files {
+	for i, p := range plan {
 		if err := ctxErr(ctx, extractOp); err != nil {
 			return nil, err
 		}
-		ef, err := x.extractOne(w, f, &written)
+		ef, err := x.write(w, p, &budget)
 		if err != nil {
 			return nil, err
 		}
@@ -288,12 +336,23 @@ func selectFiles(g *Graph, ids []string, lim Limits) ([]selected, []string, erro
 }
 
 type extractor struct {
-	ctx        context.Context
-	lim        Limits
-	root       Root
-	g          *Graph
-	containers map[string]*listing // by logical path; "" = root
-	closers    []io.Closer
+	ctx         context.Context
+	lim         Limits
+	root        Root
+	g           *Graph
+	containers  map[string]*listing // by logical path; "" = root
+	raw         map[string]string   // a container's raw relative path, by logical path
+	allowHidden bool
+	closers     []io.Closer
+}
+
+// listLimits are the limits containers are listed with: the path bound is
+// applied to the selected files only (plan), so that a long name elsewhere
+// in the container does not refuse the extraction.
+func (x *extractor) listLimits() Limits {
+	l := x.lim
+	l.MaxPathBytes = MaxInventoryPathBytes
+	return l
 }
 
 func (x *extractor) closeAll() {
@@ -341,7 +400,7 @@ func (x *extractor) openRoot() (*listing, error) {
 			return nil, opFailed(extractOp, ReasonUnavailable, "", err)
 		}
 		x.closers = append(x.closers, dr)
-		return walkDir(x.ctx, dr, x.lim, 0, extractOp, nil)
+		return walkDir(x.ctx, dr, x.listLimits(), 0, extractOp, nil)
 	case FormatASAR, FormatZip, FormatAPK, FormatIPA, FormatMSIX, FormatAPPX:
 		f, err := os.OpenFile(x.root.Path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
 		if err != nil {
@@ -358,9 +417,9 @@ func (x *extractor) openRoot() (*listing, error) {
 				unpacked = u
 				x.closers = append(x.closers, u)
 			}
-			return walkASAR(f, fi.Size(), unpacked, x.lim, 0, extractOp)
+			return walkASAR(f, fi.Size(), unpacked, x.listLimits(), 0, extractOp)
 		}
-		return walkZip(f, fi.Size(), x.lim, 0, extractOp)
+		return walkZip(f, fi.Size(), x.listLimits(), 0, extractOp)
 	}
 	return nil, opFailed(extractOp, ReasonUnavailable, "", errors.New("unsupported root format"))
 }
@@ -385,6 +444,7 @@ func (x *extractor) openNested(parent *listing, chain []string) (*listing, error
 	if e == nil || o == nil || o.ArtifactID == nil {
 		return nil, opFailed(extractOp, ReasonCorrupt, lp, errors.New("container entry not found"))
 	}
+	x.raw[lp] = joinPath(x.raw[outer], e.Path)
 	var n *Node
 	for i := range x.g.Nodes {
 		if x.g.Nodes[i].ArtifactID == *o.ArtifactID {
@@ -410,37 +470,50 @@ func (x *extractor) openNested(parent *listing, chain []string) (*listing, error
 				x.closers = append(x.closers, u)
 			}
 		}
-		l, err := walkASAR(ra, size, unpacked, x.lim, len(lp)+1, extractOp)
+		l, err := walkASAR(ra, size, unpacked, x.listLimits(), len(lp)+1, extractOp)
 		return l, prefixErr(err, lp)
 	}
-	l, err := walkZip(ra, size, x.lim, len(lp)+1, extractOp)
+	l, err := walkZip(ra, size, x.listLimits(), len(lp)+1, extractOp)
 	return l, prefixErr(err, lp)
 }
 
+// findEntry finds the entry of a finished listing by its logical path.
 func findEntry(l *listing, rel string) *entry {
 	for _, e := range l.Entries {
-		if e.Path == rel {
+		if e.Logical == rel {
 			return e
 		}
 	}
 	return nil
 }
 
-// extractOne streams one selected file into the output tree.
-func (x *extractor) extractOne(w *writer, f selected, written *int64) (ExtractedFile, error) {
+// planned is a selected file resolved to its entry and the raw path it is
+// written at.
+type planned struct {
+	selected
+	e    *entry
+	disk string // relative to output_root, the entry names' own bytes
+}
+
+// plan resolves one file and applies every rule that needs no disk: depth,
+// safe and visible names, path and component length, entry size and ratio.
+func (x *extractor) plan(f selected) (planned, error) {
 	lp := f.occ.LogicalPath
 	if len(f.chain) > x.lim.MaxDepth {
-		return ExtractedFile{}, truncatedErr(extractOp, "max_depth", int64(x.lim.MaxDepth), int64(len(f.chain)))
-	}
-	if len(lp) > x.lim.MaxPathBytes {
-		return ExtractedFile{}, truncatedErr(extractOp, "max_path_bytes", int64(x.lim.MaxPathBytes), int64(len(lp)))
+		return planned{}, truncatedErr(extractOp, "max_depth", int64(x.lim.MaxDepth), int64(len(f.chain)))
 	}
 	if !checkPath(lp) {
-		return ExtractedFile{}, opFailed(extractOp, ReasonUnsafePath, safeShow(lp), nil)
+		return planned{}, opFailed(extractOp, ReasonUnsafePath, safeShow(lp), nil)
+	}
+	if !x.allowHidden && hiddenPath(lp) {
+		return planned{}, opFailed(extractOp, ReasonHiddenPath, lp, nil)
+	}
+	if len(lp) > x.lim.MaxPathBytes {
+		return planned{}, pathTooLong(lp, "path", x.lim.MaxPathBytes, len(lp))
 	}
 	l, err := x.container(f.chain)
 	if err != nil {
-		return ExtractedFile{}, err
+		return planned{}, err
 	}
 	rel := lp
 	if f.parent != "" {
@@ -448,35 +521,66 @@ func (x *extractor) extractOne(w *writer, f selected, written *int64) (Extracted
 	}
 	e := findEntry(l, rel)
 	if e == nil || e.Kind != EntryFile || e.open == nil {
-		return ExtractedFile{}, opFailed(extractOp, ReasonUnavailable, lp, errors.New("entry not found or unreadable"))
+		return planned{}, opFailed(extractOp, ReasonUnavailable, lp, errors.New("entry not found or unreadable"))
+	}
+	disk := joinPath(x.raw[f.parent], e.Path)
+	for seg := range strings.SplitSeq(disk, "/") {
+		if len(seg) > MaxExtractNameBytes {
+			return planned{}, pathTooLong(lp, "component", MaxExtractNameBytes, len(seg))
+		}
 	}
 	if e.Size > x.lim.MaxEntryBytes {
-		return ExtractedFile{}, opFailed(extractOp, ReasonEntryTooLarge, lp, nil)
+		return planned{}, opFailed(extractOp, ReasonEntryTooLarge, lp, nil)
 	}
 	if e.Compressed >= 0 && float64(e.Size) > x.lim.MaxCompressionRatio*float64(max(e.Compressed, 1)) {
-		return ExtractedFile{}, opFailed(extractOp, ReasonCompressionRatio, lp, nil)
+		return planned{}, opFailed(extractOp, ReasonCompressionRatio, lp, nil)
 	}
+	return planned{selected: f, e: e, disk: disk}, nil
+}
+
+// hiddenPath reports whether a component of p starts with ".".
+func hiddenPath(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// budget is what the extraction may still write: max_total_bytes, and the
+// output filesystem's free space above SpaceReserve.
+type budget struct {
+	written, total, space int64
+}
+
+// write streams one planned file into the output tree.
+func (x *extractor) write(w *writer, f planned, b *budget) (ExtractedFile, error) {
+	lp, e := f.occ.LogicalPath, f.e
 	rc, err := e.open()
 	if err != nil {
 		return ExtractedFile{}, opFailed(extractOp, ReasonUnavailable, lp, err)
 	}
 	defer rc.Close()
-	fd, err := w.create(lp)
+	fd, err := w.create(f.disk)
 	if err != nil {
 		return ExtractedFile{}, err
 	}
 	dst := os.NewFile(uintptr(fd), lp)
 	defer dst.Close()
-	budget := x.lim.MaxTotalBytes - *written
-	cw := &countingWriter{w: dst, entryMax: x.lim.MaxEntryBytes, totalMax: budget}
+	cw := &countingWriter{w: dst, entryMax: x.lim.MaxEntryBytes, totalMax: min(b.total, b.space) - b.written}
 	d, err := hashStream(x.ctx, io.TeeReader(rc, cw), e, Limits{
 		MaxEntryBytes: 1 << 62, MaxCompressionRatio: x.lim.MaxCompressionRatio}, nil)
-	*written += cw.n
+	b.written += cw.n
 	switch {
 	case errors.Is(err, errEntryBytes):
 		return ExtractedFile{}, opFailed(extractOp, ReasonEntryTooLarge, lp, err)
+	case errors.Is(err, errTotalBytes) && b.written > b.space:
+		return ExtractedFile{}, spaceErr(b.written, b.space)
 	case errors.Is(err, errTotalBytes):
-		return ExtractedFile{}, truncatedErr(extractOp, "max_total_bytes", x.lim.MaxTotalBytes, *written)
+		return ExtractedFile{}, truncatedErr(extractOp, "max_total_bytes", b.total, b.written)
+	case errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT):
+		return ExtractedFile{}, spaceErr(b.written, b.space)
 	case errors.Is(err, errRatio):
 		return ExtractedFile{}, opFailed(extractOp, ReasonCompressionRatio, lp, err)
 	case err != nil && x.ctx.Err() != nil:
@@ -495,7 +599,11 @@ func (x *extractor) extractOne(w *writer, f selected, written *int64) (Extracted
 	if err := dst.Sync(); err != nil {
 		return ExtractedFile{}, ioErr(extractOp, err)
 	}
-	return ExtractedFile{ArtifactID: f.artID, RelativePath: lp, SHA256: d.SHA256, BytesWritten: cw.n, Created: true}, nil
+	ef := ExtractedFile{ArtifactID: f.artID, RelativePath: lp, SHA256: d.SHA256, BytesWritten: cw.n, Created: true}
+	if f.disk != lp {
+		ef.RawNameHex = hex.EncodeToString([]byte(f.disk))
+	}
+	return ef, nil
 }
 
 var (
@@ -514,6 +622,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 		return 0, errEntryBytes
 	}
 	if c.n+int64(len(p)) > c.totalMax {
+		c.n += int64(len(p)) // counted, not written: the error reports what was asked
 		return 0, errTotalBytes
 	}
 	n, err := c.w.Write(p)
@@ -587,12 +696,13 @@ func fdPath(fd int) (string, error) {
 func (w *writer) escape(rel string) error {
 	return fault.New(fault.OutsideApprovedRoot, "An extraction write would escape output_root.",
 		"Choose an output_root no other process modifies during extraction.",
-		map[string]any{"operation": extractOp, "path": rel})
+		map[string]any{"operation": extractOp, "path": logicalOf(rel)})
 }
 
 // create makes rel's parents (0700) and rel itself (0600, O_EXCL) beneath
-// the root, one O_NOFOLLOW component at a time, and re-checks the created
-// file's realpath against the root.
+// the root, one O_NOFOLLOW component at a time, and checks that the created
+// file is the one rel names beneath the root. Every directory is recorded as
+// soon as it exists, so a failure later in the walk still removes it.
 func (w *writer) create(rel string) (int, error) {
 	parts := strings.Split(rel, "/")
 	dir := w.fd
@@ -603,17 +713,16 @@ func (w *writer) create(rel string) (int, error) {
 	}
 	defer func() { closeDir() }()
 	sofar := ""
+	const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	for _, p := range parts[:len(parts)-1] {
 		sofar = joinPath(sofar, p)
-		fd, err := unix.Openat(dir, p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err := unix.Openat(dir, p, dirFlags, 0)
 		if errors.Is(err, unix.ENOENT) {
 			if err := unix.Mkdirat(dir, p, 0o700); err != nil {
-				return -1, ioErr(extractOp, err)
+				return -1, w.fsErr(sofar, err)
 			}
-			fd, err = unix.Openat(dir, p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			if err == nil {
-				w.record(fd, sofar, true)
-			}
+			w.recordAt(dir, p, sofar, true)
+			fd, err = unix.Openat(dir, p, dirFlags, 0)
 		}
 		if errors.Is(err, unix.ENOTDIR) && isSymlinkAt(dir, p) {
 			// O_DIRECTORY|O_NOFOLLOW on a symlink reports ENOTDIR
@@ -625,7 +734,7 @@ func (w *writer) create(rel string) (int, error) {
 		case errors.Is(err, unix.ENOTDIR):
 			return -1, opFailed(extractOp, ReasonCollision, sofar, err)
 		case err != nil:
-			return -1, ioErr(extractOp, err)
+			return -1, w.fsErr(sofar, err)
 		}
 		closeDir()
 		dir = fd
@@ -636,15 +745,47 @@ func (w *writer) create(rel string) (int, error) {
 	case errors.Is(err, unix.EEXIST):
 		return -1, opFailed(extractOp, ReasonExists, rel, err)
 	case err != nil:
-		return -1, ioErr(extractOp, err)
+		return -1, w.fsErr(rel, err)
 	}
 	w.record(fd, rel, false)
-	p, err := fdPath(fd)
-	if err != nil || !strings.HasPrefix(p, w.real+"/") {
+	if !w.contains(fd, rel) {
 		unix.Close(fd)
 		return -1, w.escape(rel)
 	}
 	return fd, nil
+}
+
+// contains re-checks containment without turning the file back into a
+// path string (readlink of /proc/self/fd fails with ENAMETOOLONG once
+// output_root plus rel passes PATH_MAX, which is no escape): the root still
+// resolves to the realpath approved, and rel, resolved beneath the root
+// without symlinks, is the very inode fd holds.
+func (w *writer) contains(fd int, rel string) bool {
+	if real, err := fdPath(w.fd); err != nil || real != w.real {
+		return false
+	}
+	var st, at unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return false
+	}
+	pfd, err := openBeneath(w.fd, rel, unix.O_PATH, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pfd)
+	return unix.Fstat(pfd, &at) == nil && at.Dev == st.Dev && at.Ino == st.Ino
+}
+
+// fsErr types a failed create: a name the filesystem finds too long is
+// path_too_long, a full filesystem insufficient_space, anything else I/O.
+func (w *writer) fsErr(rel string, err error) error {
+	switch {
+	case errors.Is(err, unix.ENAMETOOLONG):
+		return opFailed(extractOp, ReasonPathTooLong, rel, err)
+	case errors.Is(err, unix.ENOSPC), errors.Is(err, unix.EDQUOT):
+		return opFailed(extractOp, ReasonInsufficientSpace, rel, err)
+	}
+	return ioErr(extractOp, err)
 }
 
 func isSymlinkAt(dir int, name string) bool {
@@ -655,6 +796,13 @@ func isSymlinkAt(dir int, name string) bool {
 func (w *writer) record(fd int, rel string, dir bool) {
 	var st unix.Stat_t
 	unix.Fstat(fd, &st)
+	w.created = append(w.created, createdPath{rel: rel, dir: dir, dev: st.Dev, ino: st.Ino})
+}
+
+// recordAt records name in dirfd, just created as rel.
+func (w *writer) recordAt(dirfd int, name, rel string, dir bool) {
+	var st unix.Stat_t
+	unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	w.created = append(w.created, createdPath{rel: rel, dir: dir, dev: st.Dev, ino: st.Ino})
 }
 
@@ -695,11 +843,8 @@ func (w *writer) cleanup() []string {
 		}
 	}
 	for _, c := range cs {
-		var st unix.Stat_t
-		if err := unix.Fstatat(w.fd, c.rel, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Ino == c.ino && st.Dev == c.dev {
-			if !slices.Contains(residual, c.rel) {
-				residual = append(residual, c.rel)
-			}
+		if !slices.Contains(residual, c.rel) && !w.gone(c) {
+			residual = append(residual, c.rel)
 		}
 	}
 	if w.createdRoot && len(residual) == 0 {
@@ -709,6 +854,21 @@ func (w *writer) cleanup() []string {
 		}
 	}
 	return residual
+}
+
+// gone reports whether c is confirmed removed: rel no longer resolves
+// beneath the root, or resolves to another inode.
+func (w *writer) gone(c createdPath) bool {
+	fd, err := openBeneath(w.fd, c.rel, unix.O_PATH, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return true
+	}
+	if err != nil {
+		return false // cannot be verified
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && (st.Ino != c.ino || st.Dev != c.dev)
 }
 
 // unlinkBeneath removes rel through its parent directory opened beneath

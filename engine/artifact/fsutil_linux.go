@@ -33,7 +33,9 @@ func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 			return fd, nil
 		case unix.EINTR, unix.EAGAIN: // EAGAIN: a concurrent rename; the kernel asks to retry
 			continue
-		case unix.ENOSYS:
+		case unix.ENOSYS, unix.ENAMETOOLONG:
+			// ENAMETOOLONG: rel is PATH_MAX or longer, which openat2 does not
+			// take in one piece; each component is short enough.
 			return openComponents(dirfd, rel, flags, mode)
 		}
 		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
@@ -126,4 +128,14 @@ func (r *dirRoot) openFile(rel string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: rel, Err: errors.New("not a regular file")}
 	}
 	return os.NewFile(uintptr(fd), r.path+"/"+rel), nil
+}
+
+// fsFree is the space available to an unprivileged writer on the
+// filesystem of fd.
+func fsFree(fd int) (int64, error) {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return 0, err
+	}
+	return int64(min(st.Bavail*uint64(st.Bsize), 1<<62)), nil
 }

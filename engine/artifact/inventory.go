@@ -200,7 +200,7 @@ func (s *inventory) container(l *listing, prefix string, cont *occ, depth int, s
 		if s.entries > s.lim.MaxEntries {
 			return truncatedErr(s.op, "max_entries", s.lim.MaxEntries, -1)
 		}
-		lp := joinPath(prefix, e.Path)
+		lp := joinPath(prefix, e.Logical)
 		if len(lp) > s.lim.MaxPathBytes {
 			return truncatedErr(s.op, "max_path_bytes", int64(s.lim.MaxPathBytes), int64(len(lp)))
 		}

@@ -35,7 +35,7 @@ func walkZip(r io.ReaderAt, size int64, lim Limits, prefixLen int, op string) (*
 			return nil, opFailed(op, ReasonUnsafePath, safeShow(f.Name), nil)
 		}
 		if seen[name] {
-			return nil, opFailed(op, ReasonCollision, name, nil)
+			return nil, opFailed(op, ReasonCollision, logicalOf(name), nil)
 		}
 		seen[name] = true
 		if n := prefixLen + len(name); n > lim.MaxPathBytes {
@@ -115,7 +115,9 @@ func readZipLink(f *zip.File) (string, error) {
 // adds the directories that deeper entry paths imply (a zip written without
 // directory entries lists the same tree as one written with them), rejects an
 // entry below a symlink (the classic link-then-write escape) as unsafe_path
-// and an entry below a file as a collision.
+// and an entry below a file as a collision. It sets every entry's logical
+// path; two entries with one logical path are a collision (§10.2), whatever
+// their raw names.
 func finishListing(l *listing, op string) error {
 	byPath := make(map[string]*entry, len(l.Entries))
 	for _, e := range l.Entries {
@@ -141,6 +143,14 @@ func finishListing(l *listing, op string) error {
 				return opFailed(op, ReasonCollision, e.Path, errors.New("entry below a file"))
 			}
 		}
+	}
+	byLogical := make(map[string]bool, len(l.Entries))
+	for _, e := range l.Entries {
+		e.Logical = logicalOf(e.Path)
+		if byLogical[e.Logical] {
+			return opFailed(op, ReasonCollision, e.Logical, errors.New("two entry names share one logical path"))
+		}
+		byLogical[e.Logical] = true
 	}
 	return nil
 }

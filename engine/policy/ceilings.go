@@ -25,6 +25,7 @@ const (
 	EnvAnalysisSnapshotRoots       = "REA_ANALYSIS_SNAPSHOT_ROOTS_JSON"
 	EnvReferenceRoots              = "REA_REFERENCE_ROOTS_JSON"
 	EnvNativeMountEnabled          = "REA_ARTIFACT_NATIVE_MOUNT_ENABLED"
+	EnvArtifactExtractRoots        = "REA_ARTIFACT_EXTRACT_ROOTS_JSON"
 	EnvProjectRoot                 = "REA_PERMISSION_PROJECT_ROOT"
 	EnvProjectStore                = "REA_PERMISSION_PROJECT_STORE"
 )
@@ -222,7 +223,18 @@ func LoadConfig(env map[string]string) (*Config, error) {
 			c.byCap[capability] = rootScope(capability, roots)
 		}
 	}
-	c.byCap[ArtifactExtract] = rootScope(ArtifactExtract, []string{"/"})
+	// artifact_extract: "/" unless the administrator narrows it (§0); an
+	// explicit [] is no ceiling, which turns extraction off.
+	extract, err := rootsVar(env, EnvArtifactExtractRoots)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case extract == nil:
+		c.byCap[ArtifactExtract] = rootScope(ArtifactExtract, []string{"/"})
+	case len(extract) > 0:
+		c.byCap[ArtifactExtract] = rootScope(ArtifactExtract, extract)
+	}
 	if mountOn {
 		s := rootScope(NativeMount, nil)
 		s.Mount = true

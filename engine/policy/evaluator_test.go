@@ -368,6 +368,17 @@ func TestCeilingsFromEnvironment(t *testing.T) {
 	if mustJSON(t, empty.Ceilings.Ceiling(ProcessCapture)) != "null" {
 		t.Fatal("process capture has a ceiling without REA_PROCESS_CAPTURE_ENABLED")
 	}
+
+	// REA_ARTIFACT_EXTRACT_ROOTS_JSON narrows artifact_extract (realpath'd
+	// like every root list); an explicit [] leaves no ceiling, so nothing
+	// may be extracted.
+	narrowed := tr.config(t, map[string]string{EnvArtifactExtractRoots: jsonList(tr.p("@/root-a/link-in"), tr.p("@/root-ab"))})
+	if got, want := narrowed.Ceilings.Ceiling(ArtifactExtract), rootScope(ArtifactExtract, []string{tr.p("@/root-a/sub"), tr.p("@/root-ab")}); !reflect.DeepEqual(got, want) {
+		t.Errorf("narrowed artifact_extract = %+v, want %+v", got, want)
+	}
+	if off := tr.config(t, map[string]string{EnvArtifactExtractRoots: "[]"}); off.Ceilings.Ceiling(ArtifactExtract) != nil {
+		t.Errorf("[] leaves artifact_extract %+v", off.Ceilings.Ceiling(ArtifactExtract))
+	}
 	// Capture enabled with loopback by default.
 	env = tr.env()
 	if c := tr.config(t, env).Ceilings.Ceiling(ProcessCapture); c.Network != NetworkLoopback {
@@ -395,6 +406,8 @@ func TestConfigurationErrors(t *testing.T) {
 		{"129 entries", map[string]string{EnvEvidenceRoots: jsonList(many...)}, EnvEvidenceRoots, ReasonTooManyEntries},
 		{"empty entry", map[string]string{EnvReferenceRoots: jsonList("")}, EnvReferenceRoots, ReasonEmptyEntry},
 		{"relative root", map[string]string{EnvAnalysisSnapshotRoots: jsonList("rel/dir")}, EnvAnalysisSnapshotRoots, ReasonRelativePath},
+		{"relative extract root", map[string]string{EnvArtifactExtractRoots: jsonList("rel/dir")}, EnvArtifactExtractRoots, ReasonRelativePath},
+		{"missing extract root", map[string]string{EnvArtifactExtractRoots: jsonList(tr.p("@/nope"))}, EnvArtifactExtractRoots, ReasonRootNotFound},
 		{"missing root", map[string]string{EnvInvestigationInputRoots: jsonList(tr.p("@/nope"))}, EnvInvestigationInputRoots, ReasonRootNotFound},
 		{"bad boolean", map[string]string{EnvProcessCaptureEnabled: "yes"}, EnvProcessCaptureEnabled, ReasonInvalidBoolean},
 		{"bad boolean case", map[string]string{EnvNativeMountEnabled: "TRUE"}, EnvNativeMountEnabled, ReasonInvalidBoolean},
