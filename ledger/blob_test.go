@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -17,7 +18,7 @@ import (
 )
 
 // recordLike is a body shaped like an Evidence page: canonical JSON with
-// repeated keys, which is what deflate is there for.
+// repeated keys, which is what compression is there for.
 func recordLike(n int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"items":[`)
@@ -58,7 +59,24 @@ func storedEncoding(t *testing.T, db *sql.DB, digest string) (encoding string, s
 	return encoding, size
 }
 
-func TestBlobsAreStoredDeflatedWhenThatPays(t *testing.T) {
+// deflated is body in the deflate encoding ledgers before schema 4 wrote.
+func deflated(t testing.TB, body []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := flate.NewWriter(&out, flate.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func TestBlobsAreStoredCompressedWhenThatPays(t *testing.T) {
 	l, path := tempLedger(t)
 	random := make([]byte, 4096)
 	rand.Read(random)
@@ -70,13 +88,13 @@ func TestBlobsAreStoredDeflatedWhenThatPays(t *testing.T) {
 	for i, want := range []struct {
 		encoding string
 		body     []byte
-	}{{"deflate", record}, {"identity", small}, {"identity", random}, {"identity", []byte{}}} {
+	}{{"snappy", record}, {"identity", small}, {"identity", random}, {"identity", []byte{}}} {
 		encoding, size := storedEncoding(t, db, digests[i])
 		if encoding != want.encoding {
 			t.Errorf("body %d (%d bytes) stored as %s, want %s", i, len(want.body), encoding, want.encoding)
 		}
-		if encoding == "deflate" && size*4 > len(want.body) {
-			t.Errorf("a %d-byte record deflated to %d bytes", len(want.body), size)
+		if encoding == "snappy" && size*4 > len(want.body) {
+			t.Errorf("a %d-byte record compressed to %d bytes", len(want.body), size)
 		}
 		got, err := l.Blob(context.Background(), digests[i])
 		if err != nil || !bytes.Equal(got, want.body) {
@@ -88,7 +106,7 @@ func TestBlobsAreStoredDeflatedWhenThatPays(t *testing.T) {
 	}
 
 	// An export carries the uncompressed bytes, and an import stores them
-	// deflated again under the same digests.
+	// compressed again under the same digests.
 	var export bytes.Buffer
 	if _, err := l.Export(context.Background(), &export, 0, 0, "test"); err != nil {
 		t.Fatal(err)
@@ -105,7 +123,7 @@ func TestBlobsAreStoredDeflatedWhenThatPays(t *testing.T) {
 	}
 	idb := rawDB(t, imported.Path())
 	defer idb.Close()
-	if encoding, _ := storedEncoding(t, idb, digests[0]); encoding != "deflate" {
+	if encoding, _ := storedEncoding(t, idb, digests[0]); encoding != "snappy" {
 		t.Fatalf("imported record stored as %s", encoding)
 	}
 	if got, err := imported.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, record) {
@@ -113,10 +131,17 @@ func TestBlobsAreStoredDeflatedWhenThatPays(t *testing.T) {
 	}
 }
 
-// A deflated body damaged underneath REA is reported like any other damaged
-// body: Verify names the event that refers to it, Blob refuses it, and an
-// export carries it so that verifying the export names it too.
-func TestDamagedDeflatedBlobIsReported(t *testing.T) {
+// A compressed body damaged underneath REA (in the encoding written now, or
+// in the deflate of ledgers before schema 4) is reported like any other
+// damaged body: Verify names the event that refers to it, Blob refuses it,
+// and an export carries it so that verifying the export names it too.
+func TestDamagedCompressedBlobIsReported(t *testing.T) {
+	for _, encoding := range []string{blobSnappy, blobDeflate} {
+		t.Run(encoding, func(t *testing.T) { testDamagedBlob(t, encoding) })
+	}
+}
+
+func testDamagedBlob(t *testing.T, encoding string) {
 	for name, damage := range map[string]string{
 		"flipped byte":        `UPDATE blobs SET data = CAST(substr(data, 1, 40) || x'00' || substr(data, 42) AS BLOB) WHERE sha256 = ?`,
 		"truncated stream":    `UPDATE blobs SET data = substr(data, 1, length(data) / 2) WHERE sha256 = ?`,
@@ -125,9 +150,16 @@ func TestDamagedDeflatedBlobIsReported(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			l, path := tempLedger(t)
-			digests := appendBodies(t, l, 1, []byte(`{"n":0}`), recordLike(100), []byte(`{"n":2}`))
+			body := recordLike(100)
+			digests := appendBodies(t, l, 1, []byte(`{"n":0}`), body, []byte(`{"n":2}`))
 			db := rawDB(t, path)
 			defer db.Close()
+			if encoding == blobDeflate {
+				mustExec(t, db, `UPDATE blobs SET data = ?, encoding = 'deflate' WHERE sha256 = ?`, deflated(t, body), digests[1])
+			}
+			if got, _ := storedEncoding(t, db, digests[1]); got != encoding {
+				t.Fatalf("stored as %s, want %s", got, encoding)
+			}
 			if _, err := db.Exec(damage, digests[1]); err != nil {
 				t.Fatal(err)
 			}
@@ -160,25 +192,35 @@ func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
 	old := recordLike(50)
 	digests := appendBodies(t, l, 1, old)
 	l.Close()
-	// Back to schema 2, as a file written by an earlier REA: the body
-	// stored plain, then migration 0003's own down, which refuses while a
-	// body is deflated.
-	down, err := fs.ReadFile(migrations.FS, "0003_blob_encoding.down.sql")
+	// Back to schema 2, as a file written by an earlier REA: migration
+	// 0004's and 0003's own downs, which refuse while a body is stored
+	// compressed in an encoding the older schema cannot name, then with the
+	// body stored plain.
+	down4, err := fs.ReadFile(migrations.FS, "0004_blob_snappy.down.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down3, err := fs.ReadFile(migrations.FS, "0003_blob_encoding.down.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	if _, err := db.Exec(string(down)); err == nil {
-		t.Fatal("the down migration ran with a deflated body stored")
+	if _, err := db.Exec(string(down4)); err == nil {
+		t.Fatal("the 0004 down migration ran with a snappy body stored")
+	}
+	mustExec(t, db, `UPDATE blobs SET data = ?, encoding = 'deflate'`, deflated(t, old))
+	mustExec(t, db, string(down4))
+	if _, err := db.Exec(string(down3)); err == nil {
+		t.Fatal("the 0003 down migration ran with a deflated body stored")
 	}
 	mustExec(t, db, `UPDATE blobs SET data = CAST(? AS BLOB), encoding = 'identity'`, old)
-	mustExec(t, db, string(down))
+	mustExec(t, db, string(down3))
 	mustExec(t, db, `UPDATE schema_migrations SET version = 2`)
 	db.Close()
 
 	l = openTest(t, path, Options{})
-	if v, err := l.SchemaVersion(context.Background()); err != nil || v != 3 {
-		t.Fatalf("schema version %d (%v), want 3", v, err)
+	if v, err := l.SchemaVersion(context.Background()); err != nil || v != 4 {
+		t.Fatalf("schema version %d (%v), want 4", v, err)
 	}
 	if got, err := l.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, old) {
 		t.Fatalf("schema-2 body: %v", err)
@@ -190,12 +232,47 @@ func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
 	}
 }
 
-func TestInflateIsBounded(t *testing.T) {
+// A ledger at schema 3 holds deflated bodies: after migration 0004 they
+// read and verify as before, beside the snappy bodies written since.
+func TestSchema3DeflatedBodiesStillRead(t *testing.T) {
+	l, path := tempLedger(t)
+	old := recordLike(70)
+	digests := appendBodies(t, l, 1, old)
+	l.Close()
+	db := rawDB(t, path)
+	mustExec(t, db, `UPDATE blobs SET data = ?, encoding = 'deflate' WHERE sha256 = ?`, deflated(t, old), digests[0])
+	db.Close()
+	l = openTest(t, path, Options{})
+	if got, err := l.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, old) {
+		t.Fatalf("deflated body: %v", err)
+	}
+	newer := appendBodies(t, l, 2, recordLike(40))
+	if rep, err := l.Verify(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	db = rawDB(t, path)
+	defer db.Close()
+	if enc, _ := storedEncoding(t, db, newer[0]); enc != blobSnappy {
+		t.Fatalf("new body stored as %s", enc)
+	}
+}
+
+func TestDecodeIsBounded(t *testing.T) {
 	body := bytes.Repeat([]byte("0"), 1001)
 	stored, encoding := encodeBlob(body)
-	if encoding != blobDeflate {
+	if encoding != blobSnappy {
 		t.Fatalf("stored as %s", encoding)
 	}
+	if got, err := unsnappy(stored, 1001); err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("snappy at the bound: %v", err)
+	}
+	if _, err := unsnappy(stored, 1000); !errors.Is(err, errBlobEncoding) {
+		t.Fatalf("snappy over the bound: %v", err)
+	}
+	if _, err := decodeBlob([]byte("not snappy"), blobSnappy); !errors.Is(err, errBlobEncoding) {
+		t.Fatalf("snappy garbage: %v", err)
+	}
+	stored = deflated(t, body)
 	if got, err := inflate(stored, 1001); err != nil || !bytes.Equal(got, body) {
 		t.Fatalf("at the bound: %v", err)
 	}
@@ -211,32 +288,36 @@ func TestInflateIsBounded(t *testing.T) {
 }
 
 // FuzzDecodeBlob: a stored body is bytes from a file anyone with write
-// access can edit; decoding it must end in bytes or errBlobEncoding,
-// bounded, never a panic.
+// access can edit; decoding it, as either compressed encoding, must end in
+// bytes or errBlobEncoding, bounded, never a panic.
 func FuzzDecodeBlob(f *testing.F) {
 	stored, _ := encodeBlob(recordLike(20))
 	f.Add(stored, true)
+	f.Add(deflated(f, recordLike(20)), true)
 	f.Add([]byte(`{"n":1}`), false)
-	f.Add([]byte{0x01, 0x00, 0x00, 0xff, 0xff}, true) // a stored block claiming 0 bytes
+	f.Add([]byte{0x01, 0x00, 0x00, 0xff, 0xff}, true) // a stored deflate block claiming 0 bytes
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, true) // a snappy block claiming 4 GiB
 	f.Add([]byte{}, true)
-	f.Fuzz(func(t *testing.T, data []byte, deflated bool) {
-		encoding := blobIdentity
-		if deflated {
-			encoding = blobDeflate
+	f.Fuzz(func(t *testing.T, data []byte, compressed bool) {
+		encodings := []string{blobIdentity}
+		if compressed {
+			encodings = []string{blobSnappy, blobDeflate}
 		}
-		out, err := decodeBlob(data, encoding)
-		if err != nil && !errors.Is(err, errBlobEncoding) {
-			t.Fatalf("untyped error %v", err)
-		}
-		if len(out) > maxDeflateSize {
-			t.Fatalf("inflated to %d bytes", len(out))
-		}
-		if err == nil && deflated {
-			// Whatever inflates must deflate and inflate back to itself.
-			again, enc := encodeBlob(out)
-			back, err := decodeBlob(again, enc)
-			if err != nil || !bytes.Equal(back, out) {
-				t.Fatalf("round trip of %d bytes: %v", len(out), err)
+		for _, encoding := range encodings {
+			out, err := decodeBlob(data, encoding)
+			if err != nil && !errors.Is(err, errBlobEncoding) {
+				t.Fatalf("%s: untyped error %v", encoding, err)
+			}
+			if len(out) > maxDecodedSize {
+				t.Fatalf("%s: decoded to %d bytes", encoding, len(out))
+			}
+			if err == nil && compressed {
+				// Whatever decodes must encode and decode back to itself.
+				again, enc := encodeBlob(out)
+				back, err := decodeBlob(again, enc)
+				if err != nil || !bytes.Equal(back, out) {
+					t.Fatalf("%s: round trip of %d bytes: %v", encoding, len(out), err)
+				}
 			}
 		}
 	})
