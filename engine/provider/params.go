@@ -109,6 +109,12 @@ func (p Page[T]) cut(n int) Page[T] {
 	return p
 }
 
+// Prefix is the page holding its first n items only, resumable after them,
+// as the byte budget would cut it. It lets a producer stop materializing
+// items once those it has certainly exceed ResultBudget: the cut when the
+// page is encoded then falls among the items it kept.
+func (p Page[T]) Prefix(n int) Page[T] { return p.cut(n) }
+
 // overBudget reports whether items of itemBytes in all (commas included)
 // exceed the budget with the envelope; the first item is always kept.
 func overBudget(i, itemBytes int) bool { return i > 0 && itemBytes+pageEnvelope > ResultBudget }

@@ -355,7 +355,8 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
 	six := n.six
 	page := provider.PageOf(six.entries, offset, limit)
 	start := min(offset, len(six.entries))
-	items := make([]ProcedureItem, len(page.Items))
+	items := make([]ProcedureItem, 0, len(page.Items))
+	least := 0 // a lower bound of the items' canonical bytes
 	for i := range page.Items {
 		addr, value, aliases := n.procedureNames(start + i)
 		it := ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases}
@@ -366,10 +367,29 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
 			it.Procedure.Thunk = it.Procedure.Thunk || s.flags&flagThunk != 0
 		}
 		it.Procedure.ThunkTarget = six.thunkTarget(addr)
-		items[i] = it
+		items = append(items, it)
+		// Names are most of a page: once the items so far cannot fit the
+		// byte budget, the rest of the page would be built only to be cut.
+		if least += it.leastCanonicalSize() + 1; least > provider.ResultBudget {
+			break
+		}
 	}
 	return provider.Page[ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
-		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}.Prefix(len(items))
+}
+
+// procedureItemSkeleton is a ProcedureItem's canonical form with empty
+// strings, no aliases and the shortest values of its other members.
+const procedureItemSkeleton = `{"address":"","aliases":[],"procedure":{"external":true,"thunk":true,"thunk_target":null},"value":""}`
+
+// leastCanonicalSize is a lower bound of the item's canonical bytes
+// (escaping only adds to its strings).
+func (it ProcedureItem) leastCanonicalSize() int {
+	n := len(procedureItemSkeleton) + len(it.Address) + len(it.Value)
+	for _, a := range it.Aliases {
+		n += len(a) + 2
+	}
+	return n
 }
 
 // namePage lists the names, with the user's names merged in: a user name is

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -230,4 +233,65 @@ func TestResolveContainingStripped(t *testing.T) {
 			t.Errorf("resolve inside stub %s %s: %+v", p.Value, p.Address, got)
 		}
 	}
+}
+
+// A page of procedures is built only as far as the byte budget can reach,
+// and no shorter: on a library of long C++ names every page at the largest
+// limit is exactly the full listing's slice that fits the budget, and one
+// item more would not fit.
+func TestProcedurePagesStopAtTheByteBudget(t *testing.T) {
+	const lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
+	if _, err := os.Stat(lib); err != nil {
+		msg := fmt.Sprintf("%s is not installed (Debian package libstdc++6): %v", lib, err)
+		if requireAll() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	c := startOn(t, New("test"), targetFor(t, lib))
+	var full []ProcedureItem // one item a call: every item fits
+	for off := int64(0); ; off++ {
+		p := do(t, c, OpListProcedures, provider.Params{"offset": off, "limit": int64(1), "document": nil}).Normalized.(provider.Page[ProcedureItem])
+		full = append(full, p.Items...)
+		if p.NextOffset == nil {
+			break
+		}
+	}
+	cut := 0
+	for off := 0; off < len(full); {
+		p := do(t, c, OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(maxPageResults), "document": nil}).Normalized.(provider.Page[ProcedureItem])
+		b, _ := p.AppendCanonical(nil)
+		var enc struct {
+			Items      []ProcedureItem `json:"items"`
+			NextOffset *int            `json:"next_offset"`
+		}
+		if err := json.Unmarshal(b, &enc); err != nil {
+			t.Fatal(err)
+		}
+		n := len(enc.Items)
+		if n == 0 || !reflect.DeepEqual(enc.Items, full[off:off+n]) {
+			t.Fatalf("page at %d: %d items differ from the listing's", off, n)
+		}
+		if len(b) > provider.ResultBudget && n > 1 {
+			t.Fatalf("page at %d is %d bytes", off, len(b))
+		}
+		if end := off + n; end < len(full) {
+			if enc.NextOffset == nil || *enc.NextOffset != end {
+				t.Fatalf("page at %d: next_offset %v, want %d", off, enc.NextOffset, end)
+			}
+			if n < maxPageResults {
+				cut++
+				more := provider.Page[ProcedureItem]{Items: full[off : end+1], Offset: off, Limit: maxPageResults}
+				b, _ := more.AppendCanonical(nil)
+				if got := bytes.Count(b, []byte(`{"address":`)); got != n {
+					t.Fatalf("page at %d stopped at %d items, but %d fit the budget", off, n, got)
+				}
+			}
+		}
+		off += n
+	}
+	if cut == 0 {
+		t.Fatalf("no page of %d procedures reached the byte budget: the test proves nothing", len(full))
+	}
+	t.Logf("%d procedures, %d pages cut by the byte budget", len(full), cut)
 }
