@@ -88,6 +88,7 @@ type stdioTransport struct {
 // once no request is running any more, before the session is unregistered,
 // with what ended the connection.
 func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, end func(error)) error {
+	growPipe(w)
 	t := &stdioTransport{srv: srv, out: w, unread: unreadFunc(w), slots: make(chan struct{}, maxInFlight)}
 	t.sess = &stdioSession{t: t, notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan elicitationAnswer{}}
 	if err := srv.RegisterSession(ctx, t.sess); err != nil {

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package tools
+
+import "io"
+
+func growPipe(io.Writer) {}
