@@ -374,8 +374,9 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
 			break
 		}
 	}
+	page = page.Prefix(len(items))
 	return provider.Page[ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
-		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}.Prefix(len(items))
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
 }
 
 // procedureItemSkeleton is a ProcedureItem's canonical form with empty

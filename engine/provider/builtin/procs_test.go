@@ -260,6 +260,11 @@ func TestProcedurePagesStopAtTheByteBudget(t *testing.T) {
 	cut := 0
 	for off := 0; off < len(full); {
 		p := do(t, c, OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(maxPageResults), "document": nil}).Normalized.(provider.Page[ProcedureItem])
+		if p.Returned != len(p.Items) || (p.NextOffset == nil) != (off+len(p.Items) == len(full)) ||
+			(p.NextOffset != nil && *p.NextOffset != off+len(p.Items)) || p.Truncated != (p.NextOffset != nil) {
+			t.Fatalf("page at %d holds %d items but says returned %d, next_offset %v, truncated %v",
+				off, len(p.Items), p.Returned, p.NextOffset, p.Truncated)
+		}
 		b, _ := p.AppendCanonical(nil)
 		var enc struct {
 			Items      []ProcedureItem `json:"items"`
