@@ -26,7 +26,7 @@ var (
 
 // benchTree is a large real JavaScript tree: REA_JSAPP_BENCH_TREE, or the
 // typescript@5 package that npm installs once into the temp directory.
-func benchTree(b *testing.B) string {
+func benchTree(b testing.TB) string {
 	benchOnce.Do(func() {
 		if p := os.Getenv("REA_JSAPP_BENCH_TREE"); p != "" {
 			benchRoot = p

@@ -319,3 +319,17 @@ func TestPrefilterNPMTree(t *testing.T) {
 		t.Fatalf("only %d files parsed in %s", ref.Statistics.ParsedJavaScriptFiles, root)
 	}
 }
+
+// TestPrefilterBenchTree compares the two on the benchmark's tree
+// (typescript@5 unless REA_JSAPP_BENCH_TREE names another).
+func TestPrefilterBenchTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses the benchmark tree (15 MB of JavaScript) twice")
+	}
+	root := benchTree(t)
+	ref, pre := analyzeBoth(t, root, benchLimits())
+	t.Logf("%s: every file parsed %+v; the analysis %+v", root, ref.Statistics, pre.Statistics)
+	if ref.Statistics.ParsedJavaScriptFiles+ref.Statistics.ParseFailures < 5 {
+		t.Fatalf("only %d files parsed in %s", ref.Statistics.ParsedJavaScriptFiles, root)
+	}
+}
