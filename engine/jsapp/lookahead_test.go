@@ -23,6 +23,7 @@ func TestLookaheadIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	writeTree(t, filepath.Join(root, "must"), mustTree) // preloads parsed late
 	root = realAbs(t, root)
 	full, err := analyzeWith(context.Background(), Request{InputPath: root, Limits: DefaultLimits()}, nil, options{procs: 1})
 	if err != nil {
