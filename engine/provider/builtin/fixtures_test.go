@@ -124,7 +124,14 @@ func keyedFixture(t testing.TB, name string, key []string, build func(dir, out s
 		if skip != "" || err != nil {
 			return "", skip, err
 		}
-		return out, "", os.Link(built, out)
+		if os.Link(built, out) == nil {
+			return out, "", nil
+		}
+		b, err := os.ReadFile(built) // a file system without hard links
+		if err == nil {
+			err = os.WriteFile(out, b, 0o755)
+		}
+		return out, "", err
 	})
 	if skip != "" {
 		if requireAll() {
