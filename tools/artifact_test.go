@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -440,6 +442,30 @@ func TestAnalyzeJavaScriptApplication(t *testing.T) {
 	}](t, s.ok("get_evidence_bundle", map[string]any{"evidence_ids": []string{sum.Evidence.EvidenceID}}).Structured)
 	if len(b.Result.Bundle.Records) != 1 || b.Result.Bundle.Records[0].NormalizedResult["electron"] == nil {
 		t.Fatalf("bundle record lacks the full result")
+	}
+}
+
+// TestAnalyzeJavaScriptApplicationScans: through a real rea mcp, a selected
+// file that names none of the five Electron APIs is scanned, not parsed, and
+// the statistics say so (CONTRACTS.md §0, §11.2): the fixture's worker.js.
+func TestAnalyzeJavaScriptApplicationScans(t *testing.T) {
+	app, err := filepath.Abs("../engine/jsapp/testdata/electronapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startStdio(t, filepath.Join(t.TempDir(), "ledger.db"))
+	r := decode[struct {
+		Result struct {
+			Statistics  map[string]any `json:"statistics"`
+			Limitations []string       `json:"limitations"`
+		} `json:"result"`
+	}](t, s.ok("analyze_javascript_application", map[string]any{"input_path": app}).Structured).Result
+	st := r.Statistics
+	if n := fmt.Sprintf("%v %v %v", st["parsed_javascript_files"], st["scanned_javascript_files"], st["parse_failures"]); n != "3 1 0" {
+		t.Fatalf("statistics %v", st)
+	}
+	if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.HasPrefix(l, "1 JavaScript file(s) name no Electron API") }) {
+		t.Fatalf("limitations %q", r.Limitations)
 	}
 }
 

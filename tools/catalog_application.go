@@ -72,7 +72,7 @@ func catAnalyzeJavaScriptApplication() Spec {
 		"renderer_listeners", "dynamic_channel_operations", "paired", "ambiguous", "unpaired",
 		"utility_processes", "native_addons")
 	statistics := counts("entries", "relevant_files", "text_files_selected", "text_bytes_read",
-		"omitted_text_files", "policy_filtered_text_files", "invalid_utf8_files", "parsed_javascript_files",
+		"omitted_text_files", "policy_filtered_text_files", "invalid_utf8_files", "parsed_javascript_files", "scanned_javascript_files",
 		"visited_ast_nodes", "findings", "parse_failures")
 	// truncated_scopes names the budgets that stopped the analysis (§11.3).
 	statistics["properties"].(scM)["truncated_scopes"] = scList(scString())

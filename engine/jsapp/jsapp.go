@@ -19,6 +19,10 @@
 //   - The application's package.json is the shallowest one outside
 //     node_modules (ties in byte order); main resolves like Node
 //     (main, main.js, main/index.js; index.js when main is absent).
+//   - A JavaScript file that names none of the five Electron APIs (and is
+//     neither the main entry nor a preload) is scanned, not parsed (§11.2;
+//     mentionsElectronAPI says why no finding is lost). A file scanned
+//     before a window named it as its preload is parsed when named.
 //   - Files that are not valid UTF-8 are counted, not parsed. The parser's own
 //     nesting bound (1000 statements or expressions) makes deeper files parse
 //     failures, which bounds the walk's depth.
@@ -67,18 +71,16 @@ func Analyze(ctx context.Context, req Request, rep progress.Reporter) (*Result, 
 	return analyzeWith(ctx, req, rep, options{})
 }
 
-// options select analysis variants that CONTRACTS.md §11 does not allow as
-// the tool's behaviour; the zero value is the contract exactly.
+// options select analysis variants; the zero value is CONTRACTS.md §11
+// exactly.
 type options struct {
-	// prefilter parses only the JavaScript files in which an Electron API
-	// name occurs as bytes (mentionsElectronAPI). The findings are the same
-	// (a file without those bytes cannot yield one), but §11.2 makes every
-	// selected file a parsed file: with the prefilter,
-	// parsed_javascript_files, visited_ast_nodes and parse_failures count
-	// only the files actually parsed, and the AST node budget is spent on
-	// them alone. Kept for the benchmark that measures what that meaning
-	// would buy.
-	prefilter bool
+	// parseAll parses every selected JavaScript file, as the first edition
+	// of §11.2 did, instead of scanning the files that name no Electron API
+	// (mentionsElectronAPI). The findings are the same; only
+	// parsed_javascript_files, visited_ast_nodes, parse_failures and
+	// scanned_javascript_files differ. Tests use it to prove that, the
+	// benchmark to show what the prefilter saves; MCP clients cannot set it.
+	parseAll bool
 
 	// procs is how many files are scanned at once (lookahead); 0 means
 	// GOMAXPROCS. The result does not depend on it.
@@ -221,12 +223,19 @@ type app struct {
 	overFile   int64 // files over max_text_file_bytes
 	unresolved int
 
-	opts        options
-	prefiltered int64 // JavaScript files scanned for API names, not parsed
+	opts options
+	// must are the files parsed whatever their bytes (§11.2): the main
+	// entry and the preload files, as they are discovered.
+	must map[*entry]bool
+	// scanned are the files the prefilter left unparsed; one of them named
+	// as a preload later is parsed then (late).
+	scanned map[*entry]bool
+	late    []*entry
 }
 
 func newApp(inv *inventory, lim Limits) *app {
-	a := &app{inv: inv, lim: lim, byPath: map[string]*entry{}, files: map[string]*fileFindings{}, scopes: map[string]bool{}}
+	a := &app{inv: inv, lim: lim, byPath: map[string]*entry{}, files: map[string]*fileFindings{}, scopes: map[string]bool{},
+		must: map[*entry]bool{}, scanned: map[*entry]bool{}}
 	for _, e := range inv.entries {
 		a.byPath[e.path] = e
 	}
@@ -293,7 +302,29 @@ func (a *app) parse(ctx context.Context, rep progress.Reporter) error {
 	budget := time.Duration(a.lim.MaxParseMilliseconds) * time.Millisecond
 	next := 0
 	processed := 0
+files:
 	for {
+		// A file scanned before it was named as a preload is parsed now;
+		// its bytes and its place among max_text_files are already counted.
+		for len(a.late) > 0 {
+			e := a.late[0]
+			a.late = a.late[1:]
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if time.Since(start) > budget {
+				a.scopes["max_parse_milliseconds"] = true
+				break files
+			}
+			src, err := e.read()
+			if err != nil {
+				return fault.Internal(Operation, err)
+			}
+			a.stats.ScannedJavaScriptFiles--
+			if a.readJS(e, src, &front, nil) {
+				break files
+			}
+		}
 		var e *entry
 		for len(front) > 0 && e == nil {
 			if !done[front[0]] {
@@ -353,8 +384,9 @@ func (a *app) parse(ctx context.Context, rep progress.Reporter) error {
 			a.stats.InvalidUTF8Files++
 		} else if isPackageJSON(e.path) {
 			a.readPackage(e, src, e == pkgEntry, &front)
-		} else if a.opts.prefilter && !mentionsElectronAPI(src) {
-			a.prefiltered++
+		} else if !a.opts.parseAll && !a.must[e] && !j.namesAPI(src) {
+			a.stats.ScannedJavaScriptFiles++
+			a.scanned[e] = true
 		} else {
 			stop := a.readJS(e, src, &front, j)
 			if stop {
@@ -412,10 +444,21 @@ func (a *app) readPackage(e *entry, src []byte, isApp bool, front *[]*entry) {
 		if f, ok := a.byPath[c]; ok && f.kind == kindFile {
 			c := c
 			a.pkg.MainResolved = &c
-			*front = append(*front, f)
+			a.mustParse(f, front)
 			break
 		}
 	}
+}
+
+// mustParse queues the main entry or a preload file, which §11.2 parses
+// whatever its bytes; one the prefilter already scanned is parsed late.
+func (a *app) mustParse(e *entry, front *[]*entry) {
+	a.must[e] = true
+	if a.scanned[e] {
+		delete(a.scanned, e)
+		a.late = append(a.late, e)
+	}
+	*front = append(*front, e)
 }
 
 // readJS scans one file and queues the entrypoints it names; it reports
@@ -443,7 +486,7 @@ func (a *app) readJS(e *entry, src []byte, front *[]*entry, j *job) bool {
 	for _, w := range f.windows {
 		if w.preload != nil {
 			if p, ok := a.byPath[*w.preload]; ok {
-				*front = append(*front, p)
+				a.mustParse(p, front)
 			}
 		}
 	}
@@ -714,8 +757,8 @@ func (a *app) limitations(st Statistics) []string {
 	if st.ParseFailures > 0 {
 		out = append(out, strconv.FormatInt(st.ParseFailures, 10)+" file(s) failed to parse and were not analyzed")
 	}
-	if a.prefiltered > 0 {
-		out = append(out, strconv.FormatInt(a.prefiltered, 10)+" JavaScript file(s) name no Electron API and were scanned, not parsed: their AST nodes and syntax errors are not counted")
+	if st.ScannedJavaScriptFiles > 0 {
+		out = append(out, strconv.FormatInt(st.ScannedJavaScriptFiles, 10)+" JavaScript file(s) name no Electron API and were scanned, not parsed: their AST nodes and syntax errors are not counted")
 	}
 	if st.InvalidUTF8Files > 0 {
 		out = append(out, strconv.FormatInt(st.InvalidUTF8Files, 10)+" file(s) are not valid UTF-8 and were not parsed")

@@ -28,6 +28,8 @@ type job struct {
 	done    chan struct{}
 
 	// Set before done is closed.
+	checked bool // names was computed
+	names   bool // mentionsElectronAPI(src)
 	scanned bool
 	f       *fileFindings
 	err     error
@@ -95,13 +97,20 @@ func (l *lookahead) start(e *entry) {
 	}
 	maxNodes := a.lim.MaxASTNodes - a.stats.VisitedASTNodes
 	maxFindings := a.lim.MaxFindings - a.stats.Findings
-	prefilter := a.opts.prefilter
+	// A file that becomes a preload later is scanned again at commit.
+	prefilter := !a.opts.parseAll && !a.must[e]
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
 		defer close(j.done)
-		if !utf8.Valid(j.src) || (prefilter && !mentionsElectronAPI(j.src)) {
+		if !utf8.Valid(j.src) {
 			return
+		}
+		if prefilter {
+			j.checked, j.names = true, mentionsElectronAPI(j.src)
+			if !j.names {
+				return
+			}
 		}
 		j.f, j.err = safeScan(e.path, j.src, maxNodes, maxFindings)
 		j.scanned = true
@@ -129,4 +138,13 @@ func (j *job) fits(maxNodes, maxFindings int64) bool {
 	}
 	f := j.f
 	return !f.nodesExceeded && !f.findingsFull && f.nodes <= maxNodes && f.count() <= maxFindings
+}
+
+// namesAPI is mentionsElectronAPI(src), taken from the job when it was
+// computed there. j may be nil; when not, it must be done and src its bytes.
+func (j *job) namesAPI(src []byte) bool {
+	if j != nil && j.checked {
+		return j.names
+	}
+	return mentionsElectronAPI(src)
 }

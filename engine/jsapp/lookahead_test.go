@@ -23,6 +23,7 @@ func TestLookaheadIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	writeTree(t, filepath.Join(root, "must"), mustTree) // preloads parsed late
 	root = realAbs(t, root)
 	full, err := analyzeWith(context.Background(), Request{InputPath: root, Limits: DefaultLimits()}, nil, options{procs: 1})
 	if err != nil {
@@ -50,14 +51,14 @@ func TestLookaheadIsExact(t *testing.T) {
 		variants = append(variants, l)
 	}
 	for _, l := range variants {
-		for _, prefilter := range []bool{false, true} {
+		for _, parseAll := range []bool{false, true} {
 			req := Request{InputPath: root, Limits: l}
-			seq, err := analyzeWith(context.Background(), req, nil, options{procs: 1, prefilter: prefilter})
+			seq, err := analyzeWith(context.Background(), req, nil, options{procs: 1, parseAll: parseAll})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, procs := range []int{2, 5} {
-				par, err := analyzeWith(context.Background(), req, nil, options{procs: procs, prefilter: prefilter})
+				par, err := analyzeWith(context.Background(), req, nil, options{procs: procs, parseAll: parseAll})
 				if err != nil {
 					t.Fatal(err)
 				}

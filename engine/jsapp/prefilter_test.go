@@ -14,18 +14,19 @@ import (
 	"github.com/rea-re/rea/internal/testkit"
 )
 
-// analyzeBoth runs the contract analysis (every selected file parsed) and the
-// prefiltered one on root. Apart from the three parse statistics and the
+// analyzeBoth runs the analysis as the contract defines it (files that name
+// no Electron API scanned, not parsed) and with every selected file parsed
+// (options.parseAll) on root. Apart from the parse statistics and the
 // limitation lines that report them, the results must be identical; the
 // statistics must account for every file the prefilter left unparsed.
 func analyzeBoth(t *testing.T, root string, lim Limits) (ref, pre *Result) {
 	t.Helper()
 	req := Request{InputPath: root, Limits: lim}
-	ref, err := analyzeWith(context.Background(), req, nil, options{})
+	ref, err := analyzeWith(context.Background(), req, nil, options{parseAll: true})
 	if err != nil {
-		t.Fatalf("reference: %v", err)
+		t.Fatalf("every file parsed: %v", err)
 	}
-	pre, err = analyzeWith(context.Background(), req, nil, options{prefilter: true})
+	pre, err = Analyze(context.Background(), req, nil)
 	if err != nil {
 		t.Fatalf("prefilter: %v", err)
 	}
@@ -33,32 +34,34 @@ func analyzeBoth(t *testing.T, root string, lim Limits) (ref, pre *Result) {
 		t.Fatalf("a budget was reached (%v, %v): the two would legitimately differ", ref.Statistics.TruncatedScopes, pre.Statistics.TruncatedScopes)
 	}
 	rs, ps := ref.Statistics, pre.Statistics
-	skipped := int64(0)
 	var rl, pl []string
 	for _, l := range ref.Limitations {
 		if !strings.Contains(l, "failed to parse") {
 			rl = append(rl, l)
 		}
 	}
+	scannedLine := ""
 	for _, l := range pre.Limitations {
 		switch {
 		case strings.Contains(l, "scanned, not parsed"):
-			n, err := strconv.ParseInt(strings.Fields(l)[0], 10, 64)
-			if err != nil {
-				t.Fatalf("limitation %q", l)
-			}
-			skipped = n
+			scannedLine = l
 		case !strings.Contains(l, "failed to parse"):
 			pl = append(pl, l)
 		}
 	}
+	if rs.ScannedJavaScriptFiles != 0 {
+		t.Fatalf("every file parsed, yet %d scanned", rs.ScannedJavaScriptFiles)
+	}
+	if want := strconv.FormatInt(ps.ScannedJavaScriptFiles, 10) + " "; (ps.ScannedJavaScriptFiles > 0) != strings.HasPrefix(scannedLine, want) {
+		t.Fatalf("scanned_javascript_files %d, limitation %q", ps.ScannedJavaScriptFiles, scannedLine)
+	}
 	if ps.ParsedJavaScriptFiles > rs.ParsedJavaScriptFiles || ps.ParseFailures > rs.ParseFailures || ps.VisitedASTNodes > rs.VisitedASTNodes ||
-		ps.ParsedJavaScriptFiles+ps.ParseFailures+skipped != rs.ParsedJavaScriptFiles+rs.ParseFailures {
-		t.Fatalf("statistics do not account for the prefiltered files (%d):\n ref %+v\n pre %+v", skipped, rs, ps)
+		ps.ParsedJavaScriptFiles+ps.ParseFailures+ps.ScannedJavaScriptFiles != rs.ParsedJavaScriptFiles+rs.ParseFailures {
+		t.Fatalf("statistics do not account for the scanned files:\n all %+v\n pre %+v", rs, ps)
 	}
 	norm := *pre
-	norm.Statistics.ParsedJavaScriptFiles, norm.Statistics.ParseFailures, norm.Statistics.VisitedASTNodes =
-		rs.ParsedJavaScriptFiles, rs.ParseFailures, rs.VisitedASTNodes
+	norm.Statistics.ParsedJavaScriptFiles, norm.Statistics.ParseFailures, norm.Statistics.VisitedASTNodes, norm.Statistics.ScannedJavaScriptFiles =
+		rs.ParsedJavaScriptFiles, rs.ParseFailures, rs.VisitedASTNodes, 0
 	norm.Limitations = pl
 	refNorm := *ref
 	refNorm.Limitations = rl
@@ -66,12 +69,121 @@ func analyzeBoth(t *testing.T, root string, lim Limits) (ref, pre *Result) {
 	return ref, pre
 }
 
+// writeTree writes files (slash-separated names) below root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, src := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPrefilterFixture compares the two on the fixture application, as a
+// directory and packed as ASAR.
 func TestPrefilterFixture(t *testing.T) {
-	ref, pre := analyzeBoth(t, realAbs(t, fixtureDir), DefaultLimits())
-	// Every JavaScript file of the fixture names an Electron API except the
-	// worker, which the prefilter skips.
-	if d := ref.Statistics.ParsedJavaScriptFiles - pre.Statistics.ParsedJavaScriptFiles; d != 1 {
-		t.Fatalf("prefilter skipped %d files, want 1 (src/worker.js)", d)
+	check := func(t *testing.T, root string) {
+		ref, pre := analyzeBoth(t, root, DefaultLimits())
+		// Every JavaScript file of the fixture names an Electron API except
+		// the worker (a utility process entrypoint, not a preload).
+		if d := ref.Statistics.ParsedJavaScriptFiles - pre.Statistics.ParsedJavaScriptFiles; d != 1 || pre.Statistics.ScannedJavaScriptFiles != 1 {
+			t.Fatalf("prefilter skipped %d files (scanned %d), want 1 (src/worker.js)", d, pre.Statistics.ScannedJavaScriptFiles)
+		}
+	}
+	t.Run("directory", func(t *testing.T) { check(t, realAbs(t, fixtureDir)) })
+	t.Run("asar", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "app.asar")
+		packASAR(t, realAbs(t, fixtureDir), out)
+		check(t, realAbs(t, out))
+	})
+}
+
+// escapes reach (or seem to reach) an Electron API without its bytes:
+// escaped identifiers and member names, escaped or concatenated strings in
+// computed member access, quoted destructuring and import keys. scanJS
+// recognizes none of them, so the prefilter, which scans these files, loses
+// nothing. If a parser upgrade starts decoding escapes, TestPrefilterEscapes
+// fails and mentionsElectronAPI must parse such files too.
+var escapes = map[string]string{
+	"id-escape.js":       "\\u0069pcMain.on('a', f);\n",
+	"id-brace-escape.js": "\\u{69}pcMain.handle('a', f);\n",
+	"member-escape.js":   "const electron = require('electron');\nelectron.\\u0069pcMain.on('a', f);\n",
+	"ctor-escape.js":     "new \\u0042rowserWindow({ webPreferences: { nodeIntegration: true } });\n",
+	"bridge-escape.js":   "\\u0063ontextBridge.exposeInMainWorld('api', { a: 1 });\n",
+	"fork-escape.js":     "utility\\u0050rocess.fork('w.js');\n",
+	"destructure.js":     "const { \\u0069pcRenderer: r } = require('electron');\nr.invoke('a');\n",
+	"quoted-key.js":      "const { 'ipc\\u004dain': m } = require('electron');\nm.on('a', f);\n",
+	"import-key.mjs":     "import { \"ipc\\u0052enderer\" as r } from 'electron';\nr.send('a');\n",
+	"concat.js":          "const electron = require('electron');\nelectron['ipc' + 'Main'].on('a', f);\nnew electron['Browser' + 'Window']({});\n",
+	"string-escape.js":   "const electron = require('electron');\nelectron['\\x69pcMain'].handle('a', f);\nelectron[\"\\u0069pcRenderer\"].send('a');\n",
+	"computed.js":        "const k = 'ipc', e = require('electron');\ne[k + 'Main'].on('a', f);\n",
+	"template.js":        "const e = require('electron');\ne[`ipc${'Main'}`].on('a', f);\n",
+}
+
+func TestPrefilterEscapes(t *testing.T) {
+	for name, src := range escapes {
+		if mentionsElectronAPI([]byte(src)) {
+			t.Fatalf("%s names an API as bytes; it tests nothing", name)
+		}
+		f, err := scanJS(name, []byte(src), 1e6, 1e4)
+		if err != nil {
+			t.Errorf("%s does not parse (%v): it tests nothing", name, err)
+			continue
+		}
+		if f.count() > 0 || f.unresolvedPaths > 0 {
+			t.Errorf("%s: the parser path found %+v: the prefilter would lose it", name, f)
+		}
+	}
+	// The same forms with the API's bytes present are parsed and found.
+	for _, src := range []string{"ipcMain.on('a', f);", "const { ipcRenderer: r } = require('electron'); r.invoke('a');",
+		"new BrowserWindow({});", "contextBridge.exposeInMainWorld('api', {});", "utilityProcess.fork('w.js');"} {
+		if f, err := scanJS("c.js", []byte(src), 1e6, 1e4); err != nil || f.count() != 1 || !mentionsElectronAPI([]byte(src)) {
+			t.Errorf("control %q: %+v %v", src, f, err)
+		}
+	}
+	root := t.TempDir()
+	writeTree(t, root, escapes)
+	writeTree(t, root, map[string]string{"package.json": `{"name":"escapes","main":"main.js"}`, "main.js": "let x = 1;\n"})
+	ref, pre := analyzeBoth(t, realAbs(t, root), DefaultLimits())
+	if ref.Summary != (Summary{}) {
+		t.Errorf("summary %+v", ref.Summary)
+	}
+	// main.js is parsed although it names no API (§11.2); the rest scanned.
+	if st := pre.Statistics; st.ParsedJavaScriptFiles != 1 || st.ScannedJavaScriptFiles != int64(len(escapes)) {
+		t.Errorf("statistics %+v", st)
+	}
+}
+
+// mustTree has preloads that name no Electron API, which §11.2 parses
+// anyway: p/early.js is named by main.js (so known before it is read),
+// a/late.js only by z/win.js, which comes after it in byte order (so it is
+// scanned first and parsed when named). Both hold a syntax error, which only
+// a parse counts.
+var mustTree = map[string]string{
+	"package.json": `{"name":"must","main":"main.js"}`,
+	"main.js": "const { BrowserWindow } = require('electron');\nconst path = require('path');\n" +
+		"new BrowserWindow({ webPreferences: { preload: path.join(__dirname, 'p', 'early.js') } });\n",
+	"z/win.js": "const { BrowserWindow } = require('electron');\nconst path = require('path');\n" +
+		"new BrowserWindow({ webPreferences: { preload: path.join(__dirname, '..', 'a', 'late.js') } });\n",
+	"a/late.js":  "window.x = function ( {\n",
+	"p/early.js": "window.y = function ( {\n",
+	"b/util.js":  "module.exports = 1;\n",
+}
+
+func TestPrefilterParsesMainAndPreloads(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, mustTree)
+	ref, pre := analyzeBoth(t, realAbs(t, root), DefaultLimits())
+	if len(ref.Electron.PreloadEntrypoints) != 2 {
+		t.Fatalf("preloads %+v", ref.Electron.PreloadEntrypoints)
+	}
+	// Parsed: main.js, z/win.js; failed: a/late.js, p/early.js; scanned: b/util.js.
+	if st := pre.Statistics; st.ParsedJavaScriptFiles != 2 || st.ParseFailures != 2 || st.ScannedJavaScriptFiles != 1 {
+		t.Fatalf("statistics %+v", st)
 	}
 }
 
@@ -132,15 +244,7 @@ up.fork('/abs/elsewhere.js');
 
 func TestPrefilterTricky(t *testing.T) {
 	root := t.TempDir()
-	for name, src := range tricky {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, tricky)
 	ref, pre := analyzeBoth(t, realAbs(t, root), DefaultLimits())
 	// The reference itself must have seen the constructs, or the comparison
 	// proves little.
@@ -212,6 +316,20 @@ func TestPrefilterNPMTree(t *testing.T) {
 	ref, _ := analyzeBoth(t, realAbs(t, root), benchLimits())
 	t.Logf("%s: %+v", root, ref.Statistics)
 	if ref.Statistics.ParsedJavaScriptFiles < 100 {
+		t.Fatalf("only %d files parsed in %s", ref.Statistics.ParsedJavaScriptFiles, root)
+	}
+}
+
+// TestPrefilterBenchTree compares the two on the benchmark's tree
+// (typescript@5 unless REA_JSAPP_BENCH_TREE names another).
+func TestPrefilterBenchTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses the benchmark tree (15 MB of JavaScript) twice")
+	}
+	root := benchTree(t)
+	ref, pre := analyzeBoth(t, root, benchLimits())
+	t.Logf("%s: every file parsed %+v; the analysis %+v", root, ref.Statistics, pre.Statistics)
+	if ref.Statistics.ParsedJavaScriptFiles+ref.Statistics.ParseFailures < 5 {
 		t.Fatalf("only %d files parsed in %s", ref.Statistics.ParsedJavaScriptFiles, root)
 	}
 }

@@ -201,6 +201,7 @@ type Statistics struct {
 	PolicyFilteredTextFiles int64    `json:"policy_filtered_text_files"`
 	InvalidUTF8Files        int64    `json:"invalid_utf8_files"`
 	ParsedJavaScriptFiles   int64    `json:"parsed_javascript_files"`
+	ScannedJavaScriptFiles  int64    `json:"scanned_javascript_files"`
 	VisitedASTNodes         int64    `json:"visited_ast_nodes"`
 	Findings                int64    `json:"findings"`
 	ParseFailures           int64    `json:"parse_failures"`

@@ -47,11 +47,24 @@ func apiNames() [5]string {
 }
 
 // mentionsElectronAPI reports whether one of the API names occurs in src as
-// bytes. Every finding of scanJS starts from a token equal to one of them
-// (a callee, a member name, or the key of a destructured or imported alias;
-// the parser keeps tokens as source bytes and does not decode escaped
-// identifiers), so a file where none occurs yields no finding. Substring
-// search runs at memory speed, far ahead of the lexer.
+// bytes: the §11.2 test that decides whether a file is parsed or only
+// scanned. It must accept every file scanJS finds something in, and it does,
+// because every finding starts from a token whose source bytes equal an API
+// name: a callee or constructor identifier, a member name after a dot, or the
+// key of a destructured require("electron") or of an import (an alias made
+// from one of those). Nothing decodes on that path: tdewolff's lexer keeps an
+// identifier such as \u0069pcMain as its source bytes, the parser does not
+// decode escaped identifiers (its scopes tell variables apart by those
+// bytes), and roleOf compares bytes. The forms that reach an API without
+// its bytes — computed access (electron["ipc" + "Main"], electron[k]),
+// escapes in identifiers or strings, a quoted destructuring or import key —
+// are not recognized by scanJS either (the first limitation says so), so
+// skipping a file without the bytes loses no finding, and widening this test
+// (parsing every file with a backslash-u, or with fragments of the names)
+// would only parse files that cannot yield one. TestPrefilterEscapes pins the
+// parser's side of that argument: should a parser upgrade start decoding
+// escapes, it fails, and this test must then parse such files too.
+// Substring search runs at memory speed, far ahead of the lexer.
 func mentionsElectronAPI(src []byte) bool {
 	for _, n := range apiNames() {
 		if bytes.Contains(src, []byte(n)) {

@@ -8,6 +8,8 @@
 package testkit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,6 +197,53 @@ func Rea(t testing.TB) string {
 		t.Fatal(reaErr)
 	}
 	return reaPath
+}
+
+// BuildCache runs each distinct fixture build once per test binary. A build
+// is named by a key that holds everything its output depends on (the tool,
+// its flags and environment, the source bytes); the first test to ask builds
+// it in a directory of its own below Dir, later ones (concurrent ones wait)
+// get the same answer. Dir belongs to the caller, who removes it, typically
+// in TestMain. The zero value with Dir set is ready to use.
+type BuildCache struct {
+	Dir string
+
+	mu     sync.Mutex
+	builds map[string]*cachedBuild
+}
+
+type cachedBuild struct {
+	once       sync.Once
+	path, skip string
+	err        error
+}
+
+// Build returns the output of build for key, running build the first time
+// only. build gets a fresh directory and returns the output's path, or a
+// reason to skip (a missing tool) or an error; those are remembered too.
+func (c *BuildCache) Build(key []string, build func(dir string) (path, skip string, err error)) (string, string, error) {
+	h := sha256.New()
+	for _, k := range key {
+		fmt.Fprintf(h, "%d:%s;", len(k), k) // length-prefixed: no two keys collide by concatenation
+	}
+	id := hex.EncodeToString(h.Sum(nil))[:24]
+	c.mu.Lock()
+	if c.builds == nil {
+		c.builds = map[string]*cachedBuild{}
+	}
+	b := c.builds[id]
+	if b == nil {
+		b = &cachedBuild{}
+		c.builds[id] = b
+	}
+	c.mu.Unlock()
+	b.once.Do(func() {
+		dir := filepath.Join(c.Dir, id)
+		if b.err = os.MkdirAll(dir, 0o755); b.err == nil {
+			b.path, b.skip, b.err = build(dir)
+		}
+	})
+	return b.path, b.skip, b.err
 }
 
 // BuildC writes source to dir/name.c and compiles it with gcc and flags into

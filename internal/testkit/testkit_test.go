@@ -101,3 +101,56 @@ func TestCIInstallsThePinnedPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildCacheBuildsOnce: concurrent askers of one key share one build;
+// keys that differ only in how their parts split are different builds; a
+// skip and an error are remembered like a path.
+func TestBuildCacheBuildsOnce(t *testing.T) {
+	c := &BuildCache{Dir: t.TempDir()}
+	var mu sync.Mutex
+	runs := map[string]int{}
+	build := func(tag string) func(dir string) (string, string, error) {
+		return func(dir string) (string, string, error) {
+			mu.Lock()
+			runs[tag]++
+			mu.Unlock()
+			out := filepath.Join(dir, "out")
+			return out, "", os.WriteFile(out, []byte(tag), 0o644)
+		}
+	}
+	var wg sync.WaitGroup
+	paths := make([]string, 8)
+	for i := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, _, err := c.Build([]string{"gcc", "-O2", "src"}, build("a"))
+			if err != nil {
+				t.Error(err)
+			}
+			paths[i] = p
+		}()
+	}
+	wg.Wait()
+	p1, _, _ := c.Build([]string{"ab", "c"}, build("b"))
+	p2, _, _ := c.Build([]string{"a", "bc"}, build("c"))
+	if runs["a"] != 1 || runs["b"] != 1 || runs["c"] != 1 || p1 == p2 {
+		t.Fatalf("runs %v, paths %q %q", runs, p1, p2)
+	}
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "a" || p != paths[0] {
+			t.Fatalf("path %q: %q %v", p, b, err)
+		}
+	}
+	n := 0
+	for range 2 {
+		_, skip, _ := c.Build([]string{"skip"}, func(string) (string, string, error) { n++; return "", "no tool", nil })
+		_, _, err := c.Build([]string{"fail"}, func(string) (string, string, error) { n++; return "", "", os.ErrInvalid })
+		if skip != "no tool" || err != os.ErrInvalid {
+			t.Fatalf("skip %q err %v", skip, err)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d builds for two keys asked twice", n)
+	}
+}

@@ -87,6 +87,7 @@ func pct(a, b int) float64 {
 }
 
 func TestCorpus(t *testing.T) {
+	skipLarge(t)
 	src, err := filepath.Abs(filepath.Join("testdata", "corpus", "corpus.c"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // Fixtures are compiled by the tests from the sources below; no binary is
@@ -53,16 +53,12 @@ func main() { fmt.Println("REA go fixture literal", helper(4), Global) }
 `
 
 var (
-	fixtureDir  string
-	fixtureMu   sync.Mutex
-	fixtureDone = map[string]fixtureResult{}
+	fixtureDir string
+	// fixtureBuilds holds every fixture built by this test binary, below
+	// fixtureDir: one build per distinct (tool, flags, environment,
+	// source), one hard link per fixture name.
+	fixtureBuilds testkit.BuildCache
 )
-
-type fixtureResult struct {
-	path string
-	err  error
-	skip string
-}
 
 func TestMain(m *testing.M) {
 	d, err := os.MkdirTemp("", "rea-builtin-fixtures-")
@@ -70,9 +66,20 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	fixtureDir = d
+	fixtureBuilds.Dir = d
 	code := m.Run()
 	os.RemoveAll(d)
 	os.Exit(code)
+}
+
+// skipLarge skips, under go test -short (the quick local loop the README
+// names), a test that reads large system binaries (libLLVM, node, gdb,
+// Debian's libraries) or builds the fixture corpus. CI runs everything.
+func skipLarge(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: reads large system binaries or builds the fixture corpus")
+	}
 }
 
 func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
@@ -94,28 +101,48 @@ func needTool(t testing.TB, name string) string {
 // fixture builds (once per test binary) the named fixture with build, which
 // returns a skip reason when a tool is missing.
 func fixture(t testing.TB, name string, build func(dir, out string) (skip string, err error)) string {
+	return keyedFixture(t, name, nil, build)
+}
+
+// keyedFixture is fixture for a build whose output is determined by key
+// (tool, flags, environment, source): fixtures of different names with the
+// same key are built once and share the bytes (a hard link per name, so
+// each keeps its file name). A nil key means the name alone.
+func keyedFixture(t testing.TB, name string, key []string, build func(dir, out string) (skip string, err error)) string {
 	t.Helper()
-	fixtureMu.Lock()
-	r, ok := fixtureDone[name]
-	if !ok {
-		dir := filepath.Join(fixtureDir, name+".d")
-		os.MkdirAll(dir, 0o755)
-		out := filepath.Join(fixtureDir, name)
-		skip, err := build(dir, out)
-		r = fixtureResult{path: out, err: err, skip: skip}
-		fixtureDone[name] = r
-	}
-	fixtureMu.Unlock()
-	if r.skip != "" {
-		if requireAll() {
-			t.Fatal(r.skip)
+	path, skip, err := fixtureBuilds.Build([]string{"name", name}, func(dir string) (string, string, error) {
+		out := filepath.Join(dir, name)
+		if key == nil {
+			skip, err := build(dir, out)
+			return out, skip, err
 		}
-		t.Skip(r.skip)
+		built, skip, err := fixtureBuilds.Build(append([]string{"key"}, key...), func(dir string) (string, string, error) {
+			out := filepath.Join(dir, name)
+			skip, err := build(dir, out)
+			return out, skip, err
+		})
+		if skip != "" || err != nil {
+			return "", skip, err
+		}
+		if os.Link(built, out) == nil {
+			return out, "", nil
+		}
+		b, err := os.ReadFile(built) // a file system without hard links
+		if err == nil {
+			err = os.WriteFile(out, b, 0o755)
+		}
+		return out, "", err
+	})
+	if skip != "" {
+		if requireAll() {
+			t.Fatal(skip)
+		}
+		t.Skip(skip)
 	}
-	if r.err != nil {
-		t.Fatalf("building fixture %s: %v", name, r.err)
+	if err != nil {
+		t.Fatalf("building fixture %s: %v", name, err)
 	}
-	return r.path
+	return path
 }
 
 func run(dir string, env []string, name string, args ...string) error {
@@ -139,7 +166,8 @@ func (e *toolError) Error() string { return e.cmd + ": " + e.err.Error() + "\n" 
 
 // cFixture compiles fixtureC with compiler and flags.
 func cFixture(t testing.TB, name, compiler string, flags ...string) string {
-	return fixture(t, name, func(dir, out string) (string, error) {
+	key := append([]string{"cc", compiler, fixtureC}, flags...)
+	return keyedFixture(t, name, key, func(dir, out string) (string, error) {
 		if _, err := exec.LookPath(compiler); err != nil {
 			return "tool " + compiler + " is not installed; install it to run this test", nil
 		}
@@ -160,7 +188,8 @@ func goFixture(t testing.TB, goos, goarch string) string {
 // goBuildFixture builds fixtureGo for goos/goarch as the cached fixture
 // name, with extra go build flags (e.g. -ldflags=-s -w).
 func goBuildFixture(t testing.TB, name, goos, goarch string, extra ...string) string {
-	return fixture(t, name, func(dir, out string) (string, error) {
+	key := append([]string{"go", goos, goarch, fixtureGo}, extra...)
+	return keyedFixture(t, name, key, func(dir, out string) (string, error) {
 		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fixtureGo), 0o644); err != nil {
 			return "", err
 		}

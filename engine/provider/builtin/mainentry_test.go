@@ -191,6 +191,7 @@ func fdeStarts(t *testing.T, path string) []uint64 {
 }
 
 func TestMainDebianBinaries(t *testing.T) {
+	skipLarge(t)
 	for _, f := range [][2]string{{"/usr/bin/gdb", "gdb"}, {"/usr/bin/bash", "bash"}, {"/usr/bin/ls", "coreutils"}} {
 		path := f[0]
 		t.Run(baseName(path), func(t *testing.T) {

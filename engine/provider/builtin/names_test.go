@@ -139,6 +139,7 @@ func byAddrOf(items []ProcedureItem, a string) ProcedureItem {
 // is the number of addresses, every procedure name appears exactly once (as
 // the value or an alias of its address), and the familiar names are shown.
 func TestLibcAliases(t *testing.T) {
+	skipLarge(t)
 	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
 	if _, err := os.Stat(libc); err != nil {
 		if requireAll() {

@@ -58,6 +58,7 @@ const (
 )
 
 func TestOracleBinutils(t *testing.T) {
+	skipLarge(t)
 	for _, tool := range []string{"nm", "strings", "objdump"} {
 		needTool(t, tool)
 	}

@@ -40,6 +40,7 @@ var debianLibs = []debianLib{
 var objdumpPLTLabel = regexp.MustCompile(`(?m)^([0-9a-f]+) <(.+@plt)>:$`)
 
 func TestDebianLibraryPLTAndCallees(t *testing.T) {
+	skipLarge(t)
 	p := New("plt")
 	for _, lib := range debianLibs {
 		t.Run(lib.name, func(t *testing.T) {

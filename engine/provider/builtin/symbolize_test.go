@@ -60,6 +60,7 @@ import (
 //
 // Everything else must be equal: the target, the name and the offset.
 func TestSymbolizationObjdump(t *testing.T) {
+	skipLarge(t)
 	type subject struct {
 		name   string
 		prefix string                    // binutils prefix of the matching objdump

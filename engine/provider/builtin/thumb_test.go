@@ -189,6 +189,7 @@ type thumbStats struct {
 }
 
 func TestThumbObjdumpLibc(t *testing.T) {
+	skipLarge(t)
 	objdump := needTool(t, "arm-linux-gnueabihf-objdump")
 	if _, err := os.Stat(libcArmhf); err != nil {
 		msg := fmt.Sprintf("%s is not installed (Debian package libc6-armhf-cross): %v", libcArmhf, err)
