@@ -36,6 +36,13 @@ func warmSubject(t *testing.T) string {
 	return path
 }
 
+// warming is the warm index in p's slot, or nil.
+func warming(p *Provider) *warmIndex {
+	p.warm.mu.Lock()
+	defer p.warm.mu.Unlock()
+	return p.warm.w
+}
+
 func warmOf(t *testing.T, p *Provider, path string) func() {
 	t.Helper()
 	fi, err := os.Stat(path)
@@ -52,9 +59,7 @@ func TestWarmIndexAdoptedWhenFileUnchanged(t *testing.T) {
 	path := warmSubject(t)
 	p := New("test")
 	abandon := warmOf(t, p, path)
-	p.warm.mu.Lock()
-	w := p.warm.w
-	p.warm.mu.Unlock()
+	w := warming(p)
 	if w == nil {
 		t.Fatal("no warm index for a large ELF file")
 	}
@@ -85,9 +90,7 @@ func TestWarmIndexDroppedWhenFileChanged(t *testing.T) {
 	path := warmSubject(t)
 	p := New("test")
 	defer warmOf(t, p, path)()
-	p.warm.mu.Lock()
-	w := p.warm.w
-	p.warm.mu.Unlock()
+	w := warming(p)
 	if w == nil {
 		t.Fatal("no warm index for a large ELF file")
 	}
@@ -108,9 +111,7 @@ func TestWarmIndexDroppedWhenFileChanged(t *testing.T) {
 	if got := p.cache.lookup(cacheKey{tg.SHA256, prof.Digest}); got == nil || got == w.ix {
 		t.Fatalf("changed file: cached index %p, warm %p", got, w.ix)
 	}
-	p.warm.mu.Lock()
-	left := p.warm.w
-	p.warm.mu.Unlock()
+	left := warming(p)
 	if left != w {
 		t.Fatal("the warm slot changed though nothing took it")
 	}
@@ -122,16 +123,12 @@ func TestWarmAbandonAndSmallFiles(t *testing.T) {
 	path := warmSubject(t)
 	p := New("test")
 	abandon := warmOf(t, p, path)
-	p.warm.mu.Lock()
-	w := p.warm.w
-	p.warm.mu.Unlock()
+	w := warming(p)
 	if w == nil {
 		t.Fatal("no warm index for a large ELF file")
 	}
 	abandon()
-	p.warm.mu.Lock()
-	left := p.warm.w
-	p.warm.mu.Unlock()
+	left := warming(p)
 	if left != nil {
 		t.Fatal("abandon left the warm index in its slot")
 	}
@@ -140,9 +137,7 @@ func TestWarmAbandonAndSmallFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	warmOf(t, p, small)()
-	p.warm.mu.Lock()
-	left = p.warm.w
-	p.warm.mu.Unlock()
+	left = warming(p)
 	if left != nil {
 		t.Fatal("a small file was warmed")
 	}
