@@ -1,0 +1,4 @@
+DROP TABLE ledger_meta;
+DROP TABLE blobs;
+DROP TABLE events;
+DROP FUNCTION events_append_only();
