@@ -421,95 +421,110 @@ func TestDefaultPath(t *testing.T) {
 }
 
 func TestReopenKeepsIdentityAndSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "dir?#%", "ledger.db")
-	ctx := context.Background()
-	l, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := l.ID()
-	if _, err := ulid.ParseStrict(id); err != nil {
-		t.Fatalf("ledger_id %q: %v", id, err)
-	}
-	if v, err := l.SchemaVersion(ctx); err != nil || v < 1 {
-		t.Fatalf("schema version %d %v", v, err)
-	}
-	fill(t, l, 3, 1)
-	l.Close()
-	l2, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l2.Close()
-	if l2.ID() != id || l2.Path() != path {
-		t.Fatalf("reopen: id %s path %s", l2.ID(), l2.Path())
-	}
-	if seq, _, _ := l2.Head(ctx); seq != 3 {
-		t.Fatalf("head %d", seq)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		path := filepath.Join(t.TempDir(), "dir?#%", "ledger.db")
+		if b.name == "postgres" {
+			path = b.fresh(t)
+		}
+		ctx := context.Background()
+		l, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := l.ID()
+		if _, err := ulid.ParseStrict(id); err != nil {
+			t.Fatalf("ledger_id %q: %v", id, err)
+		}
+		if v, err := l.SchemaVersion(ctx); err != nil || v < 1 {
+			t.Fatalf("schema version %d %v", v, err)
+		}
+		fill(t, l, 3, 1)
+		l.Close()
+		l2, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l2.Close()
+		want := path
+		if IsURL(path) {
+			want = RedactURL(path) // never the password
+		}
+		if l2.ID() != id || l2.Path() != want {
+			t.Fatalf("reopen: id %s path %s", l2.ID(), l2.Path())
+		}
+		if seq, _, _ := l2.Head(ctx); seq != 3 {
+			t.Fatalf("head %d", seq)
+		}
+	})
 }
 
 func TestOpenReadOnly(t *testing.T) {
-	l, path := tempLedger(t)
-	fill(t, l, 4, 1)
-	ctx := context.Background()
-	ro, err := OpenReadOnly(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	if ro.ID() != l.ID() {
-		t.Fatal("id differs")
-	}
-	if rep, err := ro.Verify(ctx); err != nil || !rep.OK || rep.Head.Seq != 4 {
-		t.Fatalf("verify %+v %v", rep, err)
-	}
-	if _, err := ro.Append(ctx, "s", -1, []NewEvent{{Type: "t", Data: map[string]int{}}}, nil); !errors.Is(err, ErrReadOnly) {
-		t.Fatalf("append on read-only: %v", err)
-	}
-	if _, err := ro.ReadDB().Exec(`INSERT INTO ledger_meta VALUES ('k', 'v')`); err == nil {
-		t.Fatal("read pool accepted a write")
-	}
-	if _, err := OpenReadOnly(ctx, filepath.Join(t.TempDir(), "missing.db")); err == nil {
-		t.Fatal("OpenReadOnly created a missing ledger")
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		l, path := b.tempLedger(t)
+		fill(t, l, 4, 1)
+		ctx := context.Background()
+		ro, err := OpenReadOnly(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		if ro.ID() != l.ID() {
+			t.Fatal("id differs")
+		}
+		if rep, err := ro.Verify(ctx); err != nil || !rep.OK || rep.Head.Seq != 4 {
+			t.Fatalf("verify %+v %v", rep, err)
+		}
+		if _, err := ro.Append(ctx, "s", -1, []NewEvent{{Type: "t", Data: map[string]int{}}}, nil); !errors.Is(err, ErrReadOnly) {
+			t.Fatalf("append on read-only: %v", err)
+		}
+		if _, err := ro.ReadDB().Exec(`INSERT INTO ledger_meta VALUES ('k', 'v')`); err == nil {
+			t.Fatal("read pool accepted a write")
+		}
+		if _, err := OpenReadOnly(ctx, b.fresh(t)); err == nil {
+			t.Fatal("OpenReadOnly created a missing ledger")
+		} else if b.name == "postgres" && !errors.Is(err, ErrNotLedger) {
+			t.Fatalf("OpenReadOnly of an empty schema: %v", err)
+		}
+	})
 }
 
 func TestFoldAndRebuildReproduceDigest(t *testing.T) {
-	l, path := tempLedger(t)
-	createCountsTable(t, path)
-	fill(t, l, 40, 1)
-	ctx := context.Background()
-	ps := []Projection{countsProjection{}}
-	live, err := l.ProjectionDigest(ctx, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Damage the projection (it is a cache), then rebuild from events.
-	db := rawDB(t, path)
-	if _, err := db.Exec(`UPDATE ` + countsTable + ` SET events = 999 WHERE stream = 'connection-1'`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	damaged, _ := l.ProjectionDigest(ctx, ps)
-	if damaged == live {
-		t.Fatal("digest did not see the damaged row")
-	}
-	if err := l.Rebuild(ctx, ps); err != nil {
-		t.Fatal(err)
-	}
-	rebuilt, err := l.ProjectionDigest(ctx, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rebuilt != live {
-		t.Fatalf("rebuild digest %s != live %s", rebuilt, live)
-	}
-	var n int
-	l.ReadDB().QueryRow(`SELECT events FROM ` + countsTable + ` WHERE stream = 'connection-1'`).Scan(&n)
-	if n != 13 {
-		t.Fatalf("connection-1 has %d events after rebuild", n)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		l, path := b.tempLedger(t)
+		createCountsTable(t, path)
+		fill(t, l, 40, 1)
+		ctx := context.Background()
+		ps := []Projection{countsProjection{}}
+		live, err := l.ProjectionDigest(ctx, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Damage the projection (it is a cache), then rebuild from events.
+		db := rawDB(t, path)
+		if _, err := db.Exec(`UPDATE ` + countsTable + ` SET events = 999 WHERE stream = 'connection-1'`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		damaged, _ := l.ProjectionDigest(ctx, ps)
+		if damaged == live {
+			t.Fatal("digest did not see the damaged row")
+		}
+		if err := l.Rebuild(ctx, ps); err != nil {
+			t.Fatal(err)
+		}
+		rebuilt, err := l.ProjectionDigest(ctx, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rebuilt != live {
+			t.Fatalf("rebuild digest %s != live %s", rebuilt, live)
+		}
+		var n int
+		l.ReadDB().QueryRow(`SELECT events FROM ` + countsTable + ` WHERE stream = 'connection-1'`).Scan(&n)
+		if n != 13 {
+			t.Fatalf("connection-1 has %d events after rebuild", n)
+		}
+	})
 }
 
 func TestProjectionDigestDistinguishesTypes(t *testing.T) {
@@ -558,16 +573,18 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	l, _ := tempLedger(t)
-	fill(t, l, 5, 1)
-	s, err := l.Stats(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Events != 5 || s.Streams != 3 || s.Blobs != 5 || s.ByType["evidence_recorded"] != 5 || s.Head.Seq != 5 ||
-		s.LedgerID != l.ID() || s.SchemaVersion < 1 {
-		t.Fatalf("stats %+v", s)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		l, _ := b.tempLedger(t)
+		fill(t, l, 5, 1)
+		s, err := l.Stats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Events != 5 || s.Streams != 3 || s.Blobs != 5 || s.ByType["evidence_recorded"] != 5 || s.Head.Seq != 5 ||
+			s.LedgerID != l.ID() || s.SchemaVersion < 1 {
+			t.Fatalf("stats %+v", s)
+		}
+	})
 }
 
 func TestPragmas(t *testing.T) {
