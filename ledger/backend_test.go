@@ -2,11 +2,7 @@ package ledger
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,10 +27,6 @@ type backend struct {
 	fresh func(t testing.TB) string
 }
 
-// envPostgresURL names the test database (the password in it is a test
-// cluster's; still, tests never print it).
-const envPostgresURL = "REA_TEST_POSTGRES_URL"
-
 var (
 	sqliteBackend = backend{name: "sqlite", fresh: func(t testing.TB) string {
 		return filepath.Join(t.TempDir(), "ledger.db")
@@ -58,59 +50,15 @@ func (b backend) tempLedger(t testing.TB) (*Ledger, string) {
 	return openTest(t, loc, Options{Now: fixedClock()}), loc
 }
 
-// postgresURL returns the test database's URL, skipping (or failing under
-// REA_REQUIRE_ALL_TOOLS=1) when there is none.
-func postgresURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv(envPostgresURL)
-	if u == "" {
-		testkit.SkipOrFail(t, envPostgresURL+" is not set: start a PostgreSQL test cluster with "+
-			"`eval \"$(.ci/postgres.sh start /tmp/rea-pg)\"` (Debian package postgresql) to run the PostgreSQL ledger tests")
-	}
-	return u
-}
-
-// freshPostgres creates a schema of its own for the test and returns the
-// URL whose connections use it (search_path), so every test starts from an
-// empty ledger and tests never see each other's rows.
-func freshPostgres(t testing.TB) string {
-	t.Helper()
-	base := postgresURL(t)
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	schema := "rea_t_" + hex.EncodeToString(rnd[:])
-	admin := pgAdmin(t, base)
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-		admin.Close()
-	})
-	return withParam(t, base, "search_path", schema)
-}
-
-// withParam adds a query parameter (a run-time setting for pgx) to a URL.
-func withParam(t testing.TB, raw, key, value string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("%s does not parse", envPostgresURL)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// freshPostgres is a new, empty schema of the test database (testkit).
+func freshPostgres(t testing.TB) string { return testkit.PostgresURL(t) }
 
 // pgAdmin is a plain connection to the test database.
 func pgAdmin(t testing.TB, raw string) *sql.DB {
 	t.Helper()
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
-		t.Fatalf("%s does not parse", envPostgresURL)
+		t.Fatalf("%s does not parse", testkit.EnvPostgresURL)
 	}
 	db := pgDB(cfg, false)
 	if err := db.PingContext(context.Background()); err != nil {

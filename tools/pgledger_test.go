@@ -1,0 +1,123 @@
+package tools_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// The team ledger end to end (CONTRACTS.md §17): `rea analyze` records
+// Evidence into a PostgreSQL ledger, every `rea ledger` command works on it
+// without showing the URL's password, and an export moves between the
+// backends (PostgreSQL → SQLite → PostgreSQL) with the same projection
+// digest, which `rea ledger rebuild` reproduces on each.
+func TestPostgresLedgerCLI(t *testing.T) {
+	pg := testkit.PostgresURL(t)
+	password := ""
+	if i, j := strings.Index(pg, "://"), strings.Index(pg, "@"); i >= 0 && j > i {
+		if k := strings.IndexByte(pg[i+3:j], ':'); k >= 0 {
+			password = pg[i+3+k+1 : j]
+		}
+	}
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	rea := testkit.Rea(t)
+	run := func(env []string, args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(rea, args...)
+		cmd.Env = append(os.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if password != "" && (bytes.Contains(out, []byte(password)) || bytes.Contains(stderr.Bytes(), []byte(password))) {
+			t.Fatalf("rea %s printed the password", args[len(args)-1])
+		}
+		if err != nil {
+			t.Fatalf("rea %v: %v\n%s%s", args[2:], err, out, stderr.Bytes())
+		}
+		return out
+	}
+	var analyzed struct {
+		EvidenceIDs map[string]string `json:"evidence_ids"`
+	}
+	if err := json.Unmarshal(run(nil, "--ledger", pg, "analyze", "--json", fixture), &analyzed); err != nil || len(analyzed.EvidenceIDs) != 4 {
+		t.Fatalf("analyze on PostgreSQL: %v %v", analyzed, err)
+	}
+	// REA_LEDGER_URL selects the same ledger.
+	var rep struct {
+		OK      bool
+		Checked struct{ Events, Blobs int }
+	}
+	if err := json.Unmarshal(run([]string{"REA_LEDGER_URL=" + pg}, "ledger", "verify"), &rep); err != nil || !rep.OK ||
+		rep.Checked.Events == 0 || rep.Checked.Blobs < 4 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	var stats struct {
+		Path   string
+		Events int
+	}
+	if err := json.Unmarshal(run(nil, "--ledger", pg, "ledger", "stats"), &stats); err != nil || stats.Events != rep.Checked.Events {
+		t.Fatalf("stats: %+v %v", stats, err)
+	}
+	if password != "" && !strings.Contains(stats.Path, ":***@") {
+		t.Fatalf("stats path %q does not redact the password", stats.Path)
+	}
+	var rebuilt struct {
+		Before, After string
+		Matches       bool
+	}
+	if err := json.Unmarshal(run(nil, "--ledger", pg, "ledger", "rebuild"), &rebuilt); err != nil || !rebuilt.Matches {
+		t.Fatalf("rebuild on PostgreSQL: %+v %v", rebuilt, err)
+	}
+
+	// PostgreSQL → SQLite → PostgreSQL.
+	export := filepath.Join(dir, "pg.jsonl")
+	run(nil, "--ledger", pg, "ledger", "export", "-o", export)
+	sqlite := filepath.Join(dir, "copy.db")
+	var imported struct {
+		Digest string `json:"projection_digest"`
+	}
+	if err := json.Unmarshal(run(nil, "--ledger", sqlite, "ledger", "import", export), &imported); err != nil || imported.Digest != rebuilt.After {
+		t.Fatalf("import into SQLite: digest %s, PostgreSQL's %s (%v)", imported.Digest, rebuilt.After, err)
+	}
+	if err := json.Unmarshal(run(nil, "--ledger", sqlite, "ledger", "rebuild"), &rebuilt); err != nil || !rebuilt.Matches ||
+		rebuilt.After != imported.Digest {
+		t.Fatalf("rebuild on SQLite: %+v %v", rebuilt, err)
+	}
+	back := filepath.Join(dir, "sqlite.jsonl")
+	run(nil, "--ledger", sqlite, "ledger", "export", "-o", back)
+	pg2 := testkit.PostgresURL(t)
+	var again struct {
+		Digest string `json:"projection_digest"`
+	}
+	if err := json.Unmarshal(run(nil, "--ledger", pg2, "ledger", "import", back), &again); err != nil || again.Digest != imported.Digest {
+		t.Fatalf("import back into PostgreSQL: digest %s, want %s (%v)", again.Digest, imported.Digest, err)
+	}
+
+	// doctor checks the connection and names the ledger without the password.
+	// (Its exit status reflects this machine's client registrations too.)
+	dcmd := exec.Command(rea, "doctor", "--json")
+	dcmd.Env = append(os.Environ(), "REA_LEDGER_URL="+pg)
+	doc, _ := dcmd.Output()
+	var report struct {
+		Ledger struct{ Path, State string }
+	}
+	if err := json.Unmarshal(doc, &report); err != nil || report.Ledger.State != "ok" ||
+		(password != "" && (bytes.Contains(doc, []byte(password)) || !strings.Contains(report.Ledger.Path, ":***@"))) {
+		t.Fatalf("doctor's ledger check: %+v %v", report.Ledger, err)
+	}
+
+	// Both variables set is a configuration error.
+	cmd := exec.Command(rea, "ledger", "stats")
+	cmd.Env = append(os.Environ(), "REA_LEDGER_URL="+pg, "REA_LEDGER_PATH="+sqlite)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !bytes.Contains(out, []byte("configuration_invalid")) || (password != "" && bytes.Contains(out, []byte(password))) {
+		t.Fatalf("both REA_LEDGER_URL and REA_LEDGER_PATH: %v %s", err, out)
+	}
+}
