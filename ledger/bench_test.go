@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -176,4 +178,46 @@ func BenchmarkVerify(b *testing.B) {
 	}
 	b.StopTimer()
 	reportRate(b, replayEvents*b.N, cpu0)
+}
+
+// BenchmarkAppendWriters: durable single-event appends from 1 and 4 ledger
+// handles (each its own connection, as separate processes would be), each
+// appending in a loop, on both backends in one run (CONTRACTS.md §17's
+// figures). events/s counts every handle's appends.
+func BenchmarkAppendWriters(b *testing.B) {
+	for _, be := range []backend{sqliteBackend, postgresBackend} {
+		for _, writers := range []int{1, 4} {
+			b.Run(fmt.Sprintf("%s/writers=%d", be.name, writers), func(b *testing.B) {
+				loc := be.fresh(b)
+				handles := make([]*Ledger, writers)
+				for i := range handles {
+					handles[i] = openTest(b, loc, Options{})
+				}
+				ctx := context.Background()
+				var next atomic.Int64
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				var wg sync.WaitGroup
+				for w, l := range handles {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							i := next.Add(1) - 1
+							if i >= int64(b.N) {
+								return
+							}
+							if _, err := l.Append(ctx, fmt.Sprintf("connection-%d", w), -1, []NewEvent{benchEvent(int(i))}, nil); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				b.StopTimer()
+				reportRate(b, b.N, cpu0)
+			})
+		}
+	}
 }

@@ -43,12 +43,12 @@ func TestRedactURL(t *testing.T) {
 
 func TestRebind(t *testing.T) {
 	for in, want := range map[string]string{
-		`SELECT ? , ?`:                          `SELECT $1 , $2`,
-		`SELECT ?2, ?1`:                         `SELECT $2, $1`,
+		`SELECT ? , ?`:                           `SELECT $1 , $2`,
+		`SELECT ?2, ?1`:                          `SELECT $2, $1`,
 		`SELECT '?', "a?b", ? -- ?` + "\n" + `?`: `SELECT '?', "a?b", $1 -- ?` + "\n" + `$2`,
-		`SELECT 'it''s ?', ? /* ? */`:           `SELECT 'it''s ?', $1 /* ? */`,
-		`DO $x$ ? $x$; SELECT $1, ?`:            `DO $x$ ? $x$; SELECT $1, $1`,
-		`SELECT 1`:                              `SELECT 1`,
+		`SELECT 'it''s ?', ? /* ? */`:            `SELECT 'it''s ?', $1 /* ? */`,
+		`DO $x$ ? $x$; SELECT $1, ?`:             `DO $x$ ? $x$; SELECT $1, $1`,
+		`SELECT 1`:                               `SELECT 1`,
 	} {
 		if got := rebind(in); got != want {
 			t.Errorf("rebind(%q) = %q, want %q", in, got, want)

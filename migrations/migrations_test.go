@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
