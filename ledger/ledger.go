@@ -46,6 +46,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -65,8 +66,9 @@ type Ledger struct {
 	path     string // the file, or the URL with its password redacted
 	readOnly bool
 	now      func() time.Time
-	d        *dialect // sqliteDialect or postgresDialect
-	headKey  int64    // the chain head's lock key (dialect.lockHead)
+	d        *dialect        // sqliteDialect or postgresDialect
+	headKey  int64           // the chain head's lock key (dialect.lockHead)
+	pg       *pgx.ConnConfig // PostgreSQL only: for Tail's LISTEN connection
 
 	w *sql.DB // writer: exactly one connection; nil when read-only
 	r *sql.DB // read pool

@@ -176,6 +176,7 @@ func openPostgres(ctx context.Context, rawURL string, opts Options, readOnly boo
 	l = newLedger(RedactURL(rawURL), opts)
 	l.d = postgresDialect
 	l.readOnly = readOnly
+	l.pg = cfg
 	if !readOnly {
 		if err := migratePostgres(pgDB(cfg, false)); err != nil {
 			return nil, err

@@ -38,6 +38,20 @@ CREATE TRIGGER events_no_delete BEFORE DELETE ON events
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
     FOR EACH STATEMENT EXECUTE FUNCTION events_append_only();
 
+-- `rea ledger tail` follows commits with LISTEN rea_ledger: every statement
+-- that inserts events notifies the channel with the schema's name, and
+-- PostgreSQL delivers it at COMMIT (never for a rolled-back append), once
+-- per transaction and payload.
+CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('rea_ledger', current_schema());
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER events_notify AFTER INSERT ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION events_notify();
+
 CREATE TABLE blobs (
     sha256 TEXT  PRIMARY KEY,
     data   BYTEA NOT NULL
