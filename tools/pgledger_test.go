@@ -2,12 +2,19 @@ package tools_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rea-re/rea/internal/testkit"
 )
@@ -120,4 +127,95 @@ func TestPostgresLedgerCLI(t *testing.T) {
 	if err == nil || !bytes.Contains(out, []byte("configuration_invalid")) || (password != "" && bytes.Contains(out, []byte(password))) {
 		t.Fatalf("both REA_LEDGER_URL and REA_LEDGER_PATH: %v %s", err, out)
 	}
+}
+
+// Four `rea mcp` processes on one PostgreSQL ledger, each opening the
+// fixture and recording Evidence (pages of its own, so every process's
+// records are distinct) for a bounded time (REA_TEST_FOUR_WRITERS_SECONDS,
+// default 3; the issue's figure is 30): the ledger verifies (seq gapless,
+// every link), and a fifth process's ledger-scope bundle holds every
+// process's Evidence.
+func TestPostgresFourWriters(t *testing.T) {
+	pg := testkit.PostgresURL(t)
+	dir := t.TempDir()
+	fixture := compileFixture(t, dir)
+	d := 3 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("REA_TEST_FOUR_WRITERS_SECONDS")); err == nil && s > 0 {
+		d = time.Duration(s) * time.Second
+	}
+	const writers = 4
+	sessions := make([]*session, writers)
+	for w := range sessions {
+		sessions[w] = startStdio(t, pg)
+	}
+	ids := make([]map[string]bool, writers)
+	errs := make(chan error, writers)
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for w, s := range sessions {
+		ids[w] = map[string]bool{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := s.call(context.Background(), "open_binary", map[string]any{"path": fixture}); r.IsError {
+				errs <- fmt.Errorf("writer %d: open_binary: %s", w, r.Structured)
+				return
+			}
+			for i := 0; time.Now().Before(deadline); i++ {
+				r := s.call(context.Background(), "list_strings", map[string]any{"limit": 1, "offset": (w + writers*i) % 8})
+				if r.IsError {
+					errs <- fmt.Errorf("writer %d: list_strings: %s", w, r.Structured)
+					return
+				}
+				var out struct {
+					Evidence struct {
+						ID string `json:"evidence_id"`
+					} `json:"evidence"`
+				}
+				if err := json.Unmarshal(r.Structured, &out); err != nil || out.Evidence.ID == "" {
+					errs <- fmt.Errorf("writer %d: no evidence: %s", w, r.Structured)
+					return
+				}
+				ids[w][out.Evidence.ID] = true
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	all := map[string]bool{}
+	for w := range ids {
+		if len(ids[w]) == 0 {
+			t.Fatalf("writer %d recorded nothing", w)
+		}
+		for id := range ids[w] {
+			all[id] = true
+		}
+	}
+	for _, s := range sessions {
+		s.c.Close()
+	}
+
+	out, err := exec.Command(testkit.Rea(t), "--ledger", pg, "ledger", "verify").Output()
+	var rep struct {
+		OK      bool
+		Checked struct{ Events int }
+	}
+	if err != nil || json.Unmarshal(out, &rep) != nil || !rep.OK {
+		t.Fatalf("verify after four writers: %v %s", err, out)
+	}
+	fifth := startStdio(t, pg)
+	want := slices.Sorted(maps.Keys(all))
+	b := fifth.ok("get_evidence_bundle", map[string]any{"evidence_ids": want, "scope": "ledger"})
+	var bundle struct {
+		Result struct {
+			RecordCount int `json:"record_count"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b.Structured, &bundle); err != nil || bundle.Result.RecordCount != len(want) {
+		t.Fatalf("ledger-scope bundle holds %d records, want %d (%v)", bundle.Result.RecordCount, len(want), err)
+	}
+	t.Logf("%d events from %d processes in %v, %d distinct Evidence records, verified", rep.Checked.Events, writers, d, len(want))
 }
