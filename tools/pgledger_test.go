@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -218,4 +219,85 @@ func TestPostgresFourWriters(t *testing.T) {
 		t.Fatalf("ledger-scope bundle holds %d records, want %d (%v)", bundle.Result.RecordCount, len(want), err)
 	}
 	t.Logf("%d events from %d processes in %v, %d distinct Evidence records, verified", rep.Checked.Events, writers, d, len(want))
+}
+
+// `rea ledger tail --json` follows what another process commits, on both
+// backends: export event lines from the head on, every prev_hash the hash of
+// the line before, until SIGINT (exit 0).
+func TestLedgerTailCLI(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dir := t.TempDir()
+			loc := filepath.Join(dir, "ledger.db")
+			if backend == "postgres" {
+				loc = testkit.PostgresURL(t)
+			}
+			fixture := compileFixture(t, dir)
+			rea := testkit.Rea(t)
+			if out, err := exec.Command(rea, "--ledger", loc, "analyze", fixture).CombinedOutput(); err != nil {
+				t.Fatalf("analyze: %v %s", err, out)
+			}
+			var stats struct{ Head struct{ Seq int64 } }
+			out, err := exec.Command(rea, "--ledger", loc, "ledger", "stats").Output()
+			if err != nil || json.Unmarshal(out, &stats) != nil {
+				t.Fatalf("stats: %v %s", err, out)
+			}
+			tail := exec.Command(rea, "--ledger", loc, "ledger", "tail", "--json")
+			stdout, err := tail.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			tail.Stderr = &stderr
+			if err := tail.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer tail.Process.Kill()
+			time.Sleep(500 * time.Millisecond) // tail reads the head before the next analyze commits
+			if out, err := exec.Command(rea, "--ledger", loc, "analyze", fixture).CombinedOutput(); err != nil {
+				t.Fatalf("second analyze: %v %s", err, out)
+			}
+			out, err = exec.Command(rea, "--ledger", loc, "ledger", "stats").Output()
+			var after struct{ Head struct{ Seq int64 } }
+			if err != nil || json.Unmarshal(out, &after) != nil || after.Head.Seq <= stats.Head.Seq {
+				t.Fatalf("stats after: %v %s", err, out)
+			}
+			lines := make(chan []byte)
+			go func() {
+				sc := bufio.NewScanner(stdout)
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					lines <- bytes.Clone(sc.Bytes())
+				}
+				close(lines)
+			}()
+			want, prev := stats.Head.Seq+1, ""
+			for want <= after.Head.Seq {
+				select {
+				case line, ok := <-lines:
+					if !ok {
+						t.Fatalf("tail ended at seq %d: %s", want, stderr.Bytes())
+					}
+					var ev struct {
+						Kind, Hash, Canonical string
+						PrevHash              string `json:"prev_hash"`
+						Seq                   int64
+					}
+					if err := json.Unmarshal(line, &ev); err != nil || ev.Kind != "event" || ev.Seq != want ||
+						(prev != "" && ev.PrevHash != prev) || ev.Canonical == "" {
+						t.Fatalf("line for seq %d: %s (%v)", want, line, err)
+					}
+					want, prev = want+1, ev.Hash
+				case <-time.After(20 * time.Second):
+					t.Fatalf("tail printed nothing for seq %d within 20s", want)
+				}
+			}
+			if err := tail.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			if err := tail.Wait(); err != nil {
+				t.Fatalf("tail after SIGINT: %v %s", err, stderr.Bytes())
+			}
+		})
+	}
 }
