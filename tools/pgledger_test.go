@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/internal/testkit"
+	"github.com/rea-re/rea/ledger"
 )
 
 // The team ledger end to end (CONTRACTS.md §17): `rea analyze` records
@@ -299,5 +301,103 @@ func TestLedgerTailCLI(t *testing.T) {
 				t.Fatalf("tail after SIGINT: %v %s", err, stderr.Bytes())
 			}
 		})
+	}
+}
+
+// §9.6 across processes on one PostgreSQL ledger: two `rea mcp` processes
+// capture under a project grant; `rea policy revoke` in a third process
+// revokes it, and each of the two refuses its next capture; `rea policy
+// explain --decision` in a fourth process replays a decision the first one
+// recorded.
+func TestPostgresRevocationAcrossProcesses(t *testing.T) {
+	pg := testkit.PostgresURL(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, proj, storeDir := filepath.Join(base, "work"), filepath.Join(base, "proj"), filepath.Join(base, "st")
+	for _, d := range []string{work, proj, storeDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{
+		policy.EnvProcessCaptureEnabled:  "true",
+		policy.EnvProcessWorkingRoots:    mustJSON(t, []string{work}),
+		policy.EnvProcessExecutableRoots: mustJSON(t, []string{"/bin", "/usr/bin"}),
+		policy.EnvProcessAllowedEnv:      `[]`,
+		policy.EnvProjectRoot:            proj,
+		policy.EnvProjectStore:           filepath.Join(storeDir, "store.json"),
+	}
+	cfg, err := policy.LoadConfig(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := filepath.EvalSymlinks("/bin/sh") // grants name canonical executables
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant := policy.Grant{Scope: policy.Scope{Capability: policy.ProcessCapture, Roots: []string{work},
+		Executables: []string{sh}, EnvironmentNames: []string{}, Network: policy.NetworkNone},
+		GrantID: "team-capture", Lifetime: policy.LifetimeProject}
+	if err := policy.WriteStore(context.Background(), *cfg.Store, cfg.Ceilings, []policy.Grant{grant}); err != nil {
+		t.Fatal(err)
+	}
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	capture := map[string]any{"executable": sh, "arguments": []string{"-c", "echo team"},
+		"working_directory": work, "environment_names": []string{}, "timeout_ms": 20000}
+
+	a, b := startStdio(t, pg, environ...), startStdio(t, pg, environ...)
+	a.ok("capture_process_scenario", capture)
+	b.ok("capture_process_scenario", capture)
+
+	rea := testkit.Rea(t)
+	revoke := exec.Command(rea, "--ledger", pg, "policy", "revoke", "team-capture", "--yes", "--json")
+	revoke.Env = append(os.Environ(), environ...)
+	if out, err := revoke.CombinedOutput(); err != nil {
+		t.Fatalf("revoke: %v %s", err, out)
+	}
+	for name, s := range map[string]*session{"first": a, "second": b} {
+		e := s.errorOf("capture_process_scenario", capture)
+		if code, _ := e["code"].(string); !strings.HasPrefix(code, "permission_") {
+			t.Fatalf("%s process after the revocation: %v", name, e)
+		}
+	}
+
+	// The first process's allowed decision, replayed by another process.
+	led, err := ledger.OpenReadOnly(context.Background(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisions []string
+	err = led.Scan(context.Background(), 1, func(e ledger.Event) error {
+		if e.Type == "permission_decided" {
+			var d struct {
+				ID      string `json:"decision_id"`
+				Outcome string `json:"outcome"`
+			}
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return err
+			}
+			decisions = append(decisions, d.ID+":"+d.Outcome)
+		}
+		return nil
+	})
+	led.Close()
+	if err != nil || len(decisions) != 4 || !strings.HasSuffix(decisions[0], ":allow") || !strings.HasSuffix(decisions[3], ":deny") {
+		t.Fatalf("decisions %v (%v)", decisions, err)
+	}
+	explain := exec.Command(rea, "--ledger", pg, "policy", "explain", "--decision", strings.TrimSuffix(decisions[0], ":allow"), "--json")
+	explain.Env = append(os.Environ(), environ...)
+	out, err := explain.Output()
+	var replay struct {
+		ReplayMatches bool `json:"replay_matches"`
+		Allowed       bool `json:"allowed"`
+	}
+	if err != nil || json.Unmarshal(out, &replay) != nil || !replay.ReplayMatches || !replay.Allowed {
+		t.Fatalf("explain --decision: %v %s", err, out)
 	}
 }
