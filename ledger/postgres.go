@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/jackc/pgx/v5"
@@ -232,7 +233,7 @@ func pgDB(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
 	if _, ok := c.RuntimeParams["application_name"]; !ok {
 		c.RuntimeParams["application_name"] = "rea"
 	}
-	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*c)})
+	return sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*c), readOnly: readOnly})
 }
 
 // migratePostgres applies migrations.PostgresFS through golang-migrate's
@@ -255,41 +256,123 @@ func migratePostgres(db *sql.DB) error {
 }
 
 // rebindConnector makes connections that rewrite SQLite placeholders.
-type rebindConnector struct{ driver.Connector }
+//
+// A server that restarts (or fails over) refuses connections for a moment:
+// Connect retries for up to connectPatience, so a restart looks like a slow
+// statement to the callers instead of a failure.
+type rebindConnector struct {
+	driver.Connector
+	readOnly bool
+}
+
+const connectPatience = 15 * time.Second
 
 func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil {
-		return nil, err
+	deadline := time.Now().Add(connectPatience)
+	for delay := 50 * time.Millisecond; ; delay = min(2*delay, time.Second) {
+		conn, err := c.Connector.Connect(ctx)
+		if err == nil {
+			return rebindConn{Conn: conn.(*stdlib.Conn), readOnly: c.readOnly}, nil
+		}
+		if !pgRetryable(err) || ctx.Err() != nil || time.Now().Add(delay).After(deadline) {
+			return nil, err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
 	}
-	return rebindConn{conn.(*stdlib.Conn)}, nil
 }
 
 // rebindConn is a pgx connection that takes the package's SQL, written with
 // SQLite's ? and ?N placeholders, and hands PostgreSQL $N. Everything else
 // is pgx's own.
-type rebindConn struct{ *stdlib.Conn }
+//
+// A pooled connection the server has closed (a restart, an administrator's
+// pg_terminate_backend) fails its next use. Where running that use again on
+// another connection cannot do anything twice — beginning a transaction,
+// preparing, and any statement of a read-only session — the failure is
+// reported as driver.ErrBadConn, which makes database/sql drop the
+// connection and run it again on a fresh one. A write that failed that way
+// is the ledger's to retry (its transaction, looked up by event ID).
+type rebindConn struct {
+	*stdlib.Conn
+	readOnly bool
+}
+
+// badConn turns a lost connection into driver.ErrBadConn.
+func badConn(err error) error {
+	var pe *pgconn.PgError
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+		(!errors.As(err, &pe) || pe.Code == "57P01" || strings.HasPrefix(pe.Code, "08")) && pgRetryable(err) {
+		return driver.ErrBadConn
+	}
+	return err
+}
 
 func (c rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(rebind(query))
+	return c.PrepareContext(context.Background(), query)
 }
 
 func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, rebind(query))
+	st, err := c.Conn.PrepareContext(ctx, rebind(query))
+	if err != nil {
+		return nil, badConn(err)
+	}
+	return rebindStmt{Stmt: st.(*stdlib.Stmt), readOnly: c.readOnly}, nil
+}
+
+// rebindStmt is a prepared statement of a rebindConn: on a read-only
+// session a lost connection is driver.ErrBadConn, as for its statements.
+type rebindStmt struct {
+	*stdlib.Stmt
+	readOnly bool
+}
+
+func (s rebindStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	res, err := s.Stmt.ExecContext(ctx, args)
+	if s.readOnly {
+		err = badConn(err)
+	}
+	return res, err
+}
+
+func (s rebindStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := s.Stmt.QueryContext(ctx, args)
+	if s.readOnly {
+		err = badConn(err)
+	}
+	return rows, err
+}
+
+func (c rebindConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	return tx, badConn(err)
 }
 
 func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if len(args) > 0 {
 		query = rebind(query)
 	}
-	return c.Conn.ExecContext(ctx, query, args)
+	res, err := c.Conn.ExecContext(ctx, query, args)
+	if c.readOnly {
+		err = badConn(err)
+	}
+	return res, err
 }
 
 func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if len(args) > 0 {
 		query = rebind(query)
 	}
-	return c.Conn.QueryContext(ctx, query, args)
+	rows, err := c.Conn.QueryContext(ctx, query, args)
+	if c.readOnly {
+		err = badConn(err)
+	}
+	return rows, err
 }
 
 // rebind rewrites ? as $1, $2, … in order and ?N as $N, outside string

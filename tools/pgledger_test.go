@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,6 +154,7 @@ func TestPostgresFourWriters(t *testing.T) {
 	}
 	ids := make([]map[string]bool, writers)
 	errs := make(chan error, writers)
+	var retried atomic.Int32
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	for w, s := range sessions {
@@ -167,6 +169,19 @@ func TestPostgresFourWriters(t *testing.T) {
 			for i := 0; time.Now().Before(deadline); i++ {
 				r := s.call(context.Background(), "list_strings", map[string]any{"limit": 1, "offset": (w + writers*i) % 8})
 				if r.IsError {
+					// Across a server restart a call may fail, but only
+					// with a typed retryable error; it is then retried.
+					var e struct {
+						Error struct {
+							Code      string
+							Retryable bool
+						}
+					}
+					if json.Unmarshal(r.Structured, &e) == nil && e.Error.Retryable {
+						retried.Add(1)
+						time.Sleep(100 * time.Millisecond)
+						continue
+					}
 					errs <- fmt.Errorf("writer %d: list_strings: %s", w, r.Structured)
 					return
 				}
@@ -182,6 +197,16 @@ func TestPostgresFourWriters(t *testing.T) {
 				ids[w][out.Evidence.ID] = true
 			}
 		}()
+	}
+	// With REA_TEST_POSTGRES_RESTART (.ci/postgres.sh prints it) the server
+	// is restarted (pg_ctl restart -m fast) half-way through.
+	restarted := false
+	if restart := os.Getenv("REA_TEST_POSTGRES_RESTART"); restart != "" {
+		time.Sleep(d / 2)
+		if out, err := exec.Command("sh", "-c", restart).CombinedOutput(); err != nil {
+			t.Errorf("restart: %v %s", err, out)
+		}
+		restarted = true
 	}
 	wg.Wait()
 	close(errs)
@@ -220,7 +245,8 @@ func TestPostgresFourWriters(t *testing.T) {
 	if err := json.Unmarshal(b.Structured, &bundle); err != nil || bundle.Result.RecordCount != len(want) {
 		t.Fatalf("ledger-scope bundle holds %d records, want %d (%v)", bundle.Result.RecordCount, len(want), err)
 	}
-	t.Logf("%d events from %d processes in %v, %d distinct Evidence records, verified", rep.Checked.Events, writers, d, len(want))
+	t.Logf("%d events from %d processes in %v (server restarted: %v; %d retryable errors retried), %d distinct Evidence records, verified",
+		rep.Checked.Events, writers, d, restarted, retried.Load(), len(want))
 }
 
 // `rea ledger tail --json` follows what another process commits, on both
