@@ -26,6 +26,12 @@
 // The package is a leaf adapter: it imports no other REA package, and knows
 // nothing about event types beyond the record_digest blob reference.
 //
+// A postgres:// URL opens the same ledger on PostgreSQL instead, for a team
+// whose REA processes on many hosts share one chain (CONTRACTS.md §17,
+// postgres.go). The two backends differ only in a dialect (dialect.go): a
+// few statements, how writers serialize across processes, how a read
+// snapshot is asked for and how errors are recognized.
+//
 // SQLite is used the way Litestream recommends: WAL, one writer connection
 // (SQLite has one writer anyway; queueing in Go is cheaper than spinning on
 // SQLITE_BUSY), a separate pool of read connections that never block the
