@@ -79,6 +79,13 @@ func TestPostgresPasswordNeverShown(t *testing.T) {
 	if shown := cfgPassword(loc); strings.Contains(shown, pw) || !strings.Contains(shown, ":***@") {
 		t.Fatalf("path shows %q", shown)
 	}
+	// The password from PGPASSWORD instead of the URL (pgx also reads
+	// ~/.pgpass the same way).
+	t.Setenv("PGPASSWORD", pw)
+	if shown := cfgPassword(strings.Replace(loc, ":"+pw+"@", "@", 1)); strings.Contains(shown, pw) {
+		t.Fatalf("path shows %q", shown)
+	}
+	t.Setenv("PGPASSWORD", "")
 	wrong := strings.Replace(loc, ":"+pw+"@", ":"+pw+"x@", 1)
 	_, err := Open(context.Background(), wrong, Options{})
 	if err == nil {
