@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -233,7 +234,7 @@ func pgDB(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
 	if _, ok := c.RuntimeParams["application_name"]; !ok {
 		c.RuntimeParams["application_name"] = "rea"
 	}
-	return sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*c), readOnly: readOnly})
+	return sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*c), readOnly: readOnly, seen: new(atomic.Bool)})
 }
 
 // migratePostgres applies migrations.PostgresFS through golang-migrate's
@@ -261,10 +262,13 @@ func migratePostgres(db *sql.DB) error {
 // Connect retries for up to connectPatience, so a restart looks like a slow
 // statement to the callers instead of a failure. (`pg_ctl restart -m fast`
 // took 18 s on the loaded 2-core test machine; a minute covers that with a
-// margin, and a caller's own deadline still ends the wait.)
+// margin, and a caller's own deadline still ends the wait.) Only a server
+// this handle has reached before is waited for: a wrong URL or a server that
+// is down when REA starts fails at once.
 type rebindConnector struct {
 	driver.Connector
 	readOnly bool
+	seen     *atomic.Bool // a connection succeeded once
 }
 
 const connectPatience = time.Minute
@@ -274,9 +278,10 @@ func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	for delay := 50 * time.Millisecond; ; delay = min(2*delay, time.Second) {
 		conn, err := c.Connector.Connect(ctx)
 		if err == nil {
+			c.seen.Store(true)
 			return rebindConn{Conn: conn.(*stdlib.Conn), readOnly: c.readOnly}, nil
 		}
-		if !pgRetryable(err) || ctx.Err() != nil || time.Now().Add(delay).After(deadline) {
+		if !c.seen.Load() || !pgRetryable(err) || ctx.Err() != nil || time.Now().Add(delay).After(deadline) {
 			return nil, err
 		}
 		t := time.NewTimer(delay)

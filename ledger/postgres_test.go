@@ -268,3 +268,22 @@ func TestPostgresServerRestartWhileAppending(t *testing.T) {
 	}
 	t.Logf("%d acknowledged appends, %d stored, %d ErrRetry across the restart", len(committed), len(stored), retries.Load())
 }
+
+// A server that cannot be reached when the ledger is opened is an error at
+// once (the wait for a restarting server is for servers reached before),
+// naming the URL without its password.
+func TestPostgresUnreachableFailsAtOnce(t *testing.T) {
+	// Were it waited for, the deadline would end the wait instead.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := Open(ctx, "postgres://rea:hunter2@/rea?host="+t.TempDir(), Options{})
+	if err == nil {
+		t.Fatal("opened a ledger on no server")
+	}
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Fatalf("waited for a server never reached: %v", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("error shows the password: %v", err)
+	}
+}
