@@ -186,6 +186,12 @@ func (e *Engine) appendFault(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fault.CancelledError("ledger_append").WithCause(err)
 	}
+	if errors.Is(err, ledger.ErrRetry) {
+		// A PostgreSQL ledger lost its connection (or the server restarted)
+		// through every retry; nothing was half-stored (CONTRACTS.md §17).
+		return fault.New(fault.RevisionConflict, "The ledger could not commit the change; nothing was recorded.", "Call again.",
+			map[string]any{"reason": "ledger_unavailable"}).WithCause(err)
+	}
 	return fault.Internal("ledger_append", err)
 }
 

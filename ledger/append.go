@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -166,7 +165,7 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 			h := chain.Hash(prevHash, c)
 			if _, err := insert.ExecContext(ctx, seq, pe.idText, p.stream, v, pe.typ, SchemaVersion1, recorded,
 				string(pe.data), c, prevHash, h); err != nil {
-				if strings.Contains(err.Error(), "events.event_id") {
+				if l.d.eventIDTaken(err) {
 					return nil, false, fmt.Errorf("%w: %s", ErrEventIDReused, pe.idText)
 				}
 				return nil, false, fmt.Errorf("ledger: append: insert: %w", err)
@@ -224,10 +223,10 @@ func (l *Ledger) storedBatch(ctx context.Context, byID *sql.Stmt, pending []pend
 // backoff. rerunnable=false (Import, whose input is a one-shot stream)
 // retries only when BEGIN itself was busy, before fn consumed anything.
 func (l *Ledger) writeTx(ctx context.Context, rerunnable bool, fn func(*sql.Tx) (commit bool, err error)) error {
-	var bo busyBackoff
+	bo := l.backoff()
 	for {
 		began, err := l.tryTx(ctx, fn)
-		if err == nil || !isBusy(err) || (began && !rerunnable) {
+		if err == nil || !l.retryable(err) || (began && !rerunnable) {
 			return err
 		}
 		if err := bo.wait(ctx, err); err != nil {
@@ -237,7 +236,7 @@ func (l *Ledger) writeTx(ctx context.Context, rerunnable bool, fn func(*sql.Tx) 
 }
 
 func (l *Ledger) tryTx(ctx context.Context, fn func(*sql.Tx) (bool, error)) (began bool, err error) {
-	tx, err := l.w.BeginTx(ctx, nil)
+	tx, err := l.beginWrite(ctx)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return false, cerr

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -80,13 +82,13 @@ const replayEvents = 20000
 
 // replayLedger builds a ledger of replayEvents events over 20 streams once
 // per benchmark, with the projection table of benchProjection.
-func replayLedger(b *testing.B) *Ledger {
+func replayLedger(b *testing.B, be backend) *Ledger {
 	b.Helper()
-	path := filepath.Join(b.TempDir(), "replay.db")
+	path := be.fresh(b)
 	l := openTest(b, path, Options{})
 	db := rawDB(b, path)
-	if _, err := db.Exec(`CREATE TABLE bench_evidence (evidence_id TEXT PRIMARY KEY, stream TEXT NOT NULL,
-		seq INTEGER NOT NULL, operation TEXT NOT NULL, record_digest TEXT NOT NULL) STRICT`); err != nil {
+	if _, err := db.Exec(testDDL(path, `CREATE TABLE bench_evidence (evidence_id TEXT PRIMARY KEY, stream TEXT NOT NULL,
+		seq INTEGER NOT NULL, operation TEXT NOT NULL, record_digest TEXT NOT NULL) STRICT`)); err != nil {
 		b.Fatal(err)
 	}
 	db.Close()
@@ -131,49 +133,103 @@ func (benchProjection) Apply(tx *sql.Tx, e Event) error {
 // BenchmarkReplay is `rea ledger rebuild`: empty the projection, then scan,
 // decode and fold every event, in one transaction.
 func BenchmarkReplay(b *testing.B) {
-	l := replayLedger(b)
-	ctx := context.Background()
-	ps := []Projection{benchProjection{}}
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		if err := l.Rebuild(ctx, ps); err != nil {
-			b.Fatal(err)
-		}
+	for _, be := range []backend{sqliteBackend, postgresBackend} {
+		b.Run(be.name, func(b *testing.B) {
+			l := replayLedger(b, be)
+			ctx := context.Background()
+			ps := []Projection{benchProjection{}}
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if err := l.Rebuild(ctx, ps); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			reportRate(b, replayEvents*b.N, cpu0)
+		})
 	}
-	b.StopTimer()
-	reportRate(b, replayEvents*b.N, cpu0)
 }
 
 // BenchmarkScan is the read side of replay alone: Scan and decode.
 func BenchmarkScan(b *testing.B) {
-	l := replayLedger(b)
-	ctx := context.Background()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		n := 0
-		if err := l.Scan(ctx, 1, func(e Event) error { n++; return nil }); err != nil || n != replayEvents {
-			b.Fatal(n, err)
-		}
+	for _, be := range []backend{sqliteBackend, postgresBackend} {
+		b.Run(be.name, func(b *testing.B) {
+			l := replayLedger(b, be)
+			ctx := context.Background()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				n := 0
+				if err := l.Scan(ctx, 1, func(e Event) error { n++; return nil }); err != nil || n != replayEvents {
+					b.Fatal(n, err)
+				}
+			}
+			b.StopTimer()
+			reportRate(b, replayEvents*b.N, cpu0)
+		})
 	}
-	b.StopTimer()
-	reportRate(b, replayEvents*b.N, cpu0)
 }
 
 func BenchmarkVerify(b *testing.B) {
-	l := replayLedger(b)
-	ctx := context.Background()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		rep, err := l.Verify(ctx)
-		if err != nil || rep.Checked.Events != replayEvents {
-			b.Fatal(rep, err)
-		}
-		// These events name record digests without blobs; the report says
-		// so, which is part of the work measured.
+	for _, be := range []backend{sqliteBackend, postgresBackend} {
+		b.Run(be.name, func(b *testing.B) {
+			l := replayLedger(b, be)
+			ctx := context.Background()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				rep, err := l.Verify(ctx)
+				if err != nil || rep.Checked.Events != replayEvents {
+					b.Fatal(rep, err)
+				}
+				// These events name record digests without blobs; the report says
+				// so, which is part of the work measured.
+			}
+			b.StopTimer()
+			reportRate(b, replayEvents*b.N, cpu0)
+		})
 	}
-	b.StopTimer()
-	reportRate(b, replayEvents*b.N, cpu0)
+}
+
+// BenchmarkAppendWriters: durable single-event appends from 1 and 4 ledger
+// handles (each its own connection, as separate processes would be), each
+// appending in a loop, on both backends in one run (CONTRACTS.md §17's
+// figures). events/s counts every handle's appends.
+func BenchmarkAppendWriters(b *testing.B) {
+	for _, be := range []backend{sqliteBackend, postgresBackend} {
+		for _, writers := range []int{1, 4} {
+			b.Run(fmt.Sprintf("%s/writers=%d", be.name, writers), func(b *testing.B) {
+				loc := be.fresh(b)
+				handles := make([]*Ledger, writers)
+				for i := range handles {
+					handles[i] = openTest(b, loc, Options{})
+				}
+				ctx := context.Background()
+				var next atomic.Int64
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				var wg sync.WaitGroup
+				for w, l := range handles {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							i := next.Add(1) - 1
+							if i >= int64(b.N) {
+								return
+							}
+							if _, err := l.Append(ctx, fmt.Sprintf("connection-%d", w), -1, []NewEvent{benchEvent(int(i))}, nil); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				b.StopTimer()
+				reportRate(b, b.N, cpu0)
+			})
+		}
+	}
 }

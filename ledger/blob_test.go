@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,58 +76,61 @@ func deflated(t testing.TB, body []byte) []byte {
 }
 
 func TestBlobsAreStoredCompressedWhenThatPays(t *testing.T) {
-	l, path := tempLedger(t)
-	random := make([]byte, 4096)
-	rand.Read(random)
-	record, small := recordLike(100), []byte(`{"n":1}`)
-	digests := appendBodies(t, l, 1, record, small, random, []byte{})
+	forEachBackend(t, func(t *testing.T, b backend) {
+		l, path := b.tempLedger(t)
+		random := make([]byte, 4096)
+		rand.Read(random)
+		record, small := recordLike(100), []byte(`{"n":1}`)
+		digests := appendBodies(t, l, 1, record, small, random, []byte{})
 
-	db := rawDB(t, path)
-	defer db.Close()
-	for i, want := range []struct {
-		encoding string
-		body     []byte
-	}{{"snappy", record}, {"identity", small}, {"identity", random}, {"identity", []byte{}}} {
-		encoding, size := storedEncoding(t, db, digests[i])
-		if encoding != want.encoding {
-			t.Errorf("body %d (%d bytes) stored as %s, want %s", i, len(want.body), encoding, want.encoding)
+		db := rawDB(t, path)
+		defer db.Close()
+		for i, want := range []struct {
+			encoding string
+			body     []byte
+		}{{"snappy", record}, {"identity", small}, {"identity", random}, {"identity", []byte{}}} {
+			encoding, size := storedEncoding(t, db, digests[i])
+			if encoding != want.encoding {
+				t.Errorf("body %d (%d bytes) stored as %s, want %s", i, len(want.body), encoding, want.encoding)
+			}
+			if encoding == "snappy" && size*4 > len(want.body) {
+				t.Errorf("a %d-byte record compressed to %d bytes", len(want.body), size)
+			}
+			got, err := l.Blob(context.Background(), digests[i])
+			if err != nil || !bytes.Equal(got, want.body) {
+				t.Errorf("body %d read back as %d bytes (%v), want the %d stored", i, len(got), err, len(want.body))
+			}
 		}
-		if encoding == "snappy" && size*4 > len(want.body) {
-			t.Errorf("a %d-byte record compressed to %d bytes", len(want.body), size)
+		if rep, err := l.Verify(context.Background()); err != nil || !rep.OK {
+			t.Fatalf("verify: %+v %v", rep, err)
 		}
-		got, err := l.Blob(context.Background(), digests[i])
-		if err != nil || !bytes.Equal(got, want.body) {
-			t.Errorf("body %d read back as %d bytes (%v), want the %d stored", i, len(got), err, len(want.body))
-		}
-	}
-	if rep, err := l.Verify(context.Background()); err != nil || !rep.OK {
-		t.Fatalf("verify: %+v %v", rep, err)
-	}
 
-	// An export carries the uncompressed bytes, and an import stores them
-	// compressed again under the same digests.
-	var export bytes.Buffer
-	if _, err := l.Export(context.Background(), &export, 0, 0, "test"); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(export.Bytes(), []byte(chain.SHA256Hex(record))) {
-		t.Fatal("export does not name the record")
-	}
-	if rep, err := VerifyExport(context.Background(), bytes.NewReader(export.Bytes()), nil); err != nil || !rep.OK {
-		t.Fatalf("verify export: %+v %v", rep, err)
-	}
-	imported := openTest(t, filepath.Join(t.TempDir(), "imported.db"), Options{})
-	if _, err := imported.Import(context.Background(), bytes.NewReader(export.Bytes()), nil); err != nil {
-		t.Fatal(err)
-	}
-	idb := rawDB(t, imported.Path())
-	defer idb.Close()
-	if encoding, _ := storedEncoding(t, idb, digests[0]); encoding != "snappy" {
-		t.Fatalf("imported record stored as %s", encoding)
-	}
-	if got, err := imported.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, record) {
-		t.Fatalf("imported record: %v", err)
-	}
+		// An export carries the uncompressed bytes, and an import stores them
+		// compressed again under the same digests.
+		var export bytes.Buffer
+		if _, err := l.Export(context.Background(), &export, 0, 0, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(export.Bytes(), []byte(chain.SHA256Hex(record))) {
+			t.Fatal("export does not name the record")
+		}
+		if rep, err := VerifyExport(context.Background(), bytes.NewReader(export.Bytes()), nil); err != nil || !rep.OK {
+			t.Fatalf("verify export: %+v %v", rep, err)
+		}
+		importedLoc := b.fresh(t)
+		imported := openTest(t, importedLoc, Options{})
+		if _, err := imported.Import(context.Background(), bytes.NewReader(export.Bytes()), nil); err != nil {
+			t.Fatal(err)
+		}
+		idb := rawDB(t, importedLoc)
+		defer idb.Close()
+		if encoding, _ := storedEncoding(t, idb, digests[0]); encoding != "snappy" {
+			t.Fatalf("imported record stored as %s", encoding)
+		}
+		if got, err := imported.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, record) {
+			t.Fatalf("imported record: %v", err)
+		}
+	})
 }
 
 // A compressed body damaged underneath REA (in the encoding written now, or
@@ -136,20 +138,31 @@ func TestBlobsAreStoredCompressedWhenThatPays(t *testing.T) {
 // damaged body: Verify names the event that refers to it, Blob refuses it,
 // and an export carries it so that verifying the export names it too.
 func TestDamagedCompressedBlobIsReported(t *testing.T) {
-	for _, encoding := range []string{blobSnappy, blobDeflate} {
-		t.Run(encoding, func(t *testing.T) { testDamagedBlob(t, encoding) })
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		for _, encoding := range []string{blobSnappy, blobDeflate} {
+			t.Run(encoding, func(t *testing.T) { testDamagedBlob(t, b, encoding) })
+		}
+	})
 }
 
-func testDamagedBlob(t *testing.T, encoding string) {
-	for name, damage := range map[string]string{
+func testDamagedBlob(t *testing.T, b backend, encoding string) {
+	damages := map[string]string{
 		"flipped byte":        `UPDATE blobs SET data = CAST(substr(data, 1, 40) || x'00' || substr(data, 42) AS BLOB) WHERE sha256 = ?`,
 		"truncated stream":    `UPDATE blobs SET data = substr(data, 1, length(data) / 2) WHERE sha256 = ?`,
 		"plain bytes":         `UPDATE blobs SET data = CAST('{"forged":true}' AS BLOB) WHERE sha256 = ?`,
 		"relabelled as plain": `UPDATE blobs SET encoding = 'identity' WHERE sha256 = ?`,
-	} {
+	}
+	if b.name == "postgres" {
+		damages = map[string]string{
+			"flipped byte":        `UPDATE blobs SET data = overlay(data PLACING '\x00'::bytea FROM 41 FOR 1) WHERE sha256 = ?`,
+			"truncated stream":    `UPDATE blobs SET data = substring(data FROM 1 FOR length(data) / 2) WHERE sha256 = ?`,
+			"plain bytes":         `UPDATE blobs SET data = convert_to('{"forged":true}', 'UTF8') WHERE sha256 = ?`,
+			"relabelled as plain": `UPDATE blobs SET encoding = 'identity' WHERE sha256 = ?`,
+		}
+	}
+	for name, damage := range damages {
 		t.Run(name, func(t *testing.T) {
-			l, path := tempLedger(t)
+			l, path := b.tempLedger(t)
 			body := recordLike(100)
 			digests := appendBodies(t, l, 1, []byte(`{"n":0}`), body, []byte(`{"n":2}`))
 			db := rawDB(t, path)

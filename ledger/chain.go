@@ -71,3 +71,9 @@ func FormatTime(t time.Time) string { return chain.FormatTime(t) }
 
 // ParseTime parses a timestamp in the ledger's spelling, refusing any other.
 func ParseTime(s string) (time.Time, error) { return chain.ParseTime(s) }
+
+// AppendEventLine appends e as an export event line (CONTRACTS.md §13.3):
+// {canonical, hash, kind:"event", prev_hash, seq} and a newline.
+func AppendEventLine(dst []byte, e Event) []byte {
+	return chain.AppendEventLine(dst, e.Seq, e.Hash, e.PrevHash, e.Canonical)
+}

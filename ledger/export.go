@@ -23,7 +23,7 @@ var ErrRangedImport = errors.New("ledger: import needs a complete export (first_
 // line is itself RFC 8785 canonical. The whole export is read from one
 // snapshot, so appends during the export do not change it.
 func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, toolVersion string) (ExportManifest, error) {
-	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		return ExportManifest{}, fmt.Errorf("ledger: export: %w", err)
 	}
@@ -196,11 +196,11 @@ func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (Expo
 	}
 	var man ExportManifest
 	err := l.writeTx(ctx, false, func(tx *sql.Tx) (bool, error) {
-		var exists int
+		var exists bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM events)`).Scan(&exists); err != nil {
 			return false, fmt.Errorf("ledger: import: %w", err)
 		}
-		if exists != 0 {
+		if exists {
 			return false, ErrNotEmpty
 		}
 		insert := tx.StmtContext(ctx, l.stInsert)
@@ -237,7 +237,7 @@ func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (Expo
 		if _, err := tx.ExecContext(ctx, `UPDATE ledger_meta SET value = ? WHERE key = 'ledger_id'`, m.LedgerID); err != nil {
 			return false, fmt.Errorf("ledger: import: %w", err)
 		}
-		if err := rebuildTx(ctx, tx, ps, eventsIn(tx)); err != nil {
+		if err := rebuildTx(ctx, tx, l.d, ps, eventsIn(tx)); err != nil {
 			return false, err
 		}
 		return true, nil

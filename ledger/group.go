@@ -113,7 +113,7 @@ func (r *appendReq) finish(out []Event, err error) {
 // commitGroup commits group (in queue order) and finishes every member,
 // retrying the whole transaction when SQLite reports the database busy.
 func (l *Ledger) commitGroup(group []*appendReq) {
-	var bo busyBackoff
+	bo := l.backoff()
 	for {
 		live := group[:0:0]
 		for _, r := range group {
@@ -138,7 +138,7 @@ func (l *Ledger) commitGroup(group []*appendReq) {
 				group = append(group, r)
 			}
 		}
-		if !isBusy(err) {
+		if !l.retryable(err) {
 			continue
 		}
 		ctx := context.Background()
@@ -192,9 +192,9 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 	// SQLite roll back the whole transaction), so every caller's context is
 	// checked instead, between appends and before COMMIT.
 	bg := context.Background()
-	tx, err := l.w.BeginTx(bg, nil)
+	tx, err := l.beginWrite(bg)
 	if err != nil {
-		if isBusy(err) {
+		if l.retryable(err) {
 			return err
 		}
 		for _, r := range live {
@@ -224,7 +224,7 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 			res[i] = memberResult{out: out, stored: stored}
 			return nil
 		}
-		if isBusy(err) {
+		if l.retryable(err) {
 			return err
 		}
 		if cerr := r.ctx.Err(); cerr != nil {
@@ -249,7 +249,7 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 	abort := func(err error, i int) error {
 		_ = tx.Rollback()
 		switch {
-		case isBusy(err):
+		case l.retryable(err):
 		case errors.Is(err, errTxLost) && i >= 0:
 			live[i].finish(nil, res[i].err)
 		case errors.Is(err, errTxLost):
@@ -304,7 +304,7 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 	} else {
 		err = tx.Rollback()
 	}
-	if commit && isBusy(err) {
+	if commit && l.retryable(err) {
 		return err // nobody finished; the whole group runs again
 	}
 	if !commit && errors.Is(err, sql.ErrTxDone) {
@@ -340,18 +340,25 @@ func (l *Ledger) appendGuarded(ctx context.Context, tx *sql.Tx, r *appendReq) (o
 }
 
 // busyBackoff paces the retries of a transaction that found the database
-// locked by another process.
+// locked by another process (SQLite) or lost its connection (PostgreSQL).
 type busyBackoff struct {
 	attempt int
 	d       time.Duration
+	max     int   // attempts in all
+	final   error // reported when they are used up
 }
 
-// wait sleeps before the next attempt after err, or returns ErrBusy when the
-// attempts are used up, or ctx's error if it ends first.
+func (l *Ledger) backoff() busyBackoff {
+	return busyBackoff{max: l.d.maxAttempts, final: l.d.exhausted}
+}
+
+// wait sleeps before the next attempt after err, or returns the final error
+// (ErrBusy, ErrRetry) when the attempts are used up, or ctx's error if it
+// ends first.
 func (b *busyBackoff) wait(ctx context.Context, err error) error {
 	b.attempt++
-	if b.attempt >= maxBusyAttempts {
-		return fmt.Errorf("%w: %v", ErrBusy, err)
+	if b.attempt >= b.max {
+		return fmt.Errorf("%w: %v", b.final, err)
 	}
 	if b.d == 0 {
 		b.d = 5 * time.Millisecond

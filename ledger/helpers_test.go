@@ -68,28 +68,36 @@ func (countsProjection) Apply(tx *sql.Tx, e Event) error {
 	}
 	_, err := tx.Exec(`INSERT INTO `+countsTable+` (stream, events, last_type, last_seq, total, note)
 		VALUES (?, 1, ?, ?, ?, ?)
-		ON CONFLICT (stream) DO UPDATE SET events = events + 1, last_type = excluded.last_type,
-			last_seq = excluded.last_seq, total = total + excluded.total, note = excluded.note`,
+		ON CONFLICT (stream) DO UPDATE SET events = `+countsTable+`.events + 1, last_type = excluded.last_type,
+			last_seq = excluded.last_seq, total = `+countsTable+`.total + excluded.total, note = excluded.note`,
 		e.Stream, e.Type, e.Seq, d.N, []byte(d.Note))
 	return err
 }
 
-func createCountsTable(t testing.TB, path string) {
+func createCountsTable(t testing.TB, loc string) {
 	t.Helper()
-	db := rawDB(t, path)
+	db := rawDB(t, loc)
 	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS ` + countsTable + ` (
+	createCountsTableIn(t, db, loc)
+}
+
+func createCountsTableIn(t testing.TB, db *sql.DB, loc string) {
+	t.Helper()
+	if _, err := db.Exec(testDDL(loc, `CREATE TABLE IF NOT EXISTS `+countsTable+` (
 		stream TEXT PRIMARY KEY, events INTEGER NOT NULL, last_type TEXT, last_seq INTEGER,
-		total REAL, note BLOB) STRICT`); err != nil {
+		total REAL, note BLOB) STRICT`)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// rawDB opens the file directly, bypassing the ledger: what a tamperer (or
-// a migration) would do.
-func rawDB(t testing.TB, path string) *sql.DB {
+// rawDB opens the ledger's database directly, bypassing the ledger: what a
+// tamperer (or a migration) would do. loc is a file path or a PostgreSQL URL.
+func rawDB(t testing.TB, loc string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", sqliteURI(path, url.Values{"_pragma": {"busy_timeout(10000)"}}))
+	if IsURL(loc) {
+		return pgAdmin(t, loc)
+	}
+	db, err := sql.Open("sqlite", sqliteURI(loc, url.Values{"_pragma": {"busy_timeout(10000)"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +114,9 @@ type payload struct {
 // with a blob referenced by record_digest, folding countsProjection.
 func fill(t testing.TB, l *Ledger, n int, idBase uint64) {
 	t.Helper()
-	createCountsTable(t, l.Path())
+	// Through the ledger's own writer: a PostgreSQL ledger's Path hides the
+	// password a new connection would need.
+	createCountsTableIn(t, l.w, l.Path())
 	ctx := context.Background()
 	for i := 0; i < n; i++ {
 		stream := fmt.Sprintf("connection-%d", i%3)

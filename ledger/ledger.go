@@ -26,6 +26,12 @@
 // The package is a leaf adapter: it imports no other REA package, and knows
 // nothing about event types beyond the record_digest blob reference.
 //
+// A postgres:// URL opens the same ledger on PostgreSQL instead, for a team
+// whose REA processes on many hosts share one chain (CONTRACTS.md §17,
+// postgres.go). The two backends differ only in a dialect (dialect.go): a
+// few statements, how writers serialize across processes, how a read
+// snapshot is asked for and how errors are recognized.
+//
 // SQLite is used the way Litestream recommends: WAL, one writer connection
 // (SQLite has one writer anyway; queueing in Go is cheaper than spinning on
 // SQLITE_BUSY), a separate pool of read connections that never block the
@@ -46,6 +52,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -62,9 +69,12 @@ type Options struct {
 // Ledger is an open ledger file. It is safe for concurrent use; several
 // Ledgers (in one process or many) may share one file.
 type Ledger struct {
-	path     string
+	path     string // the file, or the URL with its password redacted
 	readOnly bool
 	now      func() time.Time
+	d        *dialect        // sqliteDialect or postgresDialect
+	headKey  int64           // the chain head's lock key (dialect.lockHead)
+	pg       *pgx.ConnConfig // PostgreSQL only: for Tail's LISTEN connection
 
 	w *sql.DB // writer: exactly one connection; nil when read-only
 	r *sql.DB // read pool
@@ -182,8 +192,12 @@ func readerDSN(path string, readOnlyFile bool) string {
 }
 
 // Open opens the ledger at path, creating it (parent directory 0700, file
-// 0600) and applying every pending migration first.
+// 0600) and applying every pending migration first. A postgres:// or
+// postgresql:// URL (IsURL) opens a PostgreSQL ledger instead (postgres.go).
 func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
+	if IsURL(path) {
+		return openPostgres(ctx, path, opts, false)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
@@ -221,6 +235,9 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 // OpenReadOnly opens an existing ledger for verify, export and doctor: no
 // migration runs and nothing is written (SQLite mode=ro, query_only).
 func OpenReadOnly(ctx context.Context, path string) (*Ledger, error) {
+	if IsURL(path) {
+		return openPostgres(ctx, path, Options{}, true)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
@@ -245,7 +262,7 @@ func newLedger(abs string, opts Options) *Ledger {
 	if now == nil {
 		now = time.Now
 	}
-	return &Ledger{path: abs, now: now, group: groupCommit{writer: make(chan struct{}, 1)}}
+	return &Ledger{path: abs, now: now, d: sqliteDialect, group: groupCommit{writer: make(chan struct{}, 1)}}
 }
 
 func (l *Ledger) openReaders(opts Options, readOnlyFile bool) error {
@@ -286,7 +303,7 @@ func (l *Ledger) prepare(ctx context.Context) error {
 	l.stByID = prep(`SELECT ` + eventColumns + ` FROM events WHERE event_id = ?`)
 	l.stInsert = prep(`INSERT INTO events (seq, event_id, stream, stream_version, type, schema_version,
 		recorded_at, data, canonical, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	l.stPutBlob = prep(`INSERT OR IGNORE INTO blobs (sha256, data, encoding) VALUES (?, ?, ?)`)
+	l.stPutBlob = prep(l.d.putBlob)
 	if err != nil {
 		return fmt.Errorf("ledger: prepare: %w", err)
 	}
@@ -297,7 +314,7 @@ func (l *Ledger) loadID(ctx context.Context) error {
 	var id string
 	err := l.r.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = 'ledger_id'`).Scan(&id)
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table") {
+		if errors.Is(err, sql.ErrNoRows) || l.d.missingTable(err) {
 			return fmt.Errorf("%w: %s", ErrNotLedger, l.path)
 		}
 		return fmt.Errorf("ledger: read ledger_id: %w", err)
@@ -345,7 +362,8 @@ func (l *Ledger) ID() string {
 	return l.id
 }
 
-// Path is the absolute path of the database file.
+// Path is the absolute path of the database file, or the PostgreSQL URL
+// with its password replaced by *** (RedactURL).
 func (l *Ledger) Path() string { return l.path }
 
 // PrepareRead prepares a read-only query on the writer connection, for use

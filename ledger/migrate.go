@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/golang-migrate/migrate/v4"
@@ -49,7 +50,7 @@ func (l *Ledger) prepareFile(ctx context.Context) (err error) {
 
 // migrateUp applies every migration in migrations.FS. It gets its own
 // *sql.DB because migrate.Close closes the handle it was given.
-func migrateUp(path string) (err error) {
+func migrateUp(path string) error {
 	db, err := sql.Open("sqlite", writerDSN(path))
 	if err != nil {
 		return fmt.Errorf("ledger: migrate: %w", err)
@@ -59,15 +60,20 @@ func migrateUp(path string) (err error) {
 		db.Close()
 		return fmt.Errorf("ledger: migrate: %w", err)
 	}
-	src, err := iofs.New(migrations.FS, ".")
+	return runMigrations(migrations.FS, "sqlite", &atomicDriver{Driver: inner, db: db})
+}
+
+// runMigrations applies every migration of src through drv (which it closes).
+func runMigrations(fsys fs.FS, name string, drv *atomicDriver) (err error) {
+	src, err := iofs.New(fsys, ".")
 	if err != nil {
-		inner.Close()
+		drv.Close()
 		return fmt.Errorf("ledger: migrate: %w", err)
 	}
-	m, err := migrate.NewWithInstance("iofs", src, "sqlite", &atomicDriver{Driver: inner, db: db})
+	m, err := migrate.NewWithInstance("iofs", src, name, drv)
 	if err != nil {
 		src.Close()
-		inner.Close()
+		drv.Close()
 		return fmt.Errorf("ledger: migrate: %w", err)
 	}
 	defer func() {
@@ -84,7 +90,8 @@ func migrateUp(path string) (err error) {
 }
 
 // atomicDriver wraps golang-migrate's sqlite driver so that each migration
-// and its version bump commit in ONE transaction. golang-migrate marks the
+// and its version bump commit in ONE transaction (the PostgreSQL backend
+// wraps golang-migrate's pgx driver the same way). golang-migrate marks the
 // version dirty, runs the body and marks it clean in three separate
 // transactions; a process killed in between leaves a file that every later
 // Open refuses. SQLite DDL is transactional, so holding the three steps in a
@@ -110,7 +117,7 @@ func (d *atomicDriver) SetVersion(version int, dirty bool) error {
 		return d.abort(err)
 	}
 	if version >= 0 || (version == database.NilVersion && dirty) {
-		if _, err := d.tx.Exec(`INSERT INTO `+msqlite.DefaultMigrationsTable+` (version, dirty) VALUES (?, ?)`, version, dirty); err != nil {
+		if _, err := d.tx.Exec(`INSERT INTO `+msqlite.DefaultMigrationsTable+` (version, dirty) VALUES (?, ?)`, version, dirty); err != nil { // pgx's table has the same name
 			return d.abort(err)
 		}
 	}
@@ -161,8 +168,7 @@ func ensureLedgerID(ctx context.Context, path string) error {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `INSERT OR IGNORE INTO ledger_meta (key, value) VALUES ('ledger_id', ?)`,
-		newULID().String()); err != nil {
+	if _, err := db.ExecContext(ctx, sqliteDialect.setLedgerID, newULID().String()); err != nil {
 		return fmt.Errorf("ledger: set ledger_id: %w", err)
 	}
 	return nil

@@ -76,7 +76,7 @@ func (l *Ledger) Rebuild(ctx context.Context, ps []Projection) error {
 		return ErrReadOnly
 	}
 	return l.writeTx(ctx, true, func(tx *sql.Tx) (bool, error) {
-		return true, rebuildTx(ctx, tx, ps, l.committedEvents)
+		return true, rebuildTx(ctx, tx, l.d, ps, l.committedEvents)
 	})
 }
 
@@ -161,7 +161,7 @@ func (l *Ledger) committedEvents(ctx context.Context, fn func([]Event) error) er
 	return <-readErr
 }
 
-func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection, source eventSource) error {
+func rebuildTx(ctx context.Context, tx *sql.Tx, d *dialect, ps []Projection, source eventSource) error {
 	var tables []string
 	for _, p := range ps {
 		for _, t := range p.Tables() {
@@ -178,7 +178,7 @@ func rebuildTx(ctx context.Context, tx *sql.Tx, ps []Projection, source eventSou
 	// after it, in this same transaction: building an index from the finished
 	// table is far cheaper than maintaining it row by row. Primary keys and
 	// UNIQUE constraints (which folds may rely on) are untouched.
-	indexes, err := secondaryIndexes(ctx, tx, tables)
+	indexes, err := secondaryIndexes(ctx, tx, d, tables)
 	if err != nil {
 		return fmt.Errorf("ledger: rebuild: %w", err)
 	}
@@ -203,10 +203,10 @@ type secondaryIndex struct{ name, create string }
 
 // secondaryIndexes lists the explicitly created indexes (CREATE INDEX, so
 // with SQL text) of tables, in a stable order.
-func secondaryIndexes(ctx context.Context, tx *sql.Tx, tables []string) ([]secondaryIndex, error) {
+func secondaryIndexes(ctx context.Context, tx *sql.Tx, d *dialect, tables []string) ([]secondaryIndex, error) {
 	var out []secondaryIndex
 	for _, t := range tables {
-		rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`, t)
+		rows, err := tx.QueryContext(ctx, d.indexes, t)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +236,7 @@ func (l *Ledger) ProjectionDigest(ctx context.Context, ps []Projection) (string,
 	sorted := slices.Clone(ps)
 	slices.SortStableFunc(sorted, func(a, b Projection) int { return strings.Compare(a.Name(), b.Name()) })
 
-	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		return "", fmt.Errorf("ledger: projection digest: %w", err)
 	}
@@ -247,7 +247,7 @@ func (l *Ledger) ProjectionDigest(ctx context.Context, ps []Projection) (string,
 	for _, p := range sorted {
 		writeField(h, 'P', []byte(p.Name()))
 		for _, t := range p.Tables() {
-			if err := digestTable(ctx, tx, h, t); err != nil {
+			if err := digestTable(ctx, tx, l.d, h, t); err != nil {
 				return "", fmt.Errorf("ledger: projection digest: %s.%s: %w", p.Name(), t, err)
 			}
 		}
@@ -255,19 +255,19 @@ func (l *Ledger) ProjectionDigest(ctx context.Context, ps []Projection) (string,
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func digestTable(ctx context.Context, tx *sql.Tx, h hash.Hash, table string) error {
-	var cols []string
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+func digestTable(ctx context.Context, tx *sql.Tx, d *dialect, h hash.Hash, table string) error {
+	var cols, classes []string
+	rows, err := tx.QueryContext(ctx, d.digestColumns, table)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
+		var c, class string
+		if err := rows.Scan(&c, &class); err != nil {
 			rows.Close()
 			return err
 		}
-		cols = append(cols, c)
+		cols, classes = append(cols, c), append(classes, class)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -278,13 +278,11 @@ func digestTable(ctx context.Context, tx *sql.Tx, h hash.Hash, table string) err
 	}
 	writeField(h, 'T', []byte(table))
 	var sel, order []string
-	for _, c := range cols {
+	for i, c := range cols {
 		writeField(h, 'C', []byte(c))
-		q := quoteIdent(c)
-		// typeof keeps the storage class; text is read through a BLOB cast so
-		// the driver hands over its exact bytes (never a parsed time).
-		sel = append(sel, "typeof("+q+")", "CASE typeof("+q+") WHEN 'text' THEN CAST("+q+" AS BLOB) ELSE "+q+" END")
-		order = append(order, q+" COLLATE BINARY")
+		typ, val, ord := d.digestSelect(c, classes[i])
+		sel = append(sel, typ, val)
+		order = append(order, ord)
 	}
 	rows, err = tx.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+quoteIdent(table)+
 		" ORDER BY "+strings.Join(order, ", "))

@@ -143,7 +143,7 @@ type Stats struct {
 // Stats reads the facts from one snapshot of the read pool.
 func (l *Ledger) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{LedgerID: l.ID(), Path: l.path, ByType: map[string]int64{}}
-	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		return s, fmt.Errorf("ledger: stats: %w", err)
 	}

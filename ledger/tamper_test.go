@@ -21,9 +21,9 @@ const tamperEvents = 30
 
 // tamperSource builds the pristine ledger once per test and returns its path
 // (closed, checkpointed).
-func tamperSource(t *testing.T) string {
+func tamperSource(t *testing.T, b backend) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "pristine.db")
+	path := b.fresh(t)
 	l, err := Open(context.Background(), path, Options{Now: fixedClock()})
 	if err != nil {
 		t.Fatal(err)
@@ -36,9 +36,19 @@ func tamperSource(t *testing.T) string {
 }
 
 // tamperCopy copies the database file (and any WAL) and returns a raw
-// connection to the copy with the triggers dropped.
+// connection to the copy with the triggers dropped. A PostgreSQL ledger is
+// not copied but built again in a fresh schema: the fixed clock and IDs make
+// it row for row the same as src.
 func tamperCopy(t *testing.T, src string) (string, *sql.DB) {
 	t.Helper()
+	if IsURL(src) {
+		dst := tamperSource(t, postgresBackend)
+		db := rawDB(t, dst)
+		t.Cleanup(func() { db.Close() })
+		mustExec(t, db, `DROP TRIGGER events_no_update ON events`)
+		mustExec(t, db, `DROP TRIGGER events_no_delete ON events`)
+		return dst, db
+	}
 	dst := filepath.Join(t.TempDir(), "tampered.db")
 	for _, s := range []string{"", "-wal"} {
 		b, err := os.ReadFile(src + s)
@@ -142,8 +152,14 @@ func insertRow(t *testing.T, db *sql.DB, seq int64, r rowValues) {
 		r.streamVersion, r.typ, r.schemaVersion, r.recordedAt, r.data, r.canonical, r.prevHash, r.hash)
 }
 
+// In PostgreSQL the tamperer drops the triggers the same way (DROP TRIGGER
+// … ON events) and edits through a raw connection.
 func TestTamperedLedgers(t *testing.T) {
-	src := tamperSource(t)
+	forEachBackend(t, testTamperedLedgers)
+}
+
+func testTamperedLedgers(t *testing.T, b backend) {
+	src := tamperSource(t, b)
 
 	t.Run("untouched", func(t *testing.T) {
 		path, _ := tamperCopy(t, src)
@@ -250,10 +266,10 @@ func TestTamperedLedgers(t *testing.T) {
 
 	t.Run("swapped rows", func(t *testing.T) {
 		path, db := tamperCopy(t, src)
-		a, b := readRow(t, db, 20), readRow(t, db, 21)
+		r20, r21 := readRow(t, db, 20), readRow(t, db, 21)
 		mustExec(t, db, `DELETE FROM events WHERE seq IN (20, 21)`)
-		insertRow(t, db, 20, b)
-		insertRow(t, db, 21, a)
+		insertRow(t, db, 20, r21)
+		insertRow(t, db, 21, r20)
 		rep := verifyFile(t, path, nil)
 		wantBad(t, rep, 20, CheckPrevHash)
 		wantBad(t, rep, 20, CheckEnvelope)
@@ -261,7 +277,7 @@ func TestTamperedLedgers(t *testing.T) {
 
 	t.Run("damaged blob", func(t *testing.T) {
 		path, db := tamperCopy(t, src)
-		mustExec(t, db, `UPDATE blobs SET data = CAST('forged' AS BLOB) WHERE sha256 = ?`, chain.SHA256Hex([]byte("evidence body 5")))
+		mustExec(t, db, `UPDATE blobs SET data = ? WHERE sha256 = ?`, []byte("forged"), chain.SHA256Hex([]byte("evidence body 5")))
 		wantBad(t, verifyFile(t, path, nil), 6, CheckBlob)
 	})
 
@@ -321,7 +337,7 @@ func TestTamperedLedgers(t *testing.T) {
 
 	t.Run("previous export of another ledger", func(t *testing.T) {
 		path, _ := tamperCopy(t, src)
-		other := filepath.Join(t.TempDir(), "other.db")
+		other := b.fresh(t)
 		l := openTest(t, other, Options{})
 		fill(t, l, 2, 1)
 		rep := verifyFile(t, path, exportFile(t, other))
@@ -333,7 +349,7 @@ func TestTamperedLedgers(t *testing.T) {
 
 // Tampered export files: the same edits made to the JSON Lines instead.
 func TestTamperedExports(t *testing.T) {
-	src := tamperSource(t)
+	src := tamperSource(t, sqliteBackend) // offline: the file format is one for both backends
 	good := exportFile(t, src)
 	ctx := context.Background()
 	if rep, err := VerifyExport(ctx, bytes.NewReader(good), nil); err != nil || !rep.OK ||

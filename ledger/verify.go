@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/rea-re/rea/ledger/internal/chain"
 )
@@ -48,7 +47,7 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 		}
 	}
 
-	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("ledger: verify: %w", err)
 	}
@@ -56,8 +55,7 @@ func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyR
 
 	// The data column is compared inside SQLite (see chain.Columns).
 	rows, err := tx.QueryContext(ctx, `SELECT seq, event_id, stream, stream_version, type, schema_version, recorded_at,
-		CASE WHEN substr(canonical, `+strconv.Itoa(chain.DataStart+1)+`, octet_length(data)) = CAST(data AS BLOB)
-			THEN octet_length(data) ELSE -1 END,
+		`+l.d.verifyDataLen+`,
 		canonical, prev_hash, hash FROM events ORDER BY seq`)
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("ledger: verify: %w", err)
@@ -131,7 +129,7 @@ type blobScan struct {
 
 func (l *Ledger) scanBlobs(ctx context.Context) blobScan {
 	out := blobScan{present: make(map[string]bool)}
-	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		out.err = fmt.Errorf("ledger: verify blobs: %w", err)
 		return out

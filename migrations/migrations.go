@@ -11,7 +11,14 @@ package migrations
 
 import "embed"
 
-// FS holds every migration file of this directory.
+// FS holds every migration file of this directory (the SQLite schema).
 //
 //go:embed *.sql
 var FS embed.FS
+
+// PostgresFS holds the PostgreSQL dialect of the same schema, in postgres/:
+// the same numbered migrations (so a schema version means the same tables on
+// both backends), with PostgreSQL types and triggers.
+//
+//go:embed postgres/*.sql
+var PostgresFS embed.FS

@@ -3,7 +3,9 @@ package migrations
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,6 +13,21 @@ import (
 // Every migration is a numbered up/down pair, numbered without gaps, so
 // golang-migrate applies them in order and each can be rolled back.
 func TestMigrationFilesArePairedAndNumbered(t *testing.T) {
+	pg, err := fs.Sub(PostgresFS, "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlite := checkMigrations(t, FS)
+	postgres := checkMigrations(t, pg)
+	// A schema version names the same tables on both backends.
+	if !slices.Equal(sqlite, postgres) {
+		t.Errorf("postgres/ migrations %v differ from the SQLite ones %v", postgres, sqlite)
+	}
+}
+
+// checkMigrations checks one dialect's files and returns their base names.
+func checkMigrations(t *testing.T, FS fs.FS) []string {
+	t.Helper()
 	names, err := fs.Glob(FS, "*.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -48,4 +65,5 @@ func TestMigrationFilesArePairedAndNumbered(t *testing.T) {
 	if _, err := fs.ReadFile(FS, "0001_ledger.up.sql"); err != nil {
 		t.Fatal(err)
 	}
+	return slices.Sorted(maps.Values(ups))
 }

@@ -6,6 +6,10 @@
 //
 // Folds must depend only on the event (its seq, type and data) — never on the
 // clock, the environment or other process state — or a rebuild would diverge.
+//
+// The SQL is the subset SQLite and PostgreSQL share (upserts are ON CONFLICT
+// … DO UPDATE, not INSERT OR REPLACE), with ? placeholders, which the
+// PostgreSQL ledger rewrites: the same folds serve both backends.
 package projections
 
 import (
@@ -242,8 +246,9 @@ func (f health) Apply(tx *sql.Tx, e ledger.Event) error {
 	if d.Operation != nil {
 		op = *d.Operation
 	}
-	err := f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_provider_health(run_id, provider_id, operation, connection_id, state, reason, seq)
-		VALUES (?,?,?,?,?,?,?)`, d.RunID, d.ProviderID, op, d.ConnectionID, d.State, d.Reason, e.Seq)
+	err := f.stmts.exec(tx, `INSERT INTO proj_provider_health(run_id, provider_id, operation, connection_id, state, reason, seq)
+		VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, provider_id, operation) DO UPDATE SET connection_id = excluded.connection_id,
+		state = excluded.state, reason = excluded.reason, seq = excluded.seq`, d.RunID, d.ProviderID, op, d.ConnectionID, d.State, d.Reason, e.Seq)
 	return err
 }
 
@@ -267,7 +272,8 @@ func (f lineages) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err != nil {
 		return err
 	}
-	err = f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_lineage(run_id, provider_id, provider, observation, seq) VALUES (?,?,?,?,?)`,
+	err = f.stmts.exec(tx, `INSERT INTO proj_lineage(run_id, provider_id, provider, observation, seq) VALUES (?,?,?,?,?)
+		ON CONFLICT (run_id, provider_id) DO UPDATE SET provider = excluded.provider, observation = excluded.observation, seq = excluded.seq`,
 		d.RunID, d.Provider.ID, p, o, e.Seq)
 	return err
 }
@@ -283,7 +289,8 @@ func (f annotations) Apply(tx *sql.Tx, e ledger.Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		err := f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_annotations(target_sha256, kind, address, value, seq) VALUES (?,?,?,?,?)`,
+		err := f.stmts.exec(tx, `INSERT INTO proj_annotations(target_sha256, kind, address, value, seq) VALUES (?,?,?,?,?)
+			ON CONFLICT (target_sha256, kind, address) DO UPDATE SET value = excluded.value, seq = excluded.seq`,
 			d.TargetSHA256, d.Kind, d.Address, d.Value, e.Seq)
 		return err
 	case events.AnnotationRemoved:
@@ -309,7 +316,9 @@ func (f cursors) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	err := f.stmts.exec(tx, `INSERT OR REPLACE INTO proj_cursors(connection_id, run_id, document, address, seq) VALUES (?,?,?,?,?)`,
+	err := f.stmts.exec(tx, `INSERT INTO proj_cursors(connection_id, run_id, document, address, seq) VALUES (?,?,?,?,?)
+		ON CONFLICT (connection_id) DO UPDATE SET run_id = excluded.run_id, document = excluded.document, address = excluded.address,
+			seq = excluded.seq`,
 		d.ConnectionID, d.RunID, d.Document, d.Address, e.Seq)
 	return err
 }

@@ -164,7 +164,19 @@ func newLedgerCommand(g *globals) *cobra.Command {
 			return s, true, err
 		}),
 	}
-	l.AddCommand(export, verify, imp, rebuild, stats)
+	var tailFrom int64
+	var tailJSON bool
+	tail := &cobra.Command{
+		Use:   "tail [--from SEQ] [--json]",
+		Short: "Follow events as they commit, checking each chain link; exits 1 at the first broken link",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.tailLedger(cmd, tailFrom, tailJSON)
+		},
+	}
+	tail.Flags().Int64Var(&tailFrom, "from", 0, "first seq to print (default: the next event to commit)")
+	tail.Flags().BoolVar(&tailJSON, "json", false, "print export event lines (JSON Lines) instead of a readable line per event")
+	l.AddCommand(export, verify, imp, rebuild, stats, tail)
 	return l
 }
 
@@ -217,4 +229,45 @@ func verifyExportFile(ctx context.Context, path, previous string) (ledger.Verify
 	}
 	defer prev.Close()
 	return ledger.VerifyExport(ctx, bufio.NewReader(f), bufio.NewReader(prev))
+}
+
+// tailLedger is `rea ledger tail` (CONTRACTS.md §17): every committed event
+// from --from on (default: what commits after it starts), as an export
+// event line with --json, until interrupted. It appends nothing.
+func (g *globals) tailLedger(cmd *cobra.Command, from int64, asJSON bool) error {
+	ctx := cmd.Context()
+	path, err := g.resolveLedgerPath()
+	if err != nil {
+		return failWith(cmd, asJSON, err)
+	}
+	led, err := ledger.OpenReadOnly(ctx, path)
+	if err != nil {
+		return failWith(cmd, asJSON, err)
+	}
+	defer led.Close()
+	if from <= 0 {
+		head, _, err := led.Head(ctx)
+		if err != nil {
+			return failWith(cmd, asJSON, err)
+		}
+		from = head + 1
+	}
+	w := bufio.NewWriter(cmd.OutOrStdout())
+	var line []byte
+	err = led.Tail(ctx, from, func(e ledger.Event) error {
+		if asJSON {
+			line = ledger.AppendEventLine(line[:0], e)
+		} else {
+			line = fmt.Appendf(line[:0], "%d\t%s\t%s\t%s v%d\t%s\n", e.Seq, ledger.FormatTime(e.RecordedAt), e.Type, e.Stream, e.StreamVersion, e.Hash)
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		return w.Flush() // each event as it commits
+	})
+	if err != nil {
+		w.Flush()
+		return failWith(cmd, asJSON, err)
+	}
+	return w.Flush()
 }

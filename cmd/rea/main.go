@@ -64,7 +64,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().Var(pathValue{&g.ledgerPath}, "ledger", "ledger file (default $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
+	root.PersistentFlags().Var(ledgerValue{&g.ledgerPath}, "ledger", "ledger file, or a postgres:// URL of a team ledger (default $REA_LEDGER_URL, $REA_LEDGER_PATH or ${XDG_STATE_HOME:-~/.local/state}/rea/ledger.db)")
 	// --cpuprofile is for measuring REA itself (BENCHMARKS.md): the MCP
 	// figures run `rea mcp` as a subprocess, where go test's -cpuprofile
 	// cannot see.
@@ -97,11 +97,24 @@ func newRoot() *cobra.Command {
 	return root
 }
 
+// resolveLedgerPath returns the ledger's file path or PostgreSQL URL
+// (CONTRACTS.md §17): --ledger, else REA_LEDGER_URL or REA_LEDGER_PATH (not
+// both), else the default file.
 func (g *globals) resolveLedgerPath() (string, error) {
 	if g.ledgerPath != "" {
 		return g.ledgerPath, nil
 	}
-	if p := os.Getenv("REA_LEDGER_PATH"); p != "" {
+	u, p := os.Getenv("REA_LEDGER_URL"), os.Getenv("REA_LEDGER_PATH")
+	switch {
+	case u != "" && p != "":
+		return "", fault.New(fault.ConfigurationInvalid, "REA_LEDGER_URL and REA_LEDGER_PATH are both set.",
+			"Unset one of them.", map[string]any{"variables": []string{"REA_LEDGER_URL", "REA_LEDGER_PATH"}})
+	case u != "" && !ledger.IsURL(u):
+		return "", fault.New(fault.ConfigurationInvalid, "REA_LEDGER_URL is not a postgres:// or postgresql:// URL.",
+			"Set a PostgreSQL URL, or use REA_LEDGER_PATH for a file.", map[string]any{"variable": "REA_LEDGER_URL"})
+	case u != "":
+		return u, nil
+	case p != "":
 		return filepath.Abs(p)
 	}
 	return ledger.DefaultPath()

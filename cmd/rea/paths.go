@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/ledger"
 )
 
 // CLI paths may be relative: they are resolved against the working
@@ -50,6 +51,30 @@ func (v pathValue) Set(s string) error {
 }
 
 func (pathValue) Type() string { return "path" }
+
+// ledgerValue is --ledger: a path resolved when it is set, or a PostgreSQL
+// URL kept as given. String never shows a URL's password.
+type ledgerValue struct{ p *string }
+
+func (v ledgerValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	if ledger.IsURL(*v.p) {
+		return ledger.RedactURL(*v.p)
+	}
+	return *v.p
+}
+
+func (v ledgerValue) Set(s string) error {
+	if ledger.IsURL(s) {
+		*v.p = s
+		return nil
+	}
+	return pathValue(v).Set(s)
+}
+
+func (ledgerValue) Type() string { return "path|url" }
 
 // pathsValue is a repeatable flag of paths resolved when they are set.
 type pathsValue struct{ ps *[]string }

@@ -117,7 +117,7 @@ func (g *globals) readPolicyStream(ctx context.Context) (projections.PolicyStrea
 	if err != nil {
 		return projections.PolicyStream{}, err
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); !ledger.IsURL(path) && errors.Is(err, fs.ErrNotExist) {
 		return projections.PolicyStream{Head: projections.EmptyLedger()}, nil
 	}
 	led, err := ledger.OpenReadOnly(ctx, path)
@@ -481,7 +481,7 @@ func (g *globals) explainDecision(cmd *cobra.Command, asJSON bool, id string) er
 	if err != nil {
 		return failWith(cmd, asJSON, err)
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); !ledger.IsURL(path) && errors.Is(err, fs.ErrNotExist) {
 		return printPolicyError(cmd, asJSON, policyError{Error: errDecisionNotFound, DecisionID: id})
 	}
 	led, err := ledger.OpenReadOnly(ctx, path)

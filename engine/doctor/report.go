@@ -173,19 +173,25 @@ func LatestMigration() int {
 
 // CheckLedger opens the ledger read-only (no migration, no write), checks
 // that its schema is this build's, and verifies the whole chain. A ledger
-// that does not exist yet is healthy: the first `rea mcp` creates it.
-func CheckLedger(ctx context.Context, path string) (LedgerStatus, Check) {
+// that does not exist yet is healthy: the first `rea mcp` creates it. A
+// PostgreSQL ledger (a URL) is checked the same way: reachable, schema
+// version, chain head; it is named with its password replaced by ***.
+func CheckLedger(ctx context.Context, location string) (LedgerStatus, Check) {
+	path := location
+	if ledger.IsURL(location) {
+		path = ledger.RedactURL(location)
+	}
 	st := LedgerStatus{Path: path, State: "ok"}
 	ch := Check{ID: "ledger", Classification: Healthy}
 	fail := func(state, detail string) (LedgerStatus, Check) {
 		st.State, ch.Classification, ch.Detail = state, LedgerIntegrity, detail
 		return st, ch
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); !ledger.IsURL(location) && errors.Is(err, fs.ErrNotExist) {
 		st.State, ch.Detail = "missing", "not created yet: "+path+" (the first `rea mcp` or `rea analyze` creates it)"
 		return st, ch
 	}
-	led, err := ledger.OpenReadOnly(ctx, path)
+	led, err := ledger.OpenReadOnly(ctx, location)
 	if err != nil {
 		return fail("unreadable", fmt.Sprintf("cannot open %s: %v", path, err))
 	}

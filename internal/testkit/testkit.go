@@ -8,17 +8,22 @@
 package testkit
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for PostgresURL
 )
 
 // RequireAll reports whether REA_REQUIRE_ALL_TOOLS=1, where CI installs every
@@ -271,4 +276,47 @@ func CompileC(t testing.TB, dir, name, source string, flags ...string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// EnvPostgresURL names the PostgreSQL database the tests of the team ledger
+// (CONTRACTS.md §17) may create schemas in; `.ci/postgres.sh start DIR`
+// starts a private cluster and prints it, and .ci/run exports it.
+const EnvPostgresURL = "REA_TEST_POSTGRES_URL"
+
+// PostgresURL returns the URL of a new, empty schema of the test database
+// (search_path set in the URL), dropped when the test ends. It skips the
+// test (fails it under RequireAll) when EnvPostgresURL is unset. The URL
+// carries the test cluster's password: never print it.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvPostgresURL)
+	if base == "" {
+		SkipOrFail(t, EnvPostgresURL+" is not set: start a PostgreSQL test cluster with "+
+			"`eval \"$(.ci/postgres.sh start /tmp/rea-pg)\"` (Debian package postgresql) to run the PostgreSQL ledger tests")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s does not parse as a URL", EnvPostgresURL)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	schema := "rea_t_" + hex.EncodeToString(rnd[:])
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvPostgresURL, err)
+	}
+	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		db.Close()
+		t.Fatalf("create schema in the %s database: %v", EnvPostgresURL, err)
+	}
+	t.Cleanup(func() {
+		if _, err := db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+		db.Close()
+	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -1,0 +1,470 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/rea-re/rea/ledger/internal/chain"
+	"github.com/rea-re/rea/migrations"
+)
+
+// The PostgreSQL backend (CONTRACTS.md §17): one database (schema) shared by
+// every REA process of a team, with the same events, canonical bytes, hash
+// chain, blobs and projection tables as an SQLite file.
+//
+// Writers of all processes serialize on the chain head with
+// pg_advisory_xact_lock, taken as the first statement of every write
+// transaction and released by its COMMIT or ROLLBACK. The alternative, a
+// head row taken FOR UPDATE, would need that row updated by every append (a
+// second write and a dead tuple per commit) to carry the head; the advisory
+// lock costs one round trip and no write, and the head itself is the last
+// row of the events primary key. Under READ COMMITTED the statement after
+// the lock sees every commit made before the lock was granted, so seq =
+// head + 1 is always right; seq being the PRIMARY KEY makes a fork
+// impossible even for a writer that skipped the lock.
+//
+// Within one process, appends still go through the group commit (group.go):
+// one transaction and one COMMIT for the appends that queue meanwhile, under
+// savepoints.
+
+// IsURL reports whether a --ledger / REA_LEDGER_URL value names a
+// PostgreSQL ledger (scheme postgres or postgresql) rather than a file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// RedactURL returns a PostgreSQL URL with its password (in the user info or
+// a password parameter) replaced by ***, for printing. An unparsable URL is
+// not echoed at all.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "postgres://***"
+	}
+	out := u.String()
+	if _, ok := u.User.Password(); ok {
+		v := *u
+		v.User = url.UserPassword(u.User.Username(), "xxxxx")
+		out = strings.Replace(v.String(), ":xxxxx@", ":***@", 1)
+		u = &v
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		v := *u
+		v.RawQuery = q.Encode()
+		if _, ok := u.User.Password(); ok {
+			v.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		out = strings.Replace(strings.Replace(v.String(), ":xxxxx@", ":***@", 1), "password=xxxxx", "password=***", 1)
+	}
+	return out
+}
+
+var postgresDialect = &dialect{
+	name:          "postgres",
+	putBlob:       `INSERT INTO blobs (sha256, data, encoding) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
+	setLedgerID:   `INSERT INTO ledger_meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO NOTHING`,
+	lockHead:      `SELECT pg_advisory_xact_lock(?)`,
+	verifyDataLen: `CASE WHEN substring(canonical FROM ` + strconv.Itoa(chain.DataStart+1) + ` FOR octet_length(data)) = convert_to(data, 'UTF8') THEN octet_length(data) ELSE -1 END`,
+	digestColumns: `SELECT column_name, CASE
+			WHEN data_type IN ('bigint', 'integer', 'smallint') THEN 'integer'
+			WHEN data_type IN ('double precision', 'real') THEN 'real'
+			WHEN data_type = 'bytea' THEN 'blob'
+			ELSE 'text' END
+		FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`,
+	indexes: `SELECT i.indexname, i.indexdef FROM pg_indexes i
+		WHERE i.schemaname = current_schema() AND i.tablename = ?
+			AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname AND c.connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()))
+		ORDER BY i.indexname`,
+	readTx:       &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead},
+	retryable:    pgRetryable,
+	maxAttempts:  4, // three retries (CONTRACTS.md §17)
+	exhausted:    ErrRetry,
+	eventIDTaken: func(err error) bool { return pgConstraint(err, "23505", "events_event_id_key") },
+	missingTable: func(err error) bool { return pgConstraint(err, "42P01", "") },
+}
+
+// ErrRetry: an append (or rebuild or import) could not commit because the
+// connection to PostgreSQL was lost, the server restarted or the
+// transaction failed to serialize, through every internal retry. Nothing of
+// it is half-stored (a commit whose outcome was unknown was looked up by its
+// first event ID before each retry): the caller may run it again
+// (revision_conflict, retryable).
+var ErrRetry = errors.New("ledger: transaction not committed (PostgreSQL connection lost or serialization failure); retry")
+
+func pgConstraint(err error, code, constraint string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code && (constraint == "" || pe.ConstraintName == constraint)
+}
+
+// pgRetryable: the transaction failed for a reason that running it again on
+// a new connection may not meet: a lost or refused connection, a server
+// shutting down or starting, a serialization failure or deadlock, or a seq
+// taken by another writer (impossible under the head lock; a retry reads
+// the new head).
+func pgRetryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "40001", pe.Code == "40P01": // serialization_failure, deadlock_detected
+			return true
+		case strings.HasPrefix(pe.Code, "08"): // connection exceptions
+			return true
+		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // shutdown, crash, cannot connect now
+			return true
+		case pe.Code == "23505" && pe.ConstraintName == "events_pkey":
+			return true
+		}
+		return false
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, net.ErrClosed) ||
+		errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF")
+}
+
+// redactedError hides the password in an error's text (a driver may quote
+// the connection settings) while keeping the chain for errors.Is/As.
+type redactedError struct {
+	err      error
+	password string
+}
+
+func (e *redactedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.password, "***")
+}
+
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redact(err error, password string) error {
+	if err == nil || password == "" {
+		return err
+	}
+	return &redactedError{err: err, password: password}
+}
+
+// openPostgres opens the ledger at a postgres:// URL, migrating its schema
+// first unless readOnly. The password comes from the URL, PGPASSWORD or
+// ~/.pgpass (pgx reads them) and is never part of an error or of Path.
+func openPostgres(ctx context.Context, rawURL string, opts Options, readOnly bool) (l *Ledger, err error) {
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		// The parser's message may quote the URL.
+		return nil, fmt.Errorf("ledger: %s: invalid PostgreSQL URL", RedactURL(rawURL))
+	}
+	defer func() { err = redact(err, cfg.Password) }()
+
+	l = newLedger(RedactURL(rawURL), opts)
+	l.d = postgresDialect
+	l.readOnly = readOnly
+	l.pg = cfg
+	if !readOnly {
+		if err := migratePostgres(pgDB(cfg, false)); err != nil {
+			return nil, err
+		}
+		l.w = pgDB(cfg, false)
+		// One writer connection, as with SQLite: the group commit makes one
+		// transaction at a time per process anyway, and PrepareRead relies
+		// on it.
+		l.w.SetMaxOpenConns(1)
+		l.w.SetMaxIdleConns(1)
+		if _, err := l.w.ExecContext(ctx, l.d.setLedgerID, newULID().String()); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("ledger: set ledger_id: %w", err)
+		}
+	}
+	l.r = pgDB(cfg, true)
+	n := opts.ReadConns
+	if n <= 0 {
+		n = 4
+	}
+	n = max(n, 2)
+	l.r.SetMaxOpenConns(n)
+	l.r.SetMaxIdleConns(n)
+	if err := l.r.QueryRowContext(ctx, `SELECT hashtextextended(current_database() || '.' || current_schema() || '.rea_ledger_head', 0)`).
+		Scan(&l.headKey); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("ledger: %s: %w", l.path, err)
+	}
+	if !readOnly {
+		if err := l.prepare(ctx); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	if err := l.loadID(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// pgDB is a database/sql handle on cfg whose connections take SQLite's ?
+// and ?N placeholders (rebind). Read handles are read-only sessions, as the
+// SQLite read pool is query_only.
+func pgDB(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
+	c := cfg.Copy()
+	if c.RuntimeParams == nil {
+		c.RuntimeParams = map[string]string{}
+	}
+	if readOnly {
+		c.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	if _, ok := c.RuntimeParams["application_name"]; !ok {
+		c.RuntimeParams["application_name"] = "rea"
+	}
+	return sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*c), readOnly: readOnly, seen: new(atomic.Bool)})
+}
+
+// migratePostgres applies migrations.PostgresFS through golang-migrate's
+// pgx/v5 driver, whose lock is a PostgreSQL advisory lock and so holds
+// across processes and hosts. Each migration commits atomically with its
+// version (atomicDriver), PostgreSQL DDL being transactional too. It closes
+// db.
+func migratePostgres(db *sql.DB) error {
+	inner, err := mpgx.WithInstance(db, &mpgx.Config{})
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("ledger: migrate: %w", err)
+	}
+	src, err := fs.Sub(migrations.PostgresFS, "postgres")
+	if err != nil {
+		inner.Close()
+		return fmt.Errorf("ledger: migrate: %w", err)
+	}
+	return runMigrations(src, "postgres", &atomicDriver{Driver: inner, db: db})
+}
+
+// rebindConnector makes connections that rewrite SQLite placeholders.
+//
+// A server that restarts (or fails over) refuses connections for a moment:
+// Connect retries for up to connectPatience, so a restart looks like a slow
+// statement to the callers instead of a failure. (`pg_ctl restart -m fast`
+// took 18 s on the loaded 2-core test machine; a minute covers that with a
+// margin, and a caller's own deadline still ends the wait.) Only a server
+// this handle has reached before is waited for: a wrong URL or a server that
+// is down when REA starts fails at once.
+type rebindConnector struct {
+	driver.Connector
+	readOnly bool
+	seen     *atomic.Bool // a connection succeeded once
+}
+
+const connectPatience = time.Minute
+
+func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	deadline := time.Now().Add(connectPatience)
+	for delay := 50 * time.Millisecond; ; delay = min(2*delay, time.Second) {
+		conn, err := c.Connector.Connect(ctx)
+		if err == nil {
+			c.seen.Store(true)
+			return rebindConn{Conn: conn.(*stdlib.Conn), readOnly: c.readOnly}, nil
+		}
+		if !c.seen.Load() || !pgRetryable(err) || ctx.Err() != nil || time.Now().Add(delay).After(deadline) {
+			return nil, err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// rebindConn is a pgx connection that takes the package's SQL, written with
+// SQLite's ? and ?N placeholders, and hands PostgreSQL $N. Everything else
+// is pgx's own.
+//
+// A pooled connection the server has closed (a restart, an administrator's
+// pg_terminate_backend) fails its next use. Where running that use again on
+// another connection cannot do anything twice — beginning a transaction,
+// preparing, and any statement of a read-only session — the failure is
+// reported as driver.ErrBadConn, which makes database/sql drop the
+// connection and run it again on a fresh one. A write that failed that way
+// is the ledger's to retry (its transaction, looked up by event ID).
+type rebindConn struct {
+	*stdlib.Conn
+	readOnly bool
+}
+
+// badConn turns a lost connection into driver.ErrBadConn.
+func badConn(err error) error {
+	var pe *pgconn.PgError
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+		(!errors.As(err, &pe) || pe.Code == "57P01" || strings.HasPrefix(pe.Code, "08")) && pgRetryable(err) {
+		return driver.ErrBadConn
+	}
+	return err
+}
+
+func (c rebindConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	st, err := c.Conn.PrepareContext(ctx, rebind(query))
+	if err != nil {
+		return nil, badConn(err)
+	}
+	return rebindStmt{Stmt: st.(*stdlib.Stmt), readOnly: c.readOnly}, nil
+}
+
+// rebindStmt is a prepared statement of a rebindConn: on a read-only
+// session a lost connection is driver.ErrBadConn, as for its statements.
+type rebindStmt struct {
+	*stdlib.Stmt
+	readOnly bool
+}
+
+func (s rebindStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	res, err := s.Stmt.ExecContext(ctx, args)
+	if s.readOnly {
+		err = badConn(err)
+	}
+	return res, err
+}
+
+func (s rebindStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := s.Stmt.QueryContext(ctx, args)
+	if s.readOnly {
+		err = badConn(err)
+	}
+	return rows, err
+}
+
+func (c rebindConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	return tx, badConn(err)
+}
+
+func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if len(args) > 0 {
+		query = rebind(query)
+	}
+	res, err := c.Conn.ExecContext(ctx, query, args)
+	if c.readOnly {
+		err = badConn(err)
+	}
+	return res, err
+}
+
+func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if len(args) > 0 {
+		query = rebind(query)
+	}
+	rows, err := c.Conn.QueryContext(ctx, query, args)
+	if c.readOnly {
+		err = badConn(err)
+	}
+	return rows, err
+}
+
+// rebind rewrites ? as $1, $2, … in order and ?N as $N, outside string
+// literals, quoted identifiers, dollar-quoted bodies and comments.
+func rebind(q string) string {
+	if !strings.ContainsRune(q, '?') {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(q) {
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c { // doubled quote
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			end := min(j+1, len(q))
+			b.WriteString(q[i:end])
+			i = end - 1
+		case c == '-' && i+1 < len(q) && q[i+1] == '-':
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j - 1
+		case c == '/' && i+1 < len(q) && q[i+1] == '*':
+			j := strings.Index(q[i+2:], "*/")
+			end := len(q)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(q[i:end])
+			i = end - 1
+		case c == '$' && dollarTag(q[i:]) != "":
+			tag := dollarTag(q[i:])
+			j := strings.Index(q[i+len(tag):], tag)
+			end := len(q)
+			if j >= 0 {
+				end = i + len(tag) + j + len(tag)
+			}
+			b.WriteString(q[i:end])
+			i = end - 1
+		case c == '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			b.WriteByte('$')
+			if j > i+1 {
+				b.WriteString(q[i+1 : j])
+				i = j - 1
+			} else {
+				n++
+				b.WriteString(strconv.Itoa(n))
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// dollarTag returns the opening $tag$ of a dollar-quoted string at the
+// start of s, or "" ($1 is a parameter, not a tag).
+func dollarTag(s string) string {
+	for j := 1; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c == '$':
+			return s[:j+1]
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || (j > 1 && c >= '0' && c <= '9') || c >= 0x80:
+		default:
+			return ""
+		}
+	}
+	return ""
+}

@@ -1,0 +1,138 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rea-re/rea/ledger/internal/chain"
+)
+
+// TailPollInterval is how often Tail looks at an SQLite ledger's head, and
+// how often it looks at a PostgreSQL ledger's head when no notification
+// came (a notification lost with a connection is found this way).
+const TailPollInterval = 50 * time.Millisecond
+
+// pgTailPoll backs up LISTEN on PostgreSQL.
+const pgTailPoll = time.Second
+
+// BrokenLinkError is Tail's report of an event whose chain link does not
+// hold: its prev_hash is not the previous event's hash, or its hash is not
+// sha256(prev_hash || canonical).
+type BrokenLinkError struct {
+	Seq    int64
+	Detail string
+}
+
+func (e *BrokenLinkError) Error() string {
+	return fmt.Sprintf("ledger: chain broken at seq %d: %s", e.Seq, e.Detail)
+}
+
+// ErrBrokenLink is what errors.Is finds in a *BrokenLinkError.
+var ErrBrokenLink = errors.New("ledger: chain broken")
+
+func (e *BrokenLinkError) Is(target error) bool { return target == ErrBrokenLink }
+
+// Tail calls fn for every event with seq >= fromSeq (fromSeq < 1 = 1) in seq
+// order as it is committed, until ctx ends (nil is returned then) or fn
+// returns an error. Before fn sees an event its link is checked: prev_hash
+// equals the previous event's stored hash (genesis for seq 1), the hash
+// covers prev_hash and the stored bytes, and no seq is skipped; the first
+// failure ends Tail with a *BrokenLinkError.
+//
+// New commits are found by polling the head (SQLite, every
+// TailPollInterval) or by LISTEN on the channel the events trigger notifies
+// at COMMIT (PostgreSQL), with a slow poll behind it.
+func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) error {
+	fromSeq = max(fromSeq, 1)
+	prev := chain.GenesisHash
+	if fromSeq > 1 {
+		err := l.r.QueryRowContext(ctx, `SELECT hash FROM events WHERE seq = ?`, fromSeq-1).Scan(&prev)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("ledger: tail: the event before seq %d: %w", fromSeq, err)
+		}
+	}
+	wait, stop, err := l.commitWaiter(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	next := fromSeq
+	for {
+		err := l.Scan(ctx, next, func(e Event) error {
+			if e.Seq != next {
+				return &BrokenLinkError{Seq: next, Detail: fmt.Sprintf("seq %d is missing (the next row is %d)", next, e.Seq)}
+			}
+			if e.PrevHash != prev {
+				return &BrokenLinkError{Seq: e.Seq, Detail: "prev_hash is not the previous event's hash"}
+			}
+			if chain.Hash(e.PrevHash, e.Canonical) != e.Hash {
+				return &BrokenLinkError{Seq: e.Seq, Detail: "hash does not cover prev_hash and the stored bytes"}
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+			next, prev = e.Seq+1, e.Hash
+			return nil
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		wait()
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// commitWaiter returns a function that blocks until something may have been
+// committed (or ctx ends), and one that releases what it holds.
+func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), err error) {
+	sleep := func(d time.Duration) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+	if l.pg == nil {
+		return func() { sleep(TailPollInterval) }, func() {}, nil
+	}
+	conn, err := pgx.ConnectConfig(ctx, l.pg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
+	}
+	if _, err := conn.Exec(ctx, `LISTEN rea_ledger`); err != nil {
+		conn.Close(context.Background())
+		return nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
+	}
+	var schema string
+	_ = conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema)
+	wait = func() {
+		wctx, cancel := context.WithTimeout(ctx, pgTailPoll)
+		defer cancel()
+		for {
+			n, err := conn.WaitForNotification(wctx)
+			if err != nil {
+				if wctx.Err() == nil { // the connection failed: fall back to polling
+					sleep(pgTailPoll)
+				}
+				return
+			}
+			if n.Payload == schema {
+				return
+			}
+		}
+	}
+	return wait, func() { conn.Close(context.Background()) }, nil
+}
