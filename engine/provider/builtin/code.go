@@ -125,10 +125,17 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 		lo, hi := procsAt(six, a)
 		return lo < hi
 	}
+	var sw *armSwitch
+	if c.ix.img.arch == "arm" {
+		sw = &armSwitch{bo: c.ix.img.bo, code: c.codeAt}
+	}
 	for len(work) > 0 {
 		a := work[len(work)-1]
 		work = work[:len(work)-1]
 		d.reset()
+		if sw != nil {
+			sw.reset()
+		}
 		for !seen[a] && !isOtherEntry(a) {
 			if len(pc.insns) >= maxDescentInsns {
 				pc.lims = append(pc.lims, "recursive descent stopped at "+strconv.Itoa(maxDescentInsns)+" instructions")
@@ -147,6 +154,9 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 			seen[a] = true
 			it := d.decode(code, a, withText)
 			pc.insns = append(pc.insns, it)
+			if sw != nil {
+				work = append(work, sw.step(it, code, d.thumb, d.twrite)...) // jump tables
+			}
 			if it.hasTarget && (it.flow == flowJump || it.flow == flowCondJump) {
 				work = append(work, it.target)
 			}

@@ -302,7 +302,47 @@ func (d *decoder) trackPool(x uint32, it *insn) {
 			it.hasData, it.data = true, uint64(uint32(it.addr+8+d.page[rn]))
 		}
 	}
-	d.valid &^= 1<<rt | 1<<((rt+1)&15) | 1<<rn
+	d.valid &^= armWrites(x)
+}
+
+// armWrites over-approximates the registers an ARM-mode instruction other
+// than a branch or LDM writes: a data-processing instruction its Rd (a
+// multiply its bits 19:16 too), a load its Rt (LDRD Rt+1 too), and a load or
+// store with writeback or post-indexing its base; anything else (media,
+// coprocessor, system) Rt and Rn. Compares write none, stores no Rt.
+func armWrites(x uint32) uint32 {
+	rt, rn := (x>>12)&15, (x>>16)&15
+	switch {
+	case x&0x0e000090 == 0x00000090 && x&0x60 == 0: // multiply, swap
+		return 1<<rt | 1<<rn
+	case x&0x0e000090 == 0x00000090: // extra loads and stores: ldrh, ldrsb, ldrd...
+		var w uint32
+		if x&(1<<20) != 0 || x&0xf0 == 0xd0 { // a load (LDRD has L clear)
+			w = 1 << rt
+			if x&0x1000f0 == 0xd0 {
+				w |= 1 << ((rt + 1) & 15)
+			}
+		}
+		if x&(1<<24) == 0 || x&(1<<21) != 0 {
+			w |= 1 << rn
+		}
+		return w
+	case x&0x0c000000 == 0: // data processing
+		if x&0x01900000 == 0x01100000 {
+			return 0 // tst, teq, cmp, cmn
+		}
+		return 1 << rt // (the misc space with S clear: clz, mrs write Rd)
+	case x&0x0c000000 == 0x04000000 && x&0x02000010 != 0x02000010: // ldr/str (immediate or register)
+		var w uint32
+		if x&(1<<20) != 0 {
+			w = 1 << rt
+		}
+		if x&(1<<24) == 0 || x&(1<<21) != 0 {
+			w |= 1 << rn
+		}
+		return w
+	}
+	return 1<<rt | 1<<rn
 }
 
 func sext(v uint64, bits uint) int64 { return int64(v<<(64-bits)) >> (64 - bits) }

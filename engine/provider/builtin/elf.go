@@ -143,7 +143,9 @@ func openELF(data []byte) (*image, error) {
 	}
 	for i, s := range f.Sections {
 		switch s.Name {
-		case ".plt", ".plt.sec", ".plt.got":
+		case ".plt", ".plt.sec", ".plt.got", ".iplt":
+			// .iplt: arm's linker script keeps the IRELATIVE (ifunc) stubs
+			// in a section of their own (x86's merges them into .plt).
 			if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
 				step := s.Entsize
 				if step != 8 && step != 16 {
@@ -724,6 +726,9 @@ func pltStubsOf(img *image, data []byte, rels []dynReloc, tick func() error) ([]
 				continue
 			} else {
 				st.target = uint64(r.addend)
+				if info.machine == elf.EM_ARM {
+					st.target &^= 1 // the resolver's Thumb bit
+				}
 				st.hasTarget = img.execAt(st.target)
 			}
 			out = append(out, st)

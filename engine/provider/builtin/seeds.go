@@ -41,6 +41,13 @@ import (
 //
 // New procedures are named sub_<hex>, source analysis, with no size.
 
+// armJump is a direct jump of arm code at site to target, in Thumb code
+// when thumb.
+type armJump struct {
+	site, target uint64
+	thumb        bool
+}
+
 // maxSeedInsns and maxSeedProcs bound the call-target descent of one image.
 const (
 	maxSeedInsns = 1 << 16
@@ -361,6 +368,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	work = append(work, slices.Compact(symSeeds)...)
 	d := newDecoder(img)
 	d.code = func(a uint64) ([]byte, bool) { return execCode(img, b.data, a) } // arm literal pools
+	sw := &armSwitch{bo: img.bo, code: d.code}
 	// arm descends from every function symbol (no FDE covers any code), so
 	// its bounds grow with the code: one Thumb instruction per 2 bytes, one
 	// procedure per 16.
@@ -375,6 +383,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
 	searched := false
+	var fwd []armJump // arm: forward jumps to no known procedure
 	defer func() {
 		if len(work) > 0 && (budget <= 0 || len(done) >= maxProcs) {
 			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxInsns, maxProcs))
@@ -399,6 +408,7 @@ descend:
 			a := branches[len(branches)-1]
 			branches = branches[:len(branches)-1]
 			d.reset()
+			sw.reset()
 			afterCall := false
 			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
 				if err := b.tick(); err != nil {
@@ -411,6 +421,9 @@ descend:
 				seen[a] = true
 				budget--
 				it := d.decode(code, a, false)
+				if arm {
+					branches = append(branches, sw.step(it, code, mode, d.twrite)...)
+				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
 				}
@@ -446,6 +459,9 @@ descend:
 						}
 					case it.flow == flowJump || it.flow == flowCondJump:
 						branches = append(branches, it.target)
+						if arm && it.flow == flowJump && it.target > a && !procs[it.target] {
+							fwd = append(fwd, armJump{a, it.target, mode})
+						}
 					}
 				}
 				// Code after a call may be a literal pool (the call did
@@ -459,6 +475,31 @@ descend:
 				}
 				a += uint64(it.n)
 			}
+		}
+	}
+	if arm && len(fwd) > 0 {
+		// A forward jump over a procedure's entry leaves its procedure:
+		// it is a tail call (libgcc's __aeabi_idivmod reaches
+		// __aeabi_idiv0 by a b.w from __divsi3's code), its target a
+		// procedure. Checked once the descent has found what it can, so
+		// that the entries it jumps over are known.
+		starts := make([]uint64, 0, len(procs))
+		for p := range procs {
+			starts = append(starts, p)
+		}
+		slices.Sort(starts)
+		for _, j := range fwd {
+			i := sort.Search(len(starts), func(i int) bool { return starts[i] > j.site })
+			if i < len(starts) && starts[i] < j.target && !procs[j.target] && img.execAt(j.target) && !img.inPLT(j.target) {
+				add(j.target, j.thumb, true)
+				thumb[j.target] = j.thumb
+				byCall[j.target] = true
+				work = append(work, j.target)
+			}
+		}
+		fwd = fwd[:0]
+		if len(work) > 0 {
+			goto descend
 		}
 	}
 	if !searched {
