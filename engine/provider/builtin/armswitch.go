@@ -21,11 +21,12 @@ import "encoding/binary"
 //   - libgcc's division: adr rA, L; add.w rD, rA, rX, lsl #k; mov pc, rD —
 //     a jump into the unrolled code at L.
 //
-// The table size comes from the cmp that bounds the index. Without one (the
-// bound is in another block) a tbb/tbh table is read up to its first case,
-// which the code after the table starts with; other forms are not followed.
-// A table is read only from the file bytes of executable sections and is at
-// most maxSwitchCases entries.
+// The table size comes from the cmp that bounds the index; without one (the
+// bound is in another block) the table is not followed: reading on to the
+// lowest case, as some disassemblers do, reads the code after a table whose
+// cases all lie far beyond it as offsets (glibc's vfwprintf). A table is
+// read only from the file bytes of executable sections, at most
+// maxSwitchCases entries, and ends before the lowest case it names.
 
 const maxSwitchCases = 1024
 
@@ -161,6 +162,7 @@ func (s *armSwitch) stepThumb(it insn, code []byte, written uint32) []uint64 {
 		s.set(&s.adr, uint32(h2>>8&15), lit+(uint32(h>>10&1)<<11|uint32(h2>>12&7)<<8|uint32(h2&0xff)), 0)
 	case h == 0xe8df && h2&0xffe0 == 0xf000: // tbb/tbh [pc, rm]
 		return s.tableBranch(it, h2)
+	case h&0xf800 == 0xf000 && h2&0x8000 != 0: // b.w, b<c>.w, bl, blx: no register of interest
 	case h&0xfff0 == 0xf850 && h2&0x0ff0 == 0x0020: // ldr.w rt, [rn, rm, lsl #2]
 		rn, rt, rm := uint32(h&15), uint32(h2>>12), uint32(h2&15)
 		a, ok1 := s.get(&s.adr, rn)
@@ -208,10 +210,10 @@ func (s *armSwitch) tableBranch(it insn, h2 uint16) []uint64 {
 	table := it.addr + 4
 	half := h2&0x10 != 0
 	b, bounded := s.get(&s.bound, uint32(h2&15))
-	n := b.v
 	if !bounded {
-		n = maxSwitchCases
+		return nil
 	}
+	n := b.v
 	code, ok := s.code(table)
 	if !ok {
 		return nil

@@ -41,6 +41,7 @@ type insn struct {
 	it        uint8  // Thumb: the IT state the instruction was decoded in
 	pool      bool   // arm: data a $d mapping symbol marks (poolInsn), not an instruction
 	toggle    bool   // arm: the direct target is in the other instruction set (blx immediate)
+	lit       uint8  // arm: the bytes at data that this pc-relative load reads (a literal pool's), or 0
 	text      string // filled only when asked for
 }
 
@@ -284,7 +285,7 @@ func (d *decoder) trackPool(x uint32, it *insn) {
 			lit -= uint64(x & 0xfff)
 		}
 		lit = uint64(uint32(lit))
-		it.hasData, it.data = true, lit
+		it.hasData, it.data, it.lit = true, lit, 4
 		d.valid &^= 1 << rt
 		if d.code != nil && rt != 15 {
 			if b, ok := d.code(lit); ok && len(b) >= 4 {
@@ -492,7 +493,10 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 		if x&(1<<23) == 0 {
 			off = -off
 		}
-		it.hasData, it.data = true, uint64(uint32(int64(pc)+8+off))
+		it.hasData, it.data, it.lit = true, uint64(uint32(int64(pc)+8+off)), 4
+		if x&0x100 != 0 {
+			it.lit = 8 // a double
+		}
 	}
 	d.trackPool(x, &it)
 	if withText {

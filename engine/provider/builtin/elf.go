@@ -31,6 +31,9 @@ type elfInfo struct {
 	entryThumb  bool              // ARM: e_entry has the Thumb bit
 	initMode    map[uint64]bool   // ARM: the mode of inits whose pointer gives it (bit 0: Thumb) (seeds.go)
 	exidx       []uint64          // ARM: the function starts of .ARM.exidx, sorted (seeds.go)
+	// ARM: the mode the call-target descent inferred for a procedure that
+	// nothing gives one (the procedure before it), decoded so (seeds.go)
+	inferredMode map[uint64]bool
 }
 
 // pltSection is a PLT section and its entry size.

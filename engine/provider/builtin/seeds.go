@@ -289,6 +289,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	arm := info.machine == elf.EM_ARM
 	thumb := map[uint64]bool{}
 	var symSeeds []uint64
+	sized := map[uint64]uint64{} // arm: the end of each procedure of known extent
 	for i := range b.syms {
 		s := &b.syms[i]
 		if s.flags&flagProcedure == 0 {
@@ -299,8 +300,16 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 			// No FDE covers arm code: every function symbol seeds descent.
 			thumb[s.addr] = s.flags&flagThumb != 0
 			symSeeds = append(symSeeds, s.addr)
+			if s.size > 0 {
+				sized[s.addr] = max(sized[s.addr], satAdd(s.addr, s.size))
+			}
 		}
 	}
+	var extents []codeRange // arm: the known extents, by start
+	for a, end := range sized {
+		extents = append(extents, codeRange{a, end})
+	}
+	sortRanges(extents)
 	if arm {
 		for a, t := range info.initMode {
 			thumb[a] = t
@@ -344,6 +353,9 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	flush := func() {
 		for _, a := range exidx {
 			t, known := thumb[a]
+			if _, inferred := info.inferredMode[a]; inferred {
+				t, known = false, false // armMode reads the inference
+			}
 			add(a, t, known)
 		}
 	}
@@ -383,7 +395,8 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
 	searched := false
-	var fwd []armJump // arm: forward jumps to no known procedure
+	var fwd []armJump     // arm: forward jumps to no known procedure
+	var deferred []uint64 // arm: procedures of unknown mode
 	defer func() {
 		if len(work) > 0 && (budget <= 0 || len(done) >= maxProcs) {
 			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxInsns, maxProcs))
@@ -398,21 +411,106 @@ descend:
 		}
 		mode, known := thumb[entry]
 		if arm && !known {
-			continue // a mode neither a bit nor a call gives: not decoded
+			deferred = append(deferred, entry) // a mode neither a bit nor a call gives: inferred at the end
+			continue
 		}
 		done[entry] = true
 		d.thumb = mode
+		// call records a call (or tail call) from code of the procedure
+		// at entry to t, in the mode the instruction gives.
+		call := func(it insn, t uint64) {
+			tmode := mode != it.toggle // blx imm switches the mode
+			if arm && sized[t] == 0 && inFDE(extents, t) {
+				// Inside a procedure of known extent, not at its start: a
+				// second entry of it (libgcc's __aeabi_idivmod calls
+				// .divsi3_skip_div0_test, inside __divsi3), no procedure.
+				return
+			}
+			if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
+				add(t, arm && tmode, arm)
+				if arm {
+					byCall[t] = true
+				}
+			}
+			if _, known := thumb[t]; arm && !known && procs[t] {
+				thumb[t] = tmode
+			}
+			if procs[t] {
+				work = append(work, t)
+			}
+		}
+		// formed records a code address formed pc-relative (ldr rT, =off;
+		// add rD, pc, rT): a function pointer, bit 0 its mode.
+		formed := func(it insn) {
+			if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
+				if !procs[t] {
+					add(t, it.data&1 != 0, true)
+				}
+				work = append(work, t)
+			}
+		}
+		if end := sized[entry]; arm && end > entry {
+			// A procedure of known extent is decoded linearly over it, as
+			// code.go decodes it: its code that no branch reaches (C++
+			// landing pads, which only the unwinder enters) calls too, and
+			// a branch out of the extent is a tail call.
+			d.reset()
+			for a := entry; a < end && budget > 0; {
+				if err := b.tick(); err != nil {
+					return err
+				}
+				if e, ok := info.dataEnd(a); ok {
+					a = max(e, a+1)
+					d.reset()
+					continue
+				}
+				code, ok := execCode(img, b.data, a)
+				if !ok {
+					break
+				}
+				budget--
+				it := d.decode(code[:min(uint64(len(code)), end-a)], a, false)
+				if it.hasData && pcRelAdd(code, mode) {
+					formed(it)
+				}
+				switch {
+				case !it.hasTarget:
+				case it.flow == flowCall && it.target != a+uint64(it.n):
+					call(it, it.target)
+				case (it.flow == flowJump || it.flow == flowCondJump) && (it.target < entry || it.target >= end):
+					call(it, it.target)
+				}
+				a += uint64(it.n)
+			}
+			continue
+		}
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
-		for len(branches) > 0 && budget > 0 {
-			a := branches[len(branches)-1]
-			branches = branches[:len(branches)-1]
+		// arm: the code after a call is decoded last, once the rest of the
+		// procedure has shown which words its loads read as literal-pool
+		// data (the call may not return: bl __stack_chk_fail is followed
+		// by the pool, not by code).
+		var resume []uint64
+		pools := armPools{}
+		for (len(branches) > 0 || len(resume) > 0) && budget > 0 {
+			afterCall := false
+			var a uint64
+			if len(branches) > 0 {
+				a = branches[len(branches)-1]
+				branches = branches[:len(branches)-1]
+			} else {
+				a = resume[len(resume)-1]
+				resume = resume[:len(resume)-1]
+				afterCall = true
+			}
 			d.reset()
 			sw.reset()
-			afterCall := false
 			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
 				if err := b.tick(); err != nil {
 					return err
+				}
+				if arm && info.inData(a) {
+					break // a literal pool or other data in code ($d)
 				}
 				code, ok := execCode(img, b.data, a)
 				if !ok {
@@ -422,20 +520,17 @@ descend:
 				budget--
 				it := d.decode(code, a, false)
 				if arm {
+					if pools.overlaps(it) {
+						break // a literal pool a load of this procedure reads
+					}
+					pools.note(it)
 					branches = append(branches, sw.step(it, code, mode, d.twrite)...)
 				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
 				}
 				if arm && it.hasData && pcRelAdd(code, mode) {
-					// A code address formed pc-relative (ldr rT, =off; add
-					// rD, pc, rT): a function pointer, bit 0 its mode.
-					if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
-						if !procs[t] {
-							add(t, it.data&1 != 0, true)
-						}
-						work = append(work, t)
-					}
+					formed(it)
 				}
 				if it.hasTarget {
 					switch {
@@ -443,20 +538,7 @@ descend:
 						// call $+5; pop reg (the i386 get-PC idiom): no
 						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
-						t := it.target
-						tmode := mode != it.toggle // blx imm switches the mode
-						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
-							add(t, arm && tmode, arm)
-							if arm {
-								byCall[t] = true
-							}
-						}
-						if _, known := thumb[t]; arm && !known && procs[t] {
-							thumb[t] = tmode
-						}
-						if procs[t] {
-							work = append(work, t)
-						}
+						call(it, it.target)
 					case it.flow == flowJump || it.flow == flowCondJump:
 						branches = append(branches, it.target)
 						if arm && it.flow == flowJump && it.target > a && !procs[it.target] {
@@ -474,7 +556,48 @@ descend:
 					break
 				}
 				a += uint64(it.n)
+				if arm && it.flow == flowCall {
+					resume = append(resume, a)
+					break
+				}
 			}
+		}
+	}
+	if arm && len(deferred) > 0 {
+		// A procedure no bit, call or symbol gives a mode (an .ARM.exidx
+		// start no call reaches) takes the mode of the nearest procedure
+		// before it whose mode is known, else after it, else ARM; armMode
+		// reads the inference back, with its limitation, so that every
+		// operation decodes it as the descent did.
+		known := make([]uint64, 0, len(thumb))
+		for a := range thumb {
+			known = append(known, a)
+		}
+		slices.Sort(known)
+		if info.inferredMode == nil {
+			info.inferredMode = map[uint64]bool{}
+		}
+		for _, a := range deferred {
+			if _, ok := thumb[a]; ok || done[a] {
+				continue
+			}
+			i := sort.Search(len(known), func(i int) bool { return known[i] >= a })
+			t := false
+			switch {
+			case i > 0:
+				t = thumb[known[i-1]]
+			case i < len(known):
+				t = thumb[known[i]]
+			}
+			info.inferredMode[a] = t
+			work = append(work, a)
+		}
+		for a, t := range info.inferredMode {
+			thumb[a] = t
+		}
+		deferred = deferred[:0]
+		if len(work) > 0 {
+			goto descend
 		}
 	}
 	if arm && len(fwd) > 0 {
