@@ -172,13 +172,47 @@ func armExidx(img *image, data []byte) []uint64 {
 				continue // bit 31 is zero in a prel31 word
 			}
 			a := uint64(uint32(int64(s.addr+(o-s.off)) + sext(uint64(w), 31)))
-			if img.execAt(a) {
+			if a, ok := armSkipPadding(img, data, a); ok && img.execAt(a) {
 				out = append(out, a)
 			}
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// armSkipPadding returns where the code of an .ARM.exidx range starting at a
+// begins: an entry may open on padding — the EXIDX_CANTUNWIND entry ld adds
+// after a section's last function lands on its zero fill; glibc's signal
+// restorers open their unwind range with nops before the function, as on
+// x86 (fdePaddingStart) — so zero halfwords and nops (Thumb nop and nop.w,
+// ARM nop and mov r0, r0) are skipped, up to 16 bytes. A range of nothing
+// but padding has no function (ok false).
+func armSkipPadding(img *image, data []byte, a uint64) (uint64, bool) {
+	code, ok := execCode(img, data, a)
+	if !ok {
+		return a, true
+	}
+	o := 0
+	for o < 16 && o+2 <= len(code) {
+		if o+4 <= len(code) && (a+uint64(o))&3 == 0 {
+			if w := img.bo.Uint32(code[o:]); w == 0xe320f000 || w == 0xe1a00000 {
+				o += 4
+				continue
+			}
+		}
+		h := img.bo.Uint16(code[o:])
+		switch {
+		case h == 0 || h == 0xbf00:
+			o += 2
+			continue
+		case h == 0xf3af && o+4 <= len(code) && img.bo.Uint16(code[o+2:]) == 0x8000:
+			o += 4
+			continue
+		}
+		return a + uint64(o), true
+	}
+	return a, o == 0
 }
 
 // armRelativePointers returns the code pointers that R_ARM_RELATIVE
@@ -305,6 +339,10 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 			}
 		}
 	}
+	symtab := false // a full symbol table (.symtab) names every function
+	for _, t := range info.tables {
+		symtab = symtab || !t.dynamic
+	}
 	var extents []codeRange // arm: the known extents, by start
 	for a, end := range sized {
 		extents = append(extents, codeRange{a, end})
@@ -420,6 +458,13 @@ descend:
 		// at entry to t, in the mode the instruction gives.
 		call := func(it insn, t uint64) {
 			tmode := mode != it.toggle // blx imm switches the mode
+			if arm && it.flow != flowCall && symtab && !procs[t] {
+				// A branch out of a procedure to code no symbol of a full
+				// symbol table names: a local label of hand-written
+				// assembly (glibc's strcmp branches back to code before its
+				// symbol), where a tail call would reach a function symbol.
+				return
+			}
 			if arm && sized[t] == 0 && inFDE(extents, t) {
 				// Inside a procedure of known extent, not at its start: a
 				// second entry of it (libgcc's __aeabi_idivmod calls
@@ -442,6 +487,13 @@ descend:
 		// formed records a code address formed pc-relative (ldr rT, =off;
 		// add rD, pc, rT): a function pointer, bit 0 its mode.
 		formed := func(it insn) {
+			// Thumb code forms a Thumb function's address with bit 0 set;
+			// one without is data or a label (glibc's vfprintf forms its
+			// computed-goto labels, then sets bit 0), as is an address
+			// inside the procedure's own known extent.
+			if mode && it.data&1 == 0 || it.data >= entry && it.data < sized[entry] {
+				return
+			}
 			if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
 				if !procs[t] {
 					add(t, it.data&1 != 0, true)
@@ -600,7 +652,7 @@ descend:
 			goto descend
 		}
 	}
-	if arm && len(fwd) > 0 {
+	if arm && len(fwd) > 0 && !symtab {
 		// A forward jump over a procedure's entry leaves its procedure:
 		// it is a tail call (libgcc's __aeabi_idivmod reaches
 		// __aeabi_idiv0 by a b.w from __divsi3's code), its target a
