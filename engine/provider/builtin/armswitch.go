@@ -43,6 +43,9 @@ type armSwitch struct {
 	// loaded from the table at v of n entries; jump, a jump base: the table
 	// at v of n entries plus its entry, or (n = 0) the code address v.
 	bound, adr, entry, jump [16]armFact
+	// table is the extent of the last table read (tbb/tbh bytes, adr
+	// words), for the caller to take.
+	table codeRange
 }
 
 // armFact is one register's fact, set at instruction at (1-based; 0: none).
@@ -202,6 +205,7 @@ func (s *armSwitch) jumpThrough(rm uint32) []uint64 {
 		}
 		out = append(out, uint64((j.v+s.bo.Uint32(b))&^1))
 	}
+	s.table = codeRange{uint64(j.v), uint64(j.v) + 4*uint64(len(out))}
 	return out
 }
 
@@ -236,5 +240,27 @@ func (s *armSwitch) tableBranch(it insn, h2 uint16) []uint64 {
 		first = min(first, t)
 		out = append(out, t)
 	}
+	s.table = codeRange{table, table + size*uint64(len(out))}
 	return out
+}
+
+// thumbLabel returns the code label a Thumb add rD, pc (it, decoded from
+// code) forms when the next instruction is orr.w rD, rD, #1: the computed
+// jump of glibc's vfprintf (ldr rD, =L-.; add rD, pc; orr.w rD, rD, #1;
+// bx rD), whose target is code of the same function, not a function
+// pointer (those are formed with bit 0 already set).
+func thumbLabel(it insn, code []byte) (uint64, bool) {
+	if !it.hasData || it.data&1 != 0 || len(code) < 6 {
+		return 0, false
+	}
+	h := binary.LittleEndian.Uint16(code)
+	if h&0xff78 != 0x4478 {
+		return 0, false
+	}
+	rd := uint16(h&7) | (h>>4)&8
+	h1, h2 := binary.LittleEndian.Uint16(code[2:]), binary.LittleEndian.Uint16(code[4:])
+	if h1 == 0xf040|rd && h2 == rd<<8|1 {
+		return it.data, true
+	}
+	return 0, false
 }

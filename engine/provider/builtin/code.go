@@ -171,6 +171,9 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 				}
 				pools.note(it)
 				work = append(work, sw.step(it, code, d.thumb, d.twrite)...) // jump tables
+				if l, ok := thumbLabel(it, code); ok && d.thumb {
+					work = append(work, l) // a computed jump's label
+				}
 			}
 			pc.insns = append(pc.insns, it)
 			if it.hasTarget && (it.flow == flowJump || it.flow == flowCondJump) {

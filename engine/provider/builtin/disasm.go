@@ -488,6 +488,9 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			it.flow, it.indirect = flowJump, true
 		}
 	}
+	if cond < 0xe && (it.flow == flowRet || it.flow == flowJump && it.indirect) {
+		it.flow = flowCondJump // bxeq lr: the code goes on when the condition fails
+	}
 	if x&0x0e000e00 == 0x0c000a00 && x&0x01200000 == 0x01000000 && (x>>16)&15 == 15 && cond != 0xf { // vldr/vstr (literal)
 		off := int64(x&0xff) * 4
 		if x&(1<<23) == 0 {

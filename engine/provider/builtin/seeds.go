@@ -343,6 +343,12 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	for _, t := range info.tables {
 		symtab = symtab || !t.dynamic
 	}
+	gapPhase := false         // arm, stripped: the descent is decoding gaps
+	var words map[uint64]bool // arm, stripped: the code addresses data holds
+	var cov *armCover         // arm, stripped: what the descent decoded (armgaps.go)
+	if arm && !symtab {
+		cov = newARMCover(img)
+	}
 	var extents []codeRange // arm: the known extents, by start
 	for a, end := range sized {
 		extents = append(extents, codeRange{a, end})
@@ -465,6 +471,12 @@ descend:
 				// symbol), where a tail call would reach a function symbol.
 				return
 			}
+			if gapPhase && it.flow != flowCall && cov.has(t) && !procs[t] {
+				// From code found in a gap, a branch into code the descent
+				// decoded as another procedure's body: that body goes on
+				// here, no tail call.
+				return
+			}
 			if arm && sized[t] == 0 && inFDE(extents, t) {
 				// Inside a procedure of known extent, not at its start: a
 				// second entry of it (libgcc's __aeabi_idivmod calls
@@ -491,8 +503,11 @@ descend:
 			// one without is data or a label (glibc's vfprintf forms its
 			// computed-goto labels, then sets bit 0), as is an address
 			// inside the procedure's own known extent.
-			if mode && it.data&1 == 0 || it.data >= entry && it.data < sized[entry] {
+			if it.data >= entry && it.data < sized[entry] {
 				return
+			}
+			if mode && it.data&1 == 0 && (it.data&3 != 0 || !img.execAt(it.data)) {
+				return // not an ARM function's address either
 			}
 			if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
 				if !procs[t] {
@@ -522,7 +537,10 @@ descend:
 				}
 				budget--
 				it := d.decode(code[:min(uint64(len(code)), end-a)], a, false)
-				if it.hasData && pcRelAdd(code, mode) {
+				if cov != nil {
+					cov.mark(a, uint64(it.n))
+				}
+				if _, label := thumbLabel(it, code); !label && it.hasData && pcRelAdd(code, mode) {
 					formed(it)
 				}
 				switch {
@@ -577,11 +595,23 @@ descend:
 					}
 					pools.note(it)
 					branches = append(branches, sw.step(it, code, mode, d.twrite)...)
+					if cov != nil {
+						cov.mark(a, uint64(it.n))
+						if it.lit != 0 {
+							cov.mark(it.data, uint64(it.lit))
+						}
+						if sw.table.end > sw.table.start {
+							cov.mark(sw.table.start, sw.table.end-sw.table.start)
+							sw.table = codeRange{}
+						}
+					}
 				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
 				}
-				if arm && it.hasData && pcRelAdd(code, mode) {
+				if l, ok := thumbLabel(it, code); ok && mode {
+					branches = append(branches, l) // a label of this procedure
+				} else if arm && it.hasData && pcRelAdd(code, mode) {
 					formed(it)
 				}
 				if it.hasTarget {
@@ -674,6 +704,52 @@ descend:
 		}
 		fwd = fwd[:0]
 		if len(work) > 0 {
+			goto descend
+		}
+	}
+	if cov != nil {
+		// Then the code the descent left undecoded (armgaps.go), a
+		// round at a time.
+		gapPhase = true
+		known := make([]uint64, 0, len(thumb))
+		for a := range thumb {
+			known = append(known, a)
+		}
+		slices.Sort(known)
+		modeAt := func(a uint64) bool {
+			i := sort.Search(len(known), func(i int) bool { return known[i] > a })
+			if i > 0 {
+				return thumb[known[i-1]]
+			}
+			return i < len(known) && thumb[known[i]]
+		}
+		if words == nil {
+			words = armDataWords(img, b.data)
+		}
+		var labelCalls []insn
+		starts, modes, progress := nextGaps(img, b.data, cov, procs, words, modeAt, func(it insn) { labelCalls = append(labelCalls, it) })
+		for _, it := range labelCalls {
+			// A call from a label's code (Thumb, as labels are found):
+			// a procedure in the mode the call gives.
+			t, tmode := it.target, !it.toggle
+			if !procs[t] && img.execAt(t) && !img.inPLT(t) && !(sized[t] == 0 && inFDE(extents, t)) {
+				add(t, tmode, true)
+				thumb[t] = tmode
+				work = append(work, t)
+			}
+		}
+		if info.inferredMode == nil {
+			info.inferredMode = map[uint64]bool{}
+		}
+		for i, a := range starts {
+			if procs[a] || len(done) >= maxProcs {
+				continue
+			}
+			add(a, false, false) // armMode reads the mode from inferredMode
+			thumb[a], info.inferredMode[a] = modes[i], modes[i]
+			work = append(work, a)
+		}
+		if len(work) > 0 || progress {
 			goto descend
 		}
 	}
