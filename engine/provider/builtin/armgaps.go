@@ -220,7 +220,7 @@ func nextGaps(img *image, data []byte, cov *armCover, procs map[uint64]bool, wor
 			switch {
 			case words[a|1] && probeCode(img, data, cov, procs, a, true):
 				m = true // a Thumb function pointer's target
-			case m && words[a] && !words[a|1] && probeCode(img, data, cov, procs, a, true):
+			case m && words[a] && !words[a|1]:
 				coverRegion(img, data, cov, procs, a, true, onCall) // a label
 				progress = true
 				for a < hi && cov.has(a) {

@@ -506,8 +506,8 @@ descend:
 			if it.data >= entry && it.data < sized[entry] {
 				return
 			}
-			if mode && it.data&1 == 0 && (it.data&3 != 0 || !img.execAt(it.data)) {
-				return // not an ARM function's address either
+			if mode && it.data&1 == 0 {
+				return
 			}
 			if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
 				if !procs[t] {
