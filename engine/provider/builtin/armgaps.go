@@ -142,10 +142,18 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 	foreign := func(t uint64) bool { return cov.has(t) && !procs[t] }
 	seen := map[uint64]bool{}
 	work := []uint64{a}
+	var resume []uint64 // after calls, last (seeds.go's descent does the same)
+	pools := armPools{}
 	n := 0
-	for len(work) > 0 && n < maxGapProbe {
-		pc := work[len(work)-1]
-		work = work[:len(work)-1]
+	for (len(work) > 0 || len(resume) > 0) && n < maxGapProbe {
+		var pc uint64
+		if len(work) > 0 {
+			pc = work[len(work)-1]
+			work = work[:len(work)-1]
+		} else {
+			pc = resume[len(resume)-1]
+			resume = resume[:len(resume)-1]
+		}
 		d.reset()
 		for !seen[pc] && n < maxGapProbe {
 			if pc != a && foreign(pc) {
@@ -161,6 +169,10 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 			seen[pc] = true
 			n++
 			it := d.decode(code, pc, true)
+			if pools.overlaps(it) {
+				break
+			}
+			pools.note(it)
 			if it.n == 0 || strings.HasPrefix(it.text, ".inst") || it.text == "(bad)" || strings.Contains(it.text, "<und>") ||
 				strings.HasPrefix(it.text, "udf") || strings.HasPrefix(it.text, "bkpt") || it.flow == flowStop {
 				return false
@@ -178,6 +190,10 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 				break
 			}
 			pc += uint64(it.n)
+			if it.flow == flowCall {
+				resume = append(resume, pc)
+				break
+			}
 		}
 	}
 	return true
