@@ -139,7 +139,7 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 	}
 	d := newDecoder(img)
 	d.thumb = thumb
-	foreign := func(t uint64) bool { return cov.has(t) && !procs[t] }
+	foreign := func(t uint64) bool { return cov.sec(t) != nil && cov.has(t) && !procs[t] } // PLT stubs are no gap
 	seen := map[uint64]bool{}
 	work := []uint64{a}
 	var resume []uint64 // after calls, last (seeds.go's descent does the same)
@@ -173,6 +173,9 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 				break
 			}
 			pools.note(it)
+			if _, _, _, ok := thumbVeneer(img, data, pc); ok && thumb {
+				break // a veneer: ARM code follows
+			}
 			if it.n == 0 || strings.HasPrefix(it.text, ".inst") || it.text == "(bad)" || strings.Contains(it.text, "<und>") ||
 				strings.HasPrefix(it.text, "udf") || strings.HasPrefix(it.text, "bkpt") || it.flow == flowStop {
 				return false

@@ -264,3 +264,28 @@ func thumbLabel(it insn, code []byte) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// thumbVeneer decodes the Thumb-to-ARM veneer at a (ld's __x_from_thumb:
+// bx pc, a nop when a is word aligned, then ARM code): when the ARM code is
+// b X (or ldr pc, [pc, #-4] and the word X), it returns X, whether X is
+// Thumb code, and the veneer's end.
+func thumbVeneer(img *image, data []byte, a uint64) (target uint64, thumb bool, end uint64, ok bool) {
+	code, ok := execCode(img, data, a)
+	if !ok || len(code) < 2 || img.bo.Uint16(code) != 0x4778 {
+		return 0, false, 0, false
+	}
+	arm := (a + 4) &^ 3
+	w, ok := execCode(img, data, arm)
+	if !ok || len(w) < 4 {
+		return 0, false, 0, false
+	}
+	x := img.bo.Uint32(w)
+	switch {
+	case x&0xff000000 == 0xea000000: // b
+		return uint64(uint32(int64(arm) + 8 + sext(uint64(x&0xffffff)<<2, 26))), false, arm + 4, true
+	case x == 0xe51ff004 && len(w) >= 8: // ldr pc, [pc, #-4]; .word X
+		v := uint64(img.bo.Uint32(w[4:]))
+		return v &^ 1, v&1 != 0, arm + 8, true
+	}
+	return 0, false, 0, false
+}

@@ -609,6 +609,14 @@ descend:
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
 				}
+				if t, tthumb, end, ok := thumbVeneer(img, b.data, a); ok && mode {
+					// A Thumb-to-ARM veneer: a tail call in the other mode.
+					call(insn{addr: a, flow: flowCall, toggle: !tthumb}, t)
+					if cov != nil {
+						cov.mark(a, end-a)
+					}
+					break
+				}
 				if l, ok := thumbLabel(it, code); ok && mode {
 					branches = append(branches, l) // a label of this procedure
 				} else if arm && it.hasData && pcRelAdd(code, mode) {
