@@ -251,6 +251,11 @@ func nextGaps(img *image, data []byte, cov *armCover, procs map[uint64]bool, wor
 			case probeCode(img, data, cov, procs, a, !m):
 				m = !m
 			default:
+				if dataLike(img, data, a) {
+					a += 4 // a table or pool word: no retry spent
+					try--
+					continue
+				}
 				a += 2
 				continue
 			}
@@ -331,4 +336,50 @@ func coverRegion(img *image, data []byte, cov *armCover, procs map[uint64]bool, 
 			pc += uint64(it.n)
 		}
 	}
+}
+
+// dataLike reports whether the aligned word at a looks like data rather than
+// code: a small or negative number (its high halfword 0 or 0xffff: the
+// offsets of a jump table, a literal's constant) or an address of the image.
+func dataLike(img *image, data []byte, a uint64) bool {
+	if a&3 != 0 {
+		return false
+	}
+	code, ok := execCode(img, data, a)
+	if !ok || len(code) < 4 {
+		return false
+	}
+	w := img.bo.Uint32(code)
+	hi := w >> 16
+	if hi == 0 || hi == 0xffff {
+		return true
+	}
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && uint64(w) >= s.addr && uint64(w) < s.end() {
+			return true
+		}
+	}
+	return false
+}
+
+// savesLR reports whether the code at a opens with a push of lr: Thumb push
+// {..., lr} or stmdb sp!, {..., lr}; ARM push {..., lr} or str lr, [sp,
+// #-4]!.
+func savesLR(img *image, data []byte, a uint64, thumb bool) bool {
+	code, ok := execCode(img, data, a)
+	if !ok || len(code) < 2 {
+		return false
+	}
+	if thumb {
+		h := img.bo.Uint16(code)
+		if h&0xff00 == 0xb500 {
+			return true
+		}
+		return len(code) >= 4 && h == 0xe92d && img.bo.Uint16(code[2:])&0x4000 != 0
+	}
+	if len(code) < 4 {
+		return false
+	}
+	x := img.bo.Uint32(code)
+	return x&0xffff4000 == 0xe92d4000 || x == 0xe52de004
 }

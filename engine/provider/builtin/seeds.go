@@ -629,6 +629,11 @@ descend:
 						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
 						call(it, it.target)
+					case arm && it.flow == flowJump && it.target > a && savesLR(img, b.data, it.target, mode):
+						// A jump forward to a push of lr: the prologue of the
+						// function it tail-calls (vfprintf's b.w to
+						// buffered_vfprintf, right after its own code).
+						call(it, it.target)
 					case it.flow == flowJump || it.flow == flowCondJump:
 						branches = append(branches, it.target)
 						if arm && it.flow == flowJump && it.target > a && !procs[it.target] {
@@ -640,7 +645,11 @@ descend:
 				// not return): only code before any call counts.
 				afterCall = afterCall || it.flow == flowCall
 				if arm && !afterCall && (it.flow == flowNone || it.flow == flowCondJump) {
-					fall[a+uint64(it.n)] = true
+					if _, pad := isPadding(img, code[:it.n], a); !pad {
+						// (falling through alignment nops ends a function:
+						// no second entry follows)
+						fall[a+uint64(it.n)] = true
+					}
 				}
 				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
 					break
