@@ -236,6 +236,9 @@ func nextGaps(img *image, data []byte, cov *armCover, procs map[uint64]bool, wor
 				return
 			}
 			m := modeAt(a)
+			if armLike(img, data, a) {
+				m = false // ARM words open with the always condition
+			}
 			switch {
 			case words[a|1] && probeCode(img, data, cov, procs, a, true):
 				m = true // a Thumb function pointer's target
@@ -382,4 +385,21 @@ func savesLR(img *image, data []byte, a uint64, thumb bool) bool {
 	}
 	x := img.bo.Uint32(code)
 	return x&0xffff4000 == 0xe92d4000 || x == 0xe52de004
+}
+
+// armLike reports whether the code at a reads as ARM words: at least three
+// of its first four aligned words carry the always condition (0xe), which
+// Thumb code almost never shows in four consecutive second halfwords.
+func armLike(img *image, data []byte, a uint64) bool {
+	code, ok := execCode(img, data, a)
+	if !ok || a&3 != 0 || len(code) < 16 {
+		return false
+	}
+	n := 0
+	for o := 0; o < 16; o += 4 {
+		if img.bo.Uint32(code[o:])>>28 == 0xe {
+			n++
+		}
+	}
+	return n >= 3
 }
