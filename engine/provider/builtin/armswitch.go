@@ -13,7 +13,7 @@ import "encoding/binary"
 //   - ARM: cmp rI, #n; add{ls} pc, pc, rI, lsl #2 — a table of n+1 branch
 //     instructions after the add (each decodes as a b to its case); an add
 //     to the pc of any other register (glibc's memcpy jumps into its own
-//     unrolled copy loop) goes on at pc+8.
+//     unrolled copy loop, conditionally in memmove) goes on at pc+8.
 //   - Thumb: cmp rI, #n; tbb [pc, rI] / tbh [pc, rI, lsl #1] — n+1 byte or
 //     halfword offsets after the tbb, case = table + 2*offset;
 //   - Thumb -O0: adr rB, T; ldr.w rI, [rB, rI, lsl #2]; add rB, rI; bx rB
@@ -110,10 +110,7 @@ func (s *armSwitch) stepARM(it insn, code []byte) []uint64 {
 			}
 			return out
 		}
-		if cond == 0xe {
-			return []uint64{uint64(pc)}
-		}
-		return nil
+		return []uint64{uint64(pc)} // a computed jump forward into the code after it
 	}
 	switch {
 	case x&0x0e000000 == 0x0a000000: // b, bl: no register of interest

@@ -272,6 +272,15 @@ func (d *decoder) trackPIC(in *x86asm.Inst, it *insn) {
 // every instruction forgets the registers in its Rd/Rt and Rn fields (and
 // Rt+1, for doubleword loads); control flow and multiple loads forget all.
 func (d *decoder) trackPool(x uint32, it *insn) {
+	if x&0x0f7ff000 == 0x051ff000 && x>>28 != 0xf { // ldr pc, [pc, #±imm]: a veneer's or a PLT's jump through a literal
+		lit := uint32(it.addr) + 8
+		if x&(1<<23) != 0 {
+			lit += x & 0xfff
+		} else {
+			lit -= x & 0xfff
+		}
+		it.hasData, it.data, it.lit = true, uint64(lit), 4
+	}
 	if it.flow != flowNone || x>>28 == 0xf || x&0x0e100000 == 0x08100000 { // branches, unconditional space, LDM/POP
 		d.valid = 0
 		return

@@ -617,6 +617,15 @@ descend:
 					}
 					break
 				}
+				if arm && !mode && it.flow == flowJump && it.indirect && it.lit == 4 {
+					// ldr pc, [pc, #imm]: an ARM-to-Thumb veneer's jump to
+					// the literal's code pointer, a tail call (bit 0: Thumb).
+					if w, ok := execCode(img, b.data, it.data); ok && len(w) >= 4 {
+						if v := uint64(img.bo.Uint32(w)); img.execAt(v&^1) && !img.inPLT(v&^1) {
+							call(insn{addr: a, flow: flowCall, toggle: v&1 != 0}, v&^1)
+						}
+					}
+				}
 				if l, ok := thumbLabel(it, code); ok && mode {
 					branches = append(branches, l) // a label of this procedure
 				} else if arm && it.hasData && pcRelAdd(code, mode) {
