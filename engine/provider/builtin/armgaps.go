@@ -151,8 +151,7 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 			pc = work[len(work)-1]
 			work = work[:len(work)-1]
 		} else {
-			pc = resume[len(resume)-1]
-			resume = resume[:len(resume)-1]
+			pc, resume = popLowest(resume)
 		}
 		d.reset()
 		for !seen[pc] && n < maxGapProbe {

@@ -141,8 +141,7 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 			a = work[len(work)-1]
 			work = work[:len(work)-1]
 		} else {
-			a = resume[len(resume)-1]
-			resume = resume[:len(resume)-1]
+			a, resume = popLowest(resume)
 		}
 		d.reset()
 		if sw != nil {

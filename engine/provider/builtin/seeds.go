@@ -569,8 +569,7 @@ descend:
 				a = branches[len(branches)-1]
 				branches = branches[:len(branches)-1]
 			} else {
-				a = resume[len(resume)-1]
-				resume = resume[:len(resume)-1]
+				a, resume = popLowest(resume)
 				afterCall = true
 			}
 			d.reset()

@@ -176,3 +176,19 @@ func (p armPools) note(it insn) {
 func (p armPools) overlaps(it insn) bool {
 	return p[it.addr] || it.n == 4 && p[it.addr+2]
 }
+
+// popLowest removes and returns the lowest address of the descents' code
+// after calls: decoded in address order, the code after the earlier calls
+// (with the loads that name the literal pool at the function's end) comes
+// before the pool itself, which follows a last call that does not return.
+func popLowest(as []uint64) (uint64, []uint64) {
+	k := 0
+	for i, a := range as {
+		if a < as[k] {
+			k = i
+		}
+	}
+	a := as[k]
+	as[k] = as[len(as)-1]
+	return a, as[:len(as)-1]
+}
