@@ -137,6 +137,9 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 	if !thumb && a&3 != 0 {
 		return false
 	}
+	if code, ok := execCode(img, data, a); !ok || !thumb && (len(code) < 4 || img.bo.Uint32(code)>>28 != 0xe) {
+		return false // a function's first ARM instruction is unconditional
+	}
 	d := newDecoder(img)
 	d.thumb = thumb
 	foreign := func(t uint64) bool { return cov.sec(t) != nil && cov.has(t) && !procs[t] } // PLT stubs are no gap
@@ -178,6 +181,9 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 			if it.n == 0 || strings.HasPrefix(it.text, ".inst") || it.text == "(bad)" || strings.Contains(it.text, "<und>") ||
 				strings.HasPrefix(it.text, "udf") || strings.HasPrefix(it.text, "bkpt") || it.flow == flowStop {
 				return false
+			}
+			if n == 1 && it.flow == flowCondJump {
+				return false // nor does it open with a conditional branch
 			}
 			if it.hasTarget {
 				t := it.target
