@@ -182,8 +182,8 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 				strings.HasPrefix(it.text, "udf") || strings.HasPrefix(it.text, "bkpt") || it.flow == flowStop {
 				return false
 			}
-			if n == 1 && it.flow == flowCondJump {
-				return false // nor does it open with a conditional branch
+			if n == 1 && it.flow == flowCondJump && !(thumb && code[1]&0xf5 == 0xb1) {
+				return false // nor does it open with a branch on flags it has not set (cbz, cbnz test a register)
 			}
 			if it.hasTarget {
 				t := it.target

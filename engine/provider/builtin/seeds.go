@@ -771,6 +771,7 @@ descend:
 				continue
 			}
 			add(a, false, false) // armMode reads the mode from inferredMode
+			byCall[a] = true     // and code falling into it makes it no start (below)
 			thumb[a], info.inferredMode[a] = modes[i], modes[i]
 			work = append(work, a)
 		}
@@ -802,7 +803,9 @@ descend:
 	if len(byCall) > 0 {
 		// A call target that the code before it falls into is a second
 		// entry of that procedure (libgcc's __divsi3 falls into
-		// .divsi3_skip_div0_test, which __aeabi_idivmod calls), no start.
+		// .divsi3_skip_div0_test, which __aeabi_idivmod calls), no start;
+		// nor is a gap's start that a procedure found later falls into
+		// (glibc's memchr_neon, whose address its ifunc resolver forms).
 		b.syms = slices.DeleteFunc(b.syms, func(s symbol) bool {
 			return byCall[s.addr] && fall[s.addr] && s.source == srcAnalysis && s.flags&flagProcedure != 0
 		})
