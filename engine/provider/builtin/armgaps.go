@@ -133,7 +133,7 @@ func isPadding(img *image, code []byte, a uint64) (n uint64, ok bool) {
 // reach, the entries of memcpy's unrolled copy that its computed jump skips)
 // runs back into that function's decoded body; a function reaches another
 // only at its entry.
-func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a uint64, thumb bool) bool {
+func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a uint64, thumb bool, budget *int) bool {
 	if !thumb && a&3 != 0 {
 		return false
 	}
@@ -170,6 +170,9 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 			}
 			seen[pc] = true
 			n++
+			if *budget--; *budget < 0 {
+				return false
+			}
 			it := d.decode(code, pc, true)
 			if pools.overlaps(it) {
 				break
@@ -212,7 +215,7 @@ func probeCode(img *image, data []byte, cov *armCover, procs map[uint64]bool, a 
 // next function).
 const maxGapRetries = 32
 
-// nextGaps returns the start of each gap (see above) and its mode; modeAt
+// gapSearch.next returns the start of each gap (see above) and its mode; modeAt
 // gives the mode of the procedure before an address. A position whose probe
 // fails in both modes is skipped by a halfword, up to maxGapRetries times.
 //
@@ -222,7 +225,38 @@ const maxGapRetries = 32
 // executable; Thumb function pointers have bit 0 set), covered with
 // coverRegion instead (onCall takes its calls); one data holds with the
 // mode's bit is a function pointer's target.
-func nextGaps(img *image, data []byte, cov *armCover, procs map[uint64]bool, words map[uint64]bool, modeAt func(uint64) bool, onCall func(insn)) (starts []uint64, modes []bool, progress bool) {
+//
+// The search keeps, across rounds, the positions it refused (refused) and
+// the instructions its probes may still decode (budget, maxGapProbeInsns at
+// first): a crafted file of nothing but undecodable gaps costs one bounded
+// pass.
+type gapSearch struct {
+	refused map[uint64]bool
+	budget  int
+	rounds  int
+}
+
+// maxGapProbeInsns and maxGapRounds bound the gap search of one image.
+const (
+	maxGapProbeInsns = 1 << 22
+	maxGapRounds     = 1 << 10
+)
+
+func newGapSearch() *gapSearch {
+	return &gapSearch{refused: map[uint64]bool{}, budget: maxGapProbeInsns}
+}
+
+// exhausted reports whether the search stopped at one of its bounds.
+func (g *gapSearch) exhausted() bool { return g.budget < 0 || g.rounds >= maxGapRounds }
+
+func (g *gapSearch) next(img *image, data []byte, cov *armCover, procs map[uint64]bool, words map[uint64]bool, modeAt func(uint64) bool, onCall func(insn)) (starts []uint64, modes []bool, progress bool) {
+	if g.exhausted() {
+		return nil, nil, false
+	}
+	g.rounds++
+	probe := func(a uint64, thumb bool) bool {
+		return !g.refused[a] && g.budget >= 0 && probeCode(img, data, cov, procs, a, thumb, &g.budget)
+	}
 	cov.gaps(func(lo, hi uint64) {
 		a := lo
 		for try := 0; a < hi && try <= maxGapRetries; try++ {
@@ -245,7 +279,7 @@ func nextGaps(img *image, data []byte, cov *armCover, procs map[uint64]bool, wor
 				m = false // ARM words open with the always condition
 			}
 			switch {
-			case words[a|1] && probeCode(img, data, cov, procs, a, true):
+			case words[a|1] && probe(a, true):
 				m = true // a Thumb function pointer's target
 			case m && words[a] && !words[a|1]:
 				coverRegion(img, data, cov, procs, a, true, onCall) // a label
@@ -255,10 +289,11 @@ func nextGaps(img *image, data []byte, cov *armCover, procs map[uint64]bool, wor
 				}
 				try = 0
 				continue
-			case probeCode(img, data, cov, procs, a, m):
-			case probeCode(img, data, cov, procs, a, !m):
+			case probe(a, m):
+			case probe(a, !m):
 				m = !m
 			default:
+				g.refused[a] = true
 				if dataLike(img, data, a) {
 					a += 4 // a table or pool word: no retry spent
 					try--
@@ -306,13 +341,15 @@ func coverRegion(img *image, data []byte, cov *armCover, procs map[uint64]bool, 
 	d.code = func(a uint64) ([]byte, bool) { return execCode(img, data, a) }
 	sw := &armSwitch{bo: img.bo, code: d.code}
 	pools := armPools{}
+	seen := map[uint64]bool{}
 	work := []uint64{a}
 	for n := 0; len(work) > 0 && n < maxDescentInsns; {
 		pc := work[len(work)-1]
 		work = work[:len(work)-1]
 		d.reset()
 		sw.reset()
-		for n < maxDescentInsns && (pc == a || !cov.has(pc) && !procs[pc]) {
+		for n < maxDescentInsns && !seen[pc] && (pc == a || !cov.has(pc) && !procs[pc]) {
+			seen[pc] = true
 			code, ok := execCode(img, data, pc)
 			if !ok {
 				break

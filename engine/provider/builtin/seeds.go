@@ -343,7 +343,9 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	for _, t := range info.tables {
 		symtab = symtab || !t.dynamic
 	}
-	gapPhase := false         // arm, stripped: the descent is decoding gaps
+	gapPhase := false   // arm, stripped: the descent is decoding gaps
+	var gaps *gapSearch // arm, stripped: the search of gaps (armgaps.go)
+	gapLimit := false
 	var words map[uint64]bool // arm, stripped: the code addresses data holds
 	var cov *armCover         // arm, stripped: what the descent decoded (armgaps.go)
 	if arm && !symtab {
@@ -752,7 +754,14 @@ descend:
 			words = armDataWords(img, b.data)
 		}
 		var labelCalls []insn
-		starts, modes, progress := nextGaps(img, b.data, cov, procs, words, modeAt, func(it insn) { labelCalls = append(labelCalls, it) })
+		if gaps == nil {
+			gaps = newGapSearch()
+		}
+		starts, modes, progress := gaps.next(img, b.data, cov, procs, words, modeAt, func(it insn) { labelCalls = append(labelCalls, it) })
+		if gaps.exhausted() && !gapLimit {
+			gapLimit = true
+			b.limit(fmt.Sprintf("arm: the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", maxGapRounds, maxGapProbeInsns))
+		}
 		for _, it := range labelCalls {
 			// A call from a label's code (Thumb, as labels are found):
 			// a procedure in the mode the call gives.
