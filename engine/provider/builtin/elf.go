@@ -246,6 +246,9 @@ func openELF(data []byte) (*image, error) {
 		if seedDescentArch(img) && (len(info.inits) > 0 || img.hasEntry) {
 			info.callTargets = true
 			used["call-targets"] = true
+			if f.Machine == elf.EM_ARM && !slices.ContainsFunc(info.tables, func(t symbolTable) bool { return !t.dynamic }) {
+				used["code-gaps"] = true // stripped arm: the code the descent leaves (armgaps.go)
+			}
 		}
 	}
 	if f.Machine == elf.EM_ARM && f.Type != elf.ET_REL {

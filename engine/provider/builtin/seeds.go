@@ -26,18 +26,33 @@ import (
 //
 // arm ELF (no .eh_frame FDEs: arm unwinds through .ARM.exidx) adds:
 //
-//   - "arm-exidx": the function starts of .ARM.exidx; the table gives no
-//     mode, so a start takes the mode of a call that reaches it, Thumb if
-//     it is at 2 mod 4, else armMode's inferred one (with its limitation);
+//   - "arm-exidx": the function starts of .ARM.exidx (after any padding
+//     they open on: armSkipPadding); the table gives no mode, so a start
+//     takes the mode of a call that reaches it, Thumb if it is at 2 mod 4,
+//     else the mode of the nearest procedure before it whose mode is known
+//     (inferredMode, which armMode reads back with its limitation);
 //   - "relative-relocs": the code pointers R_ARM_RELATIVE relocations store
 //     (function pointer tables of a PIE or shared object);
 //   - in the descent, which runs from every function symbol too, each
 //     procedure decodes in its own mode: a bl or b target keeps it, a blx
-//     immediate switches it, and a code address formed pc-relative (ldr rT,
-//     =off; add rD, pc, rT) is a procedure whose bit 0 gives its mode. Bit 0
-//     of an init/fini pointer, DT_INIT and DT_FINI is the Thumb bit; the
-//     start of a static executable's .init and .fini has no mode and is not
-//     descended.
+//     immediate switches it, a Thumb-to-ARM veneer (bx pc) or an ldr pc,
+//     [pc, #imm] veneer tail-calls in the mode it gives, and a code address
+//     formed pc-relative (ldr rT, =off; add rD, pc, rT) is a procedure whose
+//     bit 0 gives its mode (from Thumb code only with bit 0 set: without it,
+//     it is a label, followed as a branch when an orr rD, #1 makes it a
+//     computed jump). Bit 0 of an init/fini pointer, DT_INIT and DT_FINI is
+//     the Thumb bit; the start of a static executable's .init and .fini has
+//     no mode and is not descended. A procedure of known extent (a sized
+//     symbol) is decoded linearly over it, as code.go does; one of unknown
+//     extent by descent, following jump tables (armswitch.go), decoding
+//     the code after a call last and never the literal-pool words its loads
+//     read. A tail call is a branch below the entry, a branch out of a known
+//     extent, a forward branch over another procedure's entry or to a push
+//     of lr; with a full .symtab, only to a symbol. A call into a known
+//     extent, or to code that the code before it falls into, makes no
+//     procedure (a second entry);
+//   - "code-gaps" (stripped images only): the code the descent left
+//     undecoded, searched a round at a time (armgaps.go).
 //
 // New procedures are named sub_<hex>, source analysis, with no size.
 
