@@ -2,7 +2,10 @@ package builtin
 
 import (
 	"debug/elf"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rea-re/rea/engine/progress"
@@ -80,4 +83,101 @@ func TestARMCallTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// armGapsC is a -nostdlib Thumb program in the shapes the stripped arm
+// discovery must find without symbols (armswitch.go, armgaps.go): a tbb
+// switch whose cases call, a function pointer table in .data that only an
+// indirect call reads, computed-goto labels, an ARM function reached
+// through ld's Thumb-to-ARM veneer, and a function nothing calls.
+const armGapsC = `typedef int (*fn)(int);
+__attribute__((noinline, target("arm"))) int arm_leaf(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int dead(int x) { return x ^ 0x55; }
+__attribute__((noinline)) static int t1(int x) { return x + 1; }
+__attribute__((noinline)) static int t2(int x) { return x - 2; }
+__attribute__((noinline)) static int t3(int x) { return arm_leaf(x); }
+fn table[] = {t1, t2, t3};
+__attribute__((noinline)) int sw(int x) {
+	switch (x & 7) {
+	case 0: return t1(x);
+	case 1: return t2(x) + 5;
+	case 2: return t3(x) * 2;
+	case 3: return x << 2;
+	case 4: return x - 9;
+	case 5: return table[x & 1](x);
+	default: return -x;
+	}
+}
+__attribute__((noinline)) int gotos(int x) {
+	static void *labels[] = {&&a, &&b, &&c};
+	goto *labels[x % 3];
+a:	return x + 7;
+b:	return t2(x);
+c:	return t1(x) * 3;
+}
+void _start(void) {
+	volatile int r = sw(3) + gotos(2) + table[2](1);
+	(void)r;
+	for (;;) ;
+}
+`
+
+// armGapsFlags build armGapsC small and static (page size 16), as the fuzz
+// seed seed-armhf-gaps is.
+var armGapsFlags = []string{"-mthumb", "-O2", "-nostdlib", "-nostartfiles", "-static", "-fno-pie", "-no-pie",
+	"-fno-asynchronous-unwind-tables", "-Wl,--build-id=none", "-Wl,-z,max-page-size=0x10", "-Wl,-z,noseparate-code", "-Wl,-z,norelro"}
+
+// buildARMGaps compiles armGapsC and returns the unstripped and stripped
+// executables.
+func buildARMGaps(t *testing.T) (full, stripped string) {
+	t.Helper()
+	cc := needTool(t, "arm-linux-gnueabihf-gcc")
+	strip := needTool(t, "arm-linux-gnueabihf-strip")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "gaps.c")
+	if err := os.WriteFile(src, []byte(armGapsC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, stripped = filepath.Join(dir, "gaps"), filepath.Join(dir, "gaps-stripped")
+	if err := run(dir, nil, cc, append(slices.Clone(armGapsFlags), "-o", full, src)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(dir, nil, strip, "-s", "-o", stripped, full); err != nil {
+		t.Fatal(err)
+	}
+	return full, stripped
+}
+
+// TestARMStrippedGaps: every function of armGapsC is a procedure of the
+// stripped executable, and nothing else is: before the jump tables, data
+// labels, veneers and gaps were read, sw's cases (t1 through the table
+// only), dead, and arm_leaf behind its veneer were missing.
+func TestARMStrippedGaps(t *testing.T) {
+	full, stripped := buildARMGaps(t)
+	code, oracle := corpusOracle(t, full, false)
+	for _, name := range []string{"dead", "t1", "t2", "t3", "arm_leaf", "sw", "gotos", "__arm_leaf_from_thumb"} {
+		if !slices.Contains(slices.Collect(maps.Values(oracle)), name) {
+			t.Fatalf("the oracle lacks %s: %v", name, oracle)
+		}
+	}
+	for _, path := range []string{stripped, full} {
+		n := corpusCompare(t, path, code, oracle, true)
+		if n.hit != len(oracle) || n.found != len(oracle) {
+			t.Errorf("%s: %d of %d functions found, %d procedures", filepath.Base(path), n.hit, len(oracle), n.found)
+		}
+	}
+}
+
+// TestWriteARMGapsSeed regenerates testdata/fuzz/FuzzELF/seed-armhf-gaps,
+// the stripped armGapsC (REA_WRITE_FUZZ_SEEDS=1).
+func TestWriteARMGapsSeed(t *testing.T) {
+	if os.Getenv("REA_WRITE_FUZZ_SEEDS") != "1" {
+		t.Skip("set REA_WRITE_FUZZ_SEEDS=1 to regenerate the seed")
+	}
+	_, stripped := buildARMGaps(t)
+	b, err := os.ReadFile(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCorpus(t, filepath.Join("testdata", "fuzz", "FuzzELF", "seed-armhf-gaps"), b)
 }

@@ -125,11 +125,29 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 		lo, hi := procsAt(six, a)
 		return lo < hi
 	}
-	for len(work) > 0 {
-		a := work[len(work)-1]
-		work = work[:len(work)-1]
+	// arm, as seeds.go's descent: jump tables are followed, the code after
+	// a call is decoded last and stops at the literal-pool words the
+	// procedure's loads read, and at $d data.
+	var sw *armSwitch
+	var resume []uint64
+	pools := armPools{}
+	arm := c.ix.img.arch == "arm"
+	if arm {
+		sw = &armSwitch{bo: c.ix.img.bo, code: c.codeAt}
+	}
+	for len(work) > 0 || len(resume) > 0 {
+		var a uint64
+		if len(work) > 0 {
+			a = work[len(work)-1]
+			work = work[:len(work)-1]
+		} else {
+			a, resume = popLowest(resume)
+		}
 		d.reset()
-		for !seen[a] && !isOtherEntry(a) {
+		if sw != nil {
+			sw.reset()
+		}
+		for !seen[a] && !isOtherEntry(a) && !(arm && c.ix.img.elf.inData(a)) {
 			if len(pc.insns) >= maxDescentInsns {
 				pc.lims = append(pc.lims, "recursive descent stopped at "+strconv.Itoa(maxDescentInsns)+" instructions")
 				work = nil
@@ -146,6 +164,16 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 			}
 			seen[a] = true
 			it := d.decode(code, a, withText)
+			if arm {
+				if pools.overlaps(it) {
+					break
+				}
+				pools.note(it)
+				work = append(work, sw.step(it, code, d.thumb, d.twrite)...) // jump tables
+				if l, ok := thumbLabel(it, code); ok && d.thumb {
+					work = append(work, l) // a computed jump's label
+				}
+			}
 			pc.insns = append(pc.insns, it)
 			if it.hasTarget && (it.flow == flowJump || it.flow == flowCondJump) {
 				work = append(work, it.target)
@@ -154,6 +182,10 @@ func (c *Client) descend(ctx context.Context, op string, six *symIndex, d *decod
 				break
 			}
 			a += uint64(it.n)
+			if arm && it.flow == flowCall {
+				resume = append(resume, a)
+				break
+			}
 		}
 	}
 	slices.SortFunc(pc.insns, func(x, y insn) int { return cmp.Compare(x.addr, y.addr) })

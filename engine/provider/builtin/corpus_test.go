@@ -31,17 +31,7 @@ import (
 // corpusKnownGaps are the combinations that do not reach 99.5% yet, and
 // why. It only shrinks: a combination listed here that meets the bar is
 // logged as closed, to be removed.
-var corpusKnownGaps = map[string]string{
-	"elf-armhf-arm-O0-dynamic": gapARM, "elf-armhf-arm-O0-static": gapARM,
-	"elf-armhf-arm-O2-dynamic": gapARM, "elf-armhf-arm-O2-static": gapARM,
-	"elf-armhf-thumb-O0-dynamic": gapARM, "elf-armhf-thumb-O0-static": gapARM,
-	"elf-armhf-thumb-O2-dynamic": gapARM, "elf-armhf-thumb-O2-static": gapARM,
-}
-
-// The reason of corpusKnownGaps (issue 13's items).
-const gapARM = "item 5: armhf C code has no unwind entries (gcc emits .ARM.exidx for C only with -funwind-tables): " +
-	"functions whose address is formed otherwise than pc-relative or by R_ARM_RELATIVE (static: absolute movw/movt, " +
-	"data tables without relocations) are missed; static: some libc labels that are call targets are extra"
+var corpusKnownGaps = map[string]string{}
 
 // corpusMin is the bar for the stripped twin, in percent.
 const corpusMin = 99.5

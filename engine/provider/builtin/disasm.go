@@ -41,6 +41,7 @@ type insn struct {
 	it        uint8  // Thumb: the IT state the instruction was decoded in
 	pool      bool   // arm: data a $d mapping symbol marks (poolInsn), not an instruction
 	toggle    bool   // arm: the direct target is in the other instruction set (blx immediate)
+	lit       uint8  // arm: the bytes at data that this pc-relative load reads (a literal pool's), or 0
 	text      string // filled only when asked for
 }
 
@@ -271,6 +272,15 @@ func (d *decoder) trackPIC(in *x86asm.Inst, it *insn) {
 // every instruction forgets the registers in its Rd/Rt and Rn fields (and
 // Rt+1, for doubleword loads); control flow and multiple loads forget all.
 func (d *decoder) trackPool(x uint32, it *insn) {
+	if x&0x0f7ff000 == 0x051ff000 && x>>28 != 0xf { // ldr pc, [pc, #±imm]: a veneer's or a PLT's jump through a literal
+		lit := uint32(it.addr) + 8
+		if x&(1<<23) != 0 {
+			lit += x & 0xfff
+		} else {
+			lit -= x & 0xfff
+		}
+		it.hasData, it.data, it.lit = true, uint64(lit), 4
+	}
 	if it.flow != flowNone || x>>28 == 0xf || x&0x0e100000 == 0x08100000 { // branches, unconditional space, LDM/POP
 		d.valid = 0
 		return
@@ -284,7 +294,7 @@ func (d *decoder) trackPool(x uint32, it *insn) {
 			lit -= uint64(x & 0xfff)
 		}
 		lit = uint64(uint32(lit))
-		it.hasData, it.data = true, lit
+		it.hasData, it.data, it.lit = true, lit, 4
 		d.valid &^= 1 << rt
 		if d.code != nil && rt != 15 {
 			if b, ok := d.code(lit); ok && len(b) >= 4 {
@@ -302,7 +312,47 @@ func (d *decoder) trackPool(x uint32, it *insn) {
 			it.hasData, it.data = true, uint64(uint32(it.addr+8+d.page[rn]))
 		}
 	}
-	d.valid &^= 1<<rt | 1<<((rt+1)&15) | 1<<rn
+	d.valid &^= armWrites(x)
+}
+
+// armWrites over-approximates the registers an ARM-mode instruction other
+// than a branch or LDM writes: a data-processing instruction its Rd (a
+// multiply its bits 19:16 too), a load its Rt (LDRD Rt+1 too), and a load or
+// store with writeback or post-indexing its base; anything else (media,
+// coprocessor, system) Rt and Rn. Compares write none, stores no Rt.
+func armWrites(x uint32) uint32 {
+	rt, rn := (x>>12)&15, (x>>16)&15
+	switch {
+	case x&0x0e000090 == 0x00000090 && x&0x60 == 0: // multiply, swap
+		return 1<<rt | 1<<rn
+	case x&0x0e000090 == 0x00000090: // extra loads and stores: ldrh, ldrsb, ldrd...
+		var w uint32
+		if x&(1<<20) != 0 || x&0xf0 == 0xd0 { // a load (LDRD has L clear)
+			w = 1 << rt
+			if x&0x1000f0 == 0xd0 {
+				w |= 1 << ((rt + 1) & 15)
+			}
+		}
+		if x&(1<<24) == 0 || x&(1<<21) != 0 {
+			w |= 1 << rn
+		}
+		return w
+	case x&0x0c000000 == 0: // data processing
+		if x&0x01900000 == 0x01100000 {
+			return 0 // tst, teq, cmp, cmn
+		}
+		return 1 << rt // (the misc space with S clear: clz, mrs write Rd)
+	case x&0x0c000000 == 0x04000000 && x&0x02000010 != 0x02000010: // ldr/str (immediate or register)
+		var w uint32
+		if x&(1<<20) != 0 {
+			w = 1 << rt
+		}
+		if x&(1<<24) == 0 || x&(1<<21) != 0 {
+			w |= 1 << rn
+		}
+		return w
+	}
+	return 1<<rt | 1<<rn
 }
 
 func sext(v uint64, bits uint) int64 { return int64(v<<(64-bits)) >> (64 - bits) }
@@ -447,12 +497,18 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			it.flow, it.indirect = flowJump, true
 		}
 	}
+	if cond < 0xe && (it.flow == flowRet || it.flow == flowJump && it.indirect) {
+		it.flow = flowCondJump // bxeq lr: the code goes on when the condition fails
+	}
 	if x&0x0e000e00 == 0x0c000a00 && x&0x01200000 == 0x01000000 && (x>>16)&15 == 15 && cond != 0xf { // vldr/vstr (literal)
 		off := int64(x&0xff) * 4
 		if x&(1<<23) == 0 {
 			off = -off
 		}
-		it.hasData, it.data = true, uint64(uint32(int64(pc)+8+off))
+		it.hasData, it.data, it.lit = true, uint64(uint32(int64(pc)+8+off)), 4
+		if x&0x100 != 0 {
+			it.lit = 8 // a double
+		}
 	}
 	d.trackPool(x, &it)
 	if withText {

@@ -31,6 +31,9 @@ type elfInfo struct {
 	entryThumb  bool              // ARM: e_entry has the Thumb bit
 	initMode    map[uint64]bool   // ARM: the mode of inits whose pointer gives it (bit 0: Thumb) (seeds.go)
 	exidx       []uint64          // ARM: the function starts of .ARM.exidx, sorted (seeds.go)
+	// ARM: the mode the call-target descent inferred for a procedure that
+	// nothing gives one (the procedure before it), decoded so (seeds.go)
+	inferredMode map[uint64]bool
 }
 
 // pltSection is a PLT section and its entry size.
@@ -143,7 +146,9 @@ func openELF(data []byte) (*image, error) {
 	}
 	for i, s := range f.Sections {
 		switch s.Name {
-		case ".plt", ".plt.sec", ".plt.got":
+		case ".plt", ".plt.sec", ".plt.got", ".iplt":
+			// .iplt: arm's linker script keeps the IRELATIVE (ifunc) stubs
+			// in a section of their own (x86's merges them into .plt).
 			if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 {
 				step := s.Entsize
 				if step != 8 && step != 16 {
@@ -241,6 +246,9 @@ func openELF(data []byte) (*image, error) {
 		if seedDescentArch(img) && (len(info.inits) > 0 || img.hasEntry) {
 			info.callTargets = true
 			used["call-targets"] = true
+			if f.Machine == elf.EM_ARM && !slices.ContainsFunc(info.tables, func(t symbolTable) bool { return !t.dynamic }) {
+				used["code-gaps"] = true // stripped arm: the code the descent leaves (armgaps.go)
+			}
 		}
 	}
 	if f.Machine == elf.EM_ARM && f.Type != elf.ET_REL {
@@ -724,6 +732,9 @@ func pltStubsOf(img *image, data []byte, rels []dynReloc, tick func() error) ([]
 				continue
 			} else {
 				st.target = uint64(r.addend)
+				if info.machine == elf.EM_ARM {
+					st.target &^= 1 // the resolver's Thumb bit
+				}
 				st.hasTarget = img.execAt(st.target)
 			}
 			out = append(out, st)

@@ -84,7 +84,7 @@ type image struct {
 }
 
 // discoveryOrder is the canonical order of function_discovery sources.
-var discoveryOrder = []string{"symbols", "dynamic-symbols", "exports", "imports", "plt", "stubs", "entry-point", "start-code", "eh-frame", "arm-exidx", "pdata", "function-starts", "pclntab", "init-array", "relative-relocs", "call-targets"}
+var discoveryOrder = []string{"symbols", "dynamic-symbols", "exports", "imports", "plt", "stubs", "entry-point", "start-code", "eh-frame", "arm-exidx", "pdata", "function-starts", "pclntab", "init-array", "relative-relocs", "call-targets", "code-gaps"}
 
 func (img *image) setDiscovery(used map[string]bool) {
 	img.discovery = img.discovery[:0]

@@ -22,9 +22,6 @@ import (
 
 type debianLib struct {
 	name, pkg, path, objdump string
-	// pltOnly: armhf code is Thumb-2, whose decoding another part of the
-	// provider owns; only the PLT stubs are checked there.
-	pltOnly bool
 }
 
 var debianLibs = []debianLib{
@@ -33,8 +30,8 @@ var debianLibs = []debianLib{
 	{name: "amd64-libc", pkg: "libc6", path: "/usr/lib/x86_64-linux-gnu/libc.so.6", objdump: "objdump"},
 	{name: "arm64-libc", pkg: "libc6-arm64-cross", path: "/usr/aarch64-linux-gnu/lib/libc.so.6", objdump: "aarch64-linux-gnu-objdump"},
 	{name: "arm64-libstdc++", pkg: "libstdc++6-arm64-cross", path: "/usr/aarch64-linux-gnu/lib/libstdc++.so.6", objdump: "aarch64-linux-gnu-objdump"},
-	{name: "armhf-libc", pkg: "libc6-armhf-cross", path: "/usr/arm-linux-gnueabihf/lib/libc.so.6", objdump: "arm-linux-gnueabihf-objdump", pltOnly: true},
-	{name: "armhf-libstdc++", pkg: "libstdc++6-armhf-cross", path: "/usr/arm-linux-gnueabihf/lib/libstdc++.so.6", objdump: "arm-linux-gnueabihf-objdump", pltOnly: true},
+	{name: "armhf-libc", pkg: "libc6-armhf-cross", path: "/usr/arm-linux-gnueabihf/lib/libc.so.6", objdump: "arm-linux-gnueabihf-objdump"},
+	{name: "armhf-libstdc++", pkg: "libstdc++6-armhf-cross", path: "/usr/arm-linux-gnueabihf/lib/libstdc++.so.6", objdump: "arm-linux-gnueabihf-objdump"},
 }
 
 var objdumpPLTLabel = regexp.MustCompile(`(?m)^([0-9a-f]+) <(.+@plt)>:$`)
@@ -59,9 +56,7 @@ func TestDebianLibraryPLTAndCallees(t *testing.T) {
 				byAddr[pr.Address] = pr
 			}
 			checkPLTStubs(t, lib, procs, byAddr)
-			if !lib.pltOnly {
-				checkCalleesResolve(t, c, procs)
-			}
+			checkCalleesResolve(t, c, procs)
 		})
 	}
 }
@@ -147,6 +142,24 @@ func checkPLTStubs(t *testing.T, lib debianLib, procs []ProcedureItem, byAddr ma
 		lib.name, len(labels), external, local, bad, rea)
 	if rea != len(labels) {
 		t.Errorf("%d procedures in PLT sections, objdump labels %d stubs", rea, len(labels))
+	}
+	// arm keeps its IRELATIVE stubs in .iplt, which objdump does not label:
+	// one thunk named *ABS*+0x<resolver>@plt per IRELATIVE relocation.
+	if ip := ef.Section(".iplt"); ip != nil {
+		irel := strings.Count(toolOutput(t, "readelf", "-rW", lib.path), "_IRELATIVE")
+		stubs := 0
+		for _, pr := range procs {
+			if a, _ := provider.ParseAddress(pr.Address); a >= ip.Addr && a < ip.Addr+ip.Size {
+				stubs++
+				if !pr.Procedure.Thunk || !strings.HasPrefix(pr.Value, "*ABS*+0x") || !strings.HasSuffix(pr.Value, "@plt") || pr.Procedure.ThunkTarget == nil {
+					t.Errorf(".iplt stub %+v", pr)
+				}
+			}
+		}
+		t.Logf("%s: %d .iplt stubs, %d IRELATIVE relocations", lib.name, stubs, irel)
+		if stubs != irel {
+			t.Errorf("%d procedures in .iplt, %d IRELATIVE relocations", stubs, irel)
+		}
 	}
 }
 

@@ -26,20 +26,42 @@ import (
 //
 // arm ELF (no .eh_frame FDEs: arm unwinds through .ARM.exidx) adds:
 //
-//   - "arm-exidx": the function starts of .ARM.exidx; the table gives no
-//     mode, so a start takes the mode of a call that reaches it, Thumb if
-//     it is at 2 mod 4, else armMode's inferred one (with its limitation);
+//   - "arm-exidx": the function starts of .ARM.exidx (after any padding
+//     they open on: armSkipPadding); the table gives no mode, so a start
+//     takes the mode of a call that reaches it, Thumb if it is at 2 mod 4,
+//     else the mode of the nearest procedure before it whose mode is known
+//     (inferredMode, which armMode reads back with its limitation);
 //   - "relative-relocs": the code pointers R_ARM_RELATIVE relocations store
 //     (function pointer tables of a PIE or shared object);
 //   - in the descent, which runs from every function symbol too, each
 //     procedure decodes in its own mode: a bl or b target keeps it, a blx
-//     immediate switches it, and a code address formed pc-relative (ldr rT,
-//     =off; add rD, pc, rT) is a procedure whose bit 0 gives its mode. Bit 0
-//     of an init/fini pointer, DT_INIT and DT_FINI is the Thumb bit; the
-//     start of a static executable's .init and .fini has no mode and is not
-//     descended.
+//     immediate switches it, a Thumb-to-ARM veneer (bx pc) or an ldr pc,
+//     [pc, #imm] veneer tail-calls in the mode it gives, and a code address
+//     formed pc-relative (ldr rT, =off; add rD, pc, rT) is a procedure whose
+//     bit 0 gives its mode (from Thumb code only with bit 0 set: without it,
+//     it is a label, followed as a branch when an orr rD, #1 makes it a
+//     computed jump). Bit 0 of an init/fini pointer, DT_INIT and DT_FINI is
+//     the Thumb bit; the start of a static executable's .init and .fini has
+//     no mode and is not descended. A procedure of known extent (a sized
+//     symbol) is decoded linearly over it, as code.go does; one of unknown
+//     extent by descent, following jump tables (armswitch.go), decoding
+//     the code after a call last and never the literal-pool words its loads
+//     read. A tail call is a branch below the entry, a branch out of a known
+//     extent, a forward branch over another procedure's entry or to a push
+//     of lr; with a full .symtab, only to a symbol. A call into a known
+//     extent, or to code that the code before it falls into, makes no
+//     procedure (a second entry);
+//   - "code-gaps" (stripped images only): the code the descent left
+//     undecoded, searched a round at a time (armgaps.go).
 //
 // New procedures are named sub_<hex>, source analysis, with no size.
+
+// armJump is a direct jump of arm code at site to target, in Thumb code
+// when thumb.
+type armJump struct {
+	site, target uint64
+	thumb        bool
+}
 
 // maxSeedInsns and maxSeedProcs bound the call-target descent of one image.
 const (
@@ -165,13 +187,47 @@ func armExidx(img *image, data []byte) []uint64 {
 				continue // bit 31 is zero in a prel31 word
 			}
 			a := uint64(uint32(int64(s.addr+(o-s.off)) + sext(uint64(w), 31)))
-			if img.execAt(a) {
+			if a, ok := armSkipPadding(img, data, a); ok && img.execAt(a) {
 				out = append(out, a)
 			}
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// armSkipPadding returns where the code of an .ARM.exidx range starting at a
+// begins: an entry may open on padding — the EXIDX_CANTUNWIND entry ld adds
+// after a section's last function lands on its zero fill; glibc's signal
+// restorers open their unwind range with nops before the function, as on
+// x86 (fdePaddingStart) — so zero halfwords and nops (Thumb nop and nop.w,
+// ARM nop and mov r0, r0) are skipped, up to 16 bytes. A range of nothing
+// but padding has no function (ok false).
+func armSkipPadding(img *image, data []byte, a uint64) (uint64, bool) {
+	code, ok := execCode(img, data, a)
+	if !ok {
+		return a, true
+	}
+	o := 0
+	for o < 16 && o+2 <= len(code) {
+		if o+4 <= len(code) && (a+uint64(o))&3 == 0 {
+			if w := img.bo.Uint32(code[o:]); w == 0xe320f000 || w == 0xe1a00000 {
+				o += 4
+				continue
+			}
+		}
+		h := img.bo.Uint16(code[o:])
+		switch {
+		case h == 0 || h == 0xbf00:
+			o += 2
+			continue
+		case h == 0xf3af && o+4 <= len(code) && img.bo.Uint16(code[o+2:]) == 0x8000:
+			o += 4
+			continue
+		}
+		return a + uint64(o), true
+	}
+	return a, o == 0
 }
 
 // armRelativePointers returns the code pointers that R_ARM_RELATIVE
@@ -282,6 +338,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	arm := info.machine == elf.EM_ARM
 	thumb := map[uint64]bool{}
 	var symSeeds []uint64
+	sized := map[uint64]uint64{} // arm: the end of each procedure of known extent
 	for i := range b.syms {
 		s := &b.syms[i]
 		if s.flags&flagProcedure == 0 {
@@ -292,8 +349,28 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 			// No FDE covers arm code: every function symbol seeds descent.
 			thumb[s.addr] = s.flags&flagThumb != 0
 			symSeeds = append(symSeeds, s.addr)
+			if s.size > 0 {
+				sized[s.addr] = max(sized[s.addr], satAdd(s.addr, s.size))
+			}
 		}
 	}
+	symtab := false // a full symbol table (.symtab) names every function
+	for _, t := range info.tables {
+		symtab = symtab || !t.dynamic
+	}
+	gapPhase := false   // arm, stripped: the descent is decoding gaps
+	var gaps *gapSearch // arm, stripped: the search of gaps (armgaps.go)
+	gapLimit := false
+	var words map[uint64]bool // arm, stripped: the code addresses data holds
+	var cov *armCover         // arm, stripped: what the descent decoded (armgaps.go)
+	if arm && !symtab {
+		cov = newARMCover(img)
+	}
+	var extents []codeRange // arm: the known extents, by start
+	for a, end := range sized {
+		extents = append(extents, codeRange{a, end})
+	}
+	sortRanges(extents)
 	if arm {
 		for a, t := range info.initMode {
 			thumb[a] = t
@@ -337,6 +414,9 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	flush := func() {
 		for _, a := range exidx {
 			t, known := thumb[a]
+			if _, inferred := info.inferredMode[a]; inferred {
+				t, known = false, false // armMode reads the inference
+			}
 			add(a, t, known)
 		}
 	}
@@ -361,6 +441,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	work = append(work, slices.Compact(symSeeds)...)
 	d := newDecoder(img)
 	d.code = func(a uint64) ([]byte, bool) { return execCode(img, b.data, a) } // arm literal pools
+	sw := &armSwitch{bo: img.bo, code: d.code}
 	// arm descends from every function symbol (no FDE covers any code), so
 	// its bounds grow with the code: one Thumb instruction per 2 bytes, one
 	// procedure per 16.
@@ -375,6 +456,8 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	done := map[uint64]bool{}
 	var covered []codeRange // the instructions descent decoded
 	searched := false
+	var fwd []armJump     // arm: forward jumps to no known procedure
+	var deferred []uint64 // arm: procedures of unknown mode
 	defer func() {
 		if len(work) > 0 && (budget <= 0 || len(done) >= maxProcs) {
 			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxInsns, maxProcs))
@@ -389,20 +472,131 @@ descend:
 		}
 		mode, known := thumb[entry]
 		if arm && !known {
-			continue // a mode neither a bit nor a call gives: not decoded
+			deferred = append(deferred, entry) // a mode neither a bit nor a call gives: inferred at the end
+			continue
 		}
 		done[entry] = true
 		d.thumb = mode
+		// call records a call (or tail call) from code of the procedure
+		// at entry to t, in the mode the instruction gives.
+		call := func(it insn, t uint64) {
+			tmode := mode != it.toggle // blx imm switches the mode
+			if arm && it.flow != flowCall && symtab && !procs[t] {
+				// A branch out of a procedure to code no symbol of a full
+				// symbol table names: a local label of hand-written
+				// assembly (glibc's strcmp branches back to code before its
+				// symbol), where a tail call would reach a function symbol.
+				return
+			}
+			if gapPhase && it.flow != flowCall && cov.has(t) && !procs[t] {
+				// From code found in a gap, a branch into code the descent
+				// decoded as another procedure's body: that body goes on
+				// here, no tail call.
+				return
+			}
+			if arm && sized[t] == 0 && inFDE(extents, t) {
+				// Inside a procedure of known extent, not at its start: a
+				// second entry of it (libgcc's __aeabi_idivmod calls
+				// .divsi3_skip_div0_test, inside __divsi3), no procedure.
+				return
+			}
+			if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
+				add(t, arm && tmode, arm)
+				if arm {
+					byCall[t] = true
+				}
+			}
+			if _, known := thumb[t]; arm && !known && procs[t] {
+				thumb[t] = tmode
+			}
+			if procs[t] {
+				work = append(work, t)
+			}
+		}
+		// formed records a code address formed pc-relative (ldr rT, =off;
+		// add rD, pc, rT): a function pointer, bit 0 its mode.
+		formed := func(it insn) {
+			// Thumb code forms a Thumb function's address with bit 0 set;
+			// one without is data or a label (glibc's vfprintf forms its
+			// computed-goto labels, then sets bit 0), as is an address
+			// inside the procedure's own known extent.
+			if it.data >= entry && it.data < sized[entry] {
+				return
+			}
+			if mode && it.data&1 == 0 {
+				return
+			}
+			if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
+				if !procs[t] {
+					add(t, it.data&1 != 0, true)
+				}
+				work = append(work, t)
+			}
+		}
+		if end := sized[entry]; arm && end > entry {
+			// A procedure of known extent is decoded linearly over it, as
+			// code.go decodes it: its code that no branch reaches (C++
+			// landing pads, which only the unwinder enters) calls too, and
+			// a branch out of the extent is a tail call.
+			d.reset()
+			for a := entry; a < end && budget > 0; {
+				if err := b.tick(); err != nil {
+					return err
+				}
+				if e, ok := info.dataEnd(a); ok {
+					a = max(e, a+1)
+					d.reset()
+					continue
+				}
+				code, ok := execCode(img, b.data, a)
+				if !ok {
+					break
+				}
+				budget--
+				it := d.decode(code[:min(uint64(len(code)), end-a)], a, false)
+				if cov != nil {
+					cov.mark(a, uint64(it.n))
+				}
+				if _, label := thumbLabel(it, code); !label && it.hasData && pcRelAdd(code, mode) {
+					formed(it)
+				}
+				switch {
+				case !it.hasTarget:
+				case it.flow == flowCall && it.target != a+uint64(it.n):
+					call(it, it.target)
+				case (it.flow == flowJump || it.flow == flowCondJump) && (it.target < entry || it.target >= end):
+					call(it, it.target)
+				}
+				a += uint64(it.n)
+			}
+			continue
+		}
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
-		for len(branches) > 0 && budget > 0 {
-			a := branches[len(branches)-1]
-			branches = branches[:len(branches)-1]
-			d.reset()
+		// arm: the code after a call is decoded last, once the rest of the
+		// procedure has shown which words its loads read as literal-pool
+		// data (the call may not return: bl __stack_chk_fail is followed
+		// by the pool, not by code).
+		var resume []uint64
+		pools := armPools{}
+		for (len(branches) > 0 || len(resume) > 0) && budget > 0 {
 			afterCall := false
+			var a uint64
+			if len(branches) > 0 {
+				a = branches[len(branches)-1]
+				branches = branches[:len(branches)-1]
+			} else {
+				a, resume = popLowest(resume)
+				afterCall = true
+			}
+			d.reset()
+			sw.reset()
 			for !seen[a] && budget > 0 && (a == entry || !procs[a]) {
 				if err := b.tick(); err != nil {
 					return err
+				}
+				if arm && info.inData(a) {
+					break // a literal pool or other data in code ($d)
 				}
 				code, ok := execCode(img, b.data, a)
 				if !ok {
@@ -411,18 +605,47 @@ descend:
 				seen[a] = true
 				budget--
 				it := d.decode(code, a, false)
+				if arm {
+					if pools.overlaps(it) {
+						break // a literal pool a load of this procedure reads
+					}
+					pools.note(it)
+					branches = append(branches, sw.step(it, code, mode, d.twrite)...)
+					if cov != nil {
+						cov.mark(a, uint64(it.n))
+						if it.lit != 0 {
+							cov.mark(it.data, uint64(it.lit))
+						}
+						if sw.table.end > sw.table.start {
+							cov.mark(sw.table.start, sw.table.end-sw.table.start)
+							sw.table = codeRange{}
+						}
+					}
+				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
 				}
-				if arm && it.hasData && pcRelAdd(code, mode) {
-					// A code address formed pc-relative (ldr rT, =off; add
-					// rD, pc, rT): a function pointer, bit 0 its mode.
-					if t, ok := codePointer(img, it.data); ok && (it.data&1 != 0 || t&3 == 0) && !img.inPLT(t) {
-						if !procs[t] {
-							add(t, it.data&1 != 0, true)
-						}
-						work = append(work, t)
+				if t, tthumb, end, ok := thumbVeneer(img, b.data, a); ok && mode {
+					// A Thumb-to-ARM veneer: a tail call in the other mode.
+					call(insn{addr: a, flow: flowCall, toggle: !tthumb}, t)
+					if cov != nil {
+						cov.mark(a, end-a)
 					}
+					break
+				}
+				if arm && !mode && it.flow == flowJump && it.indirect && it.lit == 4 {
+					// ldr pc, [pc, #imm]: an ARM-to-Thumb veneer's jump to
+					// the literal's code pointer, a tail call (bit 0: Thumb).
+					if w, ok := execCode(img, b.data, it.data); ok && len(w) >= 4 {
+						if v := uint64(img.bo.Uint32(w)); img.execAt(v&^1) && !img.inPLT(v&^1) {
+							call(insn{addr: a, flow: flowCall, toggle: v&1 != 0}, v&^1)
+						}
+					}
+				}
+				if l, ok := thumbLabel(it, code); ok && mode {
+					branches = append(branches, l) // a label of this procedure
+				} else if arm && it.hasData && pcRelAdd(code, mode) {
+					formed(it)
 				}
 				if it.hasTarget {
 					switch {
@@ -430,35 +653,154 @@ descend:
 						// call $+5; pop reg (the i386 get-PC idiom): no
 						// procedure, and the code goes on at the target.
 					case it.flow == flowCall || it.flow == flowJump && it.target < entry:
-						t := it.target
-						tmode := mode != it.toggle // blx imm switches the mode
-						if !procs[t] && img.execAt(t) && !inFDE(info.fdes, t) && !img.inPLT(t) /* an arm call may enter a stub past its Thumb prefix */ {
-							add(t, arm && tmode, arm)
-							if arm {
-								byCall[t] = true
-							}
-						}
-						if _, known := thumb[t]; arm && !known && procs[t] {
-							thumb[t] = tmode
-						}
-						if procs[t] {
-							work = append(work, t)
-						}
+						call(it, it.target)
+					case arm && it.flow == flowJump && it.target > a && savesLR(img, b.data, it.target, mode):
+						// A jump forward to a push of lr: the prologue of the
+						// function it tail-calls (vfprintf's b.w to
+						// buffered_vfprintf, right after its own code).
+						call(it, it.target)
 					case it.flow == flowJump || it.flow == flowCondJump:
 						branches = append(branches, it.target)
+						if arm && it.flow == flowJump && it.target > a && !procs[it.target] {
+							fwd = append(fwd, armJump{a, it.target, mode})
+						}
 					}
 				}
 				// Code after a call may be a literal pool (the call did
 				// not return): only code before any call counts.
 				afterCall = afterCall || it.flow == flowCall
 				if arm && !afterCall && (it.flow == flowNone || it.flow == flowCondJump) {
-					fall[a+uint64(it.n)] = true
+					if _, pad := isPadding(img, code[:it.n], a); !pad {
+						// (falling through alignment nops ends a function:
+						// no second entry follows)
+						fall[a+uint64(it.n)] = true
+					}
 				}
 				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
 					break
 				}
 				a += uint64(it.n)
+				if arm && it.flow == flowCall {
+					resume = append(resume, a)
+					break
+				}
 			}
+		}
+	}
+	if arm && len(deferred) > 0 {
+		// A procedure no bit, call or symbol gives a mode (an .ARM.exidx
+		// start no call reaches) takes the mode of the nearest procedure
+		// before it whose mode is known, else after it, else ARM; armMode
+		// reads the inference back, with its limitation, so that every
+		// operation decodes it as the descent did.
+		known := make([]uint64, 0, len(thumb))
+		for a := range thumb {
+			known = append(known, a)
+		}
+		slices.Sort(known)
+		if info.inferredMode == nil {
+			info.inferredMode = map[uint64]bool{}
+		}
+		for _, a := range deferred {
+			if _, ok := thumb[a]; ok || done[a] {
+				continue
+			}
+			i := sort.Search(len(known), func(i int) bool { return known[i] >= a })
+			t := false
+			switch {
+			case i > 0:
+				t = thumb[known[i-1]]
+			case i < len(known):
+				t = thumb[known[i]]
+			}
+			info.inferredMode[a] = t
+			work = append(work, a)
+		}
+		for a, t := range info.inferredMode {
+			thumb[a] = t
+		}
+		deferred = deferred[:0]
+		if len(work) > 0 {
+			goto descend
+		}
+	}
+	if arm && len(fwd) > 0 && !symtab {
+		// A forward jump over a procedure's entry leaves its procedure:
+		// it is a tail call (libgcc's __aeabi_idivmod reaches
+		// __aeabi_idiv0 by a b.w from __divsi3's code), its target a
+		// procedure. Checked once the descent has found what it can, so
+		// that the entries it jumps over are known.
+		starts := make([]uint64, 0, len(procs))
+		for p := range procs {
+			starts = append(starts, p)
+		}
+		slices.Sort(starts)
+		for _, j := range fwd {
+			i := sort.Search(len(starts), func(i int) bool { return starts[i] > j.site })
+			if i < len(starts) && starts[i] < j.target && !procs[j.target] && img.execAt(j.target) && !img.inPLT(j.target) {
+				add(j.target, j.thumb, true)
+				thumb[j.target] = j.thumb
+				byCall[j.target] = true
+				work = append(work, j.target)
+			}
+		}
+		fwd = fwd[:0]
+		if len(work) > 0 {
+			goto descend
+		}
+	}
+	if cov != nil {
+		// Then the code the descent left undecoded (armgaps.go), a
+		// round at a time.
+		gapPhase = true
+		known := make([]uint64, 0, len(thumb))
+		for a := range thumb {
+			known = append(known, a)
+		}
+		slices.Sort(known)
+		modeAt := func(a uint64) bool {
+			i := sort.Search(len(known), func(i int) bool { return known[i] > a })
+			if i > 0 {
+				return thumb[known[i-1]]
+			}
+			return i < len(known) && thumb[known[i]]
+		}
+		if words == nil {
+			words = armDataWords(img, b.data)
+		}
+		var labelCalls []insn
+		if gaps == nil {
+			gaps = newGapSearch()
+		}
+		starts, modes, progress := gaps.next(img, b.data, cov, procs, words, modeAt, func(it insn) { labelCalls = append(labelCalls, it) })
+		if gaps.exhausted() && !gapLimit {
+			gapLimit = true
+			b.limit(fmt.Sprintf("arm: the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", maxGapRounds, maxGapProbeInsns))
+		}
+		for _, it := range labelCalls {
+			// A call from a label's code (Thumb, as labels are found):
+			// a procedure in the mode the call gives.
+			t, tmode := it.target, !it.toggle
+			if !procs[t] && img.execAt(t) && !img.inPLT(t) && !(sized[t] == 0 && inFDE(extents, t)) {
+				add(t, tmode, true)
+				thumb[t] = tmode
+				work = append(work, t)
+			}
+		}
+		if info.inferredMode == nil {
+			info.inferredMode = map[uint64]bool{}
+		}
+		for i, a := range starts {
+			if procs[a] || len(done) >= maxProcs {
+				continue
+			}
+			add(a, false, false) // armMode reads the mode from inferredMode
+			byCall[a] = true     // and code falling into it makes it no start (below)
+			thumb[a], info.inferredMode[a] = modes[i], modes[i]
+			work = append(work, a)
+		}
+		if len(work) > 0 || progress {
+			goto descend
 		}
 	}
 	if !searched {
@@ -485,7 +827,9 @@ descend:
 	if len(byCall) > 0 {
 		// A call target that the code before it falls into is a second
 		// entry of that procedure (libgcc's __divsi3 falls into
-		// .divsi3_skip_div0_test, which __aeabi_idivmod calls), no start.
+		// .divsi3_skip_div0_test, which __aeabi_idivmod calls), no start;
+		// nor is a gap's start that a procedure found later falls into
+		// (glibc's memchr_neon, whose address its ifunc resolver forms).
 		b.syms = slices.DeleteFunc(b.syms, func(s symbol) bool {
 			return byCall[s.addr] && fall[s.addr] && s.source == srcAnalysis && s.flags&flagProcedure != 0
 		})

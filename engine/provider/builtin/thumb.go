@@ -280,6 +280,7 @@ func (d *decoder) thumb16(it *insn, t tstate, h uint16, w bool) string {
 	case h>>11 == 9: // ldr rt, [pc, #imm]
 		d.twrite = 1 << r8
 		d.literal(it, int64(h&0xff)*4, r8)
+		it.lit = 4
 		if !w {
 			return ""
 		}

@@ -66,6 +66,7 @@ func (d *decoder) thumb32(it *insn, t tstate, x uint32, w bool) string {
 				r = -1 // not a word load: the register's value is not the word
 			}
 			d.literal(it, off, r)
+			it.lit = 4
 		}
 		if rt == 15 && x&0xff700000 == 0xf8500000 {
 			if rn == 13 && hw1&(1<<7) == 0 && hw2&0xf00 == 0xb00 { // ldr.w pc, [sp], #4
@@ -80,6 +81,7 @@ func (d *decoder) thumb32(it *insn, t tstate, x uint32, w bool) string {
 			off = -off
 		}
 		d.literal(it, off, -1)
+		it.lit = 8
 		d.twrite |= 1 << rd
 	case x&0xef000e00 == 0xed000a00 && x&0x00200000 == 0 && rn == 15 && (hw1>>8)&1 == 1: // vldr/vstr (literal)
 		off := int64(hw2&0xff) * 4
@@ -87,6 +89,10 @@ func (d *decoder) thumb32(it *insn, t tstate, x uint32, w bool) string {
 			off = -off
 		}
 		d.literal(it, off, -1)
+		it.lit = 4
+		if hw2&0x100 != 0 {
+			it.lit = 8 // a double
+		}
 	case x&0xfbef8000 == 0xf04f0000 && rd == 15, x&0xffef8000 == 0xea4f0000 && rd == 15: // mov.w pc, …
 		it.flow, it.indirect = flowJump, true
 	}

@@ -85,6 +85,16 @@ func (c *Client) armMode(six *symIndex, entry uint64) (thumb bool, inferred stri
 	if img.format == "pe" {
 		return true, ""
 	}
+	if img.elf != nil {
+		if t, ok := img.elf.inferredMode[entry]; ok {
+			mode := "ARM"
+			if t {
+				mode = "Thumb"
+			}
+			return t, "arm: no symbol, mapping symbol or call gives this procedure's instruction set; it is decoded as " +
+				mode + ", the mode of the nearest procedure before it whose mode is known"
+		}
+	}
 	for i := lo - 1; i >= 0; i-- {
 		s := &six.syms[six.procs[i]]
 		if s.kind == kindFunction && s.source == srcDefault && s.flags&flagThunk == 0 {
@@ -103,7 +113,17 @@ func (c *Client) armMode(six *symIndex, entry uint64) (thumb bool, inferred stri
 // inside code (a literal pool, a jump table) and where that data ends: the
 // next mapping symbol, or ^0.
 func (c *Client) dataEnd(a uint64) (uint64, bool) {
-	info := c.ix.img.elf
+	return c.ix.img.elf.dataEnd(a)
+}
+
+// inData reports whether a $d mapping symbol marks a as data.
+func (info *elfInfo) inData(a uint64) bool {
+	_, ok := info.dataEnd(a)
+	return ok
+}
+
+// dataEnd is Client.dataEnd on the image's mapping symbols.
+func (info *elfInfo) dataEnd(a uint64) (uint64, bool) {
 	if info == nil || len(info.armMap) == 0 {
 		return 0, false
 	}
@@ -139,4 +159,36 @@ func poolInsn(code []byte, pc uint64, bo binary.ByteOrder, withText bool) insn {
 		}
 	}
 	return it
+}
+
+// armPools holds, by halfword, the literal-pool bytes the pc-relative loads
+// decoded so far read (insn.lit): the descents stop before decoding them as
+// code.
+type armPools map[uint64]bool
+
+func (p armPools) note(it insn) {
+	for o := uint64(0); o < uint64(it.lit); o += 2 {
+		p[it.data+o] = true
+	}
+}
+
+// overlaps reports whether the instruction it reads pool bytes.
+func (p armPools) overlaps(it insn) bool {
+	return p[it.addr] || it.n == 4 && p[it.addr+2]
+}
+
+// popLowest removes and returns the lowest address of the descents' code
+// after calls: decoded in address order, the code after the earlier calls
+// (with the loads that name the literal pool at the function's end) comes
+// before the pool itself, which follows a last call that does not return.
+func popLowest(as []uint64) (uint64, []uint64) {
+	k := 0
+	for i, a := range as {
+		if a < as[k] {
+			k = i
+		}
+	}
+	a := as[k]
+	as[k] = as[len(as)-1]
+	return a, as[:len(as)-1]
 }
