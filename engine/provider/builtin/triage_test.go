@@ -1,0 +1,218 @@
+package builtin
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+func triageOf(t testing.TB, path string) (Triage, []string) {
+	t.Helper()
+	_, _, c := open(t, path)
+	res := do(t, c, OpBinaryTriage, nil)
+	tr, ok := res.Normalized.(Triage)
+	if !ok {
+		t.Fatalf("%s: triage result is %T", path, res.Normalized)
+	}
+	return tr, res.Limitations
+}
+
+func TestTriageDump(t *testing.T) {
+	p := os.Getenv("REA_TRIAGE_DUMP")
+	if p == "" {
+		t.Skip("set REA_TRIAGE_DUMP")
+	}
+	tr, lims := triageOf(t, p)
+	b, _ := json.MarshalIndent(tr, "", " ")
+	t.Logf("%s\n%v", b, lims)
+}
+
+// hcVerdicts parses hardening-check -v output into its verdict per check
+// (the text after the colon, up to the first comma) and its FORTIFY lists.
+func hcVerdicts(t testing.TB, path string) (map[string]string, int, int) {
+	t.Helper()
+	out, _ := exec.Command(needTool(t, "hardening-check"), "-v", path).Output() // exits 1 on a "no"
+	v := map[string]string{}
+	prot, unprot := 0, 0
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(line, "\tprotected: "):
+			prot++
+		case strings.HasPrefix(line, "\tunprotected: "):
+			unprot++
+		case strings.HasPrefix(line, " "):
+			k, val, ok := strings.Cut(strings.TrimSpace(line), ": ")
+			if ok {
+				v[k] = val
+			}
+		}
+	}
+	if len(v) == 0 {
+		t.Fatalf("hardening-check %s printed no verdicts:\n%s", path, out)
+	}
+	return v, prot, unprot
+}
+
+func factValue(t testing.TB, part map[string]any, key string) (any, bool) {
+	t.Helper()
+	f, ok := part[key].(Fact)
+	if !ok {
+		return nil, false
+	}
+	if f.Source == "" {
+		t.Errorf("fact %s has no source", key)
+	}
+	return f.Value, true
+}
+
+// checkHardening compares the triage of path with hardening-check,
+// readelf -n and file.
+func checkHardening(t *testing.T, path string) {
+	tr, _ := triageOf(t, path)
+	hc, prot, unprot := hcVerdicts(t, path)
+	hd, id := tr.Hardening, tr.Identity
+	yes := func(check string) bool { return strings.HasPrefix(hc[check], "yes") }
+
+	pie, hasPIE := factValue(t, hd, "pie")
+	switch {
+	case strings.HasPrefix(hc["Position Independent Executable"], "no, regular shared library"):
+		if hasPIE || id["file_type"].(Fact).Value != "shared_library" {
+			t.Errorf("%s: hardening-check says shared library; triage pie=%v file_type=%v", path, pie, id["file_type"])
+		}
+	default:
+		if pie != yes("Position Independent Executable") {
+			t.Errorf("%s: pie %v, hardening-check %q", path, pie, hc["Position Independent Executable"])
+		}
+	}
+	if sp, ok := factValue(t, hd, "stack_protector"); !ok && !strings.HasPrefix(hc["Stack protected"], "unknown") || ok && sp != yes("Stack protected") {
+		t.Errorf("%s: stack_protector %v, hardening-check %q", path, sp, hc["Stack protected"])
+	}
+	fv, _ := factValue(t, hd, "fortify")
+	fm, _ := fv.(map[string]any)
+	want := strings.SplitN(hc["Fortify Source functions"], ",", 2)[0]
+	if want = strings.Fields(want + " ")[0]; fm["verdict"] != want || fm["protected"] != prot || fm["unprotected"] != unprot {
+		t.Errorf("%s: fortify %v, hardening-check %q protected %d unprotected %d", path, fm, hc["Fortify Source functions"], prot, unprot)
+	}
+	relro, _ := factValue(t, hd, "relro")
+	if (relro != "none") != yes("Read-only relocations") {
+		t.Errorf("%s: relro %v, hardening-check %q", path, relro, hc["Read-only relocations"])
+	}
+	if bn, _ := factValue(t, hd, "bind_now"); bn != yes("Immediate binding") || (relro == "full") != (yes("Read-only relocations") && yes("Immediate binding")) {
+		t.Errorf("%s: bind_now %v relro %v, hardening-check %q", path, bn, relro, hc["Immediate binding"])
+	}
+	ibt, _ := factValue(t, hd, "cet_ibt")
+	shstk, _ := factValue(t, hd, "cet_shstk")
+	if (ibt == true && shstk == true) != yes("Control flow integrity") {
+		t.Errorf("%s: cet ibt %v shstk %v, hardening-check %q", path, ibt, shstk, hc["Control flow integrity"])
+	}
+
+	// Build id: readelf -n.
+	out, err := exec.Command(needTool(t, "readelf"), "-n", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid, _ := factValue(t, id, "build_id")
+	wantID := ""
+	if m := regexp.MustCompile(`Build ID: ([0-9a-f]+)`).FindSubmatch(out); m != nil {
+		wantID = string(m[1])
+	}
+	if wantID == "" && bid != nil || wantID != "" && bid != wantID {
+		t.Errorf("%s: build_id %v, readelf -n %q", path, bid, wantID)
+	}
+	// NX: readelf -lW's GNU_STACK flags.
+	out, _ = exec.Command("readelf", "-lW", path).Output()
+	nx, _ := factValue(t, hd, "nx")
+	m := regexp.MustCompile(`(?m)^\s*GNU_STACK\s+(?:\S+\s+){5}(.{3})`).FindSubmatch(out)
+	if wantNX := m != nil && !strings.Contains(string(m[1]), "E"); nx != wantNX {
+		t.Errorf("%s: nx %v, readelf GNU_STACK %q", path, nx, m)
+	}
+	// stripped: file.
+	out, err = exec.Command(needTool(t, "file"), "-bL", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := factValue(t, id, "stripped")
+	if wantStripped := !strings.Contains(string(out), "not stripped"); st != wantStripped {
+		t.Errorf("%s: stripped %v, file: %s", path, st, out)
+	}
+}
+
+// debianELFs are Debian executables and libraries of modest size
+// (hardening-check disassembles each one).
+var debianELFs = []string{"/usr/bin/ls", "/usr/bin/bash", "/usr/bin/find", "/usr/bin/tar", "/usr/bin/readelf",
+	"/usr/bin/perl", "/usr/bin/git", "/usr/bin/sqlite3", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	"/usr/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/bin/gdb"}
+
+func TestTriageHardeningDebian(t *testing.T) {
+	n := 0
+	for _, p := range debianELFs {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		n++
+		if n > 10 {
+			break
+		}
+		t.Run(filepath.Base(p), func(t *testing.T) { checkHardening(t, p) })
+	}
+	if n < 10 {
+		testkit.SkipOrFail(t, "fewer than 10 of the Debian ELF files are installed")
+	}
+}
+
+func TestTriageHardeningFixture(t *testing.T) {
+	hard := cFixture(t, "triage-hardened", "gcc", "-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-O2",
+		"-Wl,-z,relro,-z,now", "-fcf-protection", "-fPIE", "-pie")
+	soft := cFixture(t, "triage-soft", "gcc", "-fno-stack-protector", "-U_FORTIFY_SOURCE", "-O0",
+		"-Wl,-z,norelro", "-fcf-protection=none", "-no-pie", "-Wl,-z,execstack")
+	checkHardening(t, hard)
+	checkHardening(t, soft)
+	h, _ := triageOf(t, hard)
+	s, _ := triageOf(t, soft)
+	// Debian's crt1.o has no CET property, so the linked fixture has none
+	// (hardening-check agrees); the fixture's object file shows the note.
+	for k, want := range map[string]any{"pie": true, "relro": "full", "nx": true} {
+		if v, _ := factValue(t, h.Hardening, k); v != want {
+			t.Errorf("hardened fixture: %s = %v, want %v", k, v, want)
+		}
+	}
+	for k, want := range map[string]any{"pie": false, "relro": "none", "stack_protector": false, "cet_ibt": false, "nx": false} {
+		if v, _ := factValue(t, s.Hardening, k); v != want {
+			t.Errorf("soft fixture: %s = %v, want %v", k, v, want)
+		}
+	}
+	if v, _ := factValue(t, h.Hardening, "fortify"); v.(map[string]any)["verdict"] != "yes" {
+		t.Errorf("hardened fixture: fortify %v", v)
+	}
+	obj := cFixture(t, "triage-cet.o", "gcc", "-c", "-O2", "-fcf-protection")
+	o, _ := triageOf(t, obj)
+	out, err := exec.Command("readelf", "-n", obj).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "x86 feature: IBT, SHSTK") {
+		t.Fatalf("readelf -n shows no CET property on the -fcf-protection object:\n%s", out)
+	}
+	ibt, _ := factValue(t, o.Hardening, "cet_ibt")
+	shstk, _ := factValue(t, o.Hardening, "cet_shstk")
+	if ibt != true || shstk != true || o.Identity["file_type"].(Fact).Value != "object" {
+		t.Errorf("object: cet_ibt %v cet_shstk %v file_type %v", ibt, shstk, o.Identity["file_type"])
+	}
+	if m, ok := h.Identity["main"].(MainFact); !ok || m.Name != "main" {
+		t.Errorf("hardened fixture: main %v", h.Identity["main"])
+	}
+	cs, _ := h.Toolchain["compilers"].([]Compiler)
+	if len(cs) == 0 || cs[0].Name != "gcc" || cs[0].Version == "" {
+		t.Errorf("hardened fixture: compilers %+v", cs)
+	}
+	out, _ = exec.Command("gcc", "-dumpfullversion").Output()
+	if v := strings.TrimSpace(string(out)); len(cs) > 0 && cs[0].Version != v {
+		t.Errorf("compiler version %q, gcc -dumpfullversion %q", cs[0].Version, v)
+	}
+}
