@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,4 +216,112 @@ func TestTriageHardeningFixture(t *testing.T) {
 	if v := strings.TrimSpace(string(out)); len(cs) > 0 && cs[0].Version != v {
 		t.Errorf("compiler version %q, gcc -dumpfullversion %q", cs[0].Version, v)
 	}
+}
+
+// goVersionM parses `go version -m path`: the Go version, and the module
+// lines (path, mod, dep, =>, build) as tab-joined strings.
+func goVersionM(t testing.TB, path string) (string, []string) {
+	t.Helper()
+	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = needTool(t, "go")
+	}
+	out, err := exec.Command(goBin, "version", "-m", path).Output()
+	if err != nil {
+		t.Fatalf("go version -m %s: %v", path, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	_, v, _ := strings.Cut(lines[0], ": ")
+	var mods []string
+	for _, l := range lines[1:] {
+		mods = append(mods, strings.TrimRight(strings.TrimPrefix(l, "\t"), "\t"))
+	}
+	return v, mods
+}
+
+// triageModLines renders toolchain.go as `go version -m` prints it.
+func triageModLines(bi *GoBuildInfo) []string {
+	var out []string
+	add := func(kind string, m GoModule) {
+		out = append(out, strings.TrimRight(strings.Join([]string{kind, m.Path, m.Version, m.Sum}, "\t"), "\t"))
+		if m.Replace != nil {
+			out = append(out, strings.TrimRight(strings.Join([]string{"=>", m.Replace.Path, m.Replace.Version, m.Replace.Sum}, "\t"), "\t"))
+		}
+	}
+	if bi.Path != "" {
+		out = append(out, "path\t"+bi.Path)
+	}
+	if bi.Main != nil {
+		add("mod", *bi.Main)
+	}
+	for _, d := range bi.Deps {
+		add("dep", d)
+	}
+	for _, s := range bi.Settings {
+		out = append(out, "build\t"+s.Key+"="+s.Value)
+	}
+	return out
+}
+
+func TestTriageGoBuildInfo(t *testing.T) {
+	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = needTool(t, "go")
+	}
+	paths := []string{goBin}
+	for _, goos := range []string{"linux", "windows", "darwin"} {
+		paths = append(paths, goBuildFixture(t, "triage-go-stripped-"+goos, goos, "amd64", "-ldflags=-s -w"))
+	}
+	paths = append(paths, goDepsFixture(t))
+	for _, p := range paths {
+		tr, lims := triageOf(t, p)
+		bi, ok := tr.Toolchain["go"].(*GoBuildInfo)
+		if !ok {
+			t.Errorf("%s: no Go build info (limitations %v)", p, lims)
+			continue
+		}
+		v, mods := goVersionM(t, p)
+		if bi.Version != v {
+			t.Errorf("%s: Go version %q, go version -m %q", p, bi.Version, v)
+		}
+		if got := triageModLines(bi); !slices.Equal(got, mods) {
+			t.Errorf("%s: modules\n%q\ngo version -m\n%q", p, got, mods)
+		}
+		if p == paths[len(paths)-1] && (len(bi.Deps) == 0 || bi.Deps[0].Sum == "") {
+			t.Errorf("%s: the dependency fixture lists no dependency with a checksum: %+v", p, bi.Deps)
+		}
+	}
+}
+
+// goDepsFixture builds a stripped Go program that imports golang.org/x/arch
+// (REA's own dependency, so in the module cache: built offline) for a
+// build info with a dependency and its checksum.
+func goDepsFixture(t testing.TB) string {
+	return fixture(t, "triage-go-deps", func(dir, out string) (string, error) {
+		sum, err := os.ReadFile("../../../go.sum")
+		if err != nil {
+			return "", err
+		}
+		var lines []string
+		for _, l := range strings.Split(string(sum), "\n") {
+			if strings.HasPrefix(l, "golang.org/x/arch ") {
+				lines = append(lines, l)
+			}
+		}
+		version := strings.Fields(lines[0])[1]
+		src := "package main\n\nimport (\n\t\"fmt\"\n\t\"golang.org/x/arch/x86/x86asm\"\n)\n\nfunc main() {\n\ti, err := x86asm.Decode([]byte{0x90}, 64)\n\tfmt.Println(i, err)\n}\n"
+		files := map[string]string{"main.go": src, "go.sum": strings.Join(lines, "\n") + "\n",
+			"go.mod": "module example.com/triagefixture\n\ngo 1.22\n\nrequire golang.org/x/arch " + version + "\n"}
+		for name, body := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				return "", err
+			}
+		}
+		goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			goBin = "go"
+		}
+		return "", run(dir, []string{"CGO_ENABLED=0", "GOFLAGS=-buildvcs=false -mod=mod", "GOWORK=off", "GOPROXY=off"},
+			goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	})
 }
