@@ -54,3 +54,15 @@ func FuzzELFNotes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCodeView: an RSDS record of arbitrary bytes never panics and its PDB
+// path lies within the record.
+func FuzzCodeView(f *testing.F) {
+	f.Add(append([]byte("RSDS0123456789abcdef\x01\x00\x00\x00"), "C:\\b\\x.pdb\x00"...))
+	f.Add([]byte("RSDS"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if cv, ok := parseCodeView(p); ok && (len(cv.PDB) > len(p) || len(cv.GUID) != 32) {
+			t.Fatalf("%+v from %d bytes", cv, len(p))
+		}
+	})
+}

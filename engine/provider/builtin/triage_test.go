@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -324,4 +325,69 @@ func goDepsFixture(t testing.TB) string {
 		return "", run(dir, []string{"CGO_ENABLED=0", "GOFLAGS=-buildvcs=false -mod=mod", "GOWORK=off", "GOPROXY=off"},
 			goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
 	})
+}
+
+// peFixture builds the C fixture with a mingw compiler and flags.
+func peFixture(t *testing.T, name, cc string, flags ...string) string {
+	return cFixture(t, name, cc, flags...)
+}
+
+func TestTriagePEHardening(t *testing.T) {
+	needTool(t, "pesec")
+	files := []string{
+		peFixture(t, "triage-pe-on.exe", "x86_64-w64-mingw32-gcc", "-Wl,--dynamicbase,--nxcompat,--high-entropy-va", "-Wl,--pdb=triage.pdb"),
+		peFixture(t, "triage-pe-off.exe", "x86_64-w64-mingw32-gcc", "-Wl,--disable-dynamicbase,--disable-nxcompat,--disable-high-entropy-va"),
+		peFixture(t, "triage-pe-i686.exe", "i686-w64-mingw32-gcc", "-Wl,--build-id"),
+		goBuildFixture(t, "triage-go-stripped-windows", "windows", "amd64", "-ldflags=-s -w"),
+	}
+	seen := 0
+	defer func() {
+		if seen < 2 {
+			t.Errorf("only %d fixtures had a CodeView record to compare", seen)
+		}
+	}()
+	for _, p := range files {
+		tr, _ := triageOf(t, p)
+		out, err := exec.Command("pesec", p).Output()
+		if err != nil {
+			t.Fatalf("pesec %s: %v", p, err)
+		}
+		sec := map[string]bool{}
+		for _, l := range strings.Split(string(out), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok {
+				sec[strings.TrimSpace(k)] = strings.TrimSpace(v) == "yes"
+			}
+		}
+		for k, want := range map[string]bool{"aslr": sec["ASLR"], "nx": sec["DEP/NX"], "seh": sec["SEH"]} {
+			if v, _ := factValue(t, tr.Hardening, k); v != want {
+				t.Errorf("%s: %s = %v, pesec %v\n%s", p, k, v, want, out)
+			}
+		}
+		// High-entropy VA and CFG: objdump -p's DllCharacteristics lines.
+		od, err := exec.Command("x86_64-w64-mingw32-objdump", "-p", p).Output()
+		if err != nil {
+			t.Fatalf("objdump -p %s: %v", p, err)
+		}
+		for k, flag := range map[string]string{"high_entropy_va": "HIGH_ENTROPY_VA", "cfg": "GUARD_CF", "force_integrity": "FORCE_INTEGRITY"} {
+			if v, _ := factValue(t, tr.Hardening, k); v != strings.Contains(string(od), "\t\t"+flag+"\n") && v != strings.Contains(string(od), "\t"+flag+"\n") {
+				t.Errorf("%s: %s = %v, objdump -p lists %s: %v", p, k, v, flag, strings.Contains(string(od), flag))
+			}
+		}
+		m := regexp.MustCompile(`format RSDS signature ([0-9a-f]+) age (\d+)(?: pdb (\S+))?`).FindSubmatch(od)
+		bid, ok := factValue(t, tr.Identity, "build_id")
+		switch {
+		case m == nil && ok:
+			t.Errorf("%s: build_id %v, objdump -p shows no CodeView record", p, bid)
+		case m != nil:
+			seen++
+			cv, _ := bid.(CodeView)
+			pdb := strings.TrimSuffix(string(m[3]), ")")
+			if pdb == "(none)" {
+				pdb = ""
+			}
+			if cv.GUID != string(m[1]) || fmt.Sprint(cv.Age) != string(m[2]) || cv.PDB != pdb {
+				t.Errorf("%s: build_id %+v, objdump -p %q", p, bid, m[0])
+			}
+		}
+	}
 }
