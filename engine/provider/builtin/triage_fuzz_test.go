@@ -66,3 +66,31 @@ func FuzzCodeView(f *testing.F) {
 		}
 	})
 }
+
+// richStub builds a DOS stub holding a Rich header of entries, XOR-ed with key.
+func richStub(key uint32, entries []RichEntry) []byte {
+	le := binary.LittleEndian
+	p := make([]byte, 0x80)
+	p = le.AppendUint32(p, 0x536e6144^key)
+	for range 3 {
+		p = le.AppendUint32(p, key)
+	}
+	for _, e := range entries {
+		p = le.AppendUint32(p, (uint32(e.Product)<<16|uint32(e.Build))^key)
+		p = le.AppendUint32(p, e.Count^key)
+	}
+	p = append(p, "Rich"...)
+	return le.AppendUint32(le.AppendUint32(p, key), 0)
+}
+
+// FuzzRichHeader: a Rich header of arbitrary bytes never panics, and the
+// entries read fit in the stub.
+func FuzzRichHeader(f *testing.F) {
+	f.Add(richStub(0x1234abcd, []RichEntry{{Product: 0x0104, Build: 30159, Count: 12}, {Product: 0x0102, Build: 30159, Count: 1}}))
+	f.Add(richStub(0, nil))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if es, ok := parseRich(p); ok && len(es)*8 > len(p) {
+			t.Fatalf("%d entries from %d bytes", len(es), len(p))
+		}
+	})
+}

@@ -47,6 +47,7 @@ func (b *triageBuilder) pe() {
 	} else if f.Characteristics&pe.IMAGE_FILE_EXECUTABLE_IMAGE != 0 {
 		id["file_type"] = fact("executable", "header:Characteristics.EXECUTABLE_IMAGE")
 	}
+	b.richHeader()
 	b.t.Toolchain["linker_version"] = fact(fmt.Sprintf("%d.%d", major, minor), "header:OptionalHeader.LinkerVersion")
 	const src = "header:OptionalHeader.DllCharacteristics"
 	hd["aslr"] = fact(dc&peDynamicBase != 0, src+".DYNAMIC_BASE")

@@ -391,3 +391,17 @@ func TestTriagePEHardening(t *testing.T) {
 		}
 	}
 }
+
+// TestRichHeader: an MSVC-style Rich header (no fixture linker here writes
+// one) decodes to its entries; a mingw PE has none.
+func TestRichHeader(t *testing.T) {
+	want := []RichEntry{{Product: 0x0104, Build: 30159, Count: 12}, {Product: 0x0102, Build: 30148, Count: 1}}
+	got, ok := parseRich(richStub(0x9e3779b9, want))
+	if !ok || !slices.Equal(got, want) {
+		t.Fatalf("parseRich = %v %v, want %v", got, ok, want)
+	}
+	tr, _ := triageOf(t, peFixture(t, "triage-pe-off.exe", "x86_64-w64-mingw32-gcc", "-Wl,--disable-dynamicbase,--disable-nxcompat,--disable-high-entropy-va"))
+	if _, has := tr.Toolchain["rich_header"]; has {
+		t.Errorf("a mingw PE reports a Rich header: %v", tr.Toolchain["rich_header"])
+	}
+}
