@@ -94,3 +94,21 @@ func FuzzRichHeader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCodeDirectory: the embedded signature superblob of arbitrary bytes
+// never panics.
+func FuzzCodeDirectory(f *testing.F) {
+	be := binary.BigEndian
+	p := be.AppendUint32(nil, csMagicEmbedded)
+	p = be.AppendUint32(p, 44)
+	p = be.AppendUint32(p, 1)
+	p = be.AppendUint32(p, 0)
+	p = be.AppendUint32(p, 20)
+	p = be.AppendUint32(p, csMagicDirectory)
+	p = be.AppendUint32(p, 24)
+	p = be.AppendUint32(p, 0x20400)
+	p = be.AppendUint32(p, csAdhoc|csRuntime)
+	f.Add(p)
+	f.Add(p[:16])
+	f.Fuzz(func(t *testing.T, p []byte) { parseCodeDirectoryFlags(p) })
+}

@@ -405,3 +405,59 @@ func TestRichHeader(t *testing.T) {
 		t.Errorf("a mingw PE reports a Rich header: %v", tr.Toolchain["rich_header"])
 	}
 }
+
+// TestTriageMachO compares Go-built darwin fixtures with llvm-objdump
+// --macho --private-headers: PIE, LC_UUID, LC_BUILD_VERSION and the
+// presence of LC_CODE_SIGNATURE and LC_ENCRYPTION_INFO.
+func TestTriageMachO(t *testing.T) {
+	objdump := needTool(t, "llvm-objdump")
+	for _, arch := range []string{"amd64", "arm64"} {
+		p := goBuildFixture(t, "triage-go-darwin-"+arch, "darwin", arch)
+		tr, _ := triageOf(t, p)
+		out, err := exec.Command(objdump, "--macho", "--private-headers", p).Output()
+		if err != nil {
+			t.Fatalf("llvm-objdump %s: %v", p, err)
+		}
+		o := string(out)
+		if pie, _ := factValue(t, tr.Hardening, "pie"); pie != regexp.MustCompile(`(?m)^MH_MAGIC.*\bPIE\b`).MatchString(o) {
+			t.Errorf("%s: pie %v\n%s", arch, pie, o[:200])
+		}
+		if m := regexp.MustCompile(`uuid ([0-9A-F-]+)`).FindStringSubmatch(o); m != nil {
+			if v, _ := factValue(t, tr.Identity, "build_id"); v != m[1] {
+				t.Errorf("%s: build_id %v, llvm-objdump %s", arch, v, m[1])
+			}
+		} else if _, has := tr.Identity["build_id"]; has {
+			t.Errorf("%s: build_id without LC_UUID", arch)
+		}
+		if m := regexp.MustCompile(`platform (\S+)\s+sdk (\S+)\s+minos (\S+)`).FindStringSubmatch(o); m != nil {
+			v, _ := factValue(t, tr.Toolchain, "build_version")
+			bv, _ := v.(map[string]any)
+			if bv["platform"] != m[1] || bv["sdk"] != m[2] || bv["minos"] != m[3] {
+				t.Errorf("%s: build_version %v, llvm-objdump %q", arch, bv, m[0])
+			}
+		} else {
+			t.Errorf("%s: llvm-objdump shows no LC_BUILD_VERSION", arch)
+		}
+		cs, _ := factValue(t, tr.Hardening, "code_signature")
+		present := false
+		switch c := cs.(type) {
+		case CodeSignature:
+			present = c.Present
+			// Go's linker signs darwin/arm64 ad hoc (CS_ADHOC|CS_LINKER_SIGNED).
+			if arch == "arm64" && (!c.Adhoc || !c.LinkerSigned || c.HardenedRuntime) {
+				t.Errorf("arm64: code signature %+v", c)
+			}
+		case map[string]any:
+			present = c["present"] == true
+		}
+		if present != strings.Contains(o, "cmd LC_CODE_SIGNATURE") {
+			t.Errorf("%s: code signature %v, llvm-objdump LC_CODE_SIGNATURE %v", arch, cs, !present)
+		}
+		if _, has := tr.Hardening["encryption"]; has != strings.Contains(o, "cmd LC_ENCRYPTION_INFO") {
+			t.Errorf("%s: encryption %v", arch, tr.Hardening["encryption"])
+		}
+		if m, ok := tr.Identity["main"].(MainFact); !ok || m.Name != "main.main" {
+			t.Errorf("%s: main %v", arch, tr.Identity["main"])
+		}
+	}
+}
