@@ -118,6 +118,7 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 		return provider.Result{}, buildFault(op, err)
 	}
 	b.entryOutsideCode()
+	b.packer()
 	lims := append(slices.Clip(img.limitations), b.lims...)
 	return provider.Result{Normalized: b.t, Limitations: lims}, nil
 }
@@ -253,4 +254,18 @@ func endianName(little bool) string {
 		return "little"
 	}
 	return "big"
+}
+
+// packer looks for UPX's signatures: its section names (UPX0, UPX1; PE and
+// Mach-O) or its "UPX!" header in the first 4 KiB (ELF).
+func (b *triageBuilder) packer() {
+	for _, s := range b.img.sections {
+		if s.name == "UPX0" || s.name == "UPX1" || s.name == "__TEXT,UPX0" {
+			b.t.Anomalies["packer"] = fact("upx", "heuristic:upx-section-names")
+			return
+		}
+	}
+	if bytes.Contains(b.data[:min(len(b.data), 4096)], []byte("UPX!")) {
+		b.t.Anomalies["packer"] = fact("upx", "heuristic:upx-magic")
+	}
 }

@@ -114,7 +114,7 @@ func (b *triageBuilder) elf() {
 		}
 		b.t.Anomalies["wx_segments"] = fact(wx, "program_headers:PT_LOAD")
 		if f.Type != elf.ET_CORE {
-			b.overlay(lastEnd, "program_headers:PT_LOAD")
+			b.overlay(max(lastEnd, b.elfFileEnd(f)), "program_headers+section_headers")
 		}
 	}
 	bindNow := len(bindNowTag) > 0 || len(flags) > 0 && flags[0]&dfBindNow != 0 || len(flags1) > 0 && flags1[0]&df1Now != 0
@@ -444,4 +444,23 @@ func parseCompiler(s, src string) Compiler {
 		}
 	}
 	return c
+}
+
+// elfFileEnd is the end of the bytes the ELF headers account for: every
+// section's file bytes and the section header table (overlay data is what
+// follows both this and the last segment).
+func (b *triageBuilder) elfFileEnd(f *elf.File) uint64 {
+	var end uint64
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOBITS {
+			end = max(end, satAdd(s.Offset, s.Size))
+		}
+	}
+	d, bo := b.data, b.img.bo
+	if b.img.is64 && len(d) >= 0x40 {
+		end = max(end, satAdd(bo.Uint64(d[0x28:]), uint64(bo.Uint16(d[0x3a:]))*uint64(bo.Uint16(d[0x3c:]))))
+	} else if !b.img.is64 && len(d) >= 0x34 {
+		end = max(end, satAdd(uint64(bo.Uint32(d[0x20:])), uint64(bo.Uint16(d[0x2e:]))*uint64(bo.Uint16(d[0x30:]))))
+	}
+	return end
 }

@@ -461,3 +461,81 @@ func TestTriageMachO(t *testing.T) {
 		}
 	}
 }
+
+// TestTriageHighEntropy: Debian's upx-ucl is not installable here, so a
+// section of random bytes added to the C fixture stands in for a packed
+// payload: it is flagged, the code is not, and UPX's magic is recognised.
+func TestTriageHighEntropy(t *testing.T) {
+	objcopy := needTool(t, "objcopy")
+	base := cFixture(t, "triage-entropy-base", "gcc", "-O2")
+	dir := t.TempDir()
+	blob := make([]byte, 64<<10)
+	for i := range blob { // a xorshift stream: deterministic, high entropy
+		x := uint32(i)*2654435761 + 1
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		blob[i] = byte(x >> 7)
+	}
+	copy(blob[100:], "UPX!")
+	if err := os.WriteFile(filepath.Join(dir, "blob"), blob, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "packed")
+	if b, err := exec.Command(objcopy, "--add-section", ".packed="+filepath.Join(dir, "blob"), base, out).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, b)
+	}
+	tr, _ := triageOf(t, out)
+	es, _ := tr.Anomalies["entropy"].([]SectionEntropy)
+	found := false
+	for _, e := range es {
+		switch e.Name {
+		case ".packed":
+			found = true
+			if !e.High || e.Entropy < 7.9 || e.Size != uint64(len(blob)) || e.Entropy != shannon(blob) {
+				t.Errorf(".packed: %+v", e)
+			}
+		case ".text":
+			if e.High {
+				t.Errorf(".text flagged: %+v", e)
+			}
+		}
+	}
+	hi, _ := factValue(t, tr.Anomalies, "high_entropy_sections")
+	if !found || !slices.Equal(hi.([]string), []string{".packed"}) {
+		t.Errorf("high entropy sections %v (entropy %+v)", hi, es)
+	}
+	base0, _ := triageOf(t, base)
+	if v, _ := factValue(t, base0.Anomalies, "high_entropy_sections"); len(v.([]string)) != 0 {
+		t.Errorf("the plain fixture has high-entropy sections %v", v)
+	}
+	if _, has := base0.Anomalies["packer"]; has {
+		t.Errorf("the plain fixture reports a packer")
+	}
+	// Sections and the section header table are no overlay; bytes after
+	// them are.
+	if ov, ok := factValue(t, tr.Anomalies, "overlay"); ok {
+		t.Errorf("overlay %v in a file without one", ov)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withOverlay := filepath.Join(dir, "overlay")
+	if err := os.WriteFile(withOverlay, append(b, make([]byte, 1000)...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr2, _ := triageOf(t, withOverlay)
+	if ov, _ := factValue(t, tr2.Anomalies, "overlay"); ov == nil || ov.(map[string]any)["size"] != uint64(1000) || ov.(map[string]any)["offset"] != uint64(len(b)) {
+		t.Errorf("overlay %v, want 1000 bytes at %d", ov, len(b))
+	}
+	if p, _ := factValue(t, tr.Anomalies, "packer"); p != nil {
+		t.Logf("packer %v (UPX! only within the first 4 KiB counts)", p)
+	}
+	if e := shannon(make([]byte, 1000)); e != 0 {
+		t.Errorf("entropy of zeros %v", e)
+	}
+	if e := shannon([]byte{0, 1, 2, 3, 4, 5, 6, 7}); e != 3 {
+		t.Errorf("entropy of 8 distinct bytes %v, want 3", e)
+	}
+}
