@@ -161,6 +161,7 @@ type SectionEntropy struct {
 	Name    string  `json:"name"`
 	Size    uint64  `json:"size"`
 	Entropy float64 `json:"entropy"` // bits per byte, 3 decimals
+	Sampled uint64  `json:"sampled"` // bytes read: all, or evenly spaced blocks of a large section
 	High    bool    `json:"high"`
 	Source  string  `json:"source"`
 }
@@ -177,14 +178,14 @@ func (b *triageBuilder) entropy(ctx context.Context) error {
 			return err
 		}
 		end := min(satAdd(s.off, s.fsize), uint64(len(b.data)))
-		e := shannon(b.data[s.off:end])
+		e, sampled := sampledShannon(b.data[s.off:end])
 		hi := e >= entropyThreshold
 		if hi {
 			high = append(high, s.name)
 		}
 		n++
 		if len(out) < maxEntropySections {
-			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, High: hi, Source: "heuristic:shannon-entropy"})
+			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: "heuristic:shannon-entropy"})
 		}
 	}
 	if n > len(out) {
@@ -201,14 +202,44 @@ func (b *triageBuilder) entropy(ctx context.Context) error {
 	return nil
 }
 
+// Sections above entropySample bytes are measured on entropySample bytes
+// in evenly spaced blocks, so triage stays cheap on a 100 MB library (the
+// whole of libLLVM's bytes cost 120 ms; a packed payload is uniform, so a
+// sample tells it apart as well).
+const (
+	entropySample = 1 << 20
+	entropyBlock  = 4 << 10
+)
+
+// sampledShannon is shannon over p, or over evenly spaced blocks of it when
+// p is larger than entropySample; it returns the bytes read too.
+func sampledShannon(p []byte) (float64, uint64) {
+	if len(p) <= entropySample {
+		return shannon(p), uint64(len(p))
+	}
+	n := entropySample / entropyBlock
+	stride := (len(p) - entropyBlock) / (n - 1)
+	var h [4][256]uint64
+	for i := range n {
+		histogram(&h, p[i*stride:i*stride+entropyBlock])
+	}
+	return entropyOf(&h, entropySample), entropySample
+}
+
 // shannon is the Shannon entropy of p in bits per byte, rounded to 3
 // decimals so that the answer is stable across platforms.
 func shannon(p []byte) float64 {
 	if len(p) == 0 {
 		return 0
 	}
-	// Four histograms break the store-to-load dependency of runs of one byte.
 	var h [4][256]uint64
+	histogram(&h, p)
+	return entropyOf(&h, len(p))
+}
+
+// histogram counts the bytes of p into h; four histograms break the
+// store-to-load dependency of runs of one byte.
+func histogram(h *[4][256]uint64, p []byte) {
 	i := 0
 	for ; i+4 <= len(p); i += 4 {
 		h[0][p[i]]++
@@ -219,7 +250,10 @@ func shannon(p []byte) float64 {
 	for ; i < len(p); i++ {
 		h[0][p[i]]++
 	}
-	n := float64(len(p))
+}
+
+func entropyOf(h *[4][256]uint64, total int) float64 {
+	n := float64(total)
 	var e float64
 	for v := range 256 {
 		c := h[0][v] + h[1][v] + h[2][v] + h[3][v]

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -537,5 +538,46 @@ func TestTriageHighEntropy(t *testing.T) {
 	}
 	if e := shannon([]byte{0, 1, 2, 3, 4, 5, 6, 7}); e != 3 {
 		t.Errorf("entropy of 8 distinct bytes %v, want 3", e)
+	}
+}
+
+// BenchmarkTriage times binary_triage on a fresh client of
+// $REA_TRIAGE_BENCH (symbol index included, as on a first call).
+func BenchmarkTriage(b *testing.B) {
+	p := os.Getenv("REA_TRIAGE_BENCH")
+	if p == "" {
+		b.Skip("set REA_TRIAGE_BENCH to a binary")
+	}
+	for b.Loop() {
+		_, _, c := open(b, p)
+		do(b, c, OpBinaryTriage, nil)
+		c.Close(context.Background())
+	}
+}
+
+// TestSampledEntropy: a section above 1 MiB is measured on 1 MiB of evenly
+// spaced blocks, which still tells random bytes from code-like ones.
+func TestSampledEntropy(t *testing.T) {
+	big := make([]byte, 4<<20)
+	x := uint32(2463534242)
+	for i := range big {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		big[i] = byte(x)
+	}
+	e, n := sampledShannon(big)
+	if n != entropySample || e < 7.9 || e > 8 {
+		t.Errorf("random 4 MiB: entropy %v over %d bytes", e, n)
+	}
+	for i := range big {
+		big[i] = byte(i % 16) // 4 bits per byte
+	}
+	if e, _ := sampledShannon(big); e != 4 {
+		t.Errorf("16-periodic 4 MiB: entropy %v, want 4", e)
+	}
+	small := big[:1000]
+	if e, n := sampledShannon(small); n != 1000 || e != shannon(small) {
+		t.Errorf("small: %v over %d", e, n)
 	}
 }
