@@ -80,8 +80,10 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 	b := &triageBuilder{img: img, data: c.data, t: Triage{
 		Identity: map[string]any{}, Toolchain: map[string]any{}, Hardening: map[string]any{},
 		Anomalies: map[string]any{},
-		// The dependency list is list_dependencies' (a separate helper
-		// builds it); until it is merged here, loading says so.
+		// LOADING (merge point): the dependency list is list_dependencies'
+		// (deps.go, built by another helper). Once merged, loading is its
+		// items (name, kind, candidate_path) and an import count per
+		// library; until then it says unavailable, and so does a limitation.
 		Loading: map[string]any{"unavailable": map[string]any{
 			"reason":      "not_implemented",
 			"remediation": "Dependencies are not yet part of triage in this build.",

@@ -49,7 +49,7 @@ func (b *triageBuilder) elf() {
 	var stack *elf.Prog
 	base, haveBase := uint64(0), false
 	var lastEnd uint64
-	var wx []string
+	var wx, mismatch []string
 	for i, p := range f.Progs {
 		lastEnd = max(lastEnd, satAdd(p.Off, p.Filesz))
 		switch p.Type {
@@ -71,6 +71,9 @@ func (b *triageBuilder) elf() {
 			}
 			if p.Flags&elf.PF_W != 0 && p.Flags&elf.PF_X != 0 {
 				wx = append(wx, "LOAD@0x"+hexU(p.Vaddr))
+			}
+			if p.Filesz > p.Memsz {
+				mismatch = append(mismatch, "LOAD@0x"+hexU(p.Vaddr))
 			}
 		}
 	}
@@ -113,6 +116,9 @@ func (b *triageBuilder) elf() {
 			wx = []string{}
 		}
 		b.t.Anomalies["wx_segments"] = fact(wx, "program_headers:PT_LOAD")
+		if mismatch != nil {
+			b.t.Anomalies["segment_size_mismatch"] = fact(mismatch, "program_headers:PT_LOAD.p_filesz>p_memsz")
+		}
 		if f.Type != elf.ET_CORE {
 			b.overlay(max(lastEnd, b.elfFileEnd(f)), "program_headers+section_headers")
 		}
@@ -363,6 +369,9 @@ func (b *triageBuilder) elfSections(f *elf.File) {
 		}
 		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
 			dwarf = append(dwarf, s.Name)
+		}
+		if s.Name == ".rustc" {
+			b.t.Toolchain["language"] = fact("rust", "section:.rustc")
 		}
 		if s.Name == ".comment" && s.Type != elf.SHT_NOBITS && s.Offset < uint64(len(b.data)) {
 			b.comments(b.data[s.Offset:min(satAdd(s.Offset, s.Size), uint64(len(b.data)))], "section:.comment")
