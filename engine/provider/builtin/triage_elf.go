@@ -419,6 +419,11 @@ func (b *triageBuilder) comments(p []byte, src string) {
 	if out != nil {
 		b.t.Toolchain["compilers"] = out
 	}
+	for _, c := range out {
+		if _, set := b.t.Toolchain["language"]; c.Name == "rustc" && !set {
+			b.t.Toolchain["language"] = fact("rust", src+":rustc")
+		}
+	}
 }
 
 // parseCompiler names the tool of an identification string: "GCC: (Debian

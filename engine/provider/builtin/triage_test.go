@@ -581,3 +581,35 @@ func TestSampledEntropy(t *testing.T) {
 		t.Errorf("small: %v over %d", e, n)
 	}
 }
+
+// TestTriageRust: a rustc-built executable names rustc (and its version,
+// as `rustc --version` prints it) and LLD from .comment, and the language.
+func TestTriageRust(t *testing.T) {
+	rustc := needTool(t, "rustc")
+	p := fixture(t, "triage-rust", func(dir, out string) (string, error) {
+		src := filepath.Join(dir, "m.rs")
+		if err := os.WriteFile(src, []byte("fn main() { println!(\"{}\", std::env::args().count()); }\n"), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, rustc, "-O", "-o", out, src)
+	})
+	tr, _ := triageOf(t, p)
+	out, err := exec.Command(rustc, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(string(out))[1]
+	cs, _ := tr.Toolchain["compilers"].([]Compiler)
+	found := false
+	for _, c := range cs {
+		if c.Name == "rustc" {
+			found = c.Version == want
+		}
+	}
+	if !found {
+		t.Errorf("compilers %+v lack rustc %s", cs, want)
+	}
+	if v, _ := factValue(t, tr.Toolchain, "language"); v != "rust" {
+		t.Errorf("language %v", v)
+	}
+}
