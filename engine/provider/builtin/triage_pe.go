@@ -59,7 +59,13 @@ func (b *triageBuilder) pe() {
 	if b.img.arch == "x86" {
 		// SafeSEH is the load config's SEHandlerTable (size > 0x48).
 		if len(dirs) > pe.IMAGE_DIRECTORY_ENTRY_LOAD_CONFIG && dirs[pe.IMAGE_DIRECTORY_ENTRY_LOAD_CONFIG].Size != 0 {
-			if p := b.rva(dirs[pe.IMAGE_DIRECTORY_ENTRY_LOAD_CONFIG].VirtualAddress, 0x48); p != nil {
+			lc := dirs[pe.IMAGE_DIRECTORY_ENTRY_LOAD_CONFIG]
+			switch p := b.rva(lc.VirtualAddress, 0x48); {
+			case lc.Size < 0x48:
+				hd["safeseh"] = fact(false, "directory:LOAD_CONFIG(no SEHandlerTable field)")
+			case p == nil:
+				b.limit("triage hardening: the load configuration directory lies outside the file's sections")
+			default:
 				hd["safeseh"] = fact(binary.LittleEndian.Uint32(p[0x40:]) != 0 && binary.LittleEndian.Uint32(p[0x44:]) != 0, "directory:LOAD_CONFIG.SEHandlerTable")
 			}
 		} else {

@@ -374,6 +374,14 @@ func TestTriagePEHardening(t *testing.T) {
 				t.Errorf("%s: %s = %v, objdump -p lists %s: %v", p, k, v, flag, strings.Contains(string(od), flag))
 			}
 		}
+		// SafeSEH applies to i386 only; mingw's i686 images have no load
+		// configuration (objdump -p: its directory entry is zero), so no
+		// SEHandlerTable.
+		ss, hasSS := factValue(t, tr.Hardening, "safeseh")
+		noLoadConfig := regexp.MustCompile(`(?m)^Entry a 0+ 0+ Load Configuration Directory`).Match(od)
+		if is386 := strings.Contains(p, "i686"); is386 != hasSS || is386 && noLoadConfig && ss != false {
+			t.Errorf("%s: safeseh %v (present %v), load config absent %v", p, ss, hasSS, noLoadConfig)
+		}
 		m := regexp.MustCompile(`format RSDS signature ([0-9a-f]+) age (\d+)(?: pdb (\S+))?`).FindSubmatch(od)
 		bid, ok := factValue(t, tr.Identity, "build_id")
 		switch {
