@@ -16,10 +16,10 @@ func catBinaryOverview() Spec {
 		Effects:     catEffects("I"),
 		Evidence:    true,
 		Input: scIn(scM{
-			"detail": scD(scDef(scEnum("concise", "detailed"), "concise"), "detailed adds segment lengths."),
+			"detail": scD(scDef(scEnum("concise", "detailed"), "concise"), "detailed adds segment lengths and the triage section."),
 			"limit":  scD(scDef(scInt(1, 50), int64(10)), "Segments listed."),
 		}),
-		Result: scOutAll(scM{
+		Result: scOut(scM{
 			"document": scString(),
 			"detail":   scEnum("concise", "detailed"),
 			"segments": scList(scOut(scM{
@@ -28,7 +28,10 @@ func catBinaryOverview() Spec {
 			"segment_count":   scCount(),
 			"procedure_count": scCount(),
 			"string_count":    scCount(),
-		}),
+			"main":            scNullable(scOutAll(scM{"address": scAddrOut(), "name": scString(), "source": scString()})),
+			"stripped":        scBool(),
+			"triage":          catTriage(),
+		}, "document", "detail", "segments", "segment_count", "procedure_count", "string_count", "main"),
 		RequiredOperations: []string{"list_documents", "list_procedures", "list_segments", "list_strings"},
 	}
 }
@@ -63,4 +66,13 @@ func catGetCallGraph() Spec {
 		resultDepth:        2, // nodes are the answer
 		RequiredOperations: []string{"address_name", "procedure_callees", "procedure_callers"},
 	}
+}
+
+// catTriage describes binary_overview's triage section (§18) compactly:
+// five objects of facts, each fact {value, source} or an object carrying
+// source; or unavailable with a reason.
+func catTriage() scM {
+	part := scM{"type": "object"}
+	return scM{"type": "object", "properties": scM{"identity": part, "toolchain": part, "hardening": part,
+		"loading": part, "anomalies": part, "unavailable": scOut(scM{"reason": scString()}, "reason")}}
 }

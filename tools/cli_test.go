@@ -80,7 +80,8 @@ func TestAnalyzeOverview(t *testing.T) {
 			t.Fatalf("count %s is zero: %s", k, out)
 		}
 	}
-	if len(ov.EvidenceIDs) != 4 {
+	// The four counts and the triage (issue 17), each its own Evidence.
+	if len(ov.EvidenceIDs) != 5 || ov.EvidenceIDs["binary_triage"] == "" {
 		t.Fatalf("evidence ids: %v", ov.EvidenceIDs)
 	}
 	// The same Evidence over MCP: the CLI and MCP normalize parameters alike.

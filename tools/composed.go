@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/rea-re/rea/engine"
@@ -73,9 +74,64 @@ func (s *Server) binaryOverview(ctx context.Context, sess *session, params provi
 		if len(docs) > 0 {
 			doc = docs[0]
 		}
-		return provider.Result{Normalized: map[string]any{"document": doc, "detail": detail, "segments": out,
-			"segment_count": len(segs), "procedure_count": procs, "string_count": strs}}, nil
+		res := map[string]any{"document": doc, "detail": detail, "segments": out,
+			"segment_count": len(segs), "procedure_count": procs, "string_count": strs}
+		lims, err := overviewTriage(call, detail, res)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		return provider.Result{Normalized: res, Limitations: lims}, nil
 	})
+}
+
+// overviewTriage adds the triage facts of §18 to res: main and stripped
+// (both views) and, detailed, the whole triage. A provider that does not
+// declare binary_triage leaves them out, said in a limitation; main is
+// then null.
+func overviewTriage(call engine.Caller, detail string, res map[string]any) ([]string, error) {
+	var tr struct {
+		Identity  map[string]json.RawMessage `json:"identity"`
+		Toolchain map[string]any             `json:"toolchain"`
+		Hardening map[string]any             `json:"hardening"`
+		Loading   map[string]any             `json:"loading"`
+		Anomalies map[string]any             `json:"anomalies"`
+	}
+	r, err := call("binary_triage", provider.Params{})
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Code == fault.CapabilityUnavailable {
+		res["main"] = nil
+		lim := "triage: the bound provider does not offer binary_triage, so main, stripped and the triage section are not reported"
+		if detail == "detailed" {
+			res["triage"] = map[string]any{"unavailable": map[string]any{"reason": "provider_missing",
+				"remediation": "Reopen the target with the builtin provider (provider_id builtin)."}}
+		}
+		return []string{lim}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := canon.Marshal(r.Normalized)
+	if err != nil {
+		return nil, fault.Internal("binary_triage", err)
+	}
+	if err := rawJSON(b, &tr); err != nil {
+		return nil, fault.New(fault.UnreadableOutput, "The provider's answer does not match its output contract.",
+			"Run `rea doctor`.", map[string]any{"operation": "binary_triage", "provider_id": nil})
+	}
+	res["main"] = nil
+	if m, ok := tr.Identity["main"]; ok {
+		res["main"] = m
+	}
+	var stripped struct {
+		Value *bool `json:"value"`
+	}
+	if s, ok := tr.Identity["stripped"]; ok && rawJSON(s, &stripped) == nil && stripped.Value != nil {
+		res["stripped"] = *stripped.Value
+	}
+	if detail == "detailed" {
+		res["triage"] = tr
+	}
+	return r.Limitations, nil
 }
 
 func decodeResult(call engine.Caller, op string, p provider.Params, v any) error {

@@ -31,6 +31,10 @@ type overview struct {
 	// source not read, bytes not scanned), so no count reads as complete
 	// when it is not.
 	Limitations []string `json:"limitations"`
+	// Triage is the binary_triage answer (identity, toolchain, hardening,
+	// loading, anomalies), Evidence of its own; absent when the provider
+	// does not offer it.
+	Triage json.RawMessage `json:"triage,omitempty"`
 }
 
 // countedOperations are the collections an overview counts, each one recorded
@@ -38,7 +42,7 @@ type overview struct {
 var countedOperations = []string{"list_segments", "list_procedures", "list_names", "list_strings"}
 
 func newAnalyzeCommand(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	var providerID string
 	c := &cobra.Command{
 		Use:   "analyze PATH",
@@ -72,11 +76,12 @@ func newAnalyzeCommand(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), ov)
 			}
-			printOverview(cmd.OutOrStdout(), ov)
+			printOverview(cmd.OutOrStdout(), ov, all)
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	c.Flags().BoolVar(&all, "all", false, "list every Go dependency (the report collapses them beyond 20)")
 	c.Flags().StringVar(&providerID, "provider", "", "provider id or auto (default $REA_ANALYSIS_PROVIDER or auto)")
 	return c
 }
@@ -131,10 +136,10 @@ func analyze(ctx context.Context, eng *engine.Engine, path string, selector prov
 			ov.Counts[op[len("list_"):]] = *page.Total
 		}
 	}
-	return ov, nil
+	return ov, addTriage(ctx, conn, &ov, rep)
 }
 
-func printOverview(w io.Writer, ov overview) {
+func printOverview(w io.Writer, ov overview, all bool) {
 	t := ov.Target
 	arch := "unknown"
 	if t.Architecture != nil {
@@ -150,6 +155,9 @@ func printOverview(w io.Writer, ov overview) {
 	for _, op := range countedOperations {
 		key := op[len("list_"):]
 		fmt.Fprintf(w, "%-13s %-9d %s\n", key, ov.Counts[key], ov.EvidenceIDs[op])
+	}
+	if ov.Triage != nil {
+		printTriage(w, ov.Triage, ov.EvidenceIDs[triageOperation], all)
 	}
 	for _, l := range ov.Limitations {
 		fmt.Fprintf(w, "limitation    %s\n", l)

@@ -223,6 +223,7 @@ func (p *Provider) Capabilities() []provider.Capability {
 		paged bool
 	}{
 		{OpAddressName, false},
+		{OpBinaryTriage, false},
 		{OpListDocuments, false},
 		{OpListNames, true},
 		{OpListProcedures, true},
@@ -318,6 +319,7 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"disassembler":       "golang.org/x/arch@" + archVersion(),
 		"syntax":             syntax,
 		"symbolization":      1,
+		"triage":             1,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }

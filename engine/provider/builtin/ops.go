@@ -104,7 +104,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	switch op {
 	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
 		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly,
-		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings:
+		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings,
+		OpBinaryTriage:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -132,6 +133,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return c.doRefOp(ctx, op, in, rep)
 	case OpSearchProcedures, OpSearchStrings:
 		return c.doSearch(ctx, op, in, rep)
+	case OpBinaryTriage:
+		return c.doTriage(ctx, op, rep)
 	}
 	offset, limit, err := pageParams(op, in)
 	if err != nil {

@@ -29,7 +29,7 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
 		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
 		"procedure_callees": "offset", "procedure_callers": "offset", "xrefs": "offset",
-		"search_procedures": "offset", "search_strings": "offset"}
+		"search_procedures": "offset", "search_strings": "offset", "binary_triage": "none"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}
@@ -83,7 +83,7 @@ func TestProfileParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(prof.Parameters)
-	want := `{"architecture":"x86_64","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"loader":"go-debug","symbolization":1,"syntax":"intel","target_format":"elf"}`
+	want := `{"architecture":"x86_64","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"loader":"go-debug","symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
 	if string(got) != want || prof.ProviderProfileSchemaVersion != 1 || prof.Provider.ID != "builtin" {
 		t.Errorf("profile parameters\n got %s\nwant %s", got, want)
 	}

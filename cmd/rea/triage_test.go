@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+var updateTriage = flag.Bool("update", false, "rewrite testdata/analyze_triage.golden")
+
+// stableTriageKeys are the report lines the golden file keeps: facts that
+// do not depend on the compiler's version or the build's bytes (build ids,
+// addresses, entropy values and compiler versions are left out).
+var stableTriageKeys = map[string]bool{"format": true, "architecture": true, "bitness": true, "endianness": true,
+	"file_type": true, "interpreter": true, "stripped": true, "debug_info": true, "main": false, "pie": true, "nx": true,
+	"relro": true, "bind_now": true, "stack_protector": true, "unavailable": true, "wx_segments": true,
+	"entry_outside_code": true, "high_entropy_sections": true, "image_base": true}
+
+// TestAnalyzeTriageReport: `rea analyze` prints the triage of a C fixture
+// under its five headings; the stable lines equal the golden file, and
+// --json carries the same triage with main and every fact's source.
+func TestAnalyzeTriageReport(t *testing.T) {
+	dir := t.TempDir()
+	prog := testkit.CompileC(t, dir, "prog", `#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) { char buf[64]; strcpy(buf, argv[0]); printf("%s %d\n", buf, argc); return 0; }
+`, "-O2", "-fPIE", "-pie", "-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-Wl,-z,relro,-z,now")
+	r := reaIn(t, dir, "--ledger", "ledger.db", "analyze", prog)
+	if r.code != 0 {
+		t.Fatalf("analyze: exit %d\n%s", r.code, r.stderr)
+	}
+	var kept []string
+	inTriage := false
+	for _, l := range strings.Split(string(r.stdout), "\n") {
+		switch {
+		case strings.HasPrefix(l, "triage "):
+			inTriage = true
+		case strings.HasPrefix(l, "limitation "):
+			inTriage = false
+		case inTriage && !strings.HasPrefix(l, " ") && l != "":
+			kept = append(kept, l)
+		case inTriage:
+			f := strings.Fields(l)
+			if len(f) > 0 && stableTriageKeys[f[0]] {
+				kept = append(kept, l)
+			}
+			if len(f) > 2 && f[0] == "main" && f[2] != "main" {
+				t.Errorf("main line %q", l)
+			}
+		}
+	}
+	got := []byte(strings.Join(kept, "\n") + "\n")
+	golden := filepath.Join("testdata", "analyze_triage.golden")
+	if *updateTriage {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("report differs from %s:\n%s\nfull output:\n%s", golden, got, r.stdout)
+	}
+
+	r = reaIn(t, dir, "--ledger", "ledger.db", "analyze", "--json", prog)
+	var ov struct {
+		EvidenceIDs map[string]string `json:"evidence_ids"`
+		Triage      struct {
+			Identity  map[string]json.RawMessage `json:"identity"`
+			Hardening map[string]struct {
+				Value  any    `json:"value"`
+				Source string `json:"source"`
+			} `json:"hardening"`
+		} `json:"triage"`
+	}
+	if err := json.Unmarshal(r.stdout, &ov); err != nil {
+		t.Fatalf("analyze --json: %v\n%s", err, r.stdout)
+	}
+	if ov.EvidenceIDs["binary_triage"] == "" || ov.Triage.Identity["main"] == nil {
+		t.Errorf("--json: evidence %v, identity %v", ov.EvidenceIDs, ov.Triage.Identity)
+	}
+	for k, f := range ov.Triage.Hardening {
+		if f.Source == "" {
+			t.Errorf("--json hardening.%s has no source", k)
+		}
+	}
+	if f := ov.Triage.Hardening["stack_protector"]; f.Value != true {
+		t.Errorf("--json stack_protector %v", f)
+	}
+}
