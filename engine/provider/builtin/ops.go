@@ -104,7 +104,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	switch op {
 	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
 		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly,
-		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings:
+		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings,
+		OpListDependencies:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -122,6 +123,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{Normalized: []string{c.doc}, Limitations: c.ix.img.limitations}, nil
 	case OpListSegments:
 		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
+	case OpListDependencies:
+		return c.doDependencies(ctx, op)
 	case OpProcedureAddress, OpAddressName, OpResolveContaining:
 		return c.doProcOp(ctx, op, in, rep)
 	case OpReadFunctionInstructions, OpProcedureAssembly:
