@@ -423,6 +423,14 @@ func elfDependencies(data []byte, target string, h *hostLoader) ([]Dependency, [
 	if err != nil {
 		return nil, []string{"the ELF headers could not be read for dependencies: " + err.Error()}
 	}
+	imports, ilims := elfImportCounts(data)
+	deps, lims := d.resolve(target, h, imports)
+	return deps, append(lims, ilims...)
+}
+
+// resolve looks for each DT_NEEDED name as the loader would for an object
+// at target; imports are the import counts by library name.
+func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) ([]Dependency, []string) {
 	lims := append([]string{
 		"candidate paths are where this host's glibc loader (Debian multiarch layout) would find each library when the call ran; LD_LIBRARY_PATH and LD_PRELOAD are not consulted (the server's environment is not the sample's)",
 		"only the target's own dependencies are listed, not those of the libraries it loads",
@@ -462,8 +470,6 @@ func elfDependencies(data []byte, target string, h *hostLoader) ([]Dependency, [
 			lims = append(lims, h.cachePath+" could not be read ("+cerr.Error()+"); the loader ignores such a cache, and so does this answer")
 		}
 	}
-	imports, ilims := elfImportCounts(data)
-	lims = append(lims, ilims...)
 	accept := func(fl int32) bool { return slices.Contains(a.accept, fl) }
 	hwcapSubdirs := map[string]bool{}
 	out := make([]Dependency, 0, len(d.needed))
@@ -613,10 +619,10 @@ func peDependencies(img *image, data []byte, target string) ([]Dependency, []str
 	dirs := peDataDirs(data)
 	var out []Dependency
 	if d := dirs[1]; d[0] != 0 {
-		out = append(out, peImportDescriptors(img, data, uint64(d[0]), 20, 12, 0, 16, "import", &lims)...)
+		out = append(out, peImportDescriptors(img, data, uint64(d[0]), 0, 20, 12, 0, 16, "import", &lims)...)
 	}
 	if d := dirs[13]; d[0] != 0 {
-		out = append(out, peImportDescriptors(img, data, uint64(d[0]), 32, 4, 16, 12, "delay_import", &lims)...)
+		out = append(out, peImportDescriptors(img, data, uint64(d[0]), uint64(d[1]), 32, 4, 16, 12, "delay_import", &lims)...)
 	}
 	dir := path.Dir(target)
 	var names []string // the directory's entries, for a case-insensitive match
@@ -684,8 +690,9 @@ func peDataDirs(data []byte) [16][2]uint32 {
 // descriptors of size step, reading the DLL name RVA at nameAt, the name
 // table at intAt and the address table at iatAt (the name table when
 // intAt's is zero). A delay descriptor without the RVA attribute (bit 0)
-// holds virtual addresses instead.
-func peImportDescriptors(img *image, data []byte, rva, step, nameAt, intAt, iatAt uint64, kind string, lims *[]string) []Dependency {
+// holds virtual addresses instead. A non-zero dirSize bounds the walk (a
+// delay-load directory need not end with a zero descriptor).
+func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, intAt, iatAt uint64, kind string, lims *[]string) []Dependency {
 	info := img.pe
 	size := uint64(len(data))
 	ptr := uint64(4)
@@ -699,7 +706,10 @@ func peImportDescriptors(img *image, data []byte, rva, step, nameAt, intAt, iatA
 	}
 	var out []Dependency
 	total := 0
-	for ; d+step <= size; d += step {
+	for k := uint64(0); d+step <= size; d, k = d+step, k+1 {
+		if dirSize != 0 && k >= dirSize/step {
+			return out
+		}
 		rd := func(at uint64) uint64 { return uint64(binary.LittleEndian.Uint32(data[d+at:])) }
 		nameRVA, table, iat := rd(nameAt), rd(intAt), rd(iatAt)
 		if kind == "import" {
