@@ -68,7 +68,7 @@ var catExpected = map[string]struct {
 	"analyze_javascript_application": {"application", "I", "ro id", true},
 }
 
-func TestCatalogHas42SortedTools(t *testing.T) {
+func TestCatalogHas43SortedTools(t *testing.T) {
 	cat := Catalog()
 	if len(cat) != 43 {
 		t.Fatalf("catalog has %d tools, want 43", len(cat))
