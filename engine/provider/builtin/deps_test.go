@@ -751,3 +751,54 @@ func TestWriteLdCacheSeeds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDependencies: any bytes the header parser accepts give a dependency
+// list, never a panic or an error, and every item keeps the invariants: a
+// candidate is one of its search steps that exists and has no reason; no
+// candidate has a reason. Seeds: FuzzOpen's corpus (ELF, PE, Mach-O) and a
+// synthetic Mach-O with run paths.
+func FuzzDependencies(f *testing.F) {
+	ents, _ := os.ReadDir(filepath.Join("testdata", "fuzz", "FuzzOpen"))
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzOpen", e.Name()))
+		if err != nil {
+			continue
+		}
+		s := strings.TrimSpace(strings.TrimPrefix(string(b), "go test fuzz v1\n"))
+		if q, ok := strings.CutPrefix(s, "[]byte("); ok {
+			if v, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
+				f.Add([]byte(v))
+			}
+		}
+	}
+	f.Add(machoWithDylibs(machoStrCmd(lcRpath, 12, "@loader_path/x"), machoStrCmd(lcLoadDylib, 24, "@rpath/liba.dylib"),
+		machoStrCmd(lcLoadUpwardDylib, 24, "@executable_path/b.dylib")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		img, err := parseImage(data)
+		if err != nil {
+			return
+		}
+		c := &Client{path: "/nonexistent-rea-fuzz/target", ix: &index{img: img}, data: img.data(data)}
+		deps, _, err := c.dependencies(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := json.Marshal(deps); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range deps {
+			if d.Search == nil {
+				t.Fatalf("%+v: search is nil", d)
+			}
+			if d.CandidatePath == nil {
+				if d.Reason == nil {
+					t.Fatalf("%+v: neither candidate nor reason", d)
+				}
+				continue
+			}
+			if d.Reason != nil || !slices.ContainsFunc(d.Search, func(s SearchStep) bool { return s.Path == *d.CandidatePath && s.Exists }) {
+				t.Fatalf("%+v: the candidate is not an existing search step", d)
+			}
+		}
+	})
+}
