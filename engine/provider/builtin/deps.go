@@ -33,8 +33,10 @@ import (
 //     first. LD_LIBRARY_PATH is never consulted: the server's environment
 //     is not the sample's. Imports per library come from symbol versions
 //     (DT_VERNEED): an unversioned import names no library.
-//   - PE: the import directory's DLLs, then the delay-load directory's,
-//     each with its number of imports; a DLL is looked for beside the
+//   - PE: the import directory's DLLs, then the delay-load directory's
+//     (when GNU ld left that directory empty, the descriptors its COFF
+//     symbols __DELAY_IMPORT_DESCRIPTOR_* name, with a limitation saying
+//     so), each with its number of imports; a DLL is looked for beside the
 //     target (the first place Windows looks), file names compared without
 //     case. The rest of the Windows search has no counterpart here.
 //   - Mach-O: LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB, LC_REEXPORT_DYLIB (and the
@@ -58,7 +60,10 @@ type Dependency struct {
 	Reason        *string      `json:"reason"` // why candidate_path is null (depReason*); null when it is not
 	Search        []SearchStep `json:"search"`
 	Imports       *int         `json:"imports"` // symbols imported from it; null when the format does not say
-	Resolved      *Resolved    `json:"resolved"`
+	// Resolved is always null while a connection holds one target: target
+	// handles (CONTRACTS.md §15.1) fill it with the open target whose
+	// soname, file name or install name equals Name.
+	Resolved *Resolved `json:"resolved"`
 }
 
 // SearchStep is one place the loader would look, in its order.
@@ -623,6 +628,13 @@ func peDependencies(img *image, data []byte, target string) ([]Dependency, []str
 	}
 	if d := dirs[13]; d[0] != 0 {
 		out = append(out, peImportDescriptors(img, data, uint64(d[0]), uint64(d[1]), 32, 4, 16, 12, "delay_import", &lims)...)
+	} else if rvas := peDelayDescriptorSymbols(img, data); len(rvas) > 0 {
+		// GNU ld leaves the directory empty: the delay helper that mingw's
+		// import library links in reads its descriptor directly.
+		lims = append(lims, "the delay-load directory is empty (as GNU ld leaves it); delay-loaded DLLs are read from the descriptors the COFF symbols __DELAY_IMPORT_DESCRIPTOR_* name")
+		for _, rva := range rvas {
+			out = append(out, peImportDescriptors(img, data, rva, 32, 32, 4, 16, 12, "delay_import", &lims)...)
+		}
 	}
 	dir := path.Dir(target)
 	var names []string // the directory's entries, for a case-insensitive match
@@ -760,6 +772,38 @@ func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, in
 		}
 	}
 	*lims = append(*lims, "the "+kind+" directory runs past the end of the file; some DLLs may be missing")
+	return out
+}
+
+// peDelayDescriptorSymbols returns the RVAs of the COFF symbols named
+// __DELAY_IMPORT_DESCRIPTOR_<library> (mingw's delay-load import
+// libraries), in symbol-table order.
+func peDelayDescriptorSymbols(img *image, data []byte) []uint64 {
+	info := img.pe
+	const prefix = "__DELAY_IMPORT_DESCRIPTOR_"
+	size := uint64(len(data))
+	strTab := satAdd(info.symOff, info.nsyms*18)
+	if info.nsyms == 0 || info.symOff == 0 || info.symOff >= size || info.nsyms > size/18 || strTab > size {
+		return nil
+	}
+	strSize, _ := readU(data, img.bo, strTab, 4)
+	var out []uint64
+	for i := uint64(0); i < info.nsyms; i++ {
+		rec := data[info.symOff+i*18:][:18]
+		i += uint64(rec[17]) // aux records
+		if binary.LittleEndian.Uint32(rec) != 0 {
+			continue // a short name inline: too short for the prefix
+		}
+		o, n, ok := cstring(data, strTab, satAdd(strTab, strSize), uint64(binary.LittleEndian.Uint32(rec[4:])))
+		if !ok || !bytes.HasPrefix(data[o:o+uint64(n)], []byte(prefix)) {
+			continue
+		}
+		sn := int(int16(binary.LittleEndian.Uint16(rec[12:])))
+		if sn < 1 || sn > len(img.sections) || img.sections[sn-1].addr < info.imageBase {
+			continue
+		}
+		out = append(out, img.sections[sn-1].addr-info.imageBase+uint64(binary.LittleEndian.Uint32(rec[8:])))
+	}
 	return out
 }
 

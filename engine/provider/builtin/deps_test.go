@@ -330,17 +330,35 @@ func TestDependenciesMingwBesideExe(t *testing.T) {
 		}
 	}
 	exe := filepath.Join(dir, "app.exe")
+	exeDir := filepath.Join(dir, "patched")
+	os.MkdirAll(exeDir, 0o755)
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched := filepath.Join(exeDir, "app.exe")
+	os.WriteFile(patched, b, 0o755)
 	// GNU ld leaves the delay-load data directory empty (the delay helper
-	// reads the descriptor directly); point it at the descriptor as
-	// Microsoft's linker does, so the directory is read as on MSVC output.
-	setDelayDirectory(t, exe, nm)
+	// reads the descriptor directly): as built, the descriptor is found
+	// from its COFF symbol; in the patched copy the directory points at it
+	// as Microsoft's linker writes it.
+	setDelayDirectory(t, patched, nm)
 	// The file system's name differs in case from the import's.
 	if err := os.Rename(filepath.Join(dir, "depd.dll"), filepath.Join(dir, "DEPD.DLL")); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "depe.dll"))
+	checkMingwDependencies(t, exe, dir, true)
+	checkMingwDependencies(t, patched, exeDir, false)
+}
 
-	deps, _ := dependenciesOf(t, exe)
+func checkMingwDependencies(t *testing.T, exe, dir string, fromSymbols bool) {
+	t.Helper()
+	deps, lims := dependenciesOf(t, exe)
+	const viaSymbols = "the delay-load directory is empty (as GNU ld leaves it); delay-loaded DLLs are read from the descriptors the COFF symbols __DELAY_IMPORT_DESCRIPTOR_* name"
+	if slices.Contains(lims, viaSymbols) != fromSymbols {
+		t.Errorf("limitations %q", lims)
+	}
 	byName := map[string]Dependency{}
 	var names []string
 	for _, dep := range deps {
@@ -352,9 +370,15 @@ func TestDependenciesMingwBesideExe(t *testing.T) {
 		t.Fatalf("dependencies %q, want %q", names, want)
 	}
 	dd := byName["depd.dll"]
-	if dd.CandidatePath == nil || *dd.CandidatePath != dir+"/DEPD.DLL" || dd.Imports == nil || *dd.Imports != 2 ||
-		dd.Search[0].Source != "same_directory" || !dd.Search[0].Exists {
-		t.Errorf("depd.dll %+v", dd)
+	if fromSymbols {
+		if dd.CandidatePath == nil || *dd.CandidatePath != dir+"/DEPD.DLL" || dd.Search[0].Source != "same_directory" || !dd.Search[0].Exists {
+			t.Errorf("depd.dll %+v", dd)
+		}
+	} else if dd.CandidatePath != nil || *dd.Reason != depNoHostLoader || dd.Search[0].Path != dir+"/depd.dll" {
+		t.Errorf("depd.dll, not beside the copy: %+v", dd)
+	}
+	if dd.Imports == nil || *dd.Imports != 2 {
+		t.Errorf("depd.dll imports %v", dd.Imports)
 	}
 	de := byName["depe.dll"]
 	if de.CandidatePath != nil || de.Reason == nil || *de.Reason != depNoHostLoader || de.Imports == nil || *de.Imports != 1 {
