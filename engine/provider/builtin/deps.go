@@ -297,22 +297,23 @@ type elfABI struct {
 	triplet  string
 	accept   []int32
 	platform string
+	interp   string // the standard program interpreter (PT_INTERP of the ABI's programs)
 }
 
 func abiOf(d *elfDeps) (elfABI, bool) {
 	switch {
 	case d.machine == elf.EM_X86_64 && d.class == elf.ELFCLASS64:
-		return elfABI{"x86_64-linux-gnu", []int32{ldFlagX8664Lib64 | ldFlagELFLibc6}, "x86_64"}, true
+		return elfABI{"x86_64-linux-gnu", []int32{ldFlagX8664Lib64 | ldFlagELFLibc6}, "x86_64", "/lib64/ld-linux-x86-64.so.2"}, true
 	case d.machine == elf.EM_X86_64:
-		return elfABI{"x86_64-linux-gnux32", []int32{ldFlagX8664LibX32 | ldFlagELFLibc6}, "x86_64"}, true
+		return elfABI{"x86_64-linux-gnux32", []int32{ldFlagX8664LibX32 | ldFlagELFLibc6}, "x86_64", "/libx32/ld-linux-x32.so.2"}, true
 	case d.machine == elf.EM_386:
-		return elfABI{"i386-linux-gnu", []int32{1, ldFlagELFLibc6}, "i686"}, true
+		return elfABI{"i386-linux-gnu", []int32{1, ldFlagELFLibc6}, "i686", "/lib/ld-linux.so.2"}, true
 	case d.machine == elf.EM_AARCH64 && d.class == elf.ELFCLASS64:
-		return elfABI{"aarch64-linux-gnu", []int32{ldFlagAArch64Lib64 | ldFlagELFLibc6}, "aarch64"}, true
+		return elfABI{"aarch64-linux-gnu", []int32{ldFlagAArch64Lib64 | ldFlagELFLibc6}, "aarch64", "/lib/ld-linux-aarch64.so.1"}, true
 	case d.machine == elf.EM_ARM && d.flags&0x400 != 0: // EF_ARM_ABI_FLOAT_HARD
-		return elfABI{"arm-linux-gnueabihf", []int32{ldFlagARMLibHF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l"}, true
+		return elfABI{"arm-linux-gnueabihf", []int32{ldFlagARMLibHF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l", "/lib/ld-linux-armhf.so.3"}, true
 	case d.machine == elf.EM_ARM:
-		return elfABI{"arm-linux-gnueabi", []int32{ldFlagARMLibSF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l"}, true
+		return elfABI{"arm-linux-gnueabi", []int32{ldFlagARMLibSF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l", "/lib/ld-linux.so.3"}, true
 	}
 	return elfABI{}, false
 }
@@ -457,9 +458,16 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 	if d.soname != "" && d.runpath == nil && d.typ == elf.ET_DYN {
 		lims = append(lims, "a library's dependencies are also searched in the DT_RPATH of the program that loads it, which is unknown here")
 	}
+	// The interpreter is loaded before any dependency, and a name equal to
+	// its soname is it. A library has no PT_INTERP: the program that loads
+	// it has the ABI's standard one.
+	interp := d.interp
+	if interp == "" && known && d.typ == elf.ET_DYN {
+		interp = a.interp
+	}
 	interpSoname := ""
-	if d.interp != "" {
-		if b, err := os.ReadFile(d.interp); err == nil {
+	if interp != "" {
+		if b, err := os.ReadFile(interp); err == nil {
 			if id, err := readElfDeps(b); err == nil {
 				interpSoname = id.soname
 			}
@@ -503,7 +511,10 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 		}
 		switch {
 		case interpSoname != "" && name == interpSoname:
-			try(d.interp, "interpreter")
+			try(interp, "interpreter")
+			if d.interp == "" {
+				lims = append(lims, "the target names no interpreter (PT_INTERP): "+name+" is taken to be the one every program of this ABI has already loaded, "+interp)
+			}
 		case strings.Contains(name, "/"):
 			if !strings.HasPrefix(name, "/") {
 				dep.Reason = strp(depRelativePath)
