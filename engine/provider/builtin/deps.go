@@ -10,8 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/sys/cpu"
 
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -298,22 +301,57 @@ type elfABI struct {
 	accept   []int32
 	platform string
 	interp   string // the standard program interpreter (PT_INTERP of the ABI's programs)
+	// platformNote says where platform comes from, for the limitation of
+	// an answer that expanded $PLATFORM.
+	platformNote string
+}
+
+// withHostPlatform is a with platform as glibc 2.36's loader on this host
+// names it: on an x86-64 host running x86-64 code, an Intel CPU's
+// features make it "xeon_phi" or "haswell" (sysdeps/x86/cpu-features.c);
+// otherwise the kernel's AT_PLATFORM for the machine.
+func (a elfABI) withHostPlatform() elfABI {
+	a.platformNote = " (the kernel's AT_PLATFORM for this machine)"
+	if a.triplet != "x86_64-linux-gnu" || runtime.GOARCH != "amd64" {
+		if a.triplet == "x86_64-linux-gnu" {
+			a.platformNote += "; glibc on an Intel x86-64 CPU may substitute haswell or xeon_phi"
+		}
+		return a
+	}
+	info, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil || !bytes.Contains(info, []byte("GenuineIntel")) {
+		if err != nil {
+			a.platformNote += "; /proc/cpuinfo is unreadable, so whether glibc substitutes haswell or xeon_phi (Intel CPUs) is unknown"
+		}
+		return a
+	}
+	x := cpu.X86
+	switch {
+	case x.HasAVX512CD && x.HasAVX512ER && x.HasAVX512PF:
+		a.platform = "xeon_phi"
+	case x.HasAVX2 && x.HasFMA && x.HasBMI1 && x.HasBMI2 && x.HasLZCNT && x.HasMOVBE && x.HasPOPCNT:
+		a.platform = "haswell"
+	default:
+		return a
+	}
+	a.platformNote = ", as glibc 2.36's loader names this Intel CPU by its features (other glibc versions or CPUs differ)"
+	return a
 }
 
 func abiOf(d *elfDeps) (elfABI, bool) {
 	switch {
 	case d.machine == elf.EM_X86_64 && d.class == elf.ELFCLASS64:
-		return elfABI{"x86_64-linux-gnu", []int32{ldFlagX8664Lib64 | ldFlagELFLibc6}, "x86_64", "/lib64/ld-linux-x86-64.so.2"}, true
+		return elfABI{"x86_64-linux-gnu", []int32{ldFlagX8664Lib64 | ldFlagELFLibc6}, "x86_64", "/lib64/ld-linux-x86-64.so.2", ""}, true
 	case d.machine == elf.EM_X86_64:
-		return elfABI{"x86_64-linux-gnux32", []int32{ldFlagX8664LibX32 | ldFlagELFLibc6}, "x86_64", "/libx32/ld-linux-x32.so.2"}, true
+		return elfABI{"x86_64-linux-gnux32", []int32{ldFlagX8664LibX32 | ldFlagELFLibc6}, "x86_64", "/libx32/ld-linux-x32.so.2", ""}, true
 	case d.machine == elf.EM_386:
-		return elfABI{"i386-linux-gnu", []int32{1, ldFlagELFLibc6}, "i686", "/lib/ld-linux.so.2"}, true
+		return elfABI{"i386-linux-gnu", []int32{1, ldFlagELFLibc6}, "i686", "/lib/ld-linux.so.2", ""}, true
 	case d.machine == elf.EM_AARCH64 && d.class == elf.ELFCLASS64:
-		return elfABI{"aarch64-linux-gnu", []int32{ldFlagAArch64Lib64 | ldFlagELFLibc6}, "aarch64", "/lib/ld-linux-aarch64.so.1"}, true
+		return elfABI{"aarch64-linux-gnu", []int32{ldFlagAArch64Lib64 | ldFlagELFLibc6}, "aarch64", "/lib/ld-linux-aarch64.so.1", ""}, true
 	case d.machine == elf.EM_ARM && d.flags&0x400 != 0: // EF_ARM_ABI_FLOAT_HARD
-		return elfABI{"arm-linux-gnueabihf", []int32{ldFlagARMLibHF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l", "/lib/ld-linux-armhf.so.3"}, true
+		return elfABI{"arm-linux-gnueabihf", []int32{ldFlagARMLibHF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l", "/lib/ld-linux-armhf.so.3", ""}, true
 	case d.machine == elf.EM_ARM:
-		return elfABI{"arm-linux-gnueabi", []int32{ldFlagARMLibSF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l", "/lib/ld-linux.so.3"}, true
+		return elfABI{"arm-linux-gnueabi", []int32{ldFlagARMLibSF | ldFlagELFLibc6, ldFlagELFLibc6}, "v7l", "/lib/ld-linux.so.3", ""}, true
 	}
 	return elfABI{}, false
 }
@@ -382,7 +420,7 @@ func elfSearchDirs(list, origin string, a elfABI, lims *[]string) []string {
 			continue
 		}
 		if plat {
-			*lims = addOnce(*lims, "$PLATFORM is expanded to "+a.platform+" (the kernel's AT_PLATFORM); glibc on an Intel x86-64 CPU may substitute haswell or xeon_phi")
+			*lims = addOnce(*lims, "$PLATFORM is expanded to "+a.platform+a.platformNote)
 		}
 		for len(dir) > 1 && strings.HasSuffix(dir, "/") {
 			dir = dir[:len(dir)-1]
@@ -446,6 +484,9 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 		lims = append(lims, fmt.Sprintf("no loader search path is known for ELF machine %s; candidate paths are not searched", d.machine))
 	}
 	origin := path.Dir(target)
+	if known && (d.rpath != nil && strings.Contains(*d.rpath, "PLATFORM") || d.runpath != nil && strings.Contains(*d.runpath, "PLATFORM")) {
+		a = a.withHostPlatform()
+	}
 	var rpathDirs, runpathDirs []string
 	if d.runpath != nil {
 		runpathDirs = elfSearchDirs(*d.runpath, origin, a, &lims)

@@ -116,8 +116,9 @@ func checkAgainstLdd(t *testing.T, bin string, deps []Dependency) {
 
 // TestDependenciesOfProgramEqualLdd builds a program linking two shared
 // libraries it builds (liba calls libb and libc; the program finds them
-// through RUNPATH $ORIGIN/lib, a second copy through DT_RPATH with ${ORIGIN}
-// and $LIB), and checks names and candidate paths against ldd.
+// through RUNPATH $ORIGIN/lib, copies through DT_RPATH with ${ORIGIN} and
+// $LIB and through RUNPATH $ORIGIN/p/$PLATFORM), and checks names and
+// candidate paths against ldd.
 func TestDependenciesOfProgramEqualLdd(t *testing.T) {
 	gcc := needTool(t, "gcc")
 	dir := t.TempDir()
@@ -157,6 +158,22 @@ func TestDependenciesOfProgramEqualLdd(t *testing.T) {
 	}
 	prog := filepath.Join(dir, "prog")
 	cc("-o", prog, m, "-Wl,--no-as-needed", "-L"+lib, "-ldepa", "-ldepb", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib")
+	// $PLATFORM: the libraries in a directory named as this host's
+	// loader would name the platform; ldd disagrees if the name is wrong.
+	plat, _ := abiOf(&elfDeps{machine: elf.EM_X86_64, class: elf.ELFCLASS64})
+	libPlat := filepath.Join(dir, "p", plat.withHostPlatform().platform)
+	os.MkdirAll(libPlat, 0o755)
+	for _, n := range []string{"libdepa.so", "libdepb.so"} {
+		data, _ := os.ReadFile(filepath.Join(lib, n))
+		os.WriteFile(filepath.Join(libPlat, n), data, 0o755)
+	}
+	progP := filepath.Join(dir, "prog-platform")
+	cc("-o", progP, m, "-Wl,--no-as-needed", "-L"+lib, "-ldepa", "-ldepb", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/p/$PLATFORM")
+	depsP, _ := dependenciesOf(t, progP)
+	checkAgainstLdd(t, progP, depsP)
+	if c := depsP[0].CandidatePath; c == nil || *c != libPlat+"/libdepa.so" {
+		t.Errorf("$PLATFORM candidate %v", c)
+	}
 	progR := filepath.Join(dir, "prog-rpath")
 	cc("-o", progR, m, "-Wl,--no-as-needed", "-L"+lib, "-ldepa", "-ldepb", "-Wl,--disable-new-dtags,-rpath,$ORIGIN/missing:${ORIGIN}/$LIB")
 
