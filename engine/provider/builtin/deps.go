@@ -647,6 +647,11 @@ func elfImportCounts(data []byte) (map[string]int, []string) {
 		return nil, []string{"the dynamic symbol table could not be read; import counts are null"}
 	}
 	counts := map[string]int{}
+	if needs, err := f.DynamicVersionNeeds(); err == nil {
+		for _, n := range needs {
+			counts[n.Name] = 0 // a library with a version need imports what its versions bind, maybe nothing
+		}
+	}
 	unversioned := 0
 	for _, s := range syms {
 		bind := elf.ST_BIND(s.Info)
