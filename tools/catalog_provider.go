@@ -26,6 +26,7 @@ func catProviderTools() []func() Spec {
 		catProcedureInfo, catProcedureAssembly, catReadFunctionInstructions, catProcedureCallers,
 		catProcedureCallees, catXrefs, catSearchProcedures, catSearchStrings, catComment, catInlineComment,
 		catListBookmarks, catSetComment, catSetInlineComment, catSetBookmark, catUnsetBookmark, catSetAddressName,
+		catListDependencies,
 	}
 }
 
@@ -112,6 +113,27 @@ func catListSegments() Spec {
 				"name": scString(), "start": scAddrOut(), "end": scAddrOut(),
 				"readable": perm(), "writable": perm(), "executable": perm(),
 			})),
+		})))
+}
+
+// catListDependencies: §15.4 without target (a connection holds one target
+// until target handles, §15.1, add `target` to every provider tool at once),
+// so resolved is null. reason says why candidate_path is null; imports is
+// the count the format gives per library (decisions, beyond §15.4).
+func catListDependencies() Spec {
+	return catProvider("list_dependencies", "List dependencies",
+		"List the libraries the loader would load, in load order, with where this host's loader would find each (LD_LIBRARY_PATH is not consulted)."+catSampleText,
+		"I", scIn(scM{}),
+		scList(scOutAll(scM{
+			"name":           scString(),
+			"kind":           scEnum("needed", "import", "delay_import", "load_dylib", "weak_dylib", "reexport_dylib"),
+			"candidate_path": scNullable(scString()),
+			"reason": scNullable(scEnum("not_found", "not_loadable", "relative_path", "no_host_loader", "api_set",
+				"unexpanded_token")),
+			"search": scList(scOutAll(scM{"path": scString(), "exists": scBool(),
+				"source": scEnum("rpath", "runpath", "origin", "ld_so_cache", "default", "same_directory", "interpreter")})),
+			"imports":  scNullable(scCount()),
+			"resolved": scNullable(scOutAll(scM{"target_id": scString(), "path": scString()})),
 		})))
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -58,6 +59,15 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 			addr, _ := params.String("address")
 			return sess.conn.InspectAddressContext(ctx, addr, optionalString(params, "document"))
+		}
+	case "list_dependencies":
+		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
+			// §15.4: the record names every other target the answer read.
+			// A connection holds one target until target handles (§15.1),
+			// so none is read; they fill this list.
+			withConsulted := maps.Clone(params)
+			withConsulted["consulted"] = []any{}
+			return sess.conn.Operate(ctx, spec.Name, withConsulted, rep)
 		}
 	}
 	if spec.Kind == "provider" {

@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,12 +64,29 @@ func TestBinaryOverviewTriage(t *testing.T) {
 			t.Errorf("hardening.%s = %v", k, f)
 		}
 	}
-	if tr.Loading["unavailable"] == nil {
-		t.Errorf("loading %v: until list_dependencies is merged it must say unavailable", tr.Loading)
+	// loading is list_dependencies' answer, item for item, with its source.
+	var deps struct {
+		Result []struct {
+			Name          string  `json:"name"`
+			CandidatePath *string `json:"candidate_path"`
+		} `json:"result"`
 	}
-	lims := evidenceLimitations(t, r)
-	if !slices.ContainsFunc(lims, func(l string) bool { return strings.HasPrefix(l, "triage loading:") }) {
-		t.Errorf("Evidence limitations %q do not say loading is unavailable", lims)
+	if err := json.Unmarshal([]byte(s.ok("list_dependencies", map[string]any{}).Text), &deps); err != nil {
+		t.Fatal(err)
+	}
+	loading, _ := tr.Loading["dependencies"].([]any)
+	if len(loading) == 0 || len(loading) != len(deps.Result) {
+		t.Fatalf("loading %v; list_dependencies %+v", tr.Loading, deps.Result)
+	}
+	for i, it := range loading {
+		m, _ := it.(map[string]any)
+		want := deps.Result[i]
+		if m["name"] != want.Name || m["source"] != "dynamic:DT_NEEDED" || (want.CandidatePath == nil) != (m["candidate_path"] == nil) {
+			t.Errorf("loading[%d] = %v, list_dependencies %+v", i, m, want)
+		}
+	}
+	if !slices.ContainsFunc(loading, func(it any) bool { m, _ := it.(map[string]any); return m["name"] == "libc.so.6" }) {
+		t.Errorf("loading %v does not name libc.so.6", loading)
 	}
 
 	// A provider that does not declare binary_triage: main is null, stripped

@@ -224,6 +224,7 @@ func (p *Provider) Capabilities() []provider.Capability {
 	}{
 		{OpAddressName, false},
 		{OpBinaryTriage, false},
+		{OpListDependencies, false},
 		{OpListDocuments, false},
 		{OpListNames, true},
 		{OpListProcedures, true},
@@ -370,7 +371,7 @@ func (p *Provider) Start(ctx context.Context, t provider.Target, profile provide
 		ix = p.cache.getOrPut(key, &index{img: img})
 	}
 	return &Client{
-		doc: filepath.Base(t.Path), ix: ix, m: m, data: ix.img.data(m.data),
+		doc: filepath.Base(t.Path), path: t.Path, ix: ix, m: m, data: ix.img.data(m.data),
 	}, nil
 }
 
@@ -458,6 +459,7 @@ func detect(b []byte) string {
 // Client answers operations on one target. Do may be called concurrently.
 type Client struct {
 	doc  string
+	path string // the target's real path: dependencies are looked for from it (deps.go)
 	ix   *index
 	m    *mapping
 	data []byte // the analyzed bytes within the mapping

@@ -84,12 +84,12 @@ func exercise(t *testing.T, img *image, data []byte) {
 			t.Fatalf("strings out of order")
 		}
 	}
-	c := &Client{doc: "fuzz", ix: &index{img: img}, m: &mapping{data: data}, data: view}
+	c := &Client{doc: "fuzz", path: "/nonexistent-rea-fuzz/fuzz", ix: &index{img: img}, m: &mapping{data: data}, data: view}
 	c.segments()
 	c.namer(six).procedurePage(0, maxPageResults)
 	c.namer(six).namePage(0, false, 0, maxPageResults)
 	c.stringPage(stx, 0, false, 0, maxPageResults)
-	for _, op := range []string{OpListDocuments, OpListSegments, OpListProcedures, OpListNames, OpListStrings} {
+	for _, op := range []string{OpListDocuments, OpListSegments, OpListProcedures, OpListNames, OpListStrings, OpListDependencies} {
 		if _, err := c.Do(ctx, op, provider.Params{"limit": int64(maxPageResults)}, nil); err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}

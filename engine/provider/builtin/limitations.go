@@ -69,7 +69,7 @@ func hasCode(img *image) bool {
 func (c *Client) targetLimitations(op string) []string {
 	lims := slices.Clip(c.ix.img.limitations)
 	switch op {
-	case OpListDocuments, OpListSegments:
+	case OpListDocuments, OpListSegments, OpListDependencies:
 		return lims
 	case OpListStrings, OpSearchStrings:
 		if stx, ok := c.ix.strs.peek(); ok && stx != nil {

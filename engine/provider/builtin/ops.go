@@ -105,7 +105,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
 		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly,
 		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings,
-		OpBinaryTriage:
+		OpBinaryTriage,
+		OpListDependencies:
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
@@ -123,6 +124,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{Normalized: []string{c.doc}, Limitations: c.ix.img.limitations}, nil
 	case OpListSegments:
 		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
+	case OpListDependencies:
+		return c.doDependencies(ctx, op)
 	case OpProcedureAddress, OpAddressName, OpResolveContaining:
 		return c.doProcOp(ctx, op, in, rep)
 	case OpReadFunctionInstructions, OpProcedureAssembly:

@@ -29,7 +29,8 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
 		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
 		"procedure_callees": "offset", "procedure_callers": "offset", "xrefs": "offset",
-		"search_procedures": "offset", "search_strings": "offset", "binary_triage": "none"}
+		"search_procedures": "offset", "search_strings": "offset", "binary_triage": "none",
+		"list_dependencies": "none"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -80,16 +81,11 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 	b := &triageBuilder{img: img, data: c.data, t: Triage{
 		Identity: map[string]any{}, Toolchain: map[string]any{}, Hardening: map[string]any{},
 		Anomalies: map[string]any{},
-		// LOADING (merge point): the dependency list is list_dependencies'
-		// (deps.go, built by another helper). Once merged, loading is its
-		// items (name, kind, candidate_path) and an import count per
-		// library; until then it says unavailable, and so does a limitation.
-		Loading: map[string]any{"unavailable": map[string]any{
-			"reason":      "not_implemented",
-			"remediation": "Dependencies are not yet part of triage in this build.",
-		}},
+		Loading:   map[string]any{},
 	}}
-	b.limit("triage loading: the dependency list is not available in this build")
+	if err := b.loading(ctx, c); err != nil {
+		return provider.Result{}, buildFault(op, err)
+	}
 	b.t.Identity["format"] = fact(img.container, "header:magic")
 	if img.arch != "" {
 		b.t.Identity["architecture"] = fact(img.arch, "header:machine")
@@ -123,6 +119,45 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 	b.packer()
 	lims := append(slices.Clip(img.limitations), b.lims...)
 	return provider.Result{Normalized: b.t, Limitations: lims}, nil
+}
+
+// LoadingItem is one dependency in triage's loading part: list_dependencies'
+// item (deps.go) reduced to what triage reports, with where it was read.
+type LoadingItem struct {
+	Name          string  `json:"name"`
+	Kind          string  `json:"kind"`
+	CandidatePath *string `json:"candidate_path"`
+	Imports       *int    `json:"imports"`
+	Source        string  `json:"source"`
+}
+
+// dependencySource names where the loader facts of a dependency kind come
+// from.
+var dependencySource = map[string]string{
+	"needed":         "dynamic:DT_NEEDED",
+	"import":         "directory:import",
+	"delay_import":   "directory:delay_import",
+	"load_dylib":     "load_command:LC_LOAD_DYLIB",
+	"weak_dylib":     "load_command:LC_LOAD_WEAK_DYLIB",
+	"reexport_dylib": "load_command:LC_REEXPORT_DYLIB",
+}
+
+// loading fills triage's loading part from the dependency list.
+func (b *triageBuilder) loading(ctx context.Context, c *Client) error {
+	deps, lims, err := c.dependencies(ctx)
+	if err != nil {
+		return err
+	}
+	items := make([]LoadingItem, len(deps))
+	for i, d := range deps {
+		items[i] = LoadingItem{Name: d.Name, Kind: d.Kind, CandidatePath: d.CandidatePath, Imports: d.Imports,
+			Source: cmp.Or(dependencySource[d.Kind], "header")}
+	}
+	b.t.Loading["dependencies"] = items
+	for _, l := range lims {
+		b.limit("%s", l)
+	}
+	return nil
 }
 
 // MainFact is identity.main: {address, name, source}.

@@ -233,6 +233,7 @@ async function runEra(era, ledger) {
   await ok(stage, 'list_documents', {});
   await ok(stage, 'current_document', {});
   await ok(stage, 'list_segments', {});
+  await ok(stage, 'list_dependencies', {});
   await ok(stage, 'list_names', {});
   await ok(stage, 'list_procedures', {});
   await ok(stage, 'list_strings', {});
