@@ -57,7 +57,7 @@ func TestPostgresLedgerCLI(t *testing.T) {
 	var analyzed struct {
 		EvidenceIDs map[string]string `json:"evidence_ids"`
 	}
-	if err := json.Unmarshal(run(nil, "--ledger", pg, "analyze", "--json", fixture), &analyzed); err != nil || len(analyzed.EvidenceIDs) != 4 {
+	if err := json.Unmarshal(run(nil, "--ledger", pg, "analyze", "--json", fixture), &analyzed); err != nil || len(analyzed.EvidenceIDs) != 5 {
 		t.Fatalf("analyze on PostgreSQL: %v %v", analyzed, err)
 	}
 	// REA_LEDGER_URL selects the same ledger.

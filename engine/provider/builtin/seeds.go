@@ -463,8 +463,12 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 			b.limit(fmt.Sprintf("call-target descent stopped at its bound (%d instructions, %d procedures): procedures reached only beyond it are missing", maxInsns, maxProcs))
 		}
 	}()
+	// more: the descent has work and may still do it. Every later phase
+	// goes back to the descent only then: work left beyond the bounds would
+	// send it round forever (the ARM gap search keeps adding to work).
+	more := func() bool { return len(work) > 0 && budget > 0 && len(done) < maxProcs }
 descend:
-	for len(work) > 0 && budget > 0 && len(done) < maxProcs {
+	for more() {
 		entry := work[len(work)-1]
 		work = work[:len(work)-1]
 		if done[entry] || inFDE(info.fdes, entry) {
@@ -720,7 +724,7 @@ descend:
 			thumb[a] = t
 		}
 		deferred = deferred[:0]
-		if len(work) > 0 {
+		if more() {
 			goto descend
 		}
 	}
@@ -745,7 +749,7 @@ descend:
 			}
 		}
 		fwd = fwd[:0]
-		if len(work) > 0 {
+		if more() {
 			goto descend
 		}
 	}
@@ -799,7 +803,7 @@ descend:
 			thumb[a], info.inferredMode[a] = modes[i], modes[i]
 			work = append(work, a)
 		}
-		if len(work) > 0 || progress {
+		if more() || progress {
 			goto descend
 		}
 	}
@@ -819,7 +823,7 @@ descend:
 			add(t, false, false)
 			work = append(work, t)
 		}
-		if len(work) > 0 {
+		if more() {
 			goto descend
 		}
 	}
