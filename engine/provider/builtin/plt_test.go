@@ -22,10 +22,6 @@ import (
 
 type debianLib struct {
 	name, pkg, path, objdump string
-	// calleeGap, when set, is why the callee invariant does not hold on
-	// this library yet: its figures are logged, not failed, and a library
-	// that meets it is logged as closed, to be taken off.
-	calleeGap string
 }
 
 var debianLibs = []debianLib{
@@ -37,8 +33,7 @@ var debianLibs = []debianLib{
 	{name: "arm64-libpython3.11", pkg: "libpython3.11:arm64", path: "/usr/lib/aarch64-linux-gnu/libpython3.11.so.1.0", objdump: "aarch64-linux-gnu-objdump"},
 	{name: "armhf-libc", pkg: "libc6-armhf-cross", path: "/usr/arm-linux-gnueabihf/lib/libc.so.6", objdump: "arm-linux-gnueabihf-objdump"},
 	{name: "armhf-libstdc++", pkg: "libstdc++6-armhf-cross", path: "/usr/arm-linux-gnueabihf/lib/libstdc++.so.6", objdump: "arm-linux-gnueabihf-objdump"},
-	{name: "armhf-libpython3.11", pkg: "libpython3.11:armhf", path: "/usr/lib/arm-linux-gnueabihf/libpython3.11.so.1.0", objdump: "arm-linux-gnueabihf-objdump",
-		calleeGap: "issue 13: on armhf libpython (5 MB of Thumb-2) the ARM descent and gap search reach their instruction bound; about a third of the callees found are no procedure's"},
+	{name: "armhf-libpython3.11", pkg: "libpython3.11:armhf", path: "/usr/lib/arm-linux-gnueabihf/libpython3.11.so.1.0", objdump: "arm-linux-gnueabihf-objdump"},
 }
 
 var objdumpPLTLabel = regexp.MustCompile(`(?m)^([0-9a-f]+) <(.+@plt)>:$`)
@@ -63,7 +58,7 @@ func TestDebianLibraryPLTAndCallees(t *testing.T) {
 				byAddr[pr.Address] = pr
 			}
 			checkPLTStubs(t, lib, procs, byAddr)
-			checkCalleesResolve(t, c, procs, lib.calleeGap)
+			checkCalleesResolve(t, c, procs)
 		})
 	}
 }
@@ -172,7 +167,7 @@ func checkPLTStubs(t *testing.T, lib debianLib, procs []ProcedureItem, byAddr ma
 
 // checkCalleesResolve asks every procedure's callees and resolves each
 // distinct callee address.
-func checkCalleesResolve(t *testing.T, c provider.Client, procs []ProcedureItem, gap string) {
+func checkCalleesResolve(t *testing.T, c provider.Client, procs []ProcedureItem) {
 	callees := map[string]bool{}
 	failed := 0
 	for _, pr := range procs {
@@ -196,18 +191,13 @@ func checkCalleesResolve(t *testing.T, c provider.Client, procs []ProcedureItem,
 	for a := range callees {
 		res := do(t, c, OpResolveContaining, provider.Params{"address": a, "document": nil}).Normalized.(ContainingResult)
 		if !res.Found {
-			if bad++; bad <= 10 && gap == "" {
+			if bad++; bad <= 10 {
 				t.Errorf("callee %s does not resolve: %s", a, *res.Reason)
 			}
 		}
 	}
 	t.Logf("%d procedures (%d callee queries failed), %d distinct callees, %d do not resolve", len(procs), failed, len(callees), bad)
-	switch {
-	case gap != "" && bad == 0:
-		t.Logf("KNOWN GAP CLOSED: every callee resolves; remove calleeGap (%s)", gap)
-	case gap != "":
-		t.Logf("KNOWN GAP: %d of %d callees do not resolve (%s)", bad, len(callees), gap)
-	case bad > 0:
+	if bad > 0 {
 		t.Errorf("%d of %d callees do not resolve to a procedure", bad, len(callees))
 	}
 }

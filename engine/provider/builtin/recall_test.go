@@ -319,7 +319,7 @@ func TestStrippedRecall(t *testing.T) {
 			if fx.static {
 				checkStaticSeeds(t, fx, stripped, want, got)
 				checkStaticIFuncStubs(t, c, stripped)
-				checkCalleesResolve(t, c, allProcedures(t, c), "")
+				checkCalleesResolve(t, c, allProcedures(t, c))
 			}
 			tg := targetFor(t, stripped)
 			// The profile names the source the stripped file relies on.

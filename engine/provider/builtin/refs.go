@@ -227,7 +227,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 			return provider.Result{}, err
 		}
 		lims = append(lims, pc.lims...)
-		indirect, nowhere := 0, 0
+		indirect, nowhere, data := 0, 0, 0
 		for _, it := range pc.insns {
 			if it.flow != flowCall {
 				continue
@@ -236,6 +236,11 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 				indirect++
 			} else if it.hasTarget && !c.inSegments(it.target) {
 				nowhere++ // a static link resolves an undefined weak function to 0
+			} else if _, code := c.codeAt(it.target); it.hasTarget && !code {
+				// No code is there: the "call" is data decoded as one (a
+				// stripped arm library's literal pool after a function's
+				// last return, in the extent its symbol gives).
+				data++
 			} else if it.hasTarget {
 				addrs = append(addrs, it.target)
 			}
@@ -243,6 +248,9 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 		lims = append(lims, strconv.Itoa(indirect)+" indirect call(s) unresolved")
 		if nowhere > 0 {
 			lims = append(lims, strconv.Itoa(nowhere)+" direct call(s) to an address outside every segment (an undefined weak function) omitted")
+		}
+		if data > 0 {
+			lims = append(lims, strconv.Itoa(data)+" direct call(s) to an address in no executable section omitted: data decoded as an instruction, no call")
 		}
 	case OpProcedureCallers:
 		entry, err := n.resolveProc(op, in, ex)

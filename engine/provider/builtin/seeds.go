@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -158,7 +159,9 @@ func codePointer(img *image, v uint64) (uint64, bool) {
 	if info.machine == elf.EM_ARM {
 		thumb := v&1 != 0
 		v &^= 1
-		if !img.execAt(v) {
+		if !thumb && v&2 != 0 || !img.execAt(v) {
+			// ARM code is 4-aligned: at 2 mod 4 without the Thumb bit
+			// the word points at no function (a Thumb label's address).
 			return 0, false
 		}
 		if info.initMode == nil {
@@ -233,8 +236,16 @@ func armSkipPadding(img *image, data []byte, a uint64) (uint64, bool) {
 // armRelativePointers returns the code pointers that R_ARM_RELATIVE
 // relocations store (a PIE's or shared object's function pointer tables;
 // REL: the stored word is the addend), bit 0 the Thumb bit (codePointer).
+// A word with bit 0 clear at 2 mod 4 points at no function (ARM code is
+// 4-aligned, a Thumb function's pointer has bit 0 set; codePointer refuses
+// it): it is a label of Thumb code, whose address GCC's &&label gives
+// without bit 0 (CPython's opcode_targets, the computed-goto table of
+// _PyEval_EvalFrameDefault). So is every bit-0-clear word of the same table
+// (a run of consecutive relocated words), at 0 mod 4 too: decoded as ARM,
+// those labels were procedures of garbage whose calls led outside the code.
 func armRelativePointers(img *image, data []byte) []uint64 {
-	var out []uint64
+	type word struct{ off, v uint64 }
+	var words []word
 	_ = eachDynReloc(img, data, func(dr dynReloc, rela bool) (bool, error) {
 		if relocKind(img.elf.machine, dr.typ) != relocRelative {
 			return true, nil
@@ -247,11 +258,28 @@ func armRelativePointers(img *image, data []byte) []uint64 {
 			}
 			v = w
 		}
-		if v, ok := codePointer(img, v); ok {
-			out = append(out, v)
+		if img.execAt(v &^ 1) {
+			words = append(words, word{dr.off, v})
 		}
-		return len(out) < maxSeedProcs, nil
+		return len(words) < maxSeedProcs, nil
 	})
+	slices.SortFunc(words, func(x, y word) int { return cmp.Compare(x.off, y.off) })
+	var out []uint64
+	for i := 0; i < len(words); {
+		j, labels := i+1, words[i].v&3 == 2
+		for ; j < len(words) && words[j].off == words[j-1].off+4; j++ {
+			labels = labels || words[j].v&3 == 2
+		}
+		for _, w := range words[i:j] {
+			if labels && w.v&1 == 0 {
+				continue
+			}
+			if v, ok := codePointer(img, w.v); ok {
+				out = append(out, v)
+			}
+		}
+		i = j
+	}
 	return out
 }
 
@@ -710,8 +738,9 @@ descend:
 				continue
 			}
 			i := sort.Search(len(known), func(i int) bool { return known[i] >= a })
-			t := false
+			t := a&2 != 0 // only Thumb code starts at 2 mod 4
 			switch {
+			case t:
 			case i > 0:
 				t = thumb[known[i-1]]
 			case i < len(known):
