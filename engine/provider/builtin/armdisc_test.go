@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // TestARMCallTargets (issue 13): on a stripped armhf program, call-target
@@ -180,4 +181,92 @@ func TestWriteARMGapsSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeCorpus(t, filepath.Join("testdata", "fuzz", "FuzzELF", "seed-armhf-gaps"), b)
+}
+
+// armLabelsC is a Thumb shared object whose computed-goto table the dynamic
+// linker relocates: R_ARM_RELATIVE words holding label addresses without
+// the Thumb bit (GCC's &&label), as CPython's opcode_targets does.
+const armLabelsC = `__attribute__((noinline)) int t1(int x) { return x + 1; }
+__attribute__((noinline)) int t2(int x) { return x - 2; }
+int gotos(int x) {
+	static void *labels[] = {&&a, &&b, &&c, &&d, &&e, &&f};
+	goto *labels[x % 6];
+a:	return x + 7;
+b:	return t2(x);
+c:	return t1(x) * 3;
+d:	return t1(x) ^ t2(x);
+e:	return x << 3;
+f:	return t2(x) - t1(x + 5);
+}
+`
+
+// TestARMRelocatedLabels (issue 13): the labels of a relocated computed-goto
+// table are no procedures of the stripped library. Taken as ARM function
+// pointers (bit 0 clear), they were sub_ procedures decoded in the wrong
+// mode, at 2 mod 4 where no ARM code can start; on armhf libpython3.11 their
+// garbage calls were 2957 callees that resolved to no procedure.
+func TestARMRelocatedLabels(t *testing.T) {
+	cc := needTool(t, "arm-linux-gnueabihf-gcc")
+	strip := needTool(t, "arm-linux-gnueabihf-strip")
+	dir := t.TempDir()
+	src, full, stripped := filepath.Join(dir, "labels.c"), filepath.Join(dir, "labels.so"), filepath.Join(dir, "labels-stripped.so")
+	if err := os.WriteFile(src, []byte(armLabelsC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(dir, nil, cc, "-mthumb", "-O2", "-nostdlib", "-shared", "-fPIC", "-o", full, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(dir, nil, strip, "-s", "-o", stripped, full); err != nil {
+		t.Fatal(err)
+	}
+	// The fixture holds what the rule reads: bit-0-clear label words, one
+	// at 2 mod 4.
+	f, err := elf.Open(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var labels []uint64
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_REL {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for o := 0; o+8 <= len(b); o += 8 {
+			if elf.R_ARM(f.ByteOrder.Uint32(b[o+4:])&0xff) != elf.R_ARM_RELATIVE {
+				continue
+			}
+			off := uint64(f.ByteOrder.Uint32(b[o:]))
+			for _, p := range f.Progs {
+				var w [4]byte
+				if p.Type == elf.PT_LOAD && off >= p.Vaddr && off+4 <= p.Vaddr+p.Filesz {
+					if _, err := p.ReadAt(w[:], int64(off-p.Vaddr)); err != nil {
+						t.Fatal(err)
+					}
+					labels = append(labels, uint64(f.ByteOrder.Uint32(w[:])))
+				}
+			}
+		}
+	}
+	if len(labels) != 6 || !slices.ContainsFunc(labels, func(v uint64) bool { return v&3 == 2 }) {
+		t.Fatalf("the fixture's label words %#x: want 6, bit 0 clear, one at 2 mod 4", labels)
+	}
+	_, _, c := open(t, stripped)
+	procs := allProcedures(t, c)
+	for _, p := range procs {
+		a, err := provider.ParseAddress(p.Address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(labels, a) {
+			t.Errorf("label %s is procedure %s", p.Address, p.Value)
+		}
+	}
+	if len(procs) != 5 {
+		t.Errorf("%d procedures %v: want t1, t2, gotos and the two PLT stubs", len(procs), procs)
+	}
+	checkCalleesResolve(t, c, procs)
 }
