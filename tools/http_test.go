@@ -228,9 +228,27 @@ func TestHTTPTwoConnections(t *testing.T) {
 	b := connectHTTP(t, h.url, "conn-b", testToken)
 	// A notification outside any request (a policy reload, a provider exit)
 	// reaches each session on its GET stream.
+	// The client opens its GET stream after initialize returns, and a
+	// notification sent before the stream is there has nowhere to go: send
+	// until one arrives.
 	for _, s := range []*session{a, b} {
-		h.srv.MCP().SendNotificationToSpecificClient(s.c.GetSessionId(), mcp.MethodNotificationToolsListChanged, nil)
-		s.waitChanged()
+		deadline := time.Now().Add(10 * time.Second)
+	send:
+		for {
+			h.srv.MCP().SendNotificationToSpecificClient(s.c.GetSessionId(), mcp.MethodNotificationToolsListChanged, nil)
+			select {
+			case <-s.notify:
+				break send
+			case <-time.After(200 * time.Millisecond):
+				if time.Now().After(deadline) {
+					t.Fatal("no notifications/tools/list_changed on the GET stream within 10s")
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // an earlier send that arrives late
+		for len(s.notify) > 0 {
+			<-s.notify
+		}
 		s.mu.Lock()
 		s.changed = 0
 		s.mu.Unlock()
