@@ -60,6 +60,19 @@ func (c *armCover) sec(a uint64) *coverSec {
 }
 
 // mark records [a, a+n) as decoded.
+// markDecoded covers an instruction decoded at a, the literal it reads and
+// the jump table its switch step has just read (which it then forgets).
+func (c *armCover) markDecoded(a uint64, it insn, sw *armSwitch) {
+	c.mark(a, uint64(it.n))
+	if it.lit != 0 {
+		c.mark(it.data, uint64(it.lit))
+	}
+	if sw.table.end > sw.table.start {
+		c.mark(sw.table.start, sw.table.end-sw.table.start)
+		sw.table = codeRange{}
+	}
+}
+
 func (c *armCover) mark(a, n uint64) {
 	s := c.sec(a)
 	if s == nil {
@@ -361,14 +374,7 @@ func coverRegion(img *image, data []byte, cov *armCover, procs map[uint64]bool, 
 			}
 			pools.note(it)
 			work = append(work, sw.step(it, code, thumb, d.twrite)...)
-			cov.mark(pc, uint64(it.n))
-			if it.lit != 0 {
-				cov.mark(it.data, uint64(it.lit))
-			}
-			if sw.table.end > sw.table.start {
-				cov.mark(sw.table.start, sw.table.end-sw.table.start)
-				sw.table = codeRange{}
-			}
+			cov.markDecoded(pc, it, sw)
 			if it.flow == flowCall && it.hasTarget {
 				onCall(it)
 			}

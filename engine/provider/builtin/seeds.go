@@ -644,14 +644,7 @@ descend:
 					pools.note(it)
 					branches = append(branches, sw.step(it, code, mode, d.twrite)...)
 					if cov != nil {
-						cov.mark(a, uint64(it.n))
-						if it.lit != 0 {
-							cov.mark(it.data, uint64(it.lit))
-						}
-						if sw.table.end > sw.table.start {
-							cov.mark(sw.table.start, sw.table.end-sw.table.start)
-							sw.table = codeRange{}
-						}
+						cov.markDecoded(a, it, sw)
 					}
 				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
