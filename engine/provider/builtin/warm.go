@@ -41,11 +41,9 @@ func (p *Provider) Warm(path string, fi fs.FileInfo) (abandon func()) {
 	if !ok || !fi.Mode().IsRegular() || fi.Size() < warmMinSize {
 		return func() {}
 	}
-	if now, err := os.Stat(path); err != nil {
-		return func() {}
-	} else if nowID, ok := fileIdentity(now); !ok || nowID != id {
-		return func() {}
-	}
+	// No second stat here: a file replaced since fi was taken is caught
+	// where the index would be adopted (take), which compares fi's identity
+	// with the file's after the hash.
 	m, err := openMapping(path)
 	if err != nil {
 		return func() {}
