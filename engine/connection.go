@@ -193,7 +193,7 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 		t.Size = 0
 		t.SHA256, err = target.HashDirectory(ctx, real, rep)
 	} else {
-		defer c.eng.warm(real, fi)()
+		defer c.eng.warm(real, fi, provider.Effective(selector, c.eng.cfg.EnvironmentSelector))()
 		t.SHA256, err = target.HashFile(ctx, real, fi.Size(), rep)
 	}
 	if err != nil {

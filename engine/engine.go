@@ -84,12 +84,16 @@ func (e *Engine) lookups(ctx context.Context) (*projections.Lookups, error) {
 	return e.lookup, e.lookupErr
 }
 
-// warm lets every provider that can (provider.Warmer) start on the file at
-// path while it is hashed, and returns what abandons whatever was not taken
-// over by the selected provider's Profile.
-func (e *Engine) warm(path string, fi fs.FileInfo) (abandon func()) {
+// warm lets every provider that can (provider.Warmer) and may be selected
+// start on the file at path while it is hashed, and returns what abandons
+// whatever was not taken over by the selected provider's Profile. A concrete
+// selector leaves the other providers cold.
+func (e *Engine) warm(path string, fi fs.FileInfo, selector provider.Selector) (abandon func()) {
 	var abandons []func()
 	for _, p := range e.cfg.Registry.Providers() {
+		if selector != provider.Auto && provider.Selector(p.Identity().ID) != selector {
+			continue
+		}
 		if w, ok := p.(provider.Warmer); ok {
 			abandons = append(abandons, w.Warm(path, fi))
 		}

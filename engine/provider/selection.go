@@ -125,6 +125,18 @@ type Choice struct {
 	Source   string
 }
 
+// Effective is the selector a selection follows: the request's, else the
+// environment's, else auto.
+func Effective(request, env Selector) Selector {
+	if request != "" {
+		return request
+	}
+	if env != "" {
+		return env
+	}
+	return Auto
+}
+
 // Select runs the selection algorithm of §5.2 for one open. request is the
 // request/flag selector (empty when absent); env the REA_ANALYSIS_PROVIDER
 // selector (empty when unset).
@@ -141,12 +153,9 @@ func (r *Registry) Select(ctx context.Context, t Target, request, env Selector) 
 	for i, p := range r.providers {
 		evals[i] = eval{p, p.Availability(ctx), p.Support(t)}
 	}
-	selector, source := request, SourceRequest
-	if selector == "" {
-		selector, source = env, SourceEnvironment
-		if selector == "" {
-			selector = Auto
-		}
+	selector, source := Effective(request, env), SourceRequest
+	if request == "" {
+		source = SourceEnvironment
 	}
 	if selector == Auto {
 		source = SourceAuto
