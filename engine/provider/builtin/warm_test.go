@@ -43,6 +43,20 @@ func warming(p *Provider) *warmIndex {
 	return p.warm.w
 }
 
+// warmed is a provider warming a fresh copy of a large Debian executable:
+// the provider, the file, the warm index in its slot and its abandon.
+func warmed(t *testing.T) (*Provider, string, *warmIndex, func()) {
+	t.Helper()
+	path := warmSubject(t)
+	p := New("test")
+	abandon := warmOf(t, p, path)
+	w := warming(p)
+	if w == nil {
+		t.Fatal("no warm index for a large ELF file")
+	}
+	return p, path, w, abandon
+}
+
 func warmOf(t *testing.T, p *Provider, path string) func() {
 	t.Helper()
 	fi, err := os.Stat(path)
@@ -56,13 +70,7 @@ func warmOf(t *testing.T, p *Provider, path string) func() {
 // with its symbols built in the background: the first listing does not
 // build them again.
 func TestWarmIndexAdoptedWhenFileUnchanged(t *testing.T) {
-	path := warmSubject(t)
-	p := New("test")
-	abandon := warmOf(t, p, path)
-	w := warming(p)
-	if w == nil {
-		t.Fatal("no warm index for a large ELF file")
-	}
+	p, path, w, abandon := warmed(t)
 	tg := targetFor(t, path)
 	prof, err := p.Profile(context.Background(), tg)
 	if err != nil {
@@ -87,13 +95,8 @@ func TestWarmIndexAdoptedWhenFileUnchanged(t *testing.T) {
 // A file written after it was warmed (its status-change time moves) is
 // profiled from its own bytes, and the warm index is stopped.
 func TestWarmIndexDroppedWhenFileChanged(t *testing.T) {
-	path := warmSubject(t)
-	p := New("test")
-	defer warmOf(t, p, path)()
-	w := warming(p)
-	if w == nil {
-		t.Fatal("no warm index for a large ELF file")
-	}
+	p, path, w, abandon := warmed(t)
+	defer abandon()
 	time.Sleep(10 * time.Millisecond) // a coarse file-system clock must tick
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
@@ -120,13 +123,7 @@ func TestWarmIndexDroppedWhenFileChanged(t *testing.T) {
 // Abandoning a warm index nobody took stops it and empties the slot; small
 // files are not warmed at all.
 func TestWarmAbandonAndSmallFiles(t *testing.T) {
-	path := warmSubject(t)
-	p := New("test")
-	abandon := warmOf(t, p, path)
-	w := warming(p)
-	if w == nil {
-		t.Fatal("no warm index for a large ELF file")
-	}
+	p, _, _, abandon := warmed(t)
 	abandon()
 	left := warming(p)
 	if left != nil {
