@@ -44,14 +44,13 @@ type NavigationContext struct {
 // NavigationContext composes the document, the cursor and the procedure
 // containing it: explicit_document mode when document is given (it then
 // needs no current_document), current_selection otherwise.
-func (c *Connection) NavigationContext(ctx context.Context, document *string) (NavigationContext, error) {
+func (c *Connection) NavigationContext(ctx context.Context, target string, document *string) (NavigationContext, error) {
 	const op = "get_navigation_context"
-	c.calls.RLock()
-	defer c.calls.RUnlock()
-	o, err := c.bound(ctx, op)
+	o, release, err := c.bound(ctx, op, target)
 	if err != nil {
 		return NavigationContext{}, err
 	}
+	defer release()
 	nc := NavigationContext{Mode: "explicit_document"}
 	if document != nil {
 		nc.Document = *document
@@ -127,14 +126,13 @@ const (
 // InspectAddressContext runs the five facet operations concurrently. A facet
 // that fails is unavailable with its error code; only cancellation, timeouts,
 // a missing target and permission denials fail the whole call.
-func (c *Connection) InspectAddressContext(ctx context.Context, address string, document *string) (AddressContext, error) {
+func (c *Connection) InspectAddressContext(ctx context.Context, target, address string, document *string) (AddressContext, error) {
 	const op = "inspect_address_context"
-	c.calls.RLock()
-	defer c.calls.RUnlock()
-	o, err := c.bound(ctx, op)
+	o, release, err := c.bound(ctx, op, target)
 	if err != nil {
 		return AddressContext{}, err
 	}
+	defer release()
 	ac := AddressContext{Address: address, Document: document}
 	if document == nil {
 		b, err := c.query(ctx, o, "current_document", provider.Params{})

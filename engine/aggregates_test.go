@@ -73,7 +73,7 @@ func TestInspectFacetsTheProviderCannotServe(t *testing.T) {
 	if _, err := conn.OpenBinary(context.Background(), self, "partial", nil); err != nil {
 		t.Fatal(err)
 	}
-	ac, err := conn.InspectAddressContext(context.Background(), "0x1000", nil)
+	ac, err := conn.InspectAddressContext(context.Background(), "", "0x1000", nil)
 	if err != nil {
 		t.Fatalf("a facet failure failed the whole call: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestInspectFacetsTheProviderCannotServe(t *testing.T) {
 	if ac.Procedure.State != "available" || ac.Comment.State != "available" || ac.Bookmarks.State != "available" {
 		t.Fatalf("served facets: %+v", ac)
 	}
-	nc, err := conn.NavigationContext(context.Background(), nil)
+	nc, err := conn.NavigationContext(context.Background(), "", nil)
 	if err != nil || nc.Procedure != nil || nc.Mode != "current_selection" {
 		t.Fatalf("navigation: %+v %v", nc, err)
 	}

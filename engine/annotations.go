@@ -143,8 +143,8 @@ func (c *Connection) gotoAddress(ctx context.Context, o *openTarget, doc string,
 		return provider.Result{}, fault.Invalid("goto_address", fault.Issue{Path: "/address", Reason: "out_of_range", Message: "outside every segment"})
 	}
 	canonical := provider.FormatAddress(addr)
-	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.CursorMoved, events.CursorMovedData{
-		ConnectionID: c.id, RunID: o.runID, Document: doc, Address: canonical,
+	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
+		ConnectionID: c.id, RunID: o.runID, TargetID: o.targetID, Document: doc, Address: canonical,
 	})}, nil); err != nil {
 		return provider.Result{}, err
 	}

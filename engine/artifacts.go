@@ -50,6 +50,7 @@ type PageRequest struct {
 // input after defaults (the Evidence parameters); the policy's operator gate
 // is filled in by the engine.
 type InventoryRequest struct {
+	Target                    string // "" = the active target
 	Parameters                map[string]any
 	Limits                    artifact.Limits
 	Policy                    artifact.Policy
@@ -68,20 +69,20 @@ type InventoryResult struct {
 	Limitations             []string                           `json:"limitations"`
 }
 
-// artifactTarget is the open archive or directory target (§2.4).
-func (c *Connection) artifactTarget(op string) (*openTarget, error) {
-	c.mu.Lock()
-	o := c.open
-	c.mu.Unlock()
-	if o == nil {
-		return nil, noTarget()
+// artifactTarget admits a call on the open archive or directory target
+// ref names ("" = active) (§2.4, §15.1); release ends the admission.
+func (c *Connection) artifactTarget(op, ref string) (*openTarget, func(), error) {
+	o, release, err := c.admit(op, ref)
+	if err != nil {
+		return nil, nil, err
 	}
 	if o.target.Kind != "archive" && o.target.Kind != "directory" {
-		return nil, fault.New(fault.CapabilityUnavailable, "This tool needs an open archive or directory target.",
+		release()
+		return nil, nil, fault.New(fault.CapabilityUnavailable, "This tool needs an open archive or directory target.",
 			"Open a zip-family archive, an ASAR archive or a directory with open_binary.",
 			map[string]any{"operation": op, "availability_reason": "target_unsupported", "provider_id": nil})
 	}
-	return o, nil
+	return o, release, nil
 }
 
 func rootOf(o *openTarget) artifact.Root {
@@ -98,12 +99,11 @@ func (e *Engine) producer(id string) provider.Identity {
 // integrity_contradiction_recorded per quarantine record.
 func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest, rep progress.Reporter) (Published, error) {
 	const op = "inventory_artifact"
-	c.calls.RLock()
-	defer c.calls.RUnlock()
-	o, err := c.artifactTarget(op)
+	o, release, err := c.artifactTarget(op, req.Target)
 	if err != nil {
 		return Published{}, err
 	}
+	defer release()
 	rep = progress.OrNop(rep)
 	pol := req.Policy
 	pol.OperatorEnabled = c.eng.cfg.IntegrityContinueEnabled
@@ -133,12 +133,11 @@ func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest
 	if err != nil {
 		return Published{}, err
 	}
-	runID := o.runID
-	return c.publishWith(ctx, rec, &runID, "tool", func(evidenceID string) []ledger.NewEvent {
+	return c.publishWith(ctx, rec, o, "tool", func(evidenceID string) []ledger.NewEvent {
 		evs := make([]ledger.NewEvent, 0, len(g.Contradictions))
 		for _, ct := range g.Contradictions {
-			evs = append(evs, c.eng.event(events.IntegrityContradictionRecorded, events.IntegrityContradictionRecordedData{
-				ConnectionID: c.id, RunID: &runID, EvidenceID: evidenceID,
+			evs = append(evs, c.eng.targetEvent(events.IntegrityContradictionRecorded, events.IntegrityContradictionRecordedData{
+				ConnectionID: c.id, RunID: &o.runID, TargetID: o.targetID, EvidenceID: evidenceID,
 				RootArtifactID: g.Manifest.RootArtifactID, Contradiction: ct,
 			}))
 		}
@@ -149,6 +148,7 @@ func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest
 // ExtractRequest is a validated extract_artifact call (approved:true was
 // checked by the caller's schema; the permission is checked here).
 type ExtractRequest struct {
+	Target        string // "" = the active target
 	Parameters    map[string]any
 	OutputRoot    string
 	OccurrenceIDs []string
@@ -176,12 +176,11 @@ type ExtractionResult struct {
 // and publishes the extraction as rea-artifact Evidence.
 func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, rep progress.Reporter) (Published, error) {
 	const op = "extract_artifact"
-	c.calls.RLock()
-	defer c.calls.RUnlock()
-	o, err := c.artifactTarget(op)
+	o, release, err := c.artifactTarget(op, req.Target)
 	if err != nil {
 		return Published{}, err
 	}
+	defer release()
 	rep = progress.OrNop(rep)
 	canonical, err := policy.Canonicalize(req.OutputRoot, policy.AccessWrite)
 	if err != nil {
@@ -223,8 +222,7 @@ func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, re
 	if err != nil {
 		return Published{}, err
 	}
-	runID := o.runID
-	return c.publish(ctx, rec, &runID, "tool")
+	return c.publish(ctx, rec, o, "tool")
 }
 
 // CompareRequest is a validated compare_artifacts call.
@@ -297,7 +295,7 @@ func (c *Connection) CompareArtifacts(ctx context.Context, req CompareRequest, r
 	links := append(slices.Clone(req.Left), req.Right...)
 	slices.Sort(links)
 	rec.EvidenceLinks = slices.Compact(links)
-	return c.publish(ctx, rec, c.currentRun(), "tool")
+	return c.publish(ctx, rec, c.activeRun(), "tool")
 }
 
 // inventoryPage is the part of an inventory_artifact normalized_result a
@@ -410,17 +408,18 @@ func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSApp
 	if err != nil {
 		return Published{}, err
 	}
-	return c.publish(ctx, rec, c.currentRun(), "tool")
+	return c.publish(ctx, rec, c.activeRun(), "tool")
 }
 
-func (c *Connection) currentRun() *string {
+// activeRun is the active target's run, which a target-free derived answer
+// is recorded under; nil when nothing is open.
+func (c *Connection) activeRun() *openTarget {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.open == nil {
-		return nil
+	if h := c.activeLocked(); h != nil {
+		return h.open
 	}
-	r := c.open.runID
-	return &r
+	return nil
 }
 
 // artifactRecord builds an unsealed record of an internal producer.

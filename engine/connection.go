@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/rea-re/rea/engine/events"
@@ -14,9 +15,13 @@ import (
 )
 
 // Connection is one client connection (an MCP stdio process, an MCP HTTP
-// session, or one CLI invocation). Its target, binding, run and health overlay
-// are connection-local; target transitions are serialized, and a transition
-// drains the operations already admitted before it replaces the client.
+// session, or one CLI invocation). It holds up to MaxOpenTargets open
+// targets (CONTRACTS.md §15.1), each named by a handle ("tgt_" + ULID) and
+// each with its own binding, run, client, request queue, health overlay
+// and cursor; the active target is the one most recently opened or
+// re-opened. Opening and closing are serialized per connection; closing or
+// switching a target drains the operations already admitted on that target
+// only, so a call on one target never waits for another's open.
 type Connection struct {
 	eng    *Engine
 	id     string
@@ -24,18 +29,34 @@ type Connection struct {
 	info   ConnectionInfo
 
 	transition chan struct{} // one-slot semaphore; waiting for it is cancellable
-	calls      sync.RWMutex  // admitted operations hold R; a transition holds W
 
-	mu     sync.Mutex
-	open   *openTarget // nil when nothing is open
-	closed bool
+	mu          sync.Mutex
+	targets     []*handle // open order
+	activations uint64    // last activation stamp handed out
+	closed      bool
 
-	// OnToolsChanged is called after a committed change of target, binding or
-	// provider health (the tools layer sends notifications/tools/list_changed).
+	// OnToolsChanged is called after a committed change of targets,
+	// bindings or provider health (the tools layer sends
+	// notifications/tools/list_changed).
 	OnToolsChanged func()
 }
 
+// MaxOpenTargets bounds the open targets of one connection (§15.1).
+const MaxOpenTargets = 16
+
+// handle is one target_id of a connection. Its run (openTarget) is replaced
+// when the target switches providers; the handle, its place in the open
+// order and its admission lock stay.
+type handle struct {
+	id    string
+	calls sync.RWMutex // admitted operations hold R; a close or switch of this target holds W
+	// Guarded by Connection.mu:
+	open      *openTarget // nil once closed
+	activated uint64
+}
+
 type openTarget struct {
+	targetID  string
 	target    provider.Target
 	runID     string
 	requested *string
@@ -91,26 +112,134 @@ func (c *Connection) lockTransition(ctx context.Context, op string) error {
 
 func (c *Connection) unlockTransition() { <-c.transition }
 
-// State is a snapshot of the connection's investigation state.
+// activeLocked is the active handle, or nil when no target is open. c.mu
+// is held.
+func (c *Connection) activeLocked() *handle {
+	var active *handle
+	for _, h := range c.targets {
+		if h.open != nil && (active == nil || h.activated > active.activated) {
+			active = h
+		}
+	}
+	return active
+}
+
+// removeLocked takes h out of the open order. c.mu is held.
+func (c *Connection) removeLocked(h *handle) {
+	c.targets = slices.DeleteFunc(c.targets, func(x *handle) bool { return x == h })
+}
+
+// activate makes h the active target. c.mu is held.
+func (c *Connection) activateLocked(h *handle) {
+	c.activations++
+	h.activated = c.activations
+}
+
+// find resolves a target argument: "" is the active target (nil when none
+// is open), anything else must name an open target of this connection.
+func (c *Connection) find(op, ref string) (*handle, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ref == "" {
+		return c.activeLocked(), nil
+	}
+	for _, h := range c.targets {
+		if h.id == ref {
+			return h, nil
+		}
+	}
+	return nil, unknownTarget(op)
+}
+
+func unknownTarget(op string) *fault.Error {
+	return fault.Invalid(op, fault.Issue{Path: "/target", Reason: "invalid_value",
+		Message: "no open target of this connection has this id; binary_session lists them"})
+}
+
+// admit resolves ref and holds its target open for one operation: the
+// returned release must be called when the operation ends. It fails with
+// no_target when ref is "" and nothing is open, and with invalid_request
+// when ref names no open target. A target that closed or switched while
+// the call waited is looked up again (a switched target keeps its handle).
+func (c *Connection) admit(op, ref string) (*openTarget, func(), error) {
+	for {
+		h, err := c.find(op, ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h == nil {
+			return nil, nil, noTarget()
+		}
+		h.calls.RLock()
+		c.mu.Lock()
+		o := h.open
+		c.mu.Unlock()
+		if o != nil {
+			return o, h.calls.RUnlock, nil
+		}
+		h.calls.RUnlock() // closed meanwhile: resolve again
+	}
+}
+
+// State is a snapshot of one open target's investigation state.
 type State struct {
-	Open    bool
-	Target  provider.Target
-	RunID   string
-	Binding *Binding
+	Open     bool
+	TargetID string
+	Active   bool
+	Target   provider.Target
+	RunID    string
+	Binding  *Binding
 	// Capabilities are the bound provider's operations with the health overlay.
 	Capabilities []provider.Capability
 	Activity     *ProviderActivity // nil when no client is bound
 }
 
-// State returns a snapshot.
+// State is the active target's state; the zero State when none is open.
 func (c *Connection) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	o := c.open
-	if o == nil {
+	h := c.activeLocked()
+	if h == nil {
 		return State{}
 	}
-	s := State{Open: true, Target: o.target, RunID: o.runID, Binding: o.binding}
+	return c.stateLocked(h, true)
+}
+
+// States are every open target's states, in open order.
+func (c *Connection) States() []State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	active := c.activeLocked()
+	out := make([]State, 0, len(c.targets))
+	for _, h := range c.targets {
+		if h.open != nil { // nil only while it switches providers
+			out = append(out, c.stateLocked(h, h == active))
+		}
+	}
+	return out
+}
+
+// StateOf is the state of the target ref names ("" = active); the zero
+// State when ref is "" and nothing is open.
+func (c *Connection) StateOf(op, ref string) (State, error) {
+	if ref == "" {
+		return c.State(), nil
+	}
+	h, err := c.find(op, ref)
+	if err != nil {
+		return State{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h.open == nil {
+		return State{}, unknownTarget(op)
+	}
+	return c.stateLocked(h, h == c.activeLocked()), nil
+}
+
+func (c *Connection) stateLocked(h *handle, active bool) State {
+	o := h.open
+	s := State{Open: true, TargetID: h.id, Active: active, Target: o.target, RunID: o.runID, Binding: o.binding}
 	if o.binding != nil {
 		s.Capabilities = make([]provider.Capability, 0, len(o.binding.operations))
 		for _, capability := range o.binding.operations {
@@ -130,6 +259,7 @@ func (c *Connection) State() State {
 
 // OpenResult is open_binary's result.
 type OpenResult struct {
+	TargetID     string         `json:"target_id"`
 	Path         string         `json:"path"`
 	Format       string         `json:"format"`
 	Kind         string         `json:"kind"`
@@ -147,7 +277,7 @@ type OpenedBinding struct {
 }
 
 func (o *openTarget) result() OpenResult {
-	r := OpenResult{Path: o.target.Path, Format: o.target.Format, Kind: o.target.Kind, SHA256: o.target.SHA256,
+	r := OpenResult{TargetID: o.targetID, Path: o.target.Path, Format: o.target.Format, Kind: o.target.Kind, SHA256: o.target.SHA256,
 		Size: o.target.Size, Architecture: archPtr(o.target.Architecture), RunID: o.runID}
 	if o.binding != nil {
 		r.Binding = &OpenedBinding{Provider: o.binding.Provider, SelectionSource: o.binding.Source}
@@ -168,9 +298,12 @@ func TargetRecord(t provider.Target) events.Target {
 }
 
 // OpenBinary identifies, hashes and opens the target at path, selecting and
-// starting a provider (CONTRACTS.md §2.1, §5). selector is "" when the request
-// named none. Detection, hashing and selection run before anything changes:
-// their failure leaves the current target, binding and run untouched.
+// starting a provider (CONTRACTS.md §2.1, §5, §15.1). selector is "" when
+// the request named none. Bytes already open on the connection (same real
+// path and sha256) keep their handle and become active; a selector naming
+// another binding switches that target (§5.5). Detection, hashing and
+// selection run before anything changes: their failure leaves every open
+// target, binding and run untouched.
 func (c *Connection) OpenBinary(ctx context.Context, path string, selector provider.Selector, rep progress.Reporter) (OpenResult, error) {
 	const op = "open_binary"
 	rep = progress.OrNop(rep)
@@ -201,11 +334,37 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 	}
 
 	c.mu.Lock()
-	cur := c.open
+	var h *handle
+	for _, open := range c.targets {
+		if o := open.open; o != nil && o.target.Path == t.Path && o.target.SHA256 == t.SHA256 {
+			h = open
+		}
+	}
+	count := len(c.targets)
+	var cur *openTarget
+	if h != nil {
+		cur = h.open
+	}
 	c.mu.Unlock()
-	same := cur != nil && cur.target.Path == t.Path && cur.target.SHA256 == t.SHA256
-	if same && selector == "" {
+	reopen := func() (OpenResult, error) {
+		c.mu.Lock()
+		moved := c.activeLocked() != h
+		c.activateLocked(h)
+		c.mu.Unlock()
+		if moved {
+			// Calls without a target now act on h, and tool_availability
+			// is computed for it: a client should list again.
+			c.notify()
+		}
 		return cur.result(), nil
+	}
+	if h != nil && selector == "" {
+		return reopen()
+	}
+	if h == nil && count >= MaxOpenTargets {
+		return OpenResult{}, fault.New(fault.Truncated, "The connection already holds the most open targets it may.",
+			"Close a target with close_binary {target} first.",
+			map[string]any{"operation": op, "limit": "open_targets", "maximum": MaxOpenTargets, "truncated": true})
 	}
 
 	candidates := progress.Total(float64(len(c.eng.cfg.Registry.Providers())))
@@ -219,8 +378,8 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 	if failure != nil {
 		return OpenResult{}, c.recordSelectionFailure(ctx, failure)
 	}
-	if same && bindingEquals(cur.binding, choice) {
-		return cur.result(), nil
+	if h != nil && bindingEquals(cur.binding, choice) {
+		return reopen()
 	}
 	var requested *string
 	if selector != "" {
@@ -228,36 +387,38 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 		requested = &s
 	}
 
-	c.calls.Lock() // drain admitted calls
-	defer c.calls.Unlock()
-
-	var previousRun *string
-	cause := "open"
-	if cur != nil {
-		if err := c.closeOpen(ctx, cur, "switch"); err != nil {
-			c.notify()
+	if h == nil {
+		h = &handle{id: "tgt_" + c.eng.NewULID().String()}
+		opened, err := c.start(ctx, h, t, choice, requested, nil, "open", rep)
+		c.notify()
+		if err != nil {
 			return OpenResult{}, err
 		}
-		previousRun, cause = &cur.runID, "switch"
+		return opened.result(), nil
 	}
-	opened, err := c.start(ctx, t, choice, requested, previousRun, cause, rep)
+
+	h.calls.Lock() // drain the calls admitted on this target
+	defer h.calls.Unlock()
+	if err := c.closeOpen(ctx, h, cur, "switch"); err != nil {
+		c.notify()
+		return OpenResult{}, err
+	}
+	opened, err := c.start(ctx, h, t, choice, requested, &cur.runID, "switch", rep)
 	if err != nil {
-		if cur != nil {
-			// Restore the previous target with a fresh client and run; the
-			// original error is what the caller gets.
-			restoreChoice := provider.Choice{}
-			if cur.binding != nil {
-				restoreChoice = provider.Choice{Provider: cur.binding.impl, Profile: cur.binding.Profile, Source: cur.binding.Source}
-			}
-			lastRun := previousRun
-			if opened != nil {
-				lastRun = &opened.runID
-			}
-			if _, rerr := c.start(context.WithoutCancel(ctx), cur.target, restoreChoice, cur.requested, lastRun, "restore", nil); rerr != nil {
-				c.mu.Lock()
-				c.open = nil
-				c.mu.Unlock()
-			}
+		// Restore the previous binding with a fresh client and run; the
+		// original error is what the caller gets.
+		restoreChoice := provider.Choice{}
+		if cur.binding != nil {
+			restoreChoice = provider.Choice{Provider: cur.binding.impl, Profile: cur.binding.Profile, Source: cur.binding.Source}
+		}
+		lastRun := &cur.runID
+		if opened != nil {
+			lastRun = &opened.runID
+		}
+		if _, rerr := c.start(context.WithoutCancel(ctx), h, cur.target, restoreChoice, cur.requested, lastRun, "restore", nil); rerr != nil {
+			c.mu.Lock()
+			c.removeLocked(h)
+			c.mu.Unlock()
 		}
 		c.notify()
 		return OpenResult{}, err
@@ -273,22 +434,23 @@ func bindingEquals(b *Binding, ch provider.Choice) bool {
 	return b.Provider.ID == ch.Provider.Identity().ID && b.Profile.Digest == ch.Profile.Digest
 }
 
-// start allocates a run, starts the chosen provider (if any) and records the
-// open. On a start failure it returns the partly opened state (its run id) and
-// the error; nothing is left open.
-func (c *Connection) start(ctx context.Context, t provider.Target, choice provider.Choice, requested, previousRun *string, cause string, rep progress.Reporter) (*openTarget, error) {
+// start allocates a run, starts the chosen provider (if any), records the
+// open and installs the run as h's, h becoming the active target. On a
+// start failure it returns the partly opened state (its run id) and the
+// error, and h is not open.
+func (c *Connection) start(ctx context.Context, h *handle, t provider.Target, choice provider.Choice, requested, previousRun *string, cause string, rep progress.Reporter) (*openTarget, error) {
 	const op = "open_binary"
 	rep = progress.OrNop(rep)
-	o := &openTarget{target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue(),
+	o := &openTarget{targetID: h.id, target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue(),
 		closing: make(chan struct{})}
 	// The run id is recorded before any provider starts (§5.5).
-	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.AnalysisRunAllocated, events.AnalysisRunAllocatedData{
-		ConnectionID: c.id, RunID: o.runID, TargetSHA256: t.SHA256, PreviousRunID: previousRun, Cause: cause,
+	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.AnalysisRunAllocated, events.AnalysisRunAllocatedData{
+		ConnectionID: c.id, RunID: o.runID, TargetID: h.id, TargetSHA256: t.SHA256, PreviousRunID: previousRun, Cause: cause,
 	})}, nil); err != nil {
 		return nil, err
 	}
-	evs := []ledger.NewEvent{c.eng.event(events.TargetOpened, events.TargetOpenedData{
-		ConnectionID: c.id, RunID: o.runID, Target: TargetRecord(t), RequestedProviderID: requested,
+	evs := []ledger.NewEvent{c.eng.targetEvent(events.TargetOpened, events.TargetOpenedData{
+		ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Target: TargetRecord(t), RequestedProviderID: requested,
 	})}
 	if choice.Provider != nil {
 		rep.Report(progress.Update{Phase: "start_provider", Message: "starting " + choice.Provider.Identity().ID})
@@ -307,8 +469,8 @@ func (c *Connection) start(ctx context.Context, t provider.Target, choice provid
 		o.client = client
 		o.binding = &Binding{Provider: id, Source: choice.Source, Profile: choice.Profile, impl: choice.Provider,
 			operations: operationsOf(choice.Provider)}
-		evs = append(evs, c.eng.event(events.ProviderBound, events.ProviderBoundData{
-			ConnectionID: c.id, RunID: o.runID, Provider: id, SelectionSource: choice.Source, AnalysisProfile: choice.Profile,
+		evs = append(evs, c.eng.targetEvent(events.ProviderBound, events.ProviderBoundData{
+			ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Provider: id, SelectionSource: choice.Source, AnalysisProfile: choice.Profile,
 		}))
 	}
 	if _, err := c.eng.appendEvents(ctx, c.stream, -1, evs, nil); err != nil {
@@ -318,7 +480,11 @@ func (c *Connection) start(ctx context.Context, t provider.Target, choice provid
 		return o, err
 	}
 	c.mu.Lock()
-	c.open = o
+	if !slices.Contains(c.targets, h) {
+		c.targets = append(c.targets, h)
+	}
+	h.open = o
+	c.activateLocked(h)
 	c.mu.Unlock()
 	if o.client != nil {
 		if err := c.observeLineage(ctx, o); err != nil {
@@ -338,9 +504,11 @@ func (c *Connection) recordSelectionFailure(ctx context.Context, f *provider.Sel
 	return f.Fault()
 }
 
-// closeOpen closes o's client and appends target_closed. Unconfirmed cleanup
-// leaves nothing open and fails with cleanup_incomplete.
-func (c *Connection) closeOpen(ctx context.Context, o *openTarget, reason string) error {
+// closeOpen closes h's run o (the caller holds h.calls for writing): its
+// client is closed, target_closed appended, and h is no longer open; a
+// close (not a switch) also takes h out of the open order. Unconfirmed
+// cleanup leaves nothing open and fails with cleanup_incomplete.
+func (c *Connection) closeOpen(ctx context.Context, h *handle, o *openTarget, reason string) error {
 	cleanup := provider.Cleanup{Complete: true}
 	close(o.closing)
 	o.watchers.Wait() // nothing about this target is recorded after target_closed
@@ -352,14 +520,17 @@ func (c *Connection) closeOpen(ctx context.Context, o *openTarget, reason string
 			cleanup = provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}
 		}
 	}
-	data := events.TargetClosedData{ConnectionID: c.id, RunID: o.runID, Reason: reason, Cleanup: "complete", Resources: []string{}}
+	data := events.TargetClosedData{ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Reason: reason, Cleanup: "complete", Resources: []string{}}
 	if !cleanup.Complete {
 		data.Cleanup, data.Resources = "incomplete", cleanup.Resources
 	}
 	c.mu.Lock()
-	c.open = nil
+	h.open = nil
+	if reason != "switch" {
+		c.removeLocked(h)
+	} // a switch keeps the handle's place for the run start installs
 	c.mu.Unlock()
-	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.event(events.TargetClosed, data)}, nil); err != nil {
+	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.TargetClosed, data)}, nil); err != nil {
 		return err
 	}
 	if !cleanup.Complete {
@@ -372,37 +543,48 @@ func (c *Connection) closeOpen(ctx context.Context, o *openTarget, reason string
 
 // CloseResult is close_binary's result.
 type CloseResult struct {
-	Closed bool    `json:"closed"`
-	RunID  *string `json:"run_id"`
+	Closed   bool    `json:"closed"`
+	TargetID *string `json:"target_id"`
+	RunID    *string `json:"run_id"`
 }
 
-// CloseBinary closes the open target, if any.
-func (c *Connection) CloseBinary(ctx context.Context) (CloseResult, error) {
-	if err := c.lockTransition(ctx, "close_binary"); err != nil {
+// CloseBinary closes the target ref names ("" = the active one, if any);
+// the most recently activated remaining target becomes active.
+func (c *Connection) CloseBinary(ctx context.Context, ref string) (CloseResult, error) {
+	const op = "close_binary"
+	if err := c.lockTransition(ctx, op); err != nil {
 		return CloseResult{}, err
 	}
 	defer c.unlockTransition()
-	return c.closeTarget(ctx, "close_binary")
+	h, err := c.find(op, ref)
+	if err != nil {
+		return CloseResult{}, err
+	}
+	if h == nil {
+		return CloseResult{Closed: false}, nil
+	}
+	return c.closeHandle(ctx, h, op)
 }
 
-func (c *Connection) closeTarget(ctx context.Context, reason string) (CloseResult, error) {
-	c.calls.Lock()
-	defer c.calls.Unlock()
+func (c *Connection) closeHandle(ctx context.Context, h *handle, reason string) (CloseResult, error) {
+	h.calls.Lock()
+	defer h.calls.Unlock()
 	c.mu.Lock()
-	o := c.open
+	o := h.open
 	c.mu.Unlock()
 	if o == nil {
 		return CloseResult{Closed: false}, nil
 	}
-	err := c.closeOpen(ctx, o, reason)
+	err := c.closeOpen(ctx, h, o, reason)
 	c.notify()
 	if err != nil {
 		return CloseResult{}, err
 	}
-	return CloseResult{Closed: true, RunID: &o.runID}, nil
+	return CloseResult{Closed: true, TargetID: &h.id, RunID: &o.runID}, nil
 }
 
-// Close ends the connection: closes its target and appends connection_closed.
+// Close ends the connection: closes every target and appends
+// connection_closed.
 func (c *Connection) Close(ctx context.Context, reason string) error {
 	ctx = context.WithoutCancel(ctx)
 	c.mu.Lock()
@@ -414,7 +596,21 @@ func (c *Connection) Close(ctx context.Context, reason string) error {
 	c.mu.Unlock()
 	c.transition <- struct{}{}
 	defer c.unlockTransition()
-	_, cerr := c.closeTarget(ctx, "connection_closed")
+	var cerr error
+	for {
+		c.mu.Lock()
+		var h *handle
+		if len(c.targets) > 0 {
+			h = c.targets[0]
+		}
+		c.mu.Unlock()
+		if h == nil {
+			break
+		}
+		if _, err := c.closeHandle(ctx, h, "connection_closed"); err != nil && cerr == nil {
+			cerr = err
+		}
+	}
 	c.eng.untrack(c)
 	if ev := c.eng.cfg.Policy; ev != nil {
 		ev.CloseConnection(c.id) // its once/session grants end with it, and only its own

@@ -215,6 +215,14 @@ func (e *Engine) event(typ string, data any) ledger.NewEvent {
 	return ledger.NewEvent{ID: e.NewULID(), Type: typ, Data: data}
 }
 
+// targetEvent builds a NewEvent of a type that names its target
+// (events.SchemaVersionTargets).
+func (e *Engine) targetEvent(typ string, data any) ledger.NewEvent {
+	ev := e.event(typ, data)
+	ev.SchemaVersion = events.SchemaVersionTargets
+	return ev
+}
+
 // ConnectionInfo describes a connection when it opens.
 type ConnectionInfo struct {
 	Transport       string // stdio | http | cli

@@ -18,16 +18,30 @@ import (
 // provider is gone: the provider is marked unavailable (§5.5) and the tool
 // list changes, but the binding stays.
 
-// ObserveLineage records an observation of the open target's provider
-// processes, if it has any. It is binary_session's full-view point.
+// ObserveLineage records an observation of every open target's provider
+// processes, where there are any. It is binary_session's full-view point.
 func (c *Connection) ObserveLineage(ctx context.Context) error {
-	c.mu.Lock()
-	o := c.open
-	c.mu.Unlock()
-	if o == nil || o.client == nil {
-		return nil
+	for _, o := range c.runs() {
+		if o.client != nil {
+			if err := c.observeLineage(ctx, o); err != nil {
+				return err
+			}
+		}
 	}
-	return c.observeLineage(ctx, o)
+	return nil
+}
+
+// runs are the open targets' current runs, in open order.
+func (c *Connection) runs() []*openTarget {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*openTarget, 0, len(c.targets))
+	for _, h := range c.targets {
+		if h.open != nil {
+			out = append(out, h.open)
+		}
+	}
+	return out
 }
 
 func (c *Connection) observeLineage(ctx context.Context, o *openTarget) error {
@@ -35,9 +49,9 @@ func (c *Connection) observeLineage(ctx context.Context, o *openTarget) error {
 	if !ok {
 		return nil
 	}
-	data := events.LineageObservedData{ConnectionID: c.id, RunID: o.runID, Provider: o.binding.Provider, Observation: obs}
+	data := events.LineageObservedData{ConnectionID: c.id, RunID: o.runID, TargetID: o.targetID, Provider: o.binding.Provider, Observation: obs}
 	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1,
-		[]ledger.NewEvent{c.eng.event(events.LineageObserved, data)}, nil); err != nil {
+		[]ledger.NewEvent{c.eng.targetEvent(events.LineageObserved, data)}, nil); err != nil {
 		return err
 	}
 	if obs.Status != lineage.StatusVerified {
@@ -47,16 +61,14 @@ func (c *Connection) observeLineage(ctx context.Context, o *openTarget) error {
 	return nil
 }
 
-// LineageSnapshots are the latest observations of the open run, by provider
-// id; empty when nothing was observed (status not_observed).
-func (c *Connection) LineageSnapshots(ctx context.Context) ([]projections.LineageSnapshot, error) {
-	c.mu.Lock()
-	o := c.open
-	c.mu.Unlock()
-	if o == nil {
+// LineageSnapshots are the latest observations of a run (binary_session
+// passes each open target's), by provider id; empty when nothing was
+// observed (status not_observed).
+func (c *Connection) LineageSnapshots(ctx context.Context, runID string) ([]projections.LineageSnapshot, error) {
+	if runID == "" {
 		return nil, nil
 	}
-	return projections.LineageSnapshots(ctx, c.eng.cfg.Ledger.ReadDB(), o.runID)
+	return projections.LineageSnapshots(ctx, c.eng.cfg.Ledger.ReadDB(), runID)
 }
 
 // healthReporter is implemented by clients whose provider can die under

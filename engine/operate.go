@@ -26,16 +26,15 @@ type Published struct {
 	Evidence Context
 }
 
-// Operate runs one provider operation on the bound provider and publishes its
-// Evidence. params are the validated tool input after defaults (they become
+// Operate runs one provider operation on the target ("" = the active one)
+// through its bound provider and publishes its Evidence. params are the validated tool input after defaults (they become
 // the record's parameters verbatim).
-func (c *Connection) Operate(ctx context.Context, op string, params provider.Params, rep progress.Reporter) (Published, error) {
-	c.calls.RLock()
-	defer c.calls.RUnlock()
-	o, err := c.bound(ctx, op)
+func (c *Connection) Operate(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter) (Published, error) {
+	o, release, err := c.bound(ctx, op, target)
 	if err != nil {
 		return Published{}, err
 	}
+	defer release()
 	res, err := c.invoke(ctx, o, op, params, rep)
 	if err != nil {
 		return Published{}, err
@@ -49,42 +48,40 @@ type Caller func(op string, params provider.Params) (provider.Result, error)
 
 // Compose runs a composed tool (§2.3): fn calls provider operations through
 // call, and its answer is published as derived Evidence of the bound provider.
-func (c *Connection) Compose(ctx context.Context, op string, params provider.Params, rep progress.Reporter, fn func(call Caller) (provider.Result, error)) (Published, error) {
-	c.calls.RLock()
-	defer c.calls.RUnlock()
-	o, err := c.bound(ctx, op)
+func (c *Connection) Compose(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter, fn func(call Caller) (provider.Result, error)) (Published, error) {
+	o, release, err := c.bound(ctx, op, target)
 	if err != nil {
 		return Published{}, err
 	}
-	var target []string // the inner calls' TargetLimitations, in order of first appearance
+	defer release()
+	var limits []string // the inner calls' TargetLimitations, in order of first appearance
 	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
 		if _, declared := findCapability(o.binding.operations, inner); !declared {
 			return provider.Result{}, c.missingOperation(o, op)
 		}
 		r, err := c.invoke(ctx, o, inner, p, rep)
-		target = appendNew(target, r.TargetLimitations...)
+		limits = appendNew(limits, r.TargetLimitations...)
 		return r, err
 	})
 	if err != nil {
 		return Published{}, err
 	}
-	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), target...)
+	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), limits...)
 	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
 }
 
-// bound returns the open, bound target for a provider tool, or the typed
-// failure of §5.4.
-func (c *Connection) bound(ctx context.Context, op string) (*openTarget, error) {
-	c.mu.Lock()
-	o := c.open
-	c.mu.Unlock()
-	if o == nil {
-		return nil, noTarget()
+// bound admits a call on the open, bound target ref names ("" = active),
+// or returns the typed failure of §5.4 / §15.1. release ends the admission.
+func (c *Connection) bound(ctx context.Context, op, ref string) (o *openTarget, release func(), err error) {
+	o, release, err = c.admit(op, ref)
+	if err != nil {
+		return nil, nil, err
 	}
 	if o.binding == nil {
-		return nil, c.recordSelectionFailure(ctx, c.unboundFailure(o, op))
+		release()
+		return nil, nil, c.recordSelectionFailure(ctx, c.unboundFailure(o, op))
 	}
-	return o, nil
+	return o, release, nil
 }
 
 func (c *Connection) missingOperation(o *openTarget, op string) *fault.Error {
@@ -153,8 +150,7 @@ func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string
 			return Published{}, fault.Internal(op, err)
 		}
 	}
-	runID := o.runID
-	return c.publish(ctx, rec, &runID, "tool")
+	return c.publish(ctx, rec, o, "tool")
 }
 
 // unpagedResults are the operations whose answer is one value that cannot
@@ -243,14 +239,14 @@ func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string
 	if !changed {
 		return
 	}
-	data := events.ProviderHealthChangedData{ConnectionID: c.id, RunID: o.runID, ProviderID: o.binding.Provider.ID, State: state}
+	data := events.ProviderHealthChangedData{ConnectionID: c.id, RunID: o.runID, TargetID: o.targetID, ProviderID: o.binding.Provider.ID, State: state}
 	if key != "*" {
 		data.Operation = &op
 	}
 	if reason != "" {
 		data.Reason = &reason
 	}
-	c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.event(events.ProviderHealthChanged, data)}, nil)
+	c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.ProviderHealthChanged, data)}, nil)
 	c.notify()
 }
 
@@ -367,14 +363,14 @@ func locationsOf(params provider.Params, extra []provider.Location) []provider.L
 // publish records a sealed-or-unsealed record: verify the id, store the body
 // (once), and append evidence_recorded in one transaction whose last act is the
 // cancellation check, so a cancelled request never publishes (§6.6).
-func (c *Connection) publish(ctx context.Context, rec *Record, runID *string, origin string) (Published, error) {
-	return c.publishWith(ctx, rec, runID, origin, nil)
+func (c *Connection) publish(ctx context.Context, rec *Record, o *openTarget, origin string) (Published, error) {
+	return c.publishWith(ctx, rec, o, origin, nil)
 }
 
 // publishWith is publish with extra events of the connection's stream, built
 // once the evidence id is known, appended before evidence_recorded in the
 // same transaction: they and the Evidence commit together or not at all.
-func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
+func (c *Connection) publishWith(ctx context.Context, rec *Record, o *openTarget, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
 	op := rec.Operation
 	if err := ctx.Err(); err != nil {
 		return Published{}, fault.CancelledError(op).WithCause(err)
@@ -393,8 +389,13 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, runID *string
 	blob := ledger.PrepareBlob(body)
 	digest := blob.Key
 	recorded := func(digest string, isNew bool) ledger.NewEvent {
-		return c.eng.event(events.EvidenceRecorded, events.EvidenceRecordedData{ConnectionID: c.id, RunID: runID,
-			EvidenceID: rec.EvidenceID, Operation: op, PredicateType: rec.PredicateType, RecordDigest: digest, New: isNew, Origin: origin})
+		data := events.EvidenceRecordedData{ConnectionID: c.id,
+			EvidenceID: rec.EvidenceID, Operation: op, PredicateType: rec.PredicateType, RecordDigest: digest, New: isNew, Origin: origin}
+		if o == nil {
+			return c.eng.event(events.EvidenceRecorded, data)
+		}
+		data.RunID, data.TargetID = &o.runID, o.targetID
+		return c.eng.targetEvent(events.EvidenceRecorded, data)
 	}
 	// The common case is a record never published before: check that
 	// inside the append's own transaction, which saves a read-pool round

@@ -38,11 +38,11 @@ func TestRepublicationReusesTheStoredRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := provider.Params{"address": "0x1000"}
-	first, err := conn.Operate(ctx, "resolve_containing_procedure", params, progress.Nop{})
+	first, err := conn.Operate(ctx, "", "resolve_containing_procedure", params, progress.Nop{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := conn.Operate(ctx, "resolve_containing_procedure", params, progress.Nop{})
+	second, err := conn.Operate(ctx, "", "resolve_containing_procedure", params, progress.Nop{})
 	if err != nil {
 		t.Fatal(err)
 	}

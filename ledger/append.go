@@ -55,6 +55,7 @@ type pendingEvent struct {
 	id     ulid.ULID
 	idText string
 	typ    string
+	schema int64
 	data   []byte
 }
 
@@ -97,7 +98,11 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 			if err != nil {
 				return nil, err
 			}
-			p.events[j] = pendingEvent{id: id, idText: id.String(), typ: ne.Type, data: data}
+			schema := int64(ne.SchemaVersion)
+			if schema == 0 {
+				schema = SchemaVersion1
+			}
+			p.events[j] = pendingEvent{id: id, idText: id.String(), typ: ne.Type, schema: schema, data: data}
 		}
 		total += len(a.Events)
 		pending[i] = p
@@ -160,10 +165,10 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 			seq++
 			v++
 			f := chain.Fields{Seq: seq, EventID: pe.idText, Stream: p.stream, StreamVersion: v, Type: pe.typ,
-				SchemaVersion: SchemaVersion1, RecordedAt: recorded, Data: pe.data}
+				SchemaVersion: pe.schema, RecordedAt: recorded, Data: pe.data}
 			c := chain.AppendCanonical(make([]byte, 0, len(pe.data)+len(p.stream)+len(pe.typ)+160), &f)
 			h := chain.Hash(prevHash, c)
-			if _, err := insert.ExecContext(ctx, seq, pe.idText, p.stream, v, pe.typ, SchemaVersion1, recorded,
+			if _, err := insert.ExecContext(ctx, seq, pe.idText, p.stream, v, pe.typ, pe.schema, recorded,
 				string(pe.data), c, prevHash, h); err != nil {
 				if l.d.eventIDTaken(err) {
 					return nil, false, fmt.Errorf("%w: %s", ErrEventIDReused, pe.idText)
@@ -171,7 +176,7 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 				return nil, false, fmt.Errorf("ledger: append: insert: %w", err)
 			}
 			out = append(out, Event{Seq: seq, StreamVersion: v, ID: pe.id, Stream: p.stream, Type: pe.typ,
-				SchemaVersion: SchemaVersion1, RecordedAt: recordedTime,
+				SchemaVersion: int(pe.schema), RecordedAt: recordedTime,
 				Data: c[chain.DataStart : chain.DataStart+len(pe.data) : chain.DataStart+len(pe.data)], Canonical: c, PrevHash: prevHash, Hash: h})
 			prevHash = h
 		}

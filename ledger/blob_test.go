@@ -209,6 +209,10 @@ func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
 	// 0004's and 0003's own downs, which refuse while a body is stored
 	// compressed in an encoding the older schema cannot name, then with the
 	// body stored plain.
+	down5, err := fs.ReadFile(migrations.FS, "0005_target_handles.down.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
 	down4, err := fs.ReadFile(migrations.FS, "0004_blob_snappy.down.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +222,7 @@ func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
+	mustExec(t, db, string(down5))
 	if _, err := db.Exec(string(down4)); err == nil {
 		t.Fatal("the 0004 down migration ran with a snappy body stored")
 	}
@@ -232,8 +237,8 @@ func TestSchema2LedgerKeepsItsBlobs(t *testing.T) {
 	db.Close()
 
 	l = openTest(t, path, Options{})
-	if v, err := l.SchemaVersion(context.Background()); err != nil || v != 4 {
-		t.Fatalf("schema version %d (%v), want 4", v, err)
+	if v, err := l.SchemaVersion(context.Background()); err != nil || v != 5 {
+		t.Fatalf("schema version %d (%v), want 5", v, err)
 	}
 	if got, err := l.Blob(context.Background(), digests[0]); err != nil || !bytes.Equal(got, old) {
 		t.Fatalf("schema-2 body: %v", err)

@@ -20,7 +20,11 @@ import (
 type NewEvent struct {
 	ID   ulid.ULID
 	Type string
-	Data any
+	// SchemaVersion is the version of Type's data shape; 0 means 1. A type
+	// whose data gained a field says so here (CONTRACTS.md §15.3), so a
+	// reader folds older events of the type with the old shape's rule.
+	SchemaVersion int
+	Data          any
 }
 
 // Event is a stored event. Data is the canonical payload and Canonical the

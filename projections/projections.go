@@ -56,6 +56,16 @@ func decode(e ledger.Event, v any) error {
 	return nil
 }
 
+// targetID is the target an event names: its target_id, or for a
+// schema_version 1 event (a connection held one target) the legacy id of
+// its run (CONTRACTS.md §15.3).
+func targetID(id, runID string) string {
+	if id == "" {
+		return events.LegacyTargetID(runID)
+	}
+	return id
+}
+
 func jsonText(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
@@ -101,8 +111,8 @@ func (f runs) Apply(tx *sql.Tx, e ledger.Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		err := f.stmts.exec(tx, `INSERT INTO proj_runs(run_id, connection_id, target_sha256, previous_run_id, cause, allocated_seq)
-			VALUES (?,?,?,?,?,?)`, d.RunID, d.ConnectionID, d.TargetSHA256, d.PreviousRunID, d.Cause, e.Seq)
+		err := f.stmts.exec(tx, `INSERT INTO proj_runs(run_id, connection_id, target_id, target_sha256, previous_run_id, cause, allocated_seq)
+			VALUES (?,?,?,?,?,?,?)`, d.RunID, d.ConnectionID, targetID(d.TargetID, d.RunID), d.TargetSHA256, d.PreviousRunID, d.Cause, e.Seq)
 		return err
 	case events.TargetOpened:
 		var d events.TargetOpenedData
@@ -316,9 +326,9 @@ func (f cursors) Apply(tx *sql.Tx, e ledger.Event) error {
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	err := f.stmts.exec(tx, `INSERT INTO proj_cursors(connection_id, run_id, document, address, seq) VALUES (?,?,?,?,?)
-		ON CONFLICT (connection_id) DO UPDATE SET run_id = excluded.run_id, document = excluded.document, address = excluded.address,
+	err := f.stmts.exec(tx, `INSERT INTO proj_cursors(connection_id, target_id, run_id, document, address, seq) VALUES (?,?,?,?,?,?)
+		ON CONFLICT (connection_id, target_id) DO UPDATE SET run_id = excluded.run_id, document = excluded.document, address = excluded.address,
 			seq = excluded.seq`,
-		d.ConnectionID, d.RunID, d.Document, d.Address, e.Seq)
+		d.ConnectionID, targetID(d.TargetID, d.RunID), d.RunID, d.Document, d.Address, e.Seq)
 	return err
 }

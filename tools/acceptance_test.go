@@ -250,7 +250,7 @@ func TestCancelledOpenRecordsNoBinding(t *testing.T) {
 		t.Fatalf("%d binding events recorded for a cancelled open", bound)
 	}
 	// The connection stays usable.
-	if _, err := conn.CloseBinary(context.Background()); err != nil {
+	if _, err := conn.CloseBinary(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
 }

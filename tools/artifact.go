@@ -48,6 +48,7 @@ func pageOf(params provider.Params, prefix string) engine.PageRequest {
 func (s *Server) inventoryArtifact(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	mode, _ := params.String("integrity_policy")
 	return sess.conn.InventoryArtifact(ctx, engine.InventoryRequest{
+		Target:     targetOf(ctx),
 		Parameters: params,
 		Limits:     traversalLimits(params),
 		Policy: artifact.Policy{Mode: mode, ContinueApproved: params.Bool("integrity_continue_approved", false),
@@ -64,6 +65,7 @@ func (s *Server) extractArtifact(ctx context.Context, sess *session, params prov
 	}
 	out, _ := params.String("output_root")
 	return sess.conn.ExtractArtifact(ctx, engine.ExtractRequest{
+		Target:     targetOf(ctx),
 		Parameters: params, OutputRoot: out, OccurrenceIDs: stringList(params["occurrence_ids"]),
 		Limits: traversalLimits(params), Page: pageOf(params, ""),
 		AllowHiddenPaths: params.Bool("allow_hidden_paths", false),

@@ -37,6 +37,9 @@ type ToolAvailability struct {
 	Available            bool               `json:"available"`
 	Reason               string             `json:"reason"`
 	Remediation          *string            `json:"remediation"`
+	// AvailableFor are the open targets that can serve the tool (§15.2);
+	// absent for tools that take no target and when nothing is open.
+	AvailableFor []string `json:"available_for,omitempty"`
 }
 
 var navigationModes = []struct {
@@ -47,10 +50,12 @@ var navigationModes = []struct {
 	{"explicit_document", []string{"current_address", "resolve_containing_procedure"}},
 }
 
-func (s *Server) availability(st engine.State, features events.ClientFeatures) []ToolAvailability {
+// availability is every tool's entry for the connection's targets
+// (targetStates): computed for the active target, with available_for.
+func (s *Server) availability(states []engine.State, features events.ClientFeatures) []ToolAvailability {
 	out := make([]ToolAvailability, 0, len(s.all))
 	for _, spec := range s.all {
-		out = append(out, s.evaluate(spec, st, features))
+		out = append(out, s.evaluateAcross(spec, states, features))
 	}
 	return out
 }

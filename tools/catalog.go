@@ -146,6 +146,9 @@ func catBuilders() map[string]func() Spec {
 			build := b
 			m[b().Name] = func() Spec {
 				s := build()
+				if takesTarget(s) {
+					s.Input["properties"].(scM)["target"] = catTargetProperty()
+				}
 				depth := scResultDepth
 				if s.resultDepth > 0 {
 					depth = s.resultDepth

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -310,7 +311,10 @@ func TestSchemaDefaultsValidate(t *testing.T) {
 			t.Errorf("%s: Decode({}) = %v", s.Name, err)
 			continue
 		}
-		props := s.Input["properties"].(map[string]any)
+		props := maps.Clone(s.Input["properties"].(map[string]any))
+		if takesTarget(s) {
+			delete(props, "target") // an absent target selects the active target; it is not a parameter
+		}
 		if len(p) != len(props) {
 			t.Errorf("%s: Decode({}) has %d keys, want %d", s.Name, len(p), len(props))
 		}
@@ -536,8 +540,11 @@ func catEffectLetters(e provider.Effects) string {
 }
 
 // maxGoldenCatalog bounds the compact JSON of all golden snapshots: the
-// published catalog plus kinds and effects (issue 12: full catalog ≤ 40 KB).
-const maxGoldenCatalog = 40_000
+// published catalog plus kinds and effects. Issue 12's bound (≤ 40 KB) is
+// on the 2026-07-28 tools/list itself and is asserted there
+// (catalog_size_test.go); the snapshots' kinds and effects add about 2 KB
+// on top of it, and the optional target argument of issue 14 1 KB.
+const maxGoldenCatalog = 42_000
 
 func TestSchemaGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "schemas")

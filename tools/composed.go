@@ -26,7 +26,7 @@ type overviewSegment struct {
 func (s *Server) binaryOverview(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	detail, _ := params.String("detail")
 	limit := int(params.Int("limit", 10))
-	return sess.conn.Compose(ctx, "binary_overview", params, rep, func(call engine.Caller) (provider.Result, error) {
+	return sess.conn.Compose(ctx, targetOf(ctx), "binary_overview", params, rep, func(call engine.Caller) (provider.Result, error) {
 		var docs []string
 		if err := decodeResult(call, "list_documents", provider.Params{}, &docs); err != nil {
 			return provider.Result{}, err
@@ -200,7 +200,7 @@ func (s *Server) callGraph(ctx context.Context, sess *session, params provider.P
 	if direction == "backward" {
 		op = "procedure_callers"
 	}
-	return sess.conn.Compose(ctx, "get_call_graph", params, rep, func(inner engine.Caller) (provider.Result, error) {
+	return sess.conn.Compose(ctx, targetOf(ctx), "get_call_graph", params, rep, func(inner engine.Caller) (provider.Result, error) {
 		userNames := false
 		call := func(op string, p provider.Params) (provider.Result, error) {
 			res, err := inner(op, p)

@@ -245,21 +245,21 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	if server.IsModernRequest(ctx) {
 		return tools
 	}
-	var st engine.State
+	states := []engine.State{{}}
 	var features events.ClientFeatures
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
 		s.mu.Lock()
 		sess := s.conns[cs.SessionID()]
 		s.mu.Unlock()
 		if sess != nil && sess.conn != nil {
-			st, features = sess.conn.State(), sess.features
+			states, features = targetStates(sess.conn), sess.features
 		}
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
 		spec, known := s.byName[t.Name]
 		// Tools outside REA's catalog (none in production) are not REA's to hide.
-		if !known || s.evaluate(spec, st, features).Available {
+		if !known || s.evaluateAcross(spec, states, features).listed() {
 			out = append(out, t)
 		}
 	}
@@ -300,11 +300,6 @@ func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.Cal
 		return nil, fault.New(fault.ExecutionFailure, "The ledger could not record this connection.",
 			"Run `rea doctor` and `rea ledger verify`.", map[string]any{"operation": spec.Name, "reason": "ledger"})
 	}
-	if server.IsModernRequest(ctx) {
-		if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
-			return nil, unavailableToolError(spec.Name, a)
-		}
-	}
 	raw := req.Params.RawArguments
 	if len(raw) == 0 {
 		if req.Params.Arguments == nil {
@@ -317,9 +312,17 @@ func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.Cal
 			raw = b
 		}
 	}
+	if err := s.targetVerdict(spec, sess, peekTarget(raw), server.IsModernRequest(ctx)); err != nil {
+		return nil, err
+	}
 	params, err := spec.Decode(raw)
 	if err != nil {
 		return nil, err
+	}
+	if takesTarget(spec) {
+		ref, _ := params.String("target")
+		delete(params, "target")
+		ctx = withTarget(ctx, ref)
 	}
 	rep.start()
 	return h(ctx, sess, params, rep)

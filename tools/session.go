@@ -27,7 +27,7 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return s.openBinary
 	case "close_binary":
 		return func(ctx context.Context, sess *session, _ provider.Params, _ progress.Reporter) (any, error) {
-			return sess.conn.CloseBinary(ctx)
+			return sess.conn.CloseBinary(ctx, targetOf(ctx))
 		}
 	case "binary_session":
 		return s.binarySession
@@ -45,7 +45,7 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return s.callGraph
 	case "get_navigation_context":
 		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
-			return sess.conn.NavigationContext(ctx, optionalString(params, "document"))
+			return sess.conn.NavigationContext(ctx, targetOf(ctx), optionalString(params, "document"))
 		}
 	case "inventory_artifact":
 		return s.inventoryArtifact
@@ -58,7 +58,7 @@ func (s *Server) handlerFor(spec Spec) handler {
 	case "inspect_address_context":
 		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
 			addr, _ := params.String("address")
-			return sess.conn.InspectAddressContext(ctx, addr, optionalString(params, "document"))
+			return sess.conn.InspectAddressContext(ctx, targetOf(ctx), addr, optionalString(params, "document"))
 		}
 	case "list_dependencies":
 		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
@@ -67,12 +67,12 @@ func (s *Server) handlerFor(spec Spec) handler {
 			// so none is read; they fill this list.
 			withConsulted := maps.Clone(params)
 			withConsulted["consulted"] = []any{}
-			return sess.conn.Operate(ctx, spec.Name, withConsulted, rep)
+			return sess.conn.Operate(ctx, targetOf(ctx), spec.Name, withConsulted, rep)
 		}
 	}
 	if spec.Kind == "provider" {
 		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-			return sess.conn.Operate(ctx, spec.Name, params, rep)
+			return sess.conn.Operate(ctx, targetOf(ctx), spec.Name, params, rep)
 		}
 	}
 	return func(ctx context.Context, sess *session, _ provider.Params, _ progress.Reporter) (any, error) {
@@ -282,9 +282,9 @@ type analysisRun struct {
 	ProcessLineage map[string]any `json:"process_lineage"`
 }
 
-// processLineage shows the latest observation per provider (§3.7).
-func (s *Server) processLineage(ctx context.Context, sess *session) (map[string]any, error) {
-	snaps, err := sess.conn.LineageSnapshots(ctx)
+// processLineage shows a run's latest observation per provider (§3.7).
+func (s *Server) processLineage(ctx context.Context, sess *session, runID string) (map[string]any, error) {
+	snaps, err := sess.conn.LineageSnapshots(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +303,8 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			return nil, err
 		}
 	}
-	st := sess.conn.State()
+	states := targetStates(sess.conn)
+	st := states[0] // the active target's (or the zero State)
 	id := s.identity(ctx, sess, params)
 	var tgt *events.Target
 	var active *provider.Identity
@@ -315,20 +316,10 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 		p := st.Binding.Provider
 		active = &p
 	}
-	act := activity{Status: "not_observed", Providers: []engine.ProviderActivity{}}
-	if st.Activity != nil {
-		act.Providers = append(act.Providers, *st.Activity)
-		act.Status = "idle"
-		if a := st.Activity.Active; a != nil {
-			act.Status = "busy"
-			if a.CallerState == "timed_out" {
-				act.Status = "timed_out_busy"
-			}
-		}
-	}
+	act := activityOf(st)
 	switch view {
 	case "capabilities":
-		all := s.availability(st, sess.features)
+		all := s.availability(states, sess.features)
 		family, hasFamily := params.String("capability_family")
 		var filtered []ToolAvailability
 		for _, a := range all {
@@ -357,11 +348,15 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			binding = st.Binding
 		}
 		if st.Open {
-			lin, err := s.processLineage(ctx, sess)
+			lin, err := s.processLineage(ctx, sess, st.RunID)
 			if err != nil {
 				return nil, err
 			}
 			run = &analysisRun{RunID: st.RunID, ProcessLineage: lin}
+		}
+		targets, err := s.fullTargets(ctx, sess)
+		if err != nil {
+			return nil, err
 		}
 		providers := []provider.Identity{}
 		for _, c := range sess.conn.Candidates(ctx) {
@@ -372,17 +367,85 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			caps = []provider.Capability{}
 		}
 		slices.SortFunc(caps, func(a, b provider.Capability) int { return compareStrings(a.Operation, b.Operation) })
-		entries := s.availability(st, sess.features)
+		entries := s.availability(states, sess.features)
 		for i := range entries {
 			entries[i] = entries[i].brief()
 		}
 		return map[string]any{"view": "full", "open": st.Open, "target": tgt, "providers": providers, "capabilities": caps,
 			"analysis_provider_binding": binding, "analysis_provider_candidates": sess.conn.Candidates(ctx),
 			"analysis_run": run, "analysis_activity": act, "tool_availability": entries,
-			"client_features": sess.features, "server_identity": id}, nil
+			"client_features": sess.features, "server_identity": id, "targets": targets}, nil
 	}
 	return map[string]any{"view": "summary", "open": st.Open, "target": tgt, "active_provider": active,
-		"alignment": id.Alignment, "analysis_activity": act, "recommended_actions": recommendedActions(st, id.Alignment)}, nil
+		"alignment": id.Alignment, "analysis_activity": act, "recommended_actions": recommendedActions(st, id.Alignment),
+		"targets": summaryTargets(sess.conn.States())}, nil
+}
+
+// activityOf is analysis_activity of one target's provider (§3.8).
+func activityOf(st engine.State) activity {
+	act := activity{Status: "not_observed", Providers: []engine.ProviderActivity{}}
+	if st.Activity != nil {
+		act.Providers = append(act.Providers, *st.Activity)
+		act.Status = "idle"
+		if a := st.Activity.Active; a != nil {
+			act.Status = "busy"
+			if a.CallerState == "timed_out" {
+				act.Status = "timed_out_busy"
+			}
+		}
+	}
+	return act
+}
+
+// sessionTarget is one binary_session summary entry of targets (§15.2).
+type sessionTarget struct {
+	TargetID     string  `json:"target_id"`
+	Active       bool    `json:"active"`
+	Path         string  `json:"path"`
+	Format       string  `json:"format"`
+	Kind         string  `json:"kind"`
+	SHA256       string  `json:"sha256"`
+	Architecture *string `json:"architecture"`
+	ProviderID   *string `json:"provider_id"`
+	RunID        string  `json:"run_id"`
+}
+
+// summaryTargets lists the open targets in open order.
+func summaryTargets(states []engine.State) []sessionTarget {
+	out := make([]sessionTarget, 0, len(states))
+	for _, st := range states {
+		t := engine.TargetRecord(st.Target)
+		e := sessionTarget{TargetID: st.TargetID, Active: st.Active, Path: t.Path, Format: t.Format, Kind: t.Kind,
+			SHA256: t.SHA256, Architecture: t.Architecture, RunID: st.RunID}
+		if st.Binding != nil {
+			e.ProviderID = &st.Binding.Provider.ID
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// fullTarget is one binary_session full-view entry of targets (§15.2).
+type fullTarget struct {
+	TargetID string          `json:"target_id"`
+	Target   events.Target   `json:"target"`
+	Binding  *engine.Binding `json:"analysis_provider_binding"`
+	Run      analysisRun     `json:"analysis_run"`
+	Activity activity        `json:"analysis_activity"`
+}
+
+func (s *Server) fullTargets(ctx context.Context, sess *session) ([]fullTarget, error) {
+	states := sess.conn.States()
+	out := make([]fullTarget, 0, len(states))
+	for _, st := range states {
+		lin, err := s.processLineage(ctx, sess, st.RunID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fullTarget{TargetID: st.TargetID, Target: engine.TargetRecord(st.Target), Binding: st.Binding,
+			Run: analysisRun{RunID: st.RunID, ProcessLineage: lin}, Activity: activityOf(st)})
+	}
+	return out, nil
 }
 
 func recommendedActions(st engine.State, a Alignment) []string {

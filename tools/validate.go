@@ -86,6 +86,11 @@ func (s Spec) Decode(args any) (params provider.Params, err error) {
 		st.add(fault.Issue{Path: "", Reason: vdInvalidType, Message: "Arguments must be a JSON object.", Expected: "object"})
 		return nil, st.fail(s.Name)
 	}
+	if takesTarget(s) && m["target"] == nil {
+		// Unlike every other optional key, an absent target is not a
+		// parameter: it selects the target and never enters Evidence (§15.1).
+		delete(m, "target")
+	}
 	return provider.Params(m), nil
 }
 

@@ -112,7 +112,7 @@ func analyze(ctx context.Context, eng *engine.Engine, path string, selector prov
 		if err != nil {
 			return ov, err
 		}
-		pub, err := conn.Operate(ctx, op, params, rep)
+		pub, err := conn.Operate(ctx, "", op, params, rep)
 		if err != nil {
 			return ov, err
 		}

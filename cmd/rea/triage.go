@@ -29,7 +29,7 @@ const maxCollapsed = 20
 // addTriage records the triage of the open target in ov, or why there is
 // none (a provider that does not offer it).
 func addTriage(ctx context.Context, conn *engine.Connection, ov *overview, rep progress.Reporter) error {
-	pub, err := conn.Operate(ctx, triageOperation, provider.Params{}, rep)
+	pub, err := conn.Operate(ctx, "", triageOperation, provider.Params{}, rep)
 	var fe *fault.Error
 	if errors.As(err, &fe) && fe.Code == fault.CapabilityUnavailable {
 		ov.Limitations = append(ov.Limitations, "triage: the bound provider does not offer "+triageOperation)

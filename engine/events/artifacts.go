@@ -14,6 +14,7 @@ const (
 type IntegrityContradictionRecordedData struct {
 	ConnectionID   string                 `json:"connection_id"`
 	RunID          *string                `json:"run_id"`
+	TargetID       string                 `json:"target_id,omitempty"`
 	EvidenceID     string                 `json:"evidence_id"`
 	RootArtifactID string                 `json:"root_artifact_id"`
 	Contradiction  artifact.Contradiction `json:"contradiction"`

@@ -29,6 +29,19 @@ const (
 	CursorMoved             = "cursor_moved"
 )
 
+// SchemaVersionTargets is the schema_version of the event types that name
+// the target they are about (CONTRACTS.md §15.3): target_opened,
+// target_closed, analysis_run_allocated, provider_bound,
+// provider_health_changed, lineage_observed, cursor_moved, and
+// evidence_recorded and integrity_contradiction_recorded when they have a
+// run. Their schema_version 1 events, written while a connection held one
+// target, have no target_id; they are read as naming LegacyTargetID(run_id).
+const SchemaVersionTargets = 2
+
+// LegacyTargetID is the target id a schema_version 1 event of a run is
+// folded with: one run had one target, so the run names it.
+func LegacyTargetID(runID string) string { return "tgt_legacy_" + runID }
+
 // ConnectionStream is the stream of one connection's events.
 func ConnectionStream(connectionID string) string { return "connection-" + connectionID }
 
@@ -83,6 +96,7 @@ type Target struct {
 type TargetOpenedData struct {
 	ConnectionID        string  `json:"connection_id"`
 	RunID               string  `json:"run_id"`
+	TargetID            string  `json:"target_id,omitempty"`
 	Target              Target  `json:"target"`
 	RequestedProviderID *string `json:"requested_provider_id"`
 }
@@ -90,6 +104,7 @@ type TargetOpenedData struct {
 type TargetClosedData struct {
 	ConnectionID string   `json:"connection_id"`
 	RunID        string   `json:"run_id"`
+	TargetID     string   `json:"target_id,omitempty"`
 	Reason       string   `json:"reason"`  // close_binary | switch | connection_closed
 	Cleanup      string   `json:"cleanup"` // complete | incomplete
 	Resources    []string `json:"resources"`
@@ -98,6 +113,7 @@ type TargetClosedData struct {
 type AnalysisRunAllocatedData struct {
 	ConnectionID  string  `json:"connection_id"`
 	RunID         string  `json:"run_id"`
+	TargetID      string  `json:"target_id,omitempty"`
 	TargetSHA256  string  `json:"target_sha256"`
 	PreviousRunID *string `json:"previous_run_id"`
 	Cause         string  `json:"cause"` // open | switch | restore
@@ -106,6 +122,7 @@ type AnalysisRunAllocatedData struct {
 type ProviderBoundData struct {
 	ConnectionID    string            `json:"connection_id"`
 	RunID           string            `json:"run_id"`
+	TargetID        string            `json:"target_id,omitempty"`
 	Provider        provider.Identity `json:"provider"`
 	SelectionSource string            `json:"selection_source"`
 	AnalysisProfile provider.Profile  `json:"analysis_profile"`
@@ -123,6 +140,7 @@ type ProviderSelectionFailedData struct {
 type ProviderHealthChangedData struct {
 	ConnectionID string  `json:"connection_id"`
 	RunID        string  `json:"run_id"`
+	TargetID     string  `json:"target_id,omitempty"`
 	ProviderID   string  `json:"provider_id"`
 	Operation    *string `json:"operation"` // nil = every operation
 	State        string  `json:"state"`     // available | unavailable
@@ -132,6 +150,7 @@ type ProviderHealthChangedData struct {
 type LineageObservedData struct {
 	ConnectionID string              `json:"connection_id"`
 	RunID        string              `json:"run_id"`
+	TargetID     string              `json:"target_id,omitempty"`
 	Provider     provider.Identity   `json:"provider"`
 	Observation  lineage.Observation `json:"observation"`
 }
@@ -139,6 +158,7 @@ type LineageObservedData struct {
 type EvidenceRecordedData struct {
 	ConnectionID  string  `json:"connection_id"`
 	RunID         *string `json:"run_id"`
+	TargetID      string  `json:"target_id,omitempty"`
 	EvidenceID    string  `json:"evidence_id"`
 	Operation     string  `json:"operation"`
 	PredicateType string  `json:"predicate_type"`
@@ -167,6 +187,7 @@ type AnnotationRemovedData struct {
 type CursorMovedData struct {
 	ConnectionID string `json:"connection_id"`
 	RunID        string `json:"run_id"`
+	TargetID     string `json:"target_id,omitempty"`
 	Document     string `json:"document"`
 	Address      string `json:"address"`
 }

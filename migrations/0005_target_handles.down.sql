@@ -1,0 +1,9 @@
+DROP TABLE proj_cursors;
+CREATE TABLE proj_cursors (
+    connection_id TEXT PRIMARY KEY,
+    run_id        TEXT NOT NULL,
+    document      TEXT NOT NULL,
+    address       TEXT NOT NULL,
+    seq           INTEGER NOT NULL
+) STRICT;
+ALTER TABLE proj_runs DROP COLUMN target_id;

@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/events"
+)
+
+// Several targets per connection (CONTRACTS.md §15). The tools that act on
+// a target take an optional target argument naming one of the
+// connection's handles; absent, they act on the active target. The
+// argument is taken off the parameters before the handler runs: Evidence
+// parameters never include it (the subject names the bytes, so the same
+// call on the same bytes gives the same id whichever handle named them).
+
+// takesTarget says whether a tool acts on one open target (§15.1).
+func takesTarget(s Spec) bool {
+	switch s.Kind {
+	case "provider", "composed", "artifact":
+		return true
+	}
+	switch s.Name {
+	case "get_navigation_context", "inspect_address_context", "close_binary":
+		return true
+	}
+	return false
+}
+
+// catTargetProperty is the published target argument: its meaning is in
+// the server instructions and open_binary's description, once.
+func catTargetProperty() scM {
+	return scM{"type": "string"}
+}
+
+type targetKey struct{}
+
+// withTarget carries a call's target argument ("" = active) to its handler.
+func withTarget(ctx context.Context, ref string) context.Context {
+	return context.WithValue(ctx, targetKey{}, ref)
+}
+
+// targetOf is the call's target argument; "" means the active target.
+func targetOf(ctx context.Context) string {
+	ref, _ := ctx.Value(targetKey{}).(string)
+	return ref
+}
+
+// peekTarget reads the target argument before validation, so availability
+// can be decided for the named target; a malformed value is left to Decode.
+func peekTarget(raw json.RawMessage) string {
+	var args struct {
+		Target any `json:"target"`
+	}
+	if json.Unmarshal(raw, &args) != nil {
+		return ""
+	}
+	ref, _ := args.Target.(string)
+	return ref
+}
+
+// targetStates are the connection's open targets, active first and then
+// in open order; one zero State when none is open.
+func targetStates(conn *engine.Connection) []engine.State {
+	all := conn.States()
+	if len(all) == 0 {
+		return []engine.State{{}}
+	}
+	if i := slices.IndexFunc(all, func(s engine.State) bool { return s.Active }); i > 0 {
+		active := all[i]
+		all = append(all[:i:i], all[i+1:]...)
+		all = append([]engine.State{active}, all...)
+	}
+	return all
+}
+
+// evaluateAcross is the §15.2 listing rule: a tool's entry is computed for
+// the active target, it is available when the active target or any other
+// open target can serve it, and available_for names every open target
+// that can (sorted). states come from targetStates.
+func (s *Server) evaluateAcross(spec Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
+	a := s.evaluate(spec, states[0], features)
+	if !takesTarget(spec) || !states[0].Open {
+		return a
+	}
+	var serving []string
+	for i, st := range states {
+		v := a
+		if i > 0 {
+			v = s.evaluate(spec, st, features)
+		}
+		if v.Available {
+			serving = append(serving, st.TargetID)
+		}
+	}
+	slices.Sort(serving)
+	a.AvailableFor = serving
+	if a.AvailableFor == nil {
+		a.AvailableFor = []string{}
+	}
+	return a
+}
+
+// listed says whether tools/list shows the tool in a legacy era (§15.2).
+func (a ToolAvailability) listed() bool { return a.Available || len(a.AvailableFor) > 0 }
+
+// targetVerdict decides a call on a target-taking tool before it runs: an
+// unknown or closed target is invalid_request at /target; a target that
+// cannot serve the tool gets the 2026-07-28 era's typed error (§4, §15.2).
+// Legacy-era calls without a target keep the first edition's behaviour
+// (the engine's own typed errors), which single-target clients rely on.
+func (s *Server) targetVerdict(spec Spec, sess *session, ref string, modern bool) error {
+	if !takesTarget(spec) {
+		if modern {
+			if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
+				return unavailableToolError(spec.Name, a)
+			}
+		}
+		return nil
+	}
+	if ref == "" && !modern {
+		return nil
+	}
+	st, err := sess.conn.StateOf(spec.Name, ref)
+	if err != nil {
+		return err
+	}
+	if spec.Name == "close_binary" {
+		return nil
+	}
+	if a := s.availabilityOf(spec.Name, st, sess.features); !a.Available {
+		fe := unavailableToolError(spec.Name, a)
+		if st.Open {
+			fe.Details["target_id"] = st.TargetID
+		}
+		return fe
+	}
+	return nil
+}
+
