@@ -283,6 +283,9 @@ func TestMakeLegacyLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := observeLegacy(t, filepath.Join(out, legacyLedgerFile), ids)
+	if t.Failed() {
+		t.Fatal("the observation failed; answers not written")
+	}
 	obs.write(t, out)
 	build, _ := debug.ReadBuildInfo()
 	t.Logf("fixture written to %s by %s: %d evidence ids, %d runs, %d decisions, digest %s",
