@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -331,27 +330,4 @@ func compactLedger(t *testing.T, path string) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// legacyEnv is the test's environment without any REA_ variable, plus env:
-// the fixture must not depend on the machine's REA configuration.
-func legacyEnv(env ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "REA_") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, env...)
 }
