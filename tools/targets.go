@@ -139,4 +139,3 @@ func (s *Server) targetVerdict(spec Spec, sess *session, ref string, modern bool
 	}
 	return nil
 }
-
