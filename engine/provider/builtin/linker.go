@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
 
@@ -136,7 +137,7 @@ func (c *Client) buildLink(ctx context.Context) (*linkIndex, error) {
 	case img.elf != nil:
 		return buildELFLink(ctx, img, c.data)
 	case img.pe != nil:
-		six, err := c.symbols(ctx, OpResolveImport, nil) // IAT thunks are found by the symbol pass
+		six, err := c.symbols(ctx, OpResolveImport, progress.Nop{}) // IAT thunks are found by the symbol pass
 		if err != nil {
 			return nil, err
 		}
@@ -280,7 +281,7 @@ func (c *Client) Export(ctx context.Context, q provider.ExportQuery) (provider.E
 		if err != nil || !out.Found || out.Forwarder != nil {
 			return err
 		}
-		six, err := c.symbols(ctx, op, nil)
+		six, err := c.symbols(ctx, op, progress.Nop{})
 		if err != nil {
 			return err
 		}
