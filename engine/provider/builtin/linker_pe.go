@@ -78,7 +78,7 @@ func buildPELink(ctx context.Context, img *image, data []byte, six *symIndex) (*
 	// The thunks, lowest address first: one per slot.
 	for i := range six.syms {
 		s := &six.syms[i]
-		if s.flags&(flagThunk|flagExternal) != flagThunk|flagExternal || s.source != srcImported {
+		if s.flags&flagThunk == 0 {
 			continue
 		}
 		slot, _, ok := iatThunkSlot(img, data, s.addr)
