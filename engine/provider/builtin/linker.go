@@ -56,6 +56,9 @@ type linkImport struct {
 	stub, slot  uint64
 	hasStub     bool
 	hasSlot     bool
+	// recorded is the library a flat-namespace Mach-O import's ordinal
+	// names, which dyld does not use (a limitation says so).
+	recorded string
 }
 
 func (im *linkImport) answer() provider.Import {
@@ -71,6 +74,9 @@ func (im *linkImport) answer() provider.Import {
 	}
 	if im.lookup == provider.LookupSearch {
 		out.SearchOrder = append([]string{}, im.searchOrder...)
+	}
+	if im.recorded != "" {
+		out.Limitations = []string{"the image is flat-namespace (no MH_TWOLEVEL): dyld looks the import up in every loaded image in order; the static linker recorded " + im.recorded + " for it"}
 	}
 	switch {
 	case im.hasStub:

@@ -426,7 +426,12 @@ func buildMachOLink(ctx context.Context, img *image, data []byte) (*linkIndex, e
 	// bound fills the library of an import from its ordinal.
 	bound := func(im *linkImport, ordinal int) {
 		switch {
-		case !twoLevel || ordinal == -2 || ordinal == -3:
+		case !twoLevel:
+			im.lookup, im.searchOrder = provider.LookupSearch, all
+			if ordinal >= 1 && ordinal <= len(lc.dylibs) {
+				im.recorded = lc.dylibs[ordinal-1].name
+			}
+		case ordinal == -2 || ordinal == -3:
 			im.lookup, im.searchOrder = provider.LookupSearch, all
 		case ordinal == 0:
 			im.lookup, im.library = provider.LookupSelf, lc.id
