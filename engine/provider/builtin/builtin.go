@@ -237,6 +237,7 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{OpProcedureInfo, false},
 		{OpReadFunctionInstructions, true},
 		{OpResolveContaining, false},
+		{OpResolveImport, false}, // answered by the engine through provider.Linker (linker.go)
 		{OpSearchProcedures, true},
 		{OpSearchStrings, true},
 		{OpXrefs, true},

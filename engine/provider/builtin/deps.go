@@ -678,20 +678,10 @@ func peDependencies(img *image, data []byte, target string) ([]Dependency, []str
 	lims := []string{
 		"a DLL is looked for beside the target only (checked when the call ran); Windows would go on to KnownDLLs, API sets, the system directories and PATH, which this host does not have",
 	}
-	dirs := peDataDirs(data)
-	var out []Dependency
-	if d := dirs[1]; d[0] != 0 {
-		out = append(out, peImportDescriptors(img, data, uint64(d[0]), 0, 20, 12, 0, 16, "import", &lims)...)
-	}
-	if d := dirs[13]; d[0] != 0 {
-		out = append(out, peImportDescriptors(img, data, uint64(d[0]), uint64(d[1]), 32, 4, 16, 12, "delay_import", &lims)...)
-	} else if rvas := peDelayDescriptorSymbols(img, data); len(rvas) > 0 {
-		// GNU ld leaves the directory empty: the delay helper that mingw's
-		// import library links in reads its descriptor directly.
-		lims = append(lims, "the delay-load directory is empty (as GNU ld leaves it); delay-loaded DLLs are read from the descriptors the COFF symbols __DELAY_IMPORT_DESCRIPTOR_* name")
-		for _, rva := range rvas {
-			out = append(out, peImportDescriptors(img, data, rva, 32, 32, 4, 16, 12, "delay_import", &lims)...)
-		}
+	tables := peImportTables(img, data, &lims)
+	out := make([]Dependency, len(tables))
+	for i, t := range tables {
+		out[i] = t.dep
 	}
 	dir := path.Dir(target)
 	var names []string // the directory's entries, for a case-insensitive match
@@ -755,13 +745,47 @@ func peDataDirs(data []byte) [16][2]uint32 {
 	return dirs
 }
 
+// peImportTable is one descriptor of the import or delay-load directory:
+// its DLL (dep, with its import count), the RVA of its address table and
+// the values of its name table (an ordinal flag and ordinal, or the RVA of
+// a hint/name entry), one per IAT slot.
+type peImportTable struct {
+	dep     Dependency
+	iat     uint64
+	entries []uint64
+}
+
+// peImportTables reads the import directory's descriptors, then the
+// delay-load directory's (when GNU ld left that directory empty, the
+// descriptors its COFF symbols __DELAY_IMPORT_DESCRIPTOR_* name), in that
+// order: the one walk of both directories behind list_dependencies and
+// resolve_import.
+func peImportTables(img *image, data []byte, lims *[]string) []peImportTable {
+	dirs := peDataDirs(data)
+	var out []peImportTable
+	if d := dirs[1]; d[0] != 0 {
+		out = append(out, peImportDescriptors(img, data, uint64(d[0]), 0, 20, 12, 0, 16, "import", lims)...)
+	}
+	if d := dirs[13]; d[0] != 0 {
+		out = append(out, peImportDescriptors(img, data, uint64(d[0]), uint64(d[1]), 32, 4, 16, 12, "delay_import", lims)...)
+	} else if rvas := peDelayDescriptorSymbols(img, data); len(rvas) > 0 {
+		// GNU ld leaves the directory empty: the delay helper that mingw's
+		// import library links in reads its descriptor directly.
+		*lims = append(*lims, "the delay-load directory is empty (as GNU ld leaves it); delay-loaded DLLs are read from the descriptors the COFF symbols __DELAY_IMPORT_DESCRIPTOR_* name")
+		for _, rva := range rvas {
+			out = append(out, peImportDescriptors(img, data, rva, 32, 32, 4, 16, 12, "delay_import", lims)...)
+		}
+	}
+	return out
+}
+
 // peImportDescriptors walks an import or delay-load directory of
 // descriptors of size step, reading the DLL name RVA at nameAt, the name
 // table at intAt and the address table at iatAt (the name table when
 // intAt's is zero). A delay descriptor without the RVA attribute (bit 0)
 // holds virtual addresses instead. A non-zero dirSize bounds the walk (a
 // delay-load directory need not end with a zero descriptor).
-func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, intAt, iatAt uint64, kind string, lims *[]string) []Dependency {
+func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, intAt, iatAt uint64, kind string, lims *[]string) []peImportTable {
 	info := img.pe
 	size := uint64(len(data))
 	ptr := uint64(4)
@@ -773,7 +797,7 @@ func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, in
 		*lims = append(*lims, "the "+kind+" directory lies outside the file; its DLLs are missing")
 		return nil
 	}
-	var out []Dependency
+	var out []peImportTable
 	total := 0
 	for k := uint64(0); d+step <= size; d, k = d+step, k+1 {
 		if dirSize != 0 && k >= dirSize/step {
@@ -806,24 +830,21 @@ func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, in
 			*lims = addOnce(*lims, "a DLL name of the "+kind+" directory is empty; that DLL is missing")
 			continue
 		}
-		dep := Dependency{Name: string(data[o : o+uint64(n)]), Kind: kind}
+		t := peImportTable{dep: Dependency{Name: string(data[o : o+uint64(n)]), Kind: kind}, iat: iat}
 		if to, ok := info.rvaOff(table); ok {
-			count := 0
 			for {
-				v, ok := readU(data, img.bo, to+uint64(count)*ptr, int(ptr))
-				if !ok || v == 0 {
+				v, ok := readU(data, img.bo, to+uint64(len(t.entries))*ptr, int(ptr))
+				if !ok || v == 0 || total+len(t.entries) >= maxPEEntries {
 					break
 				}
-				if count++; total+count > maxPEEntries {
-					break
-				}
+				t.entries = append(t.entries, v)
 			}
-			total += count
-			dep.Imports = intp(count)
+			total += len(t.entries)
+			t.dep.Imports = intp(len(t.entries))
 		} else {
 			*lims = addOnce(*lims, "an import name table of the "+kind+" directory lies outside the file; its import count is null")
 		}
-		out = append(out, dep)
+		out = append(out, t)
 		if len(out) > maxPEEntries/16 {
 			break
 		}
@@ -888,74 +909,20 @@ const (
 )
 
 func machoDependencies(img *image, data []byte, target string) ([]Dependency, []string) {
-	bo := img.bo
 	lims := []string{
 		"macOS system libraries live in the dyld shared cache, not on this host: an install name is looked for at its path (with @rpath, @loader_path and @executable_path expanded) and beside the target, checked when the call ran",
 	}
-	hdr := uint64(28)
-	if img.is64 {
-		hdr = 32
-	}
-	if uint64(len(data)) < hdr {
+	lc := machoLoads(img, data)
+	if !lc.header {
 		return nil, lims
 	}
-	filetype, ncmds, flags := bo.Uint32(data[12:]), uint64(bo.Uint32(data[16:])), bo.Uint32(data[24:])
-	var out []Dependency
-	var rpaths []string
-	var others []string
-	off := hdr
-	for i := uint64(0); i < ncmds; i++ {
-		if off+8 > uint64(len(data)) {
-			lims = append(lims, "the load commands run past the end of the file; some dylibs may be missing")
-			break
-		}
-		cmd, size := bo.Uint32(data[off:]), uint64(bo.Uint32(data[off+4:]))
-		if size < 8 || off+size > uint64(len(data)) {
-			lims = append(lims, "a load command has an invalid size; the commands after it are not read")
-			break
-		}
-		lb := data[off : off+size]
-		str := func(at uint64) (string, bool) {
-			if at+4 > size {
-				return "", false
-			}
-			o := uint64(bo.Uint32(lb[at:]))
-			if o >= size {
-				return "", false
-			}
-			s := lb[o:]
-			if j := bytes.IndexByte(s, 0); j >= 0 {
-				s = s[:j]
-			}
-			return string(s), len(s) > 0
-		}
-		kind := ""
-		switch cmd {
-		case lcLoadDylib:
-			kind = "load_dylib"
-		case lcLoadWeakDylib:
-			kind = "weak_dylib"
-		case lcReexportDylib:
-			kind = "reexport_dylib"
-		case lcLazyLoadDylib, lcLoadUpwardDylib:
-			kind = "load_dylib"
-			others = addOnce(others, map[uint32]string{lcLazyLoadDylib: "LC_LAZY_LOAD_DYLIB", lcLoadUpwardDylib: "LC_LOAD_UPWARD_DYLIB"}[cmd])
-		case lcRpath:
-			if s, ok := str(8); ok {
-				rpaths = append(rpaths, s)
-			}
-		}
-		if kind != "" {
-			name, ok := str(8)
-			if !ok {
-				name = ""
-				lims = addOnce(lims, "a dylib command has no install name; it is listed with an empty name")
-			}
-			out = append(out, Dependency{Name: name, Kind: kind})
-		}
-		off += size
+	filetype, flags, rpaths := lc.filetype, lc.flags, lc.rpaths
+	lims = append(lims, lc.lims...)
+	out := make([]Dependency, len(lc.dylibs))
+	for i, d := range lc.dylibs {
+		out[i] = Dependency{Name: d.name, Kind: d.kind}
 	}
-	for _, o := range others {
+	for _, o := range lc.others {
 		lims = append(lims, o+" dylibs are listed as load_dylib")
 	}
 	counts, clim := machoOrdinalCounts(img, data, len(out), flags&mhTwoLevel != 0)

@@ -75,6 +75,7 @@ type index struct {
 	lines lazy[*lineIndex]
 	refs  lazy[*refIndex]
 	symz  lazy[*symbolizer]
+	link  lazy[*linkIndex] // imports and exports (linker.go)
 }
 
 type cacheKey struct{ sha256, profile string }

@@ -16,7 +16,8 @@ type machoInfo struct {
 	hasSymtab bool
 	indirect  []uint32
 	stubs     []machoStubs
-	secIndex  []int // nlist n_sect (1-based) -> index into image.sections
+	ptrs      []machoStubs // lazy and non-lazy symbol pointer sections (width: the pointer size), for the linker
+	secIndex  []int        // nlist n_sect (1-based) -> index into image.sections
 	// funcStarts are the LC_FUNCTION_STARTS addresses in executable
 	// sections, ascending (funcstarts.go).
 	funcStarts []uint64
@@ -30,21 +31,24 @@ type machoStubs struct {
 
 // Mach-O constants not exported by debug/macho.
 const (
-	lcMain               = 0x80000028
-	lcUnixThread         = 0x5
-	sectionTypeMask      = 0xff
-	sZerofill            = 0x1
-	sGBZerofill          = 0xc
-	sThreadLocalZerofill = 0x12
-	sSymbolStubs         = 0x8
-	sAttrPureInstr       = 0x80000000
-	sAttrSomeInstr       = 0x400
-	nStab                = 0xe0
-	nTypeMask            = 0x0e
-	nSect                = 0x0e
-	nUndf                = 0x00
-	nExt                 = 0x01
-	nPExt                = 0x10
+	lcMain                   = 0x80000028
+	lcUnixThread             = 0x5
+	sectionTypeMask          = 0xff
+	sZerofill                = 0x1
+	sGBZerofill              = 0xc
+	sThreadLocalZerofill     = 0x12
+	sSymbolStubs             = 0x8
+	sNonLazySymbolPointers   = 0x6
+	sLazySymbolPointers      = 0x7
+	sLazyDylibSymbolPointers = 0x10
+	sAttrPureInstr           = 0x80000000
+	sAttrSomeInstr           = 0x400
+	nStab                    = 0xe0
+	nTypeMask                = 0x0e
+	nSect                    = 0x0e
+	nUndf                    = 0x00
+	nExt                     = 0x01
+	nPExt                    = 0x10
 )
 
 // chooseSlice locates the slice REA analyzes (target.UniversalSlice).
@@ -223,6 +227,16 @@ func machoSections(img *image, lb []byte, seg *macho.Segment, live bool) {
 		img.sections = append(img.sections, sec)
 		if typ == sSymbolStubs && r2 > 0 && live {
 			info.stubs = append(info.stubs, machoStubs{addr: addr, size: size, first: r1, width: r2})
+		}
+		switch typ {
+		case sNonLazySymbolPointers, sLazySymbolPointers, sLazyDylibSymbolPointers:
+			if live {
+				w := uint32(4)
+				if img.is64 {
+					w = 8
+				}
+				info.ptrs = append(info.ptrs, machoStubs{addr: addr, size: size, first: r1, width: w})
+			}
 		}
 	}
 }

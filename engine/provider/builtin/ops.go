@@ -107,6 +107,14 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings,
 		OpBinaryTriage,
 		OpListDependencies:
+	case OpResolveImport:
+		// The engine answers it across targets, asking each one's Linker.
+		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
+			"resolve_import is answered by the engine through the provider's Linker, not as one provider operation.",
+			"Call the resolve_import tool.",
+			// Not provider_missing: that would mark the declared operation
+			// unhealthy (engine healthScope), and the engine answers it.
+			map[string]any{"operation": op, "availability_reason": "engine_operation", "provider_id": ProviderID})
 	default:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",

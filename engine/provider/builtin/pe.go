@@ -315,50 +315,110 @@ func peSymbols(img *image, b *symBuilder) error {
 	return addPECallTargets(img, b, ps)
 }
 
+// peExportDir is an export directory's header with its tables located:
+// file offsets of the export address table (nfuncs RVAs), and of the name
+// pointer and ordinal tables (nnames entries each; nnames is 0 when they
+// are not in the file).
+type peExportDir struct {
+	ordBase, nfuncs, nnames uint64
+	funcs, names, ords      uint64
+}
+
+// decodePEExportDir reads the export directory at rva: the one decoder of
+// its header, behind the symbol pass and export lookups (linker_pe.go).
+// ok is false when the exports cannot be read at all; lim says why, or
+// that the name tables are missing.
+func decodePEExportDir(info *peInfo, data []byte, rva uint64) (d peExportDir, ok bool, lim string) {
+	off, ok := info.rvaOff(rva)
+	if !ok || off+40 > uint64(len(data)) {
+		return d, false, "the export directory lies outside the file; exports are missing"
+	}
+	h := data[off : off+40]
+	d.ordBase = uint64(binary.LittleEndian.Uint32(h[16:]))
+	d.nfuncs = uint64(binary.LittleEndian.Uint32(h[20:]))
+	d.nnames = uint64(binary.LittleEndian.Uint32(h[24:]))
+	funcsRVA := uint64(binary.LittleEndian.Uint32(h[28:]))
+	namesRVA := uint64(binary.LittleEndian.Uint32(h[32:]))
+	ordsRVA := uint64(binary.LittleEndian.Uint32(h[36:]))
+	if d.nfuncs > maxPEEntries || d.nnames > maxPEEntries {
+		return d, false, "the export directory declares an implausible number of entries; exports are missing"
+	}
+	funcs, ok1 := info.rvaOff(funcsRVA)
+	if !ok1 || funcs+d.nfuncs*4 > uint64(len(data)) {
+		if d.nfuncs > 0 {
+			lim = "the export address table lies outside the file; exports are missing"
+		}
+		return d, false, lim
+	}
+	d.funcs = funcs
+	names, okN := info.rvaOff(namesRVA)
+	ords, okO := info.rvaOff(ordsRVA)
+	if d.nnames > 0 && (!okN || !okO || names+d.nnames*4 > uint64(len(data)) || ords+d.nnames*2 > uint64(len(data))) {
+		d.nnames = 0
+		lim = "the export name table lies outside the file; exports are listed by ordinal"
+	}
+	d.names, d.ords = names, ords
+	return d, true, lim
+}
+
+// nameAt is the i-th name of the name pointer table (offset and length in
+// data) and the export address table index it names.
+func (d *peExportDir) nameAt(info *peInfo, data []byte, i uint64) (uint64, uint32, uint64, bool) {
+	nrva := uint64(binary.LittleEndian.Uint32(data[d.names+i*4:]))
+	idx := uint64(binary.LittleEndian.Uint16(data[d.ords+i*2:]))
+	if idx >= d.nfuncs {
+		return 0, 0, 0, false
+	}
+	no, ok := info.rvaOff(nrva)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	o, n, ok := cstring(data, no, uint64(len(data)), 0)
+	return o, n, idx, ok && n > 0
+}
+
+// peExportAddr is the address of an exported RVA and whether it is code
+// (a Thumb function's interworking bit cleared).
+func peExportAddr(img *image, frva uint64) (uint64, bool) {
+	addr := img.pe.imageBase + frva
+	exec := false
+	for i := range img.sections {
+		s := &img.sections[i]
+		if addr >= s.addr && addr < s.end() {
+			exec = s.x
+			break
+		}
+	}
+	if exec && img.arch == "arm" {
+		addr &^= 1
+	}
+	return addr, exec
+}
+
+// funcAt is the RVA of export address table entry idx (0: unused).
+func (d *peExportDir) funcAt(data []byte, idx uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint32(data[d.funcs+idx*4:]))
+}
+
 func peExports(img *image, b *symBuilder, rva, size uint64) error {
 	info := img.pe
 	data := b.data
-	off, ok := info.rvaOff(rva)
-	if !ok || off+40 > uint64(len(data)) {
-		b.limit("the export directory lies outside the file; exports are missing")
+	dir, ok, lim := decodePEExportDir(info, data, rva)
+	if lim != "" {
+		b.limit(lim)
+	}
+	if !ok {
 		return nil
 	}
-	d := data[off : off+40]
-	ordBase := uint64(binary.LittleEndian.Uint32(d[16:]))
-	nfuncs := uint64(binary.LittleEndian.Uint32(d[20:]))
-	nnames := uint64(binary.LittleEndian.Uint32(d[24:]))
-	funcsRVA := uint64(binary.LittleEndian.Uint32(d[28:]))
-	namesRVA := uint64(binary.LittleEndian.Uint32(d[32:]))
-	ordsRVA := uint64(binary.LittleEndian.Uint32(d[36:]))
-	if nfuncs > maxPEEntries || nnames > maxPEEntries {
-		b.limit("the export directory declares an implausible number of entries; exports are missing")
-		return nil
-	}
-	funcs, ok1 := info.rvaOff(funcsRVA)
-	if !ok1 || funcs+nfuncs*4 > uint64(len(data)) {
-		if nfuncs > 0 {
-			b.limit("the export address table lies outside the file; exports are missing")
-		}
-		return nil
-	}
+	nfuncs, nnames, ordBase := dir.nfuncs, dir.nnames, dir.ordBase
 	named := make([]bool, nfuncs)
 	addExport := func(idx uint64, nameOff uint64, nameLen uint32, arena string) {
-		frva := uint64(binary.LittleEndian.Uint32(data[funcs+idx*4:]))
+		frva := dir.funcAt(data, idx)
 		if frva == 0 || (frva >= rva && frva < rva+size) {
 			return // unused slot or forwarder
 		}
-		addr := info.imageBase + frva
-		kind, exec := kindObject, false
-		for i := range img.sections {
-			s := &img.sections[i]
-			if addr >= s.addr && addr < s.end() {
-				exec = s.x
-				break
-			}
-		}
-		if exec && img.arch == "arm" {
-			addr &^= 1 // a Thumb function's interworking bit
-		}
+		addr, exec := peExportAddr(img, frva)
+		kind := kindObject
 		if exec {
 			kind = kindFunction
 		}
@@ -373,27 +433,12 @@ func peExports(img *image, b *symBuilder, rva, size uint64) error {
 			b.add(s)
 		}
 	}
-	names, okN := info.rvaOff(namesRVA)
-	ords, okO := info.rvaOff(ordsRVA)
-	if nnames > 0 && (!okN || !okO || names+nnames*4 > uint64(len(data)) || ords+nnames*2 > uint64(len(data))) {
-		b.limit("the export name table lies outside the file; exports are listed by ordinal")
-		nnames = 0
-	}
 	for i := uint64(0); i < nnames; i++ {
 		if err := b.tick(); err != nil {
 			return err
 		}
-		nrva := uint64(binary.LittleEndian.Uint32(data[names+i*4:]))
-		ord := uint64(binary.LittleEndian.Uint16(data[ords+i*2:]))
-		if ord >= nfuncs {
-			continue
-		}
-		no, ok := info.rvaOff(nrva)
+		o, n, ord, ok := dir.nameAt(info, data, i)
 		if !ok {
-			continue
-		}
-		o, n, ok := cstring(data, no, uint64(len(data)), 0)
-		if !ok || n == 0 {
 			continue
 		}
 		named[ord] = true

@@ -128,25 +128,35 @@ func iatSlots(b *symBuilder) map[uint64]int {
 }
 
 // iatThunkAt reports the import whose IAT slot the jump thunk at a goes
-// through, and the thunk's size: x86_64 `jmp [rip+disp32]` and x86 `jmp
-// [abs32]` (ff 25, 6 bytes); arm64 `adrp x16, page; ldr x16, [x16, #off];
-// br x16` (12 bytes, as lld-link and link.exe write them).
+// through (iatThunkSlot), and the thunk's size.
 func iatThunkAt(img *image, b *symBuilder, slots map[uint64]int, a uint64) (int, uint64, bool) {
-	code, ok := execCode(img, b.data, a)
+	slot, n, ok := iatThunkSlot(img, b.data, a)
 	if !ok {
 		return 0, 0, false
 	}
-	var slot, n uint64
+	k, ok := slots[slot]
+	return k, n, ok
+}
+
+// iatThunkSlot decodes the IAT jump thunk at a: x86_64 `jmp [rip+disp32]`
+// and x86 `jmp [abs32]` (ff 25, 6 bytes); arm64 `adrp x16, page; ldr x16,
+// [x16, #off]; br x16` (12 bytes, as lld-link and link.exe write them). It
+// returns the address of the slot the jump reads and the thunk's size.
+func iatThunkSlot(img *image, data []byte, a uint64) (uint64, uint64, bool) {
+	code, ok := execCode(img, data, a)
+	if !ok {
+		return 0, 0, false
+	}
 	switch img.arch {
 	case "x86_64", "x86":
 		if len(code) < 6 || code[0] != 0xff || code[1] != 0x25 {
 			return 0, 0, false
 		}
 		v := binary.LittleEndian.Uint32(code[2:])
-		slot, n = uint64(v), 6
 		if img.arch == "x86_64" {
-			slot = a + 6 + uint64(int64(int32(v)))
+			return a + 6 + uint64(int64(int32(v))), 6, true
 		}
+		return uint64(v), 6, true
 	case "arm64":
 		if len(code) < 12 {
 			return 0, 0, false
@@ -157,12 +167,9 @@ func iatThunkAt(img *image, b *symBuilder, slots map[uint64]int, a uint64) (int,
 		}
 		imm := uint64(adrp>>29&3) | uint64(adrp>>5&0x7ffff)<<2
 		page := a&^0xfff + uint64(sext(imm, 21))<<12
-		slot, n = page+uint64(ldr>>10&0xfff)*8, 12
-	default:
-		return 0, 0, false
+		return page + uint64(ldr>>10&0xfff)*8, 12, true
 	}
-	k, ok := slots[slot]
-	return k, n, ok
+	return 0, 0, false
 }
 
 // addThunk adds the thunk of size n at a named after import symbol k
