@@ -163,7 +163,7 @@ func catBuilders() map[string]func() Spec {
 
 var catIndex = sync.OnceValue(catBuilders)
 
-// Catalog returns all 42 tools sorted by name, freshly built.
+// Catalog returns all 44 tools sorted by name, freshly built.
 func Catalog() []Spec {
 	idx := catIndex()
 	names := make([]string, 0, len(idx))

@@ -26,7 +26,7 @@ func catProviderTools() []func() Spec {
 		catProcedureInfo, catProcedureAssembly, catReadFunctionInstructions, catProcedureCallers,
 		catProcedureCallees, catXrefs, catSearchProcedures, catSearchStrings, catComment, catInlineComment,
 		catListBookmarks, catSetComment, catSetInlineComment, catSetBookmark, catUnsetBookmark, catSetAddressName,
-		catListDependencies,
+		catListDependencies, catResolveImport,
 	}
 }
 
@@ -116,10 +116,9 @@ func catListSegments() Spec {
 		})))
 }
 
-// catListDependencies: §15.4 without target (a connection holds one target
-// until target handles, §15.1, add `target` to every provider tool at once),
-// so resolved is null. reason says why candidate_path is null; imports is
-// the count the format gives per library (decisions, beyond §15.4).
+// catListDependencies: §15.4. reason says why candidate_path is null;
+// imports is the count the format gives per library (decisions, beyond
+// §15.4); resolved names the open target that satisfies the dependency.
 func catListDependencies() Spec {
 	return catProvider("list_dependencies", "List dependencies",
 		"List the libraries the loader would load, in load order, with where this host's loader would find each (LD_LIBRARY_PATH is not consulted)."+catSampleText,
@@ -135,6 +134,21 @@ func catListDependencies() Spec {
 			"imports":  scNullable(scCount()),
 			"resolved": scNullable(scOutAll(scM{"target_id": scString(), "path": scString()})),
 		})))
+}
+
+// catResolveImport: §15.4. Exactly one of name and address (enforced by
+// the engine; a top-level oneOf is not published, see Spec.inputUnion).
+func catResolveImport() Spec {
+	return catProvider("resolve_import", "Resolve import",
+		"Find the open target and procedure that define an imported symbol (name as printf@GLIBC_2.2.5, KERNEL32.dll!ExitProcess, #12; or a PLT/stub/IAT address): exactly one of name, address."+catSampleText,
+		"I", scIn(scM{"name": scStr(1, 1024), "address": scAddrIn("")}),
+		scOutAll(scM{
+			"import": scOutAll(scM{"name": scString(), "version": scNullable(scString()), "library": scNullable(scString()),
+				"address": scNullable(scAddrOut())}),
+			"resolution": scNullable(scOutAll(scM{"target_id": scString(), "library_path": scString(),
+				"procedure": scOutAll(scM{"address": scAddrOut(), "name": scString()})})),
+			"reason": scNullable(scEnum("library_not_open", "symbol_not_exported", "ambiguous", "not_an_import")),
+		}))
 }
 
 func catAddressName() Spec {

@@ -43,6 +43,7 @@ var catExpected = map[string]struct {
 	"list_strings":                   {"provider", "I", "ro id", true},
 	"list_segments":                  {"provider", "I", "ro id", true},
 	"list_dependencies":              {"provider", "I", "ro id", true},
+	"resolve_import":                 {"provider", "I", "ro id", true},
 	"address_name":                   {"provider", "I", "ro id", true},
 	"procedure_address":              {"provider", "I", "ro id", true},
 	"resolve_containing_procedure":   {"provider", "I", "ro id", true},
@@ -69,12 +70,12 @@ var catExpected = map[string]struct {
 	"analyze_javascript_application": {"application", "I", "ro id", true},
 }
 
-func TestCatalogHas43SortedTools(t *testing.T) {
+func TestCatalogHas44SortedTools(t *testing.T) {
 	cat := Catalog()
-	if len(cat) != 43 {
-		t.Fatalf("catalog has %d tools, want 43", len(cat))
+	if len(cat) != 44 {
+		t.Fatalf("catalog has %d tools, want 44", len(cat))
 	}
-	if len(catExpected) != 43 {
+	if len(catExpected) != 44 {
 		t.Fatalf("expectation table has %d tools", len(catExpected))
 	}
 	names := make([]string, len(cat))
@@ -444,7 +445,7 @@ func TestCatalogDigest(t *testing.T) {
 		t.Fatal("digest not stable")
 	}
 	entries := catalogDigestEntries(nil)
-	if len(entries) != 43 {
+	if len(entries) != 44 {
 		t.Fatalf("%d entries", len(entries))
 	}
 	for i, e := range entries {

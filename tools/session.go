@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -62,12 +61,11 @@ func (s *Server) handlerFor(spec Spec) handler {
 		}
 	case "list_dependencies":
 		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-			// §15.4: the record names every other target the answer read.
-			// A connection holds one target until target handles (§15.1),
-			// so none is read; they fill this list.
-			withConsulted := maps.Clone(params)
-			withConsulted["consulted"] = []any{}
-			return sess.conn.Operate(ctx, targetOf(ctx), spec.Name, withConsulted, rep)
+			return sess.conn.ListDependencies(ctx, targetOf(ctx), params, rep)
+		}
+	case "resolve_import":
+		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
+			return sess.conn.ResolveImport(ctx, targetOf(ctx), params, rep)
 		}
 	}
 	if spec.Kind == "provider" {
