@@ -387,10 +387,14 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 			missing = append(missing, name)
 			continue
 		}
-		found, more, err := c.follow(ctx, op, *lib, query, libs, format, consulted)
+		found, stuck, more, err := c.follow(ctx, op, *lib, query, libs, format, consulted)
 		limitations = append(limitations, more...)
 		if err != nil {
 			return ans, nil, err
+		}
+		if stuck != "" { // the definition is forwarded to a library that is not open, or open twice
+			ans.Reason = reasonOf(stuck)
+			return ans, limitations, nil
 		}
 		if found == nil {
 			continue
@@ -417,11 +421,14 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 // definedIn looks imp up in one target (a Mach-O self or main-executable
 // binding).
 func (c *Connection) definedIn(ctx context.Context, op string, lib library, imp provider.Import, ans ImportAnswer, consulted consultation) (ImportAnswer, []string, error) {
-	found, limitations, err := c.follow(ctx, op, lib, provider.ExportQuery{Name: imp.Name, Version: imp.Version, Ordinal: imp.Ordinal}, nil, lib.o.target.Format, consulted)
+	found, stuck, limitations, err := c.follow(ctx, op, lib, provider.ExportQuery{Name: imp.Name, Version: imp.Version, Ordinal: imp.Ordinal}, nil, lib.o.target.Format, consulted)
 	if err != nil {
 		return ans, nil, err
 	}
-	if found == nil {
+	switch {
+	case stuck != "":
+		ans.Reason = reasonOf(stuck)
+	case found == nil:
 		ans.Reason = reasonOf("symbol_not_exported")
 	}
 	ans.Resolution = found
@@ -429,41 +436,41 @@ func (c *Connection) definedIn(ctx context.Context, op string, lib library, imp 
 }
 
 // follow looks query up in lib, following forwarders (PE) and re-exports
-// (Mach-O) through the open targets; nil when it is not exported there or
-// a forwarder leads to a library that is not open (a limitation says so).
+// (Mach-O) through the open targets: the definition, or nil when lib does
+// not export it. stuck is the reason (library_not_open, ambiguous) when a
+// forwarder leads to a library that is not open or is open twice; a
+// limitation says which.
 func (c *Connection) follow(ctx context.Context, op string, lib library, query provider.ExportQuery, libs []library,
-	format string, consulted consultation) (*Resolution, []string, error) {
-	var limitations []string
+	format string, consulted consultation) (found *Resolution, stuck string, limitations []string, err error) {
 	for range maxForwards {
 		var exp provider.Export
 		if err := c.linkerCall(ctx, lib.o, op, func(l provider.Linker) (err error) {
 			exp, err = l.Export(ctx, query)
 			return err
 		}); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		consulted.add(lib.o)
 		limitations = append(limitations, exp.Limitations...)
 		if !exp.Found {
-			return nil, limitations, nil
+			return nil, "", limitations, nil
 		}
 		if exp.Forwarder == nil {
 			return &Resolution{TargetID: lib.o.targetID, LibraryPath: lib.o.target.Path,
-				Procedure: ProcedureRef{Address: exp.Address, Name: exp.Name}}, limitations, nil
+				Procedure: ProcedureRef{Address: exp.Address, Name: exp.Name}}, "", limitations, nil
 		}
 		fw := exp.Forwarder
 		next, ambiguous := satisfying(libs, format, fw.Library, "")
 		if next == nil {
-			why := " is not open"
 			if ambiguous {
-				why = " is open more than once"
+				return nil, "ambiguous", append(limitations, "The export is forwarded to "+fw.Library+", which is open more than once."), nil
 			}
-			return nil, append(limitations, "The export is forwarded to "+fw.Library+", which"+why+"."), nil
+			return nil, "library_not_open", append(limitations, "The export is forwarded to "+fw.Library+", which is not open."), nil
 		}
 		if fw.Name != "" || fw.Ordinal != nil {
 			query = provider.ExportQuery{Name: fw.Name, Ordinal: fw.Ordinal}
 		}
 		lib = *next
 	}
-	return nil, append(limitations, "The export's forwarders do not end within 8 steps."), nil
+	return nil, "", append(limitations, "The export's forwarders do not end within 8 steps."), nil
 }

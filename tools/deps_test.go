@@ -7,7 +7,7 @@ import (
 
 // TestListDependenciesOverMCP: list_dependencies answers with Evidence whose
 // record verifies, whose parameters carry consulted:[] (§15.4: no other
-// target is read while a connection holds one), and libc's candidate path.
+// target is open to read), and libc's candidate path.
 func TestListDependenciesOverMCP(t *testing.T) {
 	dir := t.TempDir()
 	fixture := compileFixture(t, dir)
@@ -44,7 +44,7 @@ func TestListDependenciesOverMCP(t *testing.T) {
 	if c, ok := rec.Parameters["consulted"].([]any); rec.Operation != "list_dependencies" || !ok || len(c) != 0 || len(rec.Parameters) != 1 {
 		t.Fatalf("record parameters %v", rec.Parameters)
 	}
-	// The input is strict: a target argument is not accepted yet.
+	// A target argument must name an open target.
 	if e := s.errorOf("list_dependencies", map[string]any{"target": "tgt_x"}); e["code"] != "invalid_request" {
 		t.Fatalf("target argument: %v", e)
 	}
