@@ -140,7 +140,7 @@ func catListDependencies() Spec {
 // the engine; a top-level oneOf is not published, see Spec.inputUnion).
 func catResolveImport() Spec {
 	return catProvider("resolve_import", "Resolve import",
-		"Find the open target and procedure that define an imported symbol (name as printf@GLIBC_2.2.5, KERNEL32.dll!ExitProcess, #12; or a PLT/stub/IAT address): exactly one of name, address."+catSampleText,
+		"Find the open target and procedure defining an import: name (printf@GLIBC_2.2.5, KERNEL32.dll!#12) or stub/slot address, one of them."+catSampleText,
 		"I", scIn(scM{"name": scStr(1, 1024), "address": scAddrIn("")}),
 		scOutAll(scM{
 			"import": scOutAll(scM{"name": scString(), "version": scNullable(scString()), "library": scNullable(scString()),

@@ -14,7 +14,7 @@ func catOpenBinary() Spec {
 	return Spec{
 		Name:        "open_binary",
 		Title:       "Open binary",
-		Description: "Open a binary, archive or directory as the target and bind an analysis provider; start here.",
+		Description: "Open a binary, archive or directory as a target (its target_id; it becomes active) and bind an analysis provider; start here.",
 		Kind:        "session",
 		Effects:     catEffects("S P I"),
 		Input: scIn(scM{
@@ -22,6 +22,7 @@ func catOpenBinary() Spec {
 			"provider_id": scM{"type": "string", "minLength": int64(1), "maxLength": int64(64), "pattern": scPatProvider},
 		}, "path"),
 		Result: scOutAll(scM{
+			"target_id":    scString(),
 			"path":         scString(),
 			"format":       scEnum(scTargetFormats...),
 			"kind":         scEnum(scTargetKinds...),
@@ -45,7 +46,7 @@ func catCloseBinary() Spec {
 		Kind:        "session",
 		Effects:     catEffects("S I"),
 		Input:       scIn(scM{}),
-		Result:      scOutAll(scM{"closed": scBool(), "run_id": scNullable(scUUIDOut())}),
+		Result:      scOutAll(scM{"closed": scBool(), "target_id": scNullable(scString()), "run_id": scNullable(scUUIDOut())}),
 	}
 }
 

@@ -18,4 +18,5 @@ const Instructions = "REA answers questions about a binary, archive or applicati
 	"out; call again with offset = next_offset while truncated is true.\n" +
 	"Arguments: addresses are hexadecimal strings, 0x optional (0x401000); procedure is an exact name or an " +
 	"address; document is a name from list_documents (default: the current one); an omitted address means the " +
-	"cursor (goto_address); paths are absolute."
+	"cursor (goto_address); paths are absolute; target is a target_id from open_binary (up to 16 open at once; " +
+	"default: the most recently opened)."
