@@ -214,6 +214,7 @@ func checkAppsReport(t *testing.T, host *hostLinkage, exe string, rep *appsRepor
 	if resolved < 8 {
 		t.Errorf("only %d imports have a definition in nm -D", resolved)
 	}
+	t.Logf("%d imports by name (%d defined by a library), %d PLT stubs by address", len(host.imports), resolved, len(host.stubs))
 	// Every PLT stub by address: objdump's <name@plt>, resolved to the
 	// definition of the program's import of that name.
 	for _, st := range host.stubs {
