@@ -143,34 +143,99 @@ func nmDynamic(t *testing.T, path string, args ...string) []nmSymbol {
 	return syms
 }
 
+// appNeeded is the application fixture's DT_NEEDED order, which is also
+// the loader's search order for its symbols.
+var appNeeded = []string{"libone.so", "libtwo.so.1", "libc.so.6"}
+
+// hostLinkage is what the host's own tools say about the application
+// fixture: ldd's paths, nm -D's imports of the program and definitions of
+// each library, objdump's PLT stubs.
+type hostLinkage struct {
+	ldd     map[string]string // soname → path
+	defined map[string][]nmSymbol
+	imports []nmSymbol // nm -D --undefined-only of the program
+	stubs   []pltStub
+}
+
+type pltStub struct {
+	addr uint64
+	name string // <name@plt>
+}
+
+func linkageOf(t *testing.T, exe string) *hostLinkage {
+	t.Helper()
+	l := &hostLinkage{ldd: lddPaths(t, exe), defined: map[string][]nmSymbol{}, imports: nmDynamic(t, exe, "--undefined-only")}
+	for _, so := range appNeeded {
+		if l.ldd[so] == "" {
+			t.Fatalf("ldd %s does not find %s: %v", exe, so, l.ldd)
+		}
+		l.defined[so] = nmDynamic(t, l.ldd[so], "--defined-only")
+	}
+	out, err := exec.Command(testkit.Need(t, "objdump"), "-d", "--section=.plt.sec", "--section=.plt", exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range regexp.MustCompile(`(?m)^([0-9a-f]+) <([^@>]+)@plt>:`).FindAllStringSubmatch(string(out), -1) {
+		a, _ := strconv.ParseUint(st[1], 16, 64)
+		l.stubs = append(l.stubs, pltStub{a, st[2]})
+	}
+	if len(l.stubs) < 5 {
+		t.Fatalf("objdump shows %d PLT stubs", len(l.stubs))
+	}
+	return l
+}
+
+// definition is the library, in search order, whose nm -D --defined-only
+// gives name at version ("" = the default version), and its address.
+func (l *hostLinkage) definition(name, version string) (so string, addr uint64, ok bool) {
+	for _, so := range appNeeded {
+		for _, d := range l.defined[so] {
+			if d.name != name {
+				continue
+			}
+			if version == "" && d.hidden || version != "" && d.version != version {
+				continue
+			}
+			return so, d.addr, true
+		}
+	}
+	return "", 0, false
+}
+
+// query is the resolve_import name of an nm -D import: name@VERSION.
+func (u nmSymbol) query() string {
+	if u.version != "" {
+		return u.name + "@" + u.version
+	}
+	return u.name
+}
+
 // TestApplicationWithLibraries is issue 14's acceptance flow for ELF: a C
 // program linking two libraries it builds; list_dependencies equals ldd;
 // opened by those paths, every import of the program resolves to the
 // library and address nm -D --defined-only gives, by name and by PLT stub.
 func TestApplicationWithLibraries(t *testing.T) {
 	dir, exe, _, _ := testkit.AppWithLibraries(t)
+	host := linkageOf(t, exe)
 	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
 	app := decode[openedTarget](t, s.ok("open_binary", map[string]any{"path": exe}).Structured).Result.TargetID
 
 	deps, _ := dependenciesOf(t, s, app)
-	ldd := lddPaths(t, exe)
 	var names []string
 	for _, d := range deps {
 		names = append(names, d.Name)
-		if d.CandidatePath == nil || *d.CandidatePath != ldd[d.Name] || d.Resolved != nil {
-			t.Fatalf("dependency %s: candidate %v resolved %v; ldd says %s", d.Name, d.CandidatePath, d.Resolved, ldd[d.Name])
+		if d.CandidatePath == nil || *d.CandidatePath != host.ldd[d.Name] || d.Resolved != nil {
+			t.Fatalf("dependency %s: candidate %v resolved %v; ldd says %s", d.Name, d.CandidatePath, d.Resolved, host.ldd[d.Name])
 		}
 	}
-	if strings.Join(names, " ") != "libone.so libtwo.so.1 libc.so.6" {
+	if strings.Join(names, " ") != strings.Join(appNeeded, " ") {
 		t.Fatalf("dependencies %v", names)
 	}
 
 	// Open every dependency by its candidate path.
 	libs := map[string]string{} // soname → target id
-	paths := map[string]string{}
 	for _, d := range deps {
 		libs[d.Name] = decode[openedTarget](t, s.ok("open_binary", map[string]any{"path": *d.CandidatePath}).Structured).Result.TargetID
-		paths[d.Name] = *d.CandidatePath
 	}
 	deps, id := dependenciesOf(t, s, app)
 	for _, d := range deps {
@@ -182,34 +247,11 @@ func TestApplicationWithLibraries(t *testing.T) {
 		t.Fatalf("consulted %v, want the three libraries", c)
 	}
 
-	// The definitions, in the program's search order.
-	order := []string{"libone.so", "libtwo.so.1", "libc.so.6"}
-	defined := map[string][]nmSymbol{}
-	for _, so := range order {
-		defined[so] = nmDynamic(t, paths[so], "--defined-only")
-	}
-	expect := func(name, version string) (string, uint64, bool) {
-		for _, so := range order {
-			for _, d := range defined[so] {
-				if d.name != name {
-					continue
-				}
-				if version == "" && d.hidden || version != "" && d.version != version {
-					continue
-				}
-				return so, d.addr, true
-			}
-		}
-		return "", 0, false
-	}
 	resolved := 0
-	for _, u := range nmDynamic(t, exe, "--undefined-only") {
-		query := u.name
-		if u.version != "" {
-			query += "@" + u.version
-		}
+	for _, u := range host.imports {
+		query := u.query()
 		ans := resolveImport(t, s, map[string]any{"target": app, "name": query})
-		so, addr, ok := expect(u.name, u.version)
+		so, addr, ok := host.definition(u.name, u.version)
 		if !ok {
 			if ans.Resolution != nil || ans.Reason == nil || *ans.Reason != "symbol_not_exported" {
 				t.Errorf("%s: no library defines it, answer %+v", query, ans)
@@ -233,20 +275,11 @@ func TestApplicationWithLibraries(t *testing.T) {
 	}
 
 	// By PLT stub address: objdump's <sym@plt> labels.
-	out, err := exec.Command(testkit.Need(t, "objdump"), "-d", "--section=.plt.sec", "--section=.plt", exe).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stubs := regexp.MustCompile(`(?m)^([0-9a-f]+) <([^@>]+)@plt>:`).FindAllStringSubmatch(string(out), -1)
-	if len(stubs) < 5 {
-		t.Fatalf("objdump shows %d PLT stubs", len(stubs))
-	}
-	for _, st := range stubs {
-		a, _ := strconv.ParseUint(st[1], 16, 64)
-		ans := resolveImport(t, s, map[string]any{"target": app, "address": fmt.Sprintf("0x%x", a)})
+	for _, st := range host.stubs {
+		ans := resolveImport(t, s, map[string]any{"target": app, "address": fmt.Sprintf("0x%x", st.addr)})
 		byName := resolveImport(t, s, map[string]any{"target": app, "name": ans.Import.Name})
-		if ans.Import.Name != st[2] || ans.Resolution == nil || byName.Resolution == nil || *ans.Resolution != *byName.Resolution {
-			t.Errorf("stub %s <%s@plt>: %+v (by name %+v)", st[1], st[2], ans, byName)
+		if ans.Import.Name != st.name || ans.Resolution == nil || byName.Resolution == nil || *ans.Resolution != *byName.Resolution {
+			t.Errorf("stub %#x <%s@plt>: %+v (by name %+v)", st.addr, st.name, ans, byName)
 		}
 	}
 	// Not an import: a defined procedure of the program.
