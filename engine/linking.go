@@ -338,6 +338,9 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 	ans := ImportAnswer{Import: ImportRef{Name: imp.Name, Version: imp.Version, Library: imp.Library, Address: imp.Address}}
 	if imp.NotAnImport {
 		ans.Import = ImportRef{Name: q.Name}
+		if name, version, versioned := strings.Cut(q.Name, "@"); versioned && o.target.Format == "elf" {
+			ans.Import.Name, ans.Import.Version = name, &version // as the query wrote it
+		}
 		if q.Address != "" {
 			ans.Import.Address = &q.Address
 		}

@@ -234,6 +234,7 @@ async function runEra(era, ledger) {
   await ok(stage, 'current_document', {});
   await ok(stage, 'list_segments', {});
   await ok(stage, 'list_dependencies', {});
+  await ok(stage, 'resolve_import', { name: 'printf' });
   await ok(stage, 'list_names', {});
   await ok(stage, 'list_procedures', {});
   await ok(stage, 'list_strings', {});
