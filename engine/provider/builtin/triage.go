@@ -64,6 +64,15 @@ type triageBuilder struct {
 	data []byte
 	t    Triage
 	lims []string
+	// segments are the file-backed PT_LOAD ranges of an ELF without section
+	// headers (a packed file has none): entropy is measured on them instead.
+	segments []fileRegion
+}
+
+// fileRegion is a named range of file bytes.
+type fileRegion struct {
+	name      string
+	off, size uint64
 }
 
 func (b *triageBuilder) limit(format string, args ...any) {
@@ -206,15 +215,27 @@ type SectionEntropy struct {
 func (b *triageBuilder) entropy(ctx context.Context) error {
 	var out []SectionEntropy
 	var high []string
-	n := 0
+	regions, src := b.segments, "heuristic:shannon-entropy(segment)"
 	for _, s := range b.img.sections {
-		if s.fsize == 0 || s.off >= uint64(len(b.data)) {
+		if s.fsize != 0 {
+			regions, src = nil, "heuristic:shannon-entropy"
+			break
+		}
+	}
+	if regions == nil {
+		for _, s := range b.img.sections {
+			regions = append(regions, fileRegion{s.name, s.off, s.fsize})
+		}
+	}
+	n := 0
+	for _, s := range regions {
+		if s.size == 0 || s.off >= uint64(len(b.data)) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		end := min(satAdd(s.off, s.fsize), uint64(len(b.data)))
+		end := min(satAdd(s.off, s.size), uint64(len(b.data)))
 		e, sampled := sampledShannon(b.data[s.off:end])
 		hi := e >= entropyThreshold
 		if hi {
@@ -222,7 +243,7 @@ func (b *triageBuilder) entropy(ctx context.Context) error {
 		}
 		n++
 		if len(out) < maxEntropySections {
-			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: "heuristic:shannon-entropy"})
+			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: src})
 		}
 	}
 	if n > len(out) {
@@ -325,18 +346,4 @@ func endianName(little bool) string {
 		return "little"
 	}
 	return "big"
-}
-
-// packer looks for UPX's signatures: its section names (UPX0, UPX1; PE and
-// Mach-O) or its "UPX!" header in the first 4 KiB (ELF).
-func (b *triageBuilder) packer() {
-	for _, s := range b.img.sections {
-		if s.name == "UPX0" || s.name == "UPX1" || s.name == "__TEXT,UPX0" {
-			b.t.Anomalies["packer"] = fact("upx", "heuristic:upx-section-names")
-			return
-		}
-	}
-	if bytes.Contains(b.data[:min(len(b.data), 4096)], []byte("UPX!")) {
-		b.t.Anomalies["packer"] = fact("upx", "heuristic:upx-magic")
-	}
 }

@@ -66,6 +66,9 @@ func (b *triageBuilder) elf() {
 		case elf.PT_GNU_STACK:
 			stack = f.Progs[i]
 		case elf.PT_LOAD:
+			if len(f.Sections) == 0 && p.Filesz > 0 {
+				b.segments = append(b.segments, fileRegion{"LOAD@0x" + hexU(p.Vaddr), p.Off, p.Filesz})
+			}
 			if !haveBase || p.Vaddr-p.Off%max(p.Align, 1) < base {
 				base, haveBase = p.Vaddr-p.Off%max(p.Align, 1), true
 			}

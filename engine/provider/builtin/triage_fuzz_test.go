@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -111,4 +112,19 @@ func FuzzCodeDirectory(f *testing.F) {
 	f.Add(p)
 	f.Add(p[:16])
 	f.Fuzz(func(t *testing.T, p []byte) { parseCodeDirectoryFlags(p) })
+}
+
+// FuzzUPXVersion: the version readers of UPX's marks stay within their
+// bytes and return a dotted number or "".
+func FuzzUPXVersion(f *testing.F) {
+	f.Add([]byte("4.02\x00"))
+	f.Add([]byte("x\x00"))
+	f.Add([]byte("3.96 Copyright"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		for _, v := range []string{upxVersionBefore(p), leadingVersion(p)} {
+			if v != "" && (len(v) > 16 || !strings.Contains(v, ".") || strings.Trim(v, "0123456789.") != "") {
+				t.Fatalf("version %q from %q", v, p)
+			}
+		}
+	})
 }
