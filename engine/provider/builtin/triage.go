@@ -114,6 +114,9 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 		return provider.Result{}, buildFault(op, err)
 	}
 	b.goBuildInfo()
+	if _, isGo := b.t.Toolchain["go"]; !isGo {
+		b.rustPanicLocations()
+	}
 	if six, err := c.symbols(ctx, op, rep); err == nil {
 		if m, ok := c.mainFact(six); ok {
 			b.t.Identity["main"] = m

@@ -128,3 +128,18 @@ func FuzzUPXVersion(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRustcStrings: the panic-location readers return a 40-hex hash or a
+// dotted release found in their input, or "".
+func FuzzRustcStrings(f *testing.F) {
+	f.Add([]byte("x/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/x.rs"))
+	f.Add([]byte("/usr/src/rustc-1.63.0/library/std/src/x.rs/rustc-"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if h := findRustcCommit(p); h != "" && (len(h) != 40 || !strings.Contains(string(p), h)) {
+			t.Fatalf("commit %q", h)
+		}
+		if v := findRustcVersion(p); v != "" && !strings.Contains(string(p), "/rustc-"+v+"/") {
+			t.Fatalf("version %q", v)
+		}
+	})
+}

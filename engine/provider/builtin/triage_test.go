@@ -592,34 +592,71 @@ func TestSampledEntropy(t *testing.T) {
 	}
 }
 
-// TestTriageRust: a rustc-built executable names rustc (and its version,
-// as `rustc --version` prints it) and LLD from .comment, and the language.
+// TestTriageRust: a rustc-built executable (built here by the rustc on
+// PATH and, when it is another one, Debian's /usr/bin/rustc) names rustc and
+// its version from .comment when readelf -p .comment shows one, and from
+// its panic-location strings the commit hash (official builds:
+// /rustc/<hash>/library/...) or the release (Debian's
+// /usr/src/rustc-<release>/library/...), each equal to `rustc -vV`; the
+// strings survive stripping.
 func TestTriageRust(t *testing.T) {
-	rustc := needTool(t, "rustc")
-	p := fixture(t, "triage-rust", func(dir, out string) (string, error) {
-		src := filepath.Join(dir, "m.rs")
-		if err := os.WriteFile(src, []byte("fn main() { println!(\"{}\", std::env::args().count()); }\n"), 0o644); err != nil {
-			return "", err
-		}
-		return "", run(dir, nil, rustc, "-O", "-o", out, src)
-	})
-	tr, _ := triageOf(t, p)
-	out, err := exec.Command(rustc, "--version").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Fields(string(out))[1]
-	cs, _ := tr.Toolchain["compilers"].([]Compiler)
-	found := false
-	for _, c := range cs {
-		if c.Name == "rustc" {
-			found = c.Version == want
+	rustcs := []string{needTool(t, "rustc")}
+	if deb, err := filepath.EvalSymlinks("/usr/bin/rustc"); err == nil {
+		if first, _ := filepath.EvalSymlinks(rustcs[0]); first != deb {
+			rustcs = append(rustcs, "/usr/bin/rustc")
 		}
 	}
-	if !found {
-		t.Errorf("compilers %+v lack rustc %s", cs, want)
+	for _, rustc := range rustcs {
+		vv, err := exec.Command(rustc, "-vV").Output()
+		if err != nil {
+			t.Fatalf("%s -vV: %v", rustc, err)
+		}
+		info := map[string]string{}
+		for _, l := range strings.Split(string(vv), "\n") {
+			if k, v, ok := strings.Cut(l, ": "); ok {
+				info[k] = v
+			}
+		}
+		for _, strip := range []bool{false, true} {
+			name := "triage-rust-" + info["release"]
+			args := []string{"-O"}
+			if strip {
+				name += "-stripped"
+				args = append(args, "-C", "strip=symbols")
+			}
+			p := keyedFixture(t, name, []string{rustc, string(vv), strings.Join(args, " ")}, func(dir, out string) (string, error) {
+				src := filepath.Join(dir, "m.rs")
+				if err := os.WriteFile(src, []byte("fn main() { let v: Vec<usize> = std::env::args().map(|a| a.len()).collect(); println!(\"{}\", v[3]); }\n"), 0o644); err != nil {
+					return "", err
+				}
+				return "", run(dir, nil, rustc, append(args, "-o", out, src)...)
+			})
+			t.Run(filepath.Base(p), func(t *testing.T) { checkRust(t, p, info) })
+		}
 	}
+}
+
+func checkRust(t *testing.T, p string, info map[string]string) {
+	tr, lims := triageOf(t, p)
 	if v, _ := factValue(t, tr.Toolchain, "language"); v != "rust" {
-		t.Errorf("language %v", v)
+		t.Errorf("language %v (limitations %q)", v, lims)
+	}
+	comment, _ := exec.Command("readelf", "-p", ".comment", p).Output()
+	cs, _ := tr.Toolchain["compilers"].([]Compiler)
+	ci := slices.IndexFunc(cs, func(c Compiler) bool { return c.Name == "rustc" })
+	if strings.Contains(string(comment), "rustc version "+info["release"]) != (ci >= 0 && cs[ci].Version == info["release"]) {
+		t.Errorf("compilers %+v; readelf -p .comment:\n%s", cs, comment)
+	}
+	rv, _ := factValue(t, tr.Toolchain, "rustc")
+	rt, _ := rv.(RustToolchain)
+	if f := tr.Toolchain["rustc"].(Fact); !strings.HasPrefix(f.Source, "heuristic:") {
+		t.Errorf("rustc source %q is not marked heuristic", f.Source)
+	}
+	if h := info["commit-hash"]; h != "unknown" && h != "" {
+		if rt.Commit != h {
+			t.Errorf("rustc %+v, rustc -vV commit-hash %s", rt, h)
+		}
+	} else if rt.Version != info["release"] {
+		t.Errorf("rustc %+v, rustc -vV release %s (no commit hash)", rt, info["release"])
 	}
 }
