@@ -271,10 +271,13 @@ func TestTriageGoBuildInfo(t *testing.T) {
 		goBin = needTool(t, "go")
 	}
 	paths := []string{goBin}
+	stripped := map[string]bool{}
 	for _, goos := range []string{"linux", "windows", "darwin"} {
-		paths = append(paths, goBuildFixture(t, "triage-go-stripped-"+goos, goos, "amd64", "-ldflags=-s -w"))
+		p := goBuildFixture(t, "triage-go-stripped-"+goos, goos, "amd64", "-ldflags=-s -w")
+		d := goDepsFixture(t, goos)
+		paths = append(paths, p, d)
+		stripped[p], stripped[d] = true, true
 	}
-	paths = append(paths, goDepsFixture(t))
 	for _, p := range paths {
 		tr, lims := triageOf(t, p)
 		bi, ok := tr.Toolchain["go"].(*GoBuildInfo)
@@ -289,17 +292,26 @@ func TestTriageGoBuildInfo(t *testing.T) {
 		if got := triageModLines(bi); !slices.Equal(got, mods) {
 			t.Errorf("%s: modules\n%q\ngo version -m\n%q", p, got, mods)
 		}
-		if p == paths[len(paths)-1] && (len(bi.Deps) == 0 || bi.Deps[0].Sum == "") {
+		if !stripped[p] {
+			continue
+		}
+		if st, _ := factValue(t, tr.Identity, "stripped"); st != true {
+			t.Errorf("%s: built with -ldflags=-s -w, stripped %v", p, st)
+		}
+		if bi.Main == nil || bi.Main.Path == "" {
+			t.Errorf("%s: no main module: %+v", p, bi)
+		}
+		if strings.Contains(p, "deps") && (len(bi.Deps) == 0 || bi.Deps[0].Sum == "") {
 			t.Errorf("%s: the dependency fixture lists no dependency with a checksum: %+v", p, bi.Deps)
 		}
 	}
 }
 
-// goDepsFixture builds a stripped Go program that imports golang.org/x/arch
-// (REA's own dependency, so in the module cache: built offline) for a
-// build info with a dependency and its checksum.
-func goDepsFixture(t testing.TB) string {
-	return fixture(t, "triage-go-deps", func(dir, out string) (string, error) {
+// goDepsFixture builds, for goos/amd64, a stripped Go program that imports
+// golang.org/x/arch (REA's own dependency, so in the module cache: built
+// offline) for a build info with a dependency and its checksum.
+func goDepsFixture(t testing.TB, goos string) string {
+	return fixture(t, "triage-go-deps-"+goos, func(dir, out string) (string, error) {
 		sum, err := os.ReadFile("../../../go.sum")
 		if err != nil {
 			return "", err
@@ -323,7 +335,7 @@ func goDepsFixture(t testing.TB) string {
 		if _, err := os.Stat(goBin); err != nil {
 			goBin = "go"
 		}
-		return "", run(dir, []string{"CGO_ENABLED=0", "GOFLAGS=-buildvcs=false -mod=mod", "GOWORK=off", "GOPROXY=off"},
+		return "", run(dir, []string{"CGO_ENABLED=0", "GOOS=" + goos, "GOARCH=amd64", "GOFLAGS=-buildvcs=false -mod=mod", "GOWORK=off", "GOPROXY=off"},
 			goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
 	})
 }
