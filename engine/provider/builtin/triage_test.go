@@ -345,6 +345,13 @@ func peFixture(t *testing.T, name, cc string, flags ...string) string {
 	return cFixture(t, name, cc, flags...)
 }
 
+// TestTriagePEHardening: mingw PEs built with and without
+// --dynamicbase,--nxcompat,--high-entropy-va, an i686 one and a Go-built
+// PE: ASLR, NX and SEH equal pesec's; every DllCharacteristics fact
+// (high-entropy VA and CFG too, which pesec does not print) and the linker
+// version equal readpe -h optional's and objdump -p's; the CodeView GUID,
+// age and PDB path equal objdump -p's (Debian's readpe 0.81 lists the debug
+// directory, checked too, but does not decode its CodeView record).
 func TestTriagePEHardening(t *testing.T) {
 	needTool(t, "pesec")
 	files := []string{
@@ -385,6 +392,39 @@ func TestTriagePEHardening(t *testing.T) {
 			if v, _ := factValue(t, tr.Hardening, k); v != strings.Contains(string(od), "\t\t"+flag+"\n") && v != strings.Contains(string(od), "\t"+flag+"\n") {
 				t.Errorf("%s: %s = %v, objdump -p lists %s: %v", p, k, v, flag, strings.Contains(string(od), flag))
 			}
+		}
+		// readpe (pev) -h optional: the DllCharacteristics word and the
+		// linker version, a second reader of the same header fields.
+		rp, err := exec.Command(needTool(t, "readpe"), "-h", "optional", p).Output()
+		if err != nil {
+			t.Fatalf("readpe %s: %v", p, err)
+		}
+		dcm := regexp.MustCompile(`DLL characteristics:\s+(?:0x)?([0-9a-f]+)\n`).FindSubmatch(rp)
+		lmaj := regexp.MustCompile(`Linker major version:\s+(\d+)`).FindSubmatch(rp)
+		lmin := regexp.MustCompile(`Linker minor version:\s+(\d+)`).FindSubmatch(rp)
+		if dcm == nil || lmaj == nil || lmin == nil {
+			t.Fatalf("readpe -h optional %s: no DLL characteristics or linker version:\n%s", p, rp)
+		}
+		var dcw uint64
+		fmt.Sscanf(string(dcm[1]), "%x", &dcw)
+		for k, bit := range map[string]uint64{"aslr": 0x40, "high_entropy_va": 0x20, "nx": 0x100, "cfg": 0x4000, "force_integrity": 0x80} {
+			if v, _ := factValue(t, tr.Hardening, k); v != (dcw&bit != 0) {
+				t.Errorf("%s: %s = %v, readpe DLL characteristics %#x", p, k, v, dcw)
+			}
+		}
+		if v, _ := factValue(t, tr.Hardening, "seh"); v != (dcw&0x400 == 0) {
+			t.Errorf("%s: seh = %v, readpe DLL characteristics %#x (NO_SEH 0x400)", p, v, dcw)
+		}
+		if v, _ := factValue(t, tr.Toolchain, "linker_version"); v != string(lmaj[1])+"."+string(lmin[1]) {
+			t.Errorf("%s: linker_version %v, readpe %s.%s", p, v, lmaj[1], lmin[1])
+		}
+		// readpe -d lists the debug directory a CodeView record lives in.
+		rd, err := exec.Command("readpe", "-d", p).Output()
+		if err != nil {
+			t.Fatalf("readpe -d %s: %v", p, err)
+		}
+		if _, has := tr.Identity["build_id"]; has && !strings.Contains(string(rd), "IMAGE_DIRECTORY_ENTRY_DEBUG:") {
+			t.Errorf("%s: build_id without a debug directory in readpe -d:\n%s", p, rd)
 		}
 		// SafeSEH applies to i386 only; mingw's i686 images have no load
 		// configuration (objdump -p: its directory entry is zero), so no
