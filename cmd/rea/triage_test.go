@@ -99,3 +99,45 @@ int main(int argc, char **argv) { char buf[64]; strcpy(buf, argv[0]); printf("%s
 		t.Errorf("--json stack_protector %v", f)
 	}
 }
+
+// TestAnalyzeTriageGDB: `rea analyze --provider gdb` reports gdb's triage
+// (what gdb can see, the rest as limitations), and the string count gdb
+// does not offer is said to be missing rather than printed as 0.
+func TestAnalyzeTriageGDB(t *testing.T) {
+	testkit.Need(t, "gdb")
+	dir := t.TempDir()
+	prog := testkit.CompileC(t, dir, "prog", "#include <stdio.h>\nint main(void) { puts(\"gdb\"); return 0; }\n", "-O0", "-g")
+	env := []string{"REA_GDB_ENABLED=true"}
+	r := runRea(t, dir, env, "--ledger", filepath.Join(dir, "l.db"), "analyze", "--provider", "gdb", prog)
+	if r.code != 0 {
+		t.Fatalf("analyze: exit %d\n%s", r.code, r.stderr)
+	}
+	out := string(r.stdout)
+	for _, want := range []string{"provider      gdb ", "strings       not offered by the provider", "\nidentity\n", "  main ", "(gdb:minimal symbol main)",
+		"limitation    strings: the bound provider does not offer list_strings", "limitation    triage (gdb): "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "  pie ") || strings.Contains(out, "  stripped ") {
+		t.Errorf("report shows facts gdb cannot see:\n%s", out)
+	}
+	r = runRea(t, dir, env, "--ledger", filepath.Join(dir, "l.db"), "analyze", "--json", "--provider", "gdb", prog)
+	var ov struct {
+		Counts      map[string]int    `json:"counts"`
+		EvidenceIDs map[string]string `json:"evidence_ids"`
+		Triage      struct {
+			Identity  map[string]json.RawMessage `json:"identity"`
+			Hardening map[string]json.RawMessage `json:"hardening"`
+		} `json:"triage"`
+	}
+	if err := json.Unmarshal(r.stdout, &ov); err != nil {
+		t.Fatalf("analyze --json: %v\n%s", err, r.stdout)
+	}
+	if _, has := ov.Counts["strings"]; has || ov.EvidenceIDs["binary_triage"] == "" || ov.Triage.Identity["main"] == nil || ov.Triage.Identity["build_id"] == nil {
+		t.Errorf("--json: counts %v evidence %v identity %v", ov.Counts, ov.EvidenceIDs, ov.Triage.Identity)
+	}
+	if _, has := ov.Triage.Hardening["pie"]; has {
+		t.Errorf("--json: pie through gdb: %s", ov.Triage.Hardening["pie"])
+	}
+}

@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"strings"
 )
@@ -308,12 +309,12 @@ func gnuProperties(desc []byte, is64 bool, bo interface{ Uint32([]byte) uint32 }
 }
 
 func (b *triageBuilder) elfNotes(f *elf.File) {
-	var notes []elfNote
+	var chunks []ELFNoteBytes
 	read := func(off, size, align uint64) {
 		if off >= uint64(len(b.data)) {
 			return
 		}
-		notes = append(notes, parseELFNotes(b.data[off:min(satAdd(off, size), uint64(len(b.data)))], align, f.ByteOrder)...)
+		chunks = append(chunks, ELFNoteBytes{Data: b.data[off:min(satAdd(off, size), uint64(len(b.data)))], Align: align})
 	}
 	fromSections := false
 	for _, s := range f.Sections {
@@ -329,19 +330,39 @@ func (b *triageBuilder) elfNotes(f *elf.File) {
 			}
 		}
 	}
-	id, hd := b.t.Identity, b.t.Hardening
+	ELFNoteFacts(chunks, f.Class == elf.ELFCLASS64, f.ByteOrder, f.Machine, b.t.Identity, b.t.Hardening)
+}
+
+// ELFNoteBytes is the contents of one note section or segment and its
+// alignment.
+type ELFNoteBytes struct {
+	Data  []byte
+	Align uint64
+}
+
+// ELFNoteFacts adds the triage facts ELF notes carry to identity (build_id
+// from NT_GNU_BUILD_ID, go_build_id) and hardening (CET IBT/SHSTK on x86,
+// BTI/PAC on arm64, from the GNU property note: false when it is absent,
+// as hardening-check reads it). It is the one reader of these facts, for
+// every provider that can read the notes' bytes.
+func ELFNoteFacts(chunks []ELFNoteBytes, class64 bool, bo binary.ByteOrder, machine elf.Machine, identity, hardening map[string]any) {
+	var notes []elfNote
+	for _, c := range chunks {
+		notes = append(notes, parseELFNotes(c.Data, c.Align, bo)...)
+	}
+	id, hd := identity, hardening
 	var props map[uint32]uint32
 	for _, n := range notes {
 		switch {
 		case n.name == "GNU" && n.typ == elfNoteBuildID:
 			id["build_id"] = fact(hex.EncodeToString(n.desc), "note:NT_GNU_BUILD_ID")
 		case n.name == "GNU" && n.typ == ntGNUPropertyType0:
-			props = gnuProperties(n.desc, f.Class == elf.ELFCLASS64, f.ByteOrder)
+			props = gnuProperties(n.desc, class64, bo)
 		case n.name == "Go" && n.typ == 4:
 			id["go_build_id"] = fact(string(n.desc), "note:NT_GO_BUILD_ID")
 		}
 	}
-	switch f.Machine {
+	switch machine {
 	case elf.EM_X86_64, elf.EM_386:
 		v, ok := props[gnuPropertyX86Feature1]
 		src := "note:NT_GNU_PROPERTY_TYPE_0/x86_feature_1_and"

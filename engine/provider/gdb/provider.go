@@ -266,6 +266,7 @@ var operations = []struct {
 	max   int64
 }{
 	{OpAddressName, false, 0},
+	{OpBinaryTriage, false, 0},
 	{OpListDocuments, false, 0},
 	{OpListNames, true, maxPageResults},
 	{OpListProcedures, true, maxPageResults},
