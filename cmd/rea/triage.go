@@ -116,6 +116,9 @@ func printFact(w io.Writer, key string, v any, all bool) {
 func printGo(w io.Writer, m map[string]any, all bool) {
 	src := str(m["source"])
 	line(w, "go version", str(m["version"]), src)
+	if p := str(m["path"]); p != "" {
+		line(w, "go path", p, "")
+	}
 	if mm, ok := m["main"].(map[string]any); ok {
 		line(w, "go main module", strings.TrimSpace(str(mm["path"])+" "+str(mm["version"])), "")
 	}

@@ -337,6 +337,14 @@ func (b *triageBuilder) entryOutsideCode() {
 	b.t.Anomalies["entry_outside_code"] = fact(!b.img.execAt(b.img.entry), "heuristic:entry-in-executable-section")
 }
 
+// sectionsBeyondFile records the sections whose file bytes (offset,
+// size as the section table says) run past the end of the file.
+func (b *triageBuilder) sectionsBeyondFile(names []string) {
+	if names != nil {
+		b.t.Anomalies["sections_beyond_file"] = fact(names, "header:section_table(offset+size>file size)")
+	}
+}
+
 // overlay records the file bytes after end (the last segment or section).
 func (b *triageBuilder) overlay(end uint64, src string) {
 	if end < b.img.sliceSize {

@@ -386,8 +386,11 @@ func ELFNoteFacts(chunks []ELFNoteBytes, class64 bool, bo binary.ByteOrder, mach
 // .comment (the compilers and linkers that built the file).
 func (b *triageBuilder) elfSections(f *elf.File) {
 	symtab := false
-	var dwarf []string
+	var dwarf, beyond []string
 	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL && satAdd(s.Offset, s.Size) > uint64(len(b.data)) {
+			beyond = append(beyond, s.Name)
+		}
 		if s.Type == elf.SHT_SYMTAB {
 			symtab = true
 		}
@@ -401,6 +404,7 @@ func (b *triageBuilder) elfSections(f *elf.File) {
 			b.comments(b.data[s.Offset:min(satAdd(s.Offset, s.Size), uint64(len(b.data)))], "section:.comment")
 		}
 	}
+	b.sectionsBeyondFile(beyond)
 	if len(f.Sections) == 0 {
 		b.limit("triage identity: no section headers, so stripped and debug info are not determined")
 		return
