@@ -54,7 +54,7 @@ for f in "${files[@]}"; do
   nmflags=""
   case "$f" in *.so*) nmflags="-D" ;; esac
   echo "file $f ($(stat -c %s "$f") bytes)"
-  t_ratios=() a_ratios=()
+  t_ratios=() a_ratios=() an_all=() base_all=()
   for r in $(seq "$rounds"); do
     tr=$(triage "$f")
     hc=$(secs hardening-check "$f")
@@ -69,6 +69,7 @@ for f in "${files[@]}"; do
     base=$(echo "$sh + $nm + $st" | bc -l)
     t_ratios+=("$(ratio "$tr" "$oracles")")
     a_ratios+=("$(ratio "$an" "$base")")
+    an_all+=("$an") base_all+=("$base")
     printf '  round %d: triage %.3f s | hardening-check %.3f + readelf -n %.3f + go version -m %.3f = %.3f s | ratio %s\n' \
       "$r" "$tr" "$hc" "$rn" "$gv" "$oracles" "${t_ratios[-1]}"
     printf '           rea analyze %.3f s | sha256sum %.3f + nm %s %.3f + strings -a %.3f = %.3f s | ratio %s\n' \
@@ -78,4 +79,7 @@ for f in "${files[@]}"; do
   echo "  triage / oracles: $lo–$hi (target ≤ 1)"
   lo=$(printf '%s\n' "${a_ratios[@]}" | sort -g | head -1) hi=$(printf '%s\n' "${a_ratios[@]}" | sort -g | tail -1)
   echo "  rea analyze / (sha256sum + nm + strings -a): $lo–$hi (target ≤ 0.5)"
+  # Best of the rounds for each side: the least disturbed run of each.
+  ba=$(printf '%s\n' "${an_all[@]}" | sort -g | head -1) bb=$(printf '%s\n' "${base_all[@]}" | sort -g | head -1)
+  echo "  best rea analyze $(printf '%.3f' "$ba") s / best sum $(printf '%.3f' "$bb") s = $(ratio "$ba" "$bb")"
 done
