@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -329,5 +330,90 @@ func TestCodeDirectoryFlags(t *testing.T) {
 	}
 	if _, ok := parseCodeDirectoryFlags(blob(0)[:16]); ok {
 		t.Error("a truncated superblob parsed")
+	}
+}
+
+// TestTriageMachOSectionsAndEncryption: an arm64 Mach-O linked here by
+// ld64.lld from Objective-C with a __RESTRICT segment and a __swift5_typeref
+// section (-sectcreate: hand-made, no Swift compiler is installed) reports
+// Objective-C, Swift and __RESTRICT as llvm-objdump lists them; the same
+// file with its LC_UUID rewritten into an LC_ENCRYPTION_INFO_64 (cryptid 1,
+// hand-made) reports the cryptid llvm-objdump shows. A Go-built Mach-O has
+// none of these.
+func TestTriageMachOSectionsAndEncryption(t *testing.T) {
+	clang := needTool(t, "clang")
+	needTool(t, "ld.lld") // the lld package; clang runs its Mach-O linker
+	objdump := needTool(t, "llvm-objdump")
+	src := "__attribute__((objc_root_class)) @interface Rea { } + (int)v; @end\n" +
+		"@implementation Rea + (int)v { return 3; } @end\nint main(void) { return [Rea v]; }\n"
+	p := keyedFixture(t, "triage-macho-objc", []string{clang, src}, func(dir, out string) (string, error) {
+		if err := os.WriteFile(filepath.Join(dir, "o.m"), []byte(src), 0o644); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "sw"), []byte("x"), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, clang, "-target", "arm64-apple-macos11", "-fuse-ld=lld", "-nostdlib", "-Wl,-e,_main",
+			"-Wl,-undefined,dynamic_lookup", "-Wl,-sectcreate,__RESTRICT,__restrict,/dev/null",
+			"-Wl,-sectcreate,__TEXT,__swift5_typeref,sw", "-Wl,-platform_version,macos,11.0,11.0", "-o", out, "o.m")
+	})
+	out, err := exec.Command(objdump, "--macho", "--private-headers", p).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := string(out)
+	tr, _ := triageOf(t, p)
+	for k, want := range map[string]bool{"objective_c": strings.Contains(o, "sectname __objc_"), "swift": strings.Contains(o, "sectname __swift5_")} {
+		if v, _ := factValue(t, tr.Toolchain, k); v != want || !want {
+			t.Errorf("%s %v, llvm-objdump %v", k, v, want)
+		}
+	}
+	if v, _ := factValue(t, tr.Hardening, "restrict_segment"); v != strings.Contains(o, "segname __RESTRICT") || v != true {
+		t.Errorf("restrict_segment %v", v)
+	}
+	g, _ := triageOf(t, goBuildFixture(t, "triage-go-darwin-arm64", "darwin", "arm64"))
+	if v, _ := factValue(t, g.Hardening, "restrict_segment"); v != false || g.Toolchain["swift"] != nil || g.Toolchain["objective_c"] != nil || g.Hardening["encryption"] != nil {
+		t.Errorf("Go Mach-O: restrict %v swift %v objc %v encryption %v", v, g.Toolchain["swift"], g.Toolchain["objective_c"], g.Hardening["encryption"])
+	}
+
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	at := -1
+	for off, n := 32, le.Uint32(b[16:]); n > 0; n-- {
+		if le.Uint32(b[off:]) == lcUUID {
+			at = off
+			break
+		}
+		off += int(le.Uint32(b[off+4:]))
+	}
+	if at < 0 {
+		t.Fatal("no LC_UUID")
+	}
+	le.PutUint32(b[at:], lcEncryptionInfo64)
+	le.PutUint32(b[at+4:], 24)
+	le.PutUint32(b[at+8:], 0x4000) // cryptoff
+	le.PutUint32(b[at+12:], 0x100) // cryptsize
+	le.PutUint32(b[at+16:], 1)     // cryptid
+	le.PutUint32(b[at+20:], 0)
+	enc := writeFixture(t, "encrypted.macho", b)
+	out, err = exec.Command(objdump, "--macho", "--private-headers", enc).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`cmd LC_ENCRYPTION_INFO_64\s+cmdsize 24\s+cryptoff (\d+)\s+cryptsize (\d+)\s+cryptid (\d+)`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("llvm-objdump shows no LC_ENCRYPTION_INFO_64:\n%s", out)
+	}
+	tr, _ = triageOf(t, enc)
+	v, _ := factValue(t, tr.Hardening, "encryption")
+	e, _ := v.(map[string]any)
+	if fmt.Sprint(e["cryptid"]) != m[3] || fmt.Sprint(e["cryptoff"]) != m[1] || fmt.Sprint(e["cryptsize"]) != m[2] {
+		t.Errorf("encryption %v, llvm-objdump %q", v, m[0])
+	}
+	if _, has := tr.Identity["build_id"]; has {
+		t.Errorf("build_id %v without LC_UUID", tr.Identity["build_id"])
 	}
 }
