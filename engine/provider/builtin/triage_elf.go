@@ -109,6 +109,18 @@ func (b *triageBuilder) elf() {
 		id["file_type"] = fact("core", "header:e_type")
 	}
 
+	if f.Type == elf.ET_CORE {
+		// A core's program headers are the dumped process's mappings: its
+		// W+X mappings are worth a look, but hardening, stripped, debug info
+		// and image base describe executables, not memory dumps.
+		delete(id, "image_base")
+		if wx == nil {
+			wx = []string{}
+		}
+		b.t.Anomalies["wx_segments"] = fact(wx, "program_headers:PT_LOAD")
+		b.limit("triage: a core file: hardening, stripped, debug info, image base and toolchain describe executables and are not reported for it")
+		return
+	}
 	// NX: the stack is executable without PT_GNU_STACK (or with PF_X).
 	if len(f.Progs) > 0 {
 		if stack != nil {

@@ -417,3 +417,65 @@ func TestTriageMachOSectionsAndEncryption(t *testing.T) {
 		t.Errorf("build_id %v without LC_UUID", tr.Identity["build_id"])
 	}
 }
+
+// TestTriageCore: a core dump (gcore of a sleep this test starts) is file
+// type core, as `file` says; hardening and stripped, which describe
+// executables, are a limitation rather than values.
+func TestTriageCore(t *testing.T) {
+	gcore := needTool(t, "gcore")
+	sleep := exec.Command(needTool(t, "sleep"), "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "core")
+	if err := run(dir, nil, gcore, "-o", prefix, fmt.Sprint(sleep.Process.Pid)); err != nil {
+		t.Fatal(err)
+	}
+	core := fmt.Sprintf("%s.%d", prefix, sleep.Process.Pid)
+	out, err := exec.Command(needTool(t, "file"), "-b", core).Output()
+	if err != nil || !strings.Contains(string(out), "core file") {
+		t.Fatalf("file: %s %v", out, err)
+	}
+	tr, lims := triageOf(t, core)
+	if v, _ := factValue(t, tr.Identity, "file_type"); v != "core" {
+		t.Errorf("file_type %v", v)
+	}
+	if len(tr.Hardening) != 0 || tr.Identity["stripped"] != nil || tr.Identity["image_base"] != nil {
+		t.Errorf("core: hardening %v stripped %v image_base %v", tr.Hardening, tr.Identity["stripped"], tr.Identity["image_base"])
+	}
+	if !slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "a core file") }) {
+		t.Errorf("core: limitations %q", lims)
+	}
+	if _, ok := factValue(t, tr.Anomalies, "wx_segments"); !ok {
+		t.Error("core: no wx_segments")
+	}
+}
+
+// TestTriagePEGuardCF: mingw's linker cannot set GUARD_CF or
+// FORCE_INTEGRITY, so a copy of a mingw PE has both bits hand-set in its
+// DllCharacteristics; triage reports both, as readpe names them.
+func TestTriagePEGuardCF(t *testing.T) {
+	base := peFixture(t, "triage-pe-on.exe", "x86_64-w64-mingw32-gcc", "-Wl,--dynamicbase,--nxcompat,--high-entropy-va", "-Wl,--pdb=triage.pdb")
+	b, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := binary.LittleEndian.Uint32(b[0x3c:]) + 24 + 70 // OptionalHeader.DllCharacteristics
+	binary.LittleEndian.PutUint16(b[at:], binary.LittleEndian.Uint16(b[at:])|peGuardCF|peForceIntegrity)
+	p := writeFixture(t, "guard-cf.exe", b)
+	out, err := exec.Command(needTool(t, "readpe"), "-h", "optional", p).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := triageOf(t, p)
+	// readpe 0.81 has no name for GUARD_CF: it lists the bit as UNKNOWN[0x4000].
+	for k, name := range map[string]string{"cfg": `IMAGE_DLLCHARACTERISTICS_GUARD_CF|UNKNOWN\[0x4000\]`, "force_integrity": "IMAGE_DLLCHARACTERISTICS_FORCE_INTEGRITY",
+		"aslr": "IMAGE_DLLCHARACTERISTICS_DYNAMIC_BASE", "nx": "IMAGE_DLLCHARACTERISTICS_NX_COMPAT"} {
+		listed := regexp.MustCompile(`(?m)^\s+(?:` + name + `)$`).Match(out)
+		if v, _ := factValue(t, tr.Hardening, k); v != listed || v != true {
+			t.Errorf("%s %v; readpe lists %s: %v", k, v, name, listed)
+		}
+	}
+}
