@@ -33,11 +33,16 @@ import (
 //     immediate binding (DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW); CET is the
 //     x86 feature_1_and property of the GNU property note.
 //   - Anomalies: Shannon entropy (bits per byte) of every file-backed
-//     section, flagged at >= 7.2; W+X segments; an entry point outside
-//     every executable section; bytes after the last segment (ELF) or
-//     section (PE) are an overlay.
-//   - loading (the dependency list) is not produced here yet: it is
-//     reported unavailable until list_dependencies is merged.
+//     section (of every PT_LOAD segment when an ELF has no section headers,
+//     as a packed one has not), flagged at >= 7.2; packer signatures
+//     (triage_packer.go); W+X segments or sections; an entry point outside
+//     every executable section; PT_LOAD p_filesz > p_memsz and sections
+//     running past the end of the file; bytes after the last segment (ELF)
+//     or section (PE; the COFF symbol table and certificates included) are
+//     an overlay.
+//   - loading is list_dependencies' answer (deps.go) with each item's
+//     source.
+//   - A core file gets identity and its mappings' W+X only.
 const OpBinaryTriage = "binary_triage"
 
 // Fact is one triage fact and where it came from.

@@ -217,3 +217,19 @@ func TestParseTriageConsole(t *testing.T) {
 		t.Error("a PE target read as ELF")
 	}
 }
+
+// FuzzTriageConsole: gdb's console text carries the sample's section names
+// and path; its triage parsers never panic and return only what they read.
+func FuzzTriageConsole(f *testing.F) {
+	f.Add("\t`/tmp/g', file type elf64-x86-64.\n\tEntry point: 0x1050\n\t0x318 - 0x334 is .interp\n", "elf64-x86-64")
+	f.Add(`The target architecture is set to "auto" (currently "i386:x86-64").`, "elf32-littlearm")
+	f.Fuzz(func(t *testing.T, console, bfd string) {
+		if ft, _, _, err := parseInfoFiles([]string{console}); err == nil && !strings.Contains(console, ft) {
+			t.Fatalf("file type %q not in the text", ft)
+		}
+		parseShowArchitecture([]string{console})
+		if bt, ok := parseBFDTarget(bfd, "x86_64"); ok && bt.format != "elf" {
+			t.Fatalf("%q: %+v", bfd, bt)
+		}
+	})
+}
