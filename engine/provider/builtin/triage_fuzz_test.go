@@ -135,10 +135,12 @@ func FuzzRustcStrings(f *testing.F) {
 	f.Add([]byte("x/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/x.rs"))
 	f.Add([]byte("/usr/src/rustc-1.63.0/library/std/src/x.rs/rustc-"))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		if h := findRustcCommit(p); h != "" && (len(h) != 40 || !strings.Contains(string(p), h)) {
+		var rt RustToolchain
+		findRustc(p, &rt)
+		if h := rt.Commit; h != "" && (len(h) != 40 || !strings.Contains(string(p), "/rustc/"+h+"/library/")) {
 			t.Fatalf("commit %q", h)
 		}
-		if v := findRustcVersion(p); v != "" && !strings.Contains(string(p), "/rustc-"+v+"/") {
+		if v := rt.Version; v != "" && !strings.Contains(string(p), "/rustc-"+v+"/") {
 			t.Fatalf("version %q", v)
 		}
 	})

@@ -617,6 +617,23 @@ func BenchmarkTriage(b *testing.B) {
 	}
 }
 
+// BenchmarkTriageAfterIndex times binary_triage alone on a client whose
+// indexes are built (as inside binary_overview or rea analyze, where the
+// counts come first) on $REA_TRIAGE_BENCH.
+func BenchmarkTriageAfterIndex(b *testing.B) {
+	p := os.Getenv("REA_TRIAGE_BENCH")
+	if p == "" {
+		b.Skip("set REA_TRIAGE_BENCH to a binary")
+	}
+	_, _, c := open(b, p)
+	defer c.Close(context.Background())
+	do(b, c, OpListProcedures, nil)
+	do(b, c, OpBinaryTriage, nil)
+	for b.Loop() {
+		do(b, c, OpBinaryTriage, nil)
+	}
+}
+
 // TestSampledEntropy: a section above 1 MiB is measured on 1 MiB of evenly
 // spaced blocks, which still tells random bytes from code-like ones.
 func TestSampledEntropy(t *testing.T) {
