@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"debug/elf"
+	"debug/pe"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -476,6 +477,67 @@ func TestTriagePEGuardCF(t *testing.T) {
 		listed := regexp.MustCompile(`(?m)^\s+(?:` + name + `)$`).Match(out)
 		if v, _ := factValue(t, tr.Hardening, k); v != listed || v != true {
 			t.Errorf("%s %v; readpe lists %s: %v", k, v, name, listed)
+		}
+	}
+}
+
+// TestTriageSafeSEH: an i686 mingw PE whose C source defines
+// _load_config_used with an SEHandlerTable (count 1, and 0 for the
+// negative); GNU ld does not point the LOAD_CONFIG directory at it, so the
+// test does (hand-set directory entry). safeseh equals what llvm-readobj
+// --coff-load-config shows: a table with handlers.
+func TestTriageSafeSEH(t *testing.T) {
+	cc := needTool(t, "i686-w64-mingw32-gcc")
+	readobj := needTool(t, "llvm-readobj")
+	for _, count := range []int{1, 0} {
+		src := fmt.Sprintf(`#include <windows.h>
+#include <stdio.h>
+static DWORD handlers[1] = {0x1000};
+const IMAGE_LOAD_CONFIG_DIRECTORY32 _load_config_used = {
+	.Size = 0x48, .SEHandlerTable = (DWORD)handlers, .SEHandlerCount = %d,
+};
+int main(void) { printf("%%p\n", (void *)&_load_config_used); return 0; }
+`, count)
+		p := keyedFixture(t, fmt.Sprintf("triage-safeseh-%d.exe", count), []string{cc, src}, func(dir, out string) (string, error) {
+			if err := os.WriteFile(filepath.Join(dir, "lc.c"), []byte(src), 0o644); err != nil {
+				return "", err
+			}
+			return "", run(dir, nil, cc, "-O2", "-o", out, "lc.c")
+		})
+		f, err := pe.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var va uint32
+		for _, s := range f.Symbols {
+			if s.Name == "__load_config_used" || s.Name == "_load_config_used" {
+				va = s.Value + f.Sections[s.SectionNumber-1].VirtualAddress
+			}
+		}
+		f.Close()
+		if va == 0 {
+			t.Fatal("no _load_config_used symbol")
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs := binary.LittleEndian.Uint32(b[0x3c:]) + 24 + 96 // PE32 data directories
+		binary.LittleEndian.PutUint32(b[dirs+10*8:], va)
+		binary.LittleEndian.PutUint32(b[dirs+10*8+4:], 0x48)
+		p = writeFixture(t, "safeseh.exe", b)
+		out, err := exec.Command(readobj, "--coff-load-config", p).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`SEHandlerTable: 0x([0-9A-Fa-f]+)\s+SEHandlerCount: (\d+)`).FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("llvm-readobj shows no load config:\n%s", out)
+		}
+		want := string(m[1]) != "0" && string(m[2]) != "0"
+		tr, _ := triageOf(t, p)
+		if v, _ := factValue(t, tr.Hardening, "safeseh"); v != want || want != (count > 0) {
+			t.Errorf("count %d: safeseh %v, llvm-readobj %s", count, v, m[0])
 		}
 	}
 }
