@@ -343,6 +343,7 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 		"version_string":    pr.versionString,
 		"settings":          settings,
 		"symbols":           "minimal-symbols",
+		"triage":            1, // binary_triage's facts and limitations (triage.go), CONTRACTS.md §18
 	}
 	v := pr.version
 	return provider.NewProfile(provider.Identity{ID: ProviderID, Name: ProviderName, Version: &v}, ProfileSchemaVersion, params)

@@ -3,6 +3,7 @@ package gdb
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,6 +79,10 @@ func jsonOf(t *testing.T, v any) string {
 // -n's), and names the rest as limitations instead of reporting it.
 func TestTriage(t *testing.T) {
 	p := enabled(t)
+	prof, err := p.Profile(context.Background(), targetOf(t, fixture(t)))
+	if err != nil || fmt.Sprint(prof.Parameters["triage"]) != "1" {
+		t.Errorf("profile parameters %v (%v): no triage:1", prof.Parameters, err)
+	}
 	files := []string{fixture(t), goProgram(t)}
 	if _, err := os.Stat("/usr/bin/ls"); err == nil {
 		files = append(files, "/usr/bin/ls")
