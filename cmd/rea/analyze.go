@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -113,6 +114,13 @@ func analyze(ctx context.Context, eng *engine.Engine, path string, selector prov
 			return ov, err
 		}
 		pub, err := conn.Operate(ctx, "", op, params, rep)
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.CapabilityUnavailable {
+			// A provider without this collection (gdb has no string scan):
+			// the count is absent and said so, and the rest still runs.
+			ov.Limitations = append(ov.Limitations, op[len("list_"):]+": the bound provider does not offer "+op)
+			continue
+		}
 		if err != nil {
 			return ov, err
 		}
@@ -154,6 +162,10 @@ func printOverview(w io.Writer, ov overview, all bool) {
 	fmt.Fprintf(w, "provider      %s %s (%s)\nprofile       %s\n", t.Binding.Provider.ID, t.Binding.Provider.VersionString(), t.Binding.SelectionSource, *ov.Profile)
 	for _, op := range countedOperations {
 		key := op[len("list_"):]
+		if _, ok := ov.EvidenceIDs[op]; !ok {
+			fmt.Fprintf(w, "%-13s %s\n", key, "not offered by the provider")
+			continue
+		}
 		fmt.Fprintf(w, "%-13s %-9d %s\n", key, ov.Counts[key], ov.EvidenceIDs[op])
 	}
 	if ov.Triage != nil {

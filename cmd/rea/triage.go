@@ -99,6 +99,26 @@ func printFact(w io.Writer, key string, v any, all bool) {
 			}
 		}
 		return
+	case "dependencies":
+		list, _ := v.([]any)
+		if len(list) == 0 {
+			line(w, "dependencies", "none", "")
+		}
+		for _, d := range list {
+			dm, _ := d.(map[string]any)
+			s := str(dm["name"]) + " (" + str(dm["kind"])
+			if n, ok := dm["imports"].(float64); ok {
+				s += fmt.Sprintf(", %d imports", int(n))
+			}
+			s += ")"
+			if p := str(dm["candidate_path"]); p != "" {
+				s += " -> " + p
+			} else {
+				s += " -> not found on this host"
+			}
+			line(w, "dependency", s, str(dm["source"]))
+		}
+		return
 	case "unavailable":
 		line(w, "unavailable", str(m["reason"])+": "+str(m["remediation"]), "")
 		return
@@ -116,6 +136,9 @@ func printFact(w io.Writer, key string, v any, all bool) {
 func printGo(w io.Writer, m map[string]any, all bool) {
 	src := str(m["source"])
 	line(w, "go version", str(m["version"]), src)
+	if p := str(m["path"]); p != "" {
+		line(w, "go path", p, "")
+	}
 	if mm, ok := m["main"].(map[string]any); ok {
 		line(w, "go main module", strings.TrimSpace(str(mm["path"])+" "+str(mm["version"])), "")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -163,16 +164,25 @@ func (b *triageBuilder) goBuildInfo() {
 	if blob == nil {
 		return
 	}
+	b.lims = append(b.lims, GoBuildInfoFacts(blob, src, b.t.Toolchain)...)
+}
+
+// GoBuildInfoFacts adds toolchain.go and toolchain.language from a build
+// info blob (the bytes of .go.buildinfo, from its header on) read at src,
+// and returns the limitations of that reading. It is the one reader of the
+// build info, for every provider that can read those bytes.
+func GoBuildInfoFacts(blob []byte, src string, toolchain map[string]any) []string {
 	v, mod, err := parseBuildInfoBlob(blob)
 	if err != nil {
-		b.limit("triage toolchain: %v", err)
-		return
+		return []string{"triage toolchain: " + err.Error()}
 	}
 	bi := parseModInfo(v, mod)
 	bi.Source = src
+	var lims []string
 	if len(bi.Deps) == maxGoDeps {
-		b.limit("triage toolchain: Go dependencies listed up to %d", maxGoDeps)
+		lims = append(lims, fmt.Sprintf("triage toolchain: Go dependencies listed up to %d", maxGoDeps))
 	}
-	b.t.Toolchain["go"] = bi
-	b.t.Toolchain["language"] = fact("go", src)
+	toolchain["go"] = bi
+	toolchain["language"] = fact("go", src)
+	return lims
 }

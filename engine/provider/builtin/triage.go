@@ -33,11 +33,16 @@ import (
 //     immediate binding (DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW); CET is the
 //     x86 feature_1_and property of the GNU property note.
 //   - Anomalies: Shannon entropy (bits per byte) of every file-backed
-//     section, flagged at >= 7.2; W+X segments; an entry point outside
-//     every executable section; bytes after the last segment (ELF) or
-//     section (PE) are an overlay.
-//   - loading (the dependency list) is not produced here yet: it is
-//     reported unavailable until list_dependencies is merged.
+//     section (of every PT_LOAD segment when an ELF has no section headers,
+//     as a packed one has not), flagged at >= 7.2; packer signatures
+//     (triage_packer.go); W+X segments or sections; an entry point outside
+//     every executable section; PT_LOAD p_filesz > p_memsz and sections
+//     running past the end of the file; bytes after the last segment (ELF)
+//     or section (PE; the COFF symbol table and certificates included) are
+//     an overlay.
+//   - loading is list_dependencies' answer (deps.go) with each item's
+//     source.
+//   - A core file gets identity and its mappings' W+X only.
 const OpBinaryTriage = "binary_triage"
 
 // Fact is one triage fact and where it came from.
@@ -64,6 +69,15 @@ type triageBuilder struct {
 	data []byte
 	t    Triage
 	lims []string
+	// segments are the file-backed PT_LOAD ranges of an ELF without section
+	// headers (a packed file has none): entropy is measured on them instead.
+	segments []fileRegion
+}
+
+// fileRegion is a named range of file bytes.
+type fileRegion struct {
+	name      string
+	off, size uint64
 }
 
 func (b *triageBuilder) limit(format string, args ...any) {
@@ -105,6 +119,9 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 		return provider.Result{}, buildFault(op, err)
 	}
 	b.goBuildInfo()
+	if _, isGo := b.t.Toolchain["go"]; !isGo {
+		b.rustPanicLocations()
+	}
 	if six, err := c.symbols(ctx, op, rep); err == nil {
 		if m, ok := c.mainFact(six); ok {
 			b.t.Identity["main"] = m
@@ -206,15 +223,27 @@ type SectionEntropy struct {
 func (b *triageBuilder) entropy(ctx context.Context) error {
 	var out []SectionEntropy
 	var high []string
-	n := 0
+	regions, src := b.segments, "heuristic:shannon-entropy(segment)"
 	for _, s := range b.img.sections {
-		if s.fsize == 0 || s.off >= uint64(len(b.data)) {
+		if s.fsize != 0 {
+			regions, src = nil, "heuristic:shannon-entropy"
+			break
+		}
+	}
+	if regions == nil {
+		for _, s := range b.img.sections {
+			regions = append(regions, fileRegion{s.name, s.off, s.fsize})
+		}
+	}
+	n := 0
+	for _, s := range regions {
+		if s.size == 0 || s.off >= uint64(len(b.data)) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		end := min(satAdd(s.off, s.fsize), uint64(len(b.data)))
+		end := min(satAdd(s.off, s.size), uint64(len(b.data)))
 		e, sampled := sampledShannon(b.data[s.off:end])
 		hi := e >= entropyThreshold
 		if hi {
@@ -222,7 +251,7 @@ func (b *triageBuilder) entropy(ctx context.Context) error {
 		}
 		n++
 		if len(out) < maxEntropySections {
-			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: "heuristic:shannon-entropy"})
+			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: src})
 		}
 	}
 	if n > len(out) {
@@ -313,6 +342,14 @@ func (b *triageBuilder) entryOutsideCode() {
 	b.t.Anomalies["entry_outside_code"] = fact(!b.img.execAt(b.img.entry), "heuristic:entry-in-executable-section")
 }
 
+// sectionsBeyondFile records the sections whose file bytes (offset,
+// size as the section table says) run past the end of the file.
+func (b *triageBuilder) sectionsBeyondFile(names []string) {
+	if names != nil {
+		b.t.Anomalies["sections_beyond_file"] = fact(names, "header:section_table(offset+size>file size)")
+	}
+}
+
 // overlay records the file bytes after end (the last segment or section).
 func (b *triageBuilder) overlay(end uint64, src string) {
 	if end < b.img.sliceSize {
@@ -325,18 +362,4 @@ func endianName(little bool) string {
 		return "little"
 	}
 	return "big"
-}
-
-// packer looks for UPX's signatures: its section names (UPX0, UPX1; PE and
-// Mach-O) or its "UPX!" header in the first 4 KiB (ELF).
-func (b *triageBuilder) packer() {
-	for _, s := range b.img.sections {
-		if s.name == "UPX0" || s.name == "UPX1" || s.name == "__TEXT,UPX0" {
-			b.t.Anomalies["packer"] = fact("upx", "heuristic:upx-section-names")
-			return
-		}
-	}
-	if bytes.Contains(b.data[:min(len(b.data), 4096)], []byte("UPX!")) {
-		b.t.Anomalies["packer"] = fact("upx", "heuristic:upx-magic")
-	}
 }

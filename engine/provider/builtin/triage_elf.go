@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"strings"
 )
@@ -66,6 +67,9 @@ func (b *triageBuilder) elf() {
 		case elf.PT_GNU_STACK:
 			stack = f.Progs[i]
 		case elf.PT_LOAD:
+			if len(f.Sections) == 0 && p.Filesz > 0 {
+				b.segments = append(b.segments, fileRegion{"LOAD@0x" + hexU(p.Vaddr), p.Off, p.Filesz})
+			}
 			if !haveBase || p.Vaddr-p.Off%max(p.Align, 1) < base {
 				base, haveBase = p.Vaddr-p.Off%max(p.Align, 1), true
 			}
@@ -105,6 +109,18 @@ func (b *triageBuilder) elf() {
 		id["file_type"] = fact("core", "header:e_type")
 	}
 
+	if f.Type == elf.ET_CORE {
+		// A core's program headers are the dumped process's mappings: its
+		// W+X mappings are worth a look, but hardening, stripped, debug info
+		// and image base describe executables, not memory dumps.
+		delete(id, "image_base")
+		if wx == nil {
+			wx = []string{}
+		}
+		b.t.Anomalies["wx_segments"] = fact(wx, "program_headers:PT_LOAD")
+		b.limit("triage: a core file: hardening, stripped, debug info, image base and toolchain describe executables and are not reported for it")
+		return
+	}
 	// NX: the stack is executable without PT_GNU_STACK (or with PF_X).
 	if len(f.Progs) > 0 {
 		if stack != nil {
@@ -305,12 +321,12 @@ func gnuProperties(desc []byte, is64 bool, bo interface{ Uint32([]byte) uint32 }
 }
 
 func (b *triageBuilder) elfNotes(f *elf.File) {
-	var notes []elfNote
+	var chunks []ELFNoteBytes
 	read := func(off, size, align uint64) {
 		if off >= uint64(len(b.data)) {
 			return
 		}
-		notes = append(notes, parseELFNotes(b.data[off:min(satAdd(off, size), uint64(len(b.data)))], align, f.ByteOrder)...)
+		chunks = append(chunks, ELFNoteBytes{Data: b.data[off:min(satAdd(off, size), uint64(len(b.data)))], Align: align})
 	}
 	fromSections := false
 	for _, s := range f.Sections {
@@ -326,19 +342,39 @@ func (b *triageBuilder) elfNotes(f *elf.File) {
 			}
 		}
 	}
-	id, hd := b.t.Identity, b.t.Hardening
+	ELFNoteFacts(chunks, f.Class == elf.ELFCLASS64, f.ByteOrder, f.Machine, b.t.Identity, b.t.Hardening)
+}
+
+// ELFNoteBytes is the contents of one note section or segment and its
+// alignment.
+type ELFNoteBytes struct {
+	Data  []byte
+	Align uint64
+}
+
+// ELFNoteFacts adds the triage facts ELF notes carry to identity (build_id
+// from NT_GNU_BUILD_ID, go_build_id) and hardening (CET IBT/SHSTK on x86,
+// BTI/PAC on arm64, from the GNU property note: false when it is absent,
+// as hardening-check reads it). It is the one reader of these facts, for
+// every provider that can read the notes' bytes.
+func ELFNoteFacts(chunks []ELFNoteBytes, class64 bool, bo binary.ByteOrder, machine elf.Machine, identity, hardening map[string]any) {
+	var notes []elfNote
+	for _, c := range chunks {
+		notes = append(notes, parseELFNotes(c.Data, c.Align, bo)...)
+	}
+	id, hd := identity, hardening
 	var props map[uint32]uint32
 	for _, n := range notes {
 		switch {
 		case n.name == "GNU" && n.typ == elfNoteBuildID:
 			id["build_id"] = fact(hex.EncodeToString(n.desc), "note:NT_GNU_BUILD_ID")
 		case n.name == "GNU" && n.typ == ntGNUPropertyType0:
-			props = gnuProperties(n.desc, f.Class == elf.ELFCLASS64, f.ByteOrder)
+			props = gnuProperties(n.desc, class64, bo)
 		case n.name == "Go" && n.typ == 4:
 			id["go_build_id"] = fact(string(n.desc), "note:NT_GO_BUILD_ID")
 		}
 	}
-	switch f.Machine {
+	switch machine {
 	case elf.EM_X86_64, elf.EM_386:
 		v, ok := props[gnuPropertyX86Feature1]
 		src := "note:NT_GNU_PROPERTY_TYPE_0/x86_feature_1_and"
@@ -362,8 +398,11 @@ func (b *triageBuilder) elfNotes(f *elf.File) {
 // .comment (the compilers and linkers that built the file).
 func (b *triageBuilder) elfSections(f *elf.File) {
 	symtab := false
-	var dwarf []string
+	var dwarf, beyond []string
 	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL && satAdd(s.Offset, s.Size) > uint64(len(b.data)) {
+			beyond = append(beyond, s.Name)
+		}
 		if s.Type == elf.SHT_SYMTAB {
 			symtab = true
 		}
@@ -377,6 +416,7 @@ func (b *triageBuilder) elfSections(f *elf.File) {
 			b.comments(b.data[s.Offset:min(satAdd(s.Offset, s.Size), uint64(len(b.data)))], "section:.comment")
 		}
 	}
+	b.sectionsBeyondFile(beyond)
 	if len(f.Sections) == 0 {
 		b.limit("triage identity: no section headers, so stripped and debug info are not determined")
 		return

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -111,4 +112,36 @@ func FuzzCodeDirectory(f *testing.F) {
 	f.Add(p)
 	f.Add(p[:16])
 	f.Fuzz(func(t *testing.T, p []byte) { parseCodeDirectoryFlags(p) })
+}
+
+// FuzzUPXVersion: the version readers of UPX's marks stay within their
+// bytes and return a dotted number or "".
+func FuzzUPXVersion(f *testing.F) {
+	f.Add([]byte("4.02\x00"))
+	f.Add([]byte("x\x00"))
+	f.Add([]byte("3.96 Copyright"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		for _, v := range []string{upxVersionBefore(p), leadingVersion(p)} {
+			if v != "" && (len(v) > 16 || !strings.Contains(v, ".") || strings.Trim(v, "0123456789.") != "") {
+				t.Fatalf("version %q from %q", v, p)
+			}
+		}
+	})
+}
+
+// FuzzRustcStrings: the panic-location readers return a 40-hex hash or a
+// dotted release found in their input, or "".
+func FuzzRustcStrings(f *testing.F) {
+	f.Add([]byte("x/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/x.rs"))
+	f.Add([]byte("/usr/src/rustc-1.63.0/library/std/src/x.rs/rustc-"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		var rt RustToolchain
+		findRustc(p, &rt)
+		if h := rt.Commit; h != "" && (len(h) != 40 || !strings.Contains(string(p), "/rustc/"+h+"/library/")) {
+			t.Fatalf("commit %q", h)
+		}
+		if v := rt.Version; v != "" && !strings.Contains(string(p), "/rustc-"+v+"/") {
+			t.Fatalf("version %q", v)
+		}
+	})
 }

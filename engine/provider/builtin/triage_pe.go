@@ -86,19 +86,33 @@ func (b *triageBuilder) pe() {
 	if len(dirs) > pe.IMAGE_DIRECTORY_ENTRY_DEBUG && dirs[pe.IMAGE_DIRECTORY_ENTRY_DEBUG].Size != 0 {
 		b.peDebug(dirs[pe.IMAGE_DIRECTORY_ENTRY_DEBUG])
 	}
-	var dwarf []string
+	var dwarf, beyond []string
 	var last uint64
 	for _, s := range f.Sections {
 		last = max(last, uint64(s.Offset)+uint64(s.Size))
+		if s.Size != 0 && uint64(s.Offset)+uint64(s.Size) > uint64(len(b.data)) {
+			beyond = append(beyond, s.Name)
+		}
 		if len(s.Name) > 7 && s.Name[:7] == ".debug_" {
 			dwarf = append(dwarf, s.Name)
 		}
+	}
+	if st := uint64(f.PointerToSymbolTable); st != 0 && f.NumberOfSymbols != 0 {
+		// The COFF symbol table (mingw links keep one) and the string table
+		// after it, whose first word is its size, are the file's, not an
+		// overlay.
+		end := st + uint64(f.NumberOfSymbols)*18
+		if end+4 <= uint64(len(b.data)) {
+			end += uint64(binary.LittleEndian.Uint32(b.data[end:]))
+		}
+		last = max(last, end)
 	}
 	if len(dirs) > pe.IMAGE_DIRECTORY_ENTRY_SECURITY && dirs[pe.IMAGE_DIRECTORY_ENTRY_SECURITY].Size != 0 {
 		d := dirs[pe.IMAGE_DIRECTORY_ENTRY_SECURITY] // a file offset: the certificates follow the sections
 		last = max(last, uint64(d.VirtualAddress)+uint64(d.Size))
 	}
 	b.overlay(last, "header:section_table")
+	b.sectionsBeyondFile(beyond)
 	id["stripped"] = fact(f.NumberOfSymbols == 0, "header:NumberOfSymbols")
 	if dwarf == nil {
 		dwarf = []string{}

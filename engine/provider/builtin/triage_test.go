@@ -271,10 +271,13 @@ func TestTriageGoBuildInfo(t *testing.T) {
 		goBin = needTool(t, "go")
 	}
 	paths := []string{goBin}
+	stripped := map[string]bool{}
 	for _, goos := range []string{"linux", "windows", "darwin"} {
-		paths = append(paths, goBuildFixture(t, "triage-go-stripped-"+goos, goos, "amd64", "-ldflags=-s -w"))
+		p := goBuildFixture(t, "triage-go-stripped-"+goos, goos, "amd64", "-ldflags=-s -w")
+		d := goDepsFixture(t, goos)
+		paths = append(paths, p, d)
+		stripped[p], stripped[d] = true, true
 	}
-	paths = append(paths, goDepsFixture(t))
 	for _, p := range paths {
 		tr, lims := triageOf(t, p)
 		bi, ok := tr.Toolchain["go"].(*GoBuildInfo)
@@ -289,17 +292,26 @@ func TestTriageGoBuildInfo(t *testing.T) {
 		if got := triageModLines(bi); !slices.Equal(got, mods) {
 			t.Errorf("%s: modules\n%q\ngo version -m\n%q", p, got, mods)
 		}
-		if p == paths[len(paths)-1] && (len(bi.Deps) == 0 || bi.Deps[0].Sum == "") {
+		if !stripped[p] {
+			continue
+		}
+		if st, _ := factValue(t, tr.Identity, "stripped"); st != true {
+			t.Errorf("%s: built with -ldflags=-s -w, stripped %v", p, st)
+		}
+		if bi.Main == nil || bi.Main.Path == "" {
+			t.Errorf("%s: no main module: %+v", p, bi)
+		}
+		if strings.Contains(p, "deps") && (len(bi.Deps) == 0 || bi.Deps[0].Sum == "") {
 			t.Errorf("%s: the dependency fixture lists no dependency with a checksum: %+v", p, bi.Deps)
 		}
 	}
 }
 
-// goDepsFixture builds a stripped Go program that imports golang.org/x/arch
-// (REA's own dependency, so in the module cache: built offline) for a
-// build info with a dependency and its checksum.
-func goDepsFixture(t testing.TB) string {
-	return fixture(t, "triage-go-deps", func(dir, out string) (string, error) {
+// goDepsFixture builds, for goos/amd64, a stripped Go program that imports
+// golang.org/x/arch (REA's own dependency, so in the module cache: built
+// offline) for a build info with a dependency and its checksum.
+func goDepsFixture(t testing.TB, goos string) string {
+	return fixture(t, "triage-go-deps-"+goos, func(dir, out string) (string, error) {
 		sum, err := os.ReadFile("../../../go.sum")
 		if err != nil {
 			return "", err
@@ -323,7 +335,7 @@ func goDepsFixture(t testing.TB) string {
 		if _, err := os.Stat(goBin); err != nil {
 			goBin = "go"
 		}
-		return "", run(dir, []string{"CGO_ENABLED=0", "GOFLAGS=-buildvcs=false -mod=mod", "GOWORK=off", "GOPROXY=off"},
+		return "", run(dir, []string{"CGO_ENABLED=0", "GOOS=" + goos, "GOARCH=amd64", "GOFLAGS=-buildvcs=false -mod=mod", "GOWORK=off", "GOPROXY=off"},
 			goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
 	})
 }
@@ -333,6 +345,13 @@ func peFixture(t *testing.T, name, cc string, flags ...string) string {
 	return cFixture(t, name, cc, flags...)
 }
 
+// TestTriagePEHardening: mingw PEs built with and without
+// --dynamicbase,--nxcompat,--high-entropy-va, an i686 one and a Go-built
+// PE: ASLR, NX and SEH equal pesec's; every DllCharacteristics fact
+// (high-entropy VA and CFG too, which pesec does not print) and the linker
+// version equal readpe -h optional's and objdump -p's; the CodeView GUID,
+// age and PDB path equal objdump -p's (Debian's readpe 0.81 lists the debug
+// directory, checked too, but does not decode its CodeView record).
 func TestTriagePEHardening(t *testing.T) {
 	needTool(t, "pesec")
 	files := []string{
@@ -373,6 +392,39 @@ func TestTriagePEHardening(t *testing.T) {
 			if v, _ := factValue(t, tr.Hardening, k); v != strings.Contains(string(od), "\t\t"+flag+"\n") && v != strings.Contains(string(od), "\t"+flag+"\n") {
 				t.Errorf("%s: %s = %v, objdump -p lists %s: %v", p, k, v, flag, strings.Contains(string(od), flag))
 			}
+		}
+		// readpe (pev) -h optional: the DllCharacteristics word and the
+		// linker version, a second reader of the same header fields.
+		rp, err := exec.Command(needTool(t, "readpe"), "-h", "optional", p).Output()
+		if err != nil {
+			t.Fatalf("readpe %s: %v", p, err)
+		}
+		dcm := regexp.MustCompile(`DLL characteristics:\s+(?:0x)?([0-9a-f]+)\n`).FindSubmatch(rp)
+		lmaj := regexp.MustCompile(`Linker major version:\s+(\d+)`).FindSubmatch(rp)
+		lmin := regexp.MustCompile(`Linker minor version:\s+(\d+)`).FindSubmatch(rp)
+		if dcm == nil || lmaj == nil || lmin == nil {
+			t.Fatalf("readpe -h optional %s: no DLL characteristics or linker version:\n%s", p, rp)
+		}
+		var dcw uint64
+		fmt.Sscanf(string(dcm[1]), "%x", &dcw)
+		for k, bit := range map[string]uint64{"aslr": 0x40, "high_entropy_va": 0x20, "nx": 0x100, "cfg": 0x4000, "force_integrity": 0x80} {
+			if v, _ := factValue(t, tr.Hardening, k); v != (dcw&bit != 0) {
+				t.Errorf("%s: %s = %v, readpe DLL characteristics %#x", p, k, v, dcw)
+			}
+		}
+		if v, _ := factValue(t, tr.Hardening, "seh"); v != (dcw&0x400 == 0) {
+			t.Errorf("%s: seh = %v, readpe DLL characteristics %#x (NO_SEH 0x400)", p, v, dcw)
+		}
+		if v, _ := factValue(t, tr.Toolchain, "linker_version"); v != string(lmaj[1])+"."+string(lmin[1]) {
+			t.Errorf("%s: linker_version %v, readpe %s.%s", p, v, lmaj[1], lmin[1])
+		}
+		// readpe -d lists the debug directory a CodeView record lives in.
+		rd, err := exec.Command("readpe", "-d", p).Output()
+		if err != nil {
+			t.Fatalf("readpe -d %s: %v", p, err)
+		}
+		if _, has := tr.Identity["build_id"]; has && !strings.Contains(string(rd), "IMAGE_DIRECTORY_ENTRY_DEBUG:") {
+			t.Errorf("%s: build_id without a debug directory in readpe -d:\n%s", p, rd)
 		}
 		// SafeSEH applies to i386 only; mingw's i686 images have no load
 		// configuration (objdump -p: its directory entry is zero), so no
@@ -538,8 +590,10 @@ func TestTriageHighEntropy(t *testing.T) {
 	if ov, _ := factValue(t, tr2.Anomalies, "overlay"); ov == nil || ov.(map[string]any)["size"] != uint64(1000) || ov.(map[string]any)["offset"] != uint64(len(b)) {
 		t.Errorf("overlay %v, want 1000 bytes at %d", ov, len(b))
 	}
+	// "UPX!" deep inside a data section is not one of UPX's marks (they sit
+	// in the first page and at the end of the file).
 	if p, _ := factValue(t, tr.Anomalies, "packer"); p != nil {
-		t.Logf("packer %v (UPX! only within the first 4 KiB counts)", p)
+		t.Errorf("packer %v from a UPX! inside .packed", p)
 	}
 	if e := shannon(make([]byte, 1000)); e != 0 {
 		t.Errorf("entropy of zeros %v", e)
@@ -560,6 +614,23 @@ func BenchmarkTriage(b *testing.B) {
 		_, _, c := open(b, p)
 		do(b, c, OpBinaryTriage, nil)
 		c.Close(context.Background())
+	}
+}
+
+// BenchmarkTriageAfterIndex times binary_triage alone on a client whose
+// indexes are built (as inside binary_overview or rea analyze, where the
+// counts come first) on $REA_TRIAGE_BENCH.
+func BenchmarkTriageAfterIndex(b *testing.B) {
+	p := os.Getenv("REA_TRIAGE_BENCH")
+	if p == "" {
+		b.Skip("set REA_TRIAGE_BENCH to a binary")
+	}
+	_, _, c := open(b, p)
+	defer c.Close(context.Background())
+	do(b, c, OpListProcedures, nil)
+	do(b, c, OpBinaryTriage, nil)
+	for b.Loop() {
+		do(b, c, OpBinaryTriage, nil)
 	}
 }
 
@@ -590,34 +661,71 @@ func TestSampledEntropy(t *testing.T) {
 	}
 }
 
-// TestTriageRust: a rustc-built executable names rustc (and its version,
-// as `rustc --version` prints it) and LLD from .comment, and the language.
+// TestTriageRust: a rustc-built executable (built here by the rustc on
+// PATH and, when it is another one, Debian's /usr/bin/rustc) names rustc and
+// its version from .comment when readelf -p .comment shows one, and from
+// its panic-location strings the commit hash (official builds:
+// /rustc/<hash>/library/...) or the release (Debian's
+// /usr/src/rustc-<release>/library/...), each equal to `rustc -vV`; the
+// strings survive stripping.
 func TestTriageRust(t *testing.T) {
-	rustc := needTool(t, "rustc")
-	p := fixture(t, "triage-rust", func(dir, out string) (string, error) {
-		src := filepath.Join(dir, "m.rs")
-		if err := os.WriteFile(src, []byte("fn main() { println!(\"{}\", std::env::args().count()); }\n"), 0o644); err != nil {
-			return "", err
-		}
-		return "", run(dir, nil, rustc, "-O", "-o", out, src)
-	})
-	tr, _ := triageOf(t, p)
-	out, err := exec.Command(rustc, "--version").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Fields(string(out))[1]
-	cs, _ := tr.Toolchain["compilers"].([]Compiler)
-	found := false
-	for _, c := range cs {
-		if c.Name == "rustc" {
-			found = c.Version == want
+	rustcs := []string{needTool(t, "rustc")}
+	if deb, err := filepath.EvalSymlinks("/usr/bin/rustc"); err == nil {
+		if first, _ := filepath.EvalSymlinks(rustcs[0]); first != deb {
+			rustcs = append(rustcs, "/usr/bin/rustc")
 		}
 	}
-	if !found {
-		t.Errorf("compilers %+v lack rustc %s", cs, want)
+	for _, rustc := range rustcs {
+		vv, err := exec.Command(rustc, "-vV").Output()
+		if err != nil {
+			t.Fatalf("%s -vV: %v", rustc, err)
+		}
+		info := map[string]string{}
+		for _, l := range strings.Split(string(vv), "\n") {
+			if k, v, ok := strings.Cut(l, ": "); ok {
+				info[k] = v
+			}
+		}
+		for _, strip := range []bool{false, true} {
+			name := "triage-rust-" + info["release"]
+			args := []string{"-O"}
+			if strip {
+				name += "-stripped"
+				args = append(args, "-C", "strip=symbols")
+			}
+			p := keyedFixture(t, name, []string{rustc, string(vv), strings.Join(args, " ")}, func(dir, out string) (string, error) {
+				src := filepath.Join(dir, "m.rs")
+				if err := os.WriteFile(src, []byte("fn main() { let v: Vec<usize> = std::env::args().map(|a| a.len()).collect(); println!(\"{}\", v[3]); }\n"), 0o644); err != nil {
+					return "", err
+				}
+				return "", run(dir, nil, rustc, append(args, "-o", out, src)...)
+			})
+			t.Run(filepath.Base(p), func(t *testing.T) { checkRust(t, p, info) })
+		}
 	}
+}
+
+func checkRust(t *testing.T, p string, info map[string]string) {
+	tr, lims := triageOf(t, p)
 	if v, _ := factValue(t, tr.Toolchain, "language"); v != "rust" {
-		t.Errorf("language %v", v)
+		t.Errorf("language %v (limitations %q)", v, lims)
+	}
+	comment, _ := exec.Command("readelf", "-p", ".comment", p).Output()
+	cs, _ := tr.Toolchain["compilers"].([]Compiler)
+	ci := slices.IndexFunc(cs, func(c Compiler) bool { return c.Name == "rustc" })
+	if strings.Contains(string(comment), "rustc version "+info["release"]) != (ci >= 0 && cs[ci].Version == info["release"]) {
+		t.Errorf("compilers %+v; readelf -p .comment:\n%s", cs, comment)
+	}
+	rv, _ := factValue(t, tr.Toolchain, "rustc")
+	rt, _ := rv.(RustToolchain)
+	if f := tr.Toolchain["rustc"].(Fact); !strings.HasPrefix(f.Source, "heuristic:") {
+		t.Errorf("rustc source %q is not marked heuristic", f.Source)
+	}
+	if h := info["commit-hash"]; h != "unknown" && h != "" {
+		if rt.Commit != h {
+			t.Errorf("rustc %+v, rustc -vV commit-hash %s", rt, h)
+		}
+	} else if rt.Version != info["release"] {
+		t.Errorf("rustc %+v, rustc -vV release %s (no commit hash)", rt, info["release"])
 	}
 }

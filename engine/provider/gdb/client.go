@@ -269,6 +269,8 @@ func (c *Client) do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{Normalized: []string{c.doc}}, nil
 	case OpListSegments:
 		return provider.Result{Normalized: c.segments(), Limitations: []string{limSegments}}, nil
+	case OpBinaryTriage:
+		return c.triage(ctx, rep)
 	}
 	tab, err := c.symbols(ctx, rep)
 	if err != nil {

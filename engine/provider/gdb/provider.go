@@ -266,6 +266,7 @@ var operations = []struct {
 	max   int64
 }{
 	{OpAddressName, false, 0},
+	{OpBinaryTriage, false, 0},
 	{OpListDocuments, false, 0},
 	{OpListNames, true, maxPageResults},
 	{OpListProcedures, true, maxPageResults},
@@ -342,6 +343,7 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 		"version_string":    pr.versionString,
 		"settings":          settings,
 		"symbols":           "minimal-symbols",
+		"triage":            1, // binary_triage's facts and limitations (triage.go), CONTRACTS.md §18
 	}
 	v := pr.version
 	return provider.NewProfile(provider.Identity{ID: ProviderID, Name: ProviderName, Version: &v}, ProfileSchemaVersion, params)
