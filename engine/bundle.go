@@ -13,7 +13,8 @@ import (
 // Bundle bounds (§2.1): never a partial bundle.
 const (
 	maxBundleRecords = 10000
-	maxBundleBytes   = 64 << 20
+	// MaxBundleBytes bounds a bundle, and an Evidence bundle file read or written.
+	MaxBundleBytes = 64 << 20
 )
 
 // BundleRequest selects the records of get_evidence_bundle.
@@ -84,16 +85,16 @@ func (e *Engine) EvidenceBundle(ctx context.Context, connectionID string, req Bu
 			return BundleResult{}, err
 		}
 		records = append(records, r)
-		if total += len(r.NormalizedResult) + len(r.RawResult); total > maxBundleBytes {
-			return BundleResult{}, tooLarge("bytes", maxBundleBytes, total)
+		if total += len(r.NormalizedResult) + len(r.RawResult); total > MaxBundleBytes {
+			return BundleResult{}, tooLarge("bytes", MaxBundleBytes, total)
 		}
 	}
 	b, err := BuildBundle(records)
 	if err != nil {
 		return BundleResult{}, fault.Internal(op, err)
 	}
-	if len(b) > maxBundleBytes {
-		return BundleResult{}, tooLarge("bytes", maxBundleBytes, len(b))
+	if len(b) > MaxBundleBytes {
+		return BundleResult{}, tooLarge("bytes", MaxBundleBytes, len(b))
 	}
 	return BundleResult{Scope: scopeName(req.Scope), BundleDigest: canon.SHA256Hex(b), Bytes: len(b), RecordCount: len(records), Bundle: b}, nil
 }

@@ -6,6 +6,28 @@
 // The engine decides; it does not speak MCP. Tool handlers (package tools) and
 // CLI commands (cmd/rea) decode input, call one engine method, and encode the
 // result or its *fault.Error.
+//
+// Three places, with calls pointing one way (each uses only those before
+// it):
+//
+//  1. A connection and its targets: engine.go (the engine, its ledger
+//     appends and ids), connection.go (handles, the active target, open,
+//     switch and close, admission), health.go (lineage and the health
+//     overlay), candidates.go, permission.go (the connection's grants).
+//  2. Running an operation on a target and recording its Evidence:
+//     operate.go (admission → queue → provider call → publication),
+//     annotations.go (the operations the engine answers itself),
+//     aggregates.go (navigation and address context), linking.go (answers
+//     read across the connection's targets), evidence.go and bundle.go
+//     (records and bundles). commands.go is the narrow surface these give
+//     the side-effect commands.
+//  3. The side-effect commands, in package engine/command (artifact
+//     inventory and extraction, process capture, Evidence bundle files):
+//     they import this package; it never imports them.
+//
+// connection.go reads one table of place 2, engineOperations (which
+// operations a binding offers besides its provider's); it calls nothing
+// there.
 package engine
 
 import (

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"maps"
 
-	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/artifact"
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/command"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/jsapp"
 	"github.com/rea-re/rea/engine/progress"
@@ -41,13 +41,13 @@ func traversalLimits(params provider.Params) artifact.Limits {
 	}
 }
 
-func pageOf(params provider.Params, prefix string) engine.PageRequest {
-	return engine.PageRequest{Offset: int(params.Int(prefix+"offset", 0)), Limit: int(params.Int(prefix+"limit", 100))}
+func pageOf(params provider.Params, prefix string) command.PageRequest {
+	return command.PageRequest{Offset: int(params.Int(prefix+"offset", 0)), Limit: int(params.Int(prefix+"limit", 100))}
 }
 
 func (s *Server) inventoryArtifact(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	mode, _ := params.String("integrity_policy")
-	return sess.conn.InventoryArtifact(ctx, engine.InventoryRequest{
+	return command.InventoryArtifact(ctx, sess.conn, command.InventoryRequest{
 		Target:     targetOf(ctx),
 		Parameters: params,
 		Limits:     traversalLimits(params),
@@ -64,7 +64,7 @@ func (s *Server) extractArtifact(ctx context.Context, sess *session, params prov
 		return nil, fault.Invalid("extract_artifact", fault.Issue{Path: "/approved", Reason: "invalid_value", Expected: "true"})
 	}
 	out, _ := params.String("output_root")
-	return sess.conn.ExtractArtifact(ctx, engine.ExtractRequest{
+	return command.ExtractArtifact(ctx, sess.conn, command.ExtractRequest{
 		Target:     targetOf(ctx),
 		Parameters: params, OutputRoot: out, OccurrenceIDs: stringList(params["occurrence_ids"]),
 		Limits: traversalLimits(params), Page: pageOf(params, ""),
@@ -73,7 +73,7 @@ func (s *Server) extractArtifact(ctx context.Context, sess *session, params prov
 }
 
 func (s *Server) compareArtifacts(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-	return sess.conn.CompareArtifacts(ctx, engine.CompareRequest{
+	return command.CompareArtifacts(ctx, sess.conn, command.CompareRequest{
 		Parameters: params, Left: stringList(params["left_evidence_ids"]), Right: stringList(params["right_evidence_ids"]),
 		Page: pageOf(params, ""),
 	}, rep)
@@ -99,7 +99,7 @@ func (s *Server) analyzeJavaScriptApplication(ctx context.Context, sess *session
 	evParams := maps.Clone(map[string]any(params))
 	delete(evParams, "detail")
 	evParams["limits"] = limits
-	pub, err := sess.conn.AnalyzeJavaScriptApplication(ctx, engine.JSAppRequest{
+	pub, err := command.AnalyzeJavaScriptApplication(ctx, sess.conn, command.JSAppRequest{
 		Parameters: evParams,
 		Request:    jsapp.Request{InputPath: in, Format: jsapp.Format(format), Limits: limits},
 	}, rep)

@@ -9,8 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/capture"
+	"github.com/rea-re/rea/engine/command"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/progress"
@@ -55,7 +55,7 @@ func (s *Server) captureProcessScenario(ctx context.Context, sess *session, para
 	if err := req.Normalize(); err != nil {
 		return nil, err
 	}
-	preq := engine.CaptureRequest(req)
+	preq := command.CaptureRequest(req)
 	d, err := sess.conn.AuthorizeAsking(ctx, capture.Operation, preq, sess.features.ElicitationForm)
 	if err != nil && d.ElicitationSupported() {
 		if server.IsModernRequest(ctx) {
@@ -78,7 +78,7 @@ func (s *Server) captureProcessScenario(ctx context.Context, sess *session, para
 			}
 		}
 	}
-	return sess.conn.CaptureProcessScenario(ctx, req, req.Parameters(), env, rep)
+	return command.CaptureProcessScenario(ctx, sess.conn, req, req.Parameters(), env, rep)
 }
 
 // lifetimeSchema is the one question asked (§9.9).

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 
+	"github.com/rea-re/rea/engine/command"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -14,12 +15,12 @@ import (
 func (s *Server) exportEvidenceBundle(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	path, _ := params.String("path")
 	overwrite := params.Bool("overwrite", false)
-	return sess.conn.ExportEvidenceBundle(ctx, path, overwrite, rep)
+	return command.ExportEvidenceBundle(ctx, sess.conn, path, overwrite, rep)
 }
 
 func (s *Server) importEvidenceBundle(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 	path, _ := params.String("path")
-	return sess.conn.ImportEvidenceBundle(ctx, path, rep)
+	return command.ImportEvidenceBundle(ctx, sess.conn, path, rep)
 }
 
 // evidenceRootsConfigured is step 2 of §3.4 for the Evidence file tools: no

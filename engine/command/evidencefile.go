@@ -1,4 +1,4 @@
-package engine
+package command
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/rea-re/rea/engine"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/events"
@@ -61,7 +63,7 @@ type ImportResult struct {
 
 // authorizeEvidencePath canonicalizes path for access, decides capability on
 // it and returns the approved canonical path.
-func (c *Connection) authorizeEvidencePath(ctx context.Context, op, capability, identity, access, path string) (string, error) {
+func authorizeEvidencePath(ctx context.Context, c *engine.Connection, op, capability, identity, access, path string) (string, error) {
 	canonical, err := policy.Canonicalize(path, access)
 	if err != nil {
 		return "", policy.PathFault(op, "/path", err)
@@ -87,9 +89,9 @@ func (c *Connection) authorizeEvidencePath(ctx context.Context, op, capability, 
 // the destination directory, fsync, rename or link, fsync of the directory).
 // Without overwrite an existing file is refused, also one that appears while
 // the bundle is written.
-func (c *Connection) ExportEvidenceBundle(ctx context.Context, path string, overwrite bool, rep progress.Reporter) (ExportResult, error) {
+func ExportEvidenceBundle(ctx context.Context, c *engine.Connection, path string, overwrite bool, rep progress.Reporter) (ExportResult, error) {
 	rep = progress.OrNop(rep)
-	approved, err := c.authorizeEvidencePath(ctx, opExport, policy.EvidenceWrite, "export_evidence", policy.AccessWrite, path)
+	approved, err := authorizeEvidencePath(ctx, c, opExport, policy.EvidenceWrite, "export_evidence", policy.AccessWrite, path)
 	if err != nil {
 		return ExportResult{}, err
 	}
@@ -109,7 +111,7 @@ func (c *Connection) ExportEvidenceBundle(ctx context.Context, path string, over
 	}
 
 	rep.Report(progress.Update{Phase: "build", Message: "assembling records"})
-	b, err := c.EvidenceBundle(ctx, BundleRequest{Scope: "connection"})
+	b, err := c.EvidenceBundle(ctx, engine.BundleRequest{Scope: "connection"})
 	if err != nil {
 		var fe *fault.Error
 		if errors.As(err, &fe) && fe.Details != nil && fe.Details["operation"] == "get_evidence_bundle" {
@@ -127,10 +129,10 @@ func (c *Connection) ExportEvidenceBundle(ctx context.Context, path string, over
 	}
 	rep.Report(progress.Update{Phase: "write", Completed: float64(b.Bytes), Total: progress.Total(float64(b.Bytes) + 1), Message: "written"})
 	// The file is in place: record it even if the caller has gone.
-	data := events.BundleExportedData{ConnectionID: c.id, Path: approved, BundleDigest: b.BundleDigest, Bytes: b.Bytes,
+	data := events.BundleExportedData{ConnectionID: c.ID(), Path: approved, BundleDigest: b.BundleDigest, Bytes: b.Bytes,
 		Records: b.RecordCount, Overwrite: overwrite}
-	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1,
-		[]ledger.NewEvent{c.eng.event(events.BundleExported, data)}, nil); err != nil {
+	if err := c.Append(context.WithoutCancel(ctx),
+		[]ledger.NewEvent{c.Engine().Event(events.BundleExported, data)}, nil); err != nil {
 		return ExportResult{}, err
 	}
 	return ExportResult{Path: approved, Bytes: b.Bytes, Records: b.RecordCount, BundleDigest: b.BundleDigest}, nil
@@ -279,9 +281,9 @@ func writeAtomic(root *os.Root, leaf string, data []byte, overwrite bool) error 
 
 // ImportEvidenceBundle verifies a bundle file and merges its records into the
 // ledger and this connection's scope (§7.5): every record or none.
-func (c *Connection) ImportEvidenceBundle(ctx context.Context, path string, rep progress.Reporter) (ImportResult, error) {
+func ImportEvidenceBundle(ctx context.Context, c *engine.Connection, path string, rep progress.Reporter) (ImportResult, error) {
 	rep = progress.OrNop(rep)
-	approved, err := c.authorizeEvidencePath(ctx, opImport, policy.EvidenceRead, "import_evidence", policy.AccessRead, path)
+	approved, err := authorizeEvidencePath(ctx, c, opImport, policy.EvidenceRead, "import_evidence", policy.AccessRead, path)
 	if err != nil {
 		return ImportResult{}, err
 	}
@@ -312,7 +314,7 @@ func (c *Connection) ImportEvidenceBundle(ctx context.Context, path string, rep 
 			return ImportResult{}, fault.Internal(opImport, err)
 		}
 		recDigest := canon.SHA256Hex(body)
-		stored, exists, err := c.eng.evidenceDigest(ctx, r.EvidenceID)
+		stored, exists, err := c.Engine().EvidenceDigest(ctx, r.EvidenceID)
 		if err != nil {
 			return ImportResult{}, fault.From(opImport, err)
 		}
@@ -325,15 +327,15 @@ func (c *Connection) ImportEvidenceBundle(ctx context.Context, path string, rep 
 			blobs = append(blobs, blob{body})
 			res.Imported++
 		}
-		evs = append(evs, c.eng.event(events.EvidenceRecorded, events.EvidenceRecordedData{ConnectionID: c.id,
+		evs = append(evs, c.Engine().Event(events.EvidenceRecorded, events.EvidenceRecordedData{ConnectionID: c.ID(),
 			EvidenceID: r.EvidenceID, Operation: r.Operation, PredicateType: r.PredicateType, RecordDigest: recDigest,
 			New: !exists, Origin: "import"}))
 	}
-	evs = append(evs, c.eng.event(events.BundleImported, events.BundleImportedData{ConnectionID: c.id, Path: approved,
+	evs = append(evs, c.Engine().Event(events.BundleImported, events.BundleImportedData{ConnectionID: c.ID(), Path: approved,
 		BundleDigest: digest, Bytes: len(raw), Records: len(records), Imported: res.Imported, Duplicates: res.Duplicates}))
-	_, err = c.eng.appendEvents(ctx, c.stream, -1, evs, func(tx *sql.Tx) error {
+	err = c.Append(ctx, evs, func(tx *sql.Tx) error {
 		for _, b := range blobs {
-			if _, err := c.eng.cfg.Ledger.PutBlob(tx, b.body); err != nil {
+			if _, err := c.Engine().Config().Ledger.PutBlob(tx, b.body); err != nil {
 				return err
 			}
 		}
@@ -348,7 +350,7 @@ func (c *Connection) ImportEvidenceBundle(ctx context.Context, path string, rep 
 	return res, nil
 }
 
-// readApproved reads a regular file of at most maxBundleBytes at the approved
+// readApproved reads a regular file of at most engine.MaxBundleBytes at the approved
 // path, refusing a final symlink and a file that is not where it was approved.
 func readApproved(approved string) ([]byte, error) {
 	f, err := os.OpenFile(approved, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
@@ -373,14 +375,14 @@ func readApproved(approved string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, importFailure("not_file")
 	}
-	if fi.Size() > maxBundleBytes {
+	if fi.Size() > engine.MaxBundleBytes {
 		return nil, importTooLarge(fi.Size())
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxBundleBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, engine.MaxBundleBytes+1))
 	if err != nil {
 		return nil, importFailure("io").WithCause(err)
 	}
-	if len(b) > maxBundleBytes {
+	if len(b) > engine.MaxBundleBytes {
 		return nil, importTooLarge(int64(len(b)))
 	}
 	return b, nil
@@ -388,7 +390,7 @@ func readApproved(approved string) ([]byte, error) {
 
 func importTooLarge(actual int64) *fault.Error {
 	return fault.New(fault.Truncated, "The bundle file exceeds the import bound.", "Import a smaller bundle (at most 64 MiB).",
-		map[string]any{"operation": opImport, "limit": "bytes", "maximum": maxBundleBytes, "actual": actual, "truncated": true})
+		map[string]any{"operation": opImport, "limit": "bytes", "maximum": engine.MaxBundleBytes, "actual": actual, "truncated": true})
 }
 
 func importFailure(reason string) *fault.Error {
@@ -419,7 +421,7 @@ var (
 // invalid_json), byte canonicality, the bundle and record schemas, every id,
 // duplicates and order, and finally the whole file against the bundle the
 // records rebuild to, so every section is the canonical one.
-func ParseBundle(raw []byte) ([]*Record, error) {
+func ParseBundle(raw []byte) ([]*engine.Record, error) {
 	if err := checkJSONBounds(raw); err != nil {
 		return nil, importFailure("invalid_json").WithCause(err)
 	}
@@ -447,9 +449,9 @@ func ParseBundle(raw []byte) ([]*Record, error) {
 	if err := json.Unmarshal(top["records"], &recs); err != nil || recs == nil {
 		return nil, bundleMismatch(nil, "schema")
 	}
-	records := make([]*Record, 0, len(recs))
+	records := make([]*engine.Record, 0, len(recs))
 	for _, b := range recs {
-		r, err := DecodeRecord(b)
+		r, err := engine.DecodeRecord(b)
 		if err != nil {
 			return nil, bundleMismatch(nil, "schema").WithCause(err)
 		}
@@ -470,7 +472,7 @@ func ParseBundle(raw []byte) ([]*Record, error) {
 		}
 		records = append(records, r)
 	}
-	rebuilt, err := BuildBundle(records)
+	rebuilt, err := engine.BuildBundle(records)
 	if err != nil {
 		return nil, bundleMismatch(nil, "schema").WithCause(err)
 	}
@@ -490,14 +492,14 @@ func idOrNil(id string) any {
 // checkRecordSchema checks what strict decoding cannot: versions, id format,
 // enums, and that nothing was absent (a record that re-encodes differently
 // lacked a key or held a value of the wrong shape).
-func checkRecordSchema(r *Record, raw []byte) error {
+func checkRecordSchema(r *engine.Record, raw []byte) error {
 	if r.SchemaVersion != 2 {
 		return fmt.Errorf("schema_version %d", r.SchemaVersion)
 	}
 	if !evidenceIDRE.MatchString(r.EvidenceID) {
 		return fmt.Errorf("evidence_id format")
 	}
-	if r.PredicateType != PredicateAnalysis && r.PredicateType != "rea.process-capture/v1" {
+	if r.PredicateType != engine.PredicateAnalysis && r.PredicateType != "rea.process-capture/v1" {
 		return fmt.Errorf("predicate_type")
 	}
 	switch r.Confidence {

@@ -110,3 +110,91 @@ func (c *Connection) watchHealth(ctx context.Context, o *openTarget) {
 		c.observeLineage(ctx, o)
 	}()
 }
+
+// observeHealth maintains the health overlay (§5.5): success clears an
+// operation's mark; a failure changes health only as healthScope says. Each
+// change is an event and a tools change.
+func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string, fe *fault.Error) {
+	key, state, reason := op, "available", ""
+	if fe != nil {
+		switch key = healthScope(op, fe); key {
+		case "":
+			return // the failure stays with its call
+		case "*":
+			state, reason = "unavailable", "provider became unavailable during this session"
+		default:
+			state, reason = "unavailable", "the provider reported the operation unavailable"
+		}
+	}
+	c.mu.Lock()
+	_, marked := o.health[key]
+	changed := (state == "available") == marked
+	if changed {
+		if state == "available" {
+			delete(o.health, key)
+		} else {
+			o.health[key] = reason
+		}
+	}
+	c.mu.Unlock()
+	if !changed {
+		return
+	}
+	data := events.ProviderHealthChangedData{ConnectionID: c.id, RunID: o.runID, TargetID: o.targetID, ProviderID: o.binding.Provider.ID, State: state}
+	if key != "*" {
+		data.Operation = &op
+	}
+	if reason != "" {
+		data.Reason = &reason
+	}
+	c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.ProviderHealthChanged, data)}, nil)
+	c.notify()
+}
+
+// healthScope says which part of the health overlay a failed call changes
+// (issue 13: a failure stays with its call). Health is a claim about the
+// provider, not about one input, so only failures that no other input could
+// avoid mark anything:
+//
+//   - "*" (every operation): provider_unavailable. The provider's process
+//     died or exited, its start or health check failed, or its client is
+//     closed; any later call would fail the same way.
+//   - op (this operation): capability_unavailable with availability_reason
+//     "provider_missing": the provider declared the operation but answers
+//     that it does not offer it at all, whatever the arguments.
+//   - "" (nothing; the typed error goes back to this call only): every other
+//     failure. This includes capability_unavailable for any other reason,
+//     which names something about this input (thumb_code_unsupported: this
+//     procedure's instruction set is not decoded) or gives no reason;
+//     invalid_request (a procedure not found, an invalid argument);
+//     truncated; execution_failure (e.g. a provider panic on a malformed
+//     region of the file); unreadable_output (one malformed answer);
+//     provider_timeout and cancelled (the call's own budget). A timeout or
+//     cancellation that kills a process-backed provider is seen by its
+//     health reporter (watchHealth) and by the next call's
+//     provider_unavailable, so it still marks "*", from the provider's
+//     state rather than from the call.
+//
+// A process-backed provider's death seen by watchHealth or the lineage check
+// comes here as provider_unavailable too.
+func healthScope(op string, fe *fault.Error) string {
+	switch fe.Code {
+	case fault.ProviderUnavailable:
+		return "*"
+	case fault.CapabilityUnavailable:
+		if r, _ := fe.Details["availability_reason"].(string); r == "provider_missing" {
+			return op
+		}
+	}
+	return ""
+}
+
+func (c *Connection) unhealthy(o *openTarget, op string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, bad := o.health["*"]; bad {
+		return r, true
+	}
+	r, bad := o.health[op]
+	return r, bad
+}

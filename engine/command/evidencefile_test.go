@@ -1,4 +1,4 @@
-package engine
+package command
 
 import (
 	"encoding/json"
@@ -7,19 +7,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
 )
+
+// bundleRecord is an unsealed record of the kind a bundle carries.
+func bundleRecord() *engine.Record {
+	arch, version := "arm64", "1.0"
+	return &engine.Record{
+		SchemaVersion: 2,
+		Subject:       &engine.Subject{Name: "a.out", Digest: engine.Digest{SHA256: strings.Repeat("a", 64)}, Format: "mach-o", Architecture: &arch, LocalPath: "/tmp/a.out"},
+		Claim: engine.Claim{Provider: provider.Identity{ID: "builtin", Name: "REA builtin", Version: &version}, PredicateType: engine.PredicateAnalysis,
+			Operation: "health", Parameters: map[string]any{}, Confidence: "observed", Authority: "shipped-artifact"},
+		NormalizedResult: json.RawMessage("true"),
+	}
+}
 
 func sealedBundle(t testing.TB) []byte {
 	t.Helper()
-	a, b := vectorRecord(), vectorRecord()
+	a, b := bundleRecord(), bundleRecord()
 	b.Operation, b.NormalizedResult = "binary_overview", json.RawMessage(`{"functions":3}`)
-	for _, r := range []*Record{a, b} {
+	for _, r := range []*engine.Record{a, b} {
 		if err := r.Seal(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out, err := BuildBundle([]*Record{b, a})
+	out, err := engine.BuildBundle([]*engine.Record{b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +46,7 @@ func TestParseBundle(t *testing.T) {
 	if err != nil || len(recs) != 2 || recs[0].EvidenceID >= recs[1].EvidenceID {
 		t.Fatalf("ParseBundle(good) = %d records, %v", len(recs), err)
 	}
-	empty, _ := BuildBundle(nil)
+	empty, _ := engine.BuildBundle(nil)
 	if recs, err := ParseBundle(empty); err != nil || len(recs) != 0 {
 		t.Fatalf("empty bundle: %v", err)
 	}
@@ -64,7 +78,7 @@ func TestParseBundle(t *testing.T) {
 // accepted is exactly the canonical bundle of its records.
 func FuzzParseBundle(f *testing.F) {
 	f.Add(sealedBundle(f))
-	empty, _ := BuildBundle(nil)
+	empty, _ := engine.BuildBundle(nil)
 	f.Add(empty)
 	f.Add([]byte(`[[[[[[]]]]]]`))
 	f.Add([]byte(`{"bundle_version":2,"records":[{}]}`))
@@ -76,7 +90,7 @@ func FuzzParseBundle(f *testing.F) {
 			}
 			return
 		}
-		again, err := BuildBundle(recs)
+		again, err := engine.BuildBundle(recs)
 		if err != nil || string(again) != string(b) {
 			t.Fatalf("accepted a bundle that does not rebuild to itself: %v", err)
 		}

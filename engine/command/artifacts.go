@@ -1,10 +1,12 @@
-package engine
+package command
 
 import (
 	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
+
+	"github.com/rea-re/rea/engine"
 
 	"github.com/rea-re/rea/engine/artifact"
 	"github.com/rea-re/rea/engine/canon"
@@ -71,12 +73,12 @@ type InventoryResult struct {
 
 // artifactTarget admits a call on the open archive or directory target
 // ref names ("" = active) (§2.4, §15.1); release ends the admission.
-func (c *Connection) artifactTarget(op, ref string) (*openTarget, func(), error) {
-	o, release, err := c.admit(op, ref)
+func artifactTarget(c *engine.Connection, op, ref string) (*engine.OpenTarget, func(), error) {
+	o, release, err := c.Admit(op, ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.target.Kind != "archive" && o.target.Kind != "directory" {
+	if o.Target().Kind != "archive" && o.Target().Kind != "directory" {
 		release()
 		return nil, nil, fault.New(fault.CapabilityUnavailable, "This tool needs an open archive or directory target.",
 			"Open a zip-family archive, an ASAR archive or a directory with open_binary.",
@@ -85,31 +87,31 @@ func (c *Connection) artifactTarget(op, ref string) (*openTarget, func(), error)
 	return o, release, nil
 }
 
-func rootOf(o *openTarget) artifact.Root {
-	return artifact.Root{Path: o.target.Path, Format: o.target.Format, SHA256: o.target.SHA256}
+func rootOf(o *engine.OpenTarget) artifact.Root {
+	return artifact.Root{Path: o.Target().Path, Format: o.Target().Format, SHA256: o.Target().SHA256}
 }
 
-func (e *Engine) producer(id string) provider.Identity {
-	v := e.cfg.Version
+func producer(e *engine.Engine, id string) provider.Identity {
+	v := e.Config().Version
 	return provider.Identity{ID: id, Name: producerNames[id], Version: &v}
 }
 
 // InventoryArtifact walks the open artifact target (§10.1–§10.3) and
 // publishes the requested pages as rea-artifact Evidence, with one
 // integrity_contradiction_recorded per quarantine record.
-func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest, rep progress.Reporter) (Published, error) {
+func InventoryArtifact(ctx context.Context, c *engine.Connection, req InventoryRequest, rep progress.Reporter) (engine.Published, error) {
 	const op = "inventory_artifact"
-	o, release, err := c.artifactTarget(op, req.Target)
+	o, release, err := artifactTarget(c, op, req.Target)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	defer release()
 	rep = progress.OrNop(rep)
 	pol := req.Policy
-	pol.OperatorEnabled = c.eng.cfg.IntegrityContinueEnabled
+	pol.OperatorEnabled = c.Engine().Config().IntegrityContinueEnabled
 	g, err := artifact.Inventory(ctx, rootOf(o), artifact.Options{Limits: req.Limits, Policy: pol, Progress: rep, Operation: op})
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
 	res := InventoryResult{
@@ -118,7 +120,7 @@ func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest
 		Occurrences:             provider.PageOf(g.Occurrences, req.Occurrences.Offset, req.Occurrences.Limit),
 		Edges:                   provider.PageOf(g.Edges, req.Edges.Offset, req.Edges.Limit),
 		Limits:                  g.Limits,
-		Provenance:              nonNilAny(g.Provenance),
+		Provenance:              nonNil(g.Provenance),
 		IntegrityContradictions: g.Contradictions,
 		Limitations:             nonNil(g.Limitations),
 	}
@@ -129,15 +131,15 @@ func (c *Connection) InventoryArtifact(ctx context.Context, req InventoryRequest
 	for _, oc := range res.Occurrences.Items {
 		paths = append(paths, oc.LogicalPath)
 	}
-	rec, err := c.artifactRecord(op, subjectOf(o.target), ProducerArtifact, req.Parameters, ConfidenceObserved, res, res.Limitations, paths)
+	rec, err := artifactRecord(c, op, engine.SubjectOf(o.Target()), ProducerArtifact, req.Parameters, engine.ConfidenceObserved, res, res.Limitations, paths)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
-	return c.publishWith(ctx, rec, o, "tool", func(evidenceID string) []ledger.NewEvent {
+	return c.Publish(ctx, rec, o, func(evidenceID string) []ledger.NewEvent {
 		evs := make([]ledger.NewEvent, 0, len(g.Contradictions))
 		for _, ct := range g.Contradictions {
-			evs = append(evs, c.eng.targetEvent(events.IntegrityContradictionRecorded, events.IntegrityContradictionRecordedData{
-				ConnectionID: c.id, RunID: &o.runID, TargetID: o.targetID, EvidenceID: evidenceID,
+			evs = append(evs, c.Engine().TargetEvent(events.IntegrityContradictionRecorded, events.IntegrityContradictionRecordedData{
+				ConnectionID: c.ID(), RunID: new(o.RunID()), TargetID: o.ID(), EvidenceID: evidenceID,
 				RootArtifactID: g.Manifest.RootArtifactID, Contradiction: ct,
 			}))
 		}
@@ -174,24 +176,24 @@ type ExtractionResult struct {
 // ExtractArtifact preflights artifact_extract for output_root (§10.6),
 // inventories the open target fail-closed, writes the selected occurrences
 // and publishes the extraction as rea-artifact Evidence.
-func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, rep progress.Reporter) (Published, error) {
+func ExtractArtifact(ctx context.Context, c *engine.Connection, req ExtractRequest, rep progress.Reporter) (engine.Published, error) {
 	const op = "extract_artifact"
-	o, release, err := c.artifactTarget(op, req.Target)
+	o, release, err := artifactTarget(c, op, req.Target)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	defer release()
 	rep = progress.OrNop(rep)
 	canonical, err := policy.Canonicalize(req.OutputRoot, policy.AccessWrite)
 	if err != nil {
-		return Published{}, policy.PathFault(op, "/output_root", err)
+		return engine.Published{}, policy.PathFault(op, "/output_root", err)
 	}
 	if _, err := c.Authorize(ctx, op, policy.Request{
 		Scope: policy.Scope{Capability: policy.ArtifactExtract, Roots: []string{canonical},
 			Executables: []string{}, EnvironmentNames: []string{}, Network: "none"},
 		OperationIdentity: op + ":" + canonical, Access: policy.AccessWrite,
 	}); err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	// The path bound is the extraction's own (path_too_long on what is
 	// selected), not a reason to refuse listing what is not.
@@ -199,30 +201,30 @@ func (c *Connection) ExtractArtifact(ctx context.Context, req ExtractRequest, re
 	invLimits.MaxPathBytes = artifact.MaxInventoryPathBytes
 	g, err := artifact.Inventory(ctx, rootOf(o), artifact.Options{Limits: invLimits, Operation: op})
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	x, err := artifact.Extract(ctx, rootOf(o), g, artifact.ExtractOptions{
 		OutputRoot: filepath.Clean(req.OutputRoot), OccurrenceIDs: req.OccurrenceIDs, Limits: req.Limits, Progress: rep,
-		AllowHiddenPaths: req.AllowHiddenPaths, FreeSpace: c.eng.cfg.ExtractFreeSpace})
+		AllowHiddenPaths: req.AllowHiddenPaths, FreeSpace: c.Engine().Config().ExtractFreeSpace})
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
 	res := ExtractionResult{
 		Manifest: x.Manifest, ExtractionManifest: x.ExtractionManifest, OutputRoot: x.OutputRoot,
 		Artifacts:           provider.PageOf(x.Artifacts, req.Page.Offset, req.Page.Limit),
 		ContainmentVerified: x.ContainmentVerified, Cleanup: x.Cleanup, Limits: x.Limits,
-		Provenance: nonNilAny(x.Provenance), Limitations: nonNil(x.Limitations),
+		Provenance: nonNil(x.Provenance), Limitations: nonNil(x.Limitations),
 	}
 	paths := make([]string, 0, len(res.Artifacts.Items))
 	for _, a := range res.Artifacts.Items {
 		paths = append(paths, a.RelativePath)
 	}
-	rec, err := c.artifactRecord(op, subjectOf(o.target), ProducerArtifact, req.Parameters, ConfidenceObserved, res, res.Limitations, paths)
+	rec, err := artifactRecord(c, op, engine.SubjectOf(o.Target()), ProducerArtifact, req.Parameters, engine.ConfidenceObserved, res, res.Limitations, paths)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
-	return c.publish(ctx, rec, o, "tool")
+	return c.Publish(ctx, rec, o, nil)
 }
 
 // CompareRequest is a validated compare_artifacts call.
@@ -245,25 +247,25 @@ type ComparisonResult struct {
 // CompareArtifacts compares two inventories given as inventory_artifact
 // Evidence pages (§10.5), a derived computation (§6.6) published as
 // rea-compare Evidence linking every input.
-func (c *Connection) CompareArtifacts(ctx context.Context, req CompareRequest, rep progress.Reporter) (Published, error) {
+func CompareArtifacts(ctx context.Context, c *engine.Connection, req CompareRequest, rep progress.Reporter) (engine.Published, error) {
 	const op = "compare_artifacts"
 	rep = progress.OrNop(rep)
 	two := 2.0
 	rep.Report(progress.Update{Phase: "prepare", Completed: 0, Total: &two, Message: "loading inventories"})
-	left, leftLinks, err := c.loadSide(ctx, op, "/left_evidence_ids", req.Left)
+	left, leftLinks, err := loadSide(ctx, c, op, "/left_evidence_ids", req.Left)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
-	right, rightLinks, err := c.loadSide(ctx, op, "/right_evidence_ids", req.Right)
+	right, rightLinks, err := loadSide(ctx, c, op, "/right_evidence_ids", req.Right)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return Published{}, fault.CancelledError(op).WithCause(err)
+		return engine.Published{}, fault.CancelledError(op).WithCause(err)
 	}
 	cmp, err := artifact.Compare(ctx, left, right)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	rep.Report(progress.Update{Phase: "compute", Completed: 1, Total: &two, Message: "compared"})
 	for i := range cmp.Changes {
@@ -279,7 +281,7 @@ func (c *Connection) CompareArtifacts(ctx context.Context, req CompareRequest, r
 		ch.EvidenceLinks = nonNil(slices.Compact(links))
 	}
 	if err := ctx.Err(); err != nil {
-		return Published{}, fault.CancelledError(op).WithCause(err)
+		return engine.Published{}, fault.CancelledError(op).WithCause(err)
 	}
 	res := ComparisonResult{Status: cmp.Status, LeftManifestID: cmp.LeftManifestID, RightManifestID: cmp.RightManifestID,
 		Summary: cmp.Summary, Changes: provider.PageOf(cmp.Changes, req.Page.Offset, req.Page.Limit),
@@ -288,14 +290,14 @@ func (c *Connection) CompareArtifacts(ctx context.Context, req CompareRequest, r
 	for _, ch := range res.Changes.Items {
 		paths = append(paths, ch.LogicalPath)
 	}
-	rec, err := c.artifactRecord(op, nil, ProducerCompare, req.Parameters, ConfidenceDerived, res, res.Limitations, paths)
+	rec, err := artifactRecord(c, op, nil, ProducerCompare, req.Parameters, engine.ConfidenceDerived, res, res.Limitations, paths)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	links := append(slices.Clone(req.Left), req.Right...)
 	slices.Sort(links)
 	rec.EvidenceLinks = slices.Compact(links)
-	return c.publish(ctx, rec, c.activeRun(), "tool")
+	return c.Publish(ctx, rec, c.ActiveRun(), nil)
 }
 
 // inventoryPage is the part of an inventory_artifact normalized_result a
@@ -309,12 +311,12 @@ type inventoryPage struct {
 
 // loadSide assembles one side of a comparison from its Evidence pages, and
 // which Evidence held each occurrence.
-func (c *Connection) loadSide(ctx context.Context, op, pointer string, ids []string) (artifact.Side, map[string][]string, error) {
+func loadSide(ctx context.Context, c *engine.Connection, op, pointer string, ids []string) (artifact.Side, map[string][]string, error) {
 	side := artifact.Side{}
 	links := map[string][]string{}
 	nodes, occs, edges := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, id := range ids {
-		digest, ok, err := c.eng.evidenceDigest(ctx, id)
+		digest, ok, err := c.Engine().EvidenceDigest(ctx, id)
 		if err != nil {
 			return side, nil, fault.From(op, err)
 		}
@@ -323,7 +325,7 @@ func (c *Connection) loadSide(ctx context.Context, op, pointer string, ids []str
 				"Pass inventory_artifact Evidence ids recorded in this ledger.",
 				map[string]any{"evidence_id": id, "reason": "missing"})
 		}
-		rec, err := c.eng.loadRecord(ctx, digest)
+		rec, err := c.Engine().LoadRecord(ctx, digest)
 		if err != nil {
 			return side, nil, err
 		}
@@ -379,12 +381,12 @@ type JSAppRequest struct {
 // (§11), target-free, fills inventory_manifest_id from a fail-closed
 // inventory of the same root, and publishes the full result as rea-jsapp
 // Evidence. The caller projects detail "summary".
-func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSAppRequest, rep progress.Reporter) (Published, error) {
+func AnalyzeJavaScriptApplication(ctx context.Context, c *engine.Connection, req JSAppRequest, rep progress.Reporter) (engine.Published, error) {
 	const op = jsapp.Operation
 	rep = progress.OrNop(rep)
 	res, err := jsapp.Analyze(ctx, req.Request, rep)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	l := req.Request.Limits
 	root := artifact.Root{Path: res.InputPath, Format: string(res.Format), SHA256: res.RootSHA256}
@@ -398,32 +400,21 @@ func (c *Connection) AnalyzeJavaScriptApplication(ctx context.Context, req JSApp
 		MaxCompressionRatio: artifact.DefaultLimits().MaxCompressionRatio, MaxDepth: int(l.MaxDepth), MaxPathBytes: int(l.MaxPathBytes),
 	}})
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
 	res.InventoryManifestID, res.RootSHA256 = g.Manifest.ManifestID, g.Manifest.RootSHA256
 	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
-	subject := &Subject{Name: filepath.Base(res.InputPath), Digest: Digest{SHA256: res.RootSHA256},
+	subject := &engine.Subject{Name: filepath.Base(res.InputPath), Digest: engine.Digest{SHA256: res.RootSHA256},
 		Format: string(res.Format), LocalPath: res.InputPath}
-	rec, err := c.artifactRecord(op, subject, ProducerJSApp, req.Parameters, ConfidenceObserved, res, nonNil(res.Limitations), nil)
+	rec, err := artifactRecord(c, op, subject, ProducerJSApp, req.Parameters, engine.ConfidenceObserved, res, nonNil(res.Limitations), nil)
 	if err != nil {
-		return Published{}, err
+		return engine.Published{}, err
 	}
-	return c.publish(ctx, rec, c.activeRun(), "tool")
-}
-
-// activeRun is the active target's run, which a target-free derived answer
-// is recorded under; nil when nothing is open.
-func (c *Connection) activeRun() *openTarget {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if h := c.activeLocked(); h != nil {
-		return h.open
-	}
-	return nil
+	return c.Publish(ctx, rec, c.ActiveRun(), nil)
 }
 
 // artifactRecord builds an unsealed record of an internal producer.
-func (c *Connection) artifactRecord(op string, subject *Subject, producer string, params map[string]any, confidence string, result any, limitations, paths []string) (*Record, error) {
+func artifactRecord(c *engine.Connection, op string, subject *engine.Subject, producerID string, params map[string]any, confidence string, result any, limitations, paths []string) (*engine.Record, error) {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -434,10 +425,10 @@ func (c *Connection) artifactRecord(op string, subject *Subject, producer string
 		}
 		locs = append(locs, provider.Location{Kind: "artifact-path", Path: p})
 	}
-	rec := &Record{SchemaVersion: 2, Subject: subject, Claim: Claim{
-		Provider: c.eng.producer(producer), PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
-		Confidence: confidence, Authority: AuthorityShipped, Limitations: nonNil(limitations),
-		Locations: nonNilLoc(locs), EvidenceLinks: []string{},
+	rec := &engine.Record{SchemaVersion: 2, Subject: subject, Claim: engine.Claim{
+		Provider: producer(c.Engine(), producerID), PredicateType: engine.PredicateAnalysis, Operation: op, Parameters: params,
+		Confidence: confidence, Authority: engine.AuthorityShipped, Limitations: nonNil(limitations),
+		Locations: nonNil(locs), EvidenceLinks: []string{},
 	}}
 	var err error
 	if rec.NormalizedResult, err = canon.Marshal(result); err != nil {
@@ -446,9 +437,10 @@ func (c *Connection) artifactRecord(op string, subject *Subject, producer string
 	return rec, nil
 }
 
-func nonNilAny(s []any) []any {
+// nonNil is s, or an empty slice: the results' lists are never null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []any{}
+		return []T{}
 	}
 	return s
 }
