@@ -173,6 +173,37 @@ func machoLoads(img *image, data []byte) machoLoadInfo {
 	return lc
 }
 
+// bindOrdinal fills the lookup and library of an import from its library
+// ordinal (see the top of the file); lim is a limitation when the ordinal
+// names no dylib.
+func (lc *machoLoadInfo) bindOrdinal(im *linkImport, ordinal int) (lim string) {
+	all := make([]string, len(lc.dylibs))
+	for i, d := range lc.dylibs {
+		all[i] = d.name
+	}
+	switch {
+	case lc.flags&mhTwoLevel == 0:
+		im.lookup, im.searchOrder = provider.LookupSearch, all
+		if ordinal >= 1 && ordinal <= len(lc.dylibs) {
+			im.recorded = lc.dylibs[ordinal-1].name
+		}
+	case ordinal == -2 || ordinal == -3:
+		im.lookup, im.searchOrder = provider.LookupSearch, all
+	case ordinal == 0:
+		im.lookup, im.library = provider.LookupSelf, lc.id
+	case ordinal == -1:
+		im.lookup = provider.LookupMainExecutable
+	case ordinal >= 1 && ordinal <= len(lc.dylibs):
+		d := lc.dylibs[ordinal-1]
+		im.lookup, im.library = provider.LookupLibrary, d.name
+		im.weak = im.weak || d.kind == "weak_dylib"
+	default:
+		im.lookup, im.searchOrder = provider.LookupSearch, all
+		return fmt.Sprintf("an import has library ordinal %d, which names no dylib command; it is treated as a flat lookup", ordinal)
+	}
+	return ""
+}
+
 // machoExports locates the export trie and what its entries refer to.
 type machoExports struct {
 	trie   [2]uint64
@@ -418,32 +449,9 @@ func buildMachOLink(ctx context.Context, img *image, data []byte) (*linkIndex, e
 	if !lc.header {
 		return lx, nil
 	}
-	all := make([]string, len(lc.dylibs))
-	for i, d := range lc.dylibs {
-		all[i] = d.name
-	}
-	twoLevel := lc.flags&mhTwoLevel != 0
-	// bound fills the library of an import from its ordinal.
 	bound := func(im *linkImport, ordinal int) {
-		switch {
-		case !twoLevel:
-			im.lookup, im.searchOrder = provider.LookupSearch, all
-			if ordinal >= 1 && ordinal <= len(lc.dylibs) {
-				im.recorded = lc.dylibs[ordinal-1].name
-			}
-		case ordinal == -2 || ordinal == -3:
-			im.lookup, im.searchOrder = provider.LookupSearch, all
-		case ordinal == 0:
-			im.lookup, im.library = provider.LookupSelf, lc.id
-		case ordinal == -1:
-			im.lookup = provider.LookupMainExecutable
-		case ordinal >= 1 && ordinal <= len(lc.dylibs):
-			d := lc.dylibs[ordinal-1]
-			im.lookup, im.library = provider.LookupLibrary, d.name
-			im.weak = im.weak || d.kind == "weak_dylib"
-		default:
-			im.lookup, im.searchOrder = provider.LookupSearch, all
-			lx.limitations = addOnce(lx.limitations, fmt.Sprintf("an import has library ordinal %d, which names no dylib command; it is treated as a flat lookup", ordinal))
+		if lim := lc.bindOrdinal(im, ordinal); lim != "" {
+			lx.limitations = addOnce(lx.limitations, lim)
 		}
 	}
 	type key struct {
@@ -495,7 +503,7 @@ func buildMachOLink(ctx context.Context, img *image, data []byte) (*linkIndex, e
 		}
 	}
 	if lc.chained {
-		lx.limitations = append(lx.limitations, "LC_DYLD_CHAINED_FIXUPS is not read: imports come from the symbol table, and their pointer slots are unknown")
+		lx.limitations = append(lx.limitations, "LC_DYLD_CHAINED_FIXUPS is not read: imports come from the symbol table and their slots from the indirect symbol table, so an import bound in other data (a pointer in __const) is not found by its address")
 	}
 	// The symbol table: the imports when there are no binds, and the
 	// stubs and pointer sections by indirect symbol.
