@@ -213,13 +213,41 @@ func TestLinkerELFApp(t *testing.T) {
 	}
 	_ = dir
 
-	// PLT stubs (objdump's <sym@plt> labels) and GOT slots (objdump -R)
-	// name their import; the import's address is its stub.
-	stubs := regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+)@plt>:$`).FindAllStringSubmatch(output(t, "objdump", "-d", "-j", ".plt", exe), -1)
-	if sec := output(t, "objdump", "-h", exe); strings.Contains(sec, ".plt.sec") {
-		stubs = append(stubs, regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+)@plt>:$`).FindAllStringSubmatch(output(t, "objdump", "-d", "-j", ".plt.sec", exe), -1)...)
+	checkPLT(t, app, exe, 7)
+	// Not imports: a defined name, an address inside main, an unknown name.
+	main := exp(t, app, provider.ExportQuery{Name: "main"})
+	for _, q := range []provider.ImportQuery{{Name: "main"}, {Name: "no_such_import"}, {Name: "two_fn@TWO_2.0"}, {Address: main.Address}} {
+		if q.Address == "" && q.Name == "" {
+			continue
+		}
+		if im := imp(t, app, q); !im.NotAnImport {
+			t.Errorf("%+v: %+v, want not an import", q, im)
+		}
 	}
-	if len(stubs) < 7 {
+	for _, q := range []provider.ImportQuery{{Name: "two_fn@@TWO_1.0"}, {Name: "@TWO_1.0"}, {Name: "x", Address: "0x1"}, {}, {Address: "zz"}} {
+		if _, err := app.Import(ctx, q); !fault.Is(err, fault.InvalidRequest) {
+			t.Errorf("%+v: %v, want invalid_request", q, err)
+		}
+	}
+	if _, err := app.Export(ctx, provider.ExportQuery{Name: "main", Ordinal: intp(1)}); !fault.Is(err, fault.InvalidRequest) {
+		t.Errorf("an ELF export by ordinal: %v", err)
+	}
+}
+
+// checkPLT checks that every PLT stub (objdump's <sym@plt> labels in .plt,
+// .plt.sec and .plt.got) and GOT slot (objdump -R) of exe names its
+// import, and that an import's address is its stub.
+func checkPLT(t *testing.T, app provider.Linker, exe string, minStubs int) {
+	t.Helper()
+	label := regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+)@plt>:$`)
+	var stubs [][]string
+	sections := output(t, "objdump", "-h", exe)
+	for _, sec := range []string{".plt", ".plt.sec", ".plt.got"} {
+		if strings.Contains(sections, " "+sec+" ") {
+			stubs = append(stubs, label.FindAllStringSubmatch(output(t, "objdump", "-d", "-j", sec, exe), -1)...)
+		}
+	}
+	if len(stubs) < minStubs {
 		t.Fatalf("objdump shows %d PLT stubs", len(stubs))
 	}
 	for _, m := range stubs {
@@ -239,24 +267,24 @@ func TestLinkerELFApp(t *testing.T) {
 			t.Errorf("slot %s (%s): %+v", m[1], m[3], im)
 		}
 	}
-	// Not imports: a defined name, an address inside main, an unknown name.
-	main := exp(t, app, provider.ExportQuery{Name: "main"})
-	for _, q := range []provider.ImportQuery{{Name: "main"}, {Name: "no_such_import"}, {Name: "two_fn@TWO_2.0"}, {Address: main.Address}} {
-		if q.Address == "" && q.Name == "" {
-			continue
-		}
-		if im := imp(t, app, q); !im.NotAnImport {
-			t.Errorf("%+v: %+v, want not an import", q, im)
-		}
+}
+
+// TestLinkerELFPltSec: with IBT (-fcf-protection, -z ibtplt) the stubs
+// calls go through are in .plt.sec, and __cxa_finalize's in .plt.got.
+func TestLinkerELFPltSec(t *testing.T) {
+	dir, _, _, _ := linkApp(t)
+	src := filepath.Join(t.TempDir(), "ibt.c")
+	writeFile(t, src, "#include <stdio.h>\nextern int two_fn(int);\nint (*volatile fp)(int) = two_fn;\n"+
+		"int main(int argc, char **argv) { printf(\"%d\\n\", fp(argc) + two_fn(argc)); return 0; }\n")
+	exe := filepath.Join(filepath.Dir(src), "ibt")
+	if err := run(dir, nil, needTool(t, "gcc"), "-O1", "-fcf-protection=full", "-Wl,-z,ibtplt", "-o", exe, src, "-L.", "-l:libtwo.so.1"); err != nil {
+		t.Fatal(err)
 	}
-	for _, q := range []provider.ImportQuery{{Name: "two_fn@@TWO_1.0"}, {Name: "@TWO_1.0"}, {Name: "x", Address: "0x1"}, {}, {Address: "zz"}} {
-		if _, err := app.Import(ctx, q); !fault.Is(err, fault.InvalidRequest) {
-			t.Errorf("%+v: %v, want invalid_request", q, err)
-		}
+	if !strings.Contains(output(t, "objdump", "-h", exe), ".plt.sec") {
+		t.Fatal("gcc -Wl,-z,ibtplt wrote no .plt.sec")
 	}
-	if _, err := app.Export(ctx, provider.ExportQuery{Name: "main", Ordinal: intp(1)}); !fault.Is(err, fault.InvalidRequest) {
-		t.Errorf("an ELF export by ordinal: %v", err)
-	}
+	_, l := linkerOf(t, exe)
+	checkPLT(t, l, exe, 3)
 }
 
 // TestLinkerELFExports looks up every defined dynamic function and object
