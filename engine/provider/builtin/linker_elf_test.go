@@ -214,6 +214,21 @@ func TestLinkerELFApp(t *testing.T) {
 	_ = dir
 
 	checkPLT(t, app, exe, 7)
+	// A copy relocation (two_data, which the program reads) imports the
+	// library's data into a copy in the program.
+	copies := regexp.MustCompile(`(?m)^([0-9a-f]+) R_X86_64_COPY\s+([^@\s]+)@(\S+)$`).FindAllStringSubmatch(output(t, "objdump", "-R", exe), -1)
+	if len(copies) != 1 {
+		t.Fatalf("objdump -R shows %d copy relocations", len(copies))
+	}
+	for _, m := range copies {
+		a, _ := strconv.ParseUint(m[1], 16, 64)
+		for _, q := range []provider.ImportQuery{{Name: m[2]}, {Address: provider.FormatAddress(a)}} {
+			im := imp(t, app, q)
+			if im.NotAnImport || im.Name != m[2] || deref(im.Version) != m[3] || deref(im.Library) != "libtwo.so.1" || deref(im.Address) != provider.FormatAddress(a) {
+				t.Errorf("copy %+v: %+v", q, im)
+			}
+		}
+	}
 	// Not imports: a defined name, an address inside main, an unknown name.
 	main := exp(t, app, provider.ExportQuery{Name: "main"})
 	for _, q := range []provider.ImportQuery{{Name: "main"}, {Name: "no_such_import"}, {Name: "two_fn@TWO_2.0"}, {Address: main.Address}} {
