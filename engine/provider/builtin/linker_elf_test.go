@@ -413,3 +413,61 @@ func TestLinkerELFExports(t *testing.T) {
 	}
 	_ = exe
 }
+
+// TestLinkerDebianPrograms resolves every imported function of Debian
+// programs in the libraries ldd names, as the loader would, and checks the
+// definition against nm.
+func TestLinkerDebianPrograms(t *testing.T) {
+	skipLarge(t)
+	for _, exe := range []string{"/usr/bin/ls", "/usr/bin/gdb"} {
+		if !fileExists(exe) {
+			continue
+		}
+		_, app := linkerOf(t, exe)
+		libs := map[string]provider.Linker{}
+		paths := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^\s+(\S+) => (/\S+)`).FindAllStringSubmatch(output(t, "ldd", exe), -1) {
+			_, l := linkerOf(t, m[2])
+			libs[m[1]], paths[m[1]] = l, m[2]
+		}
+		nms := map[string]map[string]uint64{}
+		resolved := 0
+		for _, u := range objdumpUndefined(t, exe) {
+			if !u.fn || u.weak {
+				continue
+			}
+			im := imp(t, app, provider.ImportQuery{Name: u.name})
+			order := im.SearchOrder
+			if im.Library != nil {
+				order = []string{*im.Library}
+			}
+			for _, lib := range order {
+				l := libs[lib]
+				if l == nil {
+					continue // a dependency's own dependency, searched later by the loader
+				}
+				e := exp(t, l, provider.ExportQuery{Name: im.Name, Version: im.Version})
+				if !e.Found {
+					continue
+				}
+				if nms[lib] == nil {
+					nms[lib] = map[string]uint64{}
+					for _, d := range nmDynDefined(t, paths[lib]) {
+						nms[lib][d.name+"@"+d.version] = d.addr
+						if d.dflt || d.version == "" {
+							nms[lib][d.name+"@"] = d.addr
+						}
+					}
+				}
+				if a, ok := nms[lib][u.name+"@"+u.version]; !ok || e.Address != provider.FormatAddress(a) {
+					t.Errorf("%s: %s@%s exported by %s at %s, nm %x", exe, u.name, u.version, lib, e.Address, a)
+				}
+				resolved++
+				break
+			}
+		}
+		if resolved < 50 {
+			t.Errorf("%s: %d imports resolved", exe, resolved)
+		}
+	}
+}
