@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -312,3 +313,43 @@ func exerciseLinker(t *testing.T, c *Client, six *symIndex) {
 }
 
 func isInvalid(err error) bool { return fault.Is(err, fault.InvalidRequest) }
+
+// TestLinkerConcurrentAndClosed: concurrent calls share one index build; a
+// closed client answers provider_unavailable.
+func TestLinkerConcurrentAndClosed(t *testing.T) {
+	_, exe, _, libTwo := linkApp(t)
+	p := New("test")
+	c := startOn(t, p, targetFor(t, exe))
+	l := c.(provider.Linker)
+	two := startOn(t, p, targetFor(t, libTwo)).(provider.Linker)
+	ctx := context.Background()
+	done := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			im, err := l.Import(ctx, provider.ImportQuery{Name: "two_fn"})
+			if err == nil && deref(im.Library) != "libtwo.so.1" {
+				err = fmt.Errorf("two_fn: %+v", im)
+			}
+			if err == nil {
+				_, err = two.Export(ctx, provider.ExportQuery{Name: "two_fn", Version: im.Version})
+			}
+			done <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := startOn(t, p, targetFor(t, libTwo)).(provider.Linker).LibraryName(cctx); !fault.Is(err, fault.Cancelled) {
+		t.Errorf("a cancelled call: %v", err)
+	}
+	if _, err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.LibraryName(ctx); !fault.Is(err, fault.ProviderUnavailable) {
+		t.Errorf("a closed client: %v", err)
+	}
+}
