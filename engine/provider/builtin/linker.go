@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -190,6 +191,9 @@ func (c *Client) Import(ctx context.Context, q provider.ImportQuery) (provider.I
 		}
 		var err error
 		out, err = lx.importNamed(c.ix.img, q.Name)
+		if err == nil && out.NotAnImport && c.ix.img.macho != nil && !strings.HasPrefix(q.Name, "_") {
+			out, err = lx.importNamed(c.ix.img, "_"+q.Name) // the C name of a Mach-O symbol
+		}
 		return err
 	})
 	if err != nil {
@@ -249,9 +253,7 @@ func importMatcher(img *image, name string) (func(*linkImport) bool, error) {
 	case img.pe != nil:
 		return peImportMatcher(name)
 	default:
-		return func(im *linkImport) bool {
-			return im.name == name || im.name == "_"+name
-		}, nil
+		return func(im *linkImport) bool { return im.name == name }, nil
 	}
 }
 

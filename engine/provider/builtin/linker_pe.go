@@ -46,9 +46,7 @@ func buildPELink(ctx context.Context, img *image, data []byte, six *symIndex) (*
 	}
 	var lims []string
 	tables := peImportTables(img, data, &lims)
-	if len(tables) > 0 {
-		lx.limitations = append(lx.limitations, lims...)
-	}
+	lx.limitations = append(lx.limitations, lims...)
 	ptr, ordFlag := uint64(4), uint64(1)<<31
 	if img.is64 {
 		ptr, ordFlag = 8, 1<<63
