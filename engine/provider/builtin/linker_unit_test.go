@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -352,4 +353,69 @@ func TestLinkerConcurrentAndClosed(t *testing.T) {
 	if _, err := l.LibraryName(ctx); !fault.Is(err, fault.ProviderUnavailable) {
 		t.Errorf("a closed client: %v", err)
 	}
+}
+
+// testChained builds chained fixups (format DYLD_CHAINED_PTR_64_OFFSET)
+// for a segment 1 at file offset and vm offset 0x1000: binds of _a
+// (ordinal 1) at +0x10 and of the weak _b (flat lookup) at +0x20, with a
+// rebase between them. It returns the image bytes and the fixups blob.
+func testChained() (data, fix []byte) {
+	data = make([]byte, 0x2000)
+	le := binary.LittleEndian
+	le.PutUint64(data[0x1010:], 1<<63|2<<51|0) // bind import 0, next +8
+	le.PutUint64(data[0x1018:], 2<<51|0x1234)  // rebase, next +8
+	le.PutUint64(data[0x1020:], 1<<63|0<<51|1) // bind import 1, end
+	fix = make([]byte, 84)
+	le.PutUint32(fix[4:], 32)              // starts_offset
+	le.PutUint32(fix[8:], 68)              // imports_offset
+	le.PutUint32(fix[12:], 76)             // symbols_offset
+	le.PutUint32(fix[16:], 2)              // imports_count
+	le.PutUint32(fix[20:], 1)              // DYLD_CHAINED_IMPORT
+	le.PutUint32(fix[32:], 2)              // seg_count
+	le.PutUint32(fix[40:], 12)             // segment 1's starts at 32+12
+	le.PutUint16(fix[48:], 0x1000)         // page_size
+	le.PutUint16(fix[50:], 6)              // DYLD_CHAINED_PTR_64_OFFSET
+	le.PutUint64(fix[52:], 0x1000)         // segment_offset
+	le.PutUint16(fix[64:], 1)              // page_count
+	le.PutUint16(fix[66:], 0x10)           // page_start[0]
+	le.PutUint32(fix[68:], 1|1<<9)         // ordinal 1, "_a"
+	le.PutUint32(fix[72:], 0xfe|1<<8|4<<9) // flat lookup, weak, "_b"
+	copy(fix[76:], "\x00_a\x00_b\x00")
+	return data, fix
+}
+
+func TestMachOChainedBinds(t *testing.T) {
+	data, fix := testChained()
+	segs, files := []uint64{0, 0x100001000}, []uint64{0, 0x1000}
+	got, lims := machoChainedBinds(data, fix, 0x100000000, segs, files)
+	want := []machoBind{{0x100001010, "_a", 1, false}, {0x100001020, "_b", -2, true}}
+	if !slices.Equal(got, want) || lims != nil {
+		t.Errorf("binds %+v %v, want %+v", got, lims, want)
+	}
+	for name, damage := range map[string]func(d, f []byte){
+		"a chain leaving its page": func(d, f []byte) { binary.LittleEndian.PutUint64(d[0x1020:], 1<<63|0xfff<<51|1) },
+		"an import index":          func(d, f []byte) { binary.LittleEndian.PutUint64(d[0x1020:], 1<<63|7) },
+		"imports table":            func(d, f []byte) { binary.LittleEndian.PutUint32(f[16:], 1<<30) },
+		"import name":              func(d, f []byte) { binary.LittleEndian.PutUint32(f[72:], 0xfe|400<<9) },
+		"header":                   func(d, f []byte) { f[0] = 1 },
+		"pointer format":           func(d, f []byte) { binary.LittleEndian.PutUint16(f[50:], 11) },
+	} {
+		d, f := testChained()
+		damage(d, f)
+		if _, lims := machoChainedBinds(d, f, 0x100000000, segs, files); len(lims) != 1 {
+			t.Errorf("%s: %v", name, lims)
+		}
+	}
+}
+
+func FuzzMachOChained(f *testing.F) {
+	data, fix := testChained()
+	f.Add(fix, data[0x1000:0x1030])
+	f.Fuzz(func(t *testing.T, fix, page []byte) {
+		data := append(make([]byte, 0x1000), page...)
+		got, _ := machoChainedBinds(data, fix, 0x100000000, []uint64{0, 0x100001000, 0x100002000}, []uint64{0, 0x1000, 0x2000})
+		if len(got) > maxChainSteps {
+			t.Fatalf("%d binds", len(got))
+		}
+	})
 }
