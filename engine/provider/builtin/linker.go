@@ -32,11 +32,10 @@ var _ provider.Linker = (*Client)(nil)
 type linkIndex struct {
 	soname  string         // ELF DT_SONAME, Mach-O LC_ID_DYLIB ("" when none; PE names itself by its path)
 	imports []linkImport   // in the order of the format's tables
-	byAddr  map[uint64]int // stub and slot addresses -> imports index
-	// notImports are addresses of PLT stubs and slots of symbols the image
-	// defines (a library calls its own interposable functions through its
-	// PLT): they are not imports.
-	notImports  map[uint64]bool
+	// byAddr maps stub and slot addresses to imports indexes; any other
+	// address (a PLT stub of a symbol the image defines, code) is not an
+	// import.
+	byAddr      map[uint64]int
 	limitations []string
 
 	elf   *elfExports
