@@ -30,8 +30,8 @@ var _ provider.Linker = (*Client)(nil)
 
 // linkIndex is a target's imports and the format's export table.
 type linkIndex struct {
-	soname  string         // ELF DT_SONAME, Mach-O LC_ID_DYLIB ("" when none; PE names itself by its path)
-	imports []linkImport   // in the order of the format's tables
+	soname  string       // ELF DT_SONAME, Mach-O LC_ID_DYLIB ("" when none; PE names itself by its path)
+	imports []linkImport // in the order of the format's tables
 	// byAddr maps stub and slot addresses to imports indexes; any other
 	// address (a PLT stub of a symbol the image defines, code) is not an
 	// import.
