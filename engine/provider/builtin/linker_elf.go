@@ -27,7 +27,8 @@ import (
 //     address) with a non-zero value.
 //   - A versioned lookup takes the definition of that version (a hidden,
 //     non-default one too: the import names it); the version must be one
-//     the library defines (else the loader refuses to load it). glibc also
+//     the library defines (the loader refuses to load the file a version
+//     need names without it; the lookup assumes it is that file). glibc also
 //     accepts an unversioned (base) definition for it, and any definition
 //     from a library without symbol versions.
 //   - An unversioned lookup (a reference from an object linked without
