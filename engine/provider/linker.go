@@ -43,7 +43,8 @@ const (
 	LookupMainExecutable = "main_executable" // in the main executable of the process (Mach-O EXECUTABLE_ORDINAL)
 )
 
-// Import is one imported symbol.
+// Import is one imported symbol. An ELF executable's copy relocation is
+// an import too (its data is copied from the library; Address is the copy).
 type Import struct {
 	NotAnImport bool
 	Name        string  // as imported: ELF without version; PE the name, "" for an ordinal import; Mach-O with its underscore
@@ -51,8 +52,13 @@ type Import struct {
 	Library     *string // ELF: the DT_VERNEED file of the version; PE: the DLL; Mach-O: the ordinal's install name; nil otherwise
 	Address     *string // the import's stub (PLT, thunk, stub) if it has one, else its slot
 	Ordinal     *int    // PE import by ordinal
+	// SearchOrder is where the loader looks when Lookup is LookupSearch
+	// (ELF: DT_NEEDED in order; Mach-O: every dylib command in order);
+	// nil otherwise.
 	SearchOrder []string
-	Weak        bool
+	// Weak: the loader leaves the import null when nothing defines it (ELF
+	// STB_WEAK, Mach-O weak import or a weak dylib's import).
+	Weak bool
 	// Lookup is one of the Lookup* values ("" when NotAnImport).
 	Lookup string
 	// Ambiguous is true when the name as given matches imports bound to

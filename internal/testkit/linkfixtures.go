@@ -22,8 +22,8 @@ import (
 // versions, dup_fn@TWO_1.0 (hidden) and dup_fn@@TWO_2.0 (default), and
 // two_hidden has hidden visibility (not exported). The program imports
 // one_fn and one_say unversioned, two_fn@TWO_1.0, two_new@TWO_2.0,
-// dup_fn@TWO_2.0, printf@GLIBC_2.2.5, and rea_weak_missing, an undefined weak
-// symbol nothing defines.
+// dup_fn@TWO_2.0, printf@GLIBC_2.2.5, rea_weak_missing, an undefined weak
+// symbol nothing defines, and two_data@TWO_1.0 by a copy relocation.
 const (
 	appTwoC = `#include <stdio.h>
 int two_data = 7;
@@ -51,9 +51,10 @@ extern int one_say(const char *);
 extern int two_fn(int);
 extern int two_new(int);
 extern int dup_fn(int);
+extern int two_data;
 extern int rea_weak_missing(void) __attribute__((weak));
 int main(int argc, char **argv) {
-	printf("%d %d %d %d\n", one_fn(argv[0]), two_fn(argc), two_new(argc), dup_fn(argc));
+	printf("%d %d %d %d\n", one_fn(argv[0]), two_fn(argc), two_new(argc), dup_fn(argc) + two_data);
 	one_say("app");
 	if (rea_weak_missing)
 		rea_weak_missing();

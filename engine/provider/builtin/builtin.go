@@ -111,6 +111,12 @@
 //     profile parameter symbolization:1). A procedure of known extent is
 //     decoded linearly over it; otherwise by recursive descent from its
 //     entry, stated as a limitation.
+//   - Linking (provider.Linker, linker.go): the library name, imports and
+//     exports as the platform's loader binds them, for the engine's
+//     resolve_import across targets: ELF symbol versions as glibc's
+//     check_match applies them, PE import and delay-load descriptors and
+//     binary-searched export names, Mach-O bind opcodes or chained fixups
+//     with two-level ordinals and the export trie.
 //   - References: a linear sweep of the executable sections resynchronized at
 //     procedure entries (arm: ARM-mode procedures of known extent); direct
 //     calls and jumps, RIP-relative (x86_64) and absolute (x86) memory

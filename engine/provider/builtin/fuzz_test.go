@@ -94,6 +94,7 @@ func exercise(t *testing.T, img *image, data []byte) {
 			t.Fatalf("%s: %v", op, err)
 		}
 	}
+	exerciseLinker(t, c, six)
 	if len(six.syms) > 0 {
 		a := provider.FormatAddress(six.syms[len(six.syms)/2].addr)
 		if _, err := c.Do(ctx, OpListNames, provider.Params{"address": a}, nil); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -29,13 +30,12 @@ var _ provider.Linker = (*Client)(nil)
 
 // linkIndex is a target's imports and the format's export table.
 type linkIndex struct {
-	soname  string         // ELF DT_SONAME, Mach-O LC_ID_DYLIB ("" when none; PE names itself by its path)
-	imports []linkImport   // in the order of the format's tables
-	byAddr  map[uint64]int // stub and slot addresses -> imports index
-	// notImports are addresses of PLT stubs and slots of symbols the image
-	// defines (a library calls its own interposable functions through its
-	// PLT): they are not imports.
-	notImports  map[uint64]bool
+	soname  string       // ELF DT_SONAME, Mach-O LC_ID_DYLIB ("" when none; PE names itself by its path)
+	imports []linkImport // in the order of the format's tables
+	// byAddr maps stub and slot addresses to imports indexes; any other
+	// address (a PLT stub of a symbol the image defines, code) is not an
+	// import.
+	byAddr      map[uint64]int
 	limitations []string
 
 	elf   *elfExports
@@ -190,6 +190,9 @@ func (c *Client) Import(ctx context.Context, q provider.ImportQuery) (provider.I
 		}
 		var err error
 		out, err = lx.importNamed(c.ix.img, q.Name)
+		if err == nil && out.NotAnImport && c.ix.img.macho != nil && !strings.HasPrefix(q.Name, "_") {
+			out, err = lx.importNamed(c.ix.img, "_"+q.Name) // the C name of a Mach-O symbol
+		}
 		return err
 	})
 	if err != nil {
@@ -249,9 +252,7 @@ func importMatcher(img *image, name string) (func(*linkImport) bool, error) {
 	case img.pe != nil:
 		return peImportMatcher(name)
 	default:
-		return func(im *linkImport) bool {
-			return im.name == name || im.name == "_"+name
-		}, nil
+		return func(im *linkImport) bool { return im.name == name }, nil
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 // ELF imports and exports as glibc's loader binds them (elf/dl-lookup.c
 // check_match, elf/dl-version.c):
 //
-//   - An import is an undefined GLOBAL or WEAK dynamic symbol. Its version
+//   - An import is an undefined GLOBAL or WEAK dynamic symbol, or a symbol
+//     an executable defines by a copy relocation (its data is copied from
+//     the library at load time; its address is the copy). Its version
 //     need (.gnu.version_r) names the version and the file that must define
 //     it; an import without one is searched for in DT_NEEDED order. Its
 //     address is the PLT stub (.plt, .plt.sec, .plt.got) whose jump goes
@@ -25,7 +27,8 @@ import (
 //     address) with a non-zero value.
 //   - A versioned lookup takes the definition of that version (a hidden,
 //     non-default one too: the import names it); the version must be one
-//     the library defines (else the loader refuses to load it). glibc also
+//     the library defines (the loader refuses to load the file a version
+//     need names without it; the lookup assumes it is that file). glibc also
 //     accepts an unversioned (base) definition for it, and any definition
 //     from a library without symbol versions.
 //   - An unversioned lookup (a reference from an object linked without
@@ -77,6 +80,16 @@ func buildELFLink(ctx context.Context, img *image, data []byte) (*linkIndex, err
 			}
 		}
 	}
+	// Copy relocations: the executable's copy of a library's data.
+	copies := map[uint32]uint64{} // dynamic symbol index -> the copy's address
+	if err := eachDynReloc(img, data, func(r dynReloc, _ bool) (bool, error) {
+		if relocKind(img.elf.machine, r.typ) == relocCopy && r.sym != 0 {
+			copies[r.sym] = r.off
+		}
+		return true, ctx.Err()
+	}); err != nil {
+		return nil, err
+	}
 	impOf := map[uint32]int{} // dynamic symbol index -> imports index
 	for i, s := range syms {
 		if i&4095 == 0 {
@@ -88,8 +101,10 @@ func buildELFLink(ctx context.Context, img *image, data []byte) (*linkIndex, err
 		if s.Name == "" || bind != elf.STB_GLOBAL && bind != elf.STB_WEAK && bind != stbGNUUnique {
 			continue
 		}
-		if s.Section == elf.SHN_UNDEF {
-			im := linkImport{name: s.Name, version: s.Version, library: s.Library, weak: bind == elf.STB_WEAK}
+		copyAt, copied := copies[uint32(i+1)]
+		if s.Section == elf.SHN_UNDEF || copied {
+			im := linkImport{name: s.Name, version: s.Version, library: s.Library, weak: bind == elf.STB_WEAK,
+				slot: copyAt, hasSlot: copied}
 			if im.library != "" {
 				im.lookup = provider.LookupLibrary
 			} else {
@@ -97,7 +112,9 @@ func buildELFLink(ctx context.Context, img *image, data []byte) (*linkIndex, err
 			}
 			impOf[uint32(i+1)] = len(lx.imports)
 			lx.imports = append(lx.imports, im)
-			continue
+			if !copied {
+				continue
+			}
 		}
 		switch elf.ST_VISIBILITY(s.Other) {
 		case elf.STV_HIDDEN, elf.STV_INTERNAL:

@@ -213,30 +213,20 @@ func TestLinkerELFApp(t *testing.T) {
 	}
 	_ = dir
 
-	// PLT stubs (objdump's <sym@plt> labels) and GOT slots (objdump -R)
-	// name their import; the import's address is its stub.
-	stubs := regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+)@plt>:$`).FindAllStringSubmatch(output(t, "objdump", "-d", "-j", ".plt", exe), -1)
-	if sec := output(t, "objdump", "-h", exe); strings.Contains(sec, ".plt.sec") {
-		stubs = append(stubs, regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+)@plt>:$`).FindAllStringSubmatch(output(t, "objdump", "-d", "-j", ".plt.sec", exe), -1)...)
+	checkPLT(t, app, exe, 7)
+	// A copy relocation (two_data, which the program reads) imports the
+	// library's data into a copy in the program.
+	copies := regexp.MustCompile(`(?m)^([0-9a-f]+) R_X86_64_COPY\s+([^@\s]+)@(\S+)$`).FindAllStringSubmatch(output(t, "objdump", "-R", exe), -1)
+	if len(copies) != 1 {
+		t.Fatalf("objdump -R shows %d copy relocations", len(copies))
 	}
-	if len(stubs) < 7 {
-		t.Fatalf("objdump shows %d PLT stubs", len(stubs))
-	}
-	for _, m := range stubs {
+	for _, m := range copies {
 		a, _ := strconv.ParseUint(m[1], 16, 64)
-		im := imp(t, app, provider.ImportQuery{Address: provider.FormatAddress(a)})
-		if im.NotAnImport || im.Name != m[2] || deref(im.Address) != provider.FormatAddress(a) {
-			t.Errorf("stub %s <%s@plt>: %+v", m[1], m[2], im)
-		}
-		if byName := imp(t, app, provider.ImportQuery{Name: m[2]}); deref(byName.Address) != provider.FormatAddress(a) {
-			t.Errorf("%s: address %s, want its stub %s", m[2], deref(byName.Address), m[1])
-		}
-	}
-	slots := regexp.MustCompile(`(?m)^([0-9a-f]+) R_X86_64_(JUMP_SLOT|GLOB_DAT)\s+([^@\s]+)@`).FindAllStringSubmatch(output(t, "objdump", "-R", exe), -1)
-	for _, m := range slots {
-		a, _ := strconv.ParseUint(m[1], 16, 64)
-		if im := imp(t, app, provider.ImportQuery{Address: provider.FormatAddress(a)}); im.NotAnImport || im.Name != m[3] {
-			t.Errorf("slot %s (%s): %+v", m[1], m[3], im)
+		for _, q := range []provider.ImportQuery{{Name: m[2]}, {Address: provider.FormatAddress(a)}} {
+			im := imp(t, app, q)
+			if im.NotAnImport || im.Name != m[2] || deref(im.Version) != m[3] || deref(im.Library) != "libtwo.so.1" || deref(im.Address) != provider.FormatAddress(a) {
+				t.Errorf("copy %+v: %+v", q, im)
+			}
 		}
 	}
 	// Not imports: a defined name, an address inside main, an unknown name.
@@ -257,6 +247,59 @@ func TestLinkerELFApp(t *testing.T) {
 	if _, err := app.Export(ctx, provider.ExportQuery{Name: "main", Ordinal: intp(1)}); !fault.Is(err, fault.InvalidRequest) {
 		t.Errorf("an ELF export by ordinal: %v", err)
 	}
+}
+
+// checkPLT checks that every PLT stub (objdump's <sym@plt> labels in .plt,
+// .plt.sec and .plt.got) and GOT slot (objdump -R) of exe names its
+// import, and that an import's address is its stub.
+func checkPLT(t *testing.T, app provider.Linker, exe string, minStubs int) {
+	t.Helper()
+	label := regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+)@plt>:$`)
+	var stubs [][]string
+	sections := output(t, "objdump", "-h", exe)
+	for _, sec := range []string{".plt", ".plt.sec", ".plt.got"} {
+		if strings.Contains(sections, " "+sec+" ") {
+			stubs = append(stubs, label.FindAllStringSubmatch(output(t, "objdump", "-d", "-j", sec, exe), -1)...)
+		}
+	}
+	if len(stubs) < minStubs {
+		t.Fatalf("objdump shows %d PLT stubs", len(stubs))
+	}
+	for _, m := range stubs {
+		a, _ := strconv.ParseUint(m[1], 16, 64)
+		im := imp(t, app, provider.ImportQuery{Address: provider.FormatAddress(a)})
+		if im.NotAnImport || im.Name != m[2] || deref(im.Address) != provider.FormatAddress(a) {
+			t.Errorf("stub %s <%s@plt>: %+v", m[1], m[2], im)
+		}
+		if byName := imp(t, app, provider.ImportQuery{Name: m[2]}); deref(byName.Address) != provider.FormatAddress(a) {
+			t.Errorf("%s: address %s, want its stub %s", m[2], deref(byName.Address), m[1])
+		}
+	}
+	slots := regexp.MustCompile(`(?m)^([0-9a-f]+) R_X86_64_(JUMP_SLOT|GLOB_DAT)\s+([^@\s]+)@`).FindAllStringSubmatch(output(t, "objdump", "-R", exe), -1)
+	for _, m := range slots {
+		a, _ := strconv.ParseUint(m[1], 16, 64)
+		if im := imp(t, app, provider.ImportQuery{Address: provider.FormatAddress(a)}); im.NotAnImport || im.Name != m[3] {
+			t.Errorf("slot %s (%s): %+v", m[1], m[3], im)
+		}
+	}
+}
+
+// TestLinkerELFPltSec: with IBT (-fcf-protection, -z ibtplt) the stubs
+// calls go through are in .plt.sec, and __cxa_finalize's in .plt.got.
+func TestLinkerELFPltSec(t *testing.T) {
+	dir, _, _, _ := linkApp(t)
+	src := filepath.Join(t.TempDir(), "ibt.c")
+	writeFile(t, src, "#include <stdio.h>\nextern int two_fn(int);\nint (*volatile fp)(int) = two_fn;\n"+
+		"int main(int argc, char **argv) { printf(\"%d\\n\", fp(argc) + two_fn(argc)); return 0; }\n")
+	exe := filepath.Join(filepath.Dir(src), "ibt")
+	if err := run(dir, nil, needTool(t, "gcc"), "-O1", "-fcf-protection=full", "-Wl,-z,ibtplt", "-o", exe, src, "-L.", "-l:libtwo.so.1"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(output(t, "objdump", "-h", exe), ".plt.sec") {
+		t.Fatal("gcc -Wl,-z,ibtplt wrote no .plt.sec")
+	}
+	_, l := linkerOf(t, exe)
+	checkPLT(t, l, exe, 3)
 }
 
 // TestLinkerELFExports looks up every defined dynamic function and object
@@ -369,4 +412,62 @@ func TestLinkerELFExports(t *testing.T) {
 		t.Errorf("the old program against the versioned libtwo printed %q (%v); dup_fn@TWO_1.0 returns 11", out, err)
 	}
 	_ = exe
+}
+
+// TestLinkerDebianPrograms resolves every imported function of Debian
+// programs in the libraries ldd names, as the loader would, and checks the
+// definition against nm.
+func TestLinkerDebianPrograms(t *testing.T) {
+	skipLarge(t)
+	for _, exe := range []string{"/usr/bin/ls", "/usr/bin/gdb"} {
+		if !fileExists(exe) {
+			continue
+		}
+		_, app := linkerOf(t, exe)
+		libs := map[string]provider.Linker{}
+		paths := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^\s+(\S+) => (/\S+)`).FindAllStringSubmatch(output(t, "ldd", exe), -1) {
+			_, l := linkerOf(t, m[2])
+			libs[m[1]], paths[m[1]] = l, m[2]
+		}
+		nms := map[string]map[string]uint64{}
+		resolved := 0
+		for _, u := range objdumpUndefined(t, exe) {
+			if !u.fn || u.weak {
+				continue
+			}
+			im := imp(t, app, provider.ImportQuery{Name: u.name})
+			order := im.SearchOrder
+			if im.Library != nil {
+				order = []string{*im.Library}
+			}
+			for _, lib := range order {
+				l := libs[lib]
+				if l == nil {
+					continue // a dependency's own dependency, searched later by the loader
+				}
+				e := exp(t, l, provider.ExportQuery{Name: im.Name, Version: im.Version})
+				if !e.Found {
+					continue
+				}
+				if nms[lib] == nil {
+					nms[lib] = map[string]uint64{}
+					for _, d := range nmDynDefined(t, paths[lib]) {
+						nms[lib][d.name+"@"+d.version] = d.addr
+						if d.dflt || d.version == "" {
+							nms[lib][d.name+"@"] = d.addr
+						}
+					}
+				}
+				if a, ok := nms[lib][u.name+"@"+u.version]; !ok || e.Address != provider.FormatAddress(a) {
+					t.Errorf("%s: %s@%s exported by %s at %s, nm %x", exe, u.name, u.version, lib, e.Address, a)
+				}
+				resolved++
+				break
+			}
+		}
+		if resolved < 50 {
+			t.Errorf("%s: %d imports resolved", exe, resolved)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rea-re/rea/engine/provider"
@@ -12,9 +13,9 @@ import (
 //
 //   - Imports are the binds of LC_DYLD_INFO(_ONLY): the bind and lazy-bind
 //     opcode streams (machoBinds) give each pointer slot its symbol, its
-//     library ordinal and its weak-import flag. An image without them (an
-//     object file, or one whose binds are chained fixups, which are not
-//     read: a limitation says so) has its imports from the symbol table:
+//     library ordinal and its weak-import flag; or the binds of
+//     LC_DYLD_CHAINED_FIXUPS (machoChainedBinds). An image without either
+//     (an object file) has its imports from the symbol table:
 //     the undefined external symbols with the ordinal in n_desc, their
 //     slots from the indirect symbol table of its pointer sections. A
 //     __stubs entry is the stub of the import its indirect symbol names.
@@ -66,10 +67,11 @@ type machoLoadInfo struct {
 	rpaths          []string
 	id              string   // LC_ID_DYLIB
 	segs            []uint64 // vmaddr of every segment command in order (bind opcodes index them)
+	segFile         []uint64 // the segments' file offsets, in the same order
 	base            uint64   // vmaddr of the segment mapping file offset 0
 	bind, lazyBind  [2]uint64
 	trie            [2]uint64 // export trie (offset, size)
-	chained         bool
+	chained         [2]uint64 // LC_DYLD_CHAINED_FIXUPS (offset, size)
 	lims            []string
 }
 
@@ -145,7 +147,7 @@ func machoLoads(img *image, data []byte) machoLoadInfo {
 			} else {
 				vmaddr, fileoff, filesize = u32(24), u32(32), u32(36)
 			}
-			lc.segs = append(lc.segs, vmaddr)
+			lc.segs, lc.segFile = append(lc.segs, vmaddr), append(lc.segFile, fileoff)
 			if fileoff == 0 && filesize > 0 && !haveBase {
 				lc.base, haveBase = vmaddr, true
 			}
@@ -158,7 +160,7 @@ func machoLoads(img *image, data []byte) machoLoadInfo {
 		case lcDyldExportsTrie:
 			lc.trie = [2]uint64{u32(8), u32(12)}
 		case lcDyldChainedFixup:
-			lc.chained = true
+			lc.chained = [2]uint64{u32(8), u32(12)}
 		}
 		if kind != "" {
 			name, ok := str(8)
@@ -171,6 +173,37 @@ func machoLoads(img *image, data []byte) machoLoadInfo {
 		off += size
 	}
 	return lc
+}
+
+// bindOrdinal fills the lookup and library of an import from its library
+// ordinal (see the top of the file); lim is a limitation when the ordinal
+// names no dylib.
+func (lc *machoLoadInfo) bindOrdinal(im *linkImport, ordinal int) (lim string) {
+	all := make([]string, len(lc.dylibs))
+	for i, d := range lc.dylibs {
+		all[i] = d.name
+	}
+	switch {
+	case lc.flags&mhTwoLevel == 0:
+		im.lookup, im.searchOrder = provider.LookupSearch, all
+		if ordinal >= 1 && ordinal <= len(lc.dylibs) {
+			im.recorded = lc.dylibs[ordinal-1].name
+		}
+	case ordinal == -2 || ordinal == -3:
+		im.lookup, im.searchOrder = provider.LookupSearch, all
+	case ordinal == 0:
+		im.lookup, im.library = provider.LookupSelf, lc.id
+	case ordinal == -1:
+		im.lookup = provider.LookupMainExecutable
+	case ordinal >= 1 && ordinal <= len(lc.dylibs):
+		d := lc.dylibs[ordinal-1]
+		im.lookup, im.library = provider.LookupLibrary, d.name
+		im.weak = im.weak || d.kind == "weak_dylib"
+	default:
+		im.lookup, im.searchOrder = provider.LookupSearch, all
+		return fmt.Sprintf("an import has library ordinal %d, which names no dylib command; it is treated as a flat lookup", ordinal)
+	}
+	return ""
 }
 
 // machoExports locates the export trie and what its entries refer to.
@@ -418,32 +451,9 @@ func buildMachOLink(ctx context.Context, img *image, data []byte) (*linkIndex, e
 	if !lc.header {
 		return lx, nil
 	}
-	all := make([]string, len(lc.dylibs))
-	for i, d := range lc.dylibs {
-		all[i] = d.name
-	}
-	twoLevel := lc.flags&mhTwoLevel != 0
-	// bound fills the library of an import from its ordinal.
 	bound := func(im *linkImport, ordinal int) {
-		switch {
-		case !twoLevel:
-			im.lookup, im.searchOrder = provider.LookupSearch, all
-			if ordinal >= 1 && ordinal <= len(lc.dylibs) {
-				im.recorded = lc.dylibs[ordinal-1].name
-			}
-		case ordinal == -2 || ordinal == -3:
-			im.lookup, im.searchOrder = provider.LookupSearch, all
-		case ordinal == 0:
-			im.lookup, im.library = provider.LookupSelf, lc.id
-		case ordinal == -1:
-			im.lookup = provider.LookupMainExecutable
-		case ordinal >= 1 && ordinal <= len(lc.dylibs):
-			d := lc.dylibs[ordinal-1]
-			im.lookup, im.library = provider.LookupLibrary, d.name
-			im.weak = im.weak || d.kind == "weak_dylib"
-		default:
-			im.lookup, im.searchOrder = provider.LookupSearch, all
-			lx.limitations = addOnce(lx.limitations, fmt.Sprintf("an import has library ordinal %d, which names no dylib command; it is treated as a flat lookup", ordinal))
+		if lim := lc.bindOrdinal(im, ordinal); lim != "" {
+			lx.limitations = addOnce(lx.limitations, lim)
 		}
 	}
 	type key struct {
@@ -494,8 +504,22 @@ func buildMachOLink(ctx context.Context, img *image, data []byte) (*linkIndex, e
 			fromBinds = true
 		}
 	}
-	if lc.chained {
-		lx.limitations = append(lx.limitations, "LC_DYLD_CHAINED_FIXUPS is not read: imports come from the symbol table, and their pointer slots are unknown")
+	if c := lc.chained; c[1] != 0 {
+		if c[0] > uint64(len(data)) || c[1] > uint64(len(data))-c[0] {
+			lx.limitations = append(lx.limitations, "the chained fixups lie outside the file; their imports come from the symbol table")
+		} else {
+			binds, lims := machoChainedBinds(data, data[c[0]:c[0]+c[1]], lc.base, lc.segs, lc.segFile)
+			lx.limitations = append(lx.limitations, lims...)
+			for i, b := range binds {
+				if i&4095 == 0 {
+					if err := ctx.Err(); err != nil {
+						return nil, err
+					}
+				}
+				add(b.name, b.ordinal, b.weak, b.addr, true)
+				fromBinds = true
+			}
+		}
 	}
 	// The symbol table: the imports when there are no binds, and the
 	// stubs and pointer sections by indirect symbol.
@@ -619,4 +643,145 @@ func (x *machoExports) lookup(data []byte, name string) (provider.Export, uint64
 		out.Limitations = []string{"the export has a resolver: its address is the stub, which the resolver's answer replaces at bind time"}
 	}
 	return out, x.base + t.value, true, nil
+}
+
+// maxChainSteps bounds the pointers one chained-fixup walk reads.
+const maxChainSteps = 1 << 22
+
+// machoChainedBinds reads LC_DYLD_CHAINED_FIXUPS (mach-o/fixup-chains.h):
+// the imports table, then each page's chain of pointers in data (the
+// image's bytes), returning the pointers that bind an import. A pointer's
+// address is base plus its segment's offset from the header. Pointer
+// formats without binds (caches, firmware) and damage are limitations.
+func machoChainedBinds(data, fix []byte, base uint64, segs, segFile []uint64) ([]machoBind, []string) {
+	le := func(b []byte, at uint64, n int) (uint64, bool) { return readU(b, binary.LittleEndian, at, n) }
+	bad := func(what string) []string {
+		return []string{"the chained fixups are damaged (" + what + "); the binds after it are not read"}
+	}
+	hdr := func(at uint64) uint64 { v, _ := le(fix, at, 4); return v }
+	if len(fix) < 28 || hdr(0) != 0 {
+		return nil, bad("header")
+	}
+	startsOff, importsOff, symbolsOff, count, format := hdr(4), hdr(8), hdr(12), hdr(16), hdr(20)
+	if hdr(24) != 0 {
+		return nil, []string{"the chained fixups' symbol names are compressed; their imports come from the symbol table"}
+	}
+	type imported struct {
+		name    string
+		ordinal int
+		weak    bool
+	}
+	width := map[uint64]uint64{1: 4, 2: 8, 3: 16}[format]
+	if width == 0 || count > uint64(len(fix))/width || importsOff > uint64(len(fix))-count*width {
+		return nil, bad("imports table")
+	}
+	imports := make([]imported, count)
+	for i := range imports {
+		at := importsOff + uint64(i)*width
+		var ord, nameOff uint64
+		var weak bool
+		if format == 3 {
+			v, _ := le(fix, at, 8)
+			ord, weak, nameOff = v&0xffff, v>>16&1 != 0, v>>32
+			if ord >= 0xfff0 {
+				ord |= ^uint64(0xffff) // negative: a special ordinal
+			}
+		} else {
+			v, _ := le(fix, at, 4)
+			ord, weak, nameOff = v&0xff, v>>8&1 != 0, v>>9
+			if ord >= 0xf0 {
+				ord |= ^uint64(0xff)
+			}
+		}
+		o, n, ok := cstring(fix, symbolsOff, uint64(len(fix)), nameOff)
+		if !ok || n == 0 {
+			return nil, bad("import name")
+		}
+		imports[i] = imported{string(fix[o : o+uint64(n)]), int(int64(ord)), weak}
+	}
+	var out []machoBind
+	var lims []string
+	nsegs, ok := le(fix, startsOff, 4)
+	if !ok || nsegs > uint64(len(segs)) {
+		return nil, bad("segment count")
+	}
+	steps := 0
+	for s := uint64(0); s < nsegs; s++ {
+		so, ok := le(fix, startsOff+4+4*s, 4)
+		if !ok {
+			return out, bad("segment starts")
+		}
+		if so == 0 {
+			continue // no fixups in this segment
+		}
+		seg := startsOff + so
+		pageSize, ok1 := le(fix, seg+4, 2)
+		ptrFormat, ok2 := le(fix, seg+6, 2)
+		segOff, ok3 := le(fix, seg+8, 8)
+		pages, ok4 := le(fix, seg+20, 2)
+		if !ok1 || !ok2 || !ok3 || !ok4 || pageSize == 0 {
+			return out, bad("segment starts")
+		}
+		// stride, pointer size, and the bind bit, ordinal bits and next bits of a pointer
+		var stride, size, bindBit, ordBits, nextShift, nextBits uint64
+		switch ptrFormat {
+		case 1, 9, 12: // ARM64E, ARM64E_USERLAND, ARM64E_USERLAND24
+			stride, size, bindBit, ordBits, nextShift, nextBits = 8, 8, 62, 16, 51, 11
+			if ptrFormat == 12 {
+				ordBits = 24
+			}
+		case 7, 10: // ARM64E_KERNEL, ARM64E_FIRMWARE
+			stride, size, bindBit, ordBits, nextShift, nextBits = 4, 8, 62, 16, 51, 11
+		case 2, 6: // 64, 64_OFFSET
+			stride, size, bindBit, ordBits, nextShift, nextBits = 4, 8, 63, 24, 51, 12
+		case 3: // 32
+			stride, size, bindBit, ordBits, nextShift, nextBits = 4, 4, 31, 20, 26, 5
+		default:
+			lims = addOnce(lims, fmt.Sprintf("chained fixups of pointer format %d bind no imports here and are not read", ptrFormat))
+			continue
+		}
+		if s >= uint64(len(segFile)) {
+			return out, bad("segment index")
+		}
+		for p := uint64(0); p < pages; p++ {
+			start, ok := le(fix, seg+22+2*p, 2)
+			if !ok {
+				return out, bad("page starts")
+			}
+			if start == 0xffff { // DYLD_CHAINED_PTR_START_NONE
+				continue
+			}
+			if start&0x8000 != 0 { // DYLD_CHAINED_PTR_START_MULTI (32-bit formats)
+				lims = addOnce(lims, "chained fixups with several chains per page are not read")
+				continue
+			}
+			for off := start; ; {
+				if steps++; steps > maxChainSteps {
+					return out, append(lims, "the chained fixups hold more pointers than are read; the rest are missing")
+				}
+				if off+size > pageSize {
+					return out, bad("a chain leaves its page")
+				}
+				at := segFile[s] + p*pageSize + off
+				v, ok := le(data, at, int(size))
+				if !ok {
+					return out, bad("a chain lies outside the file")
+				}
+				if v>>bindBit&1 != 0 {
+					k := v & (1<<ordBits - 1)
+					if k >= uint64(len(imports)) {
+						return out, bad("an import index")
+					}
+					im := imports[k]
+					out = append(out, machoBind{addr: base + segOff + p*pageSize + off, name: im.name, ordinal: im.ordinal, weak: im.weak})
+				}
+				next := v >> nextShift & (1<<nextBits - 1)
+				if next == 0 {
+					break
+				}
+				off += next * stride
+			}
+		}
+	}
+	return out, lims
 }

@@ -93,7 +93,11 @@ func checkMachOImports(t *testing.T, path, stubs string, minBinds int) {
 		if b.weak && !im.Weak {
 			t.Errorf("%s is a weak import: %+v", b.name, im)
 		}
-		for _, q := range []string{b.name, strings.TrimPrefix(b.name, "_")} {
+		qs := []string{b.name}
+		if c := strings.TrimPrefix(b.name, "_"); !strings.HasPrefix(c, "_") {
+			qs = append(qs, c) // the C name, without the underscore (not for __exit: _exit is another name)
+		}
+		for _, q := range qs {
 			if by := imp(t, l, provider.ImportQuery{Name: q}); by.NotAnImport || by.Name != b.name || !installNameOf(b.dylib, by) {
 				t.Errorf("%s: %+v", q, by)
 			}

@@ -15,8 +15,8 @@ import (
 //   - An import is one entry of a descriptor of the import or delay-load
 //     directory (peImportTables): a name (the hint is not used) or an
 //     ordinal, bound to the descriptor's DLL. Its slot is the IAT entry;
-//     its stub the `jmp [slot]` thunk the symbol pass found (pecalls.go),
-//     when there is one.
+//     its stub the `jmp [slot]` thunk at a named address (the symbol pass
+//     names the import directory's thunks, pecalls.go), when there is one.
 //   - An export by name is found by binary search of the name pointer
 //     table with an exact, case-sensitive comparison, as the loader does
 //     (so a table that is not sorted can hide a name, for the loader too);
@@ -46,9 +46,7 @@ func buildPELink(ctx context.Context, img *image, data []byte, six *symIndex) (*
 	}
 	var lims []string
 	tables := peImportTables(img, data, &lims)
-	if len(tables) > 0 {
-		lx.limitations = append(lx.limitations, lims...)
-	}
+	lx.limitations = append(lx.limitations, lims...)
 	ptr, ordFlag := uint64(4), uint64(1)<<31
 	if img.is64 {
 		ptr, ordFlag = 8, 1<<63
@@ -75,10 +73,12 @@ func buildPELink(ctx context.Context, img *image, data []byte, six *symIndex) (*
 			lx.addImport(im)
 		}
 	}
-	// The thunks, lowest address first: one per slot.
+	// The thunks, lowest address first: one per slot. The symbol pass
+	// found those of the import directory (pecalls.go); a delay-load
+	// thunk is found where a symbol names it.
 	for i := range six.syms {
 		s := &six.syms[i]
-		if s.flags&flagThunk == 0 {
+		if i > 0 && six.syms[i-1].addr == s.addr || s.kind == kindImport || s.kind == kindObject {
 			continue
 		}
 		slot, _, ok := iatThunkSlot(img, data, s.addr)

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -213,5 +214,62 @@ func TestParseForwarder(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLinkerPEDelayLoad: a delay-loaded DLL's imports (mingw's delay
+// import library, as in TestDependenciesMingwBesideExe) have the delay
+// IAT slot (__imp_<name>) and the thunk that jumps through it (<name>).
+func TestLinkerPEDelayLoad(t *testing.T) {
+	gcc := needTool(t, "x86_64-w64-mingw32-gcc")
+	dlltool := needTool(t, "x86_64-w64-mingw32-dlltool")
+	nm := needTool(t, "x86_64-w64-mingw32-nm")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "e.c"), "__declspec(dllexport) int efun(int x) { return x * 2; }\n")
+	writeFile(t, filepath.Join(dir, "m.c"), "#include <stdio.h>\nint efun(int);\nint main(void) { printf(\"%d\\n\", efun(3)); return 0; }\n")
+	for _, args := range [][]string{
+		{gcc, "-shared", "-o", "depe.dll", "e.c", "-Wl,--output-def,depe.def"},
+		{dlltool, "--input-def", "depe.def", "--dllname", "depe.dll", "--output-delaylib", "libdepe_delay.a"},
+		{gcc, "-o", "app.exe", "m.c", "-L.", "-ldepe_delay"},
+	} {
+		if err := run(dir, nil, args[0], args[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(dir, "app.exe")
+	syms := map[string]uint64{}
+	for _, line := range strings.Split(output(t, nm, exe), "\n") {
+		if f := strings.Fields(line); len(f) == 3 {
+			a, _ := strconv.ParseUint(f[0], 16, 64)
+			syms[f[2]] = a
+		}
+	}
+	slot, thunk := syms["__imp_efun"], syms["efun"]
+	if slot == 0 || thunk == 0 {
+		t.Fatalf("nm shows no __imp_efun or efun: %x %x", slot, thunk)
+	}
+	_, app := linkerOf(t, exe)
+	for _, q := range []provider.ImportQuery{{Name: "efun"}, {Name: "DEPE.dll!efun"}, {Address: provider.FormatAddress(slot)}, {Address: provider.FormatAddress(thunk)}} {
+		im := imp(t, app, q)
+		if im.NotAnImport || im.Name != "efun" || deref(im.Library) != "depe.dll" || deref(im.Address) != provider.FormatAddress(thunk) {
+			t.Errorf("%+v: %+v, want efun from depe.dll at its thunk %x", q, im, thunk)
+		}
+	}
+}
+
+// TestImportAmbiguous: a name imported from two libraries is answered with
+// the first, marked ambiguous; a qualified name is not.
+func TestImportAmbiguous(t *testing.T) {
+	lx := &linkIndex{}
+	lx.addImport(linkImport{name: "f", library: "A.dll", lookup: provider.LookupLibrary, slot: 0x10, hasSlot: true})
+	lx.addImport(linkImport{name: "f", library: "B.dll", lookup: provider.LookupLibrary, slot: 0x18, hasSlot: true})
+	img := &image{pe: &peInfo{}}
+	im, err := lx.importNamed(img, "f")
+	if err != nil || !im.Ambiguous || deref(im.Library) != "A.dll" {
+		t.Errorf("f: %+v %v", im, err)
+	}
+	im, err = lx.importNamed(img, "b.dll!f")
+	if err != nil || im.Ambiguous || deref(im.Library) != "B.dll" || deref(im.Address) != "0x18" {
+		t.Errorf("b.dll!f: %+v %v", im, err)
 	}
 }

@@ -343,21 +343,22 @@ const (
 	relocGlobDat  // symbol (a GOT slot)
 	relocJumpSlot // symbol (a PLT's GOT slot)
 	relocIRelative
+	relocCopy // a copy of the symbol's data into the executable (linker_elf.go)
 )
 
 // relocKind classifies a dynamic relocation type of machine m: the one table
 // of the types REA reads.
 func relocKind(m elf.Machine, typ uint32) int {
-	var k [5]uint32 // relative, symbol, glob_dat, jump_slot, irelative
+	var k [6]uint32 // relative, symbol, glob_dat, jump_slot, irelative, copy
 	switch m {
 	case elf.EM_X86_64:
-		k = [5]uint32{uint32(elf.R_X86_64_RELATIVE), uint32(elf.R_X86_64_64), uint32(elf.R_X86_64_GLOB_DAT), uint32(elf.R_X86_64_JMP_SLOT), uint32(elf.R_X86_64_IRELATIVE)}
+		k = [6]uint32{uint32(elf.R_X86_64_RELATIVE), uint32(elf.R_X86_64_64), uint32(elf.R_X86_64_GLOB_DAT), uint32(elf.R_X86_64_JMP_SLOT), uint32(elf.R_X86_64_IRELATIVE), uint32(elf.R_X86_64_COPY)}
 	case elf.EM_386:
-		k = [5]uint32{uint32(elf.R_386_RELATIVE), uint32(elf.R_386_32), uint32(elf.R_386_GLOB_DAT), uint32(elf.R_386_JMP_SLOT), uint32(elf.R_386_IRELATIVE)}
+		k = [6]uint32{uint32(elf.R_386_RELATIVE), uint32(elf.R_386_32), uint32(elf.R_386_GLOB_DAT), uint32(elf.R_386_JMP_SLOT), uint32(elf.R_386_IRELATIVE), uint32(elf.R_386_COPY)}
 	case elf.EM_AARCH64:
-		k = [5]uint32{uint32(elf.R_AARCH64_RELATIVE), uint32(elf.R_AARCH64_ABS64), uint32(elf.R_AARCH64_GLOB_DAT), uint32(elf.R_AARCH64_JUMP_SLOT), uint32(elf.R_AARCH64_IRELATIVE)}
+		k = [6]uint32{uint32(elf.R_AARCH64_RELATIVE), uint32(elf.R_AARCH64_ABS64), uint32(elf.R_AARCH64_GLOB_DAT), uint32(elf.R_AARCH64_JUMP_SLOT), uint32(elf.R_AARCH64_IRELATIVE), uint32(elf.R_AARCH64_COPY)}
 	case elf.EM_ARM:
-		k = [5]uint32{uint32(elf.R_ARM_RELATIVE), uint32(elf.R_ARM_ABS32), uint32(elf.R_ARM_GLOB_DAT), uint32(elf.R_ARM_JUMP_SLOT), uint32(elf.R_ARM_IRELATIVE)}
+		k = [6]uint32{uint32(elf.R_ARM_RELATIVE), uint32(elf.R_ARM_ABS32), uint32(elf.R_ARM_GLOB_DAT), uint32(elf.R_ARM_JUMP_SLOT), uint32(elf.R_ARM_IRELATIVE), uint32(elf.R_ARM_COPY)}
 	default:
 		return relocOther
 	}
