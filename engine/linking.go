@@ -352,6 +352,7 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 		return ans, []string{"The name is imported from more than one library; give the library (PE: DLL!name) or the import's address."}, nil
 	}
 	format := o.target.Format
+	var limitations []string
 	var order []string // library names to look in, in the loader's order
 	switch imp.Lookup {
 	case provider.LookupLibrary:
@@ -360,6 +361,10 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 		}
 	case provider.LookupSearch:
 		order = imp.SearchOrder
+		if format == "elf" && c.isLibrary(ctx, op, o) {
+			limitations = append(limitations, "For a shared library's unversioned import the loader searches the "+
+				"global scope (the main program, then its dependencies breadth-first); this answer searched the library's own DT_NEEDED list.")
+		}
 	case provider.LookupSelf:
 		return c.definedIn(ctx, op, library{o: o}, imp, ans, consultation{})
 	case provider.LookupMainExecutable:
@@ -378,7 +383,7 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 		}
 		return c.definedIn(ctx, op, mains[0], imp, ans, consulted)
 	}
-	var limitations, missing []string
+	var missing []string
 	query := provider.ExportQuery{Name: imp.Name, Version: imp.Version, Ordinal: imp.Ordinal}
 	for _, name := range order {
 		lib, ambiguous := satisfying(libs, format, name, "")
@@ -476,4 +481,14 @@ func (c *Connection) follow(ctx context.Context, op string, lib library, query p
 		lib = *next
 	}
 	return nil, "", append(limitations, "The export's forwarders do not end within 8 steps."), nil
+}
+
+// isLibrary says whether o names itself as a library (an ELF DT_SONAME).
+func (c *Connection) isLibrary(ctx context.Context, op string, o *openTarget) bool {
+	var name string
+	err := c.linkerCall(ctx, o, op, func(l provider.Linker) (err error) {
+		name, err = l.LibraryName(ctx)
+		return err
+	})
+	return err == nil && name != ""
 }

@@ -65,7 +65,7 @@ type Server struct {
 	eng     *engine.Engine
 	mcp     *server.MCPServer
 	opts    Options
-	all     []Spec          // the 42 tools, built once: the catalog is static
+	all     []Spec          // the 44 tools, built once: the catalog is static
 	catalog []Spec          // the tools served under opts.Toolsets
 	byName  map[string]Spec // all 42, by name
 	digests Digests         // of the catalog, computed once
