@@ -157,3 +157,68 @@ func invalidAt(e map[string]any, path, reason string) bool {
 	}
 	return false
 }
+
+// TestVisibilityAcrossTargets: §15.2 in a legacy era — with an ELF and a
+// zip open, tools/list shows the tools either can serve; a call naming a
+// target that cannot serve the tool gets the 2026-07-28 era's typed error
+// for that target's reason, and tool_availability names who can.
+func TestVisibilityAcrossTargets(t *testing.T) {
+	dir := t.TempDir()
+	elf := distinctFixtures(t, dir, 1)[0]
+	zipPath := filepath.Join(dir, "a.zip")
+	if err := writeZip(zipPath, map[string]string{"a.txt": "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
+	exe := decode[openedTarget](t, s.ok("open_binary", map[string]any{"path": elf}).Structured).Result.TargetID
+	s.waitChanged()
+	arc := decode[openedTarget](t, s.ok("open_binary", map[string]any{"path": zipPath}).Structured).Result.TargetID
+	s.waitChanged()
+	names := s.toolNames()
+	if !names["list_procedures"] || !names["inventory_artifact"] {
+		t.Fatalf("tools/list with an ELF and a zip open lacks list_procedures or inventory_artifact")
+	}
+	e := s.errorOf("list_procedures", map[string]any{"target": arc})
+	d, _ := e["details"].(map[string]any)
+	if e["code"] != "capability_unavailable" || d["availability_reason"] != "target_unsupported" || d["target_id"] != arc {
+		t.Fatalf("list_procedures on the zip: %v", e)
+	}
+	e = s.errorOf("inventory_artifact", map[string]any{"target": exe})
+	if d, _ := e["details"].(map[string]any); e["code"] != "capability_unavailable" || d["availability_reason"] != "target_unsupported" {
+		t.Fatalf("inventory_artifact on the ELF: %v", e)
+	}
+	s.ok("inventory_artifact", map[string]any{}) // the zip is active
+	s.ok("list_procedures", map[string]any{"target": exe})
+	caps := decode[struct {
+		Result struct {
+			Capabilities struct {
+				Items []struct {
+					Name         string   `json:"name"`
+					Available    bool     `json:"available"`
+					AvailableFor []string `json:"available_for"`
+				} `json:"items"`
+			} `json:"capabilities"`
+		} `json:"result"`
+	}](t, s.ok("binary_session", map[string]any{"detail": "capabilities", "limit": 100}).Structured)
+	want := map[string]struct {
+		available bool
+		by        string
+	}{"list_procedures": {false, exe}, "inventory_artifact": {true, arc}}
+	for _, it := range caps.Result.Capabilities.Items {
+		if w, ok := want[it.Name]; ok {
+			if it.Available != w.available || len(it.AvailableFor) != 1 || it.AvailableFor[0] != w.by {
+				t.Errorf("%s: available %v for %v, want %v for %s (the active target is the zip)", it.Name, it.Available, it.AvailableFor, w.available, w.by)
+			}
+			delete(want, it.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no capabilities entry for %v", want)
+	}
+	// Closing the zip changes the set: list_changed, and inventory_artifact leaves the list.
+	s.ok("close_binary", map[string]any{"target": arc})
+	s.waitChanged()
+	if names := s.toolNames(); names["inventory_artifact"] || !names["list_procedures"] {
+		t.Fatalf("after closing the zip: inventory_artifact %v, list_procedures %v", names["inventory_artifact"], names["list_procedures"])
+	}
+}
