@@ -1,0 +1,190 @@
+package compare
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/provider"
+)
+
+// ProviderSide is a Side over a bound provider's client: list_procedures
+// (every page), list_segments and read_function_instructions (every page of
+// each procedure), through Do, so any provider that declares those
+// operations serves (§16.1). Results are read through their JSON form, the
+// shapes of CONTRACTS.md §2.2, whatever Go types the provider uses.
+type ProviderSide struct {
+	Client   provider.Client
+	Document string // "" = the provider's default document
+}
+
+const pageLimit = 500 // the largest page both operations serve
+
+func (s *ProviderSide) params(extra provider.Params) provider.Params {
+	p := provider.Params{}
+	if s.Document != "" {
+		p["document"] = s.Document
+	}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+// reshape reads a provider's normalized result as the contract's JSON shape.
+func reshape(v any, into any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
+type pageShape[T any] struct {
+	Items      []T  `json:"items"`
+	NextOffset *int `json:"next_offset"`
+	Truncated  bool `json:"truncated"`
+}
+
+type procShape struct {
+	Address   string   `json:"address"`
+	Value     string   `json:"value"`
+	Aliases   []string `json:"aliases"`
+	Procedure struct {
+		External bool `json:"external"`
+		Thunk    bool `json:"thunk"`
+	} `json:"procedure"`
+}
+
+type segShape struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+type insnsShape struct {
+	Instructions pageShape[struct {
+		Address string `json:"address"`
+		Bytes   string `json:"bytes"`
+		Text    string `json:"text"`
+	}] `json:"instructions"`
+	Limitations []string `json:"limitations"`
+}
+
+func (s *ProviderSide) do(ctx context.Context, op string, in provider.Params) (provider.Result, error) {
+	return s.Client.Do(ctx, op, s.params(in), nil)
+}
+
+// List implements Side.
+func (s *ProviderSide) List(ctx context.Context) (Listing, error) {
+	var l Listing
+	lims := []string{}
+	for off := 0; ; {
+		res, err := s.do(ctx, "list_procedures", provider.Params{"offset": int64(off), "limit": int64(pageLimit)})
+		if err != nil {
+			return Listing{}, err
+		}
+		var pg pageShape[procShape]
+		if err := reshape(res.Normalized, &pg); err != nil {
+			return Listing{}, fault.Internal(Operation, fmt.Errorf("compare: list_procedures result: %w", err))
+		}
+		lims = append(append(lims, res.Limitations...), res.TargetLimitations...)
+		for _, it := range pg.Items {
+			a, err := provider.ParseAddress(it.Address)
+			if err != nil {
+				return Listing{}, fault.Internal(Operation, fmt.Errorf("compare: list_procedures address: %w", err))
+			}
+			al := slices.Clone(it.Aliases)
+			slices.Sort(al)
+			l.Procedures = append(l.Procedures, Procedure{Address: a, Name: it.Value, Aliases: al,
+				External: it.Procedure.External, Thunk: it.Procedure.Thunk})
+		}
+		if pg.NextOffset == nil {
+			if pg.Truncated {
+				return Listing{}, fault.New(fault.Truncated, "The provider could not list every procedure.",
+					"Bind a provider that lists every procedure.",
+					map[string]any{"operation": Operation, "limit": "procedures", "truncated": true})
+			}
+			break
+		}
+		if *pg.NextOffset <= off {
+			return Listing{}, fault.Internal(Operation, fmt.Errorf("compare: list_procedures does not advance at %d", off))
+		}
+		off = *pg.NextOffset
+	}
+	res, err := s.do(ctx, "list_segments", nil)
+	if err != nil {
+		return Listing{}, err
+	}
+	var segs []segShape
+	if err := reshape(res.Normalized, &segs); err != nil {
+		return Listing{}, fault.Internal(Operation, fmt.Errorf("compare: list_segments result: %w", err))
+	}
+	for _, sg := range segs {
+		a, err1 := provider.ParseAddress(sg.Start)
+		b, err2 := provider.ParseAddress(sg.End)
+		if err1 == nil && err2 == nil && b > a {
+			l.Segments = append(l.Segments, Range{a, b})
+		}
+	}
+	slices.Sort(lims)
+	l.Limitations = slices.Compact(lims)
+	return l, nil
+}
+
+// incompleteMarks are the procedure limitations of read_function_instructions
+// that say the instructions returned are not the whole procedure, or may be
+// decoded wrongly (an instruction set guessed).
+var incompleteMarks = []string{"nothing was decoded", "stopped at", "runs past", "decoded as"}
+
+// Instructions implements Side.
+func (s *ProviderSide) Instructions(ctx context.Context, p Procedure) (Code, error) {
+	code := Code{Complete: true}
+	for off := 0; ; {
+		res, err := s.do(ctx, "read_function_instructions", provider.Params{"procedure": formatAddr(p.Address),
+			"offset": int64(off), "limit": int64(pageLimit)})
+		if err != nil {
+			if fault.Is(err, fault.Cancelled) || fault.Is(err, fault.ProviderTimeout) ||
+				fault.Is(err, fault.ProviderUnavailable) || ctx.Err() != nil {
+				return Code{}, err
+			}
+			reason := err.Error()
+			var fe *fault.Error
+			if errors.As(err, &fe) {
+				reason = string(fe.Code) + ": " + fe.Message
+			}
+			return Code{Instructions: code.Instructions, Reason: "read_function_instructions failed: " + reason}, nil
+		}
+		var r insnsShape
+		if err := reshape(res.Normalized, &r); err != nil {
+			return Code{}, fault.Internal(Operation, fmt.Errorf("compare: read_function_instructions result: %w", err))
+		}
+		for _, l := range r.Limitations {
+			for _, m := range incompleteMarks {
+				if strings.Contains(l, m) && code.Complete {
+					code.Complete, code.Reason = false, l
+				}
+			}
+		}
+		for _, it := range r.Instructions.Items {
+			a, err := provider.ParseAddress(it.Address)
+			if err != nil {
+				return Code{}, fault.Internal(Operation, fmt.Errorf("compare: instruction address: %w", err))
+			}
+			code.Instructions = append(code.Instructions, Instruction{Address: a, Size: len(it.Bytes) / 2, Text: it.Text})
+		}
+		if r.Instructions.NextOffset == nil {
+			if r.Instructions.Truncated && code.Complete {
+				code.Complete, code.Reason = false, "the provider did not return every instruction"
+			}
+			return code, nil
+		}
+		if *r.Instructions.NextOffset <= off {
+			return Code{}, fault.Internal(Operation, fmt.Errorf("compare: read_function_instructions does not advance at %d", off))
+		}
+		off = *r.Instructions.NextOffset
+	}
+}
