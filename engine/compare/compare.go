@@ -132,6 +132,8 @@ type Comparison struct {
 	// comparison with that error.
 	Checkpoint func(ctx context.Context, c Checkpoint) error
 	Progress   progress.Reporter
+
+	every int // checkpoint interval; 0 = CheckpointEvery (tests set it lower)
 }
 
 // DefaultMaxProcedures is max_procedures' default (§16.1).

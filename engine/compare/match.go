@@ -259,10 +259,10 @@ func (r *run) matchCallGraphPhase(ctx context.Context) error {
 	for r.round < maxRounds {
 		pairs := r.matchedLefts()
 		for r.roundPos < len(pairs) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if r.roundPos&63 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
 				r.report(name, r.cursor, nil)
 			}
 			l := pairs[r.roundPos]
@@ -271,7 +271,7 @@ func (r *run) matchCallGraphPhase(ctx context.Context) error {
 			r.vote(L.callers[l], R.callers[rt], false)
 			r.roundPos++
 			r.cursor++
-			if r.cursor%CheckpointEvery == 0 {
+			if r.cursor%r.every == 0 {
 				if err := r.checkpoint(ctx, false, nil); err != nil {
 					return err
 				}

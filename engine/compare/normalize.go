@@ -172,6 +172,9 @@ func isNop(tok string) bool {
 
 // flowOf classifies a mnemonic (x86, arm64, arm).
 func flowOf(mn, ops string) uint8 {
+	if mn == "" {
+		return flowNone
+	}
 	switch {
 	case mn == "call" || mn == "bl" || mn == "blx" || mn == "blr" || strings.HasPrefix(mn, "call"):
 		return flowCall

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -86,6 +87,7 @@ type run struct {
 	classes   []class // classify's output so far
 	handed    map[string]bool
 	pending   []Part
+	every     int
 	doneTotal int
 }
 
@@ -105,7 +107,7 @@ func (c *Comparison) newRun() (*run, error) {
 		return nil, fault.Internal(Operation, err)
 	}
 	return &run{c: c, id: id, toks: tokens{ids: map[string]uint32{}}, s: [2]*side{{}, {}},
-		rep: progress.OrNop(c.Progress), handed: map[string]bool{}}, nil
+		rep: progress.OrNop(c.Progress), handed: map[string]bool{}, every: cmp.Or(c.every, CheckpointEvery)}, nil
 }
 
 func (r *run) run(ctx context.Context) (*Result, error) {
@@ -149,17 +151,17 @@ func (r *run) loop(ctx context.Context, total int, fn func(i int) error, before 
 	}
 	name := phases[r.phase]
 	for i := r.cursor; i < total; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if i&63 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			r.report(name, i, tp)
 		}
 		if err := fn(i); err != nil {
 			return err
 		}
 		r.cursor = i + 1
-		if r.cursor%CheckpointEvery == 0 && r.cursor < total {
+		if r.cursor%r.every == 0 && r.cursor < total {
 			if before != nil {
 				if err := before(); err != nil {
 					return err
@@ -223,7 +225,7 @@ func (r *run) decode(ctx context.Context, which int) error {
 		s.partsListing = r.addPart(b)
 	}
 	procs := s.listing.Procedures
-	batchStart := len(s.partsBatches) * CheckpointEvery
+	batchStart := len(s.partsBatches) * r.every
 	flush := func() error {
 		if len(s.code) > batchStart {
 			s.partsBatches = append(s.partsBatches, r.addPart(encodeBatch(&r.toks, s.code[batchStart:])))

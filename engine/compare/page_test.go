@@ -1,0 +1,90 @@
+package compare
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// TestPageFilters pages one stored result: status filter, RE2 name
+// pattern, offset and limit, with no recomputation (Page reads the stored
+// items only), and typed errors for bad input.
+func TestPageFilters(t *testing.T) {
+	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O2", false)
+	res := compareFiles(t, oldPath, newPath)
+	b, err := res.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := DecodeResult(b) // what a second call reads back
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := "^(grid|scale|early)_"
+	a, err := stored.Page(Query{Status: []string{StatusChanged, StatusAdded}, NamePattern: &pat}, "tgt_L", "tgt_R")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, it := range a.Procedures.Items {
+		n := it.Right.Name
+		names = append(names, it.Status+":"+n)
+	}
+	if got := strings.Join(names, ","); got != "added:early_probe,changed:scale_value,changed:grid_fill" {
+		t.Fatalf("filtered page: %s", got)
+	}
+	all, err := stored.Page(Query{Limit: 10}, "tgt_L", "tgt_R")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Procedures.Returned != 10 || *all.Procedures.Total != len(res.Items) || *all.Procedures.NextOffset != 10 {
+		t.Fatalf("page: returned %d total %d next %v", all.Procedures.Returned, *all.Procedures.Total, all.Procedures.NextOffset)
+	}
+	second, err := stored.Page(Query{Offset: 10, Limit: 10}, "tgt_L", "tgt_R")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Procedures.Items[0].Left.Address != res.Items[10].Left.Address {
+		t.Fatal("second page does not continue the first")
+	}
+	for _, q := range []Query{{Status: []string{"gone"}}, {NamePattern: ptr("(")}, {Limit: 501}, {Offset: -1}, {NamePattern: ptr("")}} {
+		if _, err := stored.Page(q, "", ""); !fault.Is(err, fault.InvalidRequest) {
+			t.Errorf("%+v: %v, want invalid_request", q, err)
+		}
+	}
+}
+
+// TestPageByteBudget: a page whose items exceed 64 KiB of compact JSON is
+// cut short with truncated:true and a next_offset (CONTRACTS.md §0, §1.4).
+func TestPageByteBudget(t *testing.T) {
+	r := &Result{Items: []Item{}}
+	long := strings.Repeat("n", 1000)
+	for i := range 200 {
+		it := Item{Status: StatusRemoved, Left: &ProcRef{Address: formatAddr(uint64(0x1000 + i)), Name: long}, leftAddr: uint64(0x1000 + i)}
+		r.Items = append(r.Items, it)
+	}
+	a, err := r.Page(Query{Limit: 500}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(a.Procedures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pg struct {
+		Items      []json.RawMessage `json:"items"`
+		Truncated  bool              `json:"truncated"`
+		NextOffset *int              `json:"next_offset"`
+	}
+	if err := json.Unmarshal(b, &pg); err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 64<<10 || !pg.Truncated || pg.NextOffset == nil || *pg.NextOffset != len(pg.Items) || len(pg.Items) == 0 {
+		t.Fatalf("page of %d bytes, %d items, truncated %v next %v", len(b), len(pg.Items), pg.Truncated, pg.NextOffset)
+	}
+}
+
+func ptr(s string) *string { return &s }
