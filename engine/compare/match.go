@@ -18,26 +18,21 @@ const minSimilarity = 0.5
 // instruction stream, references to other procedures masked) and its
 // shape hash (mnemonics, flow and branch distances only).
 func (r *run) fingerprint(s *side, i int) {
-	h, g := sha256.New(), sha256.New()
-	var b [8]byte
+	var hb, gb []byte
 	for _, in := range s.code[i].insns {
 		tok := r.toks.list[in.tok]
 		mn, _, _ := strings.Cut(tok, " ")
-		b[0], b[1] = in.ref, in.flow
 		v := uint32(0)
 		if in.ref == refIntra {
 			v = uint32(in.val)
 		}
-		binary.LittleEndian.PutUint32(b[2:], v)
-		h.Write(b[:6])
-		h.Write([]byte(tok))
-		h.Write([]byte{0})
-		g.Write(b[:6])
-		g.Write([]byte(mn))
-		g.Write([]byte{0})
+		hb = append(hb, in.ref, in.flow)
+		hb = binary.LittleEndian.AppendUint32(hb, v)
+		gb = append(gb, hb[len(hb)-6:]...)
+		hb = append(append(hb, tok...), 0)
+		gb = append(append(gb, mn...), 0)
 	}
-	h.Sum(s.structH[i][:0])
-	g.Sum(s.shapeH[i][:0])
+	s.structH[i], s.shapeH[i] = sha256.Sum256(hb), sha256.Sum256(gb)
 }
 
 func (r *run) allocFingerprints() {

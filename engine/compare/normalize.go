@@ -80,7 +80,9 @@ func normalizeText(text string, six *sideIndex) normalized {
 	var n normalized
 	body, ann, hasAnn := strings.Cut(text, " ; ")
 	mn, ops, _ := strings.Cut(strings.TrimSpace(body), " ")
-	mn = strings.ToLower(mn)
+	if hasUpper(mn) {
+		mn = strings.ToLower(mn)
+	}
 	n.flow = flowOf(mn, ops)
 	var b strings.Builder
 	b.Grow(len(text))
@@ -250,6 +252,10 @@ func isNumChar(c byte) bool {
 // writeOperands copies ops, masking numbers: all of them when maskAll (the
 // operand is PC-relative), else those that are addresses of the image.
 func writeOperands(b *strings.Builder, ops string, six *sideIndex, maskAll bool) {
+	if !maskAll && six.pic {
+		b.WriteString(ops) // nothing to mask (see maskable)
+		return
+	}
 	for i := 0; i < len(ops); {
 		c := ops[i]
 		if c >= '0' && c <= '9' && (i == 0 || !isIdentChar(ops[i-1])) {
@@ -269,6 +275,15 @@ func writeOperands(b *strings.Builder, ops string, six *sideIndex, maskAll bool)
 		b.WriteByte(c)
 		i++
 	}
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func isIdentChar(c byte) bool {

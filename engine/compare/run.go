@@ -87,6 +87,7 @@ type run struct {
 	classes   []class // classify's output so far
 	handed    map[string]bool
 	pending   []Part
+	pf        *prefetch
 	every     int
 	doneTotal int
 }
@@ -111,6 +112,12 @@ func (c *Comparison) newRun() (*run, error) {
 }
 
 func (r *run) run(ctx context.Context) (*Result, error) {
+	if r.phase == PhaseIndex(PhaseDecodeLeft) {
+		// The right side is read while the left one is: the two targets'
+		// providers are independent, and reading dominates the time.
+		r.pf = startPrefetch(ctx, r.c.Right)
+		defer r.pf.stop()
+	}
 	for r.phase < len(phases) {
 		if err := ctx.Err(); err != nil {
 			return nil, fault.From(Operation, err)
@@ -207,7 +214,13 @@ func (r *run) report(phase string, completed int, total *int) {
 func (r *run) decode(ctx context.Context, which int) error {
 	s := r.s[which]
 	if s.partsListing == "" {
-		l, err := r.sideOf(which).List(ctx)
+		var l Listing
+		var err error
+		if which == right && r.pf != nil {
+			l, err = r.pf.list(ctx)
+		} else {
+			l, err = r.sideOf(which).List(ctx)
+		}
 		if err != nil {
 			return err
 		}
@@ -234,11 +247,19 @@ func (r *run) decode(ctx context.Context, which int) error {
 		return nil
 	}
 	return r.loop(ctx, len(procs), func(i int) error {
+		if which == right && r.pf != nil {
+			pc, err := r.pf.next(ctx, &r.toks)
+			if err != nil {
+				return err
+			}
+			s.code = append(s.code, pc)
+			return nil
+		}
 		code, err := r.sideOf(which).Instructions(ctx, procs[i])
 		if err != nil {
 			return err
 		}
-		s.code = append(s.code, r.normalizeCode(s, code))
+		s.code = append(s.code, normalizeCode(&r.toks, s, code))
 		return nil
 	}, flush)
 }
@@ -253,7 +274,7 @@ func (r *run) sideOf(which int) Side {
 // normalizeCode normalizes a procedure's instructions. No-operations are
 // left out (alignment padding moves with the code); a branch to one goes to
 // the instruction after it.
-func (r *run) normalizeCode(s *side, code Code) procCode {
+func normalizeCode(toks *tokens, s *side, code Code) procCode {
 	pc := procCode{complete: code.Complete, reason: code.Reason}
 	if len(code.Instructions) == 0 && pc.complete {
 		pc.complete, pc.reason = false, "no instructions were decoded"
@@ -277,7 +298,7 @@ func (r *run) normalizeCode(s *side, code Code) procCode {
 		if n.tok == "(bad)" && pc.complete {
 			pc.complete, pc.reason = false, "undecodable bytes at "+formatAddr(in.Address)
 		}
-		it := insn{tok: r.toks.id(n.tok), flow: n.flow}
+		it := insn{tok: toks.id(n.tok), flow: n.flow}
 		k := len(pc.insns)
 		if n.hasTgt {
 			if j, ok := at[n.target]; ok && n.flow != flowCall && j < kept {
@@ -428,4 +449,103 @@ func (r *run) limitations(res *Result, undecoded [2][]string) []string {
 		}
 	}
 	return out
+}
+
+// prefetch reads and normalizes one side (its listing, then every
+// procedure in order) in a goroutine of its own, ahead of the phase that
+// consumes it, with a token table of its own: each procedure comes with
+// the tokens first seen in it, which the consumer interns into the
+// comparison's table.
+type prefetch struct {
+	listed  chan struct{}
+	listing Listing
+	listErr error
+	codes   chan fetched
+	cancel  context.CancelFunc
+	done    chan struct{}
+	remap   []uint32 // prefetch token id -> comparison token id (consumer only)
+}
+
+type fetched struct {
+	code    procCode
+	newToks []string
+	err     error
+}
+
+func startPrefetch(ctx context.Context, sd Side) *prefetch {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &prefetch{listed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.listing, p.listErr = sd.List(ctx)
+		if p.listErr == nil {
+			p.codes = make(chan fetched, len(p.listing.Procedures)) // never blocks: the reader runs ahead freely
+		}
+		close(p.listed)
+		if p.listErr != nil {
+			return
+		}
+		s := &side{}
+		s.setListing(p.listing)
+		toks := tokens{ids: map[string]uint32{}}
+		for _, pr := range p.listing.Procedures {
+			c, err := sd.Instructions(ctx, pr)
+			if err != nil {
+				p.codes <- fetched{err: err}
+				return
+			}
+			seen := len(toks.list)
+			pc := normalizeCode(&toks, s, c)
+			p.codes <- fetched{code: pc, newToks: toks.list[seen:len(toks.list):len(toks.list)]}
+		}
+	}()
+	return p
+}
+
+func (p *prefetch) list(ctx context.Context) (Listing, error) {
+	select {
+	case <-p.listed:
+		return p.listing, p.listErr
+	case <-ctx.Done():
+		return Listing{}, ctx.Err()
+	}
+}
+
+// next returns the next procedure, its tokens interned into toks.
+func (p *prefetch) next(ctx context.Context, toks *tokens) (procCode, error) {
+	if _, err := p.list(ctx); err != nil {
+		return procCode{}, err
+	}
+	var f fetched
+	select {
+	case f = <-p.codes:
+	case <-ctx.Done():
+		return procCode{}, ctx.Err()
+	case <-p.done:
+		select { // the last ones sent before it ended
+		case f = <-p.codes:
+		default:
+			if err := ctx.Err(); err != nil {
+				return procCode{}, err
+			}
+			return procCode{}, fmt.Errorf("compare: the right side's reader stopped early")
+		}
+	}
+	if f.err != nil {
+		return procCode{}, f.err
+	}
+	for _, t := range f.newToks {
+		p.remap = append(p.remap, toks.id(t))
+	}
+	for i := range f.code.insns {
+		f.code.insns[i].tok = p.remap[f.code.insns[i].tok]
+	}
+	return f.code, nil
+}
+
+// stop ends the reader and waits for it: no call on the side's client
+// outlives the comparison.
+func (p *prefetch) stop() {
+	p.cancel()
+	<-p.done
 }
