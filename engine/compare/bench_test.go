@@ -13,7 +13,8 @@ import (
 // time of a fresh run, of a run resumed from the checkpoint after
 // match_call_graph (a cancel in the last phase), and the summary. With
 // REA_COMPARE_MODE=index it only opens both and lists their procedures
-// (the builtin indexes: the peak-RSS reference). Timings are logged, never
+// (the builtin indexes: the peak-RSS reference); with fresh it stops after
+// the fresh run (its peak RSS is the comparison's own). Timings are logged, never
 // asserted; the resumed result must equal the fresh one.
 func TestCompareFilesBench(t *testing.T) {
 	lp, rp := os.Getenv("REA_COMPARE_LEFT"), os.Getenv("REA_COMPARE_RIGHT")
@@ -27,6 +28,11 @@ func TestCompareFilesBench(t *testing.T) {
 		for _, s := range []Side{c.Left, c.Right} {
 			l, err := s.List(ctx)
 			if err != nil {
+				t.Fatal(err)
+			}
+			// One procedure's instructions too: the extents and the
+			// symbolizer are built on first use.
+			if _, err := s.Instructions(ctx, l.Procedures[len(l.Procedures)/2]); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("procedures: %d", len(l.Procedures))
@@ -51,6 +57,19 @@ func TestCompareFilesBench(t *testing.T) {
 	for _, p := range phases {
 		t.Logf("phase %-17s done at %.2f s", p, lastPhase[p].Seconds())
 	}
+	t.Logf("summary %+v", res.Summary)
+	shown := 0
+	for _, it := range res.Items {
+		if it.Status == StatusChanged && shown < 20 {
+			shown++
+			t.Logf("changed (%s, similarity %.4f, %d blocks): %s %s / %s %s", *it.Match, *it.Similarity, *it.ChangedBlocks,
+				it.Left.Address, it.Left.Name, it.Right.Address, it.Right.Name)
+		}
+	}
+	if os.Getenv("REA_COMPARE_MODE") == "fresh" {
+		t.Logf("fresh %.2f s", fresh.Seconds())
+		return
+	}
 	var resumeFrom *Checkpoint
 	for i := range st.cps {
 		if st.cps[i].Phase == PhaseMatchCallGraph && st.cps[i].Done {
@@ -74,5 +93,4 @@ func TestCompareFilesBench(t *testing.T) {
 	}
 	t.Logf("fresh %.2f s, resumed from %s %.2f s (%.3fx); %d checkpoints, parts %d bytes, result %d bytes",
 		fresh.Seconds(), resumeFrom.Phase, resumed.Seconds(), resumed.Seconds()/fresh.Seconds(), len(st.cps), stateBytes, len(want))
-	t.Logf("summary %+v", res.Summary)
 }
