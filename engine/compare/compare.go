@@ -114,6 +114,7 @@ type Checkpoint struct {
 	Completed    int
 	Total        *int // nil when the phase's total is not known
 	State        []byte
+	StateDigest  string // sha256 hex of State (comparison_checkpoint's state_digest)
 	Parts        []Part // parts State names that no earlier checkpoint of this run handed over
 }
 

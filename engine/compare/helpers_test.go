@@ -147,3 +147,8 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+func canonSHA(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

@@ -88,3 +88,32 @@ func TestPageByteBudget(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestComparisonIDIgnoresPaging: comparison_id is the digest of the
+// parameters without status, name_pattern, offset and limit, so every page
+// of one comparison names the same stored result, and it changes with
+// either side's bytes or profile, or max_procedures.
+func TestComparisonIDIgnoresPaging(t *testing.T) {
+	l := Identity{SHA256: strings.Repeat("a", 64), AnalysisProfileDigest: strings.Repeat("b", 64)}
+	r := Identity{SHA256: strings.Repeat("c", 64), AnalysisProfileDigest: strings.Repeat("d", 64)}
+	id, err := ComparisonID(l, r, DefaultMaxProcedures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The digest of the JCS text written out by hand.
+	want := `{"left_analysis_profile_digest":"` + l.AnalysisProfileDigest + `","left_sha256":"` + l.SHA256 +
+		`","max_procedures":200000,"right_analysis_profile_digest":"` + r.AnalysisProfileDigest + `","right_sha256":"` + r.SHA256 + `"}`
+	if id != "cmp_"+canonSHA(want) {
+		t.Fatalf("id %s", id)
+	}
+	for _, other := range [][3]any{{r, l, DefaultMaxProcedures}, {l, r, 10}, {Identity{l.SHA256, r.SHA256}, r, DefaultMaxProcedures}} {
+		o, _ := ComparisonID(other[0].(Identity), other[1].(Identity), other[2].(int))
+		if o == id {
+			t.Fatalf("%v: same id", other)
+		}
+	}
+	p := ParametersOf(l, r, Query{Offset: 100}, 0)
+	if p.Limit != DefaultLimit || p.MaxProcedures != DefaultMaxProcedures || p.Status != nil || p.NamePattern != nil {
+		t.Fatalf("%+v", p)
+	}
+}

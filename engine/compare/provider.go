@@ -21,6 +21,9 @@ import (
 type ProviderSide struct {
 	Client   provider.Client
 	Document string // "" = the provider's default document
+	// Call, when set, is used instead of Client.Do: the engine routes the
+	// calls through the target's request queue and timeout this way.
+	Call func(ctx context.Context, operation string, in provider.Params) (provider.Result, error)
 }
 
 const pageLimit = 500 // the largest page both operations serve
@@ -102,6 +105,9 @@ type insnsShape struct {
 }
 
 func (s *ProviderSide) do(ctx context.Context, op string, in provider.Params) (provider.Result, error) {
+	if s.Call != nil {
+		return s.Call(ctx, op, s.params(in))
+	}
 	return s.Client.Do(ctx, op, s.params(in), nil)
 }
 

@@ -92,6 +92,20 @@ type Parameters struct {
 	MaxProcedures              int      `json:"max_procedures"`
 }
 
+// ParametersOf builds the Evidence parameters of a call: q as given (an
+// absent status or name_pattern is null), offset and limit after defaults.
+func ParametersOf(left, right Identity, q Query, maxProcedures int) Parameters {
+	if maxProcedures <= 0 {
+		maxProcedures = DefaultMaxProcedures
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
+	}
+	return Parameters{LeftSHA256: left.SHA256, LeftAnalysisProfileDigest: left.AnalysisProfileDigest,
+		RightSHA256: right.SHA256, RightAnalysisProfileDigest: right.AnalysisProfileDigest, Status: q.Status,
+		NamePattern: q.NamePattern, Offset: q.Offset, Limit: q.Limit, MaxProcedures: maxProcedures}
+}
+
 // idParameters are Parameters without status, name_pattern, offset and limit.
 type idParameters struct {
 	LeftSHA256                 string `json:"left_sha256"`

@@ -76,7 +76,7 @@ func (r *run) checkpoint(ctx context.Context, done bool, total *int) error {
 		return nil
 	}
 	return r.c.Checkpoint(ctx, Checkpoint{ComparisonID: r.id, Phase: m.Phase, Done: done, Completed: r.cursor,
-		Total: total, State: b, Parts: parts})
+		Total: total, State: b, StateDigest: canon.SHA256Hex(b), Parts: parts})
 }
 
 // errState is the error of a state that does not belong to this comparison
