@@ -39,10 +39,17 @@ func (r *run) insnEqual(a, b insn) bool {
 // similarity is that of the instruction multisets.
 const maxDiff = 4096
 
+// maxDiffLength bounds the sequences the exact diff takes: its cost grows
+// with length times distance.
+const maxDiffLength = 32768
+
 // lcs is the length of a longest common subsequence of sequences of na and
 // nb elements under eq (Myers' O((N+M)D) algorithm), or -1 when the edit
 // distance exceeds maxDiff.
 func lcs(na, nb int, eq func(i, j int) bool) int {
+	if na+nb > maxDiffLength {
+		return -1
+	}
 	maxD := min(na+nb, maxDiff)
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
