@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/internal/testkit"
@@ -150,4 +152,40 @@ func TestCancelledBeforeAnyWork(t *testing.T) {
 	if len(st.cps) != 0 {
 		t.Fatalf("%d checkpoints after a cancel before any work", len(st.cps))
 	}
+}
+
+// TestCancelAtRandomMoments: a comparison cancelled at any moment either
+// returns cancelled and no result, or (cancelled too late) the full
+// result; it never returns a partial one.
+func TestCancelAtRandomMoments(t *testing.T) {
+	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O0", true)
+	c := comparison(t, oldPath, newPath)
+	start := time.Now()
+	res, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(start)
+	want := encoded(t, res)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var cancelled, completed int
+	for range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(time.Duration(rng.Int64N(int64(full)*5/4+1)), cancel)
+		got, err := c.Run(ctx)
+		timer.Stop()
+		cancel()
+		switch {
+		case err == nil:
+			completed++
+			if !bytes.Equal(encoded(t, got), want) {
+				t.Fatal("a run that completed differs from the uninterrupted one")
+			}
+		case fault.Is(err, fault.Cancelled) && got == nil:
+			cancelled++
+		default:
+			t.Fatalf("got %v, %v", got, err)
+		}
+	}
+	t.Logf("%d cancelled, %d completed", cancelled, completed)
 }
