@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -147,6 +148,14 @@ func TestSameBinaryTwice(t *testing.T) {
 				b := testkit.CompareFixtureBuild(t, 1, cfg.arch, cfg.opt, stripped, t.TempDir(), "-g")
 				if fileDigest(t, a) == fileDigest(t, b) {
 					t.Fatal("the rebuild in another directory has the same bytes: the test would prove nothing")
+				}
+				one, id := builtinSide(t, a)
+				self, err := (&Comparison{Left: one, Right: one, LeftID: id, RightID: id}).Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := self.Summary; s.Changed+s.Added+s.Removed+s.Unknown != 0 || s.Unchanged == 0 {
+					t.Errorf("one target against itself: %+v", s)
 				}
 				for _, pair := range [][2]string{{a, a}, {a, b}} {
 					res := compareFiles(t, pair[0], pair[1])

@@ -112,7 +112,7 @@ func (c *Comparison) newRun() (*run, error) {
 }
 
 func (r *run) run(ctx context.Context) (*Result, error) {
-	if r.phase == PhaseIndex(PhaseDecodeLeft) {
+	if r.phase == PhaseIndex(PhaseDecodeLeft) && !sameSide(r.c.Left, r.c.Right) {
 		// The right side is read while the left one is: the two targets'
 		// providers are independent, and reading dominates the time.
 		r.pf = startPrefetch(ctx, r.c.Right)
@@ -449,6 +449,17 @@ func (r *run) limitations(res *Result, undecoded [2][]string) []string {
 		}
 	}
 	return out
+}
+
+// sameSide reports whether two sides are one client (a target compared
+// with itself), which must not be called from two goroutines.
+func sameSide(a, b Side) bool {
+	if a == b {
+		return true
+	}
+	pa, ok1 := a.(*ProviderSide)
+	pb, ok2 := b.(*ProviderSide)
+	return ok1 && ok2 && pa.Client == pb.Client
 }
 
 // prefetch reads and normalizes one side (its listing, then every
