@@ -84,6 +84,17 @@ func normalizeText(text string, six *sideIndex) normalized {
 		mn = strings.ToLower(mn)
 	}
 	n.flow = flowOf(mn, ops)
+	if !hasAnn && six.pic && (n.flow == flowNone || n.flow == flowEnd) && mn != "adrp" && mn != "adr" &&
+		!strings.Contains(ops, " <") && !strings.Contains(ops, "rip") {
+		n.tok = mn // nothing to mask: the text is the token (no copy)
+		if ops != "" {
+			n.tok = strings.TrimSpace(body)
+			if len(n.tok) != len(mn)+1+len(ops) || n.tok[:len(mn)] != mn {
+				n.tok = mn + " " + ops
+			}
+		}
+		return n
+	}
 	var b strings.Builder
 	b.Grow(len(text))
 	b.WriteString(mn)
