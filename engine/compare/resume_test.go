@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -188,4 +189,39 @@ func TestCancelAtRandomMoments(t *testing.T) {
 		}
 	}
 	t.Logf("%d cancelled, %d completed", cancelled, completed)
+}
+
+// TestProgressPhases: progress names every phase in order, never goes
+// back within a phase, never exceeds a known total, and ends each phase on
+// its final count.
+func TestProgressPhases(t *testing.T) {
+	oldPath, newPath := testkit.CompareFixture(t, "arm64", "-O2", true)
+	c := comparison(t, oldPath, newPath)
+	var ups []progress.Update
+	c.Progress = progress.Func(func(u progress.Update) { ups = append(ups, u) })
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	last := map[string]progress.Update{}
+	for _, u := range ups {
+		if p, ok := last[u.Phase]; ok && u.Completed < p.Completed {
+			t.Fatalf("%s went back: %v after %v", u.Phase, u.Completed, p.Completed)
+		}
+		if u.Total != nil && u.Completed > *u.Total {
+			t.Fatalf("%s: %v of %v", u.Phase, u.Completed, *u.Total)
+		}
+		if _, ok := last[u.Phase]; !ok {
+			order = append(order, u.Phase)
+		}
+		last[u.Phase] = u
+	}
+	if fmt.Sprint(order) != fmt.Sprint(Phases()) {
+		t.Fatalf("phases %v, want %v", order, Phases())
+	}
+	for _, p := range order {
+		if u := last[p]; u.Total != nil && u.Completed != *u.Total {
+			t.Errorf("%s ended at %v of %v", p, u.Completed, *u.Total)
+		}
+	}
 }

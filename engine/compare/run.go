@@ -193,6 +193,7 @@ func (r *run) loop(ctx context.Context, total int, fn func(i int) error, before 
 // finishPhase checkpoints the end of the phase and moves to the next.
 func (r *run) finishPhase(ctx context.Context, completed int, tp *int) error {
 	r.cursor = completed
+	r.report(phases[r.phase], completed, tp) // the phase's final count (progress package doc)
 	if err := r.checkpoint(ctx, true, tp); err != nil {
 		return err
 	}
