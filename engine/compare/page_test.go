@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -115,5 +117,31 @@ func TestComparisonIDIgnoresPaging(t *testing.T) {
 	p := ParametersOf(l, r, Query{Offset: 100}, 0)
 	if p.Limit != DefaultLimit || p.MaxProcedures != DefaultMaxProcedures || p.Status != nil || p.NamePattern != nil {
 		t.Fatalf("%+v", p)
+	}
+}
+
+// TestAssemblyEqualsPages: a procedure read through procedure_assembly is
+// the one read through every page of read_function_instructions, so a
+// comparison gives the same result whichever its provider serves.
+func TestAssemblyEqualsPages(t *testing.T) {
+	for _, arch := range []string{"x86_64", "arm64"} {
+		oldPath, _ := testkit.CompareFixture(t, arch, "-O2", true)
+		a, _ := builtinSide(t, oldPath)
+		b, _ := builtinSide(t, oldPath)
+		b.pagedOnly = true
+		l, err := a.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range l.Procedures {
+			x, err1 := a.Instructions(context.Background(), p)
+			y, err2 := b.Instructions(context.Background(), p)
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(x, y) {
+				t.Fatalf("%s %s: assembly %+v %v, pages %+v %v", arch, p.Name, x, err1, y, err2)
+			}
+		}
+		if a.pagedOnly {
+			t.Fatal("the builtin provider's procedure_assembly was not used")
+		}
 	}
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // ProviderSide is a Side over a bound provider's client: list_procedures
-// (every page), list_segments and read_function_instructions (every page of
-// each procedure), through Do, so any provider that declares those
-// operations serves (§16.1). Results are read through their JSON form, the
+// (every page), list_segments, and each procedure's instructions from
+// procedure_assembly or every page of read_function_instructions, through
+// Do, so any provider that declares those operations serves (§16.1). One
+// ProviderSide is used by one goroutine at a time. Results are read through their JSON form, the
 // shapes of CONTRACTS.md §2.2, whatever Go types the provider uses.
 type ProviderSide struct {
 	Client   provider.Client
@@ -24,6 +25,8 @@ type ProviderSide struct {
 	// Call, when set, is used instead of Client.Do: the engine routes the
 	// calls through the target's request queue and timeout this way.
 	Call func(ctx context.Context, operation string, in provider.Params) (provider.Result, error)
+
+	pagedOnly bool // procedure_assembly is not served
 }
 
 const pageLimit = 500 // the largest page both operations serve
@@ -168,20 +171,92 @@ func (s *ProviderSide) List(ctx context.Context) (Listing, error) {
 	return l, nil
 }
 
-// incompleteMarks are the procedure limitations of read_function_instructions
-// that say the instructions returned are not the whole procedure, or may be
-// decoded wrongly (an instruction set guessed).
-var incompleteMarks = []string{"nothing was decoded", "stopped at", "runs past", "decoded as"}
+// incompleteMarks are the per-procedure limitations (read_function_instructions,
+// procedure_assembly) that say the instructions returned are not the whole
+// procedure, or may be decoded wrongly (an instruction set guessed).
+var incompleteMarks = []string{
+	"procedure's entry is not in a file-backed executable section",
+	"procedure's extent runs past its section",
+	"recursive descent stopped at",
+	"gives this procedure's instruction set",
+}
 
-// Instructions implements Side.
+func markIncomplete(code *Code, lims []string) {
+	for _, l := range lims {
+		for _, m := range incompleteMarks {
+			if strings.Contains(l, m) && code.Complete {
+				code.Complete, code.Reason = false, l
+			}
+		}
+	}
+}
+
+// fatal reports whether a provider error ends the comparison rather than
+// marking one procedure as not decoded completely.
+func fatal(ctx context.Context, err error) bool {
+	return fault.Is(err, fault.Cancelled) || fault.Is(err, fault.ProviderTimeout) ||
+		fault.Is(err, fault.ProviderUnavailable) || ctx.Err() != nil
+}
+
+// Instructions implements Side: procedure_assembly when the provider serves
+// it (the whole procedure in one call, the same text), else, and for a
+// procedure longer than procedure_assembly returns, every page of
+// read_function_instructions (each page decodes the procedure again).
 func (s *ProviderSide) Instructions(ctx context.Context, p Procedure) (Code, error) {
+	if !s.pagedOnly {
+		code, ok, err := s.assembly(ctx, p)
+		if err != nil || ok {
+			return code, err
+		}
+	}
+	return s.paged(ctx, p)
+}
+
+// assembly reads the procedure through procedure_assembly; ok is false when
+// the caller should page instead.
+func (s *ProviderSide) assembly(ctx context.Context, p Procedure) (Code, bool, error) {
+	res, err := s.do(ctx, "procedure_assembly", provider.Params{"procedure": formatAddr(p.Address)})
+	if err != nil {
+		if fatal(ctx, err) {
+			return Code{}, false, err
+		}
+		if fault.Is(err, fault.CapabilityUnavailable) || fault.Is(err, fault.InvalidRequest) {
+			s.pagedOnly = true
+		}
+		return Code{}, false, nil
+	}
+	text, ok := res.Normalized.(string)
+	if !ok {
+		if err := reshape(res.Normalized, &text); err != nil {
+			s.pagedOnly = true
+			return Code{}, false, nil
+		}
+	}
+	code := Code{Complete: true}
+	markIncomplete(&code, res.Limitations)
+	if text == "" {
+		return code, true, nil
+	}
+	for _, line := range strings.Split(text, "\n") {
+		a, rest, ok1 := strings.Cut(line, "  ")
+		hexBytes, insn, ok2 := strings.Cut(rest, "  ")
+		addr, err := provider.ParseAddress(a)
+		if !ok1 || !ok2 || err != nil {
+			return Code{}, false, fault.Internal(Operation, fmt.Errorf("compare: procedure_assembly line %q", line))
+		}
+		code.Instructions = append(code.Instructions, Instruction{Address: addr, Size: len(hexBytes) / 2, Text: insn})
+	}
+	return code, true, nil
+}
+
+// paged reads every page of read_function_instructions.
+func (s *ProviderSide) paged(ctx context.Context, p Procedure) (Code, error) {
 	code := Code{Complete: true}
 	for off := 0; ; {
 		res, err := s.do(ctx, "read_function_instructions", provider.Params{"procedure": formatAddr(p.Address),
 			"offset": int64(off), "limit": int64(pageLimit)})
 		if err != nil {
-			if fault.Is(err, fault.Cancelled) || fault.Is(err, fault.ProviderTimeout) ||
-				fault.Is(err, fault.ProviderUnavailable) || ctx.Err() != nil {
+			if fatal(ctx, err) {
 				return Code{}, err
 			}
 			reason := err.Error()
@@ -195,13 +270,7 @@ func (s *ProviderSide) Instructions(ctx context.Context, p Procedure) (Code, err
 		if err := reshape(res.Normalized, &r); err != nil {
 			return Code{}, fault.Internal(Operation, fmt.Errorf("compare: read_function_instructions result: %w", err))
 		}
-		for _, l := range r.Limitations {
-			for _, m := range incompleteMarks {
-				if strings.Contains(l, m) && code.Complete {
-					code.Complete, code.Reason = false, l
-				}
-			}
-		}
+		markIncomplete(&code, r.Limitations)
 		for _, it := range r.Instructions.Items {
 			a, err := provider.ParseAddress(it.Address)
 			if err != nil {
