@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -37,6 +38,7 @@ func (t *tokens) id(s string) uint32 {
 		return id
 	}
 	id := uint32(len(t.list))
+	s = strings.Clone(s) // s may point into a whole procedure's text
 	t.ids[s] = id
 	t.list = append(t.list, s)
 	return id
