@@ -30,6 +30,7 @@ func All() []ledger.Projection {
 	c := &statements{}
 	return []ledger.Projection{
 		connections{c}, runs{c}, selectionFailures{c}, &evidence{stmts: c}, health{c}, lineages{c}, annotations{c}, cursors{c},
+		comparisons{c},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -319,4 +320,64 @@ func PostgresURL(t testing.TB) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// compareArches maps a CompareFixture architecture to its C compiler and
+// strip tool.
+var compareArches = map[string][2]string{
+	"x86_64": {"gcc", "strip"},
+	"arm64":  {"aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip"},
+}
+
+// CompareFixtureDir is the directory of the compare_binaries ground-truth
+// fixture: fixture_v1.c, fixture_v2.c and edits.json (the known edit list).
+func CompareFixtureDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "engine", "compare", "testdata")
+}
+
+// CompareFixture builds both versions of the compare_binaries fixture for
+// arch ("x86_64" or "arm64") at opt ("-O0", "-O2"), with symbols or
+// stripped, in a directory of the test's, and returns their paths. A
+// missing compiler skips the test (fails it under RequireAll).
+func CompareFixture(t testing.TB, arch, opt string, stripped bool) (old, new string) {
+	t.Helper()
+	dir := t.TempDir()
+	return CompareFixtureBuild(t, 1, arch, opt, stripped, dir), CompareFixtureBuild(t, 2, arch, opt, stripped, dir)
+}
+
+// CompareFixtureBuild builds one version (1 or 2) of the fixture with the
+// compiler run in dir (the source copied there, so that -g records dir as
+// the compilation directory and two builds in different directories differ
+// in their build-id only) and returns the output's path.
+func CompareFixtureBuild(t testing.TB, version int, arch, opt string, stripped bool, dir string, flags ...string) string {
+	t.Helper()
+	tools, ok := compareArches[arch]
+	if !ok {
+		t.Fatalf("CompareFixtureBuild: unknown architecture %q", arch)
+	}
+	cc := Need(t, tools[0])
+	name := fmt.Sprintf("fixture_v%d", version)
+	src, err := os.ReadFile(filepath.Join(CompareFixtureDir(), name+".c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".c"), src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := fmt.Sprintf("%s-%s%s", name, arch, opt)
+	args := append(append([]string{opt}, flags...), "-o", out, name+".c")
+	cmd := exec.Command(cc, args...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
+	}
+	if stripped {
+		st := Need(t, tools[1])
+		if b, err := exec.Command(st, "-o", filepath.Join(dir, out+".stripped"), filepath.Join(dir, out)).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", st, err, b)
+		}
+		out += ".stripped"
+	}
+	return filepath.Join(dir, out)
 }

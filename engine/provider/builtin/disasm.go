@@ -420,7 +420,7 @@ func (d *decoder) decodeARM64(code []byte, pc uint64, withText bool) insn {
 		d.valid &^= 1 << rd
 	}
 	if withText {
-		in, err := arm64asm.Decode(code[:4])
+		in, err := decodeARM64(code[:4])
 		if err != nil {
 			it.text = fmt.Sprintf(".inst\t0x%08x", x)
 		} else {
@@ -512,7 +512,7 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 	}
 	d.trackPool(x, &it)
 	if withText {
-		in, err := armasm.Decode(code[:4], armasm.ModeARM)
+		in, err := decodeARM(code[:4], armasm.ModeARM)
 		if x&0x0c000000 == 0x0c000000 && cond != 0xf && (x>>8)&0xe == 0xa {
 			// VFP: armasm knows a part of it, with other spellings.
 			if s, ok := vfpText(x, armCondNames[cond]); ok {

@@ -95,7 +95,7 @@ func (m *mainLocator) arm64Start() mainFound {
 		case x&0x1c000000 == 0x14000000: // other branches and system instructions
 			return notFound(startNotRecognized)
 		default:
-			in, err := arm64asm.Decode(binary.LittleEndian.AppendUint32(nil, x))
+			in, err := decodeARM64(binary.LittleEndian.AppendUint32(nil, x))
 			if err != nil {
 				return notFound(startNotRecognized)
 			}
