@@ -295,9 +295,14 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 		res[k] = memberResult{err: live[k].ctx.Err()}
 		from = k + 1
 	}
-	commit := false
+	// A member that found its events already stored commits too: its first
+	// attempt's COMMIT may have been lost before its flush (PostgreSQL,
+	// postgres.go), and this COMMIT's flush makes them durable before the
+	// answer. With nothing written it is cheap on either backend.
+	appended, commit := false, false
 	for _, m := range res {
-		commit = commit || (m.err == nil && !m.stored)
+		appended = appended || (m.err == nil && !m.stored)
+		commit = commit || m.err == nil
 	}
 	if commit {
 		err = tx.Commit()
@@ -310,7 +315,7 @@ func (l *Ledger) tryGroup(live []*appendReq) error {
 	if !commit && errors.Is(err, sql.ErrTxDone) {
 		err = nil
 	}
-	if commit && err == nil {
+	if appended && err == nil {
 		l.group.commits.Add(1)
 	}
 	for i, r := range live {

@@ -73,7 +73,6 @@ type Ledger struct {
 	readOnly bool
 	now      func() time.Time
 	d        *dialect        // sqliteDialect or postgresDialect
-	headKey  int64           // the chain head's lock key (dialect.lockHead)
 	pg       *pgx.ConnConfig // PostgreSQL only: for Tail's LISTEN connection
 
 	w *sql.DB // writer: exactly one connection; nil when read-only

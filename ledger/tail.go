@@ -58,14 +58,35 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 			return fmt.Errorf("ledger: tail: the event before seq %d: %w", fromSeq, err)
 		}
 	}
-	wait, stop, err := l.commitWaiter(ctx)
+	wait, stop, durable, err := l.commitWaiter(ctx)
 	if err != nil {
 		return err
 	}
 	defer stop()
 	next := fromSeq
 	for {
+		// On PostgreSQL an append is visible from its commit and durable
+		// from its flush a moment later (postgres.go). Printing only what
+		// is durable: read the head, flush, then print up to that head,
+		// every row of which committed before the flush.
+		upTo := int64(-1)
+		if durable != nil {
+			h, _, err := l.Head(ctx)
+			if err == nil {
+				err = durable()
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("ledger: tail: %w", err)
+			}
+			upTo = h
+		}
 		err := l.Scan(ctx, next, func(e Event) error {
+			if upTo >= 0 && e.Seq > upTo {
+				return errTailCaughtUp
+			}
 			if e.Seq != next {
 				return &BrokenLinkError{Seq: next, Detail: fmt.Sprintf("seq %d is missing (the next row is %d)", next, e.Seq)}
 			}
@@ -84,7 +105,7 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errTailCaughtUp) {
 			return err
 		}
 		wait()
@@ -94,9 +115,14 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 	}
 }
 
+// errTailCaughtUp ends one Scan of Tail at the durable head.
+var errTailCaughtUp = errors.New("ledger: tail: caught up")
+
 // commitWaiter returns a function that blocks until something may have been
-// committed (or ctx ends), and one that releases what it holds.
-func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), err error) {
+// committed (or ctx ends), one that releases what it holds, and, on
+// PostgreSQL, one that returns once every commit visible before it was
+// called is durable.
+func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), durable func() error, err error) {
 	sleep := func(d time.Duration) {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -106,15 +132,15 @@ func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), er
 		}
 	}
 	if l.pg == nil {
-		return func() { sleep(TailPollInterval) }, func() {}, nil
+		return func() { sleep(TailPollInterval) }, func() {}, nil, nil
 	}
 	conn, err := pgx.ConnectConfig(ctx, l.pg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
+		return nil, nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
 	}
 	if _, err := conn.Exec(ctx, `LISTEN rea_ledger`); err != nil {
 		conn.Close(context.Background())
-		return nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
+		return nil, nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
 	}
 	var schema string
 	_ = conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema)
@@ -134,5 +160,18 @@ func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), er
 			}
 		}
 	}
-	return wait, func() { conn.Close(context.Background()) }, nil
+	// A role or server that may not flush this way has writers that commit
+	// durably (writeModeFor): what it sees is durable already.
+	flushes := true
+	durable = func() error {
+		if !flushes {
+			return nil
+		}
+		_, err := conn.Exec(ctx, pgFlush)
+		if pgNoFlush(err) {
+			flushes, err = false, nil
+		}
+		return redact(err, l.pg.Password)
+	}
+	return wait, func() { conn.Close(context.Background()) }, durable, nil
 }
