@@ -1,0 +1,116 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// How a PostgreSQL writer commits (postgres.go): a role that may run
+// pg_logical_emit_message commits with the head released before the flush
+// (pgWriteFlush); one that may not gets plain durable commits
+// (pgWriteDurable). Writers of both kinds share one chain, and Tail works
+// for either.
+func TestPostgresWriteModes(t *testing.T) {
+	flushURL := testkit.PostgresURL(t) // skips without a test cluster
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(flushURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := writeModeFor(ctx, cfg); err != nil || m != pgWriteFlush {
+		t.Fatalf("superuser: mode %v (%v), want pgWriteFlush", m, err)
+	}
+
+	// A database of its own where PUBLIC may not run pg_logical_emit_message
+	// (function privileges are per database, so nothing else is affected),
+	// and a role that is not a superuser (a superuser may run anything).
+	base := os.Getenv(testkit.EnvPostgresURL)
+	admin := pgAdmin(t, base)
+	defer admin.Close()
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	name := "rea_nf_" + hex.EncodeToString(rnd[:])
+	password := hex.EncodeToString(rnd[:]) + "Pw"
+	for _, q := range []string{
+		`CREATE ROLE ` + name + ` LOGIN PASSWORD '` + password + `'`,
+		`CREATE DATABASE ` + name + ` OWNER ` + name,
+	} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+		_, _ = admin.Exec(`DROP ROLE IF EXISTS ` + name)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	superURL := u.String()
+	super := pgAdmin(t, superURL)
+	if _, err := super.Exec(`REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text),
+		pg_logical_emit_message(boolean, text, bytea) FROM PUBLIC`); err != nil {
+		t.Fatal(err)
+	}
+	super.Close()
+	u.User = url.UserPassword(name, password)
+	roleURL := u.String()
+	roleCfg, err := pgx.ParseConfig(roleURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := writeModeFor(ctx, roleCfg); err != nil || m != pgWriteDurable {
+		t.Fatalf("role without pg_logical_emit_message: mode %v (%v), want pgWriteDurable", m, err)
+	}
+
+	durable := openTest(t, roleURL, Options{})
+	flushing := openTest(t, superURL, Options{})
+	tailCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	seen := make(chan int64, 16)
+	tailErr := make(chan error, 1)
+	go func() {
+		tailErr <- durable.Tail(tailCtx, 1, func(e Event) error {
+			seen <- e.Seq
+			return nil
+		})
+	}()
+	for i := range 6 {
+		l := durable
+		if i%2 == 1 {
+			l = flushing
+		}
+		evs, err := l.Append(ctx, "connection-1", int64(i), []NewEvent{{Type: "t", Data: map[string]int{"i": i}}}, nil)
+		if err != nil || evs[0].Seq != int64(i+1) {
+			t.Fatalf("append %d: %v %v", i, evs, err)
+		}
+	}
+	for want := int64(1); want <= 6; want++ {
+		select {
+		case got := <-seen:
+			if got != want {
+				t.Fatalf("tail printed seq %d, want %d", got, want)
+			}
+		case err := <-tailErr:
+			t.Fatalf("tail ended: %v", err)
+		case <-tailCtx.Done():
+			t.Fatalf("tail did not print seq %d", want)
+		}
+	}
+	cancel()
+	if err := <-tailErr; err != nil {
+		t.Fatal(err)
+	}
+	checkChain(t, durable)
+}
