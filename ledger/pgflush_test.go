@@ -3,13 +3,23 @@ package ledger
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/rea-re/rea/internal/testkit"
 )
@@ -113,4 +123,64 @@ func TestPostgresWriteModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkChain(t, durable)
+}
+
+// A server this process had reached that stays unreachable through the
+// reconnect wait is ErrUnavailable (retryable), not a bare network error:
+// here the server sits behind a TCP proxy the test closes.
+func TestPostgresUnreachableAfterWaitIsTyped(t *testing.T) {
+	raw := testkit.PostgresURL(t)
+	cfg, err := pgx.ParseConfig(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cfg.Host, "/") {
+		t.Skip("the test cluster is not on a Unix socket")
+	}
+	socket := filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("unix", socket)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, s)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+	tcp := cfg.Copy()
+	tcp.Host = "127.0.0.1"
+	tcp.Port = uint16(ln.Addr().(*net.TCPAddr).Port)
+	tcp.TLSConfig, tcp.Fallbacks = nil, nil
+	db := sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*tcp), readOnly: true, seen: new(atomic.Bool),
+		patience: 300 * time.Millisecond})
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	ln.Close() // the "server" goes away: new connections are refused
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	var n int
+	err = db.QueryRow(`SELECT 1`).Scan(&n)
+	if !errors.Is(err, ErrUnavailable) || !pgRetryable(err) {
+		t.Fatalf("read from an unreachable server: %v, want ErrUnavailable", err)
+	}
 }

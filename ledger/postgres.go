@@ -308,20 +308,35 @@ type rebindConnector struct {
 	readOnly bool
 	write    *pgWriteMode // the writer's transactions; nil: plain ones
 	seen     *atomic.Bool // a connection succeeded once
+	patience time.Duration // 0: connectPatience
 }
 
 const connectPatience = time.Minute
 
+// ErrUnavailable: a PostgreSQL ledger this process had reached stayed
+// unreachable (refused, down, restarting) through the whole reconnect wait
+// of a read or write. It is transient by nature: the caller may retry
+// later. An append that fails this way through its retries reports
+// ErrRetry instead (nothing of it is stored).
+var ErrUnavailable = errors.New("ledger: PostgreSQL server unreachable; retry later")
+
 func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	deadline := time.Now().Add(connectPatience)
+	patience := c.patience
+	if patience == 0 {
+		patience = connectPatience
+	}
+	deadline := time.Now().Add(patience)
 	for delay := 50 * time.Millisecond; ; delay = min(2*delay, time.Second) {
 		conn, err := c.Connector.Connect(ctx)
 		if err == nil {
 			c.seen.Store(true)
 			return rebindConn{Conn: conn.(*stdlib.Conn), readOnly: c.readOnly, write: c.write}, nil
 		}
-		if !c.seen.Load() || !pgRetryable(err) || ctx.Err() != nil || time.Now().Add(delay).After(deadline) {
+		if !c.seen.Load() || !pgRetryable(err) || ctx.Err() != nil {
 			return nil, err
+		}
+		if time.Now().Add(delay).After(deadline) {
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		t := time.NewTimer(delay)
 		select {
