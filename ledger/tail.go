@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,10 +72,7 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 		// every row of which committed before the flush.
 		upTo := int64(-1)
 		if durable != nil {
-			h, _, err := l.Head(ctx)
-			if err == nil {
-				err = durable()
-			}
+			h, err := durable()
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -120,9 +118,9 @@ var errTailCaughtUp = errors.New("ledger: tail: caught up")
 
 // commitWaiter returns a function that blocks until something may have been
 // committed (or ctx ends), one that releases what it holds, and, on
-// PostgreSQL, one that returns once every commit visible before it was
-// called is durable.
-func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), durable func() error, err error) {
+// PostgreSQL, one that returns the head seq once every event up to it is
+// durable.
+func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), durable func() (int64, error), err error) {
 	sleep := func(d time.Duration) {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -160,18 +158,23 @@ func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), du
 			}
 		}
 	}
-	// A role or server that may not flush this way has writers that commit
-	// durably (writeModeFor): what it sees is durable already.
-	flushes := true
-	durable = func() error {
-		if !flushes {
-			return nil
+	// One round trip: the head, read before the flush, so every event up
+	// to it committed before the flush began. A role or server that may not
+	// flush this way has writers that commit durably (writeModeFor): what
+	// it sees is durable already, and the head alone is read.
+	query := `SELECT COALESCE(max(seq), 0) FROM events; ` + pgFlush
+	durable = func() (int64, error) {
+		rs, err := conn.PgConn().Exec(ctx, query).ReadAll()
+		if err != nil && pgNoFlush(err) && len(rs) > 0 && rs[0].Err == nil {
+			query, err = `SELECT COALESCE(max(seq), 0) FROM events`, nil
 		}
-		_, err := conn.Exec(ctx, pgFlush)
-		if pgNoFlush(err) {
-			flushes, err = false, nil
+		if err != nil {
+			return 0, redact(err, l.pg.Password)
 		}
-		return redact(err, l.pg.Password)
+		if len(rs) == 0 || len(rs[0].Rows) != 1 || len(rs[0].Rows[0]) != 1 {
+			return 0, errors.New("ledger: tail: no head in the answer")
+		}
+		return strconv.ParseInt(string(rs[0].Rows[0][0]), 10, 64)
 	}
 	return wait, func() { conn.Close(context.Background()) }, durable, nil
 }
