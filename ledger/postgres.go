@@ -306,8 +306,8 @@ func migratePostgres(db *sql.DB) error {
 type rebindConnector struct {
 	driver.Connector
 	readOnly bool
-	write    *pgWriteMode // the writer's transactions; nil: plain ones
-	seen     *atomic.Bool // a connection succeeded once
+	write    *pgWriteMode  // the writer's transactions; nil: plain ones
+	seen     *atomic.Bool  // a connection succeeded once
 	patience time.Duration // 0: connectPatience
 }
 
