@@ -184,3 +184,29 @@ func TestPostgresUnreachableAfterWaitIsTyped(t *testing.T) {
 		t.Fatalf("read from an unreachable server: %v, want ErrUnavailable", err)
 	}
 }
+
+// The writer's BEGIN reads the first event's state in its own round trip,
+// under the head lock: what it reads is what appendStateSQL reads after.
+func TestPostgresBeginReadsAppendState(t *testing.T) {
+	l, _ := postgresBackend.tempLedger(t)
+	ctx := context.Background()
+	evs, err := l.Append(ctx, "connection-1", -1, []NewEvent{{ID: testID(7), Type: "t", Data: map[string]int{}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stream, id string
+		version    int64
+		stored     bool
+	}{{"connection-1", testID(7).String(), 1, true}, {"connection-2", testID(8).String(), 0, false}} {
+		st := &appendState{stream: c.stream, eventID: c.id}
+		tx, err := l.w.BeginTx(context.WithValue(ctx, appendStateKey{}, st), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = tx.Rollback()
+		if !st.ok || st.seq != 1 || st.prevHash != evs[0].Hash || st.firstVersion != c.version || st.stored != c.stored {
+			t.Fatalf("%s: state %+v", c.stream, st)
+		}
+	}
+}
