@@ -111,9 +111,11 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 // appendState is what appendStateSQL reads for an append's first stream
 // and event ID. A writer connection may read it in the round trip that
 // begins the transaction (PostgreSQL, pgWriteMode.begin): the BEGIN's
-// context carries one with want set, and the driver fills it.
+// context carries one naming the stream and event ID, and the driver fills
+// in the rest. SQLite's driver ignores it, and appendTx reads the state
+// itself.
 type appendState struct {
-	stream, eventID string // want: read the state for these
+	stream, eventID string // what to read the state for
 
 	seq          int64
 	prevHash     string

@@ -30,7 +30,8 @@ import (
 //
 // Writers of all processes serialize on the chain head with
 // pg_advisory_xact_lock, taken in the BEGIN of every write transaction (one
-// round trip: pgWriteTx) and released by its COMMIT or ROLLBACK. The
+// round trip, which also reads an append's state: pgWriteMode.begin) and
+// released by its COMMIT or ROLLBACK. The
 // alternative, a head row taken FOR UPDATE, would need that row updated by
 // every append (a second write and a dead tuple per commit) to carry the
 // head; the advisory lock costs no write, and the head itself is the last
