@@ -210,3 +210,43 @@ func TestPostgresBeginReadsAppendState(t *testing.T) {
 		}
 	}
 }
+
+// Every append of a lone writer is flushed before Append returns: with the
+// head released at an asynchronous COMMIT, the flush transaction after it
+// is what makes the answer durable, so n sequential appends cost at least n
+// WAL syncs (pg_stat_wal, PostgreSQL 14+). A flush transaction that wrote no
+// WAL of its own would commit without syncing, and this would fail.
+func TestPostgresAppendsAreFlushed(t *testing.T) {
+	loc := freshPostgres(t)
+	admin := pgAdmin(t, loc)
+	defer admin.Close()
+	walSyncs := func() int64 {
+		var n int64
+		if err := admin.QueryRow(`SELECT wal_sync FROM pg_stat_wal`).Scan(&n); err != nil {
+			t.Skipf("pg_stat_wal: %v", err)
+		}
+		return n
+	}
+	before := walSyncs()
+	l := openTest(t, loc, Options{})
+	const n = 20
+	for i := range n {
+		if _, err := l.Append(context.Background(), "s", -1, []NewEvent{{Type: "t", Data: map[string]int{"i": i}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A backend reports its WAL counters when idle for a second or when it
+	// exits; closing the ledger ends its backends.
+	l.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := walSyncs() - before
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d appends, %d WAL syncs", n, got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
