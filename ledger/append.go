@@ -113,7 +113,25 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 	return l.submit(&appendReq{ctx: ctx, pending: pending, total: total, recordedAt: l.now(), apply: apply})
 }
 
-func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppend, total int, recordedAt time.Time,
+// appendState is what appendStateSQL reads for an append's first stream
+// and event ID. A writer connection may read it in the round trip that
+// begins the transaction (PostgreSQL, pgWriteMode.begin): the BEGIN's
+// context carries one naming the stream and event ID, and the driver fills
+// in the rest. SQLite's driver ignores it, and appendTx reads the state
+// itself.
+type appendState struct {
+	stream, eventID string // what to read the state for
+
+	seq          int64
+	prevHash     string
+	firstVersion int64
+	stored       bool
+	ok           bool // filled under the chain head lock of this transaction
+}
+
+type appendStateKey struct{}
+
+func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pre *appendState, pending []pendingAppend, total int, recordedAt time.Time,
 	apply func(*sql.Tx, []Event) error) (out []Event, alreadyStored bool, err error) {
 	// Idempotency: a batch is stored atomically, so if its first event is
 	// stored the whole batch must be, identically. One statement reads that,
@@ -134,7 +152,9 @@ func (l *Ledger) appendTx(ctx context.Context, tx *sql.Tx, pending []pendingAppe
 		firstVersion int64
 		stored       bool
 	)
-	if err := tx.StmtContext(ctx, l.stAppendState).QueryRowContext(ctx, firstStream, first.idText).
+	if pre != nil && pre.ok && pre.stream == firstStream && pre.eventID == first.idText {
+		seq, prevHash, firstVersion, stored = pre.seq, pre.prevHash, pre.firstVersion, pre.stored
+	} else if err := tx.StmtContext(ctx, l.stAppendState).QueryRowContext(ctx, firstStream, first.idText).
 		Scan(&seq, &prevHash, &firstVersion, &stored); err != nil {
 		return nil, false, fmt.Errorf("ledger: append: read state: %w", err)
 	}

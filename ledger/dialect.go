@@ -21,10 +21,6 @@ type dialect struct {
 	putBlob string
 	// setLedgerID inserts the ledger_id unless one is set.
 	setLedgerID string
-	// lockHead, when not empty, runs first in every write transaction with
-	// the ledger's head key: it serializes writers of every process on the
-	// chain head. SQLite's BEGIN IMMEDIATE already does that.
-	lockHead string
 	// verifyDataLen is the expression Verify reads as chain.Columns.DataLen:
 	// the byte length of data when canonical holds exactly those bytes at
 	// chain.DataStart, else -1.
@@ -85,18 +81,12 @@ func (d *dialect) digestSelect(col, class string) (typ, val, order string) {
 	return typ, q, q + " NULLS FIRST"
 }
 
-// beginWrite begins a write transaction and, where the dialect needs it,
-// takes the chain head lock in it.
+// beginWrite begins a write transaction on the writer connection. Its
+// BEGIN serializes the writers of every process on the chain head: SQLite's
+// BEGIN IMMEDIATE takes the file's write lock, PostgreSQL's takes the
+// head's advisory lock (pgWriteMode).
 func (l *Ledger) beginWrite(ctx context.Context) (*sql.Tx, error) {
-	tx, err := l.w.BeginTx(ctx, nil)
-	if err != nil || l.d.lockHead == "" {
-		return tx, err
-	}
-	if _, err := tx.ExecContext(ctx, l.d.lockHead, l.headKey); err != nil {
-		_ = tx.Rollback()
-		return nil, err
-	}
-	return tx, nil
+	return l.w.BeginTx(ctx, nil)
 }
 
 // retryable reports whether the failed transaction may run again.

@@ -73,7 +73,6 @@ type Ledger struct {
 	readOnly bool
 	now      func() time.Time
 	d        *dialect        // sqliteDialect or postgresDialect
-	headKey  int64           // the chain head's lock key (dialect.lockHead)
 	pg       *pgx.ConnConfig // PostgreSQL only: for Tail's LISTEN connection
 
 	w *sql.DB // writer: exactly one connection; nil when read-only
@@ -282,6 +281,14 @@ func (l *Ledger) openReaders(opts Options, readOnlyFile bool) error {
 	return nil
 }
 
+// appendStateSQL reads the head (0 and "" when empty), a stream's version
+// (?1) and whether an event ID (?2) is stored, in one statement (appendTx).
+const appendStateSQL = `SELECT
+		COALESCE((SELECT seq FROM events ORDER BY seq DESC LIMIT 1), 0),
+		COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), ''),
+		(SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?1),
+		EXISTS (SELECT 1 FROM events WHERE event_id = ?2)`
+
 func (l *Ledger) prepare(ctx context.Context) error {
 	var err error
 	prep := func(q string) *sql.Stmt {
@@ -292,13 +299,7 @@ func (l *Ledger) prepare(ctx context.Context) error {
 		st, err = l.w.PrepareContext(ctx, q)
 		return st
 	}
-	// The head (0 and "" when empty), the stream's version and whether the
-	// event ID is stored, in one statement (appendTx).
-	l.stAppendState = prep(`SELECT
-		COALESCE((SELECT seq FROM events ORDER BY seq DESC LIMIT 1), 0),
-		COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), ''),
-		(SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?1),
-		EXISTS (SELECT 1 FROM events WHERE event_id = ?2)`)
+	l.stAppendState = prep(appendStateSQL)
 	l.stStreamVersion = prep(`SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?`)
 	l.stByID = prep(`SELECT ` + eventColumns + ` FROM events WHERE event_id = ?`)
 	l.stInsert = prep(`INSERT INTO events (seq, event_id, stream, stream_version, type, schema_version,

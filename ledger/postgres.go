@@ -29,15 +29,46 @@ import (
 // chain, blobs and projection tables as an SQLite file.
 //
 // Writers of all processes serialize on the chain head with
-// pg_advisory_xact_lock, taken as the first statement of every write
-// transaction and released by its COMMIT or ROLLBACK. The alternative, a
-// head row taken FOR UPDATE, would need that row updated by every append (a
-// second write and a dead tuple per commit) to carry the head; the advisory
-// lock costs one round trip and no write, and the head itself is the last
+// pg_advisory_xact_lock, taken in the BEGIN of every write transaction (one
+// round trip, which also reads an append's state: pgWriteMode.begin) and
+// released by its COMMIT or ROLLBACK. The
+// alternative, a head row taken FOR UPDATE, would need that row updated by
+// every append (a second write and a dead tuple per commit) to carry the
+// head; the advisory lock costs no write, and the head itself is the last
 // row of the events primary key. Under READ COMMITTED the statement after
 // the lock sees every commit made before the lock was granted, so seq =
 // head + 1 is always right; seq being the PRIMARY KEY makes a fork
 // impossible even for a writer that skipped the lock.
+//
+// Commits release the head before they flush. A durable COMMIT holds its
+// locks until the WAL is flushed, so with the head held through it the
+// writers of different processes could never share a flush: four processes
+// appended no faster than one (BENCHMARKS.md). So a write transaction
+// commits with synchronous_commit off for itself alone (SET LOCAL): the
+// commit record is written, the rows become visible and the head is free at
+// once. Then, in the same round trip, a second transaction with the
+// session's own synchronous_commit writes one WAL record
+// (pg_logical_emit_message, transactional, so it has an xid and its commit
+// flushes) and commits; it returns only when the WAL is durable up to its
+// commit record, which lies after the append's, and only then does Commit
+// return and the caller get an answer. Those second transactions of
+// several processes wait on the WAL flush together, and PostgreSQL flushes
+// once for all of them (its group commit), while the next append already
+// holds the head. Durability before the answer is unchanged, and so is the
+// level: the flush waits for whatever the session's synchronous_commit asks
+// (remote_apply on a team server with a synchronous standby included).
+//
+// What changes is that another process may read an append (or chain after
+// it) between its commit and its flush. That cannot fork or lose anything
+// durable: WAL is flushed in order, so an append chained after it is durable
+// only if it is, and a crash in between loses both, with both callers
+// unanswered (their retries find their event IDs absent and append again).
+// Tail, the one reader that shows events to a person as they commit, prints
+// only what a flush of its own has made durable (Tail).
+//
+// A role that may not run pg_logical_emit_message (it is granted to PUBLIC
+// by default) gets plain durable commits that hold the head through the
+// flush, as before: correct, only slower with several writers.
 //
 // Within one process, appends still go through the group commit (group.go):
 // one transaction and one COMMIT for the appends that queue meanwhile, under
@@ -80,7 +111,6 @@ var postgresDialect = &dialect{
 	name:          "postgres",
 	putBlob:       `INSERT INTO blobs (sha256, data, encoding) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
 	setLedgerID:   `INSERT INTO ledger_meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO NOTHING`,
-	lockHead:      `SELECT pg_advisory_xact_lock(?)`,
 	verifyDataLen: `CASE WHEN substring(canonical FROM ` + strconv.Itoa(chain.DataStart+1) + ` FOR octet_length(data)) = convert_to(data, 'UTF8') THEN octet_length(data) ELSE -1 END`,
 	digestColumns: `SELECT column_name, CASE
 			WHEN data_type IN ('bigint', 'integer', 'smallint') THEN 'integer'
@@ -138,7 +168,7 @@ func pgRetryable(err error) bool {
 	}
 	var ne net.Error
 	var ce *pgconn.ConnectError
-	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
+	return errors.Is(err, errCommitUnknown) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, net.ErrClosed) ||
 		errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) ||
 		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF")
@@ -183,7 +213,11 @@ func openPostgres(ctx context.Context, rawURL string, opts Options, readOnly boo
 		if err := migratePostgres(pgDB(cfg, false)); err != nil {
 			return nil, err
 		}
-		l.w = pgDB(cfg, false)
+		mode, err := writeModeFor(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: %s: %w", l.path, err)
+		}
+		l.w = pgWriterDB(cfg, mode)
 		// One writer connection, as with SQLite: the group commit makes one
 		// transaction at a time per process anyway, and PrepareRead relies
 		// on it.
@@ -202,11 +236,6 @@ func openPostgres(ctx context.Context, rawURL string, opts Options, readOnly boo
 	n = max(n, 2)
 	l.r.SetMaxOpenConns(n)
 	l.r.SetMaxIdleConns(n)
-	if err := l.r.QueryRowContext(ctx, `SELECT hashtextextended(current_database() || '.' || current_schema() || '.rea_ledger_head', 0)`).
-		Scan(&l.headKey); err != nil {
-		l.Close()
-		return nil, fmt.Errorf("ledger: %s: %w", l.path, err)
-	}
 	if !readOnly {
 		if err := l.prepare(ctx); err != nil {
 			l.Close()
@@ -224,6 +253,16 @@ func openPostgres(ctx context.Context, rawURL string, opts Options, readOnly boo
 // and ?N placeholders (rebind). Read handles are read-only sessions, as the
 // SQLite read pool is query_only.
 func pgDB(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
+	return openPG(cfg, readOnly, nil)
+}
+
+// pgWriterDB is the writer handle: every transaction it begins takes the
+// chain head and commits as mode says (pgWriteTx).
+func pgWriterDB(cfg *pgx.ConnConfig, mode *pgWriteMode) *sql.DB {
+	return openPG(cfg, false, mode)
+}
+
+func openPG(cfg *pgx.ConnConfig, readOnly bool, write *pgWriteMode) *sql.DB {
 	c := cfg.Copy()
 	if c.RuntimeParams == nil {
 		c.RuntimeParams = map[string]string{}
@@ -234,7 +273,7 @@ func pgDB(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
 	if _, ok := c.RuntimeParams["application_name"]; !ok {
 		c.RuntimeParams["application_name"] = "rea"
 	}
-	return sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*c), readOnly: readOnly, seen: new(atomic.Bool)})
+	return sql.OpenDB(rebindConnector{Connector: stdlib.GetConnector(*c), readOnly: readOnly, write: write, seen: new(atomic.Bool)})
 }
 
 // migratePostgres applies migrations.PostgresFS through golang-migrate's
@@ -268,21 +307,37 @@ func migratePostgres(db *sql.DB) error {
 type rebindConnector struct {
 	driver.Connector
 	readOnly bool
-	seen     *atomic.Bool // a connection succeeded once
+	write    *pgWriteMode  // the writer's transactions; nil: plain ones
+	seen     *atomic.Bool  // a connection succeeded once
+	patience time.Duration // 0: connectPatience
 }
 
 const connectPatience = time.Minute
 
+// ErrUnavailable: a PostgreSQL ledger this process had reached stayed
+// unreachable (refused, down, restarting) through the whole reconnect wait
+// of a read or write. It is transient by nature: the caller may retry
+// later. An append that fails this way through its retries reports
+// ErrRetry instead (nothing of it is stored).
+var ErrUnavailable = errors.New("ledger: PostgreSQL server unreachable; retry later")
+
 func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	deadline := time.Now().Add(connectPatience)
+	patience := c.patience
+	if patience == 0 {
+		patience = connectPatience
+	}
+	deadline := time.Now().Add(patience)
 	for delay := 50 * time.Millisecond; ; delay = min(2*delay, time.Second) {
 		conn, err := c.Connector.Connect(ctx)
 		if err == nil {
 			c.seen.Store(true)
-			return rebindConn{Conn: conn.(*stdlib.Conn), readOnly: c.readOnly}, nil
+			return rebindConn{Conn: conn.(*stdlib.Conn), readOnly: c.readOnly, write: c.write}, nil
 		}
-		if !c.seen.Load() || !pgRetryable(err) || ctx.Err() != nil || time.Now().Add(delay).After(deadline) {
+		if !c.seen.Load() || !pgRetryable(err) || ctx.Err() != nil {
 			return nil, err
+		}
+		if time.Now().Add(delay).After(deadline) {
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -308,6 +363,7 @@ func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 type rebindConn struct {
 	*stdlib.Conn
 	readOnly bool
+	write    *pgWriteMode
 }
 
 // badConn turns a lost connection into driver.ErrBadConn.
@@ -356,8 +412,11 @@ func (s rebindStmt) QueryContext(ctx context.Context, args []driver.NamedValue) 
 }
 
 func (c rebindConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	tx, err := c.Conn.BeginTx(ctx, opts)
-	return tx, badConn(err)
+	if c.write == nil {
+		tx, err := c.Conn.BeginTx(ctx, opts)
+		return tx, badConn(err)
+	}
+	return c.write.begin(ctx, c.Conn.Conn().PgConn())
 }
 
 func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -467,4 +526,145 @@ func dollarTag(s string) string {
 		}
 	}
 	return ""
+}
+
+// pgWriteMode is how the writer connection's transactions begin and commit
+// (see the comment at the top of this file).
+type pgWriteMode struct {
+	begin_, commit string
+	flushes        bool // commit releases the head before it flushes
+}
+
+// The chain head's lock key is the database's and schema's, so two ledgers
+// in one database (tests use a schema each) never wait for each other.
+const pgLockHead = `SELECT pg_advisory_xact_lock(hashtextextended(current_database() || '.' || current_schema() || '.rea_ledger_head', 0))`
+
+// pgFlush writes one WAL record in a transaction of its own and commits it
+// at the session's synchronous_commit: when it returns, the WAL is durable
+// up to its commit record, and so every commit before it.
+const pgFlush = `SELECT pg_logical_emit_message(true, 'rea_ledger', '')`
+
+var (
+	pgWriteFlush = &pgWriteMode{
+		begin_:  `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit TO off; ` + pgLockHead,
+		commit:  `COMMIT; ` + pgFlush,
+		flushes: true,
+	}
+	pgWriteDurable = &pgWriteMode{
+		begin_: `BEGIN ISOLATION LEVEL READ COMMITTED; ` + pgLockHead,
+		commit: `COMMIT`,
+	}
+)
+
+// writeModeFor finds out whether the role may run pgFlush, by running it.
+func writeModeFor(ctx context.Context, cfg *pgx.ConnConfig) (*pgWriteMode, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, pgFlush)
+	switch {
+	case err == nil:
+		return pgWriteFlush, nil
+	case pgNoFlush(err):
+		return pgWriteDurable, nil
+	default:
+		return nil, err
+	}
+}
+
+// pgNoFlush: pgFlush is refused (insufficient_privilege, undefined_function,
+// read_only_sql_transaction), not failed.
+func pgNoFlush(err error) bool {
+	return pgConstraint(err, "42501", "") || pgConstraint(err, "42883", "") || pgConstraint(err, "25006", "")
+}
+
+// begin starts a transaction holding the chain head, in one round trip.
+// When ctx carries an appendState it reads that too, in the same round
+// trip: under READ COMMITTED each statement of the message takes a new
+// snapshot, so the one after the lock sees every commit made before the
+// lock was granted, as a statement of its own would. An append so needs one
+// round trip fewer while it holds the head.
+func (m *pgWriteMode) begin(ctx context.Context, pc *pgconn.PgConn) (driver.Tx, error) {
+	if pc.IsClosed() {
+		return nil, driver.ErrBadConn
+	}
+	q := m.begin_
+	st, _ := ctx.Value(appendStateKey{}).(*appendState)
+	if st != nil && (!dollarQuotable(st.stream) || !dollarQuotable(st.eventID)) {
+		st = nil
+	}
+	if st != nil {
+		q += "; " + strings.NewReplacer("?1", `$rea$`+st.stream+`$rea$`, "?2", `$rea$`+st.eventID+`$rea$`).Replace(appendStateSQL)
+	}
+	rs, err := pc.Exec(ctx, q).ReadAll()
+	if err == nil && st != nil {
+		err = st.parse(rs)
+	}
+	if err != nil {
+		if !pc.IsClosed() && pc.TxStatus() != 'I' {
+			_, _ = pc.Exec(context.Background(), `ROLLBACK`).ReadAll()
+		}
+		return nil, badConn(err) // nothing was done: database/sql may retry on a fresh connection
+	}
+	return pgWriteTx{pc: pc, mode: m}, nil
+}
+
+// dollarQuotable: s can be written as $rea$s$rea$ (no $, no NUL).
+func dollarQuotable(s string) bool { return !strings.ContainsAny(s, "$\x00") }
+
+// parse takes the appendStateSQL row, the last result of the message, in
+// text format.
+func (st *appendState) parse(rs []*pgconn.Result) error {
+	if len(rs) == 0 || len(rs[len(rs)-1].Rows) != 1 || len(rs[len(rs)-1].Rows[0]) != 4 {
+		return errors.New("ledger: append: no state in the answer to BEGIN")
+	}
+	row := rs[len(rs)-1].Rows[0]
+	var err1, err2 error
+	st.seq, err1 = strconv.ParseInt(string(row[0]), 10, 64)
+	st.prevHash = string(row[1])
+	st.firstVersion, err2 = strconv.ParseInt(string(row[2]), 10, 64)
+	st.stored = string(row[3]) == "t"
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("ledger: append: state: %w", err)
+	}
+	st.ok = true
+	return nil
+}
+
+// pgWriteTx is a transaction of the writer connection. database/sql runs its
+// statements on the same connection, through rebindConn.
+type pgWriteTx struct {
+	pc   *pgconn.PgConn
+	mode *pgWriteMode
+}
+
+// errCommitUnknown: COMMIT was sent but its outcome, or its flush, was not
+// seen. The ledger's retry looks the batch up by event ID (and a repeated
+// append that finds its events commits again, which flushes them).
+var errCommitUnknown = errors.New("ledger: outcome of COMMIT unknown")
+
+func (t pgWriteTx) Commit() error {
+	rs, err := t.pc.Exec(context.Background(), t.mode.commit).ReadAll()
+	if len(rs) > 0 {
+		switch {
+		case rs[0].Err != nil:
+			return rs[0].Err
+		case rs[0].CommandTag.String() != "COMMIT": // COMMIT of a failed transaction answers ROLLBACK
+			return pgx.ErrTxCommitRollback
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", errCommitUnknown, err)
+	}
+	return nil
+}
+
+func (t pgWriteTx) Rollback() error {
+	if t.pc.IsClosed() {
+		return driver.ErrBadConn
+	}
+	_, err := t.pc.Exec(context.Background(), `ROLLBACK`).ReadAll()
+	return badConn(err)
 }

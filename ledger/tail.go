@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,14 +59,32 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 			return fmt.Errorf("ledger: tail: the event before seq %d: %w", fromSeq, err)
 		}
 	}
-	wait, stop, err := l.commitWaiter(ctx)
+	wait, stop, durable, err := l.commitWaiter(ctx)
 	if err != nil {
 		return err
 	}
 	defer stop()
 	next := fromSeq
 	for {
+		// On PostgreSQL an append is visible from its commit and durable
+		// from its flush a moment later (postgres.go). Printing only what
+		// is durable: read the head, flush, then print up to that head,
+		// every row of which committed before the flush.
+		upTo := int64(-1)
+		if durable != nil {
+			h, err := durable()
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("ledger: tail: %w", err)
+			}
+			upTo = h
+		}
 		err := l.Scan(ctx, next, func(e Event) error {
+			if upTo >= 0 && e.Seq > upTo {
+				return errTailCaughtUp
+			}
 			if e.Seq != next {
 				return &BrokenLinkError{Seq: next, Detail: fmt.Sprintf("seq %d is missing (the next row is %d)", next, e.Seq)}
 			}
@@ -84,7 +103,7 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errTailCaughtUp) {
 			return err
 		}
 		wait()
@@ -94,9 +113,14 @@ func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) 
 	}
 }
 
+// errTailCaughtUp ends one Scan of Tail at the durable head.
+var errTailCaughtUp = errors.New("ledger: tail: caught up")
+
 // commitWaiter returns a function that blocks until something may have been
-// committed (or ctx ends), and one that releases what it holds.
-func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), err error) {
+// committed (or ctx ends), one that releases what it holds, and, on
+// PostgreSQL, one that returns the head seq once every event up to it is
+// durable.
+func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), durable func() (int64, error), err error) {
 	sleep := func(d time.Duration) {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -106,15 +130,15 @@ func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), er
 		}
 	}
 	if l.pg == nil {
-		return func() { sleep(TailPollInterval) }, func() {}, nil
+		return func() { sleep(TailPollInterval) }, func() {}, nil, nil
 	}
 	conn, err := pgx.ConnectConfig(ctx, l.pg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
+		return nil, nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
 	}
 	if _, err := conn.Exec(ctx, `LISTEN rea_ledger`); err != nil {
 		conn.Close(context.Background())
-		return nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
+		return nil, nil, nil, fmt.Errorf("ledger: tail: listen: %w", redact(err, l.pg.Password))
 	}
 	var schema string
 	_ = conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema)
@@ -134,5 +158,23 @@ func (l *Ledger) commitWaiter(ctx context.Context) (wait func(), stop func(), er
 			}
 		}
 	}
-	return wait, func() { conn.Close(context.Background()) }, nil
+	// One round trip: the head, read before the flush, so every event up
+	// to it committed before the flush began. A role or server that may not
+	// flush this way has writers that commit durably (writeModeFor): what
+	// it sees is durable already, and the head alone is read.
+	query := `SELECT COALESCE(max(seq), 0) FROM events; ` + pgFlush
+	durable = func() (int64, error) {
+		rs, err := conn.PgConn().Exec(ctx, query).ReadAll()
+		if err != nil && pgNoFlush(err) && len(rs) > 0 && rs[0].Err == nil {
+			query, err = `SELECT COALESCE(max(seq), 0) FROM events`, nil
+		}
+		if err != nil {
+			return 0, redact(err, l.pg.Password)
+		}
+		if len(rs) == 0 || len(rs[0].Rows) != 1 || len(rs[0].Rows[0]) != 1 {
+			return 0, errors.New("ledger: tail: no head in the answer")
+		}
+		return strconv.ParseInt(string(rs[0].Rows[0][0]), 10, 64)
+	}
+	return wait, func() { conn.Close(context.Background()) }, durable, nil
 }
