@@ -319,7 +319,15 @@ const connectPatience = time.Minute
 // of a read or write. It is transient by nature: the caller may retry
 // later. An append that fails this way through its retries reports
 // ErrRetry instead (nothing of it is stored).
-var ErrUnavailable = errors.New("ledger: PostgreSQL server unreachable; retry later")
+var ErrUnavailable error = unavailableError{}
+
+type unavailableError struct{}
+
+func (unavailableError) Error() string { return "ledger: PostgreSQL server unreachable; retry later" }
+
+// Transient marks the failure as one a later call may not meet: callers
+// report it as a retryable typed error (fault.From), not an internal one.
+func (unavailableError) Transient() bool { return true }
 
 func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	patience := c.patience

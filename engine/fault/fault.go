@@ -171,8 +171,20 @@ func From(operation string, err error) *Error {
 	if errors.Is(err, context.Canceled) {
 		return CancelledError(operation).WithCause(err)
 	}
+	var t transient
+	if errors.As(err, &t) && t.Transient() {
+		// A store that stayed unreachable through its own retries (a
+		// PostgreSQL ledger's server down or restarting): nothing was
+		// changed, and a later call may succeed (CONTRACTS.md §17).
+		return New(RevisionConflict, "The ledger could not be reached; nothing was recorded.", "Call again later.",
+			map[string]any{"operation": operation, "reason": "ledger_unavailable"}).WithCause(err)
+	}
 	return Internal(operation, err)
 }
+
+// transient is implemented by errors of a dependency that say a retry may
+// succeed (ledger.ErrUnavailable).
+type transient interface{ Transient() bool }
 
 // Is reports whether err is a typed error with code c.
 func Is(err error, c Code) bool {

@@ -2,6 +2,8 @@ package fault
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -29,5 +31,22 @@ func TestRetryableSet(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &e); err != nil || e.Code != InvalidRequest || e.Retryable == nil || *e.Retryable {
 		t.Fatalf("invalid_request envelope: %s (%v)", b, err)
+	}
+}
+
+type flaky struct{}
+
+func (flaky) Error() string   { return "store unreachable" }
+func (flaky) Transient() bool { return true }
+
+// TestFromTransient: a dependency's transient failure is a retryable typed
+// error, never execution_failure.
+func TestFromTransient(t *testing.T) {
+	fe := From("get_evidence_bundle", fmt.Errorf("read: %w", flaky{}))
+	if fe.Code != RevisionConflict || !fe.Retryable || fe.Details["reason"] != "ledger_unavailable" {
+		t.Fatalf("transient failure: %+v", fe)
+	}
+	if fe := From("x", errors.New("disk on fire")); fe.Code != ExecutionFailure {
+		t.Fatalf("other failure: %+v", fe)
 	}
 }
