@@ -27,8 +27,9 @@ type Published struct {
 }
 
 // Operate runs one provider operation on the target ("" = the active one)
-// through its bound provider and publishes its Evidence. params are the validated tool input after defaults (they become
-// the record's parameters verbatim).
+// through its bound provider and publishes its Evidence. params are the
+// validated tool input after defaults (they become the record's parameters
+// verbatim).
 func (c *Connection) Operate(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter) (Published, error) {
 	o, release, err := c.bound(ctx, op, target)
 	if err != nil {
