@@ -73,43 +73,68 @@ func warmPageCache(b *testing.B, path string) {
 
 // BenchmarkOpenTargets opens the 16 files on one connection of a fresh
 // `rea mcp` and, in the same iteration, each file alone on a fresh server
-// of its own; x-sum is the one connection's wall time over the sum of the
-// lone opens (issue 14: at most 1.1). sequential waits for each answer
+// of its own (alternately first and second, so that a change of the
+// machine's load falls on both); x-sum is the one connection's wall time
+// from the first request to the last answer over the sum of the lone opens'
+// round trips (issue 14: at most 1.1). sequential waits for each answer
 // before the next open; pipelined sends all 16 at once (the engine
-// serializes them on the connection's transition lock).
+// serializes them on the connection's transition lock). server-cpu-s is
+// the one server's CPU time over its opens: on a shared machine, wall time
+// far above it is waiting for the CPU or the disk.
 //
-// Memory is the one server's /proc/PID/status: rss-MiB/target is its VmRSS
-// growth over the 16 opens divided by 16, settled-hwm-MiB/target its peak
-// (VmHWM) once the background symbol indexes the opens started have been
-// built (the server's CPU time stops moving), less its RSS before the
-// first open, divided by 16. The first iteration logs each open's growth.
+// Memory is read from the one server's /proc/PID/status. rss-MiB/target is
+// its VmRSS growth over the 16 opens, divided by 16, when the last answer
+// arrives; peak-MiB/target its VmHWM, once the background symbol indexes
+// the opens started are built (the server's CPU time stops moving), less its
+// VmRSS before the first open, divided by 16. The memory sub-benchmark
+// waits for that after each open and logs each target's growth.
 func BenchmarkOpenTargets(b *testing.B) {
 	files := openTargetsFiles(b)
 	for _, mode := range []string{"sequential", "pipelined"} {
 		b.Run(mode, func(b *testing.B) {
-			var alone, together time.Duration
-			var grown, settled, anonSettled float64
-			first := true
+			var alone, together, cpu time.Duration
+			var grown, peak float64
+			i := 0
 			for b.Loop() {
-				for _, f := range files {
-					alone += openAlone(b, f)
+				lone := func() {
+					for _, f := range files {
+						alone += openAlone(b, f)
+					}
 				}
-				d, m := openTogether(b, files, mode == "pipelined", first)
-				together += d
+				if i%2 == 0 {
+					lone()
+				}
+				m := openTogether(b, files, mode == "pipelined")
+				together += m.wall
+				cpu += m.cpu
 				grown += m.grown
-				settled += m.settledHWM
-				anonSettled += m.settledAnon
-				first = false
+				peak += m.peak
+				if i%2 == 1 {
+					lone()
+				}
+				i++
 			}
-			n := float64(b.N)
+			n, per := float64(b.N), float64(b.N*len(files))
 			b.ReportMetric(float64(together)/float64(alone), "x-sum")
 			b.ReportMetric(together.Seconds()/n, "together-s")
 			b.ReportMetric(alone.Seconds()/n, "sum-alone-s")
-			b.ReportMetric(grown/n/float64(len(files)), "rss-MiB/target")
-			b.ReportMetric(settled/n/float64(len(files)), "settled-hwm-MiB/target")
-			b.ReportMetric(anonSettled/n/float64(len(files)), "settled-anon-MiB/target")
+			b.ReportMetric(cpu.Seconds()/n, "server-cpu-s")
+			b.ReportMetric(grown/per, "rss-MiB/target")
+			b.ReportMetric(peak/per, "peak-MiB/target")
 		})
 	}
+	b.Run("memory", func(b *testing.B) {
+		var rss, anon, peak float64
+		first := true
+		for b.Loop() {
+			r, a, p := openSettled(b, files, first)
+			rss, anon, peak, first = rss+r, anon+a, peak+p, false
+		}
+		per := float64(b.N * len(files))
+		b.ReportMetric(rss/per, "rss-MiB/target")
+		b.ReportMetric(anon/per, "anon-MiB/target")
+		b.ReportMetric(peak/per, "peak-MiB/target")
+	})
 }
 
 // openAlone is open_binary's round trip for path on a fresh server.
@@ -123,63 +148,100 @@ func openAlone(b *testing.B, path string) time.Duration {
 	return time.Since(start)
 }
 
-type openMemory struct {
-	grown, settledHWM, settledAnon float64 // MiB
+// together is what openTogether measured.
+type together struct {
+	wall, cpu   time.Duration
+	grown, peak float64 // MiB
 }
 
-// openTogether opens files on one fresh server and returns the wall time
-// from the first request to the last answer.
-func openTogether(b *testing.B, files []string, pipelined, logEach bool) (time.Duration, openMemory) {
+// openTogether opens files on one fresh server.
+func openTogether(b *testing.B, files []string, pipelined bool) together {
 	b.StopTimer()
 	defer b.StartTimer()
-	args := []string{"--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp"}
-	if p := os.Getenv("REA_BENCH_SERVER_CPUPROFILE"); p != "" {
-		args = append([]string{"--cpuprofile", p}, args...)
-	}
-	c := startLean(b, args...)
+	c, pid := startBenchServer(b)
 	defer c.close()
-	pid := c.cmd.Process.Pid
-	before := procStatus(b, pid)
+	before, ticks := procStatus(b, pid), cpuTicks(b, pid)
 	ids := map[string]bool{}
-	var d time.Duration
+	var arrivals []time.Duration
+	start := time.Now()
 	if pipelined {
-		start := time.Now()
 		for _, f := range files {
 			c.send("tools/call", openArgs(f))
 		}
 		for range files {
 			ids[openOK(b, c.answer())] = true
+			arrivals = append(arrivals, time.Since(start))
 		}
-		d = time.Since(start)
 	} else {
-		last := before
 		for _, f := range files {
-			start := time.Now()
 			ids[openOK(b, c.rpc("tools/call", openArgs(f)))] = true
-			d += time.Since(start)
-			if logEach {
-				now := procStatus(b, pid)
-				b.Logf("open %-50s %8.1f MiB  RSS +%6.1f MiB (anon +%6.1f, file +%6.1f)", f, mib(fileSize(b, f)),
-					now["VmRSS"]-last["VmRSS"], now["RssAnon"]-last["RssAnon"], now["RssFile"]-last["RssFile"])
-				last = now
-			}
+			arrivals = append(arrivals, time.Since(start))
 		}
 	}
+	m := together{wall: time.Since(start), cpu: time.Duration(cpuTicks(b, pid)-ticks) * time.Second / clockTicks}
 	if len(ids) != len(files) {
 		b.Fatalf("%d opens gave %d distinct target_ids", len(files), len(ids))
 	}
 	after := procStatus(b, pid)
 	settle(b, pid)
-	end := procStatus(b, pid)
+	m.grown, m.peak = after["VmRSS"]-before["VmRSS"], procStatus(b, pid)["VmHWM"]-before["VmRSS"]
+	b.Logf("answers at %v (server CPU %v)", roundAll(arrivals), m.cpu)
+	return m
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times (100 on Linux).
+const clockTicks = 100
+
+func roundAll(d []time.Duration) []time.Duration {
+	out := make([]time.Duration, len(d))
+	for i, x := range d {
+		out[i] = x.Round(time.Millisecond)
+	}
+	return out
+}
+
+// openSettled opens files one after another on a fresh server, waiting
+// after each until its background work is done, and returns the growth of
+// VmRSS, RssAnon and VmHWM over the whole sequence, logging each open's.
+func openSettled(b *testing.B, files []string, logEach bool) (rss, anon, peak float64) {
+	c, pid := startBenchServer(b)
+	defer c.close()
+	first := procStatus(b, pid)
+	last := first
+	for _, f := range files {
+		openOK(b, c.rpc("tools/call", openArgs(f)))
+		settle(b, pid)
+		now := procStatus(b, pid)
+		if logEach {
+			b.Logf("%-48s %6.1f MiB: RSS %+6.1f MiB (anon %+6.1f, file %+6.1f), peak %+6.1f MiB", filepath.Base(f), mib(fileSize(b, f)),
+				now["VmRSS"]-last["VmRSS"], now["RssAnon"]-last["RssAnon"], now["RssFile"]-last["RssFile"], now["VmHWM"]-last["VmHWM"])
+		}
+		last = now
+	}
 	if logEach {
-		b.Logf("server RSS before %.1f MiB, after the opens %.1f MiB (HWM %.1f), settled HWM %.1f MiB (anon %.1f, file %.1f)",
-			before["VmRSS"], after["VmRSS"], after["VmHWM"], end["VmHWM"], end["RssAnon"], end["RssFile"])
+		b.Logf("server before the opens: RSS %.1f MiB (anon %.1f); after: RSS %.1f MiB (anon %.1f, file %.1f), peak %.1f MiB",
+			first["VmRSS"], first["RssAnon"], last["VmRSS"], last["RssAnon"], last["RssFile"], last["VmHWM"])
 	}
-	return d, openMemory{
-		grown:       after["VmRSS"] - before["VmRSS"],
-		settledHWM:  end["VmHWM"] - before["VmRSS"],
-		settledAnon: end["RssAnon"] - before["RssAnon"],
+	return last["VmRSS"] - first["VmRSS"], last["RssAnon"] - first["RssAnon"], last["VmHWM"] - first["VmRSS"]
+}
+
+// startBenchServer starts the measured server on a fresh ledger and returns
+// the connection and the pid whose /proc status and CPU time are the
+// server's: a `rea mcp` subprocess (REA_BENCH_SERVER_CPUPROFILE=FILE
+// profiles it), or with REA_BENCH_INPROCESS=1 a server in this process, for
+// go test's -trace and -cpuprofile (its memory figures then include the
+// benchmark's own).
+func startBenchServer(b *testing.B) (*leanConn, int) {
+	ledgerPath := filepath.Join(b.TempDir(), "ledger.db")
+	if os.Getenv("REA_BENCH_INPROCESS") == "1" {
+		return startLeanInProcess(b, ledgerPath), os.Getpid()
 	}
+	args := []string{"--ledger", ledgerPath, "mcp"}
+	if p := os.Getenv("REA_BENCH_SERVER_CPUPROFILE"); p != "" {
+		args = append([]string{"--cpuprofile", p}, args...)
+	}
+	c := startLean(b, args...)
+	return c, c.cmd.Process.Pid
 }
 
 func openArgs(path string) map[string]any {
@@ -359,18 +421,7 @@ func quantile(d []time.Duration, q float64) time.Duration {
 func callsDuringOpen(b *testing.B, a, bPath string, rounds int) duringOpen {
 	b.StopTimer()
 	defer b.StartTimer()
-	var c *leanConn
-	pid := os.Getpid()
-	if os.Getenv("REA_BENCH_INPROCESS") == "1" {
-		c = startLeanInProcess(b, filepath.Join(b.TempDir(), "ledger.db"))
-	} else {
-		args := []string{"--ledger", filepath.Join(b.TempDir(), "ledger.db"), "mcp"}
-		if p := os.Getenv("REA_BENCH_SERVER_CPUPROFILE"); p != "" {
-			args = append([]string{"--cpuprofile", p}, args...)
-		}
-		c = startLean(b, args...)
-		pid = c.cmd.Process.Pid
-	}
+	c, pid := startBenchServer(b)
 	defer c.close()
 	other := startLean(b, "--ledger", filepath.Join(b.TempDir(), "other.db"), "mcp")
 	defer other.close()
