@@ -97,9 +97,12 @@ func BenchmarkOpenTargets(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				lone := func() {
-					for _, f := range files {
-						alone += openAlone(b, f)
+					each := make([]time.Duration, len(files))
+					for k, f := range files {
+						each[k] = openAlone(b, f)
+						alone += each[k]
 					}
+					b.Logf("alone: %v", roundAll(each))
 				}
 				if i%2 == 0 {
 					lone()
