@@ -74,3 +74,7 @@ for f in "${files[@]}"; do
   echo "  rea analyze vs gdb   ratio $(ratio "$rea" "$gdbt")"
   echo "  MCP listing          $mcp s  (ratio to gdb: $(ratio "$mcp" "$gdbt"); to sha256sum + nm: $(ratio "$mcp" "$sha + $nmt"))"
 done
+# Issue 14 (BENCHMARKS.md, "Session 7 / issue 14"), once, on its own files:
+# 16 targets on one connection against each opened alone, with the server's
+# RSS per target; list_procedures on one target while another is opened.
+[ "$quick" = 1 ] || (cd tools && "$work/tools.test" -test.run '^$' -test.bench '^Benchmark(OpenTargets|CallDuringOpen)$' -test.benchtime 4x | grep '^Benchmark')

@@ -211,7 +211,23 @@ type leanConn struct {
 
 func startLean(b *testing.B, args ...string) *leanConn {
 	cmd, stdin, stdout := startRawStdio(b, args...)
-	c := &leanConn{b: b, cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 1<<20)}
+	return initLean(b, &leanConn{b: b, cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 1<<20)})
+}
+
+// startLeanInProcess is startLean with the server in the benchmark's
+// process, over pipes, so that go test's -cpuprofile and -trace see it.
+func startLeanInProcess(b *testing.B, ledgerPath string) *leanConn {
+	p := newInProcessServer(b, ledgerPath)
+	toServerR, toServerW := io.Pipe()
+	fromServerR, fromServerW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	go p.srv.ServeStdio(ctx, toServerR, fromServerW)
+	return initLean(b, &leanConn{b: b, stdin: toServerW, lines: bufio.NewReaderSize(fromServerR, 1<<20)})
+}
+
+func initLean(b *testing.B, c *leanConn) *leanConn {
+	stdin := c.stdin
 	c.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "lean", "version": "1"}})
 	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
@@ -250,7 +266,9 @@ func (c *leanConn) rpc(method string, params any) []byte {
 
 func (c *leanConn) close() {
 	c.stdin.Close()
-	c.cmd.Wait()
+	if c.cmd != nil { // nil: a server in the benchmark's process (startLeanInProcess)
+		c.cmd.Wait()
+	}
 }
 
 // leanPage is the part of a list_procedures answer the lean clients read.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
@@ -77,6 +78,11 @@ func HashFile(ctx context.Context, path string, size int64, rep progress.Reporte
 		h.Write(c.buf[:c.n])
 		done += int64(c.n)
 		free <- c.buf
+		// The reader keeps every buffer full, so this loop never parks:
+		// without a yield it holds one of the process's scheduler slots for
+		// the whole open, and calls on the connection's other targets wait
+		// for the rest (BENCHMARKS.md, Session 7 / issue 14).
+		runtime.Gosched()
 		if c.err != nil && c.err != io.EOF {
 			return "", ioFault(path, c.err)
 		}
