@@ -12,10 +12,12 @@
 //
 //  1. A connection and its targets: engine.go (the engine, its ledger
 //     appends and ids), connection.go (handles, the active target, open,
-//     switch and close, admission), health.go (lineage and the health
-//     overlay), candidates.go, permission.go (the connection's grants).
+//     switch and close, admission, the operations a binding offers),
+//     queue.go (each target's FIFO request queue), health.go (lineage and
+//     the health overlay), candidates.go, permission.go (the connection's
+//     grants).
 //  2. Running an operation on a target and recording its Evidence:
-//     operate.go (admission → queue → provider call → publication),
+//     operate.go (admission → provider call → publication),
 //     annotations.go (the operations the engine answers itself),
 //     aggregates.go (navigation and address context), linking.go (answers
 //     read across the connection's targets), evidence.go and bundle.go
@@ -25,9 +27,7 @@
 //     inventory and extraction, process capture, Evidence bundle files):
 //     they import this package; it never imports them.
 //
-// connection.go reads one table of place 2, engineOperations (which
-// operations a binding offers besides its provider's); it calls nothing
-// there.
+// Place 1 names nothing declared in place 2 (TestCallsPointOneWay).
 package engine
 
 import (
