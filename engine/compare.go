@@ -35,16 +35,22 @@ var compareRequiredOperations = []string{"list_procedures", "read_function_instr
 // noSubject is limitations[0] of Evidence without a single subject (§7.1).
 const noSubject = "No single artifact identity applies to this observation."
 
-// ResumedFrom says where a comparison started: "" fresh, "stored" when the
-// result was already stored, else the phase of the checkpoint it resumed
-// from (the CLI logs it).
-type ResumedFrom string
+// ComparisonStart says where a comparison started (the CLI logs it):
+// from its stored result, from its last checkpoint (Phase, and Completed
+// of Total procedures within it), or afresh (Phase "").
+type ComparisonStart struct {
+	ComparisonID string
+	Stored       bool
+	Phase        string
+	Completed    int64
+	Total        *int64
+}
 
 // CompareBinaries answers compare_binaries. params are the validated tool
 // input after defaults: left_target and right_target (handles), status,
 // name_pattern, offset, limit, max_procedures. from, if not nil, receives
 // where the comparison started before it runs.
-func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params, rep progress.Reporter, from func(ResumedFrom)) (Published, error) {
+func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params, rep progress.Reporter, from func(ComparisonStart)) (Published, error) {
 	op := compare.Operation
 	rep = progress.OrNop(rep)
 	leftRef, _ := params.String("left_target")
@@ -130,7 +136,7 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 	switch {
 	case found && known.ResultDigest != "":
 		if from != nil {
-			from("stored")
+			from(ComparisonStart{ComparisonID: id, Stored: true})
 		}
 		b, err := led.Blob(ctx, known.ResultDigest)
 		if err == nil {
@@ -142,7 +148,7 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		}
 	case found && known.StateDigest != "":
 		if from != nil {
-			from(ResumedFrom(known.Phase))
+			from(ComparisonStart{ComparisonID: id, Phase: known.Phase, Completed: known.Completed, Total: known.Total})
 		}
 		state, err := led.Blob(ctx, known.StateDigest)
 		if err != nil {
@@ -154,7 +160,7 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		}
 	default:
 		if from != nil {
-			from("")
+			from(ComparisonStart{ComparisonID: id})
 		}
 		if res, err = cmp.Run(ctx); err != nil {
 			return Published{}, compareFault(ctx, err)
