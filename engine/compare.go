@@ -133,32 +133,46 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		return Published{}, fault.From(op, err)
 	}
 	var res *compare.Result
-	switch {
-	case found && known.ResultDigest != "":
-		if from != nil {
-			from(ComparisonStart{ComparisonID: id, Stored: true})
+	if found && known.ResultDigest != "" {
+		// A result whose blob is absent (a ledger imported from an export
+		// that did not carry it) is computed again.
+		if b, err := led.Blob(ctx, known.ResultDigest); err == nil {
+			if res, err = compare.DecodeResult(b); err != nil {
+				return Published{}, fault.New(fault.EvidenceIntegrityMismatch, "The stored comparison result is damaged.",
+					"Run `rea ledger verify`.", map[string]any{"evidence_id": nil, "reason": "id_mismatch"}).WithCause(err)
+			}
+			if from != nil {
+				from(ComparisonStart{ComparisonID: id, Stored: true})
+			}
+		} else {
+			known.ResultDigest = ""
 		}
-		b, err := led.Blob(ctx, known.ResultDigest)
-		if err == nil {
-			res, err = compare.DecodeResult(b)
+	}
+	if res == nil && found && known.StateDigest != "" {
+		// Resume from the last checkpoint; one whose blobs are absent (an
+		// imported ledger carries the state but not the parts it names)
+		// is abandoned for a fresh run, which gives the same bytes.
+		missing := false
+		load := func(d string) ([]byte, error) {
+			b, err := led.Blob(ctx, d)
+			if err != nil && ctx.Err() == nil {
+				missing = true
+			}
+			return b, err
 		}
-		if err != nil {
-			return Published{}, fault.New(fault.EvidenceIntegrityMismatch, "The stored comparison result is missing or damaged.",
-				"Run `rea ledger verify`.", map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
+		if state, err := load(known.StateDigest); err == nil {
+			if from != nil {
+				from(ComparisonStart{ComparisonID: id, Phase: known.Phase, Completed: known.Completed, Total: known.Total})
+			}
+			if res, err = cmp.Resume(ctx, state, load); err != nil && !missing {
+				return Published{}, compareFault(ctx, err)
+			}
 		}
-	case found && known.StateDigest != "":
-		if from != nil {
-			from(ComparisonStart{ComparisonID: id, Phase: known.Phase, Completed: known.Completed, Total: known.Total})
+		if res == nil && ctx.Err() != nil {
+			return Published{}, fault.CancelledError(op).WithCause(ctx.Err())
 		}
-		state, err := led.Blob(ctx, known.StateDigest)
-		if err != nil {
-			return Published{}, fault.From(op, err)
-		}
-		res, err = cmp.Resume(ctx, state, func(d string) ([]byte, error) { return led.Blob(ctx, d) })
-		if err != nil {
-			return Published{}, compareFault(ctx, err)
-		}
-	default:
+	}
+	if res == nil {
 		if from != nil {
 			from(ComparisonStart{ComparisonID: id})
 		}

@@ -208,3 +208,60 @@ func lastCheckpointPhase(t *testing.T, ledgerPath string) string {
 	}
 	return phase
 }
+
+// TestCompareLedgerExportImport: `rea ledger export` of a ledger holding a
+// completed comparison carries its result (and checkpoint states); the
+// imported ledger verifies, and `rea compare` on it pages the stored
+// result without computing it again.
+func TestCompareLedgerExportImport(t *testing.T) {
+	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O2", false)
+	dir := t.TempDir()
+	first := reaIn(t, dir, "--ledger", "a.db", "compare", oldPath, newPath)
+	if first.code != 0 {
+		t.Fatalf("rea compare: exit %d\n%s", first.code, first.stderr)
+	}
+	if r := reaIn(t, dir, "--ledger", "a.db", "ledger", "export", "-o", "a.jsonl"); r.code != 0 {
+		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := reaIn(t, dir, "--ledger", "b.db", "ledger", "import", "a.jsonl"); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := reaIn(t, dir, "--ledger", "b.db", "ledger", "verify"); r.code != 0 {
+		t.Fatalf("verify of the import: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	second := reaIn(t, dir, "--ledger", "b.db", "compare", oldPath, newPath)
+	if second.code != 0 || !strings.Contains(string(second.stderr), "served from its stored result") {
+		t.Fatalf("rea compare on the imported ledger: exit %d\n%s", second.code, second.stderr)
+	}
+	if got, want := listed(string(second.stdout)), listed(string(first.stdout)); len(got) != 3 || !equalListings(got, want) {
+		t.Fatalf("imported listing %v, original %v", got, want)
+	}
+	led, err := ledger.OpenReadOnly(context.Background(), filepath.Join(dir, "b.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	var completions, blobs int
+	db := led.ReadDB()
+	if err := db.QueryRow(`SELECT count(*) FROM events WHERE type = 'comparison_completed'`).Scan(&completions); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM blobs WHERE sha256 IN (SELECT state_digest FROM proj_comparisons UNION SELECT result_digest FROM proj_comparisons)`).Scan(&blobs); err != nil {
+		t.Fatal(err)
+	}
+	if completions != 1 || blobs != 2 {
+		t.Fatalf("imported ledger after the second run: %d comparison_completed (want 1), %d of the state and result blobs (want 2)", completions, blobs)
+	}
+}
+
+func equalListings(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
