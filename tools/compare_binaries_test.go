@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -329,31 +327,6 @@ func TestCompareBinariesCancellationRaces(t *testing.T) {
 	}
 }
 
-// largePair is two real, large executables of different content: the
-// Go toolchain's vet and fix (9 MB each, ~7,000 procedures, sharing most
-// packages), which every machine that runs these tests has.
-// REA_COMPARE_LARGE_LEFT / REA_COMPARE_LARGE_RIGHT name another pair
-// (e.g. two versions of a Debian library, bench/compare_binaries.sh).
-func largePair(t *testing.T) (string, string) {
-	t.Helper()
-	if l, r := os.Getenv("REA_COMPARE_LARGE_LEFT"), os.Getenv("REA_COMPARE_LARGE_RIGHT"); l != "" && r != "" {
-		return l, r
-	}
-	goTool := testkit.Need(t, "go")
-	out, err := exec.Command(goTool, "env", "GOTOOLDIR").Output()
-	if err != nil {
-		t.Fatalf("go env GOTOOLDIR: %v", err)
-	}
-	dir := strings.TrimSpace(string(out))
-	l, r := filepath.Join(dir, "vet"), filepath.Join(dir, "fix")
-	for _, p := range []string{l, r} {
-		if _, err := os.Stat(p); err != nil {
-			testkit.SkipOrFail(t, fmt.Sprintf("the Go toolchain's %s is not at %s (%s/%s)", filepath.Base(p), dir, runtime.GOOS, runtime.GOARCH))
-		}
-	}
-	return l, r
-}
-
 func resultDigest(t *testing.T, db *sql.DB, comparisonID string) string {
 	t.Helper()
 	var d sql.NullString
@@ -378,7 +351,7 @@ func phaseOf(p map[string]any) string {
 // result is byte-identical to an uninterrupted run's (the same result
 // blob digest).
 func TestCompareBinariesResumeAcrossRestarts(t *testing.T) {
-	leftPath, rightPath := largePair(t)
+	leftPath, rightPath := testkit.CompareLargePair(t)
 	args := func(l, r string) map[string]any { return map[string]any{"left_target": l, "right_target": r} }
 
 	refLedger := filepath.Join(t.TempDir(), "reference.db")

@@ -129,22 +129,11 @@ func TestCompareCLIFixture(t *testing.T) {
 }
 
 // TestCompareCLICtrlC: SIGINT during the comparison of two large
-// executables (the Go toolchain's vet and fix) ends `rea compare` with the
+// executables (testkit.CompareLargePair) ends `rea compare` with the
 // cancelled status once a checkpoint is stored; the next run says on
 // stderr from which phase it resumes and completes.
 func TestCompareCLICtrlC(t *testing.T) {
-	goTool := testkit.Need(t, "go")
-	out, err := exec.Command(goTool, "env", "GOTOOLDIR").Output()
-	if err != nil {
-		t.Fatalf("go env GOTOOLDIR: %v", err)
-	}
-	toolDir := strings.TrimSpace(string(out))
-	left, right := filepath.Join(toolDir, "vet"), filepath.Join(toolDir, "fix")
-	for _, p := range []string{left, right} {
-		if _, err := os.Stat(p); err != nil {
-			testkit.SkipOrFail(t, "the Go toolchain's "+filepath.Base(p)+" is not in "+toolDir)
-		}
-	}
+	left, right := testkit.CompareLargePair(t)
 	dir := t.TempDir()
 	ledgerPath := filepath.Join(dir, "ledger.db")
 	cmd := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "compare", left, right)
@@ -170,7 +159,7 @@ func TestCompareCLICtrlC(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() == 0 || !strings.Contains(stderr.String(), "rea: cancelled:") {
 		t.Fatalf("rea compare after SIGINT: %v\nstderr %s", err, stderr.String())
