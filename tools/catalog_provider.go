@@ -75,7 +75,7 @@ func catListProcedures() Spec {
 func catListNames() Spec {
 	return catProvider("list_names", "List names",
 		"List symbol names by address, or those at one address."+catSampleText,
-		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("Only names here.")}, 500, 100)),
+		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("")}, 500, 100)),
 		scPageOf(scOutAll(scM{
 			"address": scAddrOut(),
 			"value":   scString(),
@@ -89,7 +89,7 @@ func catListNames() Spec {
 func catListStrings() Spec {
 	return catProvider("list_strings", "List strings",
 		"List strings by address, or the one at an address."+catSampleText,
-		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("Only the string here.")}, 500, 100)),
+		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("")}, 500, 100)),
 		scPageOf(scOutAll(scM{
 			"address":         scAddrOut(),
 			"value":           scStr(0, 1024),

@@ -363,39 +363,40 @@ func TestCompareBinariesResumeAcrossRestarts(t *testing.T) {
 	want := resultDigest(t, readOnlyDB(t, refLedger), refAnswer.ComparisonID)
 
 	ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
-	// Each trial cancels at a moment of a different phase: within
-	// decode_left past its first within-phase checkpoint, within
-	// decode_right likewise, and at the first update after both sides are
-	// decoded.
-	afterDecode := []string{"fingerprint", "match_name", "match_structure", "match_call_graph", "classify"}
-	trials := []string{"decode_left", "decode_right", "after decoding"}
+	// Each trial cancels in a later phase than the one before: the first
+	// within decode_left past its first within-phase checkpoint (5,000
+	// procedures), each later one at the first update of a phase after the
+	// previous trial's. (The right side is read while the left one is, so
+	// decode_right may pass too fast for an update of its own.)
+	phases := []string{"decode_left", "decode_right", "fingerprint", "match_name", "match_structure", "match_call_graph", "classify"}
 	var phasesCancelled []string
 	var lastCheckpoints int
-	for i, trial := range trials {
+	for trial := range 3 {
 		s, responses, stop := startTappedStdioStop(t, ledgerPath)
 		t.Cleanup(stop)
 		l, r := openTarget(t, s, leftPath), openTarget(t, s, rightPath)
 		var seen string
-		firstOf := map[string]float64{}
+		var firstProgress *float64
+		after := -1
+		if trial > 0 {
+			after = slices.Index(phases, phasesCancelled[trial-1])
+		}
 		cancelNow := func(p map[string]any) bool {
 			phase := phaseOf(p)
 			prog, _ := p["progress"].(float64)
-			if _, ok := firstOf[phase]; !ok {
-				firstOf[phase] = prog
-			}
-			switch i {
-			case 0, 1:
-				if phase == trial && prog-firstOf[phase] > 5200 {
-					seen = phase
-					return true
+			switch {
+			case trial == 0 && phase == phases[0]:
+				if firstProgress == nil {
+					firstProgress = &prog
 				}
-			default:
-				if slices.Contains(afterDecode, phase) {
-					seen = phase
-					return true
+				if prog-*firstProgress <= 5200 {
+					return false
 				}
+			case trial == 0 || slices.Index(phases, phase) <= after:
+				return false
 			}
-			return false
+			seen = phase
+			return true
 		}
 		answer, _ := callCancelled(t, s, responses, args(l, r), 0, cancelNow)
 		stop()
@@ -403,23 +404,23 @@ func TestCompareBinariesResumeAcrossRestarts(t *testing.T) {
 		counts := ledgerCounts(t, ldb, evRecorded, cpEvent, doneEvent)
 		code := errorCode(t, answer)
 		if code != "cancelled" {
-			t.Fatalf("trial %s: answered %q (cancel seen in phase %q), want cancelled: %.300s", trial, code, seen, answer)
+			t.Fatalf("trial %d: answered %q (cancel seen in phase %q), want cancelled: %.300s", trial, code, seen, answer)
 		}
 		var cmpEvidence int
 		if err := ldb.QueryRow(`SELECT count(*) FROM events WHERE type = 'evidence_recorded' AND data LIKE '%"operation":"compare_binaries"%'`).Scan(&cmpEvidence); err != nil {
 			t.Fatal(err)
 		}
 		if cmpEvidence != 0 || counts[doneEvent] != 0 {
-			t.Fatalf("trial %s: cancelled, but the ledger has %d compare_binaries Evidence, %d completions", trial, cmpEvidence, counts[doneEvent])
+			t.Fatalf("trial %d: cancelled, but the ledger has %d compare_binaries Evidence, %d completions", trial, cmpEvidence, counts[doneEvent])
 		}
 		if counts[cpEvent] <= lastCheckpoints {
-			t.Fatalf("trial %s: no new checkpoint (%d, before %d)", trial, counts[cpEvent], lastCheckpoints)
+			t.Fatalf("trial %d: no new checkpoint (%d, before %d)", trial, counts[cpEvent], lastCheckpoints)
 		}
 		var phase string
 		if err := ldb.QueryRow(`SELECT phase FROM proj_comparisons`).Scan(&phase); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("trial %s: cancelled in phase %s; %d checkpoints, the last in phase %s", trial, seen, counts[cpEvent], phase)
+		t.Logf("trial %d: cancelled in phase %s; %d checkpoints, the last in phase %s", trial, seen, counts[cpEvent], phase)
 		lastCheckpoints = counts[cpEvent]
 		phasesCancelled = append(phasesCancelled, seen)
 	}
