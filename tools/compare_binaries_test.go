@@ -449,3 +449,17 @@ func TestCompareBinariesResumeAcrossRestarts(t *testing.T) {
 		t.Fatalf("%d compare_binaries Evidence, want only the final call's", cmpEvidence)
 	}
 }
+
+// TestCompareBinariesInProcess runs a comparison in this process (so that
+// `go test -race` sees the two sides read concurrently through their
+// targets' queues) and checks it matches the fixture's edit list.
+func TestCompareBinariesInProcess(t *testing.T) {
+	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O0", false)
+	edits := readEdits(t)
+	s := startInProcess(t, newInProcessServer(t, filepath.Join(t.TempDir(), "ledger.db")))
+	left, right := openTarget(t, s, oldPath), openTarget(t, s, newPath)
+	got := cmpResult(t, s.ok(cmpToolName, map[string]any{"left_target": left, "right_target": right, "status": []string{"changed"}}))
+	if names := namesOf(got.Procedures.Items); !slices.Equal(names, edits.Changed) {
+		t.Fatalf("changed: %v, want %v", names, edits.Changed)
+	}
+}

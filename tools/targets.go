@@ -116,7 +116,9 @@ func (a ToolAvailability) listed() bool { return a.Available || len(a.AvailableF
 // (the engine's own typed errors), which single-target clients rely on.
 func (s *Server) targetVerdict(spec Spec, sess *session, ref string, modern bool) error {
 	if !takesTarget(spec) {
-		if modern {
+		// compare_binaries names its targets itself; the engine gives each
+		// its typed error (the active target may be neither).
+		if modern && spec.Name != "compare_binaries" {
 			if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
 				return unavailableToolError(spec.Name, a)
 			}
