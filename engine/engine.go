@@ -20,7 +20,9 @@
 //     operate.go (admission → provider call → publication),
 //     annotations.go (the operations the engine answers itself),
 //     aggregates.go (navigation and address context), linking.go (answers
-//     read across the connection's targets), evidence.go and bundle.go
+//     read across the connection's targets), compare.go (compare_binaries:
+//     two targets' procedures matched, its checkpoints and result in the
+//     ledger), evidence.go and bundle.go
 //     (records and bundles). commands.go is the narrow surface these give
 //     the side-effect commands.
 //  3. The side-effect commands, in package engine/command (artifact

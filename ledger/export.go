@@ -19,7 +19,8 @@ var ErrRangedImport = errors.New("ledger: import needs a complete export (first_
 
 // Export writes events fromSeq..toSeq (toSeq 0 = head; fromSeq < 1 = 1) as
 // JSON Lines: the manifest, one line per event with its stored canonical
-// bytes and hashes, then the blobs those events reference, by sha256. Every
+// bytes and hashes, then the blobs those events reference (record bodies,
+// comparison results and checkpoint states), by sha256. Every
 // line is itself RFC 8785 canonical. The whole export is read from one
 // snapshot, so appends during the export do not change it.
 func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, toolVersion string) (ExportManifest, error) {
@@ -86,7 +87,7 @@ func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, 
 		}
 		m.Count++
 		m.LastSeq, m.HeadHash = seq, h
-		if d, ok := chain.DataDigest(data); ok {
+		for _, d := range chain.DataDigests(data) {
 			digests[d] = true
 		}
 	}

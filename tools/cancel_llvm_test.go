@@ -337,10 +337,19 @@ type tappedResponse struct {
 // its stdin/stdout, and reports every response it writes.
 func startTappedStdio(t *testing.T, ledgerPath string) (*session, <-chan tappedResponse) {
 	t.Helper()
+	s, responses, stop := startTappedStdioStop(t, ledgerPath)
+	t.Cleanup(stop)
+	return s, responses
+}
+
+// startTappedStdioStop is startTappedStdio returning what stops rea mcp
+// (end of input, then a kill after 10 s); calling it twice is harmless.
+func startTappedStdioStop(t *testing.T, ledgerPath string) (*session, <-chan tappedResponse, func()) {
+	t.Helper()
 	cmd, stdin, stdout := startRawStdio(t, "--ledger", ledgerPath, "mcp")
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	stop := func() {
 		stdin.Close() // rea mcp exits at end of input
 		select {
 		case <-exited:
@@ -348,7 +357,7 @@ func startTappedStdio(t *testing.T, ledgerPath string) (*session, <-chan tappedR
 			cmd.Process.Kill()
 			<-exited
 		}
-	})
+	}
 	responses := make(chan tappedResponse, 64)
 	pr, pw := io.Pipe()
 	go func() {
@@ -381,5 +390,5 @@ func startTappedStdio(t *testing.T, ledgerPath string) (*session, <-chan tappedR
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return initialize(t, c), responses
+	return initialize(t, c), responses, stop
 }

@@ -37,8 +37,7 @@ func catInventoryArtifact() Spec {
 		"occurrence_limit":  scLimitIn(500, 100, ""),
 		"edge_limit":        scLimitIn(500, 100, ""),
 		"integrity_policy": scD(scDef(scEnum("fail", "record-and-continue"), "fail"),
-			"record-and-continue records mismatches instead of failing; it needs integrity_continue_approved:true and "+
-				"REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED=true."),
+			"record-and-continue records mismatches instead of failing; needs REA_ARTIFACT_INTEGRITY_CONTINUE_ENABLED=true."),
 		"integrity_continue_approved": scD(scBool(), "true exactly with record-and-continue."),
 		"max_integrity_mismatches":    scDef(scInt(1, 100), int64(10)),
 	})
@@ -122,7 +121,7 @@ func catExtractArtifact() Spec {
 		"approved":           scD(scConst(true), "Explicit approval."),
 		"output_root":        scAbsPathIn(4096, "Created if missing; files are never overwritten."),
 		"occurrence_ids":     scD(scArr(scPat(scPatOccurrence), 1, 500), "From the current inventory; a directory selects its files."),
-		"allow_hidden_paths": scD(scDef(scBool(), false), "Allow entries with a component starting with '.'."),
+		"allow_hidden_paths": scD(scDef(scBool(), false), "Allow path components starting with '.'."),
 	}, 500, 100))
 	// Server maxima of an extraction (§0): PATH_MAX, 64 GiB.
 	props["max_path_bytes"] = scDef(scInt(1, artifact.MaxExtractPathBytes), int64(4096))

@@ -4,7 +4,7 @@ package tools
 // operations answered as one derived Evidence record.
 
 func catComposedTools() []func() Spec {
-	return []func() Spec{catBinaryOverview, catGetCallGraph}
+	return []func() Spec{catBinaryOverview, catGetCallGraph, catCompareBinaries}
 }
 
 func catBinaryOverview() Spec {
@@ -51,7 +51,7 @@ func catGetCallGraph() Spec {
 		Effects:     catEffects("I"),
 		Evidence:    true,
 		Input: scIn(scM{
-			"address":   scAddrIn("Root procedure."),
+			"address":   scAddrIn(""),
 			"direction": scDef(scEnum("forward", "backward"), "forward"),
 			"depth":     scDef(scInt(1, 5), int64(2)),
 			"max_nodes": scDef(scInt(1, 1000), int64(200)),
@@ -65,6 +65,41 @@ func catGetCallGraph() Spec {
 		}),
 		resultDepth:        2, // nodes are the answer
 		RequiredOperations: []string{"address_name", "procedure_callees", "procedure_callers"},
+	}
+}
+
+// catCompareBinaries is §16.1. It names its two targets itself, so it takes
+// no target argument.
+func catCompareBinaries() Spec {
+	status := []string{"unchanged", "changed", "added", "removed", "unknown"}
+	ref := scNullable(scOutAll(scM{"address": scAddrOut(), "name": scString()}))
+	side := scOutAll(scM{"target_id": scString(), "sha256": scHex64(), "analysis_profile_digest": scHex64()})
+	return Spec{
+		Name:        "compare_binaries",
+		Title:       "Compare binaries",
+		Description: "Match two open executables' procedures and page what changed." + catSampleText,
+		Kind:        "composed",
+		Effects:     catEffects("I"),
+		Evidence:    true,
+		Input: scIn(scPageIn(scM{
+			"left_target":    scString(),
+			"right_target":   scString(),
+			"status":         scList(scEnum(status...)),
+			"name_pattern":   scStr(1, 256),
+			"max_procedures": scDef(scInt(1, 1000000), int64(200000)),
+		}, 500, 100), "left_target", "right_target"),
+		Result: scOutAll(scM{
+			"left": side, "right": side,
+			"summary": scOutAll(scM{"unchanged": scCount(), "changed": scCount(), "added": scCount(), "removed": scCount(),
+				"unknown": scCount(), "matched_by": scOutAll(scM{"name": scCount(), "structure": scCount(), "call_graph": scCount()})}),
+			"procedures": scPageOf(scOutAll(scM{
+				"status": scEnum(status...), "match": scNullable(scEnum("name", "structure", "call_graph")),
+				"left": ref, "right": ref, "similarity": scNullable(scM{"type": "number"}), "changed_blocks": scNullable(scCount()),
+			})),
+			"comparison_id": scString(),
+			"limitations":   scList(scString()),
+		}),
+		RequiredOperations: []string{"list_procedures", "read_function_instructions"},
 	}
 }
 

@@ -30,8 +30,10 @@ func catProviderTools() []func() Spec {
 	}
 }
 
-// catCursorAddress describes an address argument that defaults to the cursor.
-const catCursorAddress = "Default: the cursor."
+// catCursorAddress describes an address argument that defaults to the
+// cursor: nothing, since the server instructions say once that an omitted
+// address means the cursor.
+const catCursorAddress = ""
 
 func catListDocuments() Spec {
 	return catProvider("list_documents", "List documents",
@@ -46,13 +48,13 @@ func catCurrentDocument() Spec {
 
 func catCurrentAddress() Spec {
 	return catProvider("current_address", "Current address",
-		"Return the cursor address: the entry point until goto_address moves it.",
+		"Return the cursor address (the entry point until goto_address).",
 		"I", scIn(scM{"document": scDocIn()}), scAddrOut())
 }
 
 func catGotoAddress() Spec {
 	return catProvider("goto_address", "Go to address",
-		"Move the cursor, which tools with an optional address use, to an address inside a segment.",
+		"Move the cursor to an address inside a segment.",
 		"S I", scIn(scM{"address": scAddrIn(""), "document": scDocIn()}, "address"), scAddrOut())
 }
 
@@ -73,7 +75,7 @@ func catListProcedures() Spec {
 func catListNames() Spec {
 	return catProvider("list_names", "List names",
 		"List symbol names by address, or those at one address."+catSampleText,
-		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("Only names here.")}, 500, 100)),
+		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("")}, 500, 100)),
 		scPageOf(scOutAll(scM{
 			"address": scAddrOut(),
 			"value":   scString(),
@@ -87,7 +89,7 @@ func catListNames() Spec {
 func catListStrings() Spec {
 	return catProvider("list_strings", "List strings",
 		"List strings by address, or the one at an address."+catSampleText,
-		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("Only the string here.")}, 500, 100)),
+		"I", scIn(scPageIn(scM{"document": scDocIn(), "address": scAddrIn("")}, 500, 100)),
 		scPageOf(scOutAll(scM{
 			"address":         scAddrOut(),
 			"value":           scStr(0, 1024),
@@ -121,7 +123,7 @@ func catListSegments() Spec {
 // §15.4); resolved names the open target that satisfies the dependency.
 func catListDependencies() Spec {
 	return catProvider("list_dependencies", "List dependencies",
-		"List the libraries the loader would load, in load order, with where this host's loader would find each (LD_LIBRARY_PATH is not consulted)."+catSampleText,
+		"List the libraries the loader would load, in order, with where this host's loader would find each (LD_LIBRARY_PATH not consulted)."+catSampleText,
 		"I", scIn(scM{}),
 		scList(scOutAll(scM{
 			"name":           scString(),
@@ -140,7 +142,7 @@ func catListDependencies() Spec {
 // the engine; a top-level oneOf is not published, see Spec.inputUnion).
 func catResolveImport() Spec {
 	return catProvider("resolve_import", "Resolve import",
-		"Find the open target and procedure defining an import: name (printf@GLIBC_2.2.5, KERNEL32.dll!#12) or stub/slot address, one of them."+catSampleText,
+		"Find the open target and procedure defining an import, by name (printf@GLIBC_2.2.5, KERNEL32.dll!#12) or stub/slot address."+catSampleText,
 		"I", scIn(scM{"name": scStr(1, 1024), "address": scAddrIn("")}),
 		scOutAll(scM{
 			"import": scOutAll(scM{"name": scString(), "version": scNullable(scString()), "library": scNullable(scString()),
@@ -160,7 +162,7 @@ func catAddressName() Spec {
 
 func catProcedureAddress() Spec {
 	return catProvider("procedure_address", "Procedure address",
-		"Resolve a procedure name (or address) to its entry address.",
+		"Resolve a procedure name or address to its entry address.",
 		"I", scIn(scM{"procedure": scProcIn(), "document": scDocIn()}, "procedure"), scAddrOut())
 }
 
@@ -291,8 +293,10 @@ func catListBookmarks() Spec {
 		scList(scOutAll(scM{"address": scAddrOut(), "name": scString()})))
 }
 
-// catAnnotationNote: annotations live in the ledger, not in the provider.
-const catAnnotationNote = " Seen by every connection on the same bytes."
+// catAnnotationNote: annotations live in the ledger, not in the provider;
+// the server instructions say once that every connection on the same bytes
+// sees them.
+const catAnnotationNote = ""
 
 func catSetComment() Spec {
 	return catProvider("set_comment", "Set comment",

@@ -14,7 +14,7 @@ func catOpenBinary() Spec {
 	return Spec{
 		Name:        "open_binary",
 		Title:       "Open binary",
-		Description: "Open a binary, archive or directory as a target (its target_id; it becomes active) and bind an analysis provider; start here.",
+		Description: "Open a binary, archive or directory as a target and bind an analysis provider; start here.",
 		Kind:        "session",
 		Effects:     catEffects("S P I"),
 		Input: scIn(scM{
@@ -42,7 +42,7 @@ func catCloseBinary() Spec {
 	return Spec{
 		Name:        "close_binary",
 		Title:       "Close binary",
-		Description: "Close the target; Evidence and annotations stay in the ledger.",
+		Description: "Close the target; its Evidence and annotations stay.",
 		Kind:        "session",
 		Effects:     catEffects("S I"),
 		Input:       scIn(scM{}),
@@ -138,7 +138,7 @@ func catImportEvidenceBundle() Spec {
 	return Spec{
 		Name:        "import_evidence_bundle",
 		Title:       "Import Evidence bundle",
-		Description: "Verify a bundle file from an approved Evidence root and merge its records, all or nothing.",
+		Description: "Verify a bundle file in an approved Evidence root and merge its records atomically.",
 		Kind:        "session",
 		Effects:     catEffects("S I"),
 		Input: scIn(scM{
@@ -157,7 +157,7 @@ func catGetNavigationContext() Spec {
 	return Spec{
 		Name:        "get_navigation_context",
 		Title:       "Get navigation context",
-		Description: "Return the document, cursor address and containing procedure (not Evidence)." + catSampleText,
+		Description: "Return the document, cursor address and containing procedure." + catSampleText,
 		Kind:        "session",
 		Effects:     catEffects("I"),
 		Input:       scIn(scM{"document": scDocIn()}),
@@ -181,7 +181,7 @@ func catInspectAddressContext() Spec {
 	return Spec{
 		Name:        "inspect_address_context",
 		Title:       "Inspect address context",
-		Description: "Return name, containing procedure, comments and bookmarks at one address in one call (not Evidence)." + catSampleText,
+		Description: "Return name, containing procedure, comments and bookmarks at one address." + catSampleText,
 		Kind:        "session",
 		Effects:     catEffects("I"),
 		Input: scIn(scM{

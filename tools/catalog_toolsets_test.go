@@ -11,7 +11,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 )
 
-// TestToolsetsPartitionTheCatalog: every one of the 44 tools is in exactly
+// TestToolsetsPartitionTheCatalog: every one of the 45 tools is in exactly
 // one toolset, and the toolsets are the seven of §0.
 func TestToolsetsPartitionTheCatalog(t *testing.T) {
 	if got, want := ToolsetNames(), []string{"triage", "navigate", "annotate", "artifacts", "javascript", "capture", "evidence_files"}; !reflect.DeepEqual(got, want) {

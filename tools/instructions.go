@@ -19,4 +19,5 @@ const Instructions = "REA answers questions about a binary, archive or applicati
 	"Arguments: addresses are hexadecimal strings, 0x optional (0x401000); procedure is an exact name or an " +
 	"address; document is a name from list_documents (default: the current one); an omitted address means the " +
 	"cursor (goto_address); paths are absolute; target is a target_id from open_binary (up to 16 open at once; " +
-	"default: the most recently opened)."
+	"default: the most recently opened).\n" +
+	"Annotations (comments, bookmarks, address names) are kept in the ledger: every connection on the same bytes sees them."

@@ -63,6 +63,10 @@ func (s *Server) handlerFor(spec Spec) handler {
 		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 			return sess.conn.ListDependencies(ctx, targetOf(ctx), params, rep)
 		}
+	case "compare_binaries":
+		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
+			return sess.conn.CompareBinaries(ctx, params, rep, nil)
+		}
 	case "resolve_import":
 		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
 			return sess.conn.ResolveImport(ctx, targetOf(ctx), params, rep)

@@ -18,6 +18,9 @@ import (
 
 // takesTarget says whether a tool acts on one open target (§15.1).
 func takesTarget(s Spec) bool {
+	if s.Name == "compare_binaries" { // names its two targets itself
+		return false
+	}
 	switch s.Kind {
 	case "provider", "composed", "artifact":
 		return true
@@ -113,7 +116,9 @@ func (a ToolAvailability) listed() bool { return a.Available || len(a.AvailableF
 // (the engine's own typed errors), which single-target clients rely on.
 func (s *Server) targetVerdict(spec Spec, sess *session, ref string, modern bool) error {
 	if !takesTarget(spec) {
-		if modern {
+		// compare_binaries names its targets itself; the engine gives each
+		// its typed error (the active target may be neither).
+		if modern && spec.Name != "compare_binaries" {
 			if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
 				return unavailableToolError(spec.Name, a)
 			}

@@ -91,7 +91,7 @@ func newRoot() *cobra.Command {
 			stopProfile()
 		}
 	}
-	root.AddCommand(newMCPCommand(g), newAnalyzeCommand(g), newProvidersCommand(), newCapabilitiesCommand(),
+	root.AddCommand(newMCPCommand(g), newAnalyzeCommand(g), newCompareCommand(g), newProvidersCommand(), newCapabilitiesCommand(),
 		newEvidenceCommand(g), newLedgerCommand(g), newVersionCommand(), newDoctorCommand(g), newSetupCommand(),
 		newPolicyCommand(g))
 	return root

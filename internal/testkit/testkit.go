@@ -381,3 +381,34 @@ func CompareFixtureBuild(t testing.TB, version int, arch, opt string, stripped b
 	}
 	return filepath.Join(dir, out)
 }
+
+// CompareLargePair is two real, large executables of different content
+// for the compare_binaries resume and cancellation tests: the files
+// REA_COMPARE_LARGE_LEFT and REA_COMPARE_LARGE_RIGHT name (.ci/run sets
+// them to two versions of a Debian library, fetched with apt-get
+// download), else the Go toolchain's vet and fix (9 MB each, ~7,000
+// procedures, sharing most of their packages), which every machine that
+// runs the tests has.
+func CompareLargePair(t testing.TB) (left, right string) {
+	t.Helper()
+	if l, r := os.Getenv("REA_COMPARE_LARGE_LEFT"), os.Getenv("REA_COMPARE_LARGE_RIGHT"); l != "" || r != "" {
+		for _, p := range []string{l, r} {
+			if _, err := os.Stat(p); err != nil {
+				SkipOrFail(t, fmt.Sprintf("REA_COMPARE_LARGE_LEFT/RIGHT: %q is not readable: %v", p, err))
+			}
+		}
+		return l, r
+	}
+	out, err := exec.Command(Need(t, "go"), "env", "GOTOOLDIR").Output()
+	if err != nil {
+		t.Fatalf("go env GOTOOLDIR: %v", err)
+	}
+	dir := strings.TrimSpace(string(out))
+	left, right = filepath.Join(dir, "vet"), filepath.Join(dir, "fix")
+	for _, p := range []string{left, right} {
+		if _, err := os.Stat(p); err != nil {
+			SkipOrFail(t, "the Go toolchain's "+filepath.Base(p)+" is not in "+dir)
+		}
+	}
+	return left, right
+}

@@ -167,3 +167,24 @@ func FuzzParseEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// TestDataDigests: export carries the blobs an event's data names by
+// record_digest, result_digest and state_digest (top-level strings only).
+func TestDataDigests(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		want []string
+	}{
+		{`{"evidence_id":"ev_1","record_digest":"aa"}`, []string{"aa"}},
+		{`{"comparison_id":"cmp_1","result_digest":"bb"}`, []string{"bb"}},
+		{`{"comparison_id":"cmp_1","completed":5,"phase":"decode_left","state_digest":"cc","total":null}`, []string{"cc"}},
+		{`{"nested":{"record_digest":"dd"},"state_digest":7}`, nil},
+		{`{"record_digest":`, nil},
+		{`[]`, nil},
+	} {
+		got := DataDigests([]byte(c.data))
+		if len(got) != len(c.want) || (len(got) == 1 && got[0] != c.want[0]) {
+			t.Errorf("DataDigests(%s) = %v, want %v", c.data, got, c.want)
+		}
+	}
+}

@@ -71,23 +71,37 @@ func AppendEventLine(dst []byte, seq int64, h, p string, c []byte) []byte {
 	return append(dst, "}\n"...)
 }
 
-// DataDigest returns data.record_digest when data is a canonical object
-// with that member as a string.
-func DataDigest(data []byte) (string, bool) {
+// carriedBlobField reports the other top-level members of an event's data
+// that name a blob by its sha256 (comparison_completed.result_digest and
+// comparison_checkpoint.state_digest, CONTRACTS.md §16.2): export carries
+// the blobs they name, like those of BlobRefField, so an imported ledger
+// pages a stored comparison without computing it again; verify does not
+// require them (a comparison can always be computed again).
+func carriedBlobField(k string) bool { return k == "result_digest" || k == "state_digest" }
+
+// DataDigests returns the blob digests data names: its BlobRefField and
+// carriedBlobField members that are strings, when data is a canonical
+// object.
+func DataDigests(data []byte) []string {
 	if len(data) == 0 || data[0] != '{' {
-		return "", false
+		return nil
 	}
 	s := canonScanner{b: data}
-	var digest string
-	var found bool
+	var out []string
 	_, err := s.object(0, func(key []byte, vs int) (int, error) {
 		ve, err := s.value(vs)
-		if err == nil && string(key) == `"`+BlobRefField+`"` && data[vs] == '"' {
-			digest, found = decodeCanonString(data[vs:ve]), true
+		if err == nil && data[vs] == '"' && len(key) > 2 {
+			k := string(key[1 : len(key)-1])
+			if k == BlobRefField || carriedBlobField(k) {
+				out = append(out, decodeCanonString(data[vs:ve]))
+			}
 		}
 		return ve, err
 	})
-	return digest, found && err == nil
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // maxLine bounds one export line (a blob of 64 MiB is about 86 MiB in

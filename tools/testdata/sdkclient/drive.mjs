@@ -225,7 +225,7 @@ async function runEra(era, ledger) {
 
   // A compiled C fixture: provider, annotation, navigation, composed tools.
   stage = 'elf';
-  await open(stage, plan.fixture);
+  const elf = (await open(stage, plan.fixture))?.result?.target_id;
   await badArguments(stage);
   await ok(stage, 'binary_session', {});
   await ok(stage, 'binary_overview', {});
@@ -266,6 +266,8 @@ async function runEra(era, ledger) {
   await ok(stage, 'unset_bookmark', { address: mainAt });
   await ok(stage, 'get_call_graph', { address: mainAt });
   await ok(stage, 'get_call_graph', { address: helperAt, direction: 'backward' });
+  await ok(stage, 'compare_binaries', { left_target: elf, right_target: elf });
+  await ok(stage, 'compare_binaries', { left_target: elf, right_target: elf, status: ['unchanged'], limit: 2 });
   await ok(stage, 'get_navigation_context', {});
   await ok(stage, 'inspect_address_context', { address: mainAt });
   await ok(stage, 'get_evidence_bundle', { evidence_ids: [evidenceID(callees)].filter(Boolean) });
