@@ -14,16 +14,17 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 pkg=${1:-libgs10}
 glob=${2:-'libgs.so.*'}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# REA_BENCH_KEEP=DIR keeps the downloads (and the test binary) in DIR.
+if [ -n "${REA_BENCH_KEEP:-}" ]; then work=$REA_BENCH_KEEP; mkdir -p "$work"
+else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 mapfile -t versions < <(apt-cache madison "$pkg" | awk -F'|' '{gsub(/ /, "", $2); print $2}' | sort -u -V | tail -2)
 [ ${#versions[@]} -eq 2 ] || { echo "apt-cache madison $pkg: want two versions, have ${#versions[@]}" >&2; exit 1; }
 libs=()
 for v in "${versions[@]}"; do
   d="$work/$v"
   mkdir -p "$d"
-  (cd "$d" && apt-get download -q "$pkg=$v" >/dev/null 2>&1)
-  dpkg-deb -x "$d"/*.deb "$d/root"
+  ls "$d"/*.deb >/dev/null 2>&1 || (cd "$d" && apt-get download -q "$pkg=$v" >/dev/null 2>&1)
+  [ -d "$d/root" ] || dpkg-deb -x "$d"/*.deb "$d/root"
   libs+=("$(find "$d/root" -name "$glob" -type f | head -1)")
 done
 go test -c -o "$work/compare.test" ./engine/compare/

@@ -96,6 +96,8 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 	sideOf := func(o *openTarget) *compare.ProviderSide {
 		return &compare.ProviderSide{Client: o.client, Call: func(ctx context.Context, inner string, in provider.Params) (provider.Result, error) {
 			return c.invoke(ctx, o, inner, in, nil)
+		}, Queue: func(ctx context.Context, inner string, fn func(context.Context) error) error {
+			return c.invokeFunc(ctx, o, inner, fn)
 		}}
 	}
 	cmp := &compare.Comparison{Left: sideOf(left), LeftID: identityOf(left), RightID: identityOf(right),

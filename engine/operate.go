@@ -100,10 +100,8 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 		}
 		return provider.Result{}, c.missingOperation(o, op)
 	}
-	if reason, bad := c.unhealthy(o, op); bad {
-		return provider.Result{}, fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
-			"Reopen the target to restart the provider, and run `rea doctor`.",
-			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
+	if err := c.unavailable(o, op); err != nil {
+		return provider.Result{}, err
 	}
 	if !cursorDefaulted[op] {
 		return c.call(ctx, o, capability, params, rep)
@@ -123,6 +121,39 @@ func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, param
 		return c.withUserName(ctx, o, addr, res)
 	}
 	return res, nil
+}
+
+// unavailable is provider_unavailable once o's provider was found unhealthy.
+func (c *Connection) unavailable(o *openTarget, op string) error {
+	if reason, bad := c.unhealthy(o, op); bad {
+		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
+			"Reopen the target to restart the provider, and run `rea doctor`.",
+			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
+	}
+	return nil
+}
+
+// invokeFunc runs fn as a call of the provider operation op on o, as
+// invoke runs the provider's Do: declared, healthy, in the target's request
+// queue and timeout. The comparison reads the builtin's instructions this
+// way (compare.InstructionSource).
+func (c *Connection) invokeFunc(ctx context.Context, o *openTarget, op string, fn func(context.Context) error) error {
+	capability, declared := findCapability(o.binding.impl.Capabilities(), op)
+	if !declared {
+		return c.missingOperation(o, op)
+	}
+	if err := c.unavailable(o, op); err != nil {
+		return err
+	}
+	_, err := c.queued(ctx, o, capability, func(ctx context.Context) (res provider.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fault.Internal(op, errors.New("provider panic"))
+			}
+		}()
+		return provider.Result{}, fn(ctx)
+	})
+	return err
 }
 
 // cursorDefaulted are the provider operations whose optional address means
@@ -164,6 +195,15 @@ var unpagedResults = map[string]string{
 // call runs the operation through the client's FIFO queue under the
 // operation's own budget, keeping cancellation and timeout distinct (§6.4).
 func (c *Connection) call(ctx context.Context, o *openTarget, capability provider.Capability, params provider.Params, rep progress.Reporter) (provider.Result, error) {
+	return c.queued(ctx, o, capability, func(ctx context.Context) (provider.Result, error) {
+		return safeDo(ctx, o.client, capability.Operation, params, rep)
+	})
+}
+
+// queued runs do as one call of the capability's operation: in the
+// target's request queue, under the operation's timeout, its failure
+// observed for the provider's health.
+func (c *Connection) queued(ctx context.Context, o *openTarget, capability provider.Capability, do func(ctx context.Context) (provider.Result, error)) (provider.Result, error) {
 	op := capability.Operation
 	var timeout time.Duration
 	if capability.Limits.TimeoutMS != nil {
@@ -182,7 +222,7 @@ func (c *Connection) call(ctx context.Context, o *openTarget, capability provide
 		callCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	res, err := safeDo(callCtx, o.client, op, params, rep)
+	res, err := do(callCtx)
 	switch {
 	case ctx.Err() != nil:
 		return provider.Result{}, fault.CancelledError(op).WithCause(ctx.Err())

@@ -25,8 +25,25 @@ type ProviderSide struct {
 	// Call, when set, is used instead of Client.Do: the engine routes the
 	// calls through the target's request queue and timeout this way.
 	Call func(ctx context.Context, operation string, in provider.Params) (provider.Result, error)
+	// Queue, when set, runs fn as the operation in the target's request
+	// queue and timeout, as Call runs Do: the engine's route for
+	// InstructionSource. With Call set and Queue nil, InstructionSource is
+	// not used (no call bypasses the queue).
+	Queue func(ctx context.Context, operation string, fn func(ctx context.Context) error) error
 
 	pagedOnly bool // procedure_assembly is not served
+}
+
+// InstructionSource is offered by a client that hands over a procedure's
+// instructions one by one, as procedure_assembly lists them (the same
+// addresses, sizes, text and limitations, the same errors), without
+// rendering one text of the whole procedure for the comparison to split
+// again; the builtin provider's Client implements it, decoding each
+// instruction once. ProviderSide prefers it and keeps procedure_assembly
+// and read_function_instructions for every other provider.
+type InstructionSource interface {
+	ProcedureInstructions(ctx context.Context, document string, entry uint64,
+		fn func(addr uint64, size int, text string)) (limitations []string, err error)
 }
 
 const pageLimit = 500 // the largest page both operations serve
@@ -203,6 +220,12 @@ func fatal(ctx context.Context, err error) bool {
 // procedure longer than procedure_assembly returns, every page of
 // read_function_instructions (each page decodes the procedure again).
 func (s *ProviderSide) Instructions(ctx context.Context, p Procedure) (Code, error) {
+	if src, ok := s.Client.(InstructionSource); ok && !s.pagedOnly && (s.Call == nil || s.Queue != nil) {
+		code, ok, err := s.direct(ctx, src, p)
+		if err != nil || ok {
+			return code, err
+		}
+	}
 	if !s.pagedOnly {
 		code, ok, err := s.assembly(ctx, p)
 		if err != nil || ok {
@@ -210,6 +233,35 @@ func (s *ProviderSide) Instructions(ctx context.Context, p Procedure) (Code, err
 		}
 	}
 	return s.paged(ctx, p)
+}
+
+// direct reads the procedure from an InstructionSource; ok is false when
+// the caller should ask procedure_assembly instead (which then answers the
+// error, or refuses a long procedure and is paged).
+func (s *ProviderSide) direct(ctx context.Context, src InstructionSource, p Procedure) (Code, bool, error) {
+	code := Code{Complete: true}
+	var lims []string
+	read := func(ctx context.Context) error {
+		var err error
+		lims, err = src.ProcedureInstructions(ctx, s.Document, p.Address, func(a uint64, n int, text string) {
+			code.Instructions = append(code.Instructions, Instruction{Address: a, Size: n, Text: text})
+		})
+		return err
+	}
+	var err error
+	if s.Queue != nil {
+		err = s.Queue(ctx, "procedure_assembly", read)
+	} else {
+		err = read(ctx)
+	}
+	if err != nil {
+		if fatal(ctx, err) {
+			return Code{}, false, err
+		}
+		return Code{}, false, nil
+	}
+	markIncomplete(&code, lims)
+	return code, true, nil
 }
 
 // assembly reads the procedure through procedure_assembly; ok is false when

@@ -235,59 +235,9 @@ func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, re
 // codeOp is doCodeOp; symbolize=false leaves out the annotations (only the
 // benchmark that measures their cost asks for that).
 func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter, symbolize bool) (provider.Result, error) {
-	n, ex, entry, err := c.procedureOf(ctx, op, in, rep)
+	n, entry, pc, lims, text, err := c.procText(ctx, op, in, rep, symbolize, false)
 	if err != nil {
 		return provider.Result{}, err
-	}
-	six := n.six
-	var offset, limit int
-	if op == OpReadFunctionInstructions {
-		if offset, limit, err = InstructionWindow(op, in); err != nil {
-			return provider.Result{}, err
-		}
-	}
-	rep.Report(progress.Update{Phase: "index", Message: "decoding procedure"})
-	// Boundaries first; text is rendered only for the instructions returned.
-	pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
-	if err != nil {
-		return provider.Result{}, err
-	}
-	if op == OpProcedureAssembly {
-		if err := AssemblyFits(op, len(pc.insns)); err != nil {
-			return provider.Result{}, err
-		}
-	}
-	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
-	var an *annotator
-	if symbolize {
-		z, err := c.symbolizer(ctx, op, six)
-		if err != nil {
-			return provider.Result{}, err
-		}
-		an = &annotator{z: z, img: c.ix.img, data: c.data, names: n}
-	}
-	// The text is decoded again per instruction; the targets and data
-	// references are those of the procedure's own decoding (it), whose
-	// register tracking saw every instruction before it, so a line reads
-	// the same in every page.
-	d := newDecoder(c.ix.img)
-	d.thumb = pc.thumb
-	text := func(it insn) string {
-		code, ok := c.codeAt(it.addr)
-		if !ok || len(code) < int(it.n) {
-			return ""
-		}
-		var t string
-		if it.pool {
-			t = poolInsn(code[:it.n], it.addr, c.ix.img.bo, true).text
-		} else {
-			d.it = it.it // the IT block the instruction is in
-			t = d.decode(code[:it.n], it.addr, true).text
-		}
-		if an != nil {
-			t = an.annotate(t, it)
-		}
-		return t
 	}
 	if op == OpProcedureAssembly {
 		var b strings.Builder
@@ -303,6 +253,10 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 		}
 		return provider.Result{Normalized: b.String(), Limitations: append(lims, n.limitations()...)}, nil
 	}
+	offset, limit, err := InstructionWindow(op, in)
+	if err != nil {
+		return provider.Result{}, err
+	}
 	page := provider.PageOf(pc.insns, offset, limit)
 	items := make([]InstructionItem, len(page.Items))
 	for i, it := range page.Items {
@@ -315,4 +269,96 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 			Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated},
 		Limitations: resLims,
 	}, Limitations: append(lims, n.limitations()...)}, nil
+}
+
+// procText decodes the procedure in and returns its namer, entry and
+// instructions, the call's limitations but the namer's (known once the text
+// is rendered), and the text of one instruction. once decodes
+// each instruction once, with its text, for a caller that renders every
+// instruction in order (ProcedureInstructions); otherwise the boundaries
+// are decoded first and the text only for the instructions asked for. The
+// text is the same either way: an instruction's text depends only on its
+// bytes, its address and, in Thumb, the IT state it was decoded in.
+func (c *Client) procText(ctx context.Context, op string, in provider.Params, rep progress.Reporter, symbolize, once bool) (
+	*namer, uint64, *procCode, []string, func(insn) string, error) {
+	n, ex, entry, err := c.procedureOf(ctx, op, in, rep)
+	if err != nil {
+		return nil, 0, nil, nil, nil, err
+	}
+	if op == OpReadFunctionInstructions {
+		if _, _, err := InstructionWindow(op, in); err != nil {
+			return nil, 0, nil, nil, nil, err
+		}
+	}
+	six := n.six
+	rep.Report(progress.Update{Phase: "index", Message: "decoding procedure"})
+	pc, err := c.decodeProc(ctx, op, six, ex, entry, once)
+	if err != nil {
+		return nil, 0, nil, nil, nil, err
+	}
+	if op == OpProcedureAssembly {
+		if err := AssemblyFits(op, len(pc.insns)); err != nil {
+			return nil, 0, nil, nil, nil, err
+		}
+	}
+	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
+	var an *annotator
+	if symbolize {
+		z, err := c.symbolizer(ctx, op, six)
+		if err != nil {
+			return nil, 0, nil, nil, nil, err
+		}
+		an = &annotator{z: z, img: c.ix.img, data: c.data, names: n}
+	}
+	// The text is decoded again per instruction; the targets and data
+	// references are those of the procedure's own decoding (it), whose
+	// register tracking saw every instruction before it, so a line reads
+	// the same in every page.
+	d := newDecoder(c.ix.img)
+	d.thumb = pc.thumb
+	text := func(it insn) string {
+		t := it.text
+		if !once {
+			code, ok := c.codeAt(it.addr)
+			if !ok || len(code) < int(it.n) {
+				return ""
+			}
+			if it.pool {
+				t = poolInsn(code[:it.n], it.addr, c.ix.img.bo, true).text
+			} else {
+				d.it = it.it // the IT block the instruction is in
+				t = d.decode(code[:it.n], it.addr, true).text
+			}
+		}
+		if an != nil {
+			t = an.annotate(t, it)
+		}
+		return t
+	}
+	return n, entry, pc, lims, text, nil
+}
+
+// ProcedureInstructions gives fn each instruction procedure_assembly lists
+// for the procedure at entry (in names the document, "" the default), with
+// the same text, but without building and returning one text of the whole
+// procedure: each instruction is decoded once. It returns the limitations
+// procedure_assembly's result would carry, and procedure_assembly's errors.
+// The comparison (engine/compare) reads procedures this way.
+func (c *Client) ProcedureInstructions(ctx context.Context, document string, entry uint64, fn func(addr uint64, size int, text string)) ([]string, error) {
+	in := provider.Params{"procedure": provider.FormatAddress(entry)}
+	if document != "" {
+		in["document"] = document
+	}
+	n, _, pc, lims, text, err := c.procText(ctx, OpProcedureAssembly, in, progress.OrNop(nil), true, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range pc.insns {
+		if code, ok := c.codeAt(it.addr); !ok || len(code) < int(it.n) {
+			fn(it.addr, 0, "") // as procedure_assembly's line without bytes or text
+			continue
+		}
+		fn(it.addr, int(it.n), text(it))
+	}
+	return append(lims, n.limitations()...), nil // after the text: they count the user names it shows
 }

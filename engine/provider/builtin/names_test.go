@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"context"
+	"encoding/hex"
 	"os"
 	"slices"
 	"strings"
@@ -111,6 +113,17 @@ func TestCalleeNames(t *testing.T) {
 			}
 			if want := provider.UserNameLimitation(1); !slices.Contains(asm.Limitations, want) {
 				t.Errorf("procedure_assembly limitations %v lack %q", asm.Limitations, want)
+			}
+			// ProcedureInstructions (the comparison's way) gives the same
+			// lines and limitations, the user name's included.
+			mainAt, _ := provider.ParseAddress(mainAddr)
+			var lines []string
+			lims, err := c.(*Client).ProcedureInstructions(context.Background(), "", mainAt, func(a uint64, n int, text string) {
+				code, _ := c.(*Client).codeAt(a)
+				lines = append(lines, provider.FormatAddress(a)+"  "+hex.EncodeToString(code[:n])+"  "+text)
+			})
+			if err != nil || strings.Join(lines, "\n") != asm.Normalized.(string) || !slices.Equal(lims, asm.Limitations) {
+				t.Errorf("ProcedureInstructions of main: %v, limitations %v, lines\n%s", err, lims, strings.Join(lines, "\n"))
 			}
 			withUser := len(allNames(t, c))
 			c.(provider.UserNames).SetUserNames(nil)
