@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // minSimilarity is how alike two procedures paired by shape or by the call
@@ -17,8 +19,9 @@ const minSimilarity = 0.5
 // fingerprint computes a procedure's structural hash (its normalized
 // instruction stream, references to other procedures masked) and its
 // shape hash (mnemonics, flow and branch distances only).
-func (r *run) fingerprint(s *side, i int) {
-	var hb, gb []byte
+// buf is the caller's scratch space, reused from one procedure to the next.
+func (r *run) fingerprint(s *side, i int, buf *[2][]byte) {
+	hb, gb := buf[0][:0], buf[1][:0]
 	for _, in := range s.code[i].insns {
 		tok := r.toks.list[in.tok]
 		mn, _, _ := strings.Cut(tok, " ")
@@ -33,6 +36,7 @@ func (r *run) fingerprint(s *side, i int) {
 		gb = append(append(gb, mn...), 0)
 	}
 	s.structH[i], s.shapeH[i] = sha256.Sum256(hb), sha256.Sum256(gb)
+	buf[0], buf[1] = hb, gb
 }
 
 func (r *run) allocFingerprints() {
@@ -44,17 +48,41 @@ func (r *run) allocFingerprints() {
 	}
 }
 
-func (r *run) fingerprintPhase(ctx context.Context) error {
+// fingerprintAll computes every procedure's fingerprints, on every core:
+// each is a function of its own procedure and the (by now immutable) token
+// table, written to its own slot.
+func (r *run) fingerprintAll(ctx context.Context) error {
 	r.allocFingerprints()
 	nl := len(r.s[left].code)
-	return r.loop(ctx, nl+len(r.s[right].code), func(i int) error {
-		if i < nl {
-			r.fingerprint(r.s[left], i)
-		} else {
-			r.fingerprint(r.s[right], i-nl)
-		}
-		return nil
-	}, nil)
+	n := nl + len(r.s[right].code)
+	workers := min(runtime.GOMAXPROCS(0), max(n/256, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf [2][]byte
+			for i := w; i < n; i += workers {
+				if i&255 == w && ctx.Err() != nil {
+					return
+				}
+				if i < nl {
+					r.fingerprint(r.s[left], i, &buf)
+				} else {
+					r.fingerprint(r.s[right], i-nl, &buf)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// fingerprintPhase computes the fingerprints at once (fingerprintAll); its
+// loop only reports and checkpoints (a resume recomputes them all anyway).
+func (r *run) fingerprintPhase(ctx context.Context) error {
+	if err := r.fingerprintAll(ctx); err != nil {
+		return err
+	}
+	return r.loop(ctx, len(r.s[left].code)+len(r.s[right].code), func(int) error { return nil }, nil)
 }
 
 func (r *run) allocMatches() {

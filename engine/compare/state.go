@@ -172,11 +172,8 @@ func (r *run) restore(ctx context.Context, state []byte, load func(string) ([]by
 		}
 	}
 	if ph >= PhaseIndex(PhaseFingerprint) {
-		r.allocFingerprints()
-		for _, s := range r.s {
-			for i := range s.code {
-				r.fingerprint(s, i)
-			}
+		if err := r.fingerprintAll(ctx); err != nil {
+			return err
 		}
 	}
 	if ph >= PhaseIndex(PhaseMatchName) {

@@ -89,6 +89,7 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 			pc.lims = append(pc.lims, "the procedure's extent runs past its section; decoded to the section end")
 			n = uint64(len(code))
 		}
+		pc.insns = make([]insn, 0, n/4+1) // x86-64 code averages about 4 bytes an instruction, arm 4
 		for o := uint64(0); o < n; {
 			if len(pc.insns)&4095 == 4095 {
 				if err := ctx.Err(); err != nil {
