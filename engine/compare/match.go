@@ -48,22 +48,18 @@ func (r *run) allocFingerprints() {
 	}
 }
 
-// fingerprintAll computes every procedure's fingerprints, on every core:
+// fingerprintRange computes the fingerprints of procedures [from, to) of
+// both sides in a row (the left side's, then the right's), on every core:
 // each is a function of its own procedure and the (by now immutable) token
 // table, written to its own slot.
-func (r *run) fingerprintAll(ctx context.Context) error {
-	r.allocFingerprints()
+func (r *run) fingerprintRange(from, to int) {
 	nl := len(r.s[left].code)
-	n := nl + len(r.s[right].code)
-	workers := min(runtime.GOMAXPROCS(0), max(n/256, 1))
+	workers := min(runtime.GOMAXPROCS(0), max((to-from)/256, 1))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			var buf [2][]byte
-			for i := w; i < n; i += workers {
-				if i&255 == w && ctx.Err() != nil {
-					return
-				}
+			for i := from + w; i < to; i += workers {
 				if i < nl {
 					r.fingerprint(r.s[left], i, &buf)
 				} else {
@@ -73,16 +69,23 @@ func (r *run) fingerprintAll(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	return ctx.Err()
 }
 
-// fingerprintPhase computes the fingerprints at once (fingerprintAll); its
-// loop only reports and checkpoints (a resume recomputes them all anyway).
+// fingerprintChunk is how many procedures fingerprintPhase computes at once
+// between two progress updates and cancellation checks.
+const fingerprintChunk = 2048
+
 func (r *run) fingerprintPhase(ctx context.Context) error {
-	if err := r.fingerprintAll(ctx); err != nil {
-		return err
-	}
-	return r.loop(ctx, len(r.s[left].code)+len(r.s[right].code), func(int) error { return nil }, nil)
+	r.allocFingerprints()
+	n := len(r.s[left].code) + len(r.s[right].code)
+	next := 0
+	return r.loop(ctx, n, func(i int) error {
+		if i >= next {
+			next = min(i+fingerprintChunk, n)
+			r.fingerprintRange(i, next)
+		}
+		return nil
+	}, nil)
 }
 
 func (r *run) allocMatches() {

@@ -172,9 +172,8 @@ func (r *run) restore(ctx context.Context, state []byte, load func(string) ([]by
 		}
 	}
 	if ph >= PhaseIndex(PhaseFingerprint) {
-		if err := r.fingerprintAll(ctx); err != nil {
-			return err
-		}
+		r.allocFingerprints()
+		r.fingerprintRange(0, len(r.s[left].code)+len(r.s[right].code))
 	}
 	if ph >= PhaseIndex(PhaseMatchName) {
 		r.allocMatches()
