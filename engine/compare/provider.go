@@ -39,11 +39,12 @@ type ProviderSide struct {
 // addresses, sizes, text and limitations, the same errors), without
 // rendering one text of the whole procedure for the comparison to split
 // again; the builtin provider's Client implements it, decoding each
-// instruction once. ProviderSide prefers it and keeps procedure_assembly
+// instruction once. fn is called for instruction i of n, in order.
+// ProviderSide prefers it and keeps procedure_assembly
 // and read_function_instructions for every other provider.
 type InstructionSource interface {
 	ProcedureInstructions(ctx context.Context, document string, entry uint64,
-		fn func(addr uint64, size int, text string)) (limitations []string, err error)
+		fn func(i, n int, addr uint64, size int, text string)) (limitations []string, err error)
 }
 
 const pageLimit = 500 // the largest page both operations serve
@@ -243,8 +244,11 @@ func (s *ProviderSide) direct(ctx context.Context, src InstructionSource, p Proc
 	var lims []string
 	read := func(ctx context.Context) error {
 		var err error
-		lims, err = src.ProcedureInstructions(ctx, s.Document, p.Address, func(a uint64, n int, text string) {
-			code.Instructions = append(code.Instructions, Instruction{Address: a, Size: n, Text: text})
+		lims, err = src.ProcedureInstructions(ctx, s.Document, p.Address, func(i, n int, a uint64, size int, text string) {
+			if i == 0 {
+				code.Instructions = make([]Instruction, 0, n)
+			}
+			code.Instructions = append(code.Instructions, Instruction{Address: a, Size: size, Text: text})
 		})
 		return err
 	}

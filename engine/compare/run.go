@@ -33,12 +33,18 @@ type tokens struct {
 	list []string
 }
 
-func (t *tokens) id(s string) uint32 {
+func (t *tokens) id(s string) uint32 { return t.intern(s, false) }
+
+// intern is id; owned says s is a token string of its own (another table's),
+// shared rather than copied.
+func (t *tokens) intern(s string, owned bool) uint32 {
 	if id, ok := t.ids[s]; ok {
 		return id
 	}
 	id := uint32(len(t.list))
-	s = strings.Clone(s) // s may point into a whole procedure's text
+	if !owned {
+		s = strings.Clone(s) // s may point into an instruction's whole text
+	}
 	t.ids[s] = id
 	t.list = append(t.list, s)
 	return id
@@ -549,7 +555,7 @@ func (p *prefetch) next(ctx context.Context, toks *tokens) (procCode, error) {
 		return procCode{}, f.err
 	}
 	for _, t := range f.newToks {
-		p.remap = append(p.remap, toks.id(t))
+		p.remap = append(p.remap, toks.intern(t, true))
 	}
 	for i := range f.code.insns {
 		f.code.insns[i].tok = p.remap[f.code.insns[i].tok]

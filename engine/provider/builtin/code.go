@@ -340,12 +340,12 @@ func (c *Client) procText(ctx context.Context, op string, in provider.Params, re
 }
 
 // ProcedureInstructions gives fn each instruction procedure_assembly lists
-// for the procedure at entry (in names the document, "" the default), with
+// (instruction i of n) for the procedure at entry (in names the document, "" the default), with
 // the same text, but without building and returning one text of the whole
 // procedure: each instruction is decoded once. It returns the limitations
 // procedure_assembly's result would carry, and procedure_assembly's errors.
 // The comparison (engine/compare) reads procedures this way.
-func (c *Client) ProcedureInstructions(ctx context.Context, document string, entry uint64, fn func(addr uint64, size int, text string)) ([]string, error) {
+func (c *Client) ProcedureInstructions(ctx context.Context, document string, entry uint64, fn func(i, n int, addr uint64, size int, text string)) ([]string, error) {
 	in := provider.Params{"procedure": provider.FormatAddress(entry)}
 	if document != "" {
 		in["document"] = document
@@ -354,12 +354,12 @@ func (c *Client) ProcedureInstructions(ctx context.Context, document string, ent
 	if err != nil {
 		return nil, err
 	}
-	for _, it := range pc.insns {
+	for i, it := range pc.insns {
 		if code, ok := c.codeAt(it.addr); !ok || len(code) < int(it.n) {
-			fn(it.addr, 0, "") // as procedure_assembly's line without bytes or text
+			fn(i, len(pc.insns), it.addr, 0, "") // as procedure_assembly's line without bytes or text
 			continue
 		}
-		fn(it.addr, int(it.n), text(it))
+		fn(i, len(pc.insns), it.addr, int(it.n), text(it))
 	}
 	return append(lims, n.limitations()...), nil // after the text: they count the user names it shows
 }

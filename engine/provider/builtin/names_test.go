@@ -118,7 +118,7 @@ func TestCalleeNames(t *testing.T) {
 			// lines and limitations, the user name's included.
 			mainAt, _ := provider.ParseAddress(mainAddr)
 			var lines []string
-			lims, err := c.(*Client).ProcedureInstructions(context.Background(), "", mainAt, func(a uint64, n int, text string) {
+			lims, err := c.(*Client).ProcedureInstructions(context.Background(), "", mainAt, func(_, _ int, a uint64, n int, text string) {
 				code, _ := c.(*Client).codeAt(a)
 				lines = append(lines, provider.FormatAddress(a)+"  "+hex.EncodeToString(code[:n])+"  "+text)
 			})
