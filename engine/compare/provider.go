@@ -16,7 +16,10 @@ import (
 // ProviderSide is a Side over a bound provider's client: list_procedures
 // (every page), list_segments, and each procedure's instructions from
 // procedure_assembly or every page of read_function_instructions, through
-// Do, so any provider that declares those operations serves (§16.1). One
+// Do, so any provider that declares those operations serves (§16.1); from a
+// client that is an InstructionSource, each procedure's instructions come
+// from it instead (the same instructions, without their text joined and
+// split again). One
 // ProviderSide is used by one goroutine at a time. Results are read through their JSON form, the
 // shapes of CONTRACTS.md §2.2, whatever Go types the provider uses.
 type ProviderSide struct {

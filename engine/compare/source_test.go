@@ -21,31 +21,31 @@ type textOnly struct{ provider.Client }
 // fixture (x86-64 and arm64, with and without symbols) and, when
 // REA_COMPARE_LEFT and REA_COMPARE_RIGHT name them, on that pair too.
 func TestInstructionSourceMatchesText(t *testing.T) {
-	type pair struct{ name, old, new string }
-	var pairs []func(t *testing.T) pair
+	type pair struct {
+		name string
+		open func(t *testing.T) (old, new string)
+	}
+	var pairs []pair
 	for _, cfg := range fixtureConfigs {
 		for _, stripped := range []bool{false, true} {
 			name := cfg.arch + cfg.opt
 			if stripped {
 				name += "-stripped"
 			}
-			pairs = append(pairs, func(t *testing.T) pair {
-				o, n := testkit.CompareFixture(t, cfg.arch, cfg.opt, stripped)
-				return pair{name, o, n}
-			})
+			pairs = append(pairs, pair{name, func(t *testing.T) (string, string) {
+				return testkit.CompareFixture(t, cfg.arch, cfg.opt, stripped)
+			}})
 		}
 	}
 	if l, r := os.Getenv("REA_COMPARE_LEFT"), os.Getenv("REA_COMPARE_RIGHT"); l != "" && r != "" && !testing.Short() {
-		pairs = append(pairs, func(*testing.T) pair { return pair{"env", l, r} })
+		pairs = append(pairs, pair{"env", func(*testing.T) (string, string) { return l, r }})
 	}
-	names := []string{"x86_64-O0", "x86_64-O0-stripped", "x86_64-O2", "x86_64-O2-stripped",
-		"arm64-O0", "arm64-O0-stripped", "arm64-O2", "arm64-O2-stripped", "env"}
-	for i, mk := range pairs {
-		t.Run(names[i], func(t *testing.T) {
+	for _, pr := range pairs {
+		t.Run(pr.name, func(t *testing.T) {
 			ctx := context.Background()
-			p := mk(t)
-			fast := comparison(t, p.old, p.new)
-			text := comparison(t, p.old, p.new)
+			oldPath, newPath := pr.open(t)
+			fast := comparison(t, oldPath, newPath)
+			text := comparison(t, oldPath, newPath)
 			for _, s := range []Side{fast.Left, fast.Right} {
 				if _, ok := s.(*ProviderSide).Client.(InstructionSource); !ok {
 					t.Fatal("the builtin client is not an InstructionSource")
@@ -87,5 +87,41 @@ func TestInstructionSourceMatchesText(t *testing.T) {
 			}
 			t.Logf("%d instructions, summary %+v", insns, rf.Summary)
 		})
+	}
+}
+
+// TestInstructionSourceRouting: with Call set (the engine's route), the
+// InstructionSource is read only through Queue, as procedure_assembly, and
+// not at all without Queue; the instructions are the same either way.
+func TestInstructionSourceRouting(t *testing.T) {
+	ctx := context.Background()
+	oldPath, _ := testkit.CompareFixture(t, "x86_64", "-O2", false)
+	s, _ := builtinSide(t, oldPath)
+	var calls, queued []string
+	s.Call = func(ctx context.Context, op string, in provider.Params) (provider.Result, error) {
+		calls = append(calls, op)
+		return s.Client.Do(ctx, op, in, nil)
+	}
+	l, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := l.Procedures[len(l.Procedures)/2]
+	calls = nil
+	viaText, err := s.Instructions(ctx, p)
+	if err != nil || len(calls) != 1 || calls[0] != "procedure_assembly" {
+		t.Fatalf("without Queue: calls %v, %v", calls, err)
+	}
+	s.Queue = func(ctx context.Context, op string, fn func(context.Context) error) error {
+		queued = append(queued, op)
+		return fn(ctx)
+	}
+	calls = nil
+	viaSource, err := s.Instructions(ctx, p)
+	if err != nil || len(calls) != 0 || len(queued) != 1 || queued[0] != "procedure_assembly" {
+		t.Fatalf("with Queue: calls %v, queued %v, %v", calls, queued, err)
+	}
+	if !reflect.DeepEqual(viaText, viaSource) || len(viaSource.Instructions) == 0 {
+		t.Fatalf("%s: %+v\n%+v", p.Name, viaText, viaSource)
 	}
 }
