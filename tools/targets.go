@@ -85,7 +85,10 @@ func targetStates(conn *engine.Connection) []engine.State {
 // that can (sorted). states come from targetStates.
 func (s *Server) evaluateAcross(spec Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
 	a := s.evaluate(spec, states[0], features)
-	if !takesTarget(spec) || !states[0].Open {
+	// compare_binaries takes no target but acts on two named ones (one
+	// target compared with itself suffices), so it is judged per target
+	// like the tools that do.
+	if !takesTarget(spec) && spec.Name != "compare_binaries" || !states[0].Open {
 		return a
 	}
 	var serving []string

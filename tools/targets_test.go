@@ -175,8 +175,8 @@ func TestVisibilityAcrossTargets(t *testing.T) {
 	arc := decode[openedTarget](t, s.ok("open_binary", map[string]any{"path": zipPath}).Structured).Result.TargetID
 	s.waitChanged()
 	names := s.toolNames()
-	if !names["list_procedures"] || !names["inventory_artifact"] {
-		t.Fatalf("tools/list with an ELF and a zip open lacks list_procedures or inventory_artifact")
+	if !names["list_procedures"] || !names["inventory_artifact"] || !names["compare_binaries"] {
+		t.Fatalf("tools/list with an ELF and a zip (active) open lacks list_procedures, inventory_artifact or compare_binaries")
 	}
 	e := s.errorOf("list_procedures", map[string]any{"target": arc})
 	d, _ := e["details"].(map[string]any)
