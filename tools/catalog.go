@@ -104,8 +104,18 @@ func (s Spec) OutputSchema() map[string]any {
 }
 
 // InputSchema is the published inputSchema: Input as a client needs it
-// (scInputView); Decode enforces the whole Input.
-func (s Spec) InputSchema() map[string]any { return scInputView(s.Input) }
+// (scInputView); Decode enforces the whole Input. The optional target of
+// the tools that act on one target (§15.1) is the one argument 39 tools
+// share word for word; the server instructions state it once instead of
+// every tools/list repeating it (1 KB), as they state the address,
+// procedure and document conventions.
+func (s Spec) InputSchema() map[string]any {
+	view := scInputView(s.Input)
+	if takesTarget(s) {
+		delete(view["properties"].(scM), "target")
+	}
+	return view
+}
 
 // MCPTool renders the spec as an mcp-go tool with raw input and output
 // schemas, the title, and all four annotation hints set explicitly.

@@ -115,7 +115,7 @@ func catAnalyzeJavaScriptApplication() Spec {
 	return Spec{
 		Name:        "analyze_javascript_application",
 		Title:       "Analyze JavaScript application",
-		Description: "Statically analyze an Electron application directory or ASAR: windows, preloads, bridges and IPC." + catSampleText,
+		Description: "Statically analyze an Electron app directory or ASAR: windows, preloads, bridges, IPC." + catSampleText,
 		Kind:        "application",
 		Effects:     catEffects("I"),
 		Evidence:    true,

@@ -61,7 +61,7 @@ func catInventoryArtifact() Spec {
 	return Spec{
 		Name:  "inventory_artifact",
 		Title: "Inventory artifact",
-		Description: "Inventory the open archive or directory as a graph of artifacts, paths and edges, checking integrity." +
+		Description: "Inventory the open archive or directory: artifacts, paths, edges, integrity." +
 			catSampleText,
 		Kind:       "artifact",
 		Effects:    catEffects("I"),
@@ -118,7 +118,7 @@ func catInventoryArtifact() Spec {
 
 func catExtractArtifact() Spec {
 	props := catTraversalLimits(scPageIn(scM{
-		"approved":           scD(scConst(true), "Explicit approval."),
+		"approved":           scConst(true),
 		"output_root":        scAbsPathIn(4096, "Created if missing; files are never overwritten."),
 		"occurrence_ids":     scD(scArr(scPat(scPatOccurrence), 1, 500), "From the current inventory; a directory selects its files."),
 		"allow_hidden_paths": scD(scDef(scBool(), false), "Allow path components starting with '.'."),
@@ -129,7 +129,7 @@ func catExtractArtifact() Spec {
 	return Spec{
 		Name:  "extract_artifact",
 		Title: "Extract artifact",
-		Description: "Extract selected occurrences of the open archive or directory safely; needs an artifact_extract grant." +
+		Description: "Extract chosen occurrences of the open archive or directory safely; needs an artifact_extract grant." +
 			catSampleText,
 		Kind:     "artifact",
 		Effects:  catEffects("W"),

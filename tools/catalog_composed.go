@@ -11,7 +11,7 @@ func catBinaryOverview() Spec {
 	return Spec{
 		Name:        "binary_overview",
 		Title:       "Binary overview",
-		Description: "Summarize the executable: segments and exact counts; a good first call." + catSampleText,
+		Description: "Summarize the executable: segments and exact counts; call it first." + catSampleText,
 		Kind:        "composed",
 		Effects:     catEffects("I"),
 		Evidence:    true,

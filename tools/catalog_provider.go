@@ -123,7 +123,7 @@ func catListSegments() Spec {
 // §15.4); resolved names the open target that satisfies the dependency.
 func catListDependencies() Spec {
 	return catProvider("list_dependencies", "List dependencies",
-		"List the libraries the loader would load, in order, with where this host's loader would find each (LD_LIBRARY_PATH not consulted)."+catSampleText,
+		"List the libraries the loader would load, in order, and where this host finds each (not via LD_LIBRARY_PATH)."+catSampleText,
 		"I", scIn(scM{}),
 		scList(scOutAll(scM{
 			"name":           scString(),
@@ -142,7 +142,7 @@ func catListDependencies() Spec {
 // the engine; a top-level oneOf is not published, see Spec.inputUnion).
 func catResolveImport() Spec {
 	return catProvider("resolve_import", "Resolve import",
-		"Find the open target and procedure defining an import, by name (printf@GLIBC_2.2.5, KERNEL32.dll!#12) or stub/slot address."+catSampleText,
+		"Find the open target and procedure defining an import: name (printf@GLIBC_2.2.5, KERNEL32.dll!#12) or stub address."+catSampleText,
 		"I", scIn(scM{"name": scStr(1, 1024), "address": scAddrIn("")}),
 		scOutAll(scM{
 			"import": scOutAll(scM{"name": scString(), "version": scNullable(scString()), "library": scNullable(scString()),
@@ -168,7 +168,7 @@ func catProcedureAddress() Spec {
 
 func catResolveContainingProcedure() Spec {
 	return catProvider("resolve_containing_procedure", "Resolve containing procedure",
-		"Find the procedure containing an address, or say why none does."+catSampleText,
+		"Find the procedure containing an address, or why none does."+catSampleText,
 		"I", scIn(scM{"address": scAddrIn(""), "document": scDocIn()}, "address"),
 		scM{"oneOf": []any{
 			scOutAll(scM{"query_address": scAddrOut(), "found": scConst(true), "procedure": scProcRef()}),
@@ -181,7 +181,7 @@ func catResolveContainingProcedure() Spec {
 
 func catProcedureInfo() Spec {
 	return catProvider("procedure_info", "Procedure info",
-		"Describe a procedure: entry, length, blocks, signature, locals and source line."+catSampleText,
+		"Describe a procedure: entry, length, blocks, signature, locals, source line."+catSampleText,
 		"I", scIn(scM{"procedure": scProcIn(), "document": scDocIn()}, "procedure"),
 		scOutAll(scM{
 			"name":             scString(),

@@ -662,7 +662,10 @@ func scDropImpliedType(s scM) {
 // REA-specific formats (the server instructions state the address, path and
 // id rules once), and additionalProperties:false go; types (some clients
 // refuse an argument without one), enums, consts, defaults, required keys and
-// descriptions stay. Decode still enforces the whole Input, so the view is
+// descriptions stay, except a default that is its type's zero value (0,
+// false, "", [], {}): that is what a client assumes of an optional argument,
+// and the view is in every tools/list. Decode still enforces the whole Input
+// (and applies every default), so the view is
 // less specific than what REA accepts, never wrong: a value it lets through
 // and Input rejects gets the typed invalid_request of §1.6, which names the
 // bound.
@@ -673,6 +676,10 @@ func scInputView(s scM) scM {
 		case "format", "pattern", "maxLength", "minLength", "minimum", "maximum", "minItems", "maxItems",
 			"additionalProperties":
 			continue
+		case "default":
+			if scZeroValue(v) {
+				continue
+			}
 		case "properties":
 			props := scM{}
 			for n, p := range v.(scM) {
@@ -691,6 +698,31 @@ func scInputView(s scM) scM {
 		out[k] = v
 	}
 	return out
+}
+
+// scZeroValue says whether a schema default is its type's zero value.
+func scZeroValue(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case int64:
+		return v == 0
+	case int:
+		return v == 0
+	case float64:
+		return v == 0
+	case []any:
+		return len(v) == 0
+	case []string:
+		return len(v) == 0
+	case scM:
+		return len(v) == 0
+	}
+	return false
 }
 
 // scEnumMax is the longest enum a compacted result keeps.

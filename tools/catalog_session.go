@@ -14,7 +14,7 @@ func catOpenBinary() Spec {
 	return Spec{
 		Name:        "open_binary",
 		Title:       "Open binary",
-		Description: "Open a binary, archive or directory as a target and bind an analysis provider; start here.",
+		Description: "Open a binary, archive or directory as a target and bind a provider; start here.",
 		Kind:        "session",
 		Effects:     catEffects("S P I"),
 		Input: scIn(scM{
@@ -110,7 +110,7 @@ func catGetEvidenceBundle() Spec {
 			"record_count":  scCount(),
 			"bundle":        scBundle(),
 		}),
-		resultDepth: 3,
+		resultDepth: 2,
 	}
 }
 
@@ -157,7 +157,7 @@ func catGetNavigationContext() Spec {
 	return Spec{
 		Name:        "get_navigation_context",
 		Title:       "Get navigation context",
-		Description: "Return the document, cursor address and containing procedure." + catSampleText,
+		Description: "Return the document, cursor and its procedure." + catSampleText,
 		Kind:        "session",
 		Effects:     catEffects("I"),
 		Input:       scIn(scM{"document": scDocIn()}),
@@ -181,7 +181,7 @@ func catInspectAddressContext() Spec {
 	return Spec{
 		Name:        "inspect_address_context",
 		Title:       "Inspect address context",
-		Description: "Return name, containing procedure, comments and bookmarks at one address." + catSampleText,
+		Description: "Return the name, procedure, comments and bookmarks at an address." + catSampleText,
 		Kind:        "session",
 		Effects:     catEffects("I"),
 		Input: scIn(scM{
@@ -229,7 +229,7 @@ func catCaptureProcessScenario() Spec {
 	return Spec{
 		Name:  "capture_process_scenario",
 		Title: "Capture process scenario",
-		Description: "Run a program under a pseudo-terminal with scripted input and record the transcript; needs a process_capture grant." +
+		Description: "Run a program in a pseudo-terminal with scripted input, recording the transcript; needs a process_capture grant." +
 			catSampleText,
 		Kind:     "session",
 		Effects:  catEffects("S W P N D"),
@@ -288,7 +288,7 @@ func catCompareArtifacts() Spec {
 	return Spec{
 		Name:        "compare_artifacts",
 		Title:       "Compare artifacts",
-		Description: "Compare two inventory_artifact results (by Evidence id) path by path." + catSampleText,
+		Description: "Compare two inventory_artifact results (Evidence ids) path by path." + catSampleText,
 		Kind:        "session",
 		Effects:     catEffects("I"),
 		Evidence:    true,

@@ -543,11 +543,8 @@ func catEffectLetters(e provider.Effects) string {
 }
 
 // maxGoldenCatalog bounds the compact JSON of all golden snapshots: the
-// published catalog plus kinds and effects. Issue 12's bound (≤ 40 KB) is
-// on the 2026-07-28 tools/list itself and is asserted there
-// (catalog_size_test.go); the snapshots' kinds and effects add about 2 KB
-// on top of it, and the optional target argument of issue 14 1 KB.
-const maxGoldenCatalog = 42_000
+// published catalog plus kinds and effects (issue 12: full catalog ≤ 40 KB).
+const maxGoldenCatalog = 40_000
 
 func TestSchemaGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "schemas")

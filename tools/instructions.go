@@ -18,6 +18,8 @@ const Instructions = "REA answers questions about a binary, archive or applicati
 	"out; call again with offset = next_offset while truncated is true.\n" +
 	"Arguments: addresses are hexadecimal strings, 0x optional (0x401000); procedure is an exact name or an " +
 	"address; document is a name from list_documents (default: the current one); an omitted address means the " +
-	"cursor (goto_address); paths are absolute; target is a target_id from open_binary (up to 16 open at once; " +
-	"default: the most recently opened).\n" +
+	"cursor (goto_address); paths are absolute.\n" +
+	"Targets: up to 16 are open at once, each named by the target_id open_binary returns. Every provider, composed " +
+	"and artifact tool, get_navigation_context, inspect_address_context and close_binary also takes target " +
+	"(a target_id string; default: the most recently opened target); binary_session lists the open targets.\n" +
 	"Annotations (comments, bookmarks, address names) are kept in the ledger: every connection on the same bytes sees them."
