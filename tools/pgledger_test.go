@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
@@ -337,44 +336,7 @@ func TestLedgerTailCLI(t *testing.T) {
 // recorded.
 func TestPostgresRevocationAcrossProcesses(t *testing.T) {
 	pg := testkit.PostgresURL(t)
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	work, proj, storeDir := filepath.Join(base, "work"), filepath.Join(base, "proj"), filepath.Join(base, "st")
-	for _, d := range []string{work, proj, storeDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := map[string]string{
-		policy.EnvProcessCaptureEnabled:  "true",
-		policy.EnvProcessWorkingRoots:    mustJSON(t, []string{work}),
-		policy.EnvProcessExecutableRoots: mustJSON(t, []string{"/bin", "/usr/bin"}),
-		policy.EnvProcessAllowedEnv:      `[]`,
-		policy.EnvProjectRoot:            proj,
-		policy.EnvProjectStore:           filepath.Join(storeDir, "store.json"),
-	}
-	cfg, err := policy.LoadConfig(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, err := filepath.EvalSymlinks("/bin/sh") // grants name canonical executables
-	if err != nil {
-		t.Fatal(err)
-	}
-	grant := policy.Grant{Scope: policy.Scope{Capability: policy.ProcessCapture, Roots: []string{work},
-		Executables: []string{sh}, EnvironmentNames: []string{}, Network: policy.NetworkNone},
-		GrantID: "team-capture", Lifetime: policy.LifetimeProject}
-	if err := policy.WriteStore(context.Background(), *cfg.Store, cfg.Ceilings, []policy.Grant{grant}); err != nil {
-		t.Fatal(err)
-	}
-	var environ []string
-	for k, v := range env {
-		environ = append(environ, k+"="+v)
-	}
-	capture := map[string]any{"executable": sh, "arguments": []string{"-c", "echo team"},
-		"working_directory": work, "environment_names": []string{}, "timeout_ms": 20000}
+	environ, capture := teamCapture(t)
 
 	a, b := startStdio(t, pg, environ...), startStdio(t, pg, environ...)
 	a.ok("capture_process_scenario", capture)
