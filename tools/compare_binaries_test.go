@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,30 +54,6 @@ func cmpResult(t *testing.T, r reply) cmpAnswer {
 		t.Fatalf("compare_binaries answer %s: %v", r.Structured, err)
 	}
 	return body.Result
-}
-
-// fixtureEdits is the ground-truth fixture's edit list.
-type fixtureEdits struct {
-	Changed []string          `json:"changed"`
-	Added   []string          `json:"added"`
-	Removed []string          `json:"removed"`
-	Renamed map[string]string `json:"renamed"`
-}
-
-func readEdits(t *testing.T) fixtureEdits {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testkit.CompareFixtureDir(), "edits.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e fixtureEdits
-	if err := json.Unmarshal(b, &e); err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range [][]string{e.Changed, e.Added, e.Removed} {
-		slices.Sort(l)
-	}
-	return e
 }
 
 func namesOf(items []cmpItem) []string {
@@ -142,7 +117,7 @@ const (
 // parameters; an unknown handle is invalid_request at its pointer.
 func TestCompareBinariesOverMCP(t *testing.T) {
 	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O2", false)
-	edits := readEdits(t)
+	edits := testkit.CompareFixtureEdits(t)
 	ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
 	s := startStdio(t, ledgerPath)
 	left, right := openTarget(t, s, oldPath), openTarget(t, s, newPath)
@@ -455,7 +430,7 @@ func TestCompareBinariesResumeAcrossRestarts(t *testing.T) {
 // targets' queues) and checks it matches the fixture's edit list.
 func TestCompareBinariesInProcess(t *testing.T) {
 	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O0", false)
-	edits := readEdits(t)
+	edits := testkit.CompareFixtureEdits(t)
 	s := startInProcess(t, newInProcessServer(t, filepath.Join(t.TempDir(), "ledger.db")))
 	left, right := openTarget(t, s, oldPath), openTarget(t, s, newPath)
 	got := cmpResult(t, s.ok(cmpToolName, map[string]any{"left_target": left, "right_target": right, "status": []string{"changed"}}))

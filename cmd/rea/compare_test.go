@@ -19,29 +19,6 @@ import (
 	"github.com/rea-re/rea/ledger"
 )
 
-type fixtureEdits struct {
-	Changed []string          `json:"changed"`
-	Added   []string          `json:"added"`
-	Removed []string          `json:"removed"`
-	Renamed map[string]string `json:"renamed"`
-}
-
-func readFixtureEdits(t *testing.T) fixtureEdits {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testkit.CompareFixtureDir(), "edits.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e fixtureEdits
-	if err := json.Unmarshal(b, &e); err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range [][]string{e.Changed, e.Added, e.Removed} {
-		slices.Sort(l)
-	}
-	return e
-}
-
 // listed collects the procedure names `rea compare` prints for each status:
 // "<status> <left address> <name>  ->  <right address> <name> …", "-" for
 // a missing side.
@@ -70,7 +47,7 @@ func listed(out string) map[string][]string {
 // narrows it, --json carries the same procedures, and the second run is
 // served from the stored result.
 func TestCompareCLIFixture(t *testing.T) {
-	edits := readFixtureEdits(t)
+	edits := testkit.CompareFixtureEdits(t)
 	for _, build := range []struct{ arch, opt string }{{"x86_64", "-O2"}, {"arm64", "-O0"}} {
 		t.Run(build.arch+build.opt, func(t *testing.T) {
 			oldPath, newPath := testkit.CompareFixture(t, build.arch, build.opt, false)

@@ -16,7 +16,7 @@ var fixtureConfigs = []struct{ arch, opt string }{
 // function of the known edit list is reported as such, the renamed static
 // function is unchanged, and no other function is reported changed.
 func TestFixtureWithSymbols(t *testing.T) {
-	e := loadEdits(t)
+	e := testkit.CompareFixtureEdits(t)
 	v1, v2 := sourceFunctions(t, "v1"), sourceFunctions(t, "v2")
 	if len(v1) < 60 || len(v2) < 60 {
 		t.Fatalf("fixture has %d and %d functions, want >= 60", len(v1), len(v2))
@@ -72,7 +72,7 @@ func TestFixtureWithSymbols(t *testing.T) {
 // (recall >= 90%), pairs reported unchanged are right (precision >= 98%),
 // and no procedure without a name of its own is called added or removed.
 func TestFixtureStripped(t *testing.T) {
-	e := loadEdits(t)
+	e := testkit.CompareFixtureEdits(t)
 	changed := set(e.Changed...)
 	var found, total, correct, unchanged int
 	for _, cfg := range fixtureConfigs {

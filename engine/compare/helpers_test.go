@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,27 +67,6 @@ func comparison(t testing.TB, oldPath, newPath string) *Comparison {
 	l, lid := builtinSide(t, oldPath)
 	r, rid := builtinSide(t, newPath)
 	return &Comparison{Left: l, Right: r, LeftID: lid, RightID: rid}
-}
-
-// edits is testdata/edits.json, the fixture's known edit list.
-type edits struct {
-	Changed []string          `json:"changed"`
-	Added   []string          `json:"added"`
-	Removed []string          `json:"removed"`
-	Renamed map[string]string `json:"renamed"`
-}
-
-func loadEdits(t testing.TB) edits {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testkit.CompareFixtureDir(), "edits.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e edits
-	if err := json.Unmarshal(b, &e); err != nil {
-		t.Fatal(err)
-	}
-	return e
 }
 
 var sourceFunction = regexp.MustCompile(`(?m)^(?:static )?(?:FN [^(]*?|int )\b(\w+)\(`)

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -334,6 +335,33 @@ var compareArches = map[string][2]string{
 func CompareFixtureDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "engine", "compare", "testdata")
+}
+
+// CompareEdits is the compare_binaries fixture's known edit list
+// (edits.json): the procedures whose bodies changed, those added and
+// removed (each sorted), and the renamed ones (old name → new).
+type CompareEdits struct {
+	Changed []string          `json:"changed"`
+	Added   []string          `json:"added"`
+	Removed []string          `json:"removed"`
+	Renamed map[string]string `json:"renamed"`
+}
+
+// CompareFixtureEdits reads the fixture's edit list.
+func CompareFixtureEdits(t testing.TB) CompareEdits {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(CompareFixtureDir(), "edits.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e CompareEdits
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][]string{e.Changed, e.Added, e.Removed} {
+		slices.Sort(l)
+	}
+	return e
 }
 
 // CompareFixture builds both versions of the compare_binaries fixture for
