@@ -66,8 +66,12 @@ type openTarget struct {
 	queue     *requestQueue
 	health    map[string]string // operation ("*" = all) → unavailable reason
 	cursor    string            // navigation cursor; "" until first read (then the entry point)
-	closing   chan struct{}     // closed when the target starts closing
-	watchers  sync.WaitGroup    // goroutines that record events about this target
+	// linkName is the client's Linker.LibraryName once asked
+	// (linkNamed); guarded by Connection.mu.
+	linkName  string
+	linkNamed bool
+	closing   chan struct{}  // closed when the target starts closing
+	watchers  sync.WaitGroup // goroutines that record events about this target
 }
 
 // Binding is an immutable provider binding.

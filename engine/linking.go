@@ -97,11 +97,7 @@ func (c *Connection) libraries(ctx context.Context, op string, except *openTarge
 		if _, ok := o.client.(provider.Linker); !ok {
 			continue
 		}
-		var name string
-		err := c.linkerCall(ctx, o, op, func(l provider.Linker) (err error) {
-			name, err = l.LibraryName(ctx)
-			return err
-		})
+		name, err := c.libraryName(ctx, op, o)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -485,10 +481,29 @@ func (c *Connection) follow(ctx context.Context, op string, lib library, query p
 
 // isLibrary says whether o names itself as a library (an ELF DT_SONAME).
 func (c *Connection) isLibrary(ctx context.Context, op string, o *openTarget) bool {
-	var name string
+	name, err := c.libraryName(ctx, op, o)
+	return err == nil && name != ""
+}
+
+// libraryName is o's Linker.LibraryName, asked once per run: it is a fact
+// of the bytes, and every list_dependencies and resolve_import on the
+// connection asks it of every other open target.
+func (c *Connection) libraryName(ctx context.Context, op string, o *openTarget) (string, error) {
+	c.mu.Lock()
+	name, known := o.linkName, o.linkNamed
+	c.mu.Unlock()
+	if known {
+		return name, nil
+	}
 	err := c.linkerCall(ctx, o, op, func(l provider.Linker) (err error) {
 		name, err = l.LibraryName(ctx)
 		return err
 	})
-	return err == nil && name != ""
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	o.linkName, o.linkNamed = name, true
+	c.mu.Unlock()
+	return name, nil
 }
