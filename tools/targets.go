@@ -16,9 +16,10 @@ import (
 // parameters never include it (the subject names the bytes, so the same
 // call on the same bytes gives the same id whichever handle named them).
 
-// takesTarget says whether a tool acts on one open target (§15.1).
+// takesTarget says whether a tool acts on one open target named by the
+// optional target argument (§15.1).
 func takesTarget(s Spec) bool {
-	if s.Name == "compare_binaries" { // names its two targets itself
+	if namesItsTargets(s) {
 		return false
 	}
 	switch s.Kind {
@@ -31,6 +32,12 @@ func takesTarget(s Spec) bool {
 	}
 	return false
 }
+
+// namesItsTargets says whether a tool names the targets it acts on in
+// arguments of its own (compare_binaries' left_target and right_target)
+// instead of taking target: the engine checks each, and the tool is listed
+// when any open target can serve it (one compared with itself suffices).
+func namesItsTargets(s Spec) bool { return s.Name == "compare_binaries" }
 
 // catTargetProperty is the published target argument: its meaning is in
 // the server instructions and open_binary's description, once.
@@ -85,10 +92,7 @@ func targetStates(conn *engine.Connection) []engine.State {
 // that can (sorted). states come from targetStates.
 func (s *Server) evaluateAcross(spec Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
 	a := s.evaluate(spec, states[0], features)
-	// compare_binaries takes no target but acts on two named ones (one
-	// target compared with itself suffices), so it is judged per target
-	// like the tools that do.
-	if !takesTarget(spec) && spec.Name != "compare_binaries" || !states[0].Open {
+	if !takesTarget(spec) && !namesItsTargets(spec) || !states[0].Open {
 		return a
 	}
 	var serving []string
@@ -119,9 +123,9 @@ func (a ToolAvailability) listed() bool { return a.Available || len(a.AvailableF
 // (the engine's own typed errors), which single-target clients rely on.
 func (s *Server) targetVerdict(spec Spec, sess *session, ref string, modern bool) error {
 	if !takesTarget(spec) {
-		// compare_binaries names its targets itself; the engine gives each
-		// its typed error (the active target may be neither).
-		if modern && spec.Name != "compare_binaries" {
+		// A tool that names its targets gets each one's typed error from
+		// the engine (the active target may be neither).
+		if modern && !namesItsTargets(spec) {
 			if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
 				return unavailableToolError(spec.Name, a)
 			}
