@@ -114,7 +114,7 @@ func (r *Record) withResults(head any) ([]byte, error) {
 // results must be canonical JSON (Seal's contract; Verify checks it).
 func (r *Record) ComputeID() (string, error) {
 	claim := r.Claim
-	claim.Limitations, claim.Locations, claim.EvidenceLinks = nonNil(r.Limitations), nonNilLoc(r.Locations), nonNil(r.EvidenceLinks)
+	claim.Limitations, claim.Locations, claim.EvidenceLinks = nonNil(r.Limitations), nonNil(r.Locations), nonNil(r.EvidenceLinks)
 	p := idPreimage{SchemaVersion: r.SchemaVersion, Claim: claim}
 	if r.Subject != nil {
 		p.Subject = &subjectIdentity{Digest: r.Subject.Digest, Format: r.Subject.Format, Architecture: r.Subject.Architecture}
@@ -132,7 +132,7 @@ func (r *Record) ComputeID() (string, error) {
 // is done once, by whoever produced the result.
 func (r *Record) Seal() error {
 	r.Limitations = nonNil(r.Limitations)
-	r.Locations = nonNilLoc(r.Locations)
+	r.Locations = nonNil(r.Locations)
 	r.EvidenceLinks = nonNil(r.EvidenceLinks)
 	sort.Strings(r.EvidenceLinks)
 	r.RawResult, r.NormalizedResult = nullIfEmpty(r.RawResult), nullIfEmpty(r.NormalizedResult)
@@ -330,16 +330,10 @@ func nullIfEmpty(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty slice: a record's lists are never null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nonNilLoc(s []provider.Location) []provider.Location {
-	if s == nil {
-		return []provider.Location{}
+		return []T{}
 	}
 	return s
 }
