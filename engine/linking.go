@@ -206,8 +206,11 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 	if err != nil {
 		return Published{}, fault.Internal(op, err)
 	}
+	// The items as the provider answered them, to fill resolved in, and
+	// the two fields of each that the matching reads.
 	var items []map[string]json.RawMessage
-	if err := json.Unmarshal(b, &items); err != nil {
+	var deps []dependencyItem
+	if json.Unmarshal(b, &items) != nil || json.Unmarshal(b, &deps) != nil {
 		return Published{}, unreadable(op, o)
 	}
 	libs, releaseLibs, err := c.libraries(ctx, op, o)
@@ -216,11 +219,8 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 	}
 	defer releaseLibs()
 	consulted := consultation{}
-	for _, item := range items {
-		var d dependencyItem
-		if err := json.Unmarshal(mustJSON(item), &d); err != nil {
-			return Published{}, unreadable(op, o)
-		}
+	for i, item := range items {
+		d := deps[i]
 		candidate := ""
 		if d.CandidatePath != nil {
 			candidate = *d.CandidatePath
