@@ -51,7 +51,7 @@ var navigationModes = []struct {
 }
 
 // availability is every tool's entry for the connection's targets
-// (targetStates): computed for the active target, with available_for.
+// (activeFirst): computed for the active target, with available_for.
 func (s *Server) availability(states []engine.State, features events.ClientFeatures) []ToolAvailability {
 	out := make([]ToolAvailability, 0, len(s.all))
 	for _, spec := range s.all {

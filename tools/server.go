@@ -252,7 +252,7 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 		sess := s.conns[cs.SessionID()]
 		s.mu.Unlock()
 		if sess != nil && sess.conn != nil {
-			states, features = targetStates(sess.conn), sess.features
+			states, features = activeFirst(sess.conn.States()), sess.features
 		}
 	}
 	out := tools[:0:0]

@@ -305,7 +305,8 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			return nil, err
 		}
 	}
-	states := targetStates(sess.conn)
+	open := sess.conn.States() // one snapshot for every part of the answer
+	states := activeFirst(open)
 	st := states[0] // the active target's (or the zero State)
 	id := s.identity(ctx, sess, params)
 	var tgt *events.Target
@@ -356,7 +357,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 			}
 			run = &analysisRun{RunID: st.RunID, ProcessLineage: lin}
 		}
-		targets, err := s.fullTargets(ctx, sess)
+		targets, err := s.fullTargets(ctx, sess, open)
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +381,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 	}
 	return map[string]any{"view": "summary", "open": st.Open, "target": tgt, "active_provider": active,
 		"alignment": id.Alignment, "analysis_activity": act, "recommended_actions": recommendedActions(st, id.Alignment),
-		"targets": summaryTargets(sess.conn.States())}, nil
+		"targets": summaryTargets(open)}, nil
 }
 
 // activityOf is analysis_activity of one target's provider (§3.8).
@@ -436,8 +437,7 @@ type fullTarget struct {
 	Activity activity        `json:"analysis_activity"`
 }
 
-func (s *Server) fullTargets(ctx context.Context, sess *session) ([]fullTarget, error) {
-	states := sess.conn.States()
+func (s *Server) fullTargets(ctx context.Context, sess *session, states []engine.State) ([]fullTarget, error) {
 	out := make([]fullTarget, 0, len(states))
 	for _, st := range states {
 		lin, err := s.processLineage(ctx, sess, st.RunID)

@@ -71,25 +71,23 @@ func peekTarget(raw json.RawMessage) string {
 	return ref
 }
 
-// targetStates are the connection's open targets, active first and then
-// in open order; one zero State when none is open.
-func targetStates(conn *engine.Connection) []engine.State {
-	all := conn.States()
-	if len(all) == 0 {
+// activeFirst is open (a connection's States, in open order) with the
+// active target first; one zero State when none is open.
+func activeFirst(open []engine.State) []engine.State {
+	if len(open) == 0 {
 		return []engine.State{{}}
 	}
-	if i := slices.IndexFunc(all, func(s engine.State) bool { return s.Active }); i > 0 {
-		active := all[i]
-		all = append(all[:i:i], all[i+1:]...)
-		all = append([]engine.State{active}, all...)
-	}
-	return all
+	out := make([]engine.State, 0, len(open))
+	i := max(slices.IndexFunc(open, func(s engine.State) bool { return s.Active }), 0)
+	out = append(out, open[i])
+	out = append(out, open[:i]...)
+	return append(out, open[i+1:]...)
 }
 
 // evaluateAcross is the §15.2 listing rule: a tool's entry is computed for
 // the active target, it is available when the active target or any other
 // open target can serve it, and available_for names every open target
-// that can (sorted). states come from targetStates.
+// that can (sorted). states come from activeFirst.
 func (s *Server) evaluateAcross(spec Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
 	a := s.evaluate(spec, states[0], features)
 	if !takesTarget(spec) && !namesItsTargets(spec) || !states[0].Open {
