@@ -312,7 +312,11 @@ func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.Cal
 			raw = b
 		}
 	}
-	if err := s.targetVerdict(spec, sess, peekTarget(raw), server.IsModernRequest(ctx)); err != nil {
+	var ref string
+	if takesTarget(spec) {
+		ref = peekTarget(raw)
+	}
+	if err := s.targetVerdict(spec, sess, ref, server.IsModernRequest(ctx)); err != nil {
 		return nil, err
 	}
 	params, err := spec.Decode(raw)
