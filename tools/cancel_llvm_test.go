@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -79,7 +80,11 @@ func locateLibLLVM(t *testing.T) string {
 // nothing is cached. Two ways in: over a real `rea mcp` on stdio, where the
 // client sends notifications/cancelled; and in-process, where the request's
 // context is cancelled. Each way runs a few trials that cancel at different
-// points of the build. Each trial checks four things:
+// fractions of the time an uncancelled first analysis takes on this machine
+// (measured first: open_binary now indexes symbols while it hashes, so what
+// is left for the request depends on the machine, and fixed delays cancel
+// after it on a fast one and before it reaches the index on a slow one).
+// Each trial checks four things:
 //   - the server answers `cancelled` within the bound, timed from cancel to
 //     that answer;
 //   - no Evidence is published, in the events or in the projection;
@@ -88,15 +93,15 @@ func locateLibLLVM(t *testing.T) string {
 func TestCancelFirstAnalysisLibLLVM(t *testing.T) {
 	lib := locateLibLLVM(t)
 	bound := cancelBound * raceFactor()
-	// Delays after the first progress notification of the index phase (the
-	// reporter sends at most one per 100 ms, so that is about 100 ms in).
-	delays := []time.Duration{0, 80 * time.Millisecond, 200 * time.Millisecond}
+	fractions := []float64{0.1, 0.4, 0.7}
 	var counts []overviewCounts
 	for _, via := range []string{"stdio", "in-process"} {
 		t.Run(via, func(t *testing.T) {
+			full := firstOverviewTime(t, via, lib)
+			t.Logf("%s: an uncancelled first binary_overview takes %v after open_binary", via, full)
 			cancelled := 0
-			for _, d := range delays {
-				r := cancelTrial(t, via, lib, d, bound)
+			for _, f := range fractions {
+				r := cancelTrial(t, via, lib, time.Duration(f*float64(full)), bound)
 				counts = append(counts, r.after)
 				if r.cancelled {
 					cancelled++
@@ -112,6 +117,24 @@ func TestCancelFirstAnalysisLibLLVM(t *testing.T) {
 			t.Fatalf("binary_overview after cancelled builds disagree: %+v vs %+v", c, counts[0])
 		}
 	}
+}
+
+// firstOverviewTime is how long the first binary_overview of lib takes on a
+// fresh server reached via stdio or in-process, once open_binary has
+// answered. (Under -race only the in-process server is slowed.)
+func firstOverviewTime(t *testing.T, via, lib string) time.Duration {
+	t.Helper()
+	ledgerPath := filepath.Join(t.TempDir(), "ledger.db")
+	var s *session
+	if via == "stdio" {
+		s = startStdio(t, ledgerPath)
+	} else {
+		s = startInProcess(t, newInProcessServer(t, ledgerPath))
+	}
+	s.ok("open_binary", map[string]any{"path": lib})
+	start := time.Now()
+	s.ok("binary_overview", map[string]any{})
+	return time.Since(start)
 }
 
 type overviewCounts struct {
@@ -155,19 +178,28 @@ func cancelTrial(t *testing.T, via, lib string, delay, bound time.Duration) tria
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelAt := make(chan time.Time, 1)
+	// Over stdio the delay runs from the request's write (a client cancelled
+	// before it never sends the request); in-process from the call.
+	sent := s.callsWritten
+	if sent == nil {
+		ready := make(chan struct{}, 1)
+		ready <- struct{}{}
+		sent = ready
+	}
+	for len(s.callsWritten) > 0 {
+		<-s.callsWritten
+	}
 	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case p := <-s.progress:
-				if msg, _ := p["message"].(string); strings.HasPrefix(msg, "index:") {
-					time.Sleep(delay)
-					cancelAt <- time.Now()
-					cancel()
-					return
-				}
-			}
+		select {
+		case <-ctx.Done():
+			return
+		case <-sent:
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(delay):
+			cancelAt <- time.Now()
+			cancel()
 		}
 	}()
 	req := mcp.CallToolRequest{}
@@ -386,9 +418,34 @@ func startTappedStdioStop(t *testing.T, ledgerPath string) (*session, <-chan tap
 			}
 		}
 	}()
-	c := client.NewClient(transport.NewIO(pr, stdin, io.NopCloser(strings.NewReader(""))))
+	written := &callWriteTap{w: stdin, calls: make(chan struct{}, 64)}
+	c := client.NewClient(transport.NewIO(pr, written, io.NopCloser(strings.NewReader(""))))
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return initialize(t, c), responses, stop
+	s := initialize(t, c)
+	s.callsWritten = written.calls
+	return s, responses, stop
 }
+
+// callWriteTap tells when a tools/call request has reached rea mcp's
+// input: a client whose context ends before that never sends the request,
+// so a cancellation timed from the call, not from the write, can test
+// nothing and wait for an answer that cannot come.
+type callWriteTap struct {
+	w     io.WriteCloser
+	calls chan struct{}
+}
+
+func (c *callWriteTap) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err == nil && bytes.Contains(p, []byte(`"method":"tools/call"`)) {
+		select {
+		case c.calls <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+func (c *callWriteTap) Close() error { return c.w.Close() }

@@ -216,6 +216,9 @@ func callCancelled(t *testing.T, s *session, responses <-chan tappedResponse, ar
 	t.Helper()
 	drainProgress(s)
 	drainTapped(responses)
+	for len(s.callsWritten) > 0 {
+		<-s.callsWritten
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopWatch := make(chan struct{})
@@ -235,8 +238,17 @@ func callCancelled(t *testing.T, s *session, responses <-chan tappedResponse, ar
 			}
 		}()
 	} else {
-		timer := time.AfterFunc(delay, cancel)
-		defer timer.Stop()
+		// The delay runs from the request's write: cancelled before it,
+		// the client would never send the request.
+		go func() {
+			select {
+			case <-stopWatch:
+			case <-s.callsWritten:
+				timer := time.AfterFunc(delay, cancel)
+				<-stopWatch
+				timer.Stop()
+			}
+		}()
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = cmpToolName, args

@@ -49,6 +49,9 @@ type session struct {
 	changed  int
 	notify   chan struct{}
 	progress chan map[string]any
+	// callsWritten, on a tapped session, receives once each tools/call
+	// request has been written to rea mcp's input (nil otherwise).
+	callsWritten chan struct{}
 }
 
 func startStdio(t testing.TB, ledgerPath string, env ...string) *session {
