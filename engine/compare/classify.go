@@ -23,10 +23,10 @@ func (r *run) sameTarget(l, rt int32) bool {
 }
 
 func (r *run) insnEqual(a, b insn) bool {
-	if a.tok != b.tok || a.ref != b.ref {
+	if a.tok() != b.tok() || a.ref() != b.ref() {
 		return false
 	}
-	switch a.ref {
+	switch a.ref() {
 	case refIntra:
 		return a.val == b.val
 	case refProc:
@@ -97,11 +97,11 @@ func multisetCommon(a, b []insn) int {
 	}
 	m := map[key]int{}
 	for _, x := range a {
-		m[key{x.tok, x.ref}]++
+		m[key{x.tok(), x.ref()}]++
 	}
 	n := 0
 	for _, x := range b {
-		k := key{x.tok, x.ref}
+		k := key{x.tok(), x.ref()}
 		if m[k] > 0 {
 			m[k]--
 			n++
@@ -119,12 +119,12 @@ func blocks(in []insn) [][2]int {
 	leader := make([]bool, len(in)+1)
 	leader[0] = true
 	for i, x := range in {
-		if x.ref == refIntra {
+		if x.ref() == refIntra {
 			if t := i + int(x.val); t >= 0 && t < len(in) {
 				leader[t] = true
 			}
 		}
-		if x.flow == flowJump || x.flow == flowEnd {
+		if x.flow() == flowJump || x.flow() == flowEnd {
 			leader[i+1] = true
 		}
 	}
@@ -150,12 +150,12 @@ func (r *run) blockKeys(w int, p int32) []digest {
 	for k, blk := range bs {
 		h := sha256.New()
 		for _, x := range in[blk[0]:blk[1]] {
-			binary.LittleEndian.PutUint32(b[0:], x.tok)
-			b[4] = x.ref
+			binary.LittleEndian.PutUint32(b[0:], x.tok())
+			b[4] = x.ref()
 			v := int64(x.val)
-			if x.ref == refProc {
+			if x.ref() == refProc {
 				v = r.calleeKey(w, x.val)
-			} else if x.ref != refIntra {
+			} else if x.ref() != refIntra {
 				v = 0
 			}
 			binary.LittleEndian.PutUint64(b[5:], uint64(v))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,13 +28,17 @@ func builtinSide(t testing.TB, path string) (*ProviderSide, Identity) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
+	defer f.Close()
+	h := sha256.New() // streamed, as the engine hashes: not a copy of the file on the heap
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
 	p := builtin.New("test")
-	tg := provider.Target{Path: path, SHA256: hex.EncodeToString(sum[:]), Size: fi.Size(), Format: d.Format,
+	tg := provider.Target{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Size: fi.Size(), Format: d.Format,
 		Kind: d.Kind, Architecture: d.Architecture}
 	prof, err := p.Profile(context.Background(), tg)
 	if err != nil {

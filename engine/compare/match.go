@@ -23,13 +23,13 @@ const minSimilarity = 0.5
 func (r *run) fingerprint(s *side, i int, buf *[2][]byte) {
 	hb, gb := buf[0][:0], buf[1][:0]
 	for _, in := range s.code[i].insns {
-		tok := r.toks.list[in.tok]
+		tok := r.toks.list[in.tok()]
 		mn, _, _ := strings.Cut(tok, " ")
 		v := uint32(0)
-		if in.ref == refIntra {
+		if in.ref() == refIntra {
 			v = uint32(in.val)
 		}
-		hb = append(hb, in.ref, in.flow)
+		hb = append(hb, in.ref(), in.flow())
 		hb = binary.LittleEndian.AppendUint32(hb, v)
 		gb = append(gb, hb[len(hb)-6:]...)
 		hb = append(append(hb, tok...), 0)
@@ -251,7 +251,7 @@ func (r *run) references() {
 		for i, pc := range s.code {
 			var seen map[int32]bool
 			for _, in := range pc.insns {
-				if in.ref != refProc || in.val == int32(i) {
+				if in.ref() != refProc || in.val == int32(i) {
 					continue
 				}
 				if seen == nil {

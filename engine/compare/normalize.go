@@ -35,13 +35,26 @@ const (
 	flowEnd  // return, indirect jump, trap: ends a block
 )
 
-// insn is one normalized instruction.
+// insn is one normalized instruction, packed into 8 bytes (a side of a
+// large library holds millions): the token's index into the comparison's
+// token table, the reference kind and the flow in one word, and the
+// reference's value.
 type insn struct {
-	tok  uint32 // index into the comparison's token table
+	word uint32 // token<<4 | ref<<2 | flow
 	val  int32
-	ref  uint8
-	flow uint8
 }
+
+// maxTokens is how many distinct tokens a packed insn can name.
+const maxTokens = 1 << 28
+
+func newInsn(tok uint32, ref, flow uint8, val int32) insn {
+	return insn{word: tok<<4 | uint32(ref&3)<<2 | uint32(flow&3), val: val}
+}
+
+func (x insn) tok() uint32             { return x.word >> 4 }
+func (x insn) ref() uint8              { return uint8(x.word>>2) & 3 }
+func (x insn) flow() uint8             { return uint8(x.word) & 3 }
+func (x insn) withTok(tok uint32) insn { return newInsn(tok, x.ref(), x.flow(), x.val) }
 
 // sideIndex answers what a normalizer needs to know about its side.
 type sideIndex struct {

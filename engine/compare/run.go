@@ -31,6 +31,8 @@ const (
 type tokens struct {
 	ids  map[string]uint32
 	list []string
+	full bool // more than the limit were asked for (tooManyTokens)
+	max  int  // the limit; 0 = maxTokens (tests set it lower)
 }
 
 func (t *tokens) id(s string) uint32 { return t.intern(s, false) }
@@ -41,6 +43,10 @@ func (t *tokens) intern(s string, owned bool) uint32 {
 	if id, ok := t.ids[s]; ok {
 		return id
 	}
+	if len(t.list) >= cmp.Or(t.max, maxTokens) {
+		t.full = true
+		return 0
+	}
 	id := uint32(len(t.list))
 	if !owned {
 		s = strings.Clone(s) // s may point into an instruction's whole text
@@ -48,6 +54,14 @@ func (t *tokens) intern(s string, owned bool) uint32 {
 	t.ids[s] = id
 	t.list = append(t.list, s)
 	return id
+}
+
+// tooManyTokens is the error of a comparison whose sides spell more than
+// maxTokens distinct normalized instructions.
+func tooManyTokens() error {
+	return fault.New(fault.Truncated, "The targets have more distinct instructions than one comparison can hold.",
+		"Compare smaller targets.", map[string]any{"operation": Operation, "limit": "instructions",
+			"maximum": int64(maxTokens), "truncated": true})
 }
 
 type digest = [sha256.Size]byte
@@ -262,13 +276,16 @@ func (r *run) decode(ctx context.Context, which int) error {
 				return err
 			}
 			s.code = append(s.code, pc)
-			return nil
+		} else {
+			code, err := r.sideOf(which).Instructions(ctx, procs[i])
+			if err != nil {
+				return err
+			}
+			s.code = append(s.code, normalizeCode(&r.toks, s, code))
 		}
-		code, err := r.sideOf(which).Instructions(ctx, procs[i])
-		if err != nil {
-			return err
+		if r.toks.full {
+			return tooManyTokens()
 		}
-		s.code = append(s.code, normalizeCode(&r.toks, s, code))
 		return nil
 	}, flush)
 }
@@ -307,18 +324,18 @@ func normalizeCode(toks *tokens, s *side, code Code) procCode {
 		if n.tok == "(bad)" && pc.complete {
 			pc.complete, pc.reason = false, "undecodable bytes at "+formatAddr(in.Address)
 		}
-		it := insn{tok: toks.id(n.tok), flow: n.flow}
+		ref, val := refNone, int32(0)
 		k := len(pc.insns)
 		if n.hasTgt {
 			if j, ok := at[n.target]; ok && n.flow != flowCall && j < kept {
-				it.ref, it.val = refIntra, int32(j-k)
+				ref, val = refIntra, int32(j-k)
 			} else if p, ok := s.idx.entries[n.target]; ok {
-				it.ref, it.val = refProc, p
+				ref, val = refProc, p
 			} else {
-				it.ref = refOther
+				ref = refOther
 			}
 		}
-		pc.insns = append(pc.insns, it)
+		pc.insns = append(pc.insns, newInsn(toks.id(n.tok), ref, n.flow, val))
 	}
 	return pc
 }
@@ -516,6 +533,10 @@ func startPrefetch(ctx context.Context, sd Side) *prefetch {
 			}
 			seen := len(toks.list)
 			pc := normalizeCode(&toks, s, c)
+			if toks.full {
+				p.codes <- fetched{err: tooManyTokens()}
+				return
+			}
 			p.codes <- fetched{code: pc, newToks: toks.list[seen:len(toks.list):len(toks.list)]}
 		}
 	}()
@@ -558,7 +579,7 @@ func (p *prefetch) next(ctx context.Context, toks *tokens) (procCode, error) {
 		p.remap = append(p.remap, toks.intern(t, true))
 	}
 	for i := range f.code.insns {
-		f.code.insns[i].tok = p.remap[f.code.insns[i].tok]
+		f.code.insns[i] = f.code.insns[i].withTok(p.remap[f.code.insns[i].tok()])
 	}
 	return f.code, nil
 }

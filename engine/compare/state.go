@@ -403,9 +403,9 @@ func encodeBatch(t *tokens, code []procCode) []byte {
 	var dict []uint32
 	for _, pc := range code {
 		for _, in := range pc.insns {
-			if _, ok := local[in.tok]; !ok {
-				local[in.tok] = uint64(len(dict))
-				dict = append(dict, in.tok)
+			if _, ok := local[in.tok()]; !ok {
+				local[in.tok()] = uint64(len(dict))
+				dict = append(dict, in.tok())
 			}
 		}
 	}
@@ -424,9 +424,9 @@ func encodeBatch(t *tokens, code []procCode) []byte {
 		e.s(pc.reason)
 		e.u(uint64(len(pc.insns)))
 		for _, in := range pc.insns {
-			e.u(local[in.tok])
-			e.byte(in.ref<<4 | in.flow)
-			if in.ref == refIntra || in.ref == refProc {
+			e.u(local[in.tok()])
+			e.byte(in.ref()<<4 | in.flow())
+			if in.ref() == refIntra || in.ref() == refProc {
 				e.i(int64(in.val))
 			}
 		}
@@ -443,6 +443,9 @@ func decodeBatch(b []byte, r *run, s *side) error {
 	for i := range dict {
 		dict[i] = r.toks.id(d.s())
 	}
+	if r.toks.full {
+		return tooManyTokens()
+	}
 	np := d.n(3)
 	for range np {
 		pc := procCode{}
@@ -458,20 +461,20 @@ func decodeBatch(b []byte, r *run, s *side) error {
 		for k := range pc.insns {
 			t := d.u()
 			fl := d.byte()
-			in := insn{ref: fl >> 4, flow: fl & 15}
-			if t >= uint64(len(dict)) || in.ref > refOther || in.flow > flowEnd {
+			ref, flow := fl>>4, fl&15
+			if t >= uint64(len(dict)) || ref > refOther || flow > flowEnd {
 				d.fail("instruction")
 				return d.err
 			}
-			in.tok = dict[t]
-			if in.ref == refIntra || in.ref == refProc {
+			in := newInsn(dict[t], ref, flow, 0)
+			if ref == refIntra || ref == refProc {
 				v := d.i()
 				if v < -(1<<31) || v >= 1<<31 {
 					d.fail("value")
 				}
 				in.val = int32(v)
-				if in.ref == refIntra && (k+int(v) < 0 || k+int(v) >= ni) ||
-					in.ref == refProc && (v < 0 || v >= int64(len(s.listing.Procedures))) {
+				if ref == refIntra && (k+int(v) < 0 || k+int(v) >= ni) ||
+					ref == refProc && (v < 0 || v >= int64(len(s.listing.Procedures))) {
 					d.fail("reference")
 				}
 			}
