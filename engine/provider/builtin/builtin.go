@@ -475,6 +475,8 @@ type Client struct {
 	closed bool
 
 	user atomic.Pointer[provider.NameSet] // the user's names (set_address_name)
+
+	insns sync.Pool // *[]insn: decodeProc's scratch (insnScratch)
 }
 
 var (

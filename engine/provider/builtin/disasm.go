@@ -75,15 +75,23 @@ func newDecoder(img *image) *decoder {
 	if img.arch != "x86" && img.arch != "x86_64" {
 		return d
 	}
-	lo := ^uint64(0)
+	// Counted first: a decoder is made per procedure, and a shared object
+	// (based at 0) needs no list at all.
+	lo, n := ^uint64(0), 0
 	for i := range img.sections {
 		if s := &img.sections[i]; s.mapped && s.size > 0 {
 			lo = min(lo, s.addr)
-			d.abs = append(d.abs, [2]uint64{s.addr, s.end()})
+			n++
 		}
 	}
 	if lo < 1<<16 {
-		d.abs = nil
+		return d
+	}
+	d.abs = make([][2]uint64, 0, n)
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.size > 0 {
+			d.abs = append(d.abs, [2]uint64{s.addr, s.end()})
+		}
 	}
 	return d
 }
