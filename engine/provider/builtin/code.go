@@ -361,7 +361,7 @@ func (c *Client) ProcedureInstructions(ctx context.Context, document string, ent
 		}
 		fn(i, len(pc.insns), it.addr, int(it.n), text(it))
 	}
-	c.releaseInsns(pc.insns) // nothing keeps them: fn has had its copies
+	c.releaseInsns(pc.insns)                     // nothing keeps them: fn has had its copies
 	return append(lims, n.limitations()...), nil // after the text: they count the user names it shows
 }
 
