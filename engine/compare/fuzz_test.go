@@ -11,7 +11,7 @@ import (
 // must refuse them with an error, never panic.
 func FuzzRestore(f *testing.F) {
 	l := Listing{Procedures: []Procedure{{Address: 0x10, Name: "a"}, {Address: 0x20, Name: "sub_20"}}, Segments: []Range{{0, 0x100}}}
-	toks := tokens{ids: map[string]uint32{}}
+	var toks tokens
 	batch := encodeBatch(&toks, []procCode{{complete: true, insns: []insn{newInsn(toks.id("ret"), refNone, flowEnd, 0)}}})
 	f.Add([]byte(`{"version":1}`), encodeListing(l), batch)
 	f.Fuzz(func(t *testing.T, state, listing, batch []byte) {

@@ -1,12 +1,12 @@
 package compare
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -23,8 +23,8 @@ const minSimilarity = 0.5
 func (r *run) fingerprint(s *side, i int, buf *[2][]byte) {
 	hb, gb := buf[0][:0], buf[1][:0]
 	for _, in := range s.code[i].insns {
-		tok := r.toks.list[in.tok()]
-		mn, _, _ := strings.Cut(tok, " ")
+		tok := r.toks.bytes(in.tok())
+		mn, _, _ := bytes.Cut(tok, []byte(" "))
 		v := uint32(0)
 		if in.ref() == refIntra {
 			v = uint32(in.val)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -25,36 +24,6 @@ const (
 	kindShape
 	kindCallGraph
 )
-
-// tokens interns normalized instruction tokens for the whole comparison, so
-// that equal tokens of the two sides have equal ids.
-type tokens struct {
-	ids  map[string]uint32
-	list []string
-	full bool // more than the limit were asked for (tooManyTokens)
-	max  int  // the limit; 0 = maxTokens (tests set it lower)
-}
-
-func (t *tokens) id(s string) uint32 { return t.intern(s, false) }
-
-// intern is id; owned says s is a token string of its own (another table's),
-// shared rather than copied.
-func (t *tokens) intern(s string, owned bool) uint32 {
-	if id, ok := t.ids[s]; ok {
-		return id
-	}
-	if len(t.list) >= cmp.Or(t.max, maxTokens) {
-		t.full = true
-		return 0
-	}
-	id := uint32(len(t.list))
-	if !owned {
-		s = strings.Clone(s) // s may point into an instruction's whole text
-	}
-	t.ids[s] = id
-	t.list = append(t.list, s)
-	return id
-}
 
 // tooManyTokens is the error of a comparison whose sides spell more than
 // maxTokens distinct normalized instructions.
@@ -129,7 +98,7 @@ func (c *Comparison) newRun() (*run, error) {
 	if err != nil {
 		return nil, fault.Internal(Operation, err)
 	}
-	return &run{c: c, id: id, toks: tokens{ids: map[string]uint32{}}, s: [2]*side{{}, {}},
+	return &run{c: c, id: id, s: [2]*side{{}, {}},
 		rep: progress.OrNop(c.Progress), handed: map[string]bool{}, every: cmp.Or(c.every, CheckpointEvery)}, nil
 }
 
@@ -524,20 +493,24 @@ func startPrefetch(ctx context.Context, sd Side) *prefetch {
 		}
 		s := &side{}
 		s.setListing(p.listing)
-		toks := tokens{ids: map[string]uint32{}}
+		var toks tokens
 		for _, pr := range p.listing.Procedures {
 			c, err := sd.Instructions(ctx, pr)
 			if err != nil {
 				p.codes <- fetched{err: err}
 				return
 			}
-			seen := len(toks.list)
+			seen := toks.count()
 			pc := normalizeCode(&toks, s, c)
 			if toks.full {
 				p.codes <- fetched{err: tooManyTokens()}
 				return
 			}
-			p.codes <- fetched{code: pc, newToks: toks.list[seen:len(toks.list):len(toks.list)]}
+			f := fetched{code: pc}
+			for id := seen; id < toks.count(); id++ {
+				f.newToks = append(f.newToks, string(toks.bytes(uint32(id))))
+			}
+			p.codes <- f
 		}
 	}()
 	return p
@@ -576,7 +549,7 @@ func (p *prefetch) next(ctx context.Context, toks *tokens) (procCode, error) {
 		return procCode{}, f.err
 	}
 	for _, t := range f.newToks {
-		p.remap = append(p.remap, toks.intern(t, true))
+		p.remap = append(p.remap, toks.id(t))
 	}
 	for i := range f.code.insns {
 		f.code.insns[i] = f.code.insns[i].withTok(p.remap[f.code.insns[i].tok()])

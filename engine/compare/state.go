@@ -251,6 +251,7 @@ type enc struct{ b []byte }
 func (e *enc) u(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
 func (e *enc) i(v int64)   { e.b = binary.AppendVarint(e.b, v) }
 func (e *enc) s(v string)  { e.u(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *enc) bs(v []byte) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
 func (e *enc) byte(v byte) { e.b = append(e.b, v) }
 
 type dec struct {
@@ -412,7 +413,7 @@ func encodeBatch(t *tokens, code []procCode) []byte {
 	e := &enc{b: append([]byte(nil), magicBatch...)}
 	e.u(uint64(len(dict)))
 	for _, id := range dict {
-		e.s(t.list[id])
+		e.bs(t.bytes(id))
 	}
 	e.u(uint64(len(code)))
 	for _, pc := range code {
