@@ -106,7 +106,7 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	if r.phase == PhaseIndex(PhaseDecodeLeft) && !sameSide(r.c.Left, r.c.Right) {
 		// The right side is read while the left one is: the two targets'
 		// providers are independent, and reading dominates the time.
-		r.pf = startPrefetch(ctx, r.c.Right)
+		r.pf = startPrefetch(ctx, r.c.Right, &r.toks)
 		defer r.pf.stop()
 	}
 	for r.phase < len(phases) {
@@ -240,7 +240,7 @@ func (r *run) decode(ctx context.Context, which int) error {
 	}
 	return r.loop(ctx, len(procs), func(i int) error {
 		if which == right && r.pf != nil {
-			pc, err := r.pf.next(ctx, &r.toks)
+			pc, err := r.pf.next(ctx)
 			if err != nil {
 				return err
 			}
@@ -252,7 +252,7 @@ func (r *run) decode(ctx context.Context, which int) error {
 			}
 			s.code = append(s.code, normalizeCode(&r.toks, s, code))
 		}
-		if r.toks.full {
+		if r.toks.isFull() {
 			return tooManyTokens()
 		}
 		return nil
@@ -285,6 +285,8 @@ func normalizeCode(toks *tokens, s *side, code Code) procCode {
 		}
 	}
 	pc.insns = make([]insn, 0, kept)
+	toks.mu.Lock() // once a procedure: the other side's reader interns into the same table
+	defer toks.mu.Unlock()
 	for i, in := range code.Instructions {
 		n := ns[i]
 		if isNop(n.tok) {
@@ -459,9 +461,11 @@ func sameSide(a, b Side) bool {
 
 // prefetch reads and normalizes one side (its listing, then every
 // procedure in order) in a goroutine of its own, ahead of the phase that
-// consumes it, with a token table of its own: each procedure comes with
-// the tokens first seen in it, which the consumer interns into the
-// comparison's table.
+// consumes it, interning its tokens into the comparison's table (which
+// normalizeCode locks once a procedure). Token ids so depend on how the
+// two readers interleave; nothing of the result or of a checkpoint does
+// (ids are only compared with each other within a run, and parts spell
+// their tokens out).
 type prefetch struct {
 	listed  chan struct{}
 	listing Listing
@@ -469,16 +473,14 @@ type prefetch struct {
 	codes   chan fetched
 	cancel  context.CancelFunc
 	done    chan struct{}
-	remap   []uint32 // prefetch token id -> comparison token id (consumer only)
 }
 
 type fetched struct {
-	code    procCode
-	newToks []string
-	err     error
+	code procCode
+	err  error
 }
 
-func startPrefetch(ctx context.Context, sd Side) *prefetch {
+func startPrefetch(ctx context.Context, sd Side, toks *tokens) *prefetch {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &prefetch{listed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -493,24 +495,18 @@ func startPrefetch(ctx context.Context, sd Side) *prefetch {
 		}
 		s := &side{}
 		s.setListing(p.listing)
-		var toks tokens
 		for _, pr := range p.listing.Procedures {
 			c, err := sd.Instructions(ctx, pr)
 			if err != nil {
 				p.codes <- fetched{err: err}
 				return
 			}
-			seen := toks.count()
-			pc := normalizeCode(&toks, s, c)
-			if toks.full {
+			pc := normalizeCode(toks, s, c)
+			if toks.isFull() {
 				p.codes <- fetched{err: tooManyTokens()}
 				return
 			}
-			f := fetched{code: pc}
-			for id := seen; id < toks.count(); id++ {
-				f.newToks = append(f.newToks, string(toks.bytes(uint32(id))))
-			}
-			p.codes <- f
+			p.codes <- fetched{code: pc}
 		}
 	}()
 	return p
@@ -525,8 +521,8 @@ func (p *prefetch) list(ctx context.Context) (Listing, error) {
 	}
 }
 
-// next returns the next procedure, its tokens interned into toks.
-func (p *prefetch) next(ctx context.Context, toks *tokens) (procCode, error) {
+// next returns the next procedure.
+func (p *prefetch) next(ctx context.Context) (procCode, error) {
 	if _, err := p.list(ctx); err != nil {
 		return procCode{}, err
 	}
@@ -545,16 +541,7 @@ func (p *prefetch) next(ctx context.Context, toks *tokens) (procCode, error) {
 			return procCode{}, fmt.Errorf("compare: the right side's reader stopped early")
 		}
 	}
-	if f.err != nil {
-		return procCode{}, f.err
-	}
-	for _, t := range f.newToks {
-		p.remap = append(p.remap, toks.id(t))
-	}
-	for i := range f.code.insns {
-		f.code.insns[i] = f.code.insns[i].withTok(p.remap[f.code.insns[i].tok()])
-	}
-	return f.code, nil
+	return f.code, f.err
 }
 
 // stop ends the reader and waits for it: no call on the side's client

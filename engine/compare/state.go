@@ -412,9 +412,11 @@ func encodeBatch(t *tokens, code []procCode) []byte {
 	}
 	e := &enc{b: append([]byte(nil), magicBatch...)}
 	e.u(uint64(len(dict)))
+	t.mu.Lock() // the other side's reader may be interning
 	for _, id := range dict {
 		e.bs(t.bytes(id))
 	}
+	t.mu.Unlock()
 	e.u(uint64(len(code)))
 	for _, pc := range code {
 		var f byte
@@ -441,10 +443,13 @@ func decodeBatch(b []byte, r *run, s *side) error {
 	d.magic(magicBatch)
 	nd := d.n(1)
 	dict := make([]uint32, nd)
+	r.toks.mu.Lock()
 	for i := range dict {
 		dict[i] = r.toks.id(d.s())
 	}
-	if r.toks.full {
+	full := r.toks.full
+	r.toks.mu.Unlock()
+	if full {
 		return tooManyTokens()
 	}
 	np := d.n(3)

@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"hash/maphash"
+	"sync"
 )
 
 // tokens interns normalized instruction tokens for the whole comparison, so
@@ -15,7 +16,12 @@ import (
 // map's growth). Here a token costs its bytes, 4 for its end offset and
 // about 8 for its hash slot: every token's bytes one after another in one
 // arena, and an open-addressing table of ids.
+//
+// While both sides are read at once (prefetch), two goroutines intern:
+// every use of the table then holds mu. Once decoding is done the table is
+// immutable and read without it.
 type tokens struct {
+	mu    sync.Mutex
 	arena []byte   // the tokens' bytes, in id order
 	ends  []uint32 // ends[id]: where token id ends in arena (it starts where id-1 ends)
 	slots []uint32 // id+1 of the token hashed there, 0 = empty; len is a power of two
@@ -25,6 +31,13 @@ type tokens struct {
 }
 
 func (t *tokens) count() int { return len(t.ends) }
+
+// isFull reports, under mu, whether an id was refused.
+func (t *tokens) isFull() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.full
+}
 
 // bytes is token id's spelling. The slice stays valid, and its bytes
 // unchanged, for as long as the table lives.
