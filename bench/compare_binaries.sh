@@ -7,8 +7,9 @@
 # (the Debian mirrors only) and binutils. Prints the two objdump times, the
 # fresh comparison, the run resumed from the checkpoint after
 # match_call_graph (a cancel in the last phase), and the peak RSS of the
-# comparison and of opening both targets and listing their procedures (the
-# builtin indexes).
+# comparison and of opening both targets and building every index the
+# builtin provider keeps of them (procedures, strings, cross-references and
+# call graph, symbolizer, line table: the builtin indexes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -43,6 +44,6 @@ echo "compare, fresh (one process):"
 run fresh
 echo "compare, fresh then resumed from the last phase (one process):"
 run ""
-echo "open both and list procedures (the builtin indexes):"
+echo "open both and build every builtin index (the RSS reference):"
 run index
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
