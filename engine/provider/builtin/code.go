@@ -324,9 +324,12 @@ func (c *Client) procText(ctx context.Context, op string, in provider.Params, re
 			if !ok || len(code) < int(it.n) {
 				return ""
 			}
-			if it.pool {
+			switch {
+			case it.bad:
+				t = "(bad)"
+			case it.pool:
 				t = poolInsn(code[:it.n], it.addr, c.ix.img.bo, true).text
-			} else {
+			default:
 				d.it = it.it // the IT block the instruction is in
 				t = d.decode(code[:it.n], it.addr, true).text
 			}

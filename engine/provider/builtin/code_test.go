@@ -3,6 +3,7 @@ package builtin
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // objInsn is one instruction as objdump -d prints it.
@@ -380,4 +382,36 @@ func descentProc(t *testing.T, c provider.Client, procs []ProcedureItem) Functio
 	}
 	t.Fatal("no procedure of unknown extent with 5 instructions")
 	return FunctionInstructions{}
+}
+
+// TestUndecodableX86Text: bytes x86asm cannot decode where they stand (here
+// c0 /6, the undocumented alias of shl that objdump prints as shlb) are
+// "(bad)" in procedure_assembly as in ProcedureInstructions. procedure_assembly
+// decodes each instruction's text again from its own bytes, and that one byte
+// alone decodes as "prefix(0xc0)"; the two disagreed, and a comparison read
+// the same procedure as complete through one and incomplete through the other.
+func TestUndecodableX86Text(t *testing.T) {
+	testkit.Need(t, "gcc")
+	path := testkit.CompileC(t, t.TempDir(), "bad", `
+__attribute__((naked, noinline)) void rea_bad(void) {
+	__asm__ volatile (".byte 0x90, 0xc0, 0x74, 0x05, 0x48, 0x01, 0xc3");
+}
+int main(void) { rea_bad(); return 0; }
+`, "-O1")
+	bad := nmFind(t, nmSymbols(t, path), "rea_bad")
+	_, _, c := open(t, path)
+	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "rea_bad"}).Normalized.(string)
+	want := provider.FormatAddress(bad.addr+1) + "  c0  (bad)"
+	if !strings.Contains(asm, want+"\n") && !strings.HasSuffix(asm, want) {
+		t.Fatalf("procedure_assembly has no %q:\n%s", want, asm)
+	}
+	var lines []string
+	if _, err := c.(*Client).ProcedureInstructions(context.Background(), "", bad.addr, func(_, _ int, a uint64, _ int, text string) {
+		lines = append(lines, provider.FormatAddress(a)+" "+text)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) < 2 || lines[1] != provider.FormatAddress(bad.addr+1)+" (bad)" {
+		t.Fatalf("ProcedureInstructions: %q", lines)
+	}
 }

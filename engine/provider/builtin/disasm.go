@@ -35,6 +35,7 @@ type insn struct {
 	flow      uint8
 	indirect  bool   // call or jump through a register or memory
 	hasTarget bool   // direct branch or call target
+	bad       bool   // x86: undecodable where it stands ("(bad)"; see decodeX86)
 	target    uint64 // direct branch or call target
 	hasData   bool
 	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
@@ -147,7 +148,10 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 	}
 	in, err := x86asm.Decode(code, mode)
 	if err != nil || in.Len == 0 {
-		it := insn{addr: pc, n: 1}
+		// Marked, because decoding this one byte alone would not fail the
+		// same way (x86asm reads a lone 0xc0 as "prefix(0xc0)"), and the
+		// text of an instruction is decoded again from its own bytes.
+		it := insn{addr: pc, n: 1, bad: true}
 		if withText {
 			it.text = "(bad)"
 		}
