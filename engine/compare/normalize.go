@@ -51,9 +51,9 @@ func newInsn(tok uint32, ref, flow uint8, val int32) insn {
 	return insn{word: tok<<4 | uint32(ref&3)<<2 | uint32(flow&3), val: val}
 }
 
-func (x insn) tok() uint32  { return x.word >> 4 }
-func (x insn) ref() uint8   { return uint8(x.word>>2) & 3 }
-func (x insn) flow() uint8  { return uint8(x.word) & 3 }
+func (x insn) tok() uint32 { return x.word >> 4 }
+func (x insn) ref() uint8  { return uint8(x.word>>2) & 3 }
+func (x insn) flow() uint8 { return uint8(x.word) & 3 }
 
 // sideIndex answers what a normalizer needs to know about its side.
 type sideIndex struct {
