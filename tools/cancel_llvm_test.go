@@ -178,17 +178,9 @@ func cancelTrial(t *testing.T, via, lib string, delay, bound time.Duration) tria
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelAt := make(chan time.Time, 1)
-	// Over stdio the delay runs from the request's write (a client cancelled
-	// before it never sends the request); in-process from the call.
-	sent := s.callsWritten
-	if sent == nil {
-		ready := make(chan struct{}, 1)
-		ready <- struct{}{}
-		sent = ready
-	}
-	for len(s.callsWritten) > 0 {
-		<-s.callsWritten
-	}
+	// Over stdio the delay runs from the request's write; in-process from
+	// the call.
+	sent := s.nextCallWritten()
 	go func() {
 		select {
 		case <-ctx.Done():

@@ -216,9 +216,7 @@ func callCancelled(t *testing.T, s *session, responses <-chan tappedResponse, ar
 	t.Helper()
 	drainProgress(s)
 	drainTapped(responses)
-	for len(s.callsWritten) > 0 {
-		<-s.callsWritten
-	}
+	written := s.nextCallWritten()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopWatch := make(chan struct{})
@@ -238,12 +236,10 @@ func callCancelled(t *testing.T, s *session, responses <-chan tappedResponse, ar
 			}
 		}()
 	} else {
-		// The delay runs from the request's write: cancelled before it,
-		// the client would never send the request.
 		go func() {
 			select {
 			case <-stopWatch:
-			case <-s.callsWritten:
+			case <-written:
 				timer := time.AfterFunc(delay, cancel)
 				<-stopWatch
 				timer.Stop()

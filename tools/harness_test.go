@@ -54,6 +54,23 @@ type session struct {
 	callsWritten chan struct{}
 }
 
+// nextCallWritten forgets earlier writes and returns what receives once
+// the next tools/call request has been written to rea mcp's input; for a
+// session without the tap (in-process), what is ready at once. A
+// cancellation timed from it can always reach the server: a client
+// cancelled before the write never sends the request.
+func (s *session) nextCallWritten() <-chan struct{} {
+	if s.callsWritten == nil {
+		ready := make(chan struct{}, 1)
+		ready <- struct{}{}
+		return ready
+	}
+	for len(s.callsWritten) > 0 {
+		<-s.callsWritten
+	}
+	return s.callsWritten
+}
+
 func startStdio(t testing.TB, ledgerPath string, env ...string) *session {
 	t.Helper()
 	c, err := client.NewStdioMCPClient(testkit.Rea(t), append(os.Environ(), env...), "--ledger", ledgerPath, "mcp")
