@@ -82,8 +82,9 @@ func rawControls(out []byte) []string {
 // TestCLIEscapesSampleText: `rea analyze` and `rea compare` of fixtures
 // whose symbols, strings, .comment, DT_NEEDED and file name carry ESC, BEL
 // and CSI sequences print none of those bytes raw, on stdout or stderr,
-// but their escaped forms (CONTRACTS.md §0.3 "Terminal output"); a failure
-// naming such a path is escaped as well; --json keeps the exact text.
+// but their escaped forms (CONTRACTS.md §0.3 "Terminal output"); so do a
+// failure naming such a path and `rea policy explain` of such a root;
+// --json keeps the exact text.
 func TestCLIEscapesSampleText(t *testing.T) {
 	dir := t.TempDir()
 	v1, v2 := hostileFixture(t, dir, 1), hostileFixture(t, dir, 2)
@@ -116,6 +117,14 @@ func TestCLIEscapesSampleText(t *testing.T) {
 
 	r = reaIn(t, dir, "--ledger", "ledger.db", "analyze", filepath.Join(dir, "missing-"+hostilePayload))
 	check("analyze of a missing file", r, 1, "missing-"+hostileEscaped)
+
+	// A root a sample's path led to, as `rea policy explain` renders it.
+	root := filepath.Join(dir, "root-"+hostilePayload)
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r = reaIn(t, dir, "--ledger", "ledger.db", "policy", "explain", "evidence_read", "--root", root)
+	check("policy explain", r, 0, "roots: "+filepath.Join(dir, "root-"+hostileEscaped)+";", "missing       roots "+filepath.Join(dir, "root-"+hostileEscaped)+"\n")
 
 	// --json is JSON and unchanged: the payload decodes back byte for byte.
 	r = reaIn(t, dir, "--ledger", "ledger.db", "analyze", "--json", v1)
