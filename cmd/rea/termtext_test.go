@@ -86,3 +86,18 @@ func untermText(s string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// BenchmarkTermText: the common case (nothing to escape) does not allocate.
+func BenchmarkTermText(b *testing.B) {
+	for _, bc := range []struct{ name, s string }{
+		{"plain", "_ZN4llvm12DenseMapBaseINS_8DenseMapIPKNS_5ValueEjEES4_jE4findES4_"},
+		{"hostile", "evil\x1b[2J\x1b]0;title\x07\u009b\xff"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				termText(bc.s)
+			}
+		})
+	}
+}
