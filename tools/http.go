@@ -51,7 +51,23 @@ const (
 	shutdownGrace    = 10 * time.Second
 	maxSessionEvents = 512     // per session, for stream resumption
 	maxSessionBytes  = 8 << 20 // per session, for stream resumption
+
+	// RequestReadTimeout bounds the reading of a request's headers, and
+	// separately of its body (CONTRACTS.md §0.3 "Resources"), so a client
+	// that sends slowly cannot hold a connection for longer.
+	RequestReadTimeout = 30 * time.Second
+	// MaxHTTPConnections is how many connections the server keeps open at
+	// once (CONTRACTS.md §0.3 "Resources"); another is answered 503 with
+	// Retry-After and closed.
+	MaxHTTPConnections = 256
 )
+
+// testReadTimeout, when set at link time (go build -ldflags
+// "-X github.com/rea-re/rea/tools.testReadTimeout=2s"), replaces
+// RequestReadTimeout. Only tests build with it, so the deadline tests of a
+// real `rea mcp --http` take seconds, not RequestReadTimeout; nothing at run
+// time can set it (decision: no environment variable, the contract fixes 30 s).
+var testReadTimeout string
 
 // HTTPOptions configure ServeStreamableHTTP.
 type HTTPOptions struct {
@@ -88,6 +104,10 @@ type httpConfig struct {
 	self       string // the bound origin, http://originHost[:port]; "" = none
 	origins    map[string]bool
 	idle       time.Duration
+	// readTimeout bounds the headers and, separately, the body of each
+	// request; maxConns is the connection cap.
+	readTimeout time.Duration
+	maxConns    int
 }
 
 // setPort records the port actually bound (port 0 picks one).
@@ -204,6 +224,10 @@ func (o HTTPOptions) check() (httpConfig, error) {
 	default:
 		c.idle = o.SessionIdle
 	}
+	c.readTimeout, c.maxConns = RequestReadTimeout, MaxHTTPConnections
+	if d, err := time.ParseDuration(testReadTimeout); err == nil && d > 0 {
+		c.readTimeout = d
+	}
 	return c, nil
 }
 
@@ -272,7 +296,7 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, opts HTTPOptions) erro
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
 	}
-	return s.serveHTTP(ctx, ln, cfg)
+	return s.serveHTTP(ctx, newConnLimit(ln, cfg.maxConns), cfg)
 }
 
 func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig) error {
@@ -280,7 +304,11 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig)
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	hs := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
+		// The body's deadline is set by httpGuard, per request: a server-wide
+		// ReadTimeout would also end the GET streams and the SSE answers of
+		// long calls, whose contexts net/http cancels when a read deadline
+		// passes after the body.
+		ReadHeaderTimeout: cfg.readTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		// Cancelled at shutdown: in-flight calls see cancellation and GET
@@ -335,18 +363,25 @@ type httpGuard struct {
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 { // a body follows (-1: chunked)
+		// The body gets its own deadline (CONTRACTS.md §0.3 "Resources");
+		// serveMessage lifts it once the body is in. A refusal below
+		// leaves it standing, so net/http's discarding of an unread body
+		// cannot wait on a slow client either.
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.cfg.readTimeout))
+	}
 	if !g.hostAllowed(r.Host) {
-		http.Error(w, "Forbidden: the Host header does not name this server", http.StatusForbidden)
+		refuse(w, "Forbidden: the Host header does not name this server", http.StatusForbidden)
 		return
 	}
 	if origins := r.Header.Values("Origin"); len(origins) > 1 || (len(origins) == 1 && !g.originAllowed(origins[0])) {
-		http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
+		refuse(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 		return
 	}
 	cred := credential(r)
 	if g.cfg.token != nil && subtle.ConstantTimeCompare(cred[:], g.cfg.token) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="rea"`)
-		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		refuse(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}
 	if r.Body != nil {
@@ -359,13 +394,13 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// server answers an unknown session with 404 so the client starts
 		// over.
 		if id == "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
-			http.Error(w, "Bad Request: Mcp-Session-Id header required", http.StatusBadRequest)
+			refuse(w, "Bad Request: Mcp-Session-Id header required", http.StatusBadRequest)
 			return
 		}
 		// A session answers only the credential that created it; to any
 		// other it does not exist.
 		if id != "" && !g.ids.heldBy(id, cred) {
-			http.Error(w, "Session not found", http.StatusNotFound)
+			refuse(w, "Session not found", http.StatusNotFound)
 			return
 		}
 		if r.Method == http.MethodDelete {
@@ -377,6 +412,15 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer g.ids.leave(id)
 	}
 	g.serveMessage(w, r)
+}
+
+// refuse answers a request the guard turns away and closes its connection
+// after the answer: a client without the token (or with a forged Host or
+// Origin) keeps no connection, idle or with its body unread, that would
+// count against MaxHTTPConnections.
+func refuse(w http.ResponseWriter, message string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, message, code)
 }
 
 // noCredential is the credential of a request without a bearer token.

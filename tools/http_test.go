@@ -528,7 +528,13 @@ func reaHTTP(t *testing.T, ledgerPath string, args ...string) (*exec.Cmd, string
 // stderr up to the line naming its address.
 func reaHTTPEnv(t *testing.T, env []string, ledgerPath string, args ...string) (cmd *exec.Cmd, url, stderrText string) {
 	t.Helper()
-	cmd = exec.Command(testkit.Rea(t), append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
+	return reaHTTPBinary(t, testkit.Rea(t), env, ledgerPath, args...)
+}
+
+// reaHTTPBinary is reaHTTPEnv running the rea binary at bin.
+func reaHTTPBinary(t *testing.T, bin string, env []string, ledgerPath string, args ...string) (cmd *exec.Cmd, url, stderrText string) {
+	t.Helper()
+	cmd = exec.Command(bin, append([]string{"--ledger", ledgerPath, "mcp", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

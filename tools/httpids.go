@@ -3,8 +3,11 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -21,6 +24,18 @@ import (
 func (g *httpGuard) serveMessage(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && r.Body != nil {
 		body, err := io.ReadAll(r.Body)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			refuse(w, "Request Timeout: the request body did not arrive within the read deadline", http.StatusRequestTimeout)
+			return
+		}
+		if err == nil {
+			// The body is in: its deadline (httpGuard) ends here, so neither
+			// a long call's SSE answer nor net/http's watch for the client
+			// going away is cut by it. After a failed read it stands:
+			// net/http discards what is left of the body before it closes,
+			// which must not wait on the client either.
+			http.NewResponseController(w).SetReadDeadline(time.Time{})
+		}
 		if err == nil {
 			var refusal []byte
 			if body, refusal = g.checkMessage(r, body); refusal != nil {

@@ -154,12 +154,13 @@ func printOverview(w io.Writer, ov overview, all bool) {
 		arch = *t.Architecture
 	}
 	fmt.Fprintf(w, "path          %s\nformat        %s (%s)\narchitecture  %s\nsha256        %s\nsize          %d\nrun           %s\n",
-		t.Path, t.Format, t.Kind, arch, t.SHA256, t.Size, t.RunID)
+		termText(t.Path), termText(t.Format), termText(t.Kind), termText(arch), t.SHA256, t.Size, t.RunID)
 	if t.Binding == nil {
 		fmt.Fprintln(w, "provider      none (the target opened unbound)")
 		return
 	}
-	fmt.Fprintf(w, "provider      %s %s (%s)\nprofile       %s\n", t.Binding.Provider.ID, t.Binding.Provider.VersionString(), t.Binding.SelectionSource, *ov.Profile)
+	fmt.Fprintf(w, "provider      %s %s (%s)\nprofile       %s\n", termText(t.Binding.Provider.ID),
+		termText(t.Binding.Provider.VersionString()), termText(t.Binding.SelectionSource), *ov.Profile)
 	for _, op := range countedOperations {
 		key := op[len("list_"):]
 		if _, ok := ov.EvidenceIDs[op]; !ok {
@@ -172,7 +173,7 @@ func printOverview(w io.Writer, ov overview, all bool) {
 		printTriage(w, ov.Triage, ov.EvidenceIDs[triageOperation], all)
 	}
 	for _, l := range ov.Limitations {
-		fmt.Fprintf(w, "limitation    %s\n", l)
+		fmt.Fprintf(w, "limitation    %s\n", termText(l))
 	}
 }
 
@@ -198,9 +199,9 @@ func terminalProgress(w io.Writer) (rep progress.Reporter, clearLine func()) {
 		}
 		last = time.Now()
 		if u.Total != nil && *u.Total > 0 {
-			fmt.Fprintf(f, "\r\033[K%s: %3.0f%% %s", u.Phase, 100*u.Completed / *u.Total, u.Message)
+			fmt.Fprintf(f, "\r\033[K%s: %3.0f%% %s", termText(u.Phase), 100*u.Completed / *u.Total, termText(u.Message))
 		} else {
-			fmt.Fprintf(f, "\r\033[K%s: %s", u.Phase, u.Message)
+			fmt.Fprintf(f, "\r\033[K%s: %s", termText(u.Phase), termText(u.Message))
 		}
 	}), clearLine
 }

@@ -157,7 +157,7 @@ func compareFiles(ctx context.Context, eng *engine.Engine, paths [2]string, stat
 
 func printComparison(w io.Writer, r comparisonReport) {
 	fmt.Fprintf(w, "old         %s\n            sha256 %s\nnew         %s\n            sha256 %s\ncomparison  %s\n",
-		r.LeftPath, r.Left.SHA256, r.RightPath, r.Right.SHA256, r.ComparisonID)
+		termText(r.LeftPath), r.Left.SHA256, termText(r.RightPath), r.Right.SHA256, r.ComparisonID)
 	s := r.Summary
 	fmt.Fprintf(w, "summary     %d unchanged, %d changed, %d added, %d removed, %d unknown (matched by name %d, structure %d, call graph %d)\n",
 		s.Unchanged, s.Changed, s.Added, s.Removed, s.Unknown, s.MatchedBy.Name, s.MatchedBy.Structure, s.MatchedBy.CallGraph)
@@ -165,14 +165,14 @@ func printComparison(w io.Writer, r comparisonReport) {
 		if p == nil {
 			return "-"
 		}
-		return p.Address + " " + p.Name
+		return termText(p.Address) + " " + termText(p.Name) // names are the sample's symbols
 	}
 	for _, raw := range r.Procedures {
 		var it compare.Item
 		if json.Unmarshal(raw, &it) != nil {
 			continue
 		}
-		line := fmt.Sprintf("%-9s %s", it.Status, side(it.Left))
+		line := fmt.Sprintf("%-9s %s", termText(it.Status), side(it.Left))
 		if it.Left == nil || it.Right == nil || it.Left.Name != it.Right.Name || it.Left.Address != it.Right.Address {
 			line += "  ->  " + side(it.Right)
 		}
@@ -183,12 +183,12 @@ func printComparison(w io.Writer, r comparisonReport) {
 			line += fmt.Sprintf("  changed blocks %d", *it.ChangedBlocks)
 		}
 		if it.Match != nil {
-			line += "  (" + *it.Match + ")"
+			line += "  (" + termText(*it.Match) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
 	for _, l := range r.Limitations {
-		fmt.Fprintln(w, "limitation  "+l)
+		fmt.Fprintln(w, "limitation  "+termText(l))
 	}
 	fmt.Fprintf(w, "evidence    %s\n", strings.Join(r.EvidenceIDs, " "))
 }

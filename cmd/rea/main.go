@@ -225,9 +225,11 @@ func failWith(cmd *cobra.Command, asJSON bool, err error) error {
 		printJSON(cmd.OutOrStdout(), map[string]any{"error": fe})
 	} else {
 		w := cmd.ErrOrStderr()
-		fmt.Fprintf(w, "rea: %s: %s\n", fe.Code, fe.Message)
+		// A message or detail can name what a sample named (a path, a
+		// library): escaped as every rendering of sample-derived text.
+		fmt.Fprintf(w, "rea: %s: %s\n", fe.Code, termText(fe.Message))
 		printDetails(w, fe.Details)
-		fmt.Fprintf(w, "  remediation: %s\n", fe.Remediation.Action)
+		fmt.Fprintf(w, "  remediation: %s\n", termText(fe.Remediation.Action))
 	}
 	return exitError{1}
 }
@@ -252,7 +254,7 @@ func printDetails(w io.Writer, details map[string]any) {
 			if is.Expected != "" {
 				line += " (expected " + is.Expected + ")"
 			}
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, termText(line))
 		}
 	}
 	keys := make([]string, 0, len(details))
@@ -266,7 +268,7 @@ func printDetails(w io.Writer, details map[string]any) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		fmt.Fprintf(w, "  %s: %v\n", k, details[k])
+		fmt.Fprintf(w, "  %s: %s\n", termText(k), termText(fmt.Sprint(details[k])))
 	}
 }
 

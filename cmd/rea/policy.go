@@ -156,12 +156,12 @@ type policyError struct {
 
 func printPolicyError(cmd *cobra.Command, asJSON bool, pe policyError) error {
 	return printOutcome(cmd, asJSON, true, pe, func(w io.Writer) {
-		fmt.Fprintf(w, "rea: %s", pe.Error)
+		fmt.Fprintf(w, "rea: %s", termText(pe.Error))
 		if pe.GrantID != "" {
-			fmt.Fprintf(w, " (grant %s)", pe.GrantID)
+			fmt.Fprintf(w, " (grant %s)", termText(pe.GrantID)) // as the user typed it
 		}
 		if pe.DecisionID != "" {
-			fmt.Fprintf(w, " (decision %s)", pe.DecisionID)
+			fmt.Fprintf(w, " (decision %s)", termText(pe.DecisionID))
 		}
 		fmt.Fprintln(w)
 	})
@@ -258,9 +258,9 @@ func renderStatus(w io.Writer, st policyStatus, c *policy.Ceilings) {
 	case ps == nil:
 		fmt.Fprintf(w, "Project store: not configured (set %s and %s)\n", policy.EnvProjectRoot, policy.EnvProjectStore)
 	case ps.State == "error":
-		fmt.Fprintf(w, "Project store: %s (project root %s): error: %s\n", ps.Path, ps.ProjectRoot, ps.Reason)
+		fmt.Fprintf(w, "Project store: %s (project root %s): error: %s\n", termText(ps.Path), termText(ps.ProjectRoot), termText(ps.Reason))
 	default:
-		fmt.Fprintf(w, "Project store: %s (project root %s): enabled, %d grant(s)\n", ps.Path, ps.ProjectRoot, ps.GrantCount)
+		fmt.Fprintf(w, "Project store: %s (project root %s): enabled, %d grant(s)\n", termText(ps.Path), termText(ps.ProjectRoot), ps.GrantCount)
 	}
 	fmt.Fprintf(w, "Project grants reload on %s to the rea mcp process; ceilings change only with a %s.\n", st.Reload, st.CeilingsChangeRequires)
 }
@@ -271,7 +271,7 @@ func scopeText(s *policy.Scope) string {
 		if len(xs) == 0 {
 			return "none"
 		}
-		return strings.Join(xs, ", ")
+		return termList(xs, ", ") // roots and executables can be paths a sample named
 	}
 	out := "roots: " + list(s.Roots)
 	if len(s.Executables) > 0 || s.Capability == policy.ProcessCapture {
@@ -280,7 +280,7 @@ func scopeText(s *policy.Scope) string {
 	if len(s.EnvironmentNames) > 0 || s.Capability == policy.ProcessCapture {
 		out += "; environment names: " + list(s.EnvironmentNames)
 	}
-	out += "; network: " + s.Network
+	out += "; network: " + termText(s.Network)
 	if s.Mount {
 		out += "; mount"
 	}
@@ -621,15 +621,15 @@ func renderExplain(w io.Writer, out policyExplain) {
 	} else {
 		fmt.Fprintf(w, "Evaluated at ledger seq %d (head %s); a dry run: nothing consumed or recorded\n", out.AsOf.Seq, out.AsOf.HeadHash)
 	}
-	fmt.Fprintf(w, "request       %s: %s\n", out.Request.Capability, scopeText(&out.Request))
+	fmt.Fprintf(w, "request       %s: %s\n", termText(out.Request.Capability), scopeText(&out.Request))
 	decision := "denied"
 	if out.Allowed {
 		decision = "allowed"
 	}
-	fmt.Fprintf(w, "decision      %s (%s)\n", decision, out.Reason)
+	fmt.Fprintf(w, "decision      %s (%s)\n", decision, termText(out.Reason))
 	switch d := out.Determining.(type) {
 	case determiningGrant:
-		fmt.Fprintf(w, "determined by grant %s (%s, %s)\n", d.GrantID, d.Lifetime, d.Source)
+		fmt.Fprintf(w, "determined by grant %s (%s, %s)\n", termText(d.GrantID), termText(d.Lifetime), termText(d.Source))
 	case determiningCeiling:
 		if d.Ceiling == nil {
 			fmt.Fprintf(w, "determined by the %s ceiling: none is configured\n", d.Capability)
@@ -641,16 +641,16 @@ func renderExplain(w io.Writer, out policyExplain) {
 		m := out.Missing
 		var parts []string
 		if len(m.Roots) > 0 {
-			parts = append(parts, "roots "+strings.Join(m.Roots, ", "))
+			parts = append(parts, "roots "+termList(m.Roots, ", "))
 		}
 		if len(m.Executables) > 0 {
-			parts = append(parts, "executables "+strings.Join(m.Executables, ", "))
+			parts = append(parts, "executables "+termList(m.Executables, ", "))
 		}
 		if len(m.EnvironmentNames) > 0 {
-			parts = append(parts, "environment names "+strings.Join(m.EnvironmentNames, ", "))
+			parts = append(parts, "environment names "+termList(m.EnvironmentNames, ", "))
 		}
 		if m.Network != "" {
-			parts = append(parts, "network "+m.Network)
+			parts = append(parts, "network "+termText(m.Network))
 		}
 		if m.Mount {
 			parts = append(parts, "mount")
@@ -660,7 +660,7 @@ func renderExplain(w io.Writer, out policyExplain) {
 		}
 		fmt.Fprintf(w, "missing       %s\n", strings.Join(parts, "; "))
 		if out.Remediation != nil {
-			fmt.Fprintf(w, "remediation   %s\n", *out.Remediation)
+			fmt.Fprintf(w, "remediation   %s\n", termText(*out.Remediation))
 		}
 	}
 }

@@ -58,7 +58,7 @@ func printTriage(w io.Writer, raw json.RawMessage, evidenceID string, all bool) 
 	fmt.Fprintf(w, "triage        %s\n", evidenceID)
 	for _, part := range triageParts {
 		facts := tr[part]
-		fmt.Fprintf(w, "%s\n", part)
+		fmt.Fprintf(w, "%s\n", part) // a name from triageParts
 		keys := make([]string, 0, len(facts))
 		for k := range facts {
 			keys = append(keys, k)
@@ -70,11 +70,14 @@ func printTriage(w io.Writer, raw json.RawMessage, evidenceID string, all bool) 
 	}
 }
 
+// line prints one fact; every part of it may come from the sample (a
+// .comment string, a library name, Go build settings), so each is escaped.
 func line(w io.Writer, key, value, source string) {
+	value = termText(value)
 	if source != "" {
-		value += "  (" + source + ")"
+		value += "  (" + termText(source) + ")"
 	}
-	fmt.Fprintf(w, "  %-22s %s\n", key, value)
+	fmt.Fprintf(w, "  %-22s %s\n", termText(key), value)
 }
 
 func printFact(w io.Writer, key string, v any, all bool) {
