@@ -1,0 +1,113 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// A full disk under an SQLite ledger (a real tmpfs, filled): appends fail
+// with an *UnavailableError of reason disk_full naming the ledger's
+// directory, reads still answer, nothing half-written is left, and once
+// space is freed the same appends succeed and the ledger verifies
+// (CONTRACTS.md §0.3, ledger_unavailable).
+func TestDiskFullIsUnavailable(t *testing.T) {
+	dir := testkit.SmallFilesystem(t, 4<<20)
+	l := openTest(t, filepath.Join(dir, "ledger.db"), Options{})
+	ctx := context.Background()
+	appendBody := func(i int) error {
+		body := make([]byte, 256<<10) // random: stored as is, not deflated
+		_, _ = rand.Read(body)
+		_, err := l.Append(ctx, "connection-1", -1, []NewEvent{{Type: "evidence_recorded", Data: map[string]int{"n": i}}},
+			func(tx *sql.Tx, _ []Event) error {
+				_, err := l.PutBlob(tx, body)
+				return err
+			})
+		return err
+	}
+	if err := appendBody(0); err != nil {
+		t.Fatal(err)
+	}
+	filler := testkit.FillFilesystem(t, dir)
+	var err error
+	for i := 1; i <= 64 && err == nil; i++ { // the WAL may hold a few before it must grow
+		err = appendBody(i)
+	}
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.Reason != ReasonDiskFull || ue.Dir != dir {
+		t.Fatalf("append on a full disk: %v, want ledger unavailable (disk_full, %s)", err, dir)
+	}
+	t.Logf("append on a full disk: %v", err)
+	head, _, herr := l.Head(ctx)
+	if herr != nil {
+		t.Fatalf("read on a full disk: %v", herr)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := appendBody(100 + i); err != nil {
+			t.Fatalf("append after space was freed: %v", err)
+		}
+	}
+	if seq, _, _ := l.Head(ctx); seq != head+3 {
+		t.Fatalf("head %d after three appends from %d", seq, head)
+	}
+	if rep, err := l.Verify(ctx); err != nil || !rep.OK {
+		t.Fatalf("verify after the disk was full: %+v %v", rep, err)
+	}
+}
+
+// The classification of storage failures the tests cannot cause for real
+// on this machine (an OS read-only or I/O error, PostgreSQL's disk_full and
+// read-only states): each is typed with its reason, an SQLite ledger's
+// directory and no location at all for PostgreSQL; other failures stay as
+// they are, and an append PostgreSQL refused through its retries stays
+// ErrRetry (revision_conflict) unless the server was unreachable.
+func TestStorageFailureReasons(t *testing.T) {
+	sqliteLedger := &Ledger{path: "/var/lib/rea/ledger.db", d: sqliteDialect}
+	pgLedger := &Ledger{path: "postgres://u:***@h/db", d: postgresDialect}
+	for _, c := range []struct {
+		l      *Ledger
+		err    error
+		reason string
+		dir    string
+	}{
+		{sqliteLedger, fmt.Errorf("write: %w", &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}), ReasonDiskFull, "/var/lib/rea"},
+		{sqliteLedger, &os.PathError{Op: "open", Path: "x", Err: syscall.EROFS}, ReasonReadOnly, "/var/lib/rea"},
+		{sqliteLedger, &os.PathError{Op: "read", Path: "x", Err: syscall.EIO}, ReasonIO, "/var/lib/rea"},
+		{pgLedger, pgError("53100"), ReasonDiskFull, ""},
+		{pgLedger, pgError("25006"), ReasonReadOnly, ""},
+		{pgLedger, pgError("58030"), ReasonIO, ""},
+		{pgLedger, pgError("08006"), ReasonConnectionLost, ""},
+		{pgLedger, fmt.Errorf("read: %w", ErrUnavailable), ReasonConnectionLost, ""},
+		{pgLedger, fmt.Errorf("%w: %w", ErrRetry, ErrUnavailable), ReasonConnectionLost, ""},
+		{pgLedger, fmt.Errorf("%w: %v", ErrRetry, pgError("08006")), "", ""},
+		{pgLedger, pgError("23505"), "", ""},
+		{sqliteLedger, ErrConflict, "", ""},
+	} {
+		got := c.l.storageFailure(c.err)
+		var ue *UnavailableError
+		if c.reason == "" {
+			if errors.As(got, &ue) || got != c.err {
+				t.Errorf("%v: typed as %v", c.err, got)
+			}
+			continue
+		}
+		if !errors.As(got, &ue) || ue.Reason != c.reason || ue.Dir != c.dir || !errors.Is(got, c.err) {
+			t.Errorf("%v: %#v, want reason %s dir %q", c.err, got, c.reason, c.dir)
+		}
+	}
+}
+
+func pgError(code string) error { return &pgconn.PgError{Code: code, Message: "test"} }
