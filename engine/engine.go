@@ -225,7 +225,7 @@ func (e *Engine) appendFault(ctx context.Context, err error) error {
 		// A PostgreSQL ledger lost its connection (or the server restarted)
 		// through every retry; nothing was half-stored (CONTRACTS.md §17).
 		return fault.New(fault.RevisionConflict, "The ledger could not commit the change; nothing was recorded.", "Call again.",
-			map[string]any{"reason": "ledger_unavailable"}).WithCause(err)
+			map[string]any{"reason": "not_committed"}).WithCause(err)
 	}
 	return fault.Internal("ledger_append", err)
 }
