@@ -198,7 +198,7 @@ func readerDSN(path string, readOnlyFile bool) string {
 // Open opens the ledger at path, creating it (parent directory 0700, file
 // 0600) and applying every pending migration first. A postgres:// or
 // postgresql:// URL (IsURL) opens a PostgreSQL ledger instead (postgres.go).
-func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
+func Open(ctx context.Context, path string, opts Options) (_ *Ledger, err error) {
 	if IsURL(path) {
 		return openPostgres(ctx, path, opts, false)
 	}
@@ -206,6 +206,9 @@ func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
+	// A directory on a full or read-only file system fails here already
+	// (the lock file, the schema): ledger_unavailable, as for an append.
+	defer func() { err = storageFailureIn(filepath.Dir(abs), err) }()
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("ledger: create directory: %w", err)
 	}

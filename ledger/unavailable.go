@@ -48,6 +48,16 @@ func (l *Ledger) typeStorage(err *error) { *err = l.storageFailure(*err) }
 // storageFailure types err as an *UnavailableError when it says the
 // ledger's storage failed, and returns it unchanged otherwise.
 func (l *Ledger) storageFailure(err error) error {
+	dir := ""
+	if l.d != postgresDialect {
+		dir = filepath.Dir(l.path)
+	}
+	return storageFailureIn(dir, err)
+}
+
+// storageFailureIn is storageFailure for a ledger in directory dir ("" for
+// PostgreSQL).
+func storageFailureIn(dir string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -64,10 +74,6 @@ func (l *Ledger) storageFailure(err error) error {
 	reason := storageReason(err)
 	if reason == "" {
 		return err
-	}
-	dir := ""
-	if l.d != postgresDialect {
-		dir = filepath.Dir(l.path)
 	}
 	return &UnavailableError{Reason: reason, Dir: dir, Err: err}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sys/unix"
 
 	"github.com/rea-re/rea/internal/testkit"
 )
@@ -65,6 +66,43 @@ func TestDiskFullIsUnavailable(t *testing.T) {
 	}
 	if rep, err := l.Verify(ctx); err != nil || !rep.OK {
 		t.Fatalf("verify after the disk was full: %+v %v", rep, err)
+	}
+}
+
+// A ledger whose directory's file system was remounted read-only (a real
+// tmpfs): opening it for writing is an *UnavailableError of reason
+// read_only naming the directory; once the file system is writable again
+// it opens, appends and verifies.
+func TestReadOnlyFilesystemIsUnavailable(t *testing.T) {
+	dir := testkit.SmallFilesystem(t, 4<<20)
+	path := filepath.Join(dir, "ledger.db")
+	ctx := context.Background()
+	l, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(ctx, "s", -1, []NewEvent{{Type: "t", Data: map[string]int{}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	const flags = unix.MS_NOSUID | unix.MS_NODEV
+	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_RDONLY|flags, ""); err != nil {
+		t.Fatalf("remount read-only: %v", err)
+	}
+	_, err = Open(ctx, path, Options{})
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.Reason != ReasonReadOnly || ue.Dir != dir {
+		t.Fatalf("open on a read-only file system: %v, want ledger unavailable (read_only, %s)", err, dir)
+	}
+	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|flags, ""); err != nil {
+		t.Fatalf("remount read-write: %v", err)
+	}
+	l = openTest(t, path, Options{})
+	if _, err := l.Append(ctx, "s", -1, []NewEvent{{Type: "t", Data: map[string]int{}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := l.Verify(ctx); err != nil || !rep.OK || rep.Head.Seq != 2 {
+		t.Fatalf("verify: %+v %v", rep, err)
 	}
 }
 
