@@ -200,6 +200,9 @@ func readerDSN(path string, readOnlyFile bool) string {
 // postgresql:// URL (IsURL) opens a PostgreSQL ledger instead (postgres.go).
 func Open(ctx context.Context, path string, opts Options) (_ *Ledger, err error) {
 	if IsURL(path) {
+		// A server that is read-only (a standby) or out of disk fails here
+		// already: ledger_unavailable, with no location.
+		defer func() { err = storageFailureIn("", err) }()
 		return openPostgres(ctx, path, opts, false)
 	}
 	abs, err := filepath.Abs(path)

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -103,6 +105,38 @@ func TestReadOnlyFilesystemIsUnavailable(t *testing.T) {
 	}
 	if rep, err := l.Verify(ctx); err != nil || !rep.OK || rep.Head.Seq != 2 {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// A PostgreSQL server that refuses writes (here a session whose
+// transactions are read-only, as on a hot standby: SQLSTATE 25006) is an
+// *UnavailableError of reason read_only with no location, at open and at
+// append; the URL (with its password) is in neither.
+func TestPostgresReadOnlyIsUnavailable(t *testing.T) {
+	loc := freshPostgres(t)
+	l := openTest(t, loc, Options{})
+	ctx := context.Background()
+	if _, err := l.Append(ctx, "s", -1, []NewEvent{{Type: "t", Data: map[string]int{}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("default_transaction_read_only", "on")
+	u.RawQuery = q.Encode()
+	_, err = Open(ctx, u.String(), Options{})
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.Reason != ReasonReadOnly || ue.Dir != "" {
+		t.Fatalf("open on a read-only server: %v, want ledger unavailable (read_only)", err)
+	}
+	if p := passwordOf(t, loc); p != "" && strings.Contains(err.Error(), p) {
+		t.Fatal("the error shows the password")
+	}
+	// The writable handle still appends.
+	if _, err := l.Append(ctx, "s", -1, []NewEvent{{Type: "t", Data: map[string]int{}}}, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 
