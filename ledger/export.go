@@ -25,6 +25,7 @@ var ErrRangedImport = errors.New("ledger: import needs a complete export (first_
 // snapshot, so appends during the export do not change it.
 func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, toolVersion string) (_ ExportManifest, err error) {
 	defer l.typeStorage(&err)
+	w = callerWriter{w} // a full disk under the export file is not the ledger's
 	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		return ExportManifest{}, fmt.Errorf("ledger: export: %w", err)
@@ -194,6 +195,7 @@ func VerifyExport(ctx context.Context, r io.Reader, previous io.Reader) (VerifyR
 // *VerifyError (errors.Is ErrVerifyFailed) carrying the report.
 func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (_ ExportManifest, err error) {
 	defer l.typeStorage(&err)
+	r = callerReader{r} // an I/O error reading the export is not the ledger's
 	if l.readOnly {
 		return ExportManifest{}, ErrReadOnly
 	}

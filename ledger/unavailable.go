@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -62,7 +63,8 @@ func storageFailureIn(dir string, err error) error {
 		return nil
 	}
 	var ue *UnavailableError
-	if errors.As(err, &ue) {
+	var fe *fileError
+	if errors.As(err, &ue) || errors.As(err, &fe) {
 		return err
 	}
 	// An append that PostgreSQL refused through every retry is
@@ -122,4 +124,33 @@ func storageReason(err error) string {
 		return ""
 	}
 	return ""
+}
+
+// fileError is a failure of a file the caller handed the ledger (the
+// export being written, the export being imported): a full disk there is
+// not the ledger's (storageFailure leaves it untyped).
+type fileError struct{ err error }
+
+func (e *fileError) Error() string { return e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+// callerWriter and callerReader mark their errors as fileErrors.
+type callerWriter struct{ w io.Writer }
+
+func (c callerWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil {
+		err = &fileError{err}
+	}
+	return n, err
+}
+
+type callerReader struct{ r io.Reader }
+
+func (c callerReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &fileError{err}
+	}
+	return n, err
 }

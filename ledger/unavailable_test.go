@@ -55,6 +55,16 @@ func TestDiskFullIsUnavailable(t *testing.T) {
 	if herr != nil {
 		t.Fatalf("read on a full disk: %v", herr)
 	}
+	// An export file on the full disk: the file's failure, not the ledger's.
+	f, ferr := os.OpenFile(filepath.Join(dir, "export.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if ferr == nil {
+		_, ferr = l.Export(ctx, f, 0, 0, "test")
+		f.Close()
+		os.Remove(f.Name())
+	}
+	if ferr == nil || errors.As(ferr, &ue) {
+		t.Fatalf("export onto the full disk: %v, want the file's own error", ferr)
+	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +177,7 @@ func TestStorageFailureReasons(t *testing.T) {
 		{pgLedger, fmt.Errorf("%w: %v", ErrRetry, pgError("08006")), "", ""},
 		{pgLedger, pgError("23505"), "", ""},
 		{sqliteLedger, ErrConflict, "", ""},
+		{sqliteLedger, fmt.Errorf("export: %w", &fileError{syscall.ENOSPC}), "", ""}, // the export file's disk
 	} {
 		got := c.l.storageFailure(c.err)
 		var ue *UnavailableError

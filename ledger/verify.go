@@ -38,6 +38,9 @@ func (l *Ledger) Verify(ctx context.Context) (_ VerifyReport, err error) {
 // a rewritten history is found. previous may be nil.
 func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (_ VerifyReport, err error) {
 	defer l.typeStorage(&err)
+	if previous != nil {
+		previous = callerReader{previous} // an I/O error reading it is not the ledger's
+	}
 	v := chain.NewVerifier(1, chain.GenesisHash)
 	var prev *ExportManifest
 	if previous != nil {
