@@ -45,8 +45,12 @@ func TestDiskFullLedgerUnavailable(t *testing.T) {
 	}
 
 	filler := testkit.FillFilesystem(t, dir)
-	failed := 0
-	for round := 1; round <= 30 && failed < 6; round++ {
+	type call struct {
+		name string
+		args map[string]any
+	}
+	var refused []call
+	for round := 1; round <= 30 && len(refused) < 6; round++ {
 		for _, c := range calls(round) {
 			r := s.call(context.Background(), c.name, c.args)
 			if !r.IsError {
@@ -68,25 +72,24 @@ func TestDiskFullLedgerUnavailable(t *testing.T) {
 				e.Details["reason"] != "disk_full" || e.Details["path"] != dir || e.Remediation.Action == "" {
 				t.Fatalf("%s on a full disk: %s", c.name, r.Structured)
 			}
-			failed++
+			refused = append(refused, call{c.name, c.args})
 		}
 	}
-	if failed == 0 {
+	if len(refused) == 0 {
 		t.Fatal("every call answered on a full disk: their Evidence cannot have been recorded")
 	}
 
+	// Space freed: the very calls that were refused now answer.
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	for round := 31; round < 33; round++ {
-		for _, c := range calls(round) {
-			s.ok(c.name, c.args)
-		}
+	for _, c := range refused {
+		s.ok(c.name, c.args)
 	}
 	out, err := exec.Command(testkit.Rea(t), "--ledger", led, "ledger", "verify").Output()
 	var rep struct{ OK bool }
 	if err != nil || json.Unmarshal(out, &rep) != nil || !rep.OK {
 		t.Fatalf("ledger verify after the disk was full: %v %s", err, out)
 	}
-	t.Logf("%d calls refused with ledger_unavailable while the disk was full", failed)
+	t.Logf("%d calls refused with ledger_unavailable while the disk was full, each answered once space was freed", len(refused))
 }
