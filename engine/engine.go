@@ -214,11 +214,18 @@ func (e *Engine) appendFault(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fault.CancelledError("ledger_append").WithCause(err)
 	}
+	var unavailable *ledger.UnavailableError
+	if errors.As(err, &unavailable) {
+		// The ledger's disk is full, read-only or failing, or its server
+		// stayed unreachable: nothing was recorded, so no answer may be
+		// given (CONTRACTS.md §0.3); a later call may succeed.
+		return fault.LedgerUnavailableError("ledger_append", unavailable.Reason, unavailable.Dir).WithCause(err)
+	}
 	if errors.Is(err, ledger.ErrRetry) {
 		// A PostgreSQL ledger lost its connection (or the server restarted)
 		// through every retry; nothing was half-stored (CONTRACTS.md §17).
 		return fault.New(fault.RevisionConflict, "The ledger could not commit the change; nothing was recorded.", "Call again.",
-			map[string]any{"reason": "ledger_unavailable"}).WithCause(err)
+			map[string]any{"reason": "not_committed"}).WithCause(err)
 	}
 	return fault.Internal("ledger_append", err)
 }

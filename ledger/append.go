@@ -110,7 +110,8 @@ func (l *Ledger) AppendMulti(ctx context.Context, appends []StreamAppend, apply 
 	if total == 0 {
 		return nil, errors.New("ledger: append without events")
 	}
-	return l.submit(&appendReq{ctx: ctx, pending: pending, total: total, recordedAt: l.now(), apply: apply})
+	out, err := l.submit(&appendReq{ctx: ctx, pending: pending, total: total, recordedAt: l.now(), apply: apply})
+	return out, l.storageFailure(err)
 }
 
 // appendState is what appendStateSQL reads for an append's first stream

@@ -175,7 +175,8 @@ func (l *Ledger) putStored(ctx context.Context, tx *sql.Tx, pb PreparedBlob) err
 
 // Blob returns the bytes stored under sha256hex. The bytes are hashed again
 // before they are returned, so a damaged body is an error, never evidence.
-func (l *Ledger) Blob(ctx context.Context, sha256hex string) ([]byte, error) {
+func (l *Ledger) Blob(ctx context.Context, sha256hex string) (_ []byte, err error) {
+	defer l.typeStorage(&err)
 	b, err := readBlob(ctx, l.r, sha256hex)
 	if err != nil {
 		return nil, err

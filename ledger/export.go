@@ -23,7 +23,9 @@ var ErrRangedImport = errors.New("ledger: import needs a complete export (first_
 // comparison results and checkpoint states), by sha256. Every
 // line is itself RFC 8785 canonical. The whole export is read from one
 // snapshot, so appends during the export do not change it.
-func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, toolVersion string) (ExportManifest, error) {
+func (l *Ledger) Export(ctx context.Context, w io.Writer, fromSeq, toSeq int64, toolVersion string) (_ ExportManifest, err error) {
+	defer l.typeStorage(&err)
+	w = callerWriter{w} // a full disk under the export file is not the ledger's
 	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {
 		return ExportManifest{}, fmt.Errorf("ledger: export: %w", err)
@@ -191,12 +193,14 @@ func VerifyExport(ctx context.Context, r io.Reader, previous io.Reader) (VerifyR
 // adopts the export's ledger_id, and folds ps from the imported events. If
 // verification finds any problem nothing is kept and the error is a
 // *VerifyError (errors.Is ErrVerifyFailed) carrying the report.
-func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (ExportManifest, error) {
+func (l *Ledger) Import(ctx context.Context, r io.Reader, ps []Projection) (_ ExportManifest, err error) {
+	defer l.typeStorage(&err)
+	r = callerReader{r} // an I/O error reading the export is not the ledger's
 	if l.readOnly {
 		return ExportManifest{}, ErrReadOnly
 	}
 	var man ExportManifest
-	err := l.writeTx(ctx, false, func(tx *sql.Tx) (bool, error) {
+	err = l.writeTx(ctx, false, func(tx *sql.Tx) (bool, error) {
 		var exists bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM events)`).Scan(&exists); err != nil {
 			return false, fmt.Errorf("ledger: import: %w", err)

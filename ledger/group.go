@@ -380,6 +380,9 @@ func (l *Ledger) backoff() busyBackoff {
 func (b *busyBackoff) wait(ctx context.Context, err error) error {
 	b.attempt++
 	if b.attempt >= b.max {
+		if errors.Is(err, ErrUnavailable) { // the server, not only a connection, is gone (UnavailableError)
+			return fmt.Errorf("%w: %w", b.final, err)
+		}
 		return fmt.Errorf("%w: %v", b.final, err)
 	}
 	if b.d == 0 {

@@ -45,6 +45,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,6 +110,10 @@ var (
 	ErrBusy = errors.New("ledger: database busy")
 	// ErrNotLedger: the file is not an REA ledger (no ledger_id).
 	ErrNotLedger = errors.New("ledger: not an REA ledger")
+	// ErrNoLedger: no ledger has been created at the location yet (a
+	// PostgreSQL database or schema without the ledger's tables, an SQLite
+	// file that does not exist or is empty); errors.Is ErrNotLedger too.
+	ErrNoLedger = fmt.Errorf("%w: no ledger has been created here yet", ErrNotLedger)
 )
 
 // ConflictError reports a failed optimistic-concurrency check.
@@ -193,14 +198,20 @@ func readerDSN(path string, readOnlyFile bool) string {
 // Open opens the ledger at path, creating it (parent directory 0700, file
 // 0600) and applying every pending migration first. A postgres:// or
 // postgresql:// URL (IsURL) opens a PostgreSQL ledger instead (postgres.go).
-func Open(ctx context.Context, path string, opts Options) (*Ledger, error) {
+func Open(ctx context.Context, path string, opts Options) (_ *Ledger, err error) {
 	if IsURL(path) {
+		// A server that is read-only (a standby) or out of disk fails here
+		// already: ledger_unavailable, with no location.
+		defer func() { err = storageFailureIn("", err) }()
 		return openPostgres(ctx, path, opts, false)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
+	// A directory on a full or read-only file system fails here already
+	// (the lock file, the schema): ledger_unavailable, as for an append.
+	defer func() { err = storageFailureIn(filepath.Dir(abs), err) }()
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("ledger: create directory: %w", err)
 	}
@@ -242,6 +253,9 @@ func OpenReadOnly(ctx context.Context, path string) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	if _, err := os.Stat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", ErrNoLedger, abs)
+		}
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	l := newLedger(abs, Options{})
@@ -315,7 +329,10 @@ func (l *Ledger) loadID(ctx context.Context) error {
 	var id string
 	err := l.r.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = 'ledger_id'`).Scan(&id)
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) || l.d.missingTable(err) {
+		if l.d.missingTable(err) {
+			return fmt.Errorf("%w: %s", ErrNoLedger, l.path)
+		}
+		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: %s", ErrNotLedger, l.path)
 		}
 		return fmt.Errorf("ledger: read ledger_id: %w", err)
@@ -387,10 +404,11 @@ func (l *Ledger) PrepareRead(ctx context.Context, query string) (*sql.Stmt, erro
 func (l *Ledger) ReadDB() *sql.DB { return l.r }
 
 // SchemaVersion is the version of the last applied migration.
-func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
+func (l *Ledger) SchemaVersion(ctx context.Context) (_ int, err error) {
+	defer l.typeStorage(&err)
 	var v int
 	var dirty bool
-	err := l.r.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
+	err = l.r.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: schema version: %w", err)
 	}

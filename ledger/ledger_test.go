@@ -587,6 +587,28 @@ func TestStats(t *testing.T) {
 	})
 }
 
+// StatsAt of a location where no ledger was created yet (a fresh
+// PostgreSQL schema, a missing SQLite file) is the empty ledger's facts,
+// and creates nothing; of a ledger with no events, its facts.
+func TestStatsAtEmpty(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		loc := b.fresh(t)
+		s, err := StatsAt(ctx, loc)
+		if err != nil || s.Events != 0 || s.Head.Seq != 0 || s.Head.Hash != GenesisHash() || s.LedgerID != "" || s.ByType == nil {
+			t.Fatalf("stats where no ledger is: %+v %v", s, err)
+		}
+		if _, err := OpenReadOnly(ctx, loc); !errors.Is(err, ErrNoLedger) {
+			t.Fatalf("StatsAt created a ledger: %v", err)
+		}
+		l := openTest(t, loc, Options{})
+		s, err = StatsAt(ctx, loc)
+		if err != nil || s.Events != 0 || s.LedgerID != l.ID() || s.SchemaVersion < 1 {
+			t.Fatalf("stats of an empty ledger: %+v %v", s, err)
+		}
+	})
+}
+
 func TestPragmas(t *testing.T) {
 	l, _ := tempLedger(t)
 	ctx := context.Background()

@@ -183,6 +183,13 @@ func TestPostgresUnreachableAfterWaitIsTyped(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !pgRetryable(err) {
 		t.Fatalf("read from an unreachable server: %v, want ErrUnavailable", err)
 	}
+	// What a ledger's reads return then: ledger_unavailable with reason
+	// connection_lost and no location (CONTRACTS.md §0.3).
+	var ue *UnavailableError
+	if typed := (&Ledger{path: RedactURL(raw), d: postgresDialect}).storageFailure(fmt.Errorf("ledger: scan: %w", err)); !errors.As(typed, &ue) ||
+		ue.Reason != ReasonConnectionLost || ue.Dir != "" {
+		t.Fatalf("typed as %v, want connection_lost without a path", typed)
+	}
 }
 
 // The writer's BEGIN reads the first event's state in its own round trip,

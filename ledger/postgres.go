@@ -325,9 +325,10 @@ type unavailableError struct{}
 
 func (unavailableError) Error() string { return "ledger: PostgreSQL server unreachable; retry later" }
 
-// Transient marks the failure as one a later call may not meet: callers
-// report it as a retryable typed error (fault.From), not an internal one.
-func (unavailableError) Transient() bool { return true }
+// LedgerUnavailable marks the failure as one a later call may not meet:
+// callers report it as ledger_unavailable (retryable, fault.From), with
+// no path: a PostgreSQL ledger's URL is never shown (CONTRACTS.md §0.3).
+func (unavailableError) LedgerUnavailable() (reason, dir string) { return ReasonConnectionLost, "" }
 
 func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	patience := c.patience

@@ -71,7 +71,8 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // Rebuild empties every projection table and folds every event again, in seq
 // order, in one transaction: readers see the old rows until the new ones
 // commit, and a failure leaves the old rows in place.
-func (l *Ledger) Rebuild(ctx context.Context, ps []Projection) error {
+func (l *Ledger) Rebuild(ctx context.Context, ps []Projection) (err error) {
+	defer l.typeStorage(&err)
 	if l.readOnly {
 		return ErrReadOnly
 	}
@@ -88,26 +89,38 @@ type eventSource func(ctx context.Context, fn func([]Event) error) error
 const foldBatch = 1024
 
 // eventsIn reads the events through tx itself: Import folds rows it has
-// inserted but not yet committed.
+// inserted but not yet committed. It reads one batch at a time and closes
+// its cursor before folding it: the fold runs statements on the same
+// connection, and a PostgreSQL connection cannot run one while a result is
+// still being read from it (imports of more than one batch failed so).
 func eventsIn(tx *sql.Tx) eventSource {
 	return func(ctx context.Context, fn func([]Event) error) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events ORDER BY seq`)
-		if err != nil {
-			return fmt.Errorf("ledger: rebuild: %w", err)
-		}
-		defer rows.Close()
-		pending := make([]Event, 0, foldBatch)
-		if err := scanRows(rows, func(e Event) error {
-			if pending = append(pending, e); len(pending) < foldBatch {
+		batch := make([]Event, 0, foldBatch)
+		for after := int64(0); ; {
+			rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, after, foldBatch)
+			if err != nil {
+				return fmt.Errorf("ledger: rebuild: %w", err)
+			}
+			batch = batch[:0]
+			err = scanRows(rows, func(e Event) error {
+				batch = append(batch, e)
+				return nil
+			})
+			rows.Close()
+			if err != nil {
+				return err
+			}
+			if len(batch) == 0 {
 				return nil
 			}
-			err := fn(pending)
-			pending = pending[:0]
-			return err
-		}); err != nil {
-			return err
+			if err := fn(batch); err != nil {
+				return err
+			}
+			if len(batch) < foldBatch {
+				return nil
+			}
+			after = batch[len(batch)-1].Seq
 		}
-		return fn(pending)
 	}
 }
 
@@ -232,7 +245,8 @@ func secondaryIndexes(ctx context.Context, tx *sql.Tx, d *dialect, tables []stri
 // (binary collation), and each value written with a type tag and a length so
 // that no two different dumps encode alike. Equal digests before and after
 // Rebuild (or across Export and Import) mean the read models are identical.
-func (l *Ledger) ProjectionDigest(ctx context.Context, ps []Projection) (string, error) {
+func (l *Ledger) ProjectionDigest(ctx context.Context, ps []Projection) (_ string, err error) {
+	defer l.typeStorage(&err)
 	sorted := slices.Clone(ps)
 	slices.SortStableFunc(sorted, func(a, b Projection) int { return strings.Compare(a.Name(), b.Name()) })
 

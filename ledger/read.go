@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -80,7 +81,8 @@ func scanEvent(rs rowScanner) (Event, error) {
 // Scan calls fn for every event with seq >= fromSeq, in seq order, streaming
 // from one read transaction of the read pool: it sees a consistent snapshot
 // and never blocks appends. An error from fn stops the scan and is returned.
-func (l *Ledger) Scan(ctx context.Context, fromSeq int64, fn func(Event) error) error {
+func (l *Ledger) Scan(ctx context.Context, fromSeq int64, fn func(Event) error) (err error) {
+	defer l.typeStorage(&err)
 	rows, err := l.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq >= ? ORDER BY seq`, fromSeq)
 	if err != nil {
 		return fmt.Errorf("ledger: scan: %w", err)
@@ -108,6 +110,7 @@ func scanRows(rows *sql.Rows, fn func(Event) error) error {
 
 // Head returns the last seq and its hash: (0, GenesisHash()) when empty.
 func (l *Ledger) Head(ctx context.Context) (seq int64, hash string, err error) {
+	defer l.typeStorage(&err)
 	err = l.r.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, chain.GenesisHash, nil
@@ -119,7 +122,8 @@ func (l *Ledger) Head(ctx context.Context) (seq int64, hash string, err error) {
 }
 
 // StreamVersion is the stream's current version (0 when it has no events).
-func (l *Ledger) StreamVersion(ctx context.Context, stream string) (int64, error) {
+func (l *Ledger) StreamVersion(ctx context.Context, stream string) (_ int64, err error) {
+	defer l.typeStorage(&err)
 	var v int64
 	if err := l.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?`, stream).Scan(&v); err != nil {
 		return 0, fmt.Errorf("ledger: stream version: %w", err)
@@ -140,8 +144,31 @@ type Stats struct {
 	ByType        map[string]int64 `json:"by_type"`
 }
 
+// StatsAt opens the ledger at path read-only and reads its Stats. A
+// location where no ledger has been created yet (ErrNoLedger: a fresh
+// PostgreSQL database, a missing SQLite file) is an empty ledger: no id,
+// schema version 0, the genesis head and no events; nothing is created.
+func StatsAt(ctx context.Context, path string) (Stats, error) {
+	l, err := OpenReadOnly(ctx, path)
+	if errors.Is(err, ErrNoLedger) {
+		shown := path
+		if IsURL(path) {
+			shown = RedactURL(path)
+		} else if abs, aerr := filepath.Abs(path); aerr == nil {
+			shown = abs
+		}
+		return Stats{Path: shown, Head: VerifyHead{Hash: chain.GenesisHash}, ByType: map[string]int64{}}, nil
+	}
+	if err != nil {
+		return Stats{}, err
+	}
+	defer l.Close()
+	return l.Stats(ctx)
+}
+
 // Stats reads the facts from one snapshot of the read pool.
-func (l *Ledger) Stats(ctx context.Context) (Stats, error) {
+func (l *Ledger) Stats(ctx context.Context) (_ Stats, err error) {
+	defer l.typeStorage(&err)
 	s := Stats{LedgerID: l.ID(), Path: l.path, ByType: map[string]int64{}}
 	tx, err := l.r.BeginTx(ctx, l.d.readTx)
 	if err != nil {

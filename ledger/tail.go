@@ -47,7 +47,8 @@ func (e *BrokenLinkError) Is(target error) bool { return target == ErrBrokenLink
 // New commits are found by polling the head (SQLite, every
 // TailPollInterval) or by LISTEN on the channel the events trigger notifies
 // at COMMIT (PostgreSQL), with a slow poll behind it.
-func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) error {
+func (l *Ledger) Tail(ctx context.Context, fromSeq int64, fn func(Event) error) (err error) {
+	defer l.typeStorage(&err)
 	fromSeq = max(fromSeq, 1)
 	prev := chain.GenesisHash
 	if fromSeq > 1 {

@@ -27,7 +27,8 @@ func (e *VerifyError) Is(target error) bool { return target == ErrVerifyFailed }
 // Verify checks the live ledger: (1)-(4) for every event in one read
 // snapshot, and every blob against its digest. Integrity problems are in the
 // report; the error is only for failing to read.
-func (l *Ledger) Verify(ctx context.Context) (VerifyReport, error) {
+func (l *Ledger) Verify(ctx context.Context) (_ VerifyReport, err error) {
+	defer l.typeStorage(&err)
 	return l.VerifyAgainst(ctx, nil)
 }
 
@@ -35,7 +36,11 @@ func (l *Ledger) Verify(ctx context.Context) (VerifyReport, error) {
 // manifest line is all that is read): same ledger_id, and the event at the
 // earlier export's last_seq still has its head_hash, so a truncated tail or
 // a rewritten history is found. previous may be nil.
-func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (VerifyReport, error) {
+func (l *Ledger) VerifyAgainst(ctx context.Context, previous io.Reader) (_ VerifyReport, err error) {
+	defer l.typeStorage(&err)
+	if previous != nil {
+		previous = callerReader{previous} // an I/O error reading it is not the ledger's
+	}
 	v := chain.NewVerifier(1, chain.GenesisHash)
 	var prev *ExportManifest
 	if previous != nil {

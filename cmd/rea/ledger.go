@@ -159,10 +159,19 @@ func newLedgerCommand(g *globals) *cobra.Command {
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Print ledger facts: id, schema version, head, counts by event type",
-		RunE: g.runLedger(true, func(ctx context.Context, led *ledger.Ledger, _ []string) (any, bool, error) {
-			s, err := led.Stats(ctx)
-			return s, true, err
-		}),
+		// An empty ledger — a PostgreSQL database no REA process has
+		// written to yet included — has stats too: no events (StatsAt).
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, err := g.resolveLedgerPath()
+			if err != nil {
+				return failWith(cmd, true, err)
+			}
+			s, err := ledger.StatsAt(cmd.Context(), path)
+			if err != nil {
+				return failWith(cmd, true, err)
+			}
+			return printJSON(cmd.OutOrStdout(), s)
+		},
 	}
 	var tailFrom int64
 	var tailJSON bool

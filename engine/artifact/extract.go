@@ -33,6 +33,11 @@ type ExtractOptions struct {
 	// FreeSpace reports the bytes available to REA on the filesystem of the
 	// open output root; nil is fstatfs (f_bavail × f_bsize).
 	FreeSpace func(fd int) (int64, error)
+	// ApprovedRoot is the realpath of OutputRoot the permission preflight
+	// approved; when set, an output root that resolves anywhere else once
+	// opened (a parent swapped for a symlink after the decision) is
+	// outside_approved_root.
+	ApprovedRoot string
 }
 
 // Server-side bounds of an extraction (CONTRACTS.md §0, §10.6), whatever
@@ -134,7 +139,7 @@ func Extract(ctx context.Context, root Root, g *Graph, opts ExtractOptions) (res
 		return nil, truncatedErr(extractOp, "max_total_bytes", lim.MaxTotalBytes, need)
 	}
 
-	w, err := openOutput(out)
+	w, err := openOutput(out, opts.ApprovedRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -559,6 +564,12 @@ func (x *extractor) write(w *writer, f planned, b *budget) (ExtractedFile, error
 	lp, e := f.occ.LogicalPath, f.e
 	rc, err := e.open()
 	if err != nil {
+		if swappedSource(err) {
+			// The entry was listed beneath the root; now its path
+			// crosses a symlink or leaves the root (CONTRACTS.md §0.3).
+			return ExtractedFile{}, fault.New(fault.OutsideApprovedRoot, "A source path re-resolved outside its root during extraction.",
+				"Extract from a tree no other process modifies meanwhile.", map[string]any{"operation": extractOp, "path": logicalOf(lp)}).WithCause(err)
+		}
 		return ExtractedFile{}, opFailed(extractOp, ReasonUnavailable, lp, err)
 	}
 	defer rc.Close()
@@ -647,8 +658,13 @@ type createdPath struct {
 	ino uint64
 }
 
-func openOutput(out string) (*writer, error) {
+func openOutput(out, approved string) (*writer, error) {
 	w := &writer{path: out, fd: -1}
+	swapped := func(cause error) error {
+		return fault.New(fault.OutsideApprovedRoot, "The output root changed after it was approved.",
+			"Choose an output_root that is a real directory no other process modifies during extraction.",
+			map[string]any{"operation": extractOp, "path": out}).WithCause(cause)
+	}
 	var st unix.Stat_t
 	switch err := unix.Lstat(out, &st); {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
@@ -658,10 +674,17 @@ func openOutput(out string) (*writer, error) {
 	case err == nil:
 		return nil, opFailed(extractOp, ReasonExists, "", errors.New("output_root exists and is not a directory"))
 	case errors.Is(err, unix.ENOENT):
-		if err := unix.Mkdir(out, 0o700); err != nil {
+		switch err := unix.Mkdir(out, 0o700); {
+		case err == nil:
+			w.createdRoot = true
+		case errors.Is(err, unix.EEXIST):
+			// Made by another process since the Lstat: opened below
+			// like any existing root, so a symlink is refused there.
+		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ELOOP):
+			return nil, swapped(err) // its parent vanished or was swapped meanwhile
+		default:
 			return nil, ioErr(extractOp, err)
 		}
-		w.createdRoot = true
 	default:
 		return nil, ioErr(extractOp, err)
 	}
@@ -669,6 +692,12 @@ func openOutput(out string) (*writer, error) {
 	if err != nil {
 		if w.createdRoot {
 			unix.Rmdir(out)
+		}
+		// Lstat saw a directory (or Mkdir made one); now the path is a
+		// symlink (ELOOP, or ENOTDIR for O_DIRECTORY|O_NOFOLLOW), gone,
+		// or no directory: it was swapped.
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOENT) {
+			return nil, swapped(err)
 		}
 		return nil, ioErr(extractOp, err)
 	}
@@ -679,6 +708,16 @@ func openOutput(out string) (*writer, error) {
 		return nil, ioErr(extractOp, err)
 	}
 	w.real = real
+	if approved != "" && real != approved {
+		// A parent of output_root was swapped between the decision and
+		// the open: the directory opened is not the one approved. A root
+		// made just now is removed again through its descriptor's path.
+		w.close()
+		if w.createdRoot {
+			unix.Rmdir(real)
+		}
+		return nil, swapped(nil)
+	}
 	return w, nil
 }
 
@@ -718,10 +757,19 @@ func (w *writer) create(rel string) (int, error) {
 		sofar = joinPath(sofar, p)
 		fd, err := unix.Openat(dir, p, dirFlags, 0)
 		if errors.Is(err, unix.ENOENT) {
-			if err := unix.Mkdirat(dir, p, 0o700); err != nil {
-				return -1, w.fsErr(sofar, err)
+			switch merr := unix.Mkdirat(dir, p, 0o700); {
+			case merr == nil:
+				w.recordAt(dir, p, sofar, true)
+			case errors.Is(merr, unix.EEXIST):
+				// Another process made it since the open: opened below
+				// like any existing entry, so a symlink is refused.
+			case errors.Is(merr, unix.ENOENT):
+				// The directory being walked was removed or moved
+				// meanwhile: the path no longer resolves beneath the root.
+				return -1, w.escape(sofar)
+			default:
+				return -1, w.fsErr(sofar, merr)
 			}
-			w.recordAt(dir, p, sofar, true)
 			fd, err = unix.Openat(dir, p, dirFlags, 0)
 		}
 		if errors.Is(err, unix.ENOTDIR) && isSymlinkAt(dir, p) {
@@ -729,7 +777,9 @@ func (w *writer) create(rel string) (int, error) {
 			err = unix.ELOOP
 		}
 		switch {
-		case errors.Is(err, unix.ELOOP):
+		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOENT):
+			// A symlink, or a directory made a moment ago and gone
+			// again: swapped during the extraction.
 			return -1, w.escape(sofar)
 		case errors.Is(err, unix.ENOTDIR):
 			return -1, opFailed(extractOp, ReasonCollision, sofar, err)
@@ -742,6 +792,10 @@ func (w *writer) create(rel string) (int, error) {
 	last := parts[len(parts)-1]
 	fd, err := unix.Openat(dir, last, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	switch {
+	case errors.Is(err, unix.EEXIST) && isSymlinkAt(dir, last), errors.Is(err, unix.ENOENT):
+		// A symlink planted where the file goes, or the directory being
+		// written removed or moved meanwhile.
+		return -1, w.escape(rel)
 	case errors.Is(err, unix.EEXIST):
 		return -1, opFailed(extractOp, ReasonExists, rel, err)
 	case err != nil:
@@ -774,6 +828,13 @@ func (w *writer) contains(fd int, rel string) bool {
 	}
 	defer unix.Close(pfd)
 	return unix.Fstat(pfd, &at) == nil && at.Dev == st.Dev && at.Ino == st.Ino
+}
+
+// swappedSource reports whether opening a listed source entry failed
+// because its path now crosses a symlink (ELOOP) or would leave the root
+// (EXDEV from RESOLVE_BENEATH), rather than for lack of the entry.
+func swappedSource(err error) bool {
+	return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV)
 }
 
 // fsErr types a failed create: a name the filesystem finds too long is
@@ -847,13 +908,36 @@ func (w *writer) cleanup() []string {
 			residual = append(residual, c.rel)
 		}
 	}
-	if w.createdRoot && len(residual) == 0 {
-		w.close()
-		if err := unix.Rmdir(w.path); err != nil && !errors.Is(err, unix.ENOENT) {
-			residual = append(residual, ".")
-		}
+	if w.createdRoot && len(residual) == 0 && !w.removeRoot() {
+		residual = append(residual, ".")
 	}
 	return residual
+}
+
+// removeRoot removes the output root this extraction created, wherever it
+// is now: at output_root, or where another process moved it (its
+// descriptor's path), never a directory that merely took its name; a
+// root another process removed already is gone too. It closes w.
+func (w *writer) removeRoot() bool {
+	var own unix.Stat_t
+	if w.fd < 0 || unix.Fstat(w.fd, &own) != nil {
+		w.close()
+		return false
+	}
+	now, _ := fdPath(w.fd)
+	w.close()
+	if own.Nlink == 0 {
+		return true // removed by another process
+	}
+	for _, p := range []string{w.path, now} {
+		var st unix.Stat_t
+		if p == "" || unix.Lstat(p, &st) != nil || st.Dev != own.Dev || st.Ino != own.Ino {
+			continue
+		}
+		err := unix.Rmdir(p)
+		return err == nil || errors.Is(err, unix.ENOENT)
+	}
+	return false
 }
 
 // gone reports whether c is confirmed removed: rel no longer resolves

@@ -108,7 +108,7 @@ func TestExtractPathAtPathMax(t *testing.T) {
 	deep := strings.Repeat("abcdefghi/", 599) + "f" // 5,991 bytes: past PATH_MAX, so every walk goes by components
 	for _, rel := range []string{atMax, deep} {
 		out := filepath.Join(t.TempDir(), "out")
-		w, err := openOutput(out)
+		w, err := openOutput(out, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestExtractPathAtPathMax(t *testing.T) {
 // cleanup_incomplete, whose category is the underlying failure's.
 func TestCleanupResidualPaths(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	w, err := openOutput(out)
+	w, err := openOutput(out, "")
 	if err != nil {
 		t.Fatal(err)
 	}

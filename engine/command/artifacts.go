@@ -205,7 +205,7 @@ func ExtractArtifact(ctx context.Context, c *engine.Connection, req ExtractReque
 	}
 	x, err := artifact.Extract(ctx, rootOf(o), g, artifact.ExtractOptions{
 		OutputRoot: filepath.Clean(req.OutputRoot), OccurrenceIDs: req.OccurrenceIDs, Limits: req.Limits, Progress: rep,
-		AllowHiddenPaths: req.AllowHiddenPaths, FreeSpace: c.Engine().Config().ExtractFreeSpace})
+		AllowHiddenPaths: req.AllowHiddenPaths, FreeSpace: c.Engine().Config().ExtractFreeSpace, ApprovedRoot: canonical})
 	if err != nil {
 		return engine.Published{}, err
 	}

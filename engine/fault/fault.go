@@ -11,7 +11,7 @@ import (
 	"fmt"
 )
 
-// Code is one of the 19 error codes of CONTRACTS.md §1.7.
+// Code is one of the 20 error codes of CONTRACTS.md §1.7 and §0.3.
 type Code string
 
 const (
@@ -34,6 +34,7 @@ const (
 	TargetUnavailable         Code = "target_unavailable"
 	ExecutionFailure          Code = "execution_failure"
 	PlanStale                 Code = "plan_stale"
+	LedgerUnavailable         Code = "ledger_unavailable" // third edition (CONTRACTS.md §0.3)
 )
 
 // Category is one of the 9 error categories.
@@ -71,14 +72,15 @@ var defaultCategory = map[Code]Category{
 	TargetUnavailable:         CatUnavailable,
 	ExecutionFailure:          CatExecutionFailure,
 	PlanStale:                 CatIntegrityMismatch,
+	LedgerUnavailable:         CatUnavailable,
 }
 
 // Retryable reports whether a code is in the retryable set. It is a property of
 // the code, never of one call (CONTRACTS.md §0: invalid_request is not in the
-// set: the same input fails the same way).
+// set: the same input fails the same way; §0.3 adds ledger_unavailable).
 func Retryable(c Code) bool {
 	switch c {
-	case ProviderTimeout, Cancelled, RevisionConflict, ProviderUnavailable:
+	case ProviderTimeout, Cancelled, RevisionConflict, ProviderUnavailable, LedgerUnavailable:
 		return true
 	}
 	return false
@@ -151,15 +153,76 @@ func CancelledError(operation string) *Error {
 }
 
 // Internal wraps an unexpected failure as execution_failure with safe copy.
+// A ledger whose storage failed is a known situation, not an internal one:
+// such an error becomes ledger_unavailable wherever it is wrapped
+// (CONTRACTS.md §0.3).
 func Internal(operation string, err error) *Error {
+	if fe := fromLedger(operation, err); fe != nil {
+		return fe
+	}
 	return New(ExecutionFailure, "An internal error stopped the operation.",
 		"Retry; if it persists, run `rea doctor` and report the failure.",
 		map[string]any{"operation": operation}).WithCause(err)
 }
 
+// Reasons of ledger_unavailable (CONTRACTS.md §0.3).
+const (
+	LedgerDiskFull       = "disk_full"
+	LedgerReadOnly       = "read_only"
+	LedgerIO             = "io"
+	LedgerConnectionLost = "connection_lost"
+)
+
+// LedgerUnavailableError is ledger_unavailable for operation: the ledger
+// could not append or read for reason (LedgerDiskFull, LedgerReadOnly,
+// LedgerIO, LedgerConnectionLost). dir is the directory of an SQLite
+// ledger, "" for PostgreSQL, whose URL is never shown.
+func LedgerUnavailableError(operation, reason, dir string) *Error {
+	msg, action := "The ledger could not store or read events; nothing was recorded.",
+		"Check the ledger's storage, then call again."
+	switch reason {
+	case LedgerDiskFull:
+		msg, action = "The ledger's disk is full; nothing was recorded.",
+			"Free space in the ledger's directory, then call again."
+	case LedgerReadOnly:
+		msg, action = "The ledger's storage is read-only; nothing was recorded.",
+			"Make the ledger's directory writable again (or the PostgreSQL server writable), then call again."
+	case LedgerIO:
+		msg, action = "The ledger's storage reported an I/O error; nothing was recorded.",
+			"Check the disk that holds the ledger's directory, then call again."
+	case LedgerConnectionLost:
+		msg, action = "The PostgreSQL ledger server could not be reached; nothing was recorded.",
+			"Restore the PostgreSQL server (or the network path to it), then call again."
+	}
+	details := map[string]any{"operation": operation, "reason": reason}
+	if dir != "" {
+		details["path"] = dir
+	}
+	return New(LedgerUnavailable, msg, action, details)
+}
+
+// ledgerFailure is implemented by a ledger's storage failures
+// (*ledger.UnavailableError, ledger.ErrUnavailable): reason is one of the
+// ledger_unavailable reasons and dir the SQLite ledger's directory or "".
+type ledgerFailure interface {
+	LedgerUnavailable() (reason, dir string)
+}
+
+// fromLedger is ledger_unavailable when err is a ledger's storage failure,
+// else nil.
+func fromLedger(operation string, err error) *Error {
+	var lf ledgerFailure
+	if err == nil || !errors.As(err, &lf) {
+		return nil
+	}
+	reason, dir := lf.LedgerUnavailable()
+	return LedgerUnavailableError(operation, reason, dir).WithCause(err)
+}
+
 // From converts any error into a typed one. Context cancellation becomes
 // cancelled (never a timeout), deadline expiry is left to the caller who knows
-// the budget; anything untyped becomes execution_failure.
+// the budget; a ledger's storage failure becomes ledger_unavailable
+// (retryable); anything untyped becomes execution_failure.
 func From(operation string, err error) *Error {
 	if err == nil {
 		return nil
@@ -171,20 +234,11 @@ func From(operation string, err error) *Error {
 	if errors.Is(err, context.Canceled) {
 		return CancelledError(operation).WithCause(err)
 	}
-	var t transient
-	if errors.As(err, &t) && t.Transient() {
-		// A store that stayed unreachable through its own retries (a
-		// PostgreSQL ledger's server down or restarting): nothing was
-		// changed, and a later call may succeed (CONTRACTS.md §17).
-		return New(RevisionConflict, "The ledger could not be reached; nothing was recorded.", "Call again later.",
-			map[string]any{"operation": operation, "reason": "ledger_unavailable"}).WithCause(err)
+	if fe := fromLedger(operation, err); fe != nil {
+		return fe
 	}
 	return Internal(operation, err)
 }
-
-// transient is implemented by errors of a dependency that say a retry may
-// succeed (ledger.ErrUnavailable).
-type transient interface{ Transient() bool }
 
 // Is reports whether err is a typed error with code c.
 func Is(err error, c Code) bool {
