@@ -1,0 +1,307 @@
+package x86
+
+import (
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// xmm reads operand i as 128 bits when it is an xmm register, else loads
+// w bits from memory (the scalar forms read only their element).
+func (l *lifter) src(i int, w lift.Width) lift.Operand {
+	a := l.arg(i)
+	if r, ok := a.(x86asm.Reg); ok && r >= x86asm.X0 && r <= x86asm.X15 {
+		return l.b.Extract(l.read(a, 128), 0, w)
+	}
+	return l.read(a, w)
+}
+
+func isXMM(a x86asm.Arg) bool {
+	r, ok := a.(x86asm.Reg)
+	return ok && r >= x86asm.X0 && r <= x86asm.X15
+}
+
+// aligned emits the #GP of an aligned 128-bit access to a misaligned
+// address (movaps, movdqa, and the legacy-SSE packed forms with memory).
+func (l *lifter) aligned(i int) {
+	m, ok := l.arg(i).(x86asm.Mem)
+	if !ok {
+		return
+	}
+	b := l.b
+	a := l.address(m, false)
+	low := b.Op2(lift.And, l.aw, a, lift.C(l.aw, 15))
+	b.Emit(lift.Stmt{Op: lift.TrapIf, A: b.Op2(lift.Ne, 1, low, lift.C(l.aw, 0)), Text: "general protection (misaligned)"})
+}
+
+// sse lifts the SSE forms the lifter models; false when op is not one.
+func (l *lifter) sse() bool {
+	b, op := l.b, l.in.Op
+	d := l.arg(0)
+	scalar := map[x86asm.Op]struct {
+		fop lift.Op
+		fw  int
+	}{
+		x86asm.ADDSS: {lift.FAdd, 32}, x86asm.SUBSS: {lift.FSub, 32}, x86asm.MULSS: {lift.FMul, 32}, x86asm.DIVSS: {lift.FDiv, 32},
+		x86asm.ADDSD: {lift.FAdd, 64}, x86asm.SUBSD: {lift.FSub, 64}, x86asm.MULSD: {lift.FMul, 64}, x86asm.DIVSD: {lift.FDiv, 64},
+		x86asm.SQRTSS: {lift.FSqrt, 32}, x86asm.SQRTSD: {lift.FSqrt, 64},
+		x86asm.MINSS: {lift.FLt, 32}, x86asm.MINSD: {lift.FLt, 64}, x86asm.MAXSS: {lift.FLt, 32}, x86asm.MAXSD: {lift.FLt, 64},
+	}
+	if s, ok := scalar[op]; ok {
+		fw := lift.Width(s.fw)
+		dst := l.read(d, 128)
+		x := b.Extract(dst, 0, fw)
+		y := l.src(1, fw)
+		var r lift.Operand
+		switch op {
+		case x86asm.MINSS, x86asm.MINSD: // dst < src ? dst : src, NaNs and zeros included
+			r = b.Op3(lift.Select, fw, b.Float(lift.FLt, 1, s.fw, x, y), x, y)
+		case x86asm.MAXSS, x86asm.MAXSD: // dst > src ? dst : src
+			r = b.Op3(lift.Select, fw, b.Float(lift.FLt, 1, s.fw, y, x), x, y)
+		case x86asm.SQRTSS, x86asm.SQRTSD:
+			r = b.Float(lift.FSqrt, fw, s.fw, y, lift.Operand{})
+		default:
+			r = b.Float(s.fop, fw, s.fw, x, y)
+		}
+		l.write(d, b.Insert(dst, 0, r))
+		return true
+	}
+	packedFloat := map[x86asm.Op]struct {
+		fop lift.Op
+		fw  int
+	}{
+		x86asm.ADDPS: {lift.FAdd, 32}, x86asm.SUBPS: {lift.FSub, 32}, x86asm.MULPS: {lift.FMul, 32}, x86asm.DIVPS: {lift.FDiv, 32},
+		x86asm.ADDPD: {lift.FAdd, 64}, x86asm.SUBPD: {lift.FSub, 64}, x86asm.MULPD: {lift.FMul, 64}, x86asm.DIVPD: {lift.FDiv, 64},
+		x86asm.SQRTPS: {lift.FSqrt, 32}, x86asm.SQRTPD: {lift.FSqrt, 64},
+		x86asm.CVTDQ2PS: {lift.SToF, 32}, x86asm.CVTTPS2DQ: {lift.FToSTrunc, 32}, x86asm.CVTPS2DQ: {lift.FToS, 32},
+	}
+	if s, ok := packedFloat[op]; ok {
+		l.aligned(1)
+		y := l.read(l.arg(1), 128)
+		var x lift.Operand
+		switch s.fop {
+		case lift.FSqrt, lift.SToF, lift.FToS, lift.FToSTrunc:
+			x, y = y, lift.Operand{}
+		default:
+			x = l.read(d, 128)
+		}
+		t := b.Temp(128)
+		b.Emit(lift.Stmt{Op: s.fop, Dst: t, A: x, B: y, Aux: s.fw, Lane: lift.Width(s.fw)})
+		l.write(d, t)
+		return true
+	}
+	packedInt := map[x86asm.Op]struct {
+		op   lift.Op
+		lane lift.Width
+		swap bool
+	}{
+		x86asm.PADDB: {lift.Add, 8, false}, x86asm.PADDW: {lift.Add, 16, false}, x86asm.PADDD: {lift.Add, 32, false}, x86asm.PADDQ: {lift.Add, 64, false},
+		x86asm.PSUBB: {lift.Sub, 8, false}, x86asm.PSUBW: {lift.Sub, 16, false}, x86asm.PSUBD: {lift.Sub, 32, false}, x86asm.PSUBQ: {lift.Sub, 64, false},
+		x86asm.PMULLW: {lift.Mul, 16, false}, x86asm.PMULLD: {lift.Mul, 32, false},
+		x86asm.PCMPEQB: {lift.Eq, 8, false}, x86asm.PCMPEQW: {lift.Eq, 16, false}, x86asm.PCMPEQD: {lift.Eq, 32, false}, x86asm.PCMPEQQ: {lift.Eq, 64, false},
+		x86asm.PCMPGTB: {lift.Slt, 8, true}, x86asm.PCMPGTW: {lift.Slt, 16, true}, x86asm.PCMPGTD: {lift.Slt, 32, true},
+		x86asm.PAND: {lift.And, 0, false}, x86asm.POR: {lift.Or, 0, false}, x86asm.PXOR: {lift.Xor, 0, false}, x86asm.PANDN: {lift.AndNot, 0, false},
+		x86asm.ANDPS: {lift.And, 0, false}, x86asm.ORPS: {lift.Or, 0, false}, x86asm.XORPS: {lift.Xor, 0, false}, x86asm.ANDNPS: {lift.AndNot, 0, false},
+		x86asm.ANDPD: {lift.And, 0, false}, x86asm.ORPD: {lift.Or, 0, false}, x86asm.XORPD: {lift.Xor, 0, false}, x86asm.ANDNPD: {lift.AndNot, 0, false},
+	}
+	if s, ok := packedInt[op]; ok {
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		if s.swap {
+			x, y = y, x
+		}
+		var r lift.Operand
+		if s.lane == 0 {
+			r = b.Op2(s.op, 128, x, y)
+		} else {
+			r = b.Lanes(s.op, s.lane, x, y)
+		}
+		l.write(d, r)
+		return true
+	}
+	shifts := map[x86asm.Op]struct {
+		op   lift.Op
+		lane lift.Width
+	}{
+		x86asm.PSLLW: {lift.Shl, 16}, x86asm.PSLLD: {lift.Shl, 32}, x86asm.PSLLQ: {lift.Shl, 64},
+		x86asm.PSRLW: {lift.LShr, 16}, x86asm.PSRLD: {lift.LShr, 32}, x86asm.PSRLQ: {lift.LShr, 64},
+		x86asm.PSRAW: {lift.AShr, 16}, x86asm.PSRAD: {lift.AShr, 32},
+	}
+	if s, ok := shifts[op]; ok {
+		x := l.read(d, 128)
+		var n lift.Operand
+		if imm, ok := l.arg(1).(x86asm.Imm); ok {
+			n = lift.C(64, uint64(imm)&0xff)
+		} else {
+			l.aligned(1)
+			n = b.Extract(l.read(l.arg(1), 128), 0, 64)
+		}
+		l.write(d, b.Lanes(s.op, s.lane, x, n))
+		return true
+	}
+	switch op {
+	case x86asm.PSLLDQ, x86asm.PSRLDQ:
+		n := uint64(l.arg(1).(x86asm.Imm)) & 0xff
+		if n > 16 {
+			n = 16
+		}
+		sop := lift.Shl
+		if op == x86asm.PSRLDQ {
+			sop = lift.LShr
+		}
+		l.write(d, b.Op2(sop, 128, l.read(d, 128), lift.C(8, n*8)))
+	case x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVAPD, x86asm.MOVUPD, x86asm.MOVDQA, x86asm.MOVDQU:
+		if op == x86asm.MOVAPS || op == x86asm.MOVAPD || op == x86asm.MOVDQA {
+			l.aligned(0)
+			l.aligned(1)
+		}
+		l.write(d, l.read(l.arg(1), 128))
+	case x86asm.MOVSS, x86asm.MOVSD_XMM:
+		w := lift.Width(32)
+		if op == x86asm.MOVSD_XMM {
+			w = 64
+		}
+		switch {
+		case isXMM(d) && isXMM(l.arg(1)): // merge the low element
+			l.write(d, b.Insert(l.read(d, 128), 0, l.src(1, w)))
+		case isXMM(d): // load: the rest is zeroed
+			l.write(d, b.Op1(lift.ZExt, 128, l.read(l.arg(1), w)))
+		default:
+			l.write(d, l.src(1, w))
+		}
+	case x86asm.MOVD, x86asm.MOVQ:
+		w := lift.Width(32)
+		if op == x86asm.MOVQ {
+			w = 64
+		}
+		if _, ok := d.(x86asm.Reg); ok && !isXMM(d) && !isXMM(l.arg(1)) {
+			return false // MMX
+		}
+		if isXMM(d) {
+			l.write(d, b.Op1(lift.ZExt, 128, l.src(1, w)))
+		} else {
+			if !isXMM(l.arg(1)) {
+				return false
+			}
+			l.write(d, l.src(1, w))
+		}
+	case x86asm.CVTSI2SS, x86asm.CVTSI2SD:
+		fw := 32
+		if op == x86asm.CVTSI2SD {
+			fw = 64
+		}
+		iw := l.width(l.arg(1))
+		if _, ok := l.arg(1).(x86asm.Mem); ok {
+			iw = lift.Width(l.in.DataSize)
+			if l.in.MemBytes != 0 {
+				iw = lift.Width(l.in.MemBytes * 8)
+			}
+		}
+		x := l.read(l.arg(1), iw)
+		r := b.Temp(lift.Width(fw))
+		b.Emit(lift.Stmt{Op: lift.SToF, Dst: r, A: x, Aux: fw})
+		l.write(d, b.Insert(l.read(d, 128), 0, r))
+	case x86asm.CVTSS2SD, x86asm.CVTSD2SS:
+		from, to := 32, 64
+		if op == x86asm.CVTSD2SS {
+			from, to = 64, 32
+		}
+		x := l.src(1, lift.Width(from))
+		r := b.Temp(lift.Width(to))
+		b.Emit(lift.Stmt{Op: lift.FConv, Dst: r, A: x, Aux: to})
+		l.write(d, b.Insert(l.read(d, 128), 0, r))
+	case x86asm.CVTTSS2SI, x86asm.CVTTSD2SI, x86asm.CVTSS2SI, x86asm.CVTSD2SI:
+		fw := 32
+		if op == x86asm.CVTTSD2SI || op == x86asm.CVTSD2SI {
+			fw = 64
+		}
+		cop := lift.FToSTrunc
+		if op == x86asm.CVTSS2SI || op == x86asm.CVTSD2SI {
+			cop = lift.FToS
+		}
+		w := l.width(d)
+		x := l.src(1, lift.Width(fw))
+		r := b.Temp(w)
+		b.Emit(lift.Stmt{Op: cop, Dst: r, A: x, Aux: fw})
+		l.write(d, r)
+	case x86asm.UCOMISS, x86asm.UCOMISD, x86asm.COMISS, x86asm.COMISD:
+		fw := 32
+		if op == x86asm.UCOMISD || op == x86asm.COMISD {
+			fw = 64
+		}
+		x := l.src(0, lift.Width(fw))
+		y := l.src(1, lift.Width(fw))
+		un := b.Float(lift.FUnord, 1, fw, x, y)
+		b.Set(zf, lift.Or, b.Float(lift.FEq, 1, fw, x, y), un, none())
+		b.Set(cf, lift.Or, b.Float(lift.FLt, 1, fw, x, y), un, none())
+		b.Assign(pf, un)
+		for _, f := range []lift.Operand{of, sf, af} {
+			b.Assign(f, lift.C(1, 0))
+		}
+	case x86asm.PSHUFD:
+		l.aligned(1)
+		x := l.read(l.arg(1), 128)
+		imm := uint64(l.arg(2).(x86asm.Imm))
+		r := lift.C(128, 0)
+		for i := 0; i < 4; i++ {
+			sel := int(imm>>(2*i)) & 3
+			r = b.Insert(r, 32*i, b.Extract(x, 32*sel, 32))
+		}
+		l.write(d, r)
+	case x86asm.SHUFPS:
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		imm := uint64(l.arg(2).(x86asm.Imm))
+		r := lift.C(128, 0)
+		for i := 0; i < 4; i++ {
+			from := x
+			if i >= 2 {
+				from = y
+			}
+			sel := int(imm>>(2*i)) & 3
+			r = b.Insert(r, 32*i, b.Extract(from, 32*sel, 32))
+		}
+		l.write(d, r)
+	case x86asm.PUNPCKLBW, x86asm.PUNPCKLWD, x86asm.PUNPCKLDQ, x86asm.PUNPCKLQDQ,
+		x86asm.PUNPCKHBW, x86asm.PUNPCKHWD, x86asm.PUNPCKHDQ, x86asm.PUNPCKHQDQ,
+		x86asm.UNPCKLPS, x86asm.UNPCKHPS, x86asm.UNPCKLPD, x86asm.UNPCKHPD:
+		lane := map[x86asm.Op]lift.Width{
+			x86asm.PUNPCKLBW: 8, x86asm.PUNPCKLWD: 16, x86asm.PUNPCKLDQ: 32, x86asm.PUNPCKLQDQ: 64,
+			x86asm.PUNPCKHBW: 8, x86asm.PUNPCKHWD: 16, x86asm.PUNPCKHDQ: 32, x86asm.PUNPCKHQDQ: 64,
+			x86asm.UNPCKLPS: 32, x86asm.UNPCKHPS: 32, x86asm.UNPCKLPD: 64, x86asm.UNPCKHPD: 64,
+		}[op]
+		high := op == x86asm.PUNPCKHBW || op == x86asm.PUNPCKHWD || op == x86asm.PUNPCKHDQ || op == x86asm.PUNPCKHQDQ ||
+			op == x86asm.UNPCKHPS || op == x86asm.UNPCKHPD
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		n := int(128 / lane / 2)
+		base := 0
+		if high {
+			base = n
+		}
+		r := lift.C(128, 0)
+		for i := 0; i < n; i++ {
+			r = b.Insert(r, int(lane)*2*i, b.Extract(x, int(lane)*(base+i), lane))
+			r = b.Insert(r, int(lane)*(2*i+1), b.Extract(y, int(lane)*(base+i), lane))
+		}
+		l.write(d, r)
+	case x86asm.PMOVMSKB, x86asm.MOVMSKPS, x86asm.MOVMSKPD:
+		if !isXMM(l.arg(1)) {
+			return false
+		}
+		lane := map[x86asm.Op]int{x86asm.PMOVMSKB: 8, x86asm.MOVMSKPS: 32, x86asm.MOVMSKPD: 64}[op]
+		x := l.read(l.arg(1), 128)
+		w := l.width(d)
+		r := lift.C(w, 0)
+		for i := 0; i < 128/lane; i++ {
+			r = b.Insert(r, i, b.Extract(x, lane*i+lane-1, 1))
+		}
+		l.write(d, r)
+	default:
+		return false
+	}
+	return true
+}
