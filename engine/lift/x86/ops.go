@@ -71,7 +71,7 @@ func (l *lifter) lift() {
 		}
 		l.write(l.arg(0), a)
 	case x86asm.PUSH:
-		w := lift.Width(in.DataSize)
+		w := l.stackWidth()
 		if _, isReg := l.arg(0).(x86asm.Reg); isReg && l.isSegment(0) {
 			l.unmodelled("segment register push")
 			return
@@ -82,7 +82,7 @@ func (l *lifter) lift() {
 			l.unmodelled("segment register pop")
 			return
 		}
-		l.write(l.arg(0), l.pop(l.width(l.arg(0))))
+		l.write(l.arg(0), l.pop(l.stackWidth()))
 	case x86asm.ADD, x86asm.SUB, x86asm.ADC, x86asm.SBB, x86asm.CMP:
 		w := l.width(l.arg(0))
 		x := l.read(l.arg(0), w)
@@ -204,6 +204,16 @@ func (l *lifter) lift() {
 			l.unmodelled("instruction not modelled")
 		}
 	}
+}
+
+// stackWidth is the operand size of push and pop: the address width
+// unless an operand-size prefix makes it 16 (x86asm reports 32 for push
+// imm in 64-bit mode, where the operand is 64 bits).
+func (l *lifter) stackWidth() lift.Width {
+	if l.in.DataSize == 16 {
+		return 16
+	}
+	return l.aw
 }
 
 func (l *lifter) isSegment(i int) bool {

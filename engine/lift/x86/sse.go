@@ -141,6 +141,12 @@ func (l *lifter) sse() bool {
 		return true
 	}
 	switch op {
+	case x86asm.PMULUDQ: // the low 32 bits of each 64-bit lane, multiplied to 64 bits
+		l.aligned(1)
+		low := lift.Operand{Kind: lift.Const, Width: 128, Lo: 0xffffffff, Hi: 0xffffffff}
+		x := b.Op2(lift.And, 128, l.read(d, 128), low)
+		y := b.Op2(lift.And, 128, l.read(l.arg(1), 128), low)
+		l.write(d, b.Lanes(lift.Mul, 64, x, y))
 	case x86asm.PSLLDQ, x86asm.PSRLDQ:
 		n := uint64(l.arg(1).(x86asm.Imm)) & 0xff
 		if n > 16 {
