@@ -9,12 +9,12 @@ type Builder struct {
 
 // NewBuilder starts the instruction at addr of length n.
 func NewBuilder(addr uint64, n int, mnemonic string) *Builder {
-	return &Builder{In: &Insn{Addr: addr, Len: n, Mnemonic: mnemonic}}
+	return &Builder{In: &Insn{Addr: addr, Len: n, Mnemonic: mnemonic, Stmts: make([]Stmt, 0, 8)}}
 }
 
 // Temp returns a fresh temporary of width w.
 func (b *Builder) Temp(w Width) Operand {
-	t := Operand{Kind: Temp, Width: w, Index: b.In.Temps}
+	t := Operand{Kind: Temp, Width: w, Index: int32(b.In.Temps)}
 	b.In.Temps++
 	return t
 }
@@ -54,7 +54,7 @@ func (b *Builder) Lanes(op Op, lane Width, x, y Operand) Operand {
 // temporary of width w.
 func (b *Builder) Float(op Op, w Width, fw int, x, y Operand) Operand {
 	t := b.Temp(w)
-	b.Emit(Stmt{Op: op, Dst: t, A: x, B: y, Aux: fw})
+	b.Emit(Stmt{Op: op, Dst: t, A: x, B: y, Aux: int32(fw)})
 	return t
 }
 
@@ -64,14 +64,14 @@ func (b *Builder) Extract(x Operand, lo int, w Width) Operand {
 		return x
 	}
 	t := b.Temp(w)
-	b.Emit(Stmt{Op: Extract, Dst: t, A: x, Aux: lo})
+	b.Emit(Stmt{Op: Extract, Dst: t, A: x, Aux: int32(lo)})
 	return t
 }
 
 // Insert emits t = x with bits [lo, lo+width(y)) replaced by y.
 func (b *Builder) Insert(x Operand, lo int, y Operand) Operand {
 	t := b.Temp(x.Width)
-	b.Emit(Stmt{Op: Insert, Dst: t, A: x, B: y, Aux: lo})
+	b.Emit(Stmt{Op: Insert, Dst: t, A: x, B: y, Aux: int32(lo)})
 	return t
 }
 

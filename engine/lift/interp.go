@@ -85,7 +85,7 @@ func (e *exec) read(o Operand) (Value, error) {
 		}
 		return v.mask(o.Width), nil
 	case Temp:
-		if o.Index < 0 || o.Index >= len(e.temps) {
+		if o.Index < 0 || int(o.Index) >= len(e.temps) {
 			return Value{}, fmt.Errorf("%w: t%d out of range", ErrMalformed, o.Index)
 		}
 		return e.temps[o.Index].mask(o.Width), nil
@@ -99,7 +99,7 @@ func (e *exec) write(o Operand, v Value) error {
 	case Reg:
 		e.st.Regs[o.Name] = v
 	case Temp:
-		if o.Index < 0 || o.Index >= len(e.temps) {
+		if o.Index < 0 || int(o.Index) >= len(e.temps) {
 			return fmt.Errorf("%w: t%d out of range", ErrMalformed, o.Index)
 		}
 		e.temps[o.Index] = v
@@ -151,7 +151,14 @@ func (e *exec) stmt(s *Stmt) (Flow, uint64, error) {
 		if a.Undef {
 			return 0, 0, ErrUndefined
 		}
-		return map[Op]Flow{Jump: Jumped, Call: Called, Return: Returned}[s.Op], a.Lo, nil
+		flow := Jumped
+		switch s.Op {
+		case Call:
+			flow = Called
+		case Return:
+			flow = Returned
+		}
+		return flow, a.Lo, nil
 	case Branch:
 		if a.Undef || b.Undef {
 			return 0, 0, ErrUndefined
@@ -168,7 +175,7 @@ func (e *exec) stmt(s *Stmt) (Flow, uint64, error) {
 	if s.Lane != 0 {
 		v, err = lanes(s, a, b, c)
 	} else {
-		v, err = eval(s.Op, s.Dst.Width, s.Aux, s.A.Width, s.B.Width, a, b, c)
+		v, err = eval(s.Op, s.Dst.Width, int(s.Aux), s.A.Width, s.B.Width, a, b, c)
 	}
 	if err != nil {
 		return 0, 0, err
@@ -230,7 +237,7 @@ func lanes(s *Stmt, a, b, c Value) (Value, error) {
 		if isCompare(s.Op) {
 			rw = 1
 		}
-		aux := s.Aux
+		aux := int(s.Aux)
 		r, err := eval(s.Op, rw, aux, l, s.B.Width, ai, bi, c)
 		if err != nil {
 			return Value{}, err

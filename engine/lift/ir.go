@@ -88,8 +88,8 @@ const (
 type Operand struct {
 	Kind  OperandKind
 	Width Width
+	Index int32  // the temporary's number (Kind Temp)
 	Name  string // the register's name (Kind Reg)
-	Index int    // the temporary's number (Kind Temp)
 	Lo    uint64 // the constant's low 64 bits (Kind Const)
 	Hi    uint64 // the constant's high 64 bits, for 128-bit constants
 }
@@ -225,10 +225,10 @@ func (op Op) IsControl() bool {
 // Stmt is one statement: Dst = Op(A, B, C).
 type Stmt struct {
 	Op      Op
+	Lane    Width   // element-wise over lanes of this width when ≠ 0
+	Aux     int32   // Extract/Insert: the bit offset; float ops: the format (32, 64)
 	Dst     Operand // Kind None for Store, control, TrapIf and Unmodelled
 	A, B, C Operand
-	Aux     int    // Extract/Insert: the bit offset; float ops: the format (32, 64)
-	Lane    Width  // element-wise over lanes of this width when ≠ 0
 	Text    string // Unmodelled: the mnemonic; TrapIf: the fault
 	Reason  string // Unmodelled: why it is not modelled
 }

@@ -128,7 +128,13 @@ func (l *lifter) lift() {
 		w := l.width(l.arg(0))
 		x := l.read(l.arg(0), w)
 		y := l.read(l.arg(1), w)
-		lop := map[x86asm.Op]lift.Op{x86asm.AND: lift.And, x86asm.TEST: lift.And, x86asm.OR: lift.Or, x86asm.XOR: lift.Xor}[op]
+		lop := lift.And
+		switch op {
+		case x86asm.OR:
+			lop = lift.Or
+		case x86asm.XOR:
+			lop = lift.Xor
+		}
 		r := b.Op2(lop, w, x, y)
 		l.logicFlags(r)
 		if op != x86asm.TEST {
@@ -249,7 +255,13 @@ func (l *lifter) shift() {
 		m = 63
 	}
 	n := b.Op2(lift.And, 8, l.read(l.arg(1), 8), lift.C(8, m))
-	sop := map[x86asm.Op]lift.Op{x86asm.SHL: lift.Shl, x86asm.SHR: lift.LShr, x86asm.SAR: lift.AShr}[op]
+	sop := lift.Shl
+	switch op {
+	case x86asm.SHR:
+		sop = lift.LShr
+	case x86asm.SAR:
+		sop = lift.AShr
+	}
 	r := b.Op2(sop, w, x, n)
 	var out lift.Operand
 	if op == x86asm.SHL {

@@ -38,16 +38,7 @@ func (l *lifter) aligned(i int) {
 func (l *lifter) sse() bool {
 	b, op := l.b, l.in.Op
 	d := l.arg(0)
-	scalar := map[x86asm.Op]struct {
-		fop lift.Op
-		fw  int
-	}{
-		x86asm.ADDSS: {lift.FAdd, 32}, x86asm.SUBSS: {lift.FSub, 32}, x86asm.MULSS: {lift.FMul, 32}, x86asm.DIVSS: {lift.FDiv, 32},
-		x86asm.ADDSD: {lift.FAdd, 64}, x86asm.SUBSD: {lift.FSub, 64}, x86asm.MULSD: {lift.FMul, 64}, x86asm.DIVSD: {lift.FDiv, 64},
-		x86asm.SQRTSS: {lift.FSqrt, 32}, x86asm.SQRTSD: {lift.FSqrt, 64},
-		x86asm.MINSS: {lift.FLt, 32}, x86asm.MINSD: {lift.FLt, 64}, x86asm.MAXSS: {lift.FLt, 32}, x86asm.MAXSD: {lift.FLt, 64},
-	}
-	if s, ok := scalar[op]; ok {
+	if s, ok := sseScalar[op]; ok {
 		fw := lift.Width(s.fw)
 		dst := l.read(d, 128)
 		x := b.Extract(dst, 0, fw)
@@ -66,16 +57,7 @@ func (l *lifter) sse() bool {
 		l.write(d, b.Insert(dst, 0, r))
 		return true
 	}
-	packedFloat := map[x86asm.Op]struct {
-		fop lift.Op
-		fw  int
-	}{
-		x86asm.ADDPS: {lift.FAdd, 32}, x86asm.SUBPS: {lift.FSub, 32}, x86asm.MULPS: {lift.FMul, 32}, x86asm.DIVPS: {lift.FDiv, 32},
-		x86asm.ADDPD: {lift.FAdd, 64}, x86asm.SUBPD: {lift.FSub, 64}, x86asm.MULPD: {lift.FMul, 64}, x86asm.DIVPD: {lift.FDiv, 64},
-		x86asm.SQRTPS: {lift.FSqrt, 32}, x86asm.SQRTPD: {lift.FSqrt, 64},
-		x86asm.CVTDQ2PS: {lift.SToF, 32}, x86asm.CVTTPS2DQ: {lift.FToSTrunc, 32}, x86asm.CVTPS2DQ: {lift.FToS, 32},
-	}
-	if s, ok := packedFloat[op]; ok {
+	if s, ok := ssePackedFloat[op]; ok {
 		l.aligned(1)
 		y := l.read(l.arg(1), 128)
 		var x lift.Operand
@@ -86,25 +68,11 @@ func (l *lifter) sse() bool {
 			x = l.read(d, 128)
 		}
 		t := b.Temp(128)
-		b.Emit(lift.Stmt{Op: s.fop, Dst: t, A: x, B: y, Aux: s.fw, Lane: lift.Width(s.fw)})
+		b.Emit(lift.Stmt{Op: s.fop, Dst: t, A: x, B: y, Aux: int32(s.fw), Lane: lift.Width(s.fw)})
 		l.write(d, t)
 		return true
 	}
-	packedInt := map[x86asm.Op]struct {
-		op   lift.Op
-		lane lift.Width
-		swap bool
-	}{
-		x86asm.PADDB: {lift.Add, 8, false}, x86asm.PADDW: {lift.Add, 16, false}, x86asm.PADDD: {lift.Add, 32, false}, x86asm.PADDQ: {lift.Add, 64, false},
-		x86asm.PSUBB: {lift.Sub, 8, false}, x86asm.PSUBW: {lift.Sub, 16, false}, x86asm.PSUBD: {lift.Sub, 32, false}, x86asm.PSUBQ: {lift.Sub, 64, false},
-		x86asm.PMULLW: {lift.Mul, 16, false}, x86asm.PMULLD: {lift.Mul, 32, false},
-		x86asm.PCMPEQB: {lift.Eq, 8, false}, x86asm.PCMPEQW: {lift.Eq, 16, false}, x86asm.PCMPEQD: {lift.Eq, 32, false}, x86asm.PCMPEQQ: {lift.Eq, 64, false},
-		x86asm.PCMPGTB: {lift.Slt, 8, true}, x86asm.PCMPGTW: {lift.Slt, 16, true}, x86asm.PCMPGTD: {lift.Slt, 32, true},
-		x86asm.PAND: {lift.And, 0, false}, x86asm.POR: {lift.Or, 0, false}, x86asm.PXOR: {lift.Xor, 0, false}, x86asm.PANDN: {lift.AndNot, 0, false},
-		x86asm.ANDPS: {lift.And, 0, false}, x86asm.ORPS: {lift.Or, 0, false}, x86asm.XORPS: {lift.Xor, 0, false}, x86asm.ANDNPS: {lift.AndNot, 0, false},
-		x86asm.ANDPD: {lift.And, 0, false}, x86asm.ORPD: {lift.Or, 0, false}, x86asm.XORPD: {lift.Xor, 0, false}, x86asm.ANDNPD: {lift.AndNot, 0, false},
-	}
-	if s, ok := packedInt[op]; ok {
+	if s, ok := ssePackedInt[op]; ok {
 		l.aligned(1)
 		x := l.read(d, 128)
 		y := l.read(l.arg(1), 128)
@@ -120,15 +88,7 @@ func (l *lifter) sse() bool {
 		l.write(d, r)
 		return true
 	}
-	shifts := map[x86asm.Op]struct {
-		op   lift.Op
-		lane lift.Width
-	}{
-		x86asm.PSLLW: {lift.Shl, 16}, x86asm.PSLLD: {lift.Shl, 32}, x86asm.PSLLQ: {lift.Shl, 64},
-		x86asm.PSRLW: {lift.LShr, 16}, x86asm.PSRLD: {lift.LShr, 32}, x86asm.PSRLQ: {lift.LShr, 64},
-		x86asm.PSRAW: {lift.AShr, 16}, x86asm.PSRAD: {lift.AShr, 32},
-	}
-	if s, ok := shifts[op]; ok {
+	if s, ok := sseShifts[op]; ok {
 		x := l.read(d, 128)
 		var n lift.Operand
 		if imm, ok := l.arg(1).(x86asm.Imm); ok {
@@ -206,7 +166,7 @@ func (l *lifter) sse() bool {
 		}
 		x := l.read(l.arg(1), iw)
 		r := b.Temp(lift.Width(fw))
-		b.Emit(lift.Stmt{Op: lift.SToF, Dst: r, A: x, Aux: fw})
+		b.Emit(lift.Stmt{Op: lift.SToF, Dst: r, A: x, Aux: int32(fw)})
 		l.write(d, b.Insert(l.read(d, 128), 0, r))
 	case x86asm.CVTSS2SD, x86asm.CVTSD2SS:
 		from, to := 32, 64
@@ -215,7 +175,7 @@ func (l *lifter) sse() bool {
 		}
 		x := l.src(1, lift.Width(from))
 		r := b.Temp(lift.Width(to))
-		b.Emit(lift.Stmt{Op: lift.FConv, Dst: r, A: x, Aux: to})
+		b.Emit(lift.Stmt{Op: lift.FConv, Dst: r, A: x, Aux: int32(to)})
 		l.write(d, b.Insert(l.read(d, 128), 0, r))
 	case x86asm.CVTTSS2SI, x86asm.CVTTSD2SI, x86asm.CVTSS2SI, x86asm.CVTSD2SI:
 		fw := 32
@@ -229,7 +189,7 @@ func (l *lifter) sse() bool {
 		w := l.width(d)
 		x := l.src(1, lift.Width(fw))
 		r := b.Temp(w)
-		b.Emit(lift.Stmt{Op: cop, Dst: r, A: x, Aux: fw})
+		b.Emit(lift.Stmt{Op: cop, Dst: r, A: x, Aux: int32(fw)})
 		l.write(d, r)
 	case x86asm.UCOMISS, x86asm.UCOMISD, x86asm.COMISS, x86asm.COMISD:
 		fw := 32
@@ -310,4 +270,52 @@ func (l *lifter) sse() bool {
 		return false
 	}
 	return true
+}
+
+// A read-only table of the SSE forms lifted alike.
+var sseScalar = map[x86asm.Op]struct {
+	fop lift.Op
+	fw  int
+}{
+	x86asm.ADDSS: {lift.FAdd, 32}, x86asm.SUBSS: {lift.FSub, 32}, x86asm.MULSS: {lift.FMul, 32}, x86asm.DIVSS: {lift.FDiv, 32},
+	x86asm.ADDSD: {lift.FAdd, 64}, x86asm.SUBSD: {lift.FSub, 64}, x86asm.MULSD: {lift.FMul, 64}, x86asm.DIVSD: {lift.FDiv, 64},
+	x86asm.SQRTSS: {lift.FSqrt, 32}, x86asm.SQRTSD: {lift.FSqrt, 64},
+	x86asm.MINSS: {lift.FLt, 32}, x86asm.MINSD: {lift.FLt, 64}, x86asm.MAXSS: {lift.FLt, 32}, x86asm.MAXSD: {lift.FLt, 64},
+}
+
+// A read-only table of the SSE forms lifted alike.
+var ssePackedFloat = map[x86asm.Op]struct {
+	fop lift.Op
+	fw  int
+}{
+	x86asm.ADDPS: {lift.FAdd, 32}, x86asm.SUBPS: {lift.FSub, 32}, x86asm.MULPS: {lift.FMul, 32}, x86asm.DIVPS: {lift.FDiv, 32},
+	x86asm.ADDPD: {lift.FAdd, 64}, x86asm.SUBPD: {lift.FSub, 64}, x86asm.MULPD: {lift.FMul, 64}, x86asm.DIVPD: {lift.FDiv, 64},
+	x86asm.SQRTPS: {lift.FSqrt, 32}, x86asm.SQRTPD: {lift.FSqrt, 64},
+	x86asm.CVTDQ2PS: {lift.SToF, 32}, x86asm.CVTTPS2DQ: {lift.FToSTrunc, 32}, x86asm.CVTPS2DQ: {lift.FToS, 32},
+}
+
+// A read-only table of the SSE forms lifted alike.
+var ssePackedInt = map[x86asm.Op]struct {
+	op   lift.Op
+	lane lift.Width
+	swap bool
+}{
+	x86asm.PADDB: {lift.Add, 8, false}, x86asm.PADDW: {lift.Add, 16, false}, x86asm.PADDD: {lift.Add, 32, false}, x86asm.PADDQ: {lift.Add, 64, false},
+	x86asm.PSUBB: {lift.Sub, 8, false}, x86asm.PSUBW: {lift.Sub, 16, false}, x86asm.PSUBD: {lift.Sub, 32, false}, x86asm.PSUBQ: {lift.Sub, 64, false},
+	x86asm.PMULLW: {lift.Mul, 16, false}, x86asm.PMULLD: {lift.Mul, 32, false},
+	x86asm.PCMPEQB: {lift.Eq, 8, false}, x86asm.PCMPEQW: {lift.Eq, 16, false}, x86asm.PCMPEQD: {lift.Eq, 32, false}, x86asm.PCMPEQQ: {lift.Eq, 64, false},
+	x86asm.PCMPGTB: {lift.Slt, 8, true}, x86asm.PCMPGTW: {lift.Slt, 16, true}, x86asm.PCMPGTD: {lift.Slt, 32, true},
+	x86asm.PAND: {lift.And, 0, false}, x86asm.POR: {lift.Or, 0, false}, x86asm.PXOR: {lift.Xor, 0, false}, x86asm.PANDN: {lift.AndNot, 0, false},
+	x86asm.ANDPS: {lift.And, 0, false}, x86asm.ORPS: {lift.Or, 0, false}, x86asm.XORPS: {lift.Xor, 0, false}, x86asm.ANDNPS: {lift.AndNot, 0, false},
+	x86asm.ANDPD: {lift.And, 0, false}, x86asm.ORPD: {lift.Or, 0, false}, x86asm.XORPD: {lift.Xor, 0, false}, x86asm.ANDNPD: {lift.AndNot, 0, false},
+}
+
+// A read-only table of the SSE forms lifted alike.
+var sseShifts = map[x86asm.Op]struct {
+	op   lift.Op
+	lane lift.Width
+}{
+	x86asm.PSLLW: {lift.Shl, 16}, x86asm.PSLLD: {lift.Shl, 32}, x86asm.PSLLQ: {lift.Shl, 64},
+	x86asm.PSRLW: {lift.LShr, 16}, x86asm.PSRLD: {lift.LShr, 32}, x86asm.PSRLQ: {lift.LShr, 64},
+	x86asm.PSRAW: {lift.AShr, 16}, x86asm.PSRAD: {lift.AShr, 32},
 }

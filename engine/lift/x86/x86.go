@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -70,8 +71,22 @@ func LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
 	return l.b.In
 }
 
+// lowerNames caches the lower-case mnemonics (filled once, then read-only).
+var lowerNames = sync.OnceValue(func() map[x86asm.Op]string {
+	m := map[x86asm.Op]string{}
+	for op := x86asm.Op(1); op < 0x1000; op++ {
+		if s := op.String(); !strings.HasPrefix(s, "Op(") {
+			m[op] = strings.ToLower(s)
+		}
+	}
+	return m
+})
+
 func mnemonic(inst x86asm.Inst) string {
-	s := strings.ToLower(inst.Op.String())
+	s, ok := lowerNames()[inst.Op]
+	if !ok {
+		s = strings.ToLower(inst.Op.String())
+	}
 	if inst.Prefix[0] != 0 {
 		for _, p := range inst.Prefix {
 			if p == 0 {
@@ -103,6 +118,8 @@ func (l *lifter) unmodelled(reason string) {
 }
 
 var gpr64 = [16]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+var xmmNames = [16]string{"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+	"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"}
 var gpr32 = [8]string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"}
 
 // gpr names the full register with index i (x86 encoding order).
@@ -139,7 +156,7 @@ func (l *lifter) location(r x86asm.Reg) (full lift.Operand, lo int, w lift.Width
 	case r >= x86asm.RAX && r <= x86asm.R15 && l.mode == 64:
 		return l.gpr(int(r - x86asm.RAX)), 0, 64, true
 	case r >= x86asm.X0 && r <= x86asm.X15:
-		return lift.R(fmt.Sprintf("xmm%d", r-x86asm.X0), 128), 0, 128, true
+		return lift.R(xmmNames[r-x86asm.X0], 128), 0, 128, true
 	}
 	return lift.Operand{}, 0, 0, false
 }
@@ -279,7 +296,7 @@ func (l *lifter) writeReg(full lift.Operand, lo int, w lift.Width, v lift.Operan
 		l.b.Set(full, lift.ZExt, v, lift.Operand{}, lift.Operand{})
 	default:
 		l.b.Set(full, lift.Insert, full, v, lift.Operand{})
-		l.b.In.Stmts[len(l.b.In.Stmts)-1].Aux = lo
+		l.b.In.Stmts[len(l.b.In.Stmts)-1].Aux = int32(lo)
 	}
 }
 
