@@ -119,4 +119,12 @@ var handPicked = []string{
 	"addpd xmm0, xmm1", "subpd xmm0, xmm1", "mulpd xmm0, xmm1", "divpd xmm0, xmm1",
 	"sqrtps xmm0, xmm1", "sqrtpd xmm0, xmm1", "cvtdq2ps xmm0, xmm1", "cvttps2dq xmm0, xmm1", "cvtps2dq xmm0, xmm1",
 	"addps xmm0, xmmword ptr [rsp]",
+	"movhps xmm0, qword ptr [rsp]", "movhps qword ptr [rsp], xmm1", "movlps xmm2, qword ptr [rsp+8]",
+	"movlpd qword ptr [rsp], xmm3", "movhpd xmm4, qword ptr [rsp]", "movhlps xmm0, xmm1", "movlhps xmm0, xmm1",
+	"shufpd xmm0, xmm1, 1", "shufpd xmm0, xmm1, 2",
+	// atomics (single-threaded semantics) and traps
+	"xadd rax, rbx", "xadd dword ptr [rsp], ecx", "lock xadd qword ptr [rsp+8], rdx", "xadd al, bl",
+	"cmpxchg rcx, rdx", "cmpxchg ecx, edx", "cmpxchg r8d, r9d", "cmpxchg dword ptr [rsp], edx", "lock cmpxchg qword ptr [rsp], rsi",
+	"cmpxchg bl, cl", "mov eax, dword ptr [rsp]; cmpxchg dword ptr [rsp], edx", "mov rax, rcx; cmpxchg rcx, rdx",
+	"ud2", "int3",
 }

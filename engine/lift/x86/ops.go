@@ -205,6 +205,47 @@ func (l *lifter) lift() {
 		}
 	case x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ, x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ:
 		l.stringOp()
+	case x86asm.UD2, x86asm.UD1, x86asm.UD0:
+		b.Emit(lift.Stmt{Op: lift.TrapIf, A: lift.C(1, 1), Text: "invalid opcode"})
+	case x86asm.HLT:
+		b.Emit(lift.Stmt{Op: lift.TrapIf, A: lift.C(1, 1), Text: "general protection (hlt in user mode)"})
+	case x86asm.INT:
+		if imm, ok := l.arg(0).(x86asm.Imm); ok && imm == 3 {
+			b.Emit(lift.Stmt{Op: lift.TrapIf, A: lift.C(1, 1), Text: "breakpoint"})
+			return
+		}
+		l.unmodelled("software interrupt")
+	case x86asm.XADD:
+		// dst, src = dst + src, dst (the lock prefix only adds atomicity).
+		w := l.width(l.arg(0))
+		x := b.Op1(lift.Copy, w, l.read(l.arg(0), w))
+		y := b.Op1(lift.Copy, w, l.read(l.arg(1), w))
+		r := b.Op2(lift.Add, w, x, y)
+		l.arithFlags(lift.Add, x, y, none(), r, true)
+		l.write(l.arg(1), x)
+		l.write(l.arg(0), r)
+	case x86asm.CMPXCHG:
+		// Compare the accumulator with dst: equal → dst = src, else the
+		// accumulator = dst; flags as cmp acc, dst. The destination is
+		// always written (with its own value when unequal), as the CPU does.
+		w := l.width(l.arg(0))
+		acc := b.Op1(lift.Copy, w, b.Extract(l.gpr(0), 0, w))
+		x := b.Op1(lift.Copy, w, l.read(l.arg(0), w))
+		y := l.read(l.arg(1), w)
+		r := b.Op2(lift.Sub, w, acc, x)
+		l.arithFlags(lift.Sub, acc, x, none(), r, true)
+		equal := b.Op2(lift.Eq, 1, acc, x)
+		if reg, isReg := l.arg(0).(x86asm.Reg); isReg && w == 32 && l.mode == 64 {
+			// A 32-bit register operand is written (zero-extending) only
+			// where it takes the source, eax only where it does not: the
+			// upper halves of the others stay, as the CPU leaves them.
+			full, _, _, _ := l.location(reg)
+			b.Set(full, lift.Select, equal, b.Op1(lift.ZExt, 64, y), full)
+			b.Set(l.gpr(0), lift.Select, equal, l.gpr(0), b.Op1(lift.ZExt, 64, x))
+			return
+		}
+		l.write(l.arg(0), b.Op3(lift.Select, w, equal, y, x))
+		l.writeReg(l.gpr(0), 0, w, b.Op3(lift.Select, w, equal, acc, x))
 	default:
 		if !l.sse() {
 			l.unmodelled("instruction not modelled")

@@ -107,6 +107,32 @@ func (l *lifter) sse() bool {
 		x := b.Op2(lift.And, 128, l.read(d, 128), low)
 		y := b.Op2(lift.And, 128, l.read(l.arg(1), 128), low)
 		l.write(d, b.Lanes(lift.Mul, 64, x, y))
+	case x86asm.MOVHPS, x86asm.MOVHPD, x86asm.MOVLPS, x86asm.MOVLPD:
+		// Load or store one 64-bit half; the other half is kept.
+		lo := 0
+		if op == x86asm.MOVHPS || op == x86asm.MOVHPD {
+			lo = 64
+		}
+		if isXMM(d) {
+			if !isXMM(l.arg(1)) {
+				l.write(d, b.Insert(l.read(d, 128), lo, l.read(l.arg(1), 64)))
+			} else if op == x86asm.MOVLPS || op == x86asm.MOVHPS {
+				return false // the decoder names movhlps/movlhps separately
+			}
+		} else {
+			l.write(d, b.Extract(l.read(l.arg(1), 128), lo, 64))
+		}
+	case x86asm.MOVHLPS: // dst.low = src.high
+		l.write(d, b.Insert(l.read(d, 128), 0, b.Extract(l.read(l.arg(1), 128), 64, 64)))
+	case x86asm.MOVLHPS: // dst.high = src.low
+		l.write(d, b.Insert(l.read(d, 128), 64, b.Extract(l.read(l.arg(1), 128), 0, 64)))
+	case x86asm.SHUFPD:
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		imm := int(l.arg(2).(x86asm.Imm))
+		r := b.Insert(lift.C(128, 0), 0, b.Extract(x, 64*(imm&1), 64))
+		l.write(d, b.Insert(r, 64, b.Extract(y, 64*(imm>>1&1), 64)))
 	case x86asm.PSLLDQ, x86asm.PSRLDQ:
 		n := uint64(l.arg(1).(x86asm.Imm)) & 0xff
 		if n > 16 {

@@ -106,6 +106,7 @@ int main(void) {
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGFPE, &sa, NULL);
 	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGTRAP, &sa, NULL);
 
 	uint32_t n, count;
 	readall(&n, 4);
