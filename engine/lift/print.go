@@ -6,8 +6,7 @@ import (
 )
 
 // String prints an operand: registers by name, temporaries as t<n>, constants
-// in hexadecimal; every operand with its width after a colon except flags
-// and booleans, whose width 1 is implied by their use.
+// in hexadecimal, each with its width after a colon (rax:64, t3:1, 0x10:32).
 func (o Operand) String() string {
 	switch o.Kind {
 	case Const:
@@ -30,7 +29,8 @@ func (o Operand) String() string {
 //	t2:32 = fadd.f32 t0:32, t1:32
 //	t1:8 = extract@8 rax:64
 //	store t0:64, rbx:64
-//	unmodelled "cpuid" (system instruction)
+//	trapif t5:1 "divide error"
+//	unmodelled "cpuid" (instruction not modelled)
 func (s Stmt) String() string {
 	var sb strings.Builder
 	if s.Dst.Kind != None {
