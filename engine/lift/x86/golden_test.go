@@ -74,14 +74,42 @@ var goldenCases = []struct{ hex, asm string }{
 	{"c5f9efc0", "vpxor xmm0, xmm0, xmm0 (AVX, unmodelled)"},
 }
 
+// goldenCases32 are i386 (mode 32) instructions: 32-bit registers are the
+// full registers, the stack moves by 4.
+var goldenCases32 = []struct{ hex, asm string }{
+	{"55", "push ebp"},
+	{"89e5", "mov ebp, esp"},
+	{"8b442404", "mov eax, [esp+4]"},
+	{"01d8", "add eax, ebx (no zero extension: eax is the full register)"},
+	{"00e0", "add al, ah"},
+	{"e800000000", "call next"},
+	{"c3", "ret"},
+	{"c20800", "ret 8"},
+	{"99", "cdq"},
+	{"f7f9", "idiv ecx"},
+	{"658b0514000000", "mov eax, gs:[0x14]"},
+	{"0f5ec1", "divps xmm0, xmm1"},
+}
+
 func liftGolden(t *testing.T) string {
 	var sb strings.Builder
+	type gc struct {
+		hex, asm string
+		mode     int
+	}
+	var all []gc
 	for _, c := range goldenCases {
+		all = append(all, gc{c.hex, c.asm, 64})
+	}
+	for _, c := range goldenCases32 {
+		all = append(all, gc{c.hex, c.asm + " [mode 32]", 32})
+	}
+	for _, c := range all {
 		code, err := hex.DecodeString(c.hex)
 		if err != nil {
 			t.Fatalf("%s: %v", c.hex, err)
 		}
-		in, err := Lift(code, 0x401000, 64)
+		in, err := Lift(code, 0x401000, c.mode)
 		if err != nil {
 			t.Fatalf("%s (%s): %v", c.hex, c.asm, err)
 		}
