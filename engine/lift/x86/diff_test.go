@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
@@ -78,18 +77,32 @@ type cpuResult struct {
 	out    machine
 }
 
-// harness builds testdata/harness.c once per test.
-func harness(t *testing.T) string {
+// compiler is the C compiler of mode: gcc for x86-64, Debian's i686 cross
+// compiler for i386 (whose static executables the x86-64 kernel runs).
+func compiler(t *testing.T, mode int) string {
 	t.Helper()
 	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
-		t.Skip("the differential harness runs x86-64 code natively on linux/amd64")
+		t.Skip("the differential harness runs x86 code natively on linux/amd64")
 	}
-	gcc := testkit.Need(t, "gcc")
+	if mode == 32 {
+		return testkit.Need(t, "i686-linux-gnu-gcc")
+	}
+	return testkit.Need(t, "gcc")
+}
+
+// harness builds testdata/harness.c for mode.
+func harness(t *testing.T, mode int) string {
+	t.Helper()
+	gcc := compiler(t, mode)
 	src, err := os.ReadFile(filepath.Join("testdata", "harness.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe, err := testkit.BuildC(gcc, t.TempDir(), "harness", string(src), "-O1")
+	flags := []string{"-O1"}
+	if mode == 32 {
+		flags = append(flags, "-static")
+	}
+	exe, err := testkit.BuildC(gcc, t.TempDir(), "harness", string(src), flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,15 +138,21 @@ func runCPU(exe string, code []byte, states []machine) ([]cpuResult, error) {
 
 // runIR interprets the sequence from m; it returns the final state, or the
 // error of the instruction that faulted.
-func runIR(insns map[uint64]*lift.Insn, end uint64, m *machine) (*lift.State, error) {
+func runIR(insns map[uint64]*lift.Insn, end uint64, m *machine, mode int) (*lift.State, error) {
 	st := lift.NewState()
-	for i, v := range m.gpr {
-		st.Regs[gpr64[i]] = lift.V64(v)
+	if mode == 32 {
+		for i, n := range gpr32 {
+			st.Regs[n] = lift.V64(uint64(uint32(m.gpr[i])))
+		}
+	} else {
+		for i, v := range m.gpr {
+			st.Regs[gpr64[i]] = lift.V64(v)
+		}
 	}
 	for _, f := range flagBits {
 		st.Regs[f.name] = lift.V64(m.rflags >> f.bit & 1)
 	}
-	for i := 0; i < 16; i++ {
+	for i := 0; i < xmmCount(mode); i++ {
 		st.Regs[fmt.Sprintf("xmm%d", i)] = lift.Value{Lo: m.xmm[2*i], Hi: m.xmm[2*i+1]}
 	}
 	for i, by := range m.mem {
@@ -156,9 +175,13 @@ func runIR(insns map[uint64]*lift.Insn, end uint64, m *machine) (*lift.State, er
 
 // compare reports the differences between the CPU's state and the IR's,
 // skipping values the IR marks undefined.
-func compare(cpu *machine, st *lift.State) []string {
+func compare(cpu *machine, st *lift.State, mode int) []string {
 	var diffs []string
-	for i, name := range gpr64 {
+	names := gpr64[:]
+	if mode == 32 {
+		names = gpr32[:]
+	}
+	for i, name := range names {
 		v := st.Regs[name]
 		if !v.Undef && v.Lo != cpu.gpr[i] {
 			diffs = append(diffs, fmt.Sprintf("%s: cpu %#x ir %#x", name, cpu.gpr[i], v.Lo))
@@ -170,7 +193,7 @@ func compare(cpu *machine, st *lift.State) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: cpu %d ir %d", f.name, c, v.Lo))
 		}
 	}
-	for i := 0; i < 16; i++ {
+	for i := 0; i < xmmCount(mode); i++ {
 		v := st.Regs[fmt.Sprintf("xmm%d", i)]
 		if !v.Undef && (v.Lo != cpu.xmm[2*i] || v.Hi != cpu.xmm[2*i+1]) {
 			diffs = append(diffs, fmt.Sprintf("xmm%d: cpu %#016x_%016x ir %#016x_%016x", i, cpu.xmm[2*i+1], cpu.xmm[2*i], v.Hi, v.Lo))
@@ -189,6 +212,7 @@ func compare(cpu *machine, st *lift.State) []string {
 // sequence is a run of instructions to test and the roles of its registers.
 type sequence struct {
 	name string
+	mode int // 64 or 32
 	code []byte
 	addr map[int]bool // gpr indices that must hold addresses in memory
 	idx  map[int]bool // gpr indices used as memory indices (kept small)
@@ -202,7 +226,7 @@ func analyse(s *sequence) (map[uint64]*lift.Insn, error) {
 	insns := map[uint64]*lift.Insn{}
 	for off := 0; off < len(s.code); {
 		pc := codeBase + uint64(off)
-		in, err := Lift(s.code[off:], pc, 64)
+		in, err := Lift(s.code[off:], pc, s.mode)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +234,7 @@ func analyse(s *sequence) (map[uint64]*lift.Insn, error) {
 			return nil, fmt.Errorf("%s unmodelled: %s", st.Text, st.Reason)
 		}
 		insns[pc] = in
-		if inst, err := x86asm.Decode(s.code[off:], 64); err == nil {
+		if inst, err := x86asm.Decode(s.code[off:], s.mode); err == nil {
 			for _, a := range inst.Args {
 				if m, ok := a.(x86asm.Mem); ok {
 					if i := gprIndex(m.Base); i >= 0 {
@@ -346,7 +370,7 @@ func differential(t *testing.T, exe string, s *sequence, n int, r *rand.Rand) di
 	failures := 0
 	for i := range states {
 		in := states[i]
-		st, err := runIR(insns, codeBase+uint64(len(s.code)), &in)
+		st, err := runIR(insns, codeBase+uint64(len(s.code)), &in, s.mode)
 		cpu := res[i]
 		dr.states++
 		switch {
@@ -358,7 +382,7 @@ func differential(t *testing.T, exe string, s *sequence, n int, r *rand.Rand) di
 		case err != nil:
 			t.Errorf("%s state %d: the IR failed where the CPU did not: %v", s.name, i, err)
 		default:
-			if d := compare(&cpu.out, st); len(d) != 0 {
+			if d := compare(&cpu.out, st, s.mode); len(d) != 0 {
 				t.Errorf("%s state %d (%s): %s", s.name, i, describe(&in), strings.Join(d, "; "))
 			} else {
 				continue
@@ -385,7 +409,7 @@ func describe(m *machine) string {
 
 // assemble assembles each hand-picked sequence (Intel syntax, instructions
 // separated by ';') with gcc and returns its bytes.
-func assemble(t *testing.T, gcc string, seqs []string) [][]byte {
+func assemble(t *testing.T, gcc string, seqs []string) [][]byte { // gcc of the sequences' mode
 	t.Helper()
 	var src strings.Builder
 	src.WriteString(".intel_syntax noprefix\n.text\n")
@@ -431,14 +455,18 @@ func assemble(t *testing.T, gcc string, seqs []string) [][]byte {
 // corpusSequences compiles testdata/corpus.c with gcc -O2 and returns
 // windows of up to four consecutive straight-line instructions that use
 // memory only through registers not written earlier in the window.
-func corpusSequences(t *testing.T, gcc string) []sequence {
+func corpusSequences(t *testing.T, gcc string, mode int) []sequence {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "corpus.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	obj, err := testkit.BuildC(gcc, dir, "corpus", string(src), "-O2", "-c", "-fcf-protection=none")
+	flags := []string{"-O2", "-c", "-fcf-protection=none", "-fno-pic"}
+	if mode == 32 {
+		flags = append(flags, "-msse2", "-mfpmath=sse") // else floats are x87, which the lifter does not model
+	}
+	obj, err := testkit.BuildC(gcc, dir, "corpus", string(src), flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +487,7 @@ func corpusSequences(t *testing.T, gcc string) []sequence {
 	}
 	var list []ins
 	for off := 0; off < len(text); {
-		inst, err := x86asm.Decode(text[off:], 64)
+		inst, err := x86asm.Decode(text[off:], mode)
 		if err != nil || inst.Len == 0 {
 			off++
 			list = append(list, ins{off: off, n: 1})
@@ -509,7 +537,7 @@ func corpusSequences(t *testing.T, gcc string) []sequence {
 					break
 				}
 				for _, r := range it.mem {
-					if written[gpr64[r]] {
+					if mode == 64 && written[gpr64[r]] || mode == 32 && r < 8 && written[gpr32[r]] {
 						good = false
 					}
 				}
@@ -525,7 +553,7 @@ func corpusSequences(t *testing.T, gcc string) []sequence {
 				continue
 			}
 			seen[string(code)] = true
-			seqs = append(seqs, sequence{name: fmt.Sprintf("corpus+%#x/%d", w[0].off, n), code: code})
+			seqs = append(seqs, sequence{name: fmt.Sprintf("corpus%d+%#x/%d", mode, w[0].off, n), mode: mode, code: code})
 		}
 	}
 	return seqs
@@ -535,25 +563,32 @@ func corpusSequences(t *testing.T, gcc string) []sequence {
 // hand-picked sequence (one or more per modelled mnemonic) and every
 // straight-line window of a gcc -O2 corpus, each from random states, on the
 // CPU and in the IR interpreter. -short runs fewer states.
-func TestDifferentialAgainstCPU(t *testing.T) {
-	exe := harness(t)
-	gcc := testkit.Need(t, "gcc")
-	perHand, perCorpus := 48, 24
+func TestDifferentialAgainstCPU(t *testing.T) { testDifferential(t, 64, handPicked, 48, 24, 10000) }
+
+// TestDifferentialAgainstCPU386 is the same for i386 (mode 32), with the
+// i686 cross compiler's corpus and the harness built for i386.
+func TestDifferentialAgainstCPU386(t *testing.T) {
+	testDifferential(t, 32, handPicked32, 32, 16, 5000)
+}
+
+func testDifferential(t *testing.T, mode int, hand []string, perHand, perCorpus, minStates int) {
+	exe := harness(t, mode)
+	gcc := compiler(t, mode)
 	if testing.Short() {
 		perHand, perCorpus = 6, 3
 	}
-	r := rand.New(rand.NewPCG(25, 1))
-	codes := assemble(t, gcc, handPicked)
+	r := rand.New(rand.NewPCG(25, uint64(mode)))
+	codes := assemble(t, gcc, hand)
 	total, faulted, nseq := 0, 0, 0
 	mnemonics := map[string]bool{}
 	for i, code := range codes {
-		s := sequence{name: fmt.Sprintf("%q", handPicked[i]), code: code}
+		s := sequence{name: fmt.Sprintf("%q", hand[i]), mode: mode, code: code}
 		dr := differential(t, exe, &s, perHand, r)
 		total += dr.states
 		faulted += dr.faulted
 		nseq++
 		for off := 0; off < len(code); {
-			in, err := Lift(code[off:], 0, 64)
+			in, err := Lift(code[off:], 0, mode)
 			if err != nil {
 				break
 			}
@@ -561,7 +596,7 @@ func TestDifferentialAgainstCPU(t *testing.T) {
 			off += in.Len
 		}
 	}
-	corpus := corpusSequences(t, gcc)
+	corpus := corpusSequences(t, gcc, mode)
 	if len(corpus) < 100 {
 		t.Errorf("the corpus gave %d sequences, want ≥ 100", len(corpus))
 	}
@@ -571,17 +606,19 @@ func TestDifferentialAgainstCPU(t *testing.T) {
 		faulted += dr.faulted
 		nseq++
 	}
-	var ms []string
-	for m := range mnemonics {
-		ms = append(ms, m)
-	}
-	sort.Strings(ms)
-	t.Logf("%d sequences (%d hand-picked covering %d mnemonics, %d from the corpus), %d states, %d of them faulting on both sides",
-		nseq, len(codes), len(ms), len(corpus), total, faulted)
-	if !testing.Short() && total < 10000 {
-		t.Errorf("%d states, want ≥ 10,000", total)
+	t.Logf("mode %d: %d sequences (%d hand-picked covering %d mnemonics, %d from the corpus), %d states, %d of them faulting on both sides",
+		mode, nseq, len(codes), len(mnemonics), len(corpus), total, faulted)
+	if !testing.Short() && total < minStates {
+		t.Errorf("%d states, want ≥ %d", total, minStates)
 	}
 	if total > 0 && faulted*4 > total {
 		t.Errorf("%d of %d states faulted: the states test too little", faulted, total)
 	}
+}
+
+func xmmCount(mode int) int {
+	if mode == 32 {
+		return 8
+	}
+	return 16
 }

@@ -20,7 +20,7 @@ var handPicked = []string{
 	"add rax, rbx", "add eax, ebx", "add al, ah", "add ax, 0x1234", "add qword ptr [rsp+8], rcx", "add rcx, 0x7fffffff",
 	"add dl, 0x80", "add rax, -8",
 	"sub rax, rbx", "sub ecx, edx", "sub bh, cl", "sub word ptr [rsp], 3", "sub r15, qword ptr [rsp+24]",
-	"adc rax, rbx", "adc ecx, 7", "adc al, bl", "sbb rax, rbx", "sbb ecx, edx", "sbb al, 5", "sbb eax, eax",
+	"adc rax, rbx", "adc ecx, 7", "adc al, bl", "stc; adc al, bl", "mov al, 0x7f; mov bl, 0; stc; adc al, bl", "mov al, 0x80; mov bl, 0; stc; sbb al, bl", "stc; adc eax, ebx", "stc; sbb al, bl", "stc; sbb rax, rbx", "sbb rax, rbx", "sbb ecx, edx", "sbb al, 5", "sbb eax, eax",
 	"cmp rax, rbx", "cmp esi, 7", "cmp byte ptr [rsp], 0x80", "cmp ax, cx", "cmp rdi, -1",
 	"inc eax", "inc rcx", "inc byte ptr [rsp]", "inc dx", "dec rcx", "dec al", "dec dword ptr [rsp+4]",
 	"neg rax", "neg dl", "neg cx", "neg dword ptr [rsp]", "not ecx", "not rax", "not byte ptr [rsp+3]",
@@ -127,4 +127,40 @@ var handPicked = []string{
 	"cmpxchg rcx, rdx", "cmpxchg ecx, edx", "cmpxchg r8d, r9d", "cmpxchg dword ptr [rsp], edx", "lock cmpxchg qword ptr [rsp], rsi",
 	"cmpxchg bl, cl", "mov eax, dword ptr [rsp]; cmpxchg dword ptr [rsp], edx", "mov rax, rcx; cmpxchg rcx, rdx",
 	"ud2", "int3",
+}
+
+// handPicked32 are the i386 sequences: the same semantics at 32-bit
+// addresses and stack slots, and the forms that differ in mode 32 (no
+// zero extension into a wider register, 4-byte pushes, 64-bit dividends in
+// edx:eax).
+var handPicked32 = []string{
+	"mov eax, ebx", "mov al, bl", "mov ah, bl", "mov ax, bx", "mov dword ptr [esp+8], eax", "mov eax, dword ptr [esp+4]",
+	"mov eax, dword ptr [ebx+ecx*4+8]", "movzx eax, bl", "movsx eax, cx", "movzx edx, ah", "lea eax, [ebx+ecx*2-1]",
+	"push eax; pop ecx", "push dword ptr [esp+8]", "push 0x12", "push -5", "push esp", "pop esp", "push ax; pop cx",
+	"xchg eax, ebx", "xchg al, ah", "xchg dword ptr [esp], edx",
+	"add eax, ebx", "add al, ah", "add ax, 0x1234", "add dword ptr [esp+8], ecx", "sub ecx, edx", "sub bh, cl",
+	"adc eax, ebx", "stc; adc al, bl", "stc; sbb cx, dx", "sbb ecx, edx", "sbb eax, eax", "cmp eax, ebx", "cmp byte ptr [esp], 0x80",
+	"inc eax", "inc dx", "dec ecx", "dec al", "neg eax", "neg dl", "not ecx",
+	"and eax, ebx", "and ah, al", "or edx, -16", "xor eax, eax", "test edi, edi", "test cx, dx",
+	"shl eax, 3", "shl eax, cl", "shr edx, 1", "sar eax, cl", "shl al, cl", "shr bx, cl", "sar cx, 5",
+	"and ecx, 15; shl dx, cl", "rol eax, 13", "ror eax, cl", "rol bl, cl", "ror dx, 1",
+	"imul eax, ebx", "imul ecx, edx, 12345", "imul ecx", "imul bl", "imul dx", "mul ebx", "mul bl", "mul cx",
+	"xor edx, edx; div ecx", "cdq; idiv ecx", "cwd; idiv cx", "movzx eax, ax; div bl", "cbw; idiv bl", "div ecx",
+	"cdq", "cwde", "cbw", "cwd",
+	"cmp eax, ebx; setl cl", "cmp eax, ebx; seta cl", "cmp al, bl; setp dh", "cmp edx, esi; setge byte ptr [esp]",
+	"cmp eax, ebx; cmovl edx, esi", "cmp eax, ebx; cmovbe edx, dword ptr [esp]", "cmp eax, ebx; cmovne dx, si",
+	"call 1f; 1:", "call 1f; 1: pop eax", "call 1f; 1: add dword ptr [esp], 5; ret", "push eax; call 1f; 1: add dword ptr [esp], 7; ret 4",
+	"lea ebp, [esp+16]; leave",
+	"bswap eax", "bt eax, ebx", "bts ecx, edx", "btr eax, 31", "and ecx, 127; bts dword ptr [esp], ecx",
+	"bsf eax, ecx", "bsr eax, edx", "tzcnt eax, ecx", "lzcnt eax, ecx", "popcnt eax, ecx", "popcnt ax, cx",
+	"and ecx, 15; rep movsb", "and ecx, 7; rep movsd", "and ecx, 15; rep stosb", "and ecx, 7; rep stosd", "movsb", "stosd",
+	"clc", "stc", "cmc", "std", "nop", "endbr32",
+	"xadd eax, ebx", "cmpxchg ecx, edx", "cmpxchg dword ptr [esp], edx",
+	"movss xmm0, xmm1", "movss xmm0, dword ptr [esp]", "movsd xmm2, qword ptr [esp+8]", "movd eax, xmm0", "movd xmm0, eax",
+	"movq xmm0, xmm1", "movq xmm3, qword ptr [esp]", "movaps xmm0, xmmword ptr [esp]", "movups xmm2, xmmword ptr [esp+4]",
+	"addss xmm0, xmm1", "mulsd xmm0, xmm1", "divsd xmm0, qword ptr [esp]", "sqrtsd xmm0, xmm1", "minss xmm0, xmm1", "maxsd xmm0, xmm1",
+	"cvtsi2sd xmm0, eax", "cvtsi2ss xmm1, dword ptr [esp]", "cvttsd2si eax, xmm1", "cvtss2sd xmm0, xmm1", "cvtsd2ss xmm0, xmm1",
+	"ucomisd xmm0, xmm1", "comiss xmm0, xmm1", "xorps xmm0, xmm1", "pand xmm0, xmm1", "paddd xmm0, xmm1", "psubq xmm0, xmm1",
+	"pmuludq xmm0, xmm1", "pcmpeqb xmm0, xmm1", "psrad xmm0, 31", "pshufd xmm0, xmm1, 0x1b", "punpcklbw xmm0, xmm1",
+	"pmovmskb eax, xmm0", "addps xmm0, xmm1", "movhlps xmm0, xmm1", "shufps xmm0, xmm1, 0x4e", "cvtdq2ps xmm0, xmm1",
 }

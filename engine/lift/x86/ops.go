@@ -89,7 +89,9 @@ func (l *lifter) lift() {
 		y := l.read(l.arg(1), w)
 		carry := none()
 		if op == x86asm.ADC || op == x86asm.SBB {
-			carry = cf
+			// A temporary: the flag statements below overwrite cf before
+			// of and af read the carry in.
+			carry = b.Op1(lift.Copy, 1, cf)
 		}
 		aop := lift.Add
 		if op != x86asm.ADD && op != x86asm.ADC {

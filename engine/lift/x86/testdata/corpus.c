@@ -12,8 +12,12 @@ int sign(long x) { return (x > 0) - (x < 0); }
 unsigned udivmod(unsigned a, unsigned b, unsigned *r) { *r = a % b; return a / b; }
 long sdiv7(long a) { return a / 7; }
 int sdiv10(int a) { return a / 10 + a % 10; }
+#ifdef __SIZEOF_INT128__
 uint64_t umulh(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
+#endif
+#ifdef __SIZEOF_INT128__
 int64_t smulh(int64_t a, int64_t b) { return (int64_t)(((__int128)a * b) >> 64); }
+#endif
 int popc(unsigned x) { return __builtin_popcount(x); }
 int ctz64(uint64_t x) { return x ? __builtin_ctzll(x) : 64; }
 int clz32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
@@ -33,7 +37,9 @@ uint64_t clear_bit(uint64_t x, int i) { return x & ~(1ULL << (i & 63)); }
 uint64_t flip_bit(uint64_t x, int i) { return x ^ (1ULL << (i & 63)); }
 int64_t sext8(int64_t x) { return (int8_t)x; }
 uint64_t zext16(uint64_t x) { return (uint16_t)x; }
+#ifdef __SIZEOF_INT128__
 int64_t add_carry(uint64_t a, uint64_t b, uint64_t *hi) { unsigned __int128 s = (unsigned __int128)a + b; *hi = s >> 64; return (int64_t)s; }
+#endif
 double dpoly(double x) { return ((3.0 * x + 2.0) * x - 1.5) * x + 0.25; }
 float fpoly(float x) { return (x * x - 2.0f) * x + 1.0f; }
 double dmin(double a, double b) { return a < b ? a : b; }

@@ -12,7 +12,9 @@
  * Input: u32 code length, code, u32 count, then count records of
  * gpr[16], rflags, xmm[16] (two u64 each), mem[MEMSZ].
  * Output: count records, each a u64 signal number (0: no fault) and the
- * record after the run. */
+ * record after the run. Built for i386 (i686-linux-gnu-gcc -static) it runs
+ * 32-bit code: eight registers in the low halves of the first eight slots,
+ * xmm0-7. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -38,6 +40,7 @@ struct rec {
 void rea_enter(void);
 void rea_exit(void);
 
+#if defined(__x86_64__)
 __asm__(
 	".text\n"
 	".globl rea_enter\n"
@@ -69,6 +72,34 @@ __asm__(
 	"mov 0x30000088, %rsp\n"
 	"pop %r15\n pop %r14\n pop %r13\n pop %r12\n pop %rbp\n pop %rbx\n"
 	"ret\n");
+#elif defined(__i386__)
+/* i386: eight registers in the low halves of the same slots, xmm0-7. */
+__asm__(
+	".text\n"
+	".globl rea_enter\n"
+	"rea_enter:\n"
+	"push %ebx\n push %ebp\n push %esi\n push %edi\n"
+	"mov %esp, 0x30000088\n"
+	"movdqu 0x30000100, %xmm0\n movdqu 0x30000110, %xmm1\n movdqu 0x30000120, %xmm2\n movdqu 0x30000130, %xmm3\n"
+	"movdqu 0x30000140, %xmm4\n movdqu 0x30000150, %xmm5\n movdqu 0x30000160, %xmm6\n movdqu 0x30000170, %xmm7\n"
+	"mov $0x30008000, %esp\n pushl 0x30000080\n popfl\n"
+	"mov 0x30000000, %eax\n mov 0x30000008, %ecx\n mov 0x30000010, %edx\n mov 0x30000018, %ebx\n"
+	"mov 0x30000028, %ebp\n mov 0x30000030, %esi\n mov 0x30000038, %edi\n"
+	"mov 0x30000020, %esp\n"
+	"jmp *0x30000090\n"
+	".globl rea_exit\n"
+	"rea_exit:\n"
+	"mov %eax, 0x30000000\n mov %ecx, 0x30000008\n mov %edx, 0x30000010\n mov %ebx, 0x30000018\n"
+	"mov %esp, 0x30000020\n mov %ebp, 0x30000028\n mov %esi, 0x30000030\n mov %edi, 0x30000038\n"
+	"mov $0x30008000, %esp\n pushfl\n popl 0x30000080\n cld\n"
+	"movdqu %xmm0, 0x30000100\n movdqu %xmm1, 0x30000110\n movdqu %xmm2, 0x30000120\n movdqu %xmm3, 0x30000130\n"
+	"movdqu %xmm4, 0x30000140\n movdqu %xmm5, 0x30000150\n movdqu %xmm6, 0x30000160\n movdqu %xmm7, 0x30000170\n"
+	"mov 0x30000088, %esp\n"
+	"pop %edi\n pop %esi\n pop %ebp\n pop %ebx\n"
+	"ret\n");
+#else
+#error "the harness runs on x86-64 or i386"
+#endif
 
 static sigjmp_buf jb;
 
@@ -115,7 +146,11 @@ int main(void) {
 		return 2;
 	}
 	readall(CODE, n);
+#if defined(__x86_64__)
 	static const uint8_t tail[] = {0xff, 0x24, 0x25, 0x98, 0x00, 0x00, 0x30}; /* jmp *0x30000098 */
+#else
+	static const uint8_t tail[] = {0xff, 0x25, 0x98, 0x00, 0x00, 0x30}; /* jmp *0x30000098 */
+#endif
 	memcpy(CODE + n, tail, sizeof tail);
 	readall(&count, 4);
 
@@ -124,7 +159,7 @@ int main(void) {
 		readall(&r, sizeof r);
 		memcpy(ST, r.gpr, sizeof r.gpr);
 		memcpy(ST + 0x80, &r.rflags, 8);
-		*(uint64_t *)(ST + 0x90) = (uint64_t)CODE;
+		*(uint64_t *)(ST + 0x90) = (uint64_t)(uintptr_t)CODE;
 		*(uint64_t *)(ST + 0x98) = (uint64_t)(uintptr_t)rea_exit;
 		memcpy(ST + 0x100, r.xmm, sizeof r.xmm);
 		memcpy(MEM, r.mem, MEMSZ);
@@ -133,6 +168,10 @@ int main(void) {
 			rea_enter();
 		__asm__ volatile("cld");
 		memcpy(r.gpr, ST, sizeof r.gpr);
+#if defined(__i386__)
+		for (int k = 0; k < 16; k++)
+			r.gpr[k] &= 0xffffffffu;
+#endif
 		memcpy(&r.rflags, ST + 0x80, 8);
 		memcpy(r.xmm, ST + 0x100, sizeof r.xmm);
 		memcpy(r.mem, MEM, MEMSZ);
