@@ -127,6 +127,12 @@ var handPicked = []string{
 	"cmpxchg rcx, rdx", "cmpxchg ecx, edx", "cmpxchg r8d, r9d", "cmpxchg dword ptr [rsp], edx", "lock cmpxchg qword ptr [rsp], rsi",
 	"cmpxchg bl, cl", "mov eax, dword ptr [rsp]; cmpxchg dword ptr [rsp], edx", "mov rax, rcx; cmpxchg rcx, rdx",
 	"ud2", "int3",
+	"pminub xmm0, xmm1", "pmaxub xmm0, xmm1", "pminsw xmm0, xmm1", "pmaxsw xmm0, xmmword ptr [rsp]",
+	"pavgb xmm0, xmm1", "pavgw xmm0, xmm1", "pshuflw xmm0, xmm1, 0x1b", "pshufhw xmm0, xmm1, 0x39",
+	"pextrw eax, xmm1, 5", "pextrw ecx, xmm2, 0", "pinsrw xmm0, eax, 3", "pinsrw xmm1, word ptr [rsp], 7",
+	"cmpss xmm0, xmm1, 0", "cmpss xmm0, xmm1, 1", "cmpss xmm0, xmm1, 2", "cmpss xmm0, xmm1, 3",
+	"cmpsd xmm0, xmm1, 4", "cmpsd xmm0, xmm1, 5", "cmpsd xmm0, xmm1, 6", "cmpsd xmm0, xmm1, 7",
+	"cmpps xmm0, xmm1, 1", "cmpps xmm0, xmm1, 7", "cmppd xmm0, xmm1, 2", "cmppd xmm0, xmm1, 4", "cmpsd xmm2, qword ptr [rsp], 0",
 }
 
 // handPicked32 are the i386 sequences: the same semantics at 32-bit

@@ -250,7 +250,7 @@ func (l *lifter) lift() {
 		l.writeReg(l.gpr(0), 0, w, b.Op3(lift.Select, w, equal, acc, x))
 	default:
 		if !l.sse() {
-			l.unmodelled("instruction not modelled")
+			l.unmodelled(unmodelledReason(op, l.b.In.Mnemonic))
 		}
 	}
 }

@@ -101,6 +101,119 @@ func (l *lifter) sse() bool {
 		return true
 	}
 	switch op {
+	case x86asm.PMINUB, x86asm.PMAXUB, x86asm.PMINSW, x86asm.PMAXSW:
+		// Per lane: a comparison's all-ones mask selects x, its
+		// complement y.
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		lane, cmp := lift.Width(8), lift.Ult
+		if op == x86asm.PMINSW || op == x86asm.PMAXSW {
+			lane, cmp = 16, lift.Slt
+		}
+		var m lift.Operand
+		if op == x86asm.PMINUB || op == x86asm.PMINSW {
+			m = b.Lanes(cmp, lane, x, y) // x < y
+		} else {
+			m = b.Lanes(cmp, lane, y, x) // y < x
+		}
+		l.write(d, b.Op2(lift.Or, 128, b.Op2(lift.And, 128, m, x), b.Op2(lift.AndNot, 128, m, y)))
+	case x86asm.PAVGB, x86asm.PAVGW:
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		lane := lift.Width(8)
+		if op == x86asm.PAVGW {
+			lane = 16
+		}
+		r := lift.C(128, 0)
+		for i := 0; i < int(128/lane); i++ {
+			xi := b.Op1(lift.ZExt, 32, b.Extract(x, i*int(lane), lane))
+			yi := b.Op1(lift.ZExt, 32, b.Extract(y, i*int(lane), lane))
+			sum := b.Op2(lift.Add, 32, b.Op2(lift.Add, 32, xi, yi), lift.C(32, 1))
+			r = b.Insert(r, i*int(lane), b.Op1(lift.Trunc, lane, b.Op2(lift.LShr, 32, sum, lift.C(8, 1))))
+		}
+		l.write(d, r)
+	case x86asm.PSHUFLW, x86asm.PSHUFHW:
+		l.aligned(1)
+		x := l.read(l.arg(1), 128)
+		imm := uint64(l.arg(2).(x86asm.Imm))
+		base := 0
+		if op == x86asm.PSHUFHW {
+			base = 64
+		}
+		r := x
+		for i := 0; i < 4; i++ {
+			sel := int(imm>>(2*i)) & 3
+			r = b.Insert(r, base+16*i, b.Extract(x, base+16*sel, 16))
+		}
+		l.write(d, r)
+	case x86asm.PEXTRW:
+		if !isXMM(l.arg(1)) {
+			return false // the MMX form
+		}
+		imm := int(l.arg(2).(x86asm.Imm)) & 7
+		w := l.width(d)
+		l.write(d, b.Op1(lift.ZExt, w, b.Extract(l.read(l.arg(1), 128), 16*imm, 16)))
+	case x86asm.PINSRW:
+		if !isXMM(d) {
+			return false
+		}
+		imm := int(l.arg(2).(x86asm.Imm)) & 7
+		var v lift.Operand
+		if _, ok := l.arg(1).(x86asm.Mem); ok {
+			v = l.read(l.arg(1), 16)
+		} else {
+			v = b.Op1(lift.Trunc, 16, l.read(l.arg(1), l.width(l.arg(1))))
+		}
+		l.write(d, b.Insert(l.read(d, 128), 16*imm, v))
+	case x86asm.CMPSS, x86asm.CMPSD_XMM, x86asm.CMPPS, x86asm.CMPPD:
+		// The compare-to-mask forms: predicate imm & 7 is eq, lt, le,
+		// unord, neq, nlt, nle, ord; a true lane is all ones.
+		fw := lift.Width(32)
+		if op == x86asm.CMPSD_XMM || op == x86asm.CMPPD {
+			fw = 64
+		}
+		scalarForm := op == x86asm.CMPSS || op == x86asm.CMPSD_XMM
+		if !scalarForm {
+			l.aligned(1)
+		}
+		dst := l.read(d, 128)
+		var y lift.Operand
+		if scalarForm {
+			y = l.src(1, fw)
+		} else {
+			y = l.read(l.arg(1), 128)
+		}
+		pred := int(l.arg(2).(x86asm.Imm)) & 7
+		n := 128 / int(fw)
+		if scalarForm {
+			n = 1
+		}
+		r := dst
+		for i := 0; i < n; i++ {
+			xi := b.Extract(dst, i*int(fw), fw)
+			yi := y
+			if !scalarForm {
+				yi = b.Extract(y, i*int(fw), fw)
+			}
+			var c lift.Operand
+			switch pred & 3 {
+			case 0:
+				c = b.Float(lift.FEq, 1, int(fw), xi, yi)
+			case 1:
+				c = b.Float(lift.FLt, 1, int(fw), xi, yi)
+			case 2:
+				c = b.Float(lift.FLe, 1, int(fw), xi, yi)
+			case 3:
+				c = b.Float(lift.FUnord, 1, int(fw), xi, yi)
+			}
+			if pred >= 4 {
+				c = b.Op2(lift.Xor, 1, c, lift.C(1, 1))
+			}
+			r = b.Insert(r, i*int(fw), b.Op1(lift.SExt, fw, c))
+		}
+		l.write(d, r)
 	case x86asm.PMULUDQ: // the low 32 bits of each 64-bit lane, multiplied to 64 bits
 		l.aligned(1)
 		low := lift.Operand{Kind: lift.Const, Width: 128, Lo: 0xffffffff, Hi: 0xffffffff}
