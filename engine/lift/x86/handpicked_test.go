@@ -132,6 +132,13 @@ var handPicked = []string{
 	"pextrw eax, xmm1, 5", "pextrw ecx, xmm2, 0", "pinsrw xmm0, eax, 3", "pinsrw xmm1, word ptr [rsp], 7",
 	"cmpss xmm0, xmm1, 0", "cmpss xmm0, xmm1, 1", "cmpss xmm0, xmm1, 2", "cmpss xmm0, xmm1, 3",
 	"cmpsd xmm0, xmm1, 4", "cmpsd xmm0, xmm1, 5", "cmpsd xmm0, xmm1, 6", "cmpsd xmm0, xmm1, 7",
+	"packsswb xmm0, xmm1", "packuswb xmm0, xmm1", "packssdw xmm0, xmm1", "psadbw xmm0, xmm1", "psadbw xmm2, xmmword ptr [rsp]",
+	"cvtdq2pd xmm0, xmm1", "cvtps2pd xmm0, xmm1", "cvttpd2dq xmm0, xmm1", "cvtpd2dq xmm0, xmm1", "cvtpd2ps xmm0, xmm1",
+	"cvtdq2pd xmm0, qword ptr [rsp]",
+	"shld rax, rbx, 5", "shld eax, ebx, cl", "shld ax, bx, cl", "shrd rax, rbx, cl", "shrd edx, eax, 1", "shrd cx, dx, 7",
+	"shld qword ptr [rsp], rdx, 13", "and ecx, 15; shrd si, di, cl", "and ecx, 1; shld rsi, rdi, cl",
+	"jrcxz 1f; 1:", "jecxz 1f; 1:", "and ecx, 7; inc ecx; 1: add eax, ecx; loop 1b",
+	"and ecx, 7; inc ecx; 1: add eax, 1; cmp eax, ebx; loope 1b", "and ecx, 7; inc ecx; 1: sub edx, 1; cmp edx, esi; loopne 1b",
 	"cmpps xmm0, xmm1, 1", "cmpps xmm0, xmm1, 7", "cmppd xmm0, xmm1, 2", "cmppd xmm0, xmm1, 4", "cmpsd xmm2, qword ptr [rsp], 0",
 }
 

@@ -207,6 +207,25 @@ func (l *lifter) lift() {
 		}
 	case x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ, x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ:
 		l.stringOp()
+	case x86asm.SHLD, x86asm.SHRD:
+		l.doubleShift()
+	case x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ:
+		w := map[x86asm.Op]lift.Width{x86asm.JCXZ: 16, x86asm.JECXZ: 32, x86asm.JRCXZ: 64}[op]
+		c := b.Op2(lift.Eq, 1, b.Extract(l.gpr(1), 0, w), lift.C(w, 0))
+		b.Emit(lift.Stmt{Op: lift.Branch, A: c, B: l.read(l.arg(0), l.aw)})
+	case x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
+		// The counter is rcx, ecx or cx by the address size; no flag changes.
+		w := lift.Width(in.AddrSize)
+		cx := b.Op2(lift.Sub, w, b.Extract(l.gpr(1), 0, w), lift.C(w, 1))
+		l.writeReg(l.gpr(1), 0, w, cx)
+		c := b.Op2(lift.Ne, 1, cx, lift.C(w, 0))
+		switch op {
+		case x86asm.LOOPE:
+			c = b.Op2(lift.And, 1, c, zf)
+		case x86asm.LOOPNE:
+			c = b.Op2(lift.And, 1, c, b.Op2(lift.Xor, 1, zf, lift.C(1, 1)))
+		}
+		b.Emit(lift.Stmt{Op: lift.Branch, A: c, B: l.read(l.arg(0), l.aw)})
 	case x86asm.UD2, x86asm.UD1, x86asm.UD0:
 		b.Emit(lift.Stmt{Op: lift.TrapIf, A: lift.C(1, 1), Text: "invalid opcode"})
 	case x86asm.HLT:
@@ -583,4 +602,48 @@ func (l *lifter) stringOp() {
 		b.Set(cx, lift.Sub, cx, lift.C(aw, 1), none())
 		b.Emit(lift.Stmt{Op: lift.Branch, A: b.Op2(lift.Ne, 1, cx, lift.C(aw, 0)), B: lift.C(l.aw, l.b.In.Addr)})
 	}
+}
+
+// doubleShift lifts shld and shrd: the destination shifted with bits from
+// the source filling in. Like the other shifts a zero count changes
+// nothing; cf is the last bit out, of is defined for a count of one, af is
+// undefined, and a count beyond a 16-bit operand leaves result and flags
+// undefined.
+func (l *lifter) doubleShift() {
+	b, op := l.b, l.in.Op
+	w := l.width(l.arg(0))
+	x := l.read(l.arg(0), w)
+	y := l.read(l.arg(1), w)
+	m := uint64(31)
+	if w == 64 {
+		m = 63
+	}
+	n := b.Op2(lift.And, 8, l.read(l.arg(2), 8), lift.C(8, m))
+	w2 := 2 * w
+	var r, out lift.Operand
+	if op == x86asm.SHLD {
+		cat := b.Insert(b.Op1(lift.ZExt, w2, y), int(w), x) // x:y
+		r = b.Extract(b.Op2(lift.Shl, w2, cat, n), int(w), w)
+		out = b.Op1(lift.Trunc, 1, b.Op2(lift.LShr, w, x, b.Op2(lift.Sub, 8, lift.C(8, uint64(w)), n)))
+	} else {
+		cat := b.Insert(b.Op1(lift.ZExt, w2, x), int(w), y) // y:x
+		r = b.Op1(lift.Trunc, w, b.Op2(lift.LShr, w2, cat, n))
+		out = b.Op1(lift.Trunc, 1, b.Op2(lift.LShr, w, x, b.Op2(lift.Sub, 8, n, lift.C(8, 1))))
+	}
+	newOF := b.Op3(lift.Select, 1, b.Op2(lift.Eq, 1, n, lift.C(8, 1)),
+		b.Op2(lift.Xor, 1, b.Extract(r, int(w)-1, 1), b.Extract(x, int(w)-1, 1)), b.Op1(lift.Undef, 1, none()))
+	if w == 16 {
+		big := b.Op2(lift.Ult, 1, lift.C(8, 16), n)
+		r = b.Op3(lift.Select, w, big, b.Op1(lift.Undef, w, none()), r)
+		out = b.Op3(lift.Select, 1, big, b.Op1(lift.Undef, 1, none()), out)
+	}
+	zero := b.Op2(lift.Eq, 1, n, lift.C(8, 0))
+	keep := func(f, v lift.Operand) { b.Set(f, lift.Select, zero, f, v) }
+	keep(cf, out)
+	keep(of, newOF)
+	keep(zf, b.Op2(lift.Eq, 1, r, lift.C(w, 0)))
+	keep(sf, b.Op2(lift.Slt, 1, r, lift.C(w, 0)))
+	keep(pf, b.Op1(lift.Parity, 1, r))
+	keep(af, b.Op1(lift.Undef, 1, none()))
+	l.write(l.arg(0), r)
 }

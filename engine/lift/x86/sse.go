@@ -214,6 +214,86 @@ func (l *lifter) sse() bool {
 			r = b.Insert(r, i*int(fw), b.Op1(lift.SExt, fw, c))
 		}
 		l.write(d, r)
+	case x86asm.PACKSSWB, x86asm.PACKUSWB, x86asm.PACKSSDW:
+		// Narrow each signed lane of x then y, saturating.
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		from, to := lift.Width(16), lift.Width(8)
+		if op == x86asm.PACKSSDW {
+			from, to = 32, 16
+		}
+		lo, hi := -(int64(1) << (to - 1)), int64(1)<<(to-1)-1
+		if op == x86asm.PACKUSWB {
+			lo, hi = 0, 1<<to-1
+		}
+		n := int(128 / from)
+		r := lift.C(128, 0)
+		for i := 0; i < 2*n; i++ {
+			src := x
+			if i >= n {
+				src = y
+			}
+			v := b.Extract(src, (i%n)*int(from), from)
+			clo, chi := lift.C(from, uint64(lo)), lift.C(from, uint64(hi))
+			v = b.Op3(lift.Select, from, b.Op2(lift.Slt, 1, v, clo), clo, v)
+			v = b.Op3(lift.Select, from, b.Op2(lift.Slt, 1, chi, v), chi, v)
+			r = b.Insert(r, i*int(to), b.Op1(lift.Trunc, to, v))
+		}
+		l.write(d, r)
+	case x86asm.PSADBW:
+		// Each 64-bit half: the sum of the absolute byte differences.
+		l.aligned(1)
+		x := l.read(d, 128)
+		y := l.read(l.arg(1), 128)
+		r := lift.C(128, 0)
+		for h := 0; h < 2; h++ {
+			sum := lift.C(16, 0)
+			for i := 0; i < 8; i++ {
+				xi := b.Extract(x, 64*h+8*i, 8)
+				yi := b.Extract(y, 64*h+8*i, 8)
+				diff := b.Op3(lift.Select, 8, b.Op2(lift.Ult, 1, xi, yi), b.Op2(lift.Sub, 8, yi, xi), b.Op2(lift.Sub, 8, xi, yi))
+				sum = b.Op2(lift.Add, 16, sum, b.Op1(lift.ZExt, 16, diff))
+			}
+			r = b.Insert(r, 64*h, sum)
+		}
+		l.write(d, r)
+	case x86asm.CVTDQ2PD, x86asm.CVTPS2PD, x86asm.CVTTPD2DQ, x86asm.CVTPD2DQ, x86asm.CVTPD2PS:
+		// Two lanes widened or narrowed; a narrowing zeroes the upper half.
+		var x lift.Operand
+		if op == x86asm.CVTDQ2PD || op == x86asm.CVTPS2PD {
+			x = l.src(1, 64)
+		} else {
+			l.aligned(1)
+			x = l.read(l.arg(1), 128)
+		}
+		r := lift.C(128, 0)
+		for i := 0; i < 2; i++ {
+			var v lift.Operand
+			switch op {
+			case x86asm.CVTDQ2PD:
+				v = b.Temp(64)
+				b.Emit(lift.Stmt{Op: lift.SToF, Dst: v, A: b.Extract(x, 32*i, 32), Aux: 64})
+				r = b.Insert(r, 64*i, v)
+			case x86asm.CVTPS2PD:
+				v = b.Temp(64)
+				b.Emit(lift.Stmt{Op: lift.FConv, Dst: v, A: b.Extract(x, 32*i, 32), Aux: 64})
+				r = b.Insert(r, 64*i, v)
+			case x86asm.CVTTPD2DQ, x86asm.CVTPD2DQ:
+				cop := lift.FToSTrunc
+				if op == x86asm.CVTPD2DQ {
+					cop = lift.FToS
+				}
+				v = b.Temp(32)
+				b.Emit(lift.Stmt{Op: cop, Dst: v, A: b.Extract(x, 64*i, 64), Aux: 64})
+				r = b.Insert(r, 32*i, v)
+			case x86asm.CVTPD2PS:
+				v = b.Temp(32)
+				b.Emit(lift.Stmt{Op: lift.FConv, Dst: v, A: b.Extract(x, 64*i, 64), Aux: 32})
+				r = b.Insert(r, 32*i, v)
+			}
+		}
+		l.write(d, r)
 	case x86asm.PMULUDQ: // the low 32 bits of each 64-bit lane, multiplied to 64 bits
 		l.aligned(1)
 		low := lift.Operand{Kind: lift.Const, Width: 128, Lo: 0xffffffff, Hi: 0xffffffff}
