@@ -10,12 +10,23 @@
 // write inserts into it.
 //
 // What the lifter models: the integer, SSE scalar and common SSE2 packed
-// forms GCC and clang emit at -O0 to -O3 (see the switch in Lift). Anything
-// else is one lift.Unmodelled statement naming the mnemonic: x87, AVX, system
-// and string instructions other than movs/stos, and any operand it cannot
-// name (segment, control and debug registers). Floating point conversions
-// round as MXCSR's default (to nearest even); a program that changes MXCSR
-// is outside the model, and so are the exceptions MXCSR masks.
+// forms GCC and clang emit at -O0 to -O3 (the switches in ops.go and
+// sse.go; testdata/golden.txt shows representative ones), with the faults
+// the ISA defines for them as explicit lift.TrapIf (divide error, the #GP of
+// a misaligned aligned access, ud2). Anything else is one lift.Unmodelled
+// statement naming the mnemonic and its family (unmodelled.go): x87, AVX
+// and AVX-512, system instructions, string instructions other than movs and
+// stos, and any operand the lifter cannot name (segment, control and debug
+// registers). Floating point conversions round as MXCSR's default (to
+// nearest even); a program that changes MXCSR is outside the model, and so
+// are the exceptions MXCSR masks. Segments other than fs and gs are flat,
+// in 32-bit mode too. lock prefixes add atomicity only, which a
+// single-threaded semantics does not show.
+//
+// Semantics are tested against the CPU (diff_test.go): instruction
+// sequences run natively from random states in a harness gcc builds, and
+// through Lift and lift.Step from the same states, for x86-64 and, with
+// the i686 cross compiler's static build of the harness, for i386.
 package x86
 
 import (
