@@ -183,3 +183,29 @@ func TestPrint(t *testing.T) {
 		t.Errorf("unmodelled replaces everything: got %q", got)
 	}
 }
+
+// TestValidate rejects the typing mistakes a lifter can make.
+func TestValidate(t *testing.T) {
+	good := &Insn{Temps: 1, Stmts: []Stmt{
+		{Op: Add, Dst: tmp(0, 32), A: C(32, 1), B: C(32, 2)},
+		{Op: ZExt, Dst: R("rax", 64), A: tmp(0, 32)},
+	}}
+	if err := Validate(good); err != nil {
+		t.Errorf("valid instruction: %v", err)
+	}
+	for name, s := range map[string][]Stmt{
+		"mixed widths":       {{Op: Add, Dst: tmp(0, 32), A: C(32, 1), B: C(64, 2)}},
+		"wide condition":     {{Op: Select, Dst: tmp(0, 8), A: C(8, 1), B: C(8, 1), C: C(8, 2)}},
+		"extract past end":   {{Op: Extract, Dst: tmp(0, 16), A: C(32, 1), Aux: 24}},
+		"unwritten temp":     {{Op: Copy, Dst: R("rax", 64), A: tmp(0, 64)}},
+		"compare into 8":     {{Op: Eq, Dst: tmp(0, 8), A: C(8, 1), B: C(8, 1)}},
+		"float width":        {{Op: FAdd, Aux: 32, Dst: tmp(0, 64), A: C(64, 1), B: C(64, 1)}},
+		"narrowing zext":     {{Op: ZExt, Dst: tmp(0, 8), A: C(32, 1)}},
+		"store of no value":  {{Op: Store, A: C(64, 0)}},
+		"unmodelled no name": {{Op: Unmodelled}},
+	} {
+		if err := Validate(&Insn{Temps: 1, Stmts: s}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/arch/x86/x86asm"
 
+	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -86,7 +87,8 @@ func BenchmarkLift(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "insns/s")
 }
 
-// TestUnmodelledShare lifts a large binary's .text and reports which
+// TestUnmodelledShare lifts a large binary's .text, validates every
+// instruction's IR (lift.Validate) and reports which
 // instructions are unmodelled and how often, so the limitation is a
 // measured figure. It fails above 3% of instructions: GCC's output is what
 // the lifter is for.
@@ -95,7 +97,7 @@ func TestUnmodelledShare(t *testing.T) {
 		t.Skip("reads a large system binary")
 	}
 	text, addr, path := bigText(t)
-	total, unmodelled := 0, 0
+	total, unmodelled, invalid := 0, 0, 0
 	by := map[string]int{}
 	for off := 0; off < len(text); {
 		in, err := Lift(text[off:], addr+uint64(off), 64)
@@ -105,6 +107,10 @@ func TestUnmodelledShare(t *testing.T) {
 		}
 		off += in.Len
 		total++
+		if err := lift.Validate(in); err != nil && invalid < 5 {
+			invalid++
+			t.Error(err)
+		}
 		if s, bad := in.Unmodelled(); bad {
 			unmodelled++
 			by[s.Text]++

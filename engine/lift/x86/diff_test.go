@@ -233,6 +233,9 @@ func analyse(s *sequence) (map[uint64]*lift.Insn, error) {
 		if st, bad := in.Unmodelled(); bad {
 			return nil, fmt.Errorf("%s unmodelled: %s", st.Text, st.Reason)
 		}
+		if err := lift.Validate(in); err != nil {
+			return nil, err
+		}
 		insns[pc] = in
 		if inst, err := x86asm.Decode(s.code[off:], s.mode); err == nil {
 			for _, a := range inst.Args {

@@ -43,6 +43,9 @@ func FuzzLift(f *testing.F) {
 			t.Fatalf("%d statements:\n%s", len(in.Stmts), in)
 		}
 		_ = in.String()
+		if err := lift.Validate(in); err != nil {
+			t.Fatalf("%v\n%s", err, in)
+		}
 		for _, s := range in.Stmts {
 			for _, o := range []lift.Operand{s.Dst, s.A, s.B, s.C} {
 				if o.Kind != lift.None && !lift.ValidWidth(o.Width) {

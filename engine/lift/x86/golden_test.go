@@ -3,6 +3,7 @@ package x86
 import (
 	"encoding/hex"
 	"flag"
+	"github.com/rea-re/rea/engine/lift"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,9 @@ func liftGolden(t *testing.T) string {
 		in, err := Lift(code, 0x401000, c.mode)
 		if err != nil {
 			t.Fatalf("%s (%s): %v", c.hex, c.asm, err)
+		}
+		if err := lift.Validate(in); err != nil {
+			t.Errorf("%s (%s): %v", c.hex, c.asm, err)
 		}
 		if in.Len != len(code) {
 			t.Errorf("%s (%s): length %d, want %d", c.hex, c.asm, in.Len, len(code))

@@ -54,7 +54,10 @@ func (l *lifter) lift() {
 		w := l.width(l.arg(0))
 		v := l.read(l.arg(1), l.width(l.arg(1)))
 		ext := lift.ZExt
-		if op != x86asm.MOVZX {
+		switch {
+		case v.Width > w: // movsxd r16, r/m32 keeps the low half
+			ext = lift.Trunc
+		case op != x86asm.MOVZX:
 			ext = lift.SExt
 		}
 		l.write(l.arg(0), b.Op1(ext, w, v))
@@ -66,7 +69,10 @@ func (l *lifter) lift() {
 		}
 		w := l.width(l.arg(0))
 		a := l.address(m, true)
-		if a.Width != w {
+		switch {
+		case a.Width > w:
+			a = b.Op1(lift.Trunc, w, a)
+		case a.Width < w:
 			a = b.Op1(lift.ZExt, w, a)
 		}
 		l.write(l.arg(0), a)
