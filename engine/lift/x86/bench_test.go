@@ -72,10 +72,11 @@ func BenchmarkLift(b *testing.B) {
 	text, addr, _ := bigText(b)
 	b.SetBytes(int64(len(text)))
 	n := 0
+	var lf Lifter
 	for b.Loop() {
 		n = 0
 		for off := 0; off < len(text); {
-			in, err := Lift(text[off:], addr+uint64(off), 64)
+			in, err := lf.Lift(text[off:], addr+uint64(off), 64)
 			if err != nil {
 				off++
 				continue

@@ -32,6 +32,7 @@ package x86
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -47,26 +48,50 @@ var ErrDecode = errors.New("x86: bytes do not decode as an instruction")
 // mode 64 or 32, and lifts it. An instruction that decodes but is not
 // modelled lifts to one lift.Unmodelled statement, never to an error.
 func Lift(code []byte, addr uint64, mode int) (*lift.Insn, error) {
+	var lf Lifter
+	return lf.Lift(code, addr, mode)
+}
+
+// LiftInst lifts an instruction x86asm decoded at addr.
+func LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
+	var lf Lifter
+	return lf.LiftInst(inst, addr)
+}
+
+// Lifter lifts instructions one after another, building each in scratch
+// space it keeps, so that an instruction's statements are allocated once at
+// their final size. The zero Lifter is ready to use; it is not safe for
+// concurrent use.
+type Lifter struct {
+	scratch []lift.Stmt
+}
+
+// Lift is the package's Lift, reusing lf's scratch space.
+func (lf *Lifter) Lift(code []byte, addr uint64, mode int) (*lift.Insn, error) {
 	if mode != 64 && mode != 32 {
 		return nil, fmt.Errorf("x86: mode %d: %w", mode, errors.ErrUnsupported)
 	}
 	// x86asm has no CET instructions and reads endbr64/endbr32 as a REP
 	// prefix followed by garbage (as engine/provider/builtin/disasm.go notes).
 	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
-		name := map[byte]string{0xfa: "endbr64", 0xfb: "endbr32"}[code[3]]
-		return lift.NewBuilder(addr, 4, name).In, nil
+		name := "endbr64"
+		if code[3] == 0xfb {
+			name = "endbr32"
+		}
+		return &lift.Insn{Addr: addr, Len: 4, Mnemonic: name}, nil
 	}
 	inst, err := x86asm.Decode(code, mode)
 	if err != nil || inst.Len == 0 {
 		return nil, fmt.Errorf("%w at %#x", ErrDecode, addr)
 	}
-	return LiftInst(inst, addr), nil
+	return lf.LiftInst(inst, addr), nil
 }
 
-// LiftInst lifts an instruction x86asm decoded at addr.
-func LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
+// LiftInst is the package's LiftInst, reusing lf's scratch space.
+func (lf *Lifter) LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
+	b := &lift.Builder{In: &lift.Insn{Addr: addr, Len: inst.Len, Mnemonic: mnemonic(inst), Stmts: lf.scratch[:0]}}
 	l := &lifter{
-		b:    lift.NewBuilder(addr, inst.Len, mnemonic(inst)),
+		b:    b,
 		in:   inst,
 		mode: inst.Mode,
 		next: addr + uint64(inst.Len),
@@ -77,9 +102,15 @@ func LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
 	}
 	l.lift()
 	if l.fail != "" {
-		l.b.Unmodelled(l.b.In.Mnemonic, l.fail)
+		b.Unmodelled(b.In.Mnemonic, l.fail)
 	}
-	return l.b.In
+	lf.scratch = b.In.Stmts[:0]
+	if len(b.In.Stmts) == 0 {
+		b.In.Stmts = nil
+	} else {
+		b.In.Stmts = slices.Clone(b.In.Stmts)
+	}
+	return b.In
 }
 
 // lowerNames caches the lower-case mnemonics (filled once, then read-only).
