@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,9 +107,10 @@ func (c *Connection) libraries(ctx context.Context, op string, except *openTarge
 }
 
 // linkerCall runs fn on o's Linker in o's request queue, so it never runs
-// beside another request to the same client. A provider panic is
+// beside another request to the same client; the caller leaves when ctx
+// ends even if fn does not (requestQueue.run). A provider panic is
 // execution_failure.
-func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, fn func(provider.Linker) error) (err error) {
+func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, fn func(provider.Linker) error) error {
 	l, ok := o.client.(provider.Linker)
 	if !ok {
 		return c.missingOperation(o, op)
@@ -120,21 +120,15 @@ func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, f
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
 	}
-	release, err := o.queue.acquire(ctx, op, 0)
-	if err != nil {
+	var ferr error
+	if err := o.queue.run(ctx, op, 0, func(context.Context) { ferr = fn(l) }); err != nil {
 		return err
 	}
-	defer release()
-	defer func() {
-		if p := recover(); p != nil {
-			err = fault.Internal(op, errors.New("provider panic"))
-		}
-	}()
-	if err := fn(l); err != nil {
+	if ferr != nil {
 		if ctx.Err() != nil {
 			return fault.CancelledError(op).WithCause(ctx.Err())
 		}
-		return fault.From(op, err)
+		return fault.From(op, ferr)
 	}
 	return nil
 }
