@@ -72,8 +72,12 @@ type library struct {
 
 // libraries are the connection's other open, bound targets whose client
 // can answer as a Linker, with their library names. Each is held open
-// (admitted) until release.
-func (c *Connection) libraries(ctx context.Context, op string, except *openTarget) (libs []library, release func(), err error) {
+// (admitted) until release. A target whose name is not known yet and
+// whose client is still held by a call its caller abandoned (a provider
+// that does not observe its context, requestQueue.run) is not asked, which
+// could wait for good: it is left out, with a limitation, so that a call
+// on one target never hangs on another (CONTRACTS.md §0.3).
+func (c *Connection) libraries(ctx context.Context, op string, except *openTarget) (libs []library, limitations []string, release func(), err error) {
 	var releases []func()
 	release = func() {
 		for _, r := range releases {
@@ -96,14 +100,22 @@ func (c *Connection) libraries(ctx context.Context, op string, except *openTarge
 		if _, ok := o.client.(provider.Linker); !ok {
 			continue
 		}
+		c.mu.Lock()
+		known := o.linkNamed
+		c.mu.Unlock()
+		if !known && o.queue.abandonedActive() {
+			limitations = append(limitations, "Open target "+o.targetID+" was not consulted: its provider is still running a call "+
+				"whose caller stopped waiting. Retry once binary_session shows it idle, or close it.")
+			continue
+		}
 		name, err := c.libraryName(ctx, op, o)
 		if err != nil {
 			release()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		libs = append(libs, library{o: o, name: name})
 	}
-	return libs, release, nil
+	return libs, limitations, release, nil
 }
 
 // linkerCall runs fn on o's Linker in o's request queue, so it never runs
@@ -207,11 +219,12 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 	if json.Unmarshal(b, &items) != nil || json.Unmarshal(b, &deps) != nil {
 		return Published{}, unreadable(op, o)
 	}
-	libs, releaseLibs, err := c.libraries(ctx, op, o)
+	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o)
 	if err != nil {
 		return Published{}, err
 	}
 	defer releaseLibs()
+	res.Limitations = appendNew(slices.Clip(res.Limitations), skipped...)
 	consulted := consultation{}
 	for i, item := range items {
 		d := deps[i]
@@ -306,7 +319,7 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 	}); err != nil {
 		return Published{}, err
 	}
-	libs, releaseLibs, err := c.libraries(ctx, op, o)
+	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o)
 	if err != nil {
 		return Published{}, err
 	}
@@ -316,6 +329,7 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 	if err != nil {
 		return Published{}, err
 	}
+	limitations = appendNew(limitations, skipped...)
 	res := provider.Result{Normalized: ans, Limitations: append(slices.Clip(imp.Limitations), limitations...)}
 	return c.publishResult(ctx, o, op, withParameter(params, "consulted", consulted.parameter()), ConfidenceObserved, res)
 }

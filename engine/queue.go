@@ -189,6 +189,14 @@ func timeoutError(op string, timeout time.Duration) *fault.Error {
 		map[string]any{"operation": op, "timeout_ms": timeout.Milliseconds()})
 }
 
+// abandonedActive reports whether the client is held by a call whose caller
+// already left: a request would wait for it for as long as it runs.
+func (q *requestQueue) abandonedActive() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.active != nil && q.active.callerState != "waiting"
+}
+
 // takeForClose waits up to grace for the slot, so that a client is never
 // closed beside a call still running on it. It reports false when a call
 // still holds the slot after grace.
