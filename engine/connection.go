@@ -403,6 +403,11 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 		return opened.result(), nil
 	}
 
+	if cur.queue.abandonedActive() {
+		// The calls admitted on this target would drain behind a call that
+		// may never return; they give way to the switch, as to a close.
+		cur.queue.shutdown()
+	}
 	h.calls.Lock() // drain the calls admitted on this target
 	defer h.calls.Unlock()
 	if err := c.closeOpen(ctx, h, cur, "switch"); err != nil {
