@@ -72,12 +72,13 @@ type library struct {
 
 // libraries are the connection's other open, bound targets whose client
 // can answer as a Linker, with their library names. Each is held open
-// (admitted) until release. A target whose name is not known yet and
-// whose client is still held by a call its caller abandoned (a provider
-// that does not observe its context, requestQueue.run) is not asked, which
-// could wait for good: it is left out, with a limitation, so that a call
-// on one target never hangs on another (CONTRACTS.md §0.3).
-func (c *Connection) libraries(ctx context.Context, op string, except *openTarget) (libs []library, limitations []string, release func(), err error) {
+// (admitted) until release. A target whose client is still held by a call
+// its caller abandoned (a provider that does not observe its context,
+// requestQueue.run) is not asked, which could wait for good: it is left
+// out, with a limitation, so that a call on one target never hangs on
+// another (CONTRACTS.md §0.3). A name already known needs no question,
+// unless the caller will ask the library more (asking).
+func (c *Connection) libraries(ctx context.Context, op string, except *openTarget, asking bool) (libs []library, limitations []string, release func(), err error) {
 	var releases []func()
 	release = func() {
 		for _, r := range releases {
@@ -103,7 +104,7 @@ func (c *Connection) libraries(ctx context.Context, op string, except *openTarge
 		c.mu.Lock()
 		known := o.linkNamed
 		c.mu.Unlock()
-		if !known && o.queue.abandonedActive() {
+		if (asking || !known) && o.queue.abandonedActive() {
 			limitations = append(limitations, "Open target "+o.targetID+" was not consulted: its provider is still running a call "+
 				"whose caller stopped waiting. Retry once binary_session shows it idle, or close it.")
 			continue
@@ -219,7 +220,7 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 	if json.Unmarshal(b, &items) != nil || json.Unmarshal(b, &deps) != nil {
 		return Published{}, unreadable(op, o)
 	}
-	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o)
+	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o, false)
 	if err != nil {
 		return Published{}, err
 	}
@@ -319,7 +320,7 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 	}); err != nil {
 		return Published{}, err
 	}
-	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o)
+	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o, true)
 	if err != nil {
 		return Published{}, err
 	}

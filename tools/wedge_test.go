@@ -245,6 +245,11 @@ func TestHungCallsDoNotWedgeTheConnection(t *testing.T) {
 		!strings.Contains(string(m.Result), targetA+" was not consulted") {
 		t.Fatalf("list_dependencies on the other target: %+v %.600s", m.Error, m.Result)
 	}
+	c.callTool(`"other-import"`, "resolve_import", map[string]any{"target": targetB, "name": "printf"})
+	if m := c.answerTo(`"other-import"`); m.Error != nil || strings.Contains(string(m.Result), `"isError":true`) ||
+		!strings.Contains(string(m.Result), targetA+" was not consulted") {
+		t.Fatalf("resolve_import on the other target: %+v %.600s", m.Error, m.Result)
+	}
 	// The injected call still runs: its caller left, and it is shown and
 	// counted (CONTRACTS.md §3.8).
 	if n := eng.AbandonedCalls(); n != 1 {
