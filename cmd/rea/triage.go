@@ -111,13 +111,23 @@ func printFact(w io.Writer, key string, v any, all bool) {
 				s += fmt.Sprintf(", %d imports", int(n))
 			}
 			s += ")"
-			if p := str(dm["candidate_path"]); p != "" {
+			switch p, r := str(dm["candidate_path"]), str(dm["reason"]); {
+			case p != "":
 				s += " -> " + p
-			} else {
+			case r != "" && r != "not_found":
+				s += " -> " + r
+			default:
 				s += " -> not found on this host"
 			}
 			line(w, "dependency", s, str(dm["source"]))
 		}
+		return
+	case "interpreter":
+		s := str(m["path"])
+		if r := str(m["reason"]); r != "" {
+			s += " -> not read: " + r
+		}
+		line(w, key, s, str(m["source"]))
 		return
 	case "unavailable":
 		line(w, "unavailable", str(m["reason"])+": "+str(m["remediation"]), "")

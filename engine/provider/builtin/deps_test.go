@@ -279,7 +279,10 @@ func TestRunpathOverridesRpath(t *testing.T) {
 	d := &elfDeps{class: elf.ELFCLASS64, data: elf.ELFDATA2LSB, machine: elf.EM_X86_64, typ: elf.ET_EXEC,
 		needed: []string{"libx.so", "libnone.so.9"}, rpath: &rp, runpath: &up}
 	h := &hostLoader{cachePath: filepath.Join(dir, "no-cache")}
-	deps, lims := d.resolve(filepath.Join(dir, "prog"), h, nil)
+	deps, lims, err := d.resolve(t.Context(), filepath.Join(dir, "prog"), h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := deps[0].CandidatePath; got == nil || *got != dir+"/u/libx.so" {
 		t.Errorf("libx candidate %v (search %+v)", got, deps[0].Search)
 	}
@@ -291,12 +294,12 @@ func TestRunpathOverridesRpath(t *testing.T) {
 		t.Errorf("missing library %+v", n)
 	}
 	d.nodeflib = true
-	deps, _ = d.resolve(filepath.Join(dir, "prog"), h, nil)
+	deps, _, _ = d.resolve(t.Context(), filepath.Join(dir, "prog"), h, nil)
 	if s := deps[1].Search; len(s) != 1 || s[0].Source != "runpath" {
 		t.Errorf("NODEFLIB search %+v", s)
 	}
 	d.runpath = nil
-	deps, _ = d.resolve(filepath.Join(dir, "prog"), h, nil)
+	deps, _, _ = d.resolve(t.Context(), filepath.Join(dir, "prog"), h, nil)
 	if got := deps[0].CandidatePath; got == nil || *got != dir+"/r/libx.so" {
 		t.Errorf("RPATH alone: candidate %v", got)
 	}
