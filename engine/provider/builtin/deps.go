@@ -529,6 +529,14 @@ func unreadReason(err error) string {
 	return depNotLoadable
 }
 
+// unreadText says why p was not read, with the item's reason.
+func unreadText(p string, err error) string {
+	if namedReason(err) != "" {
+		return err.Error() // "PATH: REASON (detail)"
+	}
+	return fmt.Sprintf("%s: %s (%v)", p, depNotLoadable, err)
+}
+
 // elfDependencies lists an ELF image's dependencies and its interpreter.
 // The error is a cancelled or expired ctx only.
 func elfDependencies(ctx context.Context, data []byte, target string, h *hostLoader) ([]Dependency, []string, *Interpreter, error) {
@@ -603,7 +611,7 @@ func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imp
 			interpUnread = true
 			d.interpReason = unreadReason(err)
 			if d.interp != "" {
-				lims = append(lims, fmt.Sprintf("the program interpreter (PT_INTERP) was not read: %v (%s); a needed name equal to its file name is taken to be it", err, unreadReason(err)))
+				lims = append(lims, "the program interpreter (PT_INTERP) was not read: "+unreadText(interp, err)+"; a needed name equal to its file name is taken to be it")
 			}
 		}
 	}
@@ -651,7 +659,7 @@ func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imp
 				return false
 			case reason != "":
 				dep.Reason = strp(reason)
-				lims = addOnce(lims, fmt.Sprintf("%s: %v (%s); REA does not read it, and the loader would stop there", name, err, reason))
+				lims = addOnce(lims, fmt.Sprintf("%s: %v; REA does not read it, and the loader would stop there", name, err))
 				return true
 			case ok:
 				dep.CandidatePath = strp(p)
@@ -666,6 +674,9 @@ func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imp
 		switch {
 		case interpSoname != "" && name == interpSoname, interpUnread && name == path.Base(interp):
 			try(interp, "interpreter")
+			if dep.CandidatePath == nil && dep.Reason == nil && interpUnread {
+				dep.Reason = strp(d.interpReason) // a directory: no file the loader would skip to
+			}
 			if d.interp == "" {
 				lims = append(lims, "the target names no interpreter (PT_INTERP): "+name+" is taken to be the one every program of this ABI has already loaded, "+interp)
 			}
@@ -829,7 +840,7 @@ func peDependencies(img *image, data []byte, target string) ([]Dependency, []str
 		switch lower := strings.ToLower(dep.Name); {
 		case exists && unread != nil:
 			dep.Reason = strp(unreadReason(unread))
-			lims = addOnce(lims, fmt.Sprintf("%s: %v (%s); it is no candidate", dep.Name, unread, *dep.Reason))
+			lims = addOnce(lims, fmt.Sprintf("%s: %v; it is no candidate", dep.Name, unread))
 		case exists:
 			dep.CandidatePath = strp(p)
 		case strings.HasPrefix(lower, "api-ms-") || strings.HasPrefix(lower, "ext-ms-"):
@@ -1123,7 +1134,7 @@ func machoDependencies(img *image, data []byte, target string) ([]Dependency, []
 		case dep.CandidatePath != nil:
 		case unread != nil:
 			dep.Reason = strp(unreadReason(unread))
-			lims = addOnce(lims, fmt.Sprintf("%s: %v (%s); it is no candidate", dep.Name, unread, *dep.Reason))
+			lims = addOnce(lims, fmt.Sprintf("%s: %v; it is no candidate", dep.Name, unread))
 		case unexpanded:
 			dep.Reason = strp(depUnexpandedToken)
 		default:

@@ -49,12 +49,13 @@ type NamedPathError struct {
 	Err    error       // the system's error, when there was one
 }
 
+// Error reads "PATH: REASON (detail)", the reason as the item carries it.
 func (e *NamedPathError) Error() string {
 	switch {
 	case e.Reason == pathNotRegularFile:
-		return fmt.Sprintf("%s is not a regular file (%s)", e.Path, fileKind(e.Mode))
+		return fmt.Sprintf("%s: %s (%s)", e.Path, e.Reason, fileKind(e.Mode))
 	case e.Err != nil:
-		return fmt.Sprintf("%s: %s: %v", e.Path, e.Reason, e.Err)
+		return fmt.Sprintf("%s: %s (%v)", e.Path, e.Reason, e.Err)
 	}
 	return e.Path + ": " + e.Reason
 }
