@@ -61,7 +61,7 @@ func TestHostileLoaderPathsOverStdio(t *testing.T) {
 	// roundTrip sends a tools/call (name "" for none) followed by pings
 	// pings, and returns the call's result once every one is answered
 	// within bound.
-	roundTrip := func(what, name string, args any, pings int, bound time.Duration) json.RawMessage {
+	roundTrip := func(t *testing.T, what, name string, args any, pings int, bound time.Duration) json.RawMessage {
 		t.Helper()
 		want := map[string]bool{}
 		callID := ""
@@ -121,10 +121,10 @@ func TestHostileLoaderPathsOverStdio(t *testing.T) {
 			Error json.RawMessage `json:"error"`
 		} `json:"structuredContent"`
 	}
-	call := func(what, name string, args any) envelope {
+	call := func(t *testing.T, what, name string, args any) envelope {
 		t.Helper()
 		var e envelope
-		if err := json.Unmarshal(roundTrip(what, name, args, 2, callBound), &e); err != nil {
+		if err := json.Unmarshal(roundTrip(t, what, name, args, 2, callBound), &e); err != nil {
 			t.Fatal(err)
 		}
 		if e.IsError {
@@ -145,17 +145,17 @@ func TestHostileLoaderPathsOverStdio(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.Name, func(t *testing.T) {
 			var opened envelope
-			if err := json.Unmarshal(roundTrip("open_binary", "open_binary", map[string]any{"path": fx.Path}, 0, time.Minute), &opened); err != nil || opened.IsError {
+			if err := json.Unmarshal(roundTrip(t, "open_binary", "open_binary", map[string]any{"path": fx.Path}, 0, time.Minute), &opened); err != nil || opened.IsError {
 				t.Fatalf("open_binary %s: %v %s", fx.Path, err, opened.StructuredContent.Error)
 			}
-			concise := call(fx.Name+": binary_overview concise", "binary_overview", map[string]any{"detail": "concise"})
-			detailed := call(fx.Name+": binary_overview detailed", "binary_overview", map[string]any{"detail": "detailed"})
-			deps := call(fx.Name+": list_dependencies", "list_dependencies", map[string]any{})
+			concise := call(t, fx.Name+": binary_overview concise", "binary_overview", map[string]any{"detail": "concise"})
+			detailed := call(t, fx.Name+": binary_overview detailed", "binary_overview", map[string]any{"detail": "detailed"})
+			deps := call(t, fx.Name+": list_dependencies", "list_dependencies", map[string]any{})
 			symbol := "puts"
 			if fx.Interpreter == "" {
 				symbol = "rea_fifo_fn"
 			}
-			imp := call(fx.Name+": resolve_import", "resolve_import", map[string]any{"name": symbol})
+			imp := call(t, fx.Name+": resolve_import", "resolve_import", map[string]any{"name": symbol})
 
 			var items []reasonItem
 			if err := json.Unmarshal(deps.StructuredContent.Result, &items); err != nil {
@@ -215,11 +215,11 @@ func TestHostileLoaderPathsOverStdio(t *testing.T) {
 					}
 				}
 			}
-			roundTrip("close_binary", "close_binary", map[string]any{}, 0, callBound)
+			roundTrip(t, "close_binary", "close_binary", map[string]any{}, 0, callBound)
 		})
 	}
 	// 20 pings afterwards, on the same connection: all answered.
-	roundTrip("20 pings", "", nil, 20, 30*time.Second)
+	roundTrip(t, "20 pings", "", nil, 20, 30*time.Second)
 	peak := vmHWM(t, c.cmd.Process.Pid)
 	t.Logf("rea mcp peak RSS (VmHWM) %.1f MiB", float64(peak)/(1<<20))
 	if peak > maxHostileRSS {

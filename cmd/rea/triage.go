@@ -123,11 +123,14 @@ func printFact(w io.Writer, key string, v any, all bool) {
 		}
 		return
 	case "interpreter":
-		s := str(m["path"])
-		if r := str(m["reason"]); r != "" {
-			s += " -> not read: " + r
+		if _, loading := m["path"]; !loading {
+			break // identity's interpreter: a {value, source} fact
 		}
-		line(w, key, s, str(m["source"]))
+		// loading's interpreter: identity names it already; said here
+		// only when it was not read.
+		if r := str(m["reason"]); r != "" {
+			line(w, key, str(m["path"])+" -> not read: "+r, str(m["source"]))
+		}
 		return
 	case "unavailable":
 		line(w, "unavailable", str(m["reason"])+": "+str(m["remediation"]), "")
