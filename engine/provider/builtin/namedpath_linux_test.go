@@ -409,3 +409,37 @@ func TestHostileLoaderFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveObservesCancellation: the search of the host's file system
+// for a sample's dependencies ends with the request's cancellation, not
+// with a complete answer. The work here (20,000 DT_NEEDED names on a
+// DT_RUNPATH of 100 directories: two million lookups) takes far longer
+// than the cancel that follows its start.
+func TestResolveObservesCancellation(t *testing.T) {
+	dir := t.TempDir()
+	needed := make([]string, 20000)
+	for i := range needed {
+		needed[i] = "libnone" + strconv.Itoa(i) + ".so"
+	}
+	dirs := make([]string, 100)
+	for i := range dirs {
+		dirs[i] = filepath.Join(dir, "d"+strconv.Itoa(i))
+	}
+	rp := strings.Join(dirs, ":")
+	d := &elfDeps{class: elf.ELFCLASS64, data: elf.ELFDATA2LSB, machine: elf.EM_X86_64, typ: elf.ET_EXEC, needed: needed, runpath: &rp}
+	ctx, cancel := context.WithCancel(t.Context())
+	var deps []Dependency
+	var err error
+	noHang(t, "resolve after cancel", func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			deps, _, err = d.resolve(ctx, filepath.Join(dir, "prog"), &hostLoader{cachePath: filepath.Join(dir, "no-cache")}, nil)
+		}()
+		cancel()
+		<-done
+	})
+	if !errors.Is(err, context.Canceled) || deps != nil {
+		t.Fatalf("resolve after cancel: %d items, %v", len(deps), err)
+	}
+}
