@@ -91,14 +91,12 @@ const (
 	depNoHostLoader    = "no_host_loader"   // not beside the target; the rest of that loader's search is not on this host
 	depAPISet          = "api_set"          // a Windows API set name, mapped by the Windows loader, never a file
 	depUnexpandedToken = "unexpanded_token" // @rpath with no LC_RPATH, @executable_path in a library, an unknown token
-	// The first file the loader would open is one REA does not read
-	// (CONTRACTS.md §0.3, namedpath.go): the loader would stop there too,
-	// or hang.
-	depNotRegularFile = pathNotRegularFile // a device, FIFO or socket
-	depSymlinkLoop    = pathSymlinkLoop    // too many levels of symbolic links
-	depUnreadable     = pathUnreadable     // permission denied, an I/O error
-	depTooLarge       = pathTooLarge       // what the loader needs lies beyond the bytes REA reads
 )
+
+// The reasons of a path the sample names that REA does not read
+// (CONTRACTS.md §0.3, namedpath.go) are reasons of the item too:
+// not_regular_file, symlink_loop, unreadable, too_large. The loader would
+// stop at such a file (or hang on it), and so does the search.
 
 // ldCachePath is where glibc's loader reads its cache.
 const ldCachePath = "/etc/ld.so.cache"
