@@ -146,3 +146,59 @@ func analyzeWithIdleStdin(t *testing.T, args ...string) (stdout, stderr string) 
 	}
 	return out.String(), errb.String()
 }
+
+// TestAnalyzeStopsOnCtrlC: SIGINT ends `rea analyze` with the cancelled
+// status while it works (issue 23: Ctrl-C did not stop it while it read a
+// FIFO the sample named; those reads no longer block, and every read of a
+// path a sample names observes the same context — builtin's
+// TestResolveObservesCancellation). The work here is the open's hash of a
+// 4 GiB sparse program, begun once the ledger exists.
+func TestAnalyzeStopsOnCtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: hashes a 4 GiB sparse file until interrupted")
+	}
+	dir := t.TempDir()
+	big := testkit.CompileC(t, dir, "big", "int main(void) { return 0; }\n", "-O1")
+	if err := os.Truncate(big, 4<<30); err != nil {
+		t.Fatal(err)
+	}
+	ledgerPath := filepath.Join(dir, "ledger.db")
+	cmd := exec.Command(testkit.Rea(t), "--ledger", ledgerPath, "analyze", big)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(time.Minute)
+	for {
+		if _, err := os.Stat(ledgerPath); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("rea analyze ended before the interrupt: %v\nstderr %s", err, stderr.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("no ledger within a minute")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// The ledger is created before it is migrated and the open begins: the
+	// hash of 4 GiB lasts seconds, half of one is enough to be inside it.
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() == 0 || !strings.Contains(stderr.String(), "rea: cancelled:") {
+			t.Fatalf("rea analyze after SIGINT: %v\nstdout %s\nstderr %s", err, stdout.String(), stderr.String())
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("rea analyze still running a minute after SIGINT\nstderr %s", stderr.String())
+	}
+}
