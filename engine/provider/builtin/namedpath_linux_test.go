@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -66,6 +67,20 @@ func hostilePaths(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	if err := os.Truncate(p["sparse"], testkit.HostileSparseSize); err != nil {
+		t.Fatal(err)
+	}
+	// An ELF header whose program headers lie past the first 256 MiB.
+	p["far"] = filepath.Join(dir, "far")
+	hdr := make([]byte, 64)
+	copy(hdr, elf.ELFMAG)
+	hdr[elf.EI_CLASS], hdr[elf.EI_DATA], hdr[elf.EI_VERSION] = byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), 1
+	binary.LittleEndian.PutUint64(hdr[0x20:], testkit.HostileSparseSize-4096) // e_phoff
+	binary.LittleEndian.PutUint16(hdr[0x36:], 56)                             // e_phentsize
+	binary.LittleEndian.PutUint16(hdr[0x38:], 1)                              // e_phnum
+	if err := os.WriteFile(p["far"], hdr, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p["far"], testkit.HostileSparseSize); err != nil {
 		t.Fatal(err)
 	}
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -249,7 +264,7 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 		run        func(t *testing.T)
 	}{
 		{"interpreterSoname", "PT_INTERP", func(t *testing.T) {
-			for _, interp := range []string{"/dev/zero", "/dev/urandom", "/dev/stdin", "/proc/self/fd/0", p["fifo"], p["dir"], p["loop"], p["sparse"]} {
+			for _, interp := range []string{"/dev/zero", "/dev/urandom", "/dev/stdin", "/proc/self/fd/0", p["fifo"], p["dir"], p["loop"], p["sparse"], p["far"]} {
 				d := x8664(filepath.Base(interp))
 				d.interp = interp
 				deps, lims := resolve(t, d, target, noCache)
@@ -259,6 +274,8 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 					want = pathSymlinkLoop
 				case p["sparse"]:
 					want = depNotLoadable
+				case p["far"]:
+					want = pathTooLarge
 				case "/dev/stdin", "/proc/self/fd/0":
 					if fi, err := os.Stat(interp); err == nil && fi.Mode().IsRegular() {
 						continue // the test's stdin is a file: nothing hostile to check
