@@ -186,13 +186,6 @@ func (h *hostLoader) ldCache(ctx context.Context) (*ldCache, error) {
 func strp(s string) *string { return &s }
 func intp(n int) *int       { return &n }
 
-// fileExists reports whether a regular file is at p (following symbolic
-// links), without opening it.
-func fileExists(p string) bool {
-	_, err := statNamed(p)
-	return err == nil
-}
-
 // ---- ELF ----
 
 // elfDeps is what the loader reads from PT_DYNAMIC and PT_INTERP.
