@@ -15,7 +15,7 @@
 //     switch and close, admission, the operations a binding offers),
 //     queue.go (each target's FIFO request queue), health.go (lineage and
 //     the health overlay), candidates.go, permission.go (the connection's
-//     grants).
+//     grants, and the revocation of a project grant).
 //  2. Running an operation on a target and recording its Evidence:
 //     operate.go (admission → provider call → publication),
 //     annotations.go (the operations the engine answers itself),
