@@ -41,6 +41,12 @@ func (p *Provider) Warm(path string, fi fs.FileInfo) (abandon func()) {
 	if !ok || !fi.Mode().IsRegular() || fi.Size() < warmMinSize {
 		return func() {}
 	}
+	// A file another target or connection holds open has its index in the
+	// registry, and a file being warmed already needs no second build: the
+	// one index per file identity is shared (CONTRACTS.md §0.3 "Resources").
+	if p.reg.knows(id) || p.warm.warming(id) {
+		return func() {}
+	}
 	// No second stat here: a file replaced since fi was taken is caught
 	// where the index would be adopted (take), which compares fi's identity
 	// with the file's after the hash.
@@ -65,6 +71,13 @@ func (p *Provider) Warm(path string, fi fs.FileInfo) (abandon func()) {
 	}()
 	p.warm.put(w)
 	return func() { p.warm.drop(w) }
+}
+
+// warming reports whether the slot holds a warm index of the file id.
+func (s *warmSlot) warming(id fileID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w != nil && s.w.id == id
 }
 
 func (s *warmSlot) put(w *warmIndex) {
