@@ -114,7 +114,7 @@ func TestRegistryReleasesIdleLongestFirst(t *testing.T) {
 	procsB := buildIndexes(t, b)
 	buildIndexes(t, a)
 	allProcedures(t, b) // b is now more recent than a
-	buildIndexes(t, c)      // over the limit: a, idle longest, goes
+	buildIndexes(t, c)  // over the limit: a, idle longest, goes
 	if built(a) || !built(b) || !built(c) {
 		t.Fatalf("after c's build: built a=%v b=%v c=%v, want a released", built(a), built(b), built(c))
 	}
@@ -140,7 +140,7 @@ func TestRegistryReleasesIdleLongestFirst(t *testing.T) {
 		}
 	}
 	allProcedures(t, c) // c most recent; b idle but open; a closed
-	buildIndexes(t, b)      // needs room: a's index (no client) goes, not c's
+	buildIndexes(t, b)  // needs room: a's index (no client) goes, not c's
 	if !built(b) || !built(c) {
 		t.Fatalf("built b=%v c=%v: an open target's index went before a closed one's", built(b), built(c))
 	}
