@@ -151,7 +151,7 @@ func newRegistry() (*provider.Registry, error) {
 // runtimeMemoryHeadroom is what the Go runtime may hold beyond the analysis
 // indexes REA_MEMORY_LIMIT bounds: the rest of the server, and the garbage
 // of an index being built before a collection.
-const runtimeMemoryHeadroom = 128 << 20
+const runtimeMemoryHeadroom = 64 << 20
 
 // setRuntimeMemoryLimit makes the garbage collector keep the heap near what
 // REA_MEMORY_LIMIT allows the indexes (CONTRACTS.md §0.3 "Resources"),

@@ -289,7 +289,7 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 	// file is unchanged, saves parsing it again and carries the symbol index
 	// being built; an index of the same content another target or
 	// connection registered saves both.
-	ix := &index{}
+	var ix *index
 	w := p.warm.take(t.Path)
 	if known, digest := p.reg.lookupSHA(t.SHA256); known != nil {
 		if w != nil {
@@ -303,13 +303,27 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 	if w != nil {
 		ix = w.ix
 	} else {
-		m, err := openMapping(t.Path)
-		if err != nil {
-			return provider.Profile{}, openFault(t.Path, err)
+		// Opens of the same content at once (several connections) parse
+		// its headers once.
+		var err error
+		ix, err = p.reg.parseOnce(ctx, t.SHA256, func(context.Context) (*index, error) {
+			m, err := openMapping(t.Path)
+			if err != nil {
+				return nil, openFault(t.Path, err)
+			}
+			defer m.close()
+			img, err := parseImage(m.data)
+			if err != nil {
+				return nil, withPath(err, t.Path)
+			}
+			return &index{img: img}, nil
+		})
+		defer p.reg.parsed(t.SHA256)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return provider.Profile{}, fault.CancelledError(op)
 		}
-		defer m.close()
-		if ix.img, err = parseImage(m.data); err != nil {
-			return provider.Profile{}, withPath(err, t.Path)
+		if err != nil {
+			return provider.Profile{}, err
 		}
 	}
 	prof, err := p.profileFor(ix.img)

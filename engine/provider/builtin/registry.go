@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -78,12 +79,16 @@ type indexKey struct {
 // an index that alone exceeds the limit fails its call as truncated.
 type registry struct {
 	limit int64
+	// ignoreFile leaves the file's size out of what enter makes room for
+	// (tests of the release order on files smaller than their indexes).
+	ignoreFile bool
 
 	mu      sync.Mutex
 	clock   uint64
 	private uint64
 	used    int64 // sum of entries' size
 	entries map[indexKey]*indexEntry
+	parsing map[string]*lazy[*index] // headers being parsed, by content sha256 (parseOnce)
 }
 
 // indexEntry is one file identity's index and shared mapping.
@@ -99,10 +104,34 @@ type indexEntry struct {
 	active int      // calls running now
 	last   uint64   // registry clock at the end of the last call
 	size   int64    // estimated heap bytes at the end of the last call
+	peak   int64    // the largest size seen: what a rebuild after a release is expected to need
 }
 
 func newRegistry(limit int64) *registry {
-	return &registry{limit: limit, entries: map[indexKey]*indexEntry{}}
+	return &registry{limit: limit, entries: map[indexKey]*indexEntry{}, parsing: map[string]*lazy[*index]{}}
+}
+
+// parseOnce runs parse once for concurrent callers of the same content
+// (sha256 "" is never shared); each caller calls parsed when done with it.
+func (r *registry) parseOnce(ctx context.Context, sha256 string, parse func(context.Context) (*index, error)) (*index, error) {
+	if sha256 == "" {
+		return parse(ctx)
+	}
+	r.mu.Lock()
+	l := r.parsing[sha256]
+	if l == nil {
+		l = &lazy[*index]{}
+		r.parsing[sha256] = l
+	}
+	r.mu.Unlock()
+	return l.get(ctx, parse)
+}
+
+// parsed forgets the parse of sha256: later opens find its index registered.
+func (r *registry) parsed(sha256 string) {
+	r.mu.Lock()
+	delete(r.parsing, sha256)
+	r.mu.Unlock()
 }
 
 // put registers ix under key unless an index is registered there already,
@@ -225,11 +254,39 @@ func (r *registry) detach(e *indexEntry) error {
 	return err
 }
 
-// enter marks a call running on e: e is not released until leave.
+// enter marks a call running on e: e is not released until leave. A call
+// that is about to build e's index (never built, or released since) first
+// makes room for it: idle indexes are released until the registry holds,
+// with the index's last known size (the file's size for a first build, a
+// guess on the high side) and the file's bytes (the pages a build reads
+// become resident), no more than its limit. The build then does not
+// add a whole index over the limit before leave can release others.
 func (r *registry) enter(e *indexEntry) {
+	released := false
 	r.mu.Lock()
 	e.active++
+	if e.peak == 0 || e.size < e.peak {
+		need := e.peak - e.size
+		if e.m != nil && !r.ignoreFile {
+			file := int64(len(e.m.data))
+			if e.peak == 0 {
+				need = file // a first build: as large as the file, as a guess
+			}
+			need += file
+		}
+		for r.used+need > r.limit {
+			v := r.victimLocked(e)
+			if v == nil {
+				break
+			}
+			r.releaseLocked(v)
+			released = true
+		}
+	}
 	r.mu.Unlock()
+	if released {
+		runtime.GC() // see leave
+	}
 }
 
 // leave ends a call on e: its index is sized again (what the call built),
@@ -260,9 +317,17 @@ func (r *registry) leave(op string, e *indexEntry) error {
 	e.active--
 	r.clock++
 	e.last = r.clock
+	grew := size > e.size
 	if _, ok := r.entries[e.key]; ok {
 		r.used += size - e.size
 		e.size = size
+	}
+	e.peak = max(e.peak, size)
+	if grew && e.m != nil {
+		// The call built an index: the file pages it read leave the
+		// resident set (they stay in the page cache); a later call reads
+		// back the few it needs.
+		e.m.dropResident()
 	}
 	if size > r.limit {
 		if e.active == 0 {

@@ -108,6 +108,7 @@ func TestRegistryReleasesIdleLongestFirst(t *testing.T) {
 	sz := sizes(t, files)
 	limit := sz[0] + sz[1] + sz[2] - min(sz[0], sz[1], sz[2])/2 // two fit, three do not
 	p := NewWithMemoryLimit("test", limit)
+	p.reg.ignoreFile = true // the order alone: no room made for the file's pages
 	a := startOn(t, p, targetFor(t, files[0]))
 	b := startOn(t, p, targetFor(t, files[1]))
 	c := startOn(t, p, targetFor(t, files[2]))
@@ -173,6 +174,29 @@ func TestRegistryIndexAloneOverLimit(t *testing.T) {
 	}
 	if u := p.reg.stats().used; u > limit {
 		t.Fatalf("registry accounts %d bytes over its limit", u)
+	}
+}
+
+// A call about to rebuild a released index first makes room for it (its
+// last size and the file's bytes), releasing idle indexes at enter, so the
+// build does not go over the limit by a whole index.
+func TestRegistryMakesRoomBeforeRebuild(t *testing.T) {
+	files := registryFixtures(t)
+	sz := sizes(t, files[:2])
+	p := NewWithMemoryLimit("test", 1<<40)
+	a := startOn(t, p, targetFor(t, files[0]))
+	b := startOn(t, p, targetFor(t, files[1]))
+	buildIndexes(t, a)
+	buildIndexes(t, b)
+	p.reg.mu.Lock()
+	p.reg.releaseLocked(entryOf(a)) // as if the limit had released a
+	p.reg.limit = sz[0] + sz[1] + int64(len(entryOf(a).m.data)) - 1
+	p.reg.mu.Unlock()
+	p.reg.enter(entryOf(a))
+	released := !built(b)
+	p.reg.leave(OpListProcedures, entryOf(a))
+	if !released {
+		t.Fatal("the rebuild of a did not make room first: b's index was kept")
 	}
 }
 
