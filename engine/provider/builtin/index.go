@@ -155,3 +155,21 @@ func (ix *index) memSize(mapped []byte) int64 {
 	return ix.imgSize + ix.syms.memSize(s) + ix.strs.memSize(s) + ix.ext.memSize(s) + ix.lines.memSize(s) +
 		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s)
 }
+
+// builtFor reports whether the derived indexes op reads are built, so that
+// a call of op builds nothing (registry.enter).
+func (ix *index) builtFor(op string) bool {
+	_, syms := ix.syms.peek()
+	switch op {
+	case OpListStrings, OpSearchStrings:
+		_, strs := ix.strs.peek()
+		return strs
+	case OpXrefs, OpProcedureCallers, OpProcedureCallees:
+		_, refs := ix.refs.peek()
+		return syms && refs
+	case OpResolveImport:
+		_, link := ix.link.peek()
+		return link
+	}
+	return syms
+}

@@ -3,7 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -255,21 +255,21 @@ func (r *registry) detach(e *indexEntry) error {
 }
 
 // enter marks a call running on e: e is not released until leave. A call
-// that is about to build e's index (never built, or released since) first
-// makes room for it: idle indexes are released until the registry holds,
+// of op that is about to build part of e's index (never built, or released
+// since) first makes room for it: idle indexes are released until the registry holds,
 // with the index's last known size (the file's size for a first build, a
 // guess on the high side) and the file's bytes (the pages a build reads
 // become resident), no more than its limit. The build then does not
 // add a whole index over the limit before leave can release others.
-func (r *registry) enter(e *indexEntry) {
+func (r *registry) enter(op string, e *indexEntry) {
 	released := false
 	r.mu.Lock()
 	e.active++
-	if e.peak == 0 || e.size < e.peak {
-		need := e.peak - e.size
+	if !e.ix.builtFor(op) {
+		need := max(e.peak-e.size, 0)
 		if e.m != nil && !r.ignoreFile {
 			file := int64(len(e.m.data))
-			if e.peak == 0 {
+			if e.size >= e.peak {
 				need = file // a first build: as large as the file, as a guess
 			}
 			need += file
@@ -285,7 +285,7 @@ func (r *registry) enter(e *indexEntry) {
 	}
 	r.mu.Unlock()
 	if released {
-		runtime.GC() // see leave
+		debug.FreeOSMemory() // see leave
 	}
 }
 
@@ -298,10 +298,13 @@ func (r *registry) leave(op string, e *indexEntry) error {
 	released := false
 	defer func() {
 		if released {
-			// The released indexes are garbage now: collect them before
-			// the next build asks for more, so that the process's memory,
-			// not only the estimate, goes down.
-			runtime.GC()
+			// The released indexes are garbage now: collect them and
+			// return their pages before the next build asks for more, so
+			// that the process's resident memory, not only the estimate,
+			// goes down (a collection alone leaves freed pages to the
+			// scavenger, which returns them only under the runtime's
+			// memory limit).
+			debug.FreeOSMemory()
 		}
 	}()
 	r.mu.Lock()

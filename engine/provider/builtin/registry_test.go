@@ -192,7 +192,7 @@ func TestRegistryMakesRoomBeforeRebuild(t *testing.T) {
 	p.reg.releaseLocked(entryOf(a)) // as if the limit had released a
 	p.reg.limit = sz[0] + sz[1] + int64(len(entryOf(a).m.data)) - 1
 	p.reg.mu.Unlock()
-	p.reg.enter(entryOf(a))
+	p.reg.enter(OpListProcedures, entryOf(a))
 	released := !built(b)
 	p.reg.leave(OpListProcedures, entryOf(a))
 	if !released {
