@@ -256,11 +256,12 @@ func (r *registry) detach(e *indexEntry) error {
 
 // enter marks a call running on e: e is not released until leave. A call
 // of op that is about to build part of e's index (never built, or released
-// since) first makes room for it: idle indexes are released until the registry holds,
-// with the index's last known size (the file's size for a first build, a
-// guess on the high side) and the file's bytes (the pages a build reads
-// become resident), no more than its limit. The build then does not
-// add a whole index over the limit before leave can release others.
+// since) first makes room for it: idle indexes are released until the
+// registry, with what the build may add (what a release took from e, else
+// the file's size, a guess on the high side) and the file's bytes (the
+// pages a build reads become resident), holds no more than its limit. The
+// build then does not add a whole index over the limit before leave can
+// release others.
 func (r *registry) enter(op string, e *indexEntry) {
 	released := false
 	r.mu.Lock()
@@ -270,7 +271,7 @@ func (r *registry) enter(op string, e *indexEntry) {
 		if e.m != nil && !r.ignoreFile {
 			file := int64(len(e.m.data))
 			if e.size >= e.peak {
-				need = file // a first build: as large as the file, as a guess
+				need = file // nothing released to rebuild: as large as the file, as a guess
 			}
 			need += file
 		}
