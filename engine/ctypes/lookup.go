@@ -46,6 +46,12 @@ type Func struct {
 // under it (glibc declares pipe2, accept4, the *64 functions… only with it).
 const FeatureDefines = "#define _GNU_SOURCE 1\n"
 
+// TypeHeaders are the headers that define the typedefs the table's types
+// name (size_t, int32_t, va_list, off64_t, pid_t…): a translation unit
+// includes them before the headers Func.Header names or the declarations
+// Func.Declaration writes.
+var TypeHeaders = []string{"stddef.h", "stdint.h", "stdarg.h", "sys/types.h"}
+
 // Declaration returns f's C declaration ("FILE *fopen(const char *pathname,
 // const char *mode);"), compatible with the header's, so a prelude may write
 // it whether or not it also includes Header.
@@ -55,7 +61,9 @@ func (f *Func) Declaration() string {
 		b.WriteString("_Noreturn ")
 	}
 	fn := Type{Kind: Function, Sig: &f.Signature}
-	head := fn.Sig.Return.Declare(f.Name + "(" + f.Signature.paramList(true) + ")")
+	// The name in parentheses: glibc and MinGW define some functions as
+	// function-like macros too (isalnum, putc), which must not expand here.
+	head := fn.Sig.Return.Declare("(" + f.Name + ")(" + f.Signature.paramList(true) + ")")
 	b.WriteString(head)
 	b.WriteString(";")
 	return b.String()

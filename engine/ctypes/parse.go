@@ -14,11 +14,15 @@ import (
 //	                               constants; ABI (x86_64, i386, arm64, win64)
 //	                               overrides the value, "-" says the constant
 //	                               does not exist there
-//	header <h.h>|- [linux|windows] [fortify]
+//	header <h.h>|- [linux|windows] [fortify] [noinclude]
 //	                               the declarations after it come from h.h
 //	                               ("-": no header declares them); the C11
 //	                               headers serve both platforms; fortify: h.h
-//	                               declares them only under _FORTIFY_SOURCE
+//	                               declares them only under _FORTIFY_SOURCE;
+//	                               noinclude: h.h must not be included with
+//	                               the others (libgen.h redefines basename),
+//	                               so Func.Header is empty and a prelude
+//	                               declares the function itself
 //	[noreturn] [linux|windows] DECLARATION;
 //	                               a C declaration; a parameter followed by
 //	                               [SET] takes that set's constants, by
@@ -117,6 +121,8 @@ func parseTable(text string) (*table, error) {
 					osMask = osWindows
 				case "fortify":
 					fortify, header = true, ""
+				case "noinclude":
+					header = ""
 				default:
 					return nil, fail("unknown header option %q", f)
 				}
@@ -364,7 +370,7 @@ var basicWords = map[string]bool{"void": true, "_Bool": true, "char": true, "sho
 	"long": true, "signed": true, "unsigned": true, "float": true, "double": true}
 
 func isKeyword(s string) bool {
-	return basicWords[s] || s == "const" || s == "struct" || s == "union" || s == "noreturn"
+	return basicWords[s] || s == "const" || s == "struct" || s == "union" || s == "enum" || s == "noreturn"
 }
 
 var fixedWidth = map[string]Kind{"int8_t": Int8, "uint8_t": UInt8, "int16_t": Int16, "uint16_t": UInt16,
@@ -389,6 +395,18 @@ func (p *declParser) specifiers() (Type, error) {
 			}
 			words = append(words, tok)
 			base = true
+		case tok == "enum":
+			// An enumeration is a typedef-like name resolved per ABI: the
+			// table names only glibc's, whose underlying type it knows.
+			if base {
+				return t, fmt.Errorf("%q after a type", tok)
+			}
+			p.next()
+			tag := p.peek()
+			if !isIdent(tag) || isKeyword(tag) {
+				return t, fmt.Errorf("want a tag after enum, got %q", tag)
+			}
+			t.Kind, t.Name, base = Named, "enum "+tag, true
 		case tok == "struct" || tok == "union":
 			if base {
 				return t, fmt.Errorf("%q after a type", tok)

@@ -15,7 +15,11 @@ var typedefs = map[string]func(ABI) scalar{
 	"in_addr_t": same(UInt32), "in_port_t": same(UInt16), "clockid_t": same(Int), "key_t": same(Int),
 	"useconds_t": same(UInt), "nfds_t": per(ULong, ULong, ULong, UInt), "sig_atomic_t": same(Int),
 	"pthread_key_t": same(UInt), "pthread_once_t": same(Int), "pthread_spinlock_t": same(Int),
-	"nl_item": same(Int), "idtype_t": same(Int), "wctype_t": per(ULong, ULong, ULong, UShort),
+	"nl_item": same(Int), "idtype_t": same(UInt),
+	// glibc's enumerations in C with _GNU_SOURCE: GCC gives an enumeration
+	// whose constants are all non-negative the type unsigned int.
+	"__rlimit_resource_t": same(UInt), "__priority_which_t": same(UInt), "__itimer_which_t": same(UInt),
+	"enum __ptrace_request": same(UInt), "wctype_t": per(ULong, ULong, ULong, UShort),
 	"wctrans_t": per(Pointer, Pointer, Pointer, UShort), "errno_t": same(Int),
 	"locale_t": same(Pointer), "iconv_t": same(Pointer), "timer_t": same(Pointer),
 	"__sighandler_t": same(Pointer), "sighandler_t": same(Pointer), "_crt_signal_t": same(Pointer),
