@@ -33,6 +33,7 @@ type Const struct {
 type ConstSet struct {
 	Name   string // the table's name for the set, e.g. "open_flags"
 	Kind   SetKind
+	Header string // the header that defines the constants' macros ("fcntl.h")
 	consts []constDef
 }
 

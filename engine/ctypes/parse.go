@@ -9,7 +9,7 @@ import (
 
 // The table's text format (table.txt), line by line; '#' starts a comment.
 //
-//	set NAME enum|bits            starts a constant set; the lines after it,
+//	set NAME enum|bits [<h.h>]    starts a constant set (its macros are h.h's); the lines after it,
 //	NAME VALUE [mask=M] [ABI=V|-]  up to the next set or header, are its
 //	                               constants; ABI (x86_64, i386, arm64, win64)
 //	                               overrides the value, "-" says the constant
@@ -82,8 +82,8 @@ func parseTable(text string) (*table, error) {
 		}
 		switch fields[0] {
 		case "set":
-			if len(fields) != 3 || !isIdent(fields[1]) {
-				return nil, fail("want: set NAME enum|bits")
+			if len(fields) < 3 || len(fields) > 4 || !isIdent(fields[1]) {
+				return nil, fail("want: set NAME enum|bits [<h.h>]")
 			}
 			if _, dup := t.sets[fields[1]]; dup {
 				return nil, fail("set %s defined twice", fields[1])
@@ -96,6 +96,13 @@ func parseTable(text string) (*table, error) {
 				set.Kind = Bits
 			default:
 				return nil, fail("set kind %q is neither enum nor bits", fields[2])
+			}
+			if len(fields) == 4 {
+				h := fields[3]
+				if len(h) < 3 || h[0] != '<' || h[len(h)-1] != '>' {
+					return nil, fail("header %q is not <name>", h)
+				}
+				set.Header = h[1 : len(h)-1]
 			}
 			t.sets[set.Name] = set
 			inDecls = false

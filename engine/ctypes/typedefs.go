@@ -22,7 +22,7 @@ var typedefs = map[string]func(ABI) scalar{
 	"enum __ptrace_request": same(UInt), "wctype_t": per(ULong, ULong, ULong, UShort),
 	"wctrans_t": per(Pointer, Pointer, Pointer, UShort), "errno_t": same(Int),
 	"locale_t": same(Pointer), "iconv_t": same(Pointer), "timer_t": same(Pointer),
-	"__sighandler_t": same(Pointer), "sighandler_t": same(Pointer), "_crt_signal_t": same(Pointer),
+	"__sighandler_t": same(Pointer), "sighandler_t": same(Pointer), "__p_sig_fn_t": same(Pointer),
 	"va_list":    same(Pointer), // a pointer (i386, Win64), an array that decays (x86-64), a struct passed by reference (arm64)
 	"jmp_buf":    same(Pointer), // an array: a parameter of this type is a pointer
 	"sigjmp_buf": same(Pointer),
