@@ -55,7 +55,7 @@ var TypeHeaders = []string{"stddef.h", "stdint.h", "stdarg.h", "sys/types.h"}
 // Declaration returns f's C declaration ("FILE *fopen(const char *pathname,
 // const char *mode);"), compatible with the header's, so a prelude may write
 // it whether or not it also includes Header.
-func (f *Func) Declaration() string {
+func (f Func) Declaration() string {
 	var b strings.Builder
 	if f.NoReturn {
 		b.WriteString("_Noreturn ")
@@ -70,7 +70,7 @@ func (f *Func) Declaration() string {
 }
 
 // Type returns f's function type ("FILE *(const char *, const char *)").
-func (f *Func) Type() Type {
+func (f Func) Type() Type {
 	sig := f.Signature
 	return Type{Kind: Function, Sig: &sig}
 }
