@@ -249,3 +249,15 @@ func evalRendered(expr string, names map[string]int64, kind SetKind) (int64, boo
 	}
 	return v, true
 }
+
+// BenchmarkLookup measures a lookup by a versioned symbol name (a map
+// access, a cut at '@' and a copy of the parameters).
+func BenchmarkLookup(b *testing.B) {
+	theTable()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := Lookup("__isoc99_sscanf@GLIBC_2.7", LinuxAMD64); !ok {
+			b.Fatal("not found")
+		}
+	}
+}

@@ -278,9 +278,24 @@ func checkABI(t *testing.T, tab *table, abi ABI) {
 }
 
 func TestPrototypesAgainstHeadersAMD64(t *testing.T) { checkABI(t, mustTable(t), LinuxAMD64) }
-func TestPrototypesAgainstHeaders386(t *testing.T)   { checkABI(t, mustTable(t), Linux386) }
-func TestPrototypesAgainstHeadersARM64(t *testing.T) { checkABI(t, mustTable(t), LinuxARM64) }
-func TestPrototypesAgainstHeadersWin64(t *testing.T) { checkABI(t, mustTable(t), WindowsAMD64) }
+
+// The cross-compiled checks take about ten seconds each: -short leaves them
+// to the full run (CI's).
+func TestPrototypesAgainstHeaders386(t *testing.T) { skipShort(t); checkABI(t, mustTable(t), Linux386) }
+func TestPrototypesAgainstHeadersARM64(t *testing.T) {
+	skipShort(t)
+	checkABI(t, mustTable(t), LinuxARM64)
+}
+func TestPrototypesAgainstHeadersWin64(t *testing.T) {
+	skipShort(t)
+	checkABI(t, mustTable(t), WindowsAMD64)
+}
+
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiled header check: slow, skipped under -short")
+	}
+}
 
 func mustTable(t *testing.T) *table {
 	t.Helper()
