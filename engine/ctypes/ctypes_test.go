@@ -115,6 +115,15 @@ func TestPrototypeShapes(t *testing.T) {
 		t.Error("plain char signedness")
 	}
 
+	// open's mode arrives through its ellipsis, with open's flags asking.
+	open := mustLookup(t, "open", LinuxARM64)
+	if len(open.Params) != 2 || len(open.Optional) != 1 || open.Optional[0].Render(0644, LinuxARM64) != "S_IRUSR|S_IWUSR|S_IRGRP|S_IROTH" {
+		t.Errorf("open: params %d, optional %+v", len(open.Params), open.Optional)
+	}
+	if d := open.Declaration(); d != "int (open)(const char *pathname, int flags, ...);" {
+		t.Errorf("open declaration %q", d)
+	}
+
 	// A Func is the caller's to modify.
 	f := mustLookup(t, "fopen", LinuxAMD64)
 	f.Params[0].Name = "changed"

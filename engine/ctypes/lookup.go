@@ -35,6 +35,11 @@ type Func struct {
 	// __printf_chk's 1); FormatParam is -1 when Format is FormatNone.
 	Format      FormatKind
 	FormatParam int
+	// Optional are the arguments a variadic function reads through its
+	// ellipsis when its other arguments ask for them: open's mode (with
+	// O_CREAT or O_TMPFILE), sem_open's mode and value. They are not part
+	// of the C type; a call passes them or not.
+	Optional []Param
 
 	checkHeader string // the header the tests check the declaration against
 	fortify     bool   // declared there only under _FORTIFY_SOURCE
@@ -79,6 +84,7 @@ func (f Func) Type() Type {
 func (f *Func) clone() Func {
 	c := *f
 	c.Params = slices.Clone(f.Params)
+	c.Optional = slices.Clone(f.Optional)
 	return c
 }
 

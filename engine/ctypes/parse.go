@@ -26,7 +26,10 @@ import (
 //	[noreturn] [linux|windows] DECLARATION;
 //	                               a C declaration; a parameter followed by
 //	                               [SET] takes that set's constants, by
-//	                               [printf] or [scanf] is a format string
+//	                               [printf] or [scanf] is a format string;
+//	                               "...{PARAM, ...}" lists the arguments
+//	                               the function reads through its ellipsis
+//	                               when its flags ask (Func.Optional)
 //	alias NAME TARGET              NAME is another symbol of TARGET (same
 //	                               platforms and type)
 //
@@ -291,7 +294,7 @@ func tokenize(s string) ([]string, error) {
 		case strings.HasPrefix(s[i:], "..."):
 			toks = append(toks, "...")
 			i += 3
-		case strings.IndexByte("*(),;[]", c) >= 0:
+		case strings.IndexByte("*(),;[]{}", c) >= 0:
 			toks = append(toks, s[i:i+1])
 			i++
 		default:
@@ -534,6 +537,14 @@ func (p *declParser) params(f *Func) (*Signature, error) {
 				return nil, errors.New("'...' without a named parameter")
 			}
 			sig.Variadic = true
+			if p.peek() == "{" {
+				if f == nil {
+					return nil, errors.New("optional arguments in a function pointer")
+				}
+				if err := p.optional(f, len(sig.Params)); err != nil {
+					return nil, err
+				}
+			}
 			return sig, p.expect(")")
 		}
 		param, err := p.param(f, len(sig.Params))
@@ -547,6 +558,31 @@ func (p *declParser) params(f *Func) (*Signature, error) {
 		case ",":
 		default:
 			return nil, fmt.Errorf("want ',' or ')', got %q", tok)
+		}
+	}
+}
+
+// optional reads "{PARAM, ...}" after an ellipsis: the arguments the
+// function reads through it when its flags say so (open's mode).
+func (p *declParser) optional(f *Func, first int) error {
+	p.next()
+	for {
+		param, err := p.param(nil, first+len(f.Optional))
+		if err != nil {
+			return err
+		}
+		// Through "..." an argument arrives promoted: a narrower type
+		// than int would not be what the callee reads.
+		if c := param.Type.Class(LinuxAMD64); c == ClassAggregate || (c == ClassInteger && param.Type.Size(LinuxAMD64) < 4) || param.Type.Kind == Float {
+			return fmt.Errorf("optional argument %s of type %s is not a promoted type", param.Name, param.Type)
+		}
+		f.Optional = append(f.Optional, param)
+		switch tok := p.next(); tok {
+		case "}":
+			return nil
+		case ",":
+		default:
+			return fmt.Errorf("want ',' or '}', got %q", tok)
 		}
 	}
 }
