@@ -16,6 +16,20 @@
 // The table is written by hand in table.txt (embedded, parsed once at first
 // use into an immutable value); nothing is generated from headers at run
 // time.
+//
+// # Use
+//
+//	f, ok := ctypes.Lookup("open64@GLIBC_2.2.5", ctypes.LinuxAMD64)
+//	// f.Params: pathname (pointer), flags (integer, open_flags);
+//	// f.Variadic; f.Optional: mode (mode) when the flags ask for it.
+//	f.Params[1].Render(0x241, ctypes.LinuxAMD64) // "O_WRONLY|O_CREAT|O_TRUNC"
+//	f.Declaration()                              // "int (open64)(const char *pathname, int flags, ...);"
+//	f.Header                                     // "fcntl.h"
+//
+// A decompiler's prelude writes FeatureDefines, includes TypeHeaders and the
+// Header of every function it calls (and ConstSet.Header for the constants
+// it names), and declares with Declaration the functions whose Header is
+// empty.
 package ctypes
 
 import (
@@ -233,7 +247,7 @@ func basicSize(k Kind, abi ABI) int {
 		case Linux386:
 			return 12 // x87 extended, 4-byte aligned
 		case WindowsAMD64:
-			return 8 // long double is double
+			return 8 // Microsoft's long double is double (MinGW's GCC differs: 16)
 		}
 		return 16 // x87 extended padded (x86-64), IEEE binary128 (arm64)
 	}
