@@ -270,3 +270,13 @@ func BenchmarkLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseTable measures the one-time cost of the first Lookup.
+func BenchmarkParseTable(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseTable(tableText); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -370,11 +370,12 @@ func TestOracleCanFail(t *testing.T) {
 	lseek.Params = slices.Clone(lseek.Params)
 	lseek.Params[1].Type = Type{Kind: Int} // off_t is long
 	cases := map[string]string{
-		"wrong_return.c": headerUnit(LinuxAMD64, "stdio.h", []*Func{&fopen}),
-		"wrong_param.c":  headerUnit(LinuxAMD64, "unistd.h", []*Func{&lseek}),
-		"wrong_header.c": headerUnit(LinuxAMD64, "string.h", []*Func{tab.funcs[0]["fopen"]}),
-		"wrong_decl.c":   prologue(LinuxAMD64, []string{"stdio.h"}) + fopen.Declaration() + "\n",
-		"wrong_const.c":  prologue(LinuxAMD64, []string{"fcntl.h"}) + "_Static_assert((long long)(intptr_t)(O_DIRECTORY) == (long long)(intptr_t)(040000LL), \"arm64's value\");\n",
+		"wrong_return.c":  headerUnit(LinuxAMD64, "stdio.h", []*Func{&fopen}),
+		"wrong_param.c":   headerUnit(LinuxAMD64, "unistd.h", []*Func{&lseek}),
+		"wrong_header.c":  headerUnit(LinuxAMD64, "string.h", []*Func{tab.funcs[0]["fopen"]}),
+		"wrong_decl.c":    prologue(LinuxAMD64, []string{"stdio.h"}) + fopen.Declaration() + "\n",
+		"wrong_builtin.c": prologue(LinuxAMD64, nil) + "void *(__memcpy_chk)(void *dest, const void *src, size_t len);\n",
+		"wrong_const.c":   prologue(LinuxAMD64, []string{"fcntl.h"}) + "_Static_assert((long long)(intptr_t)(O_DIRECTORY) == (long long)(intptr_t)(040000LL), \"arm64's value\");\n",
 	}
 	for name, src := range cases {
 		write(t, dir, name, src)
