@@ -335,6 +335,7 @@ func parseDecl(line string, sets map[string]*ConstSet) (*Func, int, error) {
 	p := &declParser{toks: toks, sets: sets}
 	f := &Func{FormatParam: -1}
 	mask := 0
+prefixes:
 	for {
 		switch p.peek() {
 		case "noreturn":
@@ -344,11 +345,10 @@ func parseDecl(line string, sets map[string]*ConstSet) (*Func, int, error) {
 		case "windows":
 			mask |= osWindows
 		default:
-			goto decl
+			break prefixes
 		}
 		p.next()
 	}
-decl:
 	ret, err := p.specifiers()
 	if err != nil {
 		return nil, 0, err
