@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
@@ -18,6 +19,19 @@ import (
 
 // hashChunk bounds how much is hashed between cancellation checks (§6.3: ≤ 1 MiB).
 const hashChunk = 1 << 20
+
+// hashBuffers is the process's pool of hashing buffers. Opens of large files
+// on several connections at once each needed four fresh 1 MiB buffers, garbage
+// the collector freed only later: the peak RSS of 8 HTTP connections opening
+// the same files at once (CONTRACTS.md §0.3 "Resources"; BENCHMARKS.md, issue
+// 23) carried them. A sync.Pool lends them out again instead; it holds no
+// state an answer depends on.
+var hashBuffers = bufferPool{p: sync.Pool{New: func() any { b := make([]byte, hashChunk); return &b }}}
+
+type bufferPool struct{ p sync.Pool }
+
+func (bp *bufferPool) get() []byte  { return *bp.p.Get().(*[]byte) }
+func (bp *bufferPool) put(b []byte) { bp.p.Put(&b) }
 
 // HashFile streams the sha256 of the file at path, reporting phase "hash" in
 // bytes against the known size and checking ctx between chunks. Reading runs in
@@ -38,8 +52,20 @@ func HashFile(ctx context.Context, path string, size int64, rep progress.Reporte
 	const depth = 4
 	free := make(chan []byte, depth)
 	for range depth {
-		free <- make([]byte, hashChunk)
+		free <- hashBuffers.get()
 	}
+	defer func() {
+		// The reader has stopped once full is drained or readerCtx ends;
+		// only buffers back in free are returned, never one it may hold.
+		for {
+			select {
+			case b := <-free:
+				hashBuffers.put(b)
+			default:
+				return
+			}
+		}
+	}()
 	full := make(chan chunk, depth)
 	readerCtx, stop := context.WithCancel(ctx)
 	defer stop()
