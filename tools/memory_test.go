@@ -235,9 +235,9 @@ func logMem(t *testing.T, label string, before, after map[string]int64) {
 // another; all stay open), peak at no more than 1.3× the RSS of one
 // connection doing the same on a fresh server: the files are indexed and
 // mapped once (CONTRACTS.md §0.3 "Resources"). The same 8 opening at once
-// are measured and logged, not held to the bound: each concurrent open
-// hashes with buffers of its own (engine/target), garbage the collector
-// frees later (BENCHMARKS.md, issue 23).
+// are measured and logged, not held to the bound: eight calls' transient
+// garbage (answers, records, appends) at once lifts the peak to 1.3-1.5×
+// until the collector runs (BENCHMARKS.md, issue 23).
 func TestHTTPMemoryAcrossConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads three large system libraries (-short)")
