@@ -2,6 +2,7 @@ package jcs
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	gowebpki "github.com/gowebpki/jcs"
@@ -34,6 +35,13 @@ func FuzzCanonicalJSON(f *testing.F) {
 			t.Fatalf("Canonicalize(%q)\n got %s\nwant %s", b, c, ref)
 		case want && &c[0] != &b[0]:
 			t.Fatalf("Canonicalize(%q) copied canonical input", b)
+		}
+		if want && b[0] == '"' {
+			var ref string
+			end, got, err := NewScanner(b).String(0)
+			if err != nil || end != len(b) || json.Unmarshal(b, &ref) != nil || got != ref {
+				t.Fatalf("String(%q) = %q, %d, %v; encoding/json reads %q", b, got, end, err, ref)
+			}
 		}
 	})
 }
