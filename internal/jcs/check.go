@@ -116,13 +116,9 @@ func (s *Scanner) Object(i int, fn func(name []byte, value int) (end int, err er
 	if i >= len(s.b) || s.b[i] != '{' {
 		return 0, errNotCanonical
 	}
-	if s.depth++; s.depth > maxDepth {
-		return 0, errNotCanonical
-	}
-	i++ // '{'
-	if i < len(s.b) && s.b[i] == '}' {
-		s.depth--
-		return i + 1, nil
+	i, empty, err := s.open(i, '}')
+	if err != nil || empty {
+		return i, err
 	}
 	var prevKey []byte
 	prevPlain := true
@@ -159,13 +155,9 @@ func (s *Scanner) Object(i int, fn func(name []byte, value int) (end int, err er
 }
 
 func (s *Scanner) array(i int) (int, error) {
-	if s.depth++; s.depth > maxDepth {
-		return 0, errNotCanonical
-	}
-	i++ // '['
-	if i < len(s.b) && s.b[i] == ']' {
-		s.depth--
-		return i + 1, nil
+	i, empty, err := s.open(i, ']')
+	if err != nil || empty {
+		return i, err
 	}
 	for {
 		end, err := s.Value(i)
@@ -177,6 +169,21 @@ func (s *Scanner) array(i int) (int, error) {
 			return i, err
 		}
 	}
+}
+
+// open enters the container whose opening bracket is at b[i]. It returns
+// the offset after the bracket, or after the closing one when the container
+// is empty.
+func (s *Scanner) open(i int, closing byte) (end int, empty bool, err error) {
+	if s.depth++; s.depth > maxDepth {
+		return 0, false, errNotCanonical
+	}
+	i++
+	if i < len(s.b) && s.b[i] == closing {
+		s.depth--
+		return i + 1, true, nil
+	}
+	return i, false, nil
 }
 
 // next reads what follows a member or an element at b[i]: a comma, or the

@@ -107,13 +107,22 @@ func (t *transformer) value(depth int) error {
 	}
 }
 
-func (t *transformer) array(depth int) error {
-	t.pos++ // [
-	t.out = append(t.out, '[')
+// open copies the opening bracket at t.pos and reports whether the
+// container is empty, in which case it copies the closing bracket too.
+func (t *transformer) open(closing byte) (empty bool) {
+	t.out = append(t.out, t.in[t.pos])
+	t.pos++
 	t.skipSpace()
-	if t.pos < len(t.in) && t.in[t.pos] == ']' {
+	if t.pos < len(t.in) && t.in[t.pos] == closing {
 		t.pos++
-		t.out = append(t.out, ']')
+		t.out = append(t.out, closing)
+		return true
+	}
+	return false
+}
+
+func (t *transformer) array(depth int) error {
+	if t.open(']') {
 		return nil
 	}
 	for {
@@ -140,12 +149,7 @@ func (t *transformer) array(depth int) error {
 }
 
 func (t *transformer) object(depth int) error {
-	t.pos++ // {
-	t.out = append(t.out, '{')
-	t.skipSpace()
-	if t.pos < len(t.in) && t.in[t.pos] == '}' {
-		t.pos++
-		t.out = append(t.out, '}')
+	if t.open('}') {
 		return nil
 	}
 	base, keyBase := len(t.members), len(t.keys)
