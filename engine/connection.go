@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
@@ -402,6 +403,11 @@ func (c *Connection) OpenBinary(ctx context.Context, path string, selector provi
 		return opened.result(), nil
 	}
 
+	if cur.queue.abandonedActive() {
+		// The calls admitted on this target would drain behind a call that
+		// may never return; they give way to the switch, as to a close.
+		cur.queue.shutdown()
+	}
 	h.calls.Lock() // drain the calls admitted on this target
 	defer h.calls.Unlock()
 	if err := c.closeOpen(ctx, h, cur, "switch"); err != nil {
@@ -446,7 +452,7 @@ func bindingEquals(b *Binding, ch provider.Choice) bool {
 func (c *Connection) start(ctx context.Context, h *handle, t provider.Target, choice provider.Choice, requested, previousRun *string, cause string, rep progress.Reporter) (*openTarget, error) {
 	const op = "open_binary"
 	rep = progress.OrNop(rep)
-	o := &openTarget{targetID: h.id, target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue(),
+	o := &openTarget{targetID: h.id, target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue(&c.eng.abandoned),
 		closing: make(chan struct{})}
 	// The run id is recorded before any provider starts (§5.5).
 	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.AnalysisRunAllocated, events.AnalysisRunAllocatedData{
@@ -518,12 +524,8 @@ func (c *Connection) closeOpen(ctx context.Context, h *handle, o *openTarget, re
 	close(o.closing)
 	o.watchers.Wait() // nothing about this target is recorded after target_closed
 	if o.client != nil {
-		var err error
 		c.observeLineage(ctx, o) // best effort: the close goes on, and its own cleanup check decides
-		cleanup, err = o.client.Close(context.WithoutCancel(ctx))
-		if err != nil && cleanup.Complete {
-			cleanup = provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}
-		}
+		cleanup = closeClient(ctx, o)
 	}
 	data := events.TargetClosedData{ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Reason: reason, Cleanup: "complete", Resources: []string{}}
 	if !cleanup.Complete {
@@ -544,6 +546,37 @@ func (c *Connection) closeOpen(ctx context.Context, h *handle, o *openTarget, re
 			map[string]any{"operation": "close_binary", "cleanup": "incomplete", "resources": cleanup.Resources})
 	}
 	return nil
+}
+
+// closeGrace is how long closing a target waits for a call still running on
+// its client (one whose caller already left, requestQueue.run) before it
+// gives up waiting: the same grace as a process termination (§6.7).
+const closeGrace = 2 * time.Second
+
+// closeClient closes o's client once no call runs on it: Close never runs
+// beside a Do (provider.Client is called one request at a time, and the
+// builtin's Close waits for its running operation). When a call abandoned
+// by its caller still holds the client after closeGrace, the client is
+// closed when that call returns, and the cleanup is reported incomplete
+// (§6.5): the client, and what it holds, remain until then.
+func closeClient(ctx context.Context, o *openTarget) provider.Cleanup {
+	closeNow := func() provider.Cleanup {
+		cleanup, err := o.client.Close(context.WithoutCancel(ctx))
+		if err != nil && cleanup.Complete {
+			cleanup = provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}
+		}
+		return cleanup
+	}
+	if o.queue.takeForClose(closeGrace) {
+		defer func() { <-o.queue.slot }()
+		return closeNow()
+	}
+	go func() {
+		o.queue.slot <- struct{}{}
+		defer func() { <-o.queue.slot }()
+		closeNow()
+	}()
+	return provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}
 }
 
 // CloseResult is close_binary's result.
@@ -572,6 +605,13 @@ func (c *Connection) CloseBinary(ctx context.Context, ref string) (CloseResult, 
 }
 
 func (c *Connection) closeHandle(ctx context.Context, h *handle, reason string) (CloseResult, error) {
+	c.mu.Lock()
+	if o := h.open; o != nil {
+		// Calls still waiting for the target's client give way to the
+		// close: one of them may wait behind a call that never returns.
+		o.queue.shutdown()
+	}
+	c.mu.Unlock()
 	h.calls.Lock()
 	defer h.calls.Unlock()
 	c.mu.Lock()

@@ -15,7 +15,7 @@
 //     switch and close, admission, the operations a binding offers),
 //     queue.go (each target's FIFO request queue), health.go (lineage and
 //     the health overlay), candidates.go, permission.go (the connection's
-//     grants).
+//     grants, and the revocation of a project grant).
 //  2. Running an operation on a target and recording its Evidence:
 //     operate.go (admission → provider call → publication),
 //     annotations.go (the operations the engine answers itself),
@@ -41,6 +41,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -90,7 +91,17 @@ type Engine struct {
 	lookupOnce sync.Once
 	lookup     *projections.Lookups
 	lookupErr  error
+
+	// abandoned counts provider calls still running whose caller already
+	// has its answer (cancelled or provider_timeout; requestQueue.run).
+	abandoned atomic.Int64
 }
+
+// AbandonedCalls is the number of provider calls still running after their
+// callers stopped waiting (cancelled, timed out): calls of a provider that
+// does not observe its context. Each keeps its client's request slot until
+// it returns; analysis_activity shows it on its target.
+func (e *Engine) AbandonedCalls() int64 { return e.abandoned.Load() }
 
 // evidenceDigest finds a published record's digest by evidence id.
 func (e *Engine) evidenceDigest(ctx context.Context, id string) (string, bool, error) {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,8 +72,13 @@ type library struct {
 
 // libraries are the connection's other open, bound targets whose client
 // can answer as a Linker, with their library names. Each is held open
-// (admitted) until release.
-func (c *Connection) libraries(ctx context.Context, op string, except *openTarget) (libs []library, release func(), err error) {
+// (admitted) until release. A target whose client is still held by a call
+// its caller abandoned (a provider that does not observe its context,
+// requestQueue.run) is not asked, which could wait for good: it is left
+// out, with a limitation, so that a call on one target never hangs on
+// another (CONTRACTS.md §0.3). A name already known needs no question,
+// unless the caller will ask the library more (asking).
+func (c *Connection) libraries(ctx context.Context, op string, except *openTarget, asking bool) (libs []library, limitations []string, release func(), err error) {
 	var releases []func()
 	release = func() {
 		for _, r := range releases {
@@ -97,20 +101,29 @@ func (c *Connection) libraries(ctx context.Context, op string, except *openTarge
 		if _, ok := o.client.(provider.Linker); !ok {
 			continue
 		}
+		c.mu.Lock()
+		known := o.linkNamed
+		c.mu.Unlock()
+		if (asking || !known) && o.queue.abandonedActive() {
+			limitations = append(limitations, "Open target "+o.targetID+" was not consulted: its provider is still running a call "+
+				"whose caller stopped waiting. Retry once binary_session shows it idle, or close it.")
+			continue
+		}
 		name, err := c.libraryName(ctx, op, o)
 		if err != nil {
 			release()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		libs = append(libs, library{o: o, name: name})
 	}
-	return libs, release, nil
+	return libs, limitations, release, nil
 }
 
 // linkerCall runs fn on o's Linker in o's request queue, so it never runs
-// beside another request to the same client. A provider panic is
+// beside another request to the same client; the caller leaves when ctx
+// ends even if fn does not (requestQueue.run). A provider panic is
 // execution_failure.
-func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, fn func(provider.Linker) error) (err error) {
+func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, fn func(provider.Linker) error) error {
 	l, ok := o.client.(provider.Linker)
 	if !ok {
 		return c.missingOperation(o, op)
@@ -120,21 +133,15 @@ func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, f
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
 	}
-	release, err := o.queue.acquire(ctx, op, 0)
-	if err != nil {
+	var ferr error
+	if err := o.queue.run(ctx, op, 0, func(context.Context) { ferr = fn(l) }); err != nil {
 		return err
 	}
-	defer release()
-	defer func() {
-		if p := recover(); p != nil {
-			err = fault.Internal(op, errors.New("provider panic"))
-		}
-	}()
-	if err := fn(l); err != nil {
+	if ferr != nil {
 		if ctx.Err() != nil {
 			return fault.CancelledError(op).WithCause(ctx.Err())
 		}
-		return fault.From(op, err)
+		return fault.From(op, ferr)
 	}
 	return nil
 }
@@ -213,11 +220,12 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 	if json.Unmarshal(b, &items) != nil || json.Unmarshal(b, &deps) != nil {
 		return Published{}, unreadable(op, o)
 	}
-	libs, releaseLibs, err := c.libraries(ctx, op, o)
+	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o, false)
 	if err != nil {
 		return Published{}, err
 	}
 	defer releaseLibs()
+	res.Limitations = appendNew(slices.Clip(res.Limitations), skipped...)
 	consulted := consultation{}
 	for i, item := range items {
 		d := deps[i]
@@ -312,7 +320,7 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 	}); err != nil {
 		return Published{}, err
 	}
-	libs, releaseLibs, err := c.libraries(ctx, op, o)
+	libs, skipped, releaseLibs, err := c.libraries(ctx, op, o, true)
 	if err != nil {
 		return Published{}, err
 	}
@@ -322,6 +330,7 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 	if err != nil {
 		return Published{}, err
 	}
+	limitations = appendNew(limitations, skipped...)
 	res := provider.Result{Normalized: ans, Limitations: append(slices.Clip(imp.Limitations), limitations...)}
 	return c.publishResult(ctx, o, op, withParameter(params, "consulted", consulted.parameter()), ConfidenceObserved, res)
 }

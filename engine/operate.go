@@ -202,34 +202,35 @@ func (c *Connection) call(ctx context.Context, o *openTarget, capability provide
 
 // queued runs do as one call of the capability's operation: in the
 // target's request queue, under the operation's timeout, its failure
-// observed for the provider's health.
+// observed for the provider's health. The caller gets cancelled or
+// provider_timeout as soon as its context ends or the budget elapses, even
+// when the provider does not observe its context (requestQueue.run).
 func (c *Connection) queued(ctx context.Context, o *openTarget, capability provider.Capability, do func(ctx context.Context) (provider.Result, error)) (provider.Result, error) {
 	op := capability.Operation
 	var timeout time.Duration
 	if capability.Limits.TimeoutMS != nil {
 		timeout = time.Duration(*capability.Limits.TimeoutMS) * time.Millisecond
 	}
-	release, err := o.queue.acquire(ctx, op, timeout)
-	if err != nil {
-		return provider.Result{}, err
+	var res provider.Result
+	var err error
+	var shareErr error
+	var timedOut bool
+	if qerr := o.queue.run(ctx, op, timeout, func(callCtx context.Context) {
+		if shareErr = c.shareUserNames(callCtx, o, op); shareErr != nil {
+			return
+		}
+		res, err = do(callCtx)
+		timedOut = errors.Is(callCtx.Err(), context.DeadlineExceeded)
+	}); qerr != nil {
+		return provider.Result{}, qerr
 	}
-	defer release()
-	if err := c.shareUserNames(ctx, o, op); err != nil {
-		return provider.Result{}, err
-	}
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, timeout)
-	}
-	defer cancel()
-	res, err := do(callCtx)
 	switch {
+	case shareErr != nil:
+		return provider.Result{}, shareErr
 	case ctx.Err() != nil:
 		return provider.Result{}, fault.CancelledError(op).WithCause(ctx.Err())
-	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
-		return provider.Result{}, fault.New(fault.ProviderTimeout, "The provider operation exceeded its time budget.",
-			"Narrow the request (smaller page or range) or call again.",
-			map[string]any{"operation": op, "timeout_ms": timeout.Milliseconds()})
+	case timedOut:
+		return provider.Result{}, timeoutError(op, timeout)
 	case err != nil:
 		fe := fault.From(op, err)
 		c.observeHealth(ctx, o, op, fe)

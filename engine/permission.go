@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/ledger"
@@ -200,4 +201,72 @@ func (e *Engine) honourLedgerRevocations(ctx context.Context) error {
 	}
 	e.revokedSeen = seen
 	return nil
+}
+
+// maxStartupAttempts bounds the retries of a revocation's startup events
+// when another process appends to the policy stream at the same time.
+const maxStartupAttempts = 5
+
+// RevokeProjectGrant removes the project grant grantID from the store of cfg
+// and records it, as a process that starts, revokes and exits does (`rea
+// policy revoke`, CONTRACTS.md §9.7). It first appends the startup events
+// (§13.2: policy_reloaded and the store's diffs against the ledger, at the
+// policy stream's expected version, retried when another process appended
+// meanwhile), so the ledger holds the grant before it records its removal;
+// then it rewrites the store (under its lock, against shown, the grant the
+// person confirmed, when not nil) and records grant_revoked, source cli.
+// Every process sharing the ledger honours the revocation at its next
+// decision (honourLedgerRevocations).
+//
+// It returns the position of the grant_revoked appended. Without a project
+// store it is policy.ErrStoreNotConfigured; a grant the store does not hold
+// is policy.ErrGrantNotFound; a store that became invalid is its store
+// fault, recorded as a rejected reload first. Appends fail as every append
+// of the engine does (appendFault: revision_conflict, ledger_unavailable).
+func (e *Engine) RevokeProjectGrant(ctx context.Context, cfg *policy.Config, grantID string, shown *policy.Grant) (projections.LedgerPosition, error) {
+	var at projections.LedgerPosition
+	if cfg.Store == nil {
+		return at, policy.ErrStoreNotConfigured
+	}
+	for attempt := 1; ; attempt++ {
+		stream, err := projections.ReadPolicyStream(ctx, e.cfg.Ledger.ReadDB(), 0)
+		if err != nil {
+			return at, fault.Internal("policy_revoke", err)
+		}
+		baseline := projections.Active(projections.ProjectGrants(stream.Events))
+		r, reloadErr := policy.New(cfg, baseline, policy.Options{Now: e.cfg.Now}).Reload(policy.TriggerStartup)
+		if r == nil {
+			return at, reloadErr
+		}
+		evs := make([]ledger.NewEvent, 0, len(r.Events))
+		for _, em := range r.Events {
+			evs = append(evs, e.event(em.Type, em.Data))
+		}
+		_, err = e.appendEvents(ctx, events.PolicyStream, stream.Version, evs, nil)
+		if errors.Is(err, ledger.ErrConflict) && attempt < maxStartupAttempts {
+			continue
+		}
+		if err != nil {
+			return at, err
+		}
+		if reloadErr != nil {
+			return at, reloadErr // the store went bad meanwhile; its rejection is recorded
+		}
+		break
+	}
+
+	_, emit, err := policy.RevokeFromStore(ctx, *cfg.Store, cfg.Ceilings, grantID, shown)
+	if err != nil {
+		return at, err
+	}
+	// The store has changed: record it even if interrupted now. No expected
+	// version: the store write, under its lock and against the grant shown,
+	// is what validated the revocation, so the event lands whatever else the
+	// policy stream received meanwhile.
+	stored, err := e.appendEvents(context.WithoutCancel(ctx), emit.Stream, -1, []ledger.NewEvent{e.event(emit.Type, emit.Data)}, nil)
+	if err != nil {
+		return at, err
+	}
+	last := stored[len(stored)-1]
+	return projections.LedgerPosition{Seq: last.Seq, HeadHash: last.Hash}, nil
 }

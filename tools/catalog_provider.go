@@ -118,7 +118,9 @@ func catListSegments() Spec {
 		})))
 }
 
-// catListDependencies: §15.4. reason says why candidate_path is null;
+// catListDependencies: §15.4. reason says why candidate_path is null
+// (not_regular_file, symlink_loop, unreadable, too_large: a path the
+// sample names that REA does not read, §0.3);
 // imports is the count the format gives per library (decisions, beyond
 // §15.4); resolved names the open target that satisfies the dependency.
 func catListDependencies() Spec {
@@ -130,7 +132,7 @@ func catListDependencies() Spec {
 			"kind":           scEnum("needed", "import", "delay_import", "load_dylib", "weak_dylib", "reexport_dylib"),
 			"candidate_path": scNullable(scString()),
 			"reason": scNullable(scEnum("not_found", "not_loadable", "relative_path", "no_host_loader", "api_set",
-				"unexpanded_token")),
+				"unexpanded_token", "not_regular_file", "symlink_loop", "unreadable", "too_large")),
 			"search": scList(scOutAll(scM{"path": scString(), "exists": scBool(),
 				"source": scEnum("rpath", "runpath", "origin", "ld_so_cache", "default", "same_directory", "interpreter")})),
 			"imports":  scNullable(scCount()),

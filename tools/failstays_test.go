@@ -33,6 +33,14 @@ type faultyProvider struct {
 	fault    func() *fault.Error
 	tag      string // added to every answer's TargetLimitations, when set
 	hang     bool   // the poisoned call hangs (until its budget ends) instead
+	// stuckOp, when set, is an operation that blocks on the target at
+	// stuckPath ignoring its context, as a read of a FIFO did (issue 23):
+	// it signals entered as it starts and returns once release is closed
+	// (the test closes it at its end, so nothing outlives the test).
+	stuckOp   string
+	stuckPath string
+	entered   chan struct{}
+	release   chan struct{}
 }
 
 // Capabilities gives procedure_info a short budget when the poisoned call
@@ -61,15 +69,24 @@ func (p *faultyProvider) Start(ctx context.Context, t provider.Target, prof prov
 	if !ok {
 		return nil, errors.New("the builtin provider's client is not *builtin.Client")
 	}
-	return &faultyClient{Client: bc, p: p}, nil
+	return &faultyClient{Client: bc, p: p, path: t.Path}, nil
 }
 
 type faultyClient struct {
 	*builtin.Client
-	p *faultyProvider
+	p    *faultyProvider
+	path string
 }
 
 func (c *faultyClient) Do(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
+	if c.p.stuckOp != "" && op == c.p.stuckOp && c.path == c.p.stuckPath {
+		select {
+		case c.p.entered <- struct{}{}:
+		default:
+		}
+		<-c.p.release // ctx is not observed: the fault under test
+		return provider.Result{}, ctx.Err()
+	}
 	if s, _ := in.String("procedure"); op == "procedure_info" && s == c.p.poisoned {
 		if c.p.hang {
 			<-ctx.Done()

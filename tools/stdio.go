@@ -3,6 +3,7 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/internal/jcs"
 )
 
@@ -42,19 +44,32 @@ import (
 // to the server's own requests (elicitation) are routed to their waiters
 // before anything else.
 //
-// At most maxInFlight requests run at once (CONTRACTS.md §0). The read
-// loop takes a slot before it starts the next read, so with every slot
-// taken it stops reading: further requests wait in the pipe, not in
-// memory (10,000 pipelined list_procedures calls peaked at 539 MB of RSS
-// with one goroutine each). A bound that blocks the read loop could
-// deadlock requests waiting for the client, whose answers come through
-// that loop: so a request gives its slot back while it waits for an
-// elicitation answer, and takes one again after. That is deadlock-free
-// because a waiting request holds no engine lock (capture asks between its
-// authorization and its run), so the requests holding slots finish
-// without the client, and the loop then reads on. While every slot is
-// taken, a notifications/cancelled also waits in the pipe until a
-// request finishes.
+// At most maxInFlight requests run at once (CONTRACTS.md §0). The read loop
+// never stops reading for that (§0.3: cancellation of a queued or running
+// request is read even when 64 requests are in flight): a request read
+// while every slot is taken waits in memory, in arrival order, and starts
+// when a slot is free; a notifications/cancelled naming a waiting request
+// takes it out and answers it at once (a tools/call with the cancelled
+// error its handler would give, anything else with nothing, as MCP asks),
+// and one naming a running request cancels its context here as well as in
+// mcp-go (whose cancel would be lost if it came before the handler
+// registered). Earlier the loop stopped reading while the window was full,
+// so 64 calls blocked on a target could never be cancelled.
+//
+// A waiting request costs its message and no goroutine, so a burst of
+// 10,000 pipelined calls waits in a few megabytes. Waiting requests are
+// bounded by maxWaiting and maxWaitingBytes, far beyond what a client that
+// reads its answers reaches; past them a request is refused at once — a
+// tools/call with truncated {limit:"waiting_requests"}, anything else with
+// a JSON-RPC error — rather than the loop stopping, which would again leave
+// cancellations unread (decision: the connection's memory stays bounded
+// and it never goes deaf; the client can send again once answers arrive).
+// ping is answered on the read loop and never waits: a client can always
+// tell a busy server from a dead one.
+//
+// The loop no longer blocks on the window, so a request waiting for the
+// client (elicitation) keeps its slot: the answer is read whatever the
+// other requests do.
 
 // maxStdioLine bounds one incoming message. A longer line is answered with a
 // JSON-RPC parse error and skipped, never buffered whole.
@@ -63,8 +78,26 @@ const maxStdioLine = 16 << 20
 // maxInFlight bounds the requests of one connection that run at once.
 const maxInFlight = 64
 
-// slotKey marks the context of a request that holds an in-flight slot.
-type slotKey struct{}
+// maxWaiting and maxWaitingBytes bound the requests of one connection that
+// wait for a slot: 1,024 windows, and at most 64 MiB of their messages
+// (with about 400 bytes of bookkeeping each, under 100 MiB in all).
+const (
+	maxWaiting      = 1024 * maxInFlight
+	maxWaitingBytes = 64 << 20
+)
+
+// stdioRequest is a request read from the input, waiting or running.
+type stdioRequest struct {
+	key    string          // idKey of its id: what notifications/cancelled names
+	id     json.RawMessage // the id as the client wrote it
+	method string
+	msg    []byte // what mcp-go is given
+	ctx    context.Context
+	cancel context.CancelFunc
+	// waiting is its place among the waiting requests until it starts
+	// (nil then); guarded by stdioTransport.mu.
+	waiting *list.Element
+}
 
 type stdioTransport struct {
 	srv    *server.MCPServer
@@ -77,11 +110,13 @@ type stdioTransport struct {
 	// a later initialize is refused (CONTRACTS.md §0).
 	initialized bool
 
-	slots chan struct{} // one element per request in flight
-
-	reqMu    sync.Mutex
-	stopped  bool
-	requests sync.WaitGroup
+	mu           sync.Mutex
+	running      int                      // requests holding a slot
+	waiting      list.List                // of *stdioRequest, in arrival order
+	waitingBytes int                      // of their messages
+	byKey        map[string]*stdioRequest // waiting and running, by idKey
+	stopped      bool
+	requests     sync.WaitGroup
 }
 
 // serveStdio serves one connection until r ends or ctx is done. end runs
@@ -89,7 +124,7 @@ type stdioTransport struct {
 // with what ended the connection.
 func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, end func(error)) error {
 	growPipe(w)
-	t := &stdioTransport{srv: srv, out: w, unread: unreadFunc(w), slots: make(chan struct{}, maxInFlight)}
+	t := &stdioTransport{srv: srv, out: w, unread: unreadFunc(w), byKey: map[string]*stdioRequest{}}
 	t.sess = &stdioSession{t: t, notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan elicitationAnswer{}}
 	if err := srv.RegisterSession(ctx, t.sess); err != nil {
 		return fmt.Errorf("register session: %w", err)
@@ -186,22 +221,28 @@ func (t *stdioTransport) read(ctx context.Context, in *bufio.Reader, done chan<-
 				t.writeRaw(errorWithRawID(head.ID, mcp.INVALID_REQUEST, "Invalid Request"))
 				continue
 			}
-			// Stop reading until a slot is free.
-			select {
-			case t.slots <- struct{}{}:
-			case <-ctx.Done():
-				continue // the next read returns
+			if head.Method == string(mcp.MethodPing) {
+				t.handle(ctx, msg) // never waits for a slot
+				continue
 			}
-			if !t.beginRequest() {
-				<-t.slots
+			rctx, cancel := context.WithCancel(ctx)
+			r := &stdioRequest{key: idKey(head.ID), id: bytes.Clone(head.ID), method: head.Method, msg: msg, ctx: rctx, cancel: cancel}
+			switch t.admit(r) {
+			case admitWait:
+				continue
+			case admitRefuse:
+				cancel()
+				t.refuse(r)
+				continue
+			case admitDrop:
+				cancel()
 				continue // stopping: ctx is done, and the next read returns
 			}
 			go t.read(ctx, in, done)
-			t.handle(context.WithValue(ctx, slotKey{}, true), msg)
-			<-t.slots
-			t.requests.Done()
+			t.serve(r)
 			return
 		case head.Method == string(mcp.MethodNotificationCancelled):
+			t.cancelRequest(line)
 			t.handle(ctx, cancelForServer(line))
 		default:
 			t.handle(ctx, line)
@@ -236,22 +277,166 @@ func cancelForServer(line []byte) []byte {
 	return line
 }
 
-// beginRequest counts a request in unless the transport stopped.
-func (t *stdioTransport) beginRequest() bool {
-	t.reqMu.Lock()
-	defer t.reqMu.Unlock()
-	if t.stopped {
-		return false
+type admission int
+
+const (
+	admitRun    admission = iota // it holds a slot: serve it now
+	admitWait                    // it waits for a slot
+	admitRefuse                  // too many wait
+	admitDrop                    // the transport stopped
+)
+
+// admit gives r a slot, or a place among the waiting requests. A request
+// never overtakes one that waits.
+func (t *stdioTransport) admit(r *stdioRequest) admission {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.stopped:
+		return admitDrop
+	case t.running < maxInFlight && t.waiting.Len() == 0:
+		t.running++
+		t.requests.Add(1)
+		t.byKey[r.key] = r
+		return admitRun
+	case t.waiting.Len() < maxWaiting && t.waitingBytes+len(r.msg) <= maxWaitingBytes:
+		r.waiting = t.waiting.PushBack(r)
+		t.waitingBytes += len(r.msg)
+		t.byKey[r.key] = r
+		return admitWait
 	}
-	t.requests.Add(1)
-	return true
+	return admitRefuse
 }
 
-// stopRequests refuses new requests and waits for those running.
+// serve runs r, then every waiting request that its slot passes to.
+func (t *stdioTransport) serve(r *stdioRequest) {
+	for r != nil {
+		t.handle(r.ctx, r.msg)
+		r.cancel()
+		r = t.finish(r)
+	}
+}
+
+// finish gives r's slot back and returns the waiting request that takes
+// it, if any.
+func (t *stdioTransport) finish(r *stdioRequest) *stdioRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer t.requests.Done() // after the next one is counted in: the count never drops to zero between them
+	if t.byKey[r.key] == r {
+		delete(t.byKey, r.key)
+	}
+	if t.stopped || t.waiting.Len() == 0 {
+		t.running--
+		return nil
+	}
+	next := t.waiting.Remove(t.waiting.Front()).(*stdioRequest)
+	next.waiting = nil
+	t.waitingBytes -= len(next.msg)
+	t.requests.Add(1)
+	return next
+}
+
+// cancelRequest applies a notifications/cancelled to the request it names,
+// if REA holds it: a waiting request leaves and is answered, a running one
+// has its context cancelled.
+func (t *stdioTransport) cancelRequest(line []byte) {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &n) != nil || !validID(n.Params.RequestID) {
+		return
+	}
+	key := idKey(n.Params.RequestID)
+	t.mu.Lock()
+	r := t.byKey[key]
+	if r == nil {
+		t.mu.Unlock()
+		return
+	}
+	if r.waiting == nil {
+		t.mu.Unlock()
+		r.cancel()
+		return
+	}
+	delete(t.byKey, key)
+	t.waiting.Remove(r.waiting)
+	r.waiting = nil
+	t.waitingBytes -= len(r.msg)
+	t.mu.Unlock()
+	r.cancel()
+	if name, ok := toolCallName(r); ok {
+		t.writeToolResult(r.id, errorResult(fault.CancelledError(name)))
+	}
+}
+
+// refuse answers a request that found too many others waiting.
+func (t *stdioTransport) refuse(r *stdioRequest) {
+	if name, ok := toolCallName(r); ok {
+		t.writeToolResult(r.id, errorResult(fault.New(fault.Truncated,
+			"Too many requests are waiting on this connection.",
+			"Wait for answers to the requests already sent, then send this one again.",
+			map[string]any{"operation": name, "limit": "waiting_requests", "maximum": maxWaiting, "truncated": true})))
+		return
+	}
+	t.writeRaw(errorWithRawID(r.id, mcp.INTERNAL_ERROR, "Server busy: too many requests are waiting on this connection"))
+}
+
+// toolCallName is the tool a tools/call request names.
+func toolCallName(r *stdioRequest) (string, bool) {
+	if r.method != string(mcp.MethodToolsCall) {
+		return "", false
+	}
+	var req struct {
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(r.msg, &req)
+	return req.Params.Name, true
+}
+
+// writeToolResult writes a tool result answering the request with the raw
+// id.
+func (t *stdioTransport) writeToolResult(id json.RawMessage, res *mcp.CallToolResult) {
+	body, err := json.Marshal(res)
+	if err != nil {
+		return
+	}
+	b := make([]byte, 0, len(body)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, body...)
+	t.writeRaw(append(b, '}'))
+}
+
+// idKey is a request id as notifications/cancelled can name it: strings
+// compare by value (the client may escape differently), integers by their
+// text (validID admits only JSON's integer grammar, so the text is unique).
+func idKey(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return "s" + s
+		}
+	}
+	return "n" + string(raw)
+}
+
+// stopRequests refuses new requests, drops the waiting ones and waits for
+// those running.
 func (t *stdioTransport) stopRequests() {
-	t.reqMu.Lock()
+	t.mu.Lock()
 	t.stopped = true
-	t.reqMu.Unlock()
+	for e := t.waiting.Front(); e != nil; e = e.Next() {
+		e.Value.(*stdioRequest).cancel()
+	}
+	t.waiting.Init()
+	t.waitingBytes = 0
+	t.mu.Unlock()
 	t.requests.Wait()
 }
 
@@ -544,12 +729,6 @@ func (s *stdioSession) RequestElicitation(ctx context.Context, request mcp.Elici
 		delete(s.pending, id)
 		s.pendingMu.Unlock()
 	}()
-	// Waiting for the client, this request is not in flight: its slot
-	// lets the read loop go on to the answer (see the comment at the top).
-	if held, _ := ctx.Value(slotKey{}).(bool); held {
-		<-s.t.slots
-		defer func() { s.t.slots <- struct{}{} }()
-	}
 	s.t.writeMessage(struct {
 		JSONRPC string                `json:"jsonrpc"`
 		ID      int64                 `json:"id"`

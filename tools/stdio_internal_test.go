@@ -106,6 +106,11 @@ func FuzzStdioInput(f *testing.F) {
 		"{\n}\n[1,2]\n\"x\"\nnull\n",
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n" + `{"id":{},"method":"ping"}` + "\n",
 		"\n\n\r\n" + strings.Repeat("{", 1000),
+		// Cancellations of requests running, unknown or named oddly.
+		`{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{"name":"x"}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ab"}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890}}` + "\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -136,11 +136,31 @@ func newRegistry() (*provider.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	limit, err := builtin.MemoryLimitFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	setRuntimeMemoryLimit(limit)
 	g := gdb.New(cfg)
 	// Target-free discovery reads facts probed once per process at startup
 	// (CONTRACTS.md §3.5); a failed probe shows in gdb's availability.
 	g.Probe(context.Background())
-	return provider.NewRegistry(builtin.New(version), g), nil
+	return provider.NewRegistry(builtin.NewWithMemoryLimit(version, limit), g), nil
+}
+
+// runtimeMemoryHeadroom is what the Go runtime may hold beyond the analysis
+// indexes REA_MEMORY_LIMIT bounds: the rest of the server, and the garbage
+// of an index being built before a collection.
+const runtimeMemoryHeadroom = 64 << 20
+
+// setRuntimeMemoryLimit makes the garbage collector keep the heap near what
+// REA_MEMORY_LIMIT allows the indexes (CONTRACTS.md §0.3 "Resources"),
+// instead of letting it grow to twice the live heap; GOMEMLIMIT, when set,
+// is the operator's choice and wins.
+func setRuntimeMemoryLimit(limit int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit + runtimeMemoryHeadroom)
+	}
 }
 
 // environmentSelector parses REA_ANALYSIS_PROVIDER with the one selector parser.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,13 +11,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/rea-re/rea/engine/canon"
-	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/ledger"
@@ -51,21 +48,12 @@ func newPolicyCommand(g *globals) *cobra.Command {
 	return p
 }
 
-// livePolicy is this process's policy as `rea mcp` started in the same
-// environment would hold it: the ceilings, the project store read now, and
-// the project-grant revocations the ledger records.
-type livePolicy struct {
-	cfg      *policy.Config
-	eval     *policy.Evaluator
-	stream   projections.PolicyStream
-	store    *policy.StoreSnapshot // nil when disabled or unreadable
-	storeErr error                 // the store is configured but invalid
-}
-
-// loadLivePolicy fails only on a configuration error of the environment (the
-// caller exits 1, naming the variable); a bad project store is reported in
-// storeErr, because status must still describe it.
-func (g *globals) loadLivePolicy(ctx context.Context) (*livePolicy, error) {
+// loadLivePolicy is this process's policy as `rea mcp` started in the same
+// environment would hold it (policy.NewLive). It fails only on a
+// configuration error of the environment (the caller exits 1, naming the
+// variable) or an unreadable ledger; a bad project store is reported in
+// StoreErr, because status must still describe it.
+func (g *globals) loadLivePolicy(ctx context.Context) (*policy.Live, error) {
 	cfg, err := policy.LoadConfig(environMap())
 	if err != nil {
 		return nil, err
@@ -74,40 +62,7 @@ func (g *globals) loadLivePolicy(ctx context.Context) (*livePolicy, error) {
 	if err != nil {
 		return nil, err
 	}
-	lp := &livePolicy{cfg: cfg, stream: stream, eval: policy.New(cfg, nil, policy.Options{})}
-	if cfg.Store == nil {
-		return lp, nil
-	}
-	snap, err := policy.ReadStore(*cfg.Store, cfg.Ceilings)
-	if err != nil {
-		lp.storeErr = err
-		return lp, nil
-	}
-	lp.store = &snap
-	if err := lp.eval.SetProjectGrants(snap.Grants, lastAppliedReload(stream.Events)); err != nil {
-		lp.storeErr = err
-		lp.store = nil
-		return lp, nil
-	}
-	// A grant the ledger last recorded as revoked stays revoked until a
-	// reload adds it again, as in every live process.
-	states := projections.ProjectGrants(stream.Events)
-	for _, gr := range snap.Grants {
-		if st, ok := states[gr.GrantID]; ok && st.Revoked {
-			lp.eval.RevokeProjectGrant(gr.GrantID)
-		}
-	}
-	return lp, nil
-}
-
-func lastAppliedReload(evs []projections.PolicyEvent) int64 {
-	var seq int64
-	for _, pe := range evs {
-		if pe.Reload != nil && pe.Reload.Outcome == "applied" {
-			seq = pe.Seq
-		}
-	}
-	return seq
+	return policy.NewLive(cfg, stream), nil
 }
 
 // readPolicyStream reads the policy stream read-only. A ledger that does not
@@ -197,24 +152,24 @@ func newPolicyStatusCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
-			st := policyStatus{AsOf: lp.stream.Head, AdministratorCeilings: lp.cfg.Ceilings.Scopes(),
+			st := policyStatus{AsOf: lp.AsOf, AdministratorCeilings: lp.Config.Ceilings.Scopes(),
 				AdministratorGrants: []string{}, Reload: reloadHow, CeilingsChangeRequires: ceilingsChangeRequire}
-			for _, gr := range lp.cfg.Ceilings.AdministratorGrants() {
+			for _, gr := range lp.Config.Ceilings.AdministratorGrants() {
 				st.AdministratorGrants = append(st.AdministratorGrants, gr.GrantID)
 			}
-			if s := lp.cfg.Store; s != nil {
+			if s := lp.Config.Store; s != nil {
 				ps := &projectStoreStatus{Path: s.Path, ProjectRoot: s.Root, State: "enabled"}
-				if lp.storeErr != nil {
-					ps.State, ps.Reason = "error", policy.StoreReason(lp.storeErr)
+				if lp.StoreErr != nil {
+					ps.State, ps.Reason = "error", policy.StoreReason(lp.StoreErr)
 					if ps.Reason == "" {
 						ps.Reason = policy.StoreInvalid
 					}
 				} else {
-					ps.GrantCount = len(lp.store.Grants)
+					ps.GrantCount = len(lp.Store.Grants)
 				}
 				st.ProjectStore = ps
 			}
-			return printOutcome(cmd, asJSON, false, st, func(w io.Writer) { renderStatus(w, st, lp.cfg.Ceilings) })
+			return printOutcome(cmd, asJSON, false, st, func(w io.Writer) { renderStatus(w, st, lp.Config.Ceilings) })
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
@@ -305,13 +260,13 @@ func newPolicyListCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return failWith(cmd, asJSON, err)
 			}
-			if lp.cfg.Store == nil {
+			if lp.Config.Store == nil {
 				return printPolicyError(cmd, asJSON, policyError{Error: errStoreDisabled})
 			}
-			if lp.storeErr != nil {
-				return failWith(cmd, asJSON, lp.storeErr)
+			if lp.StoreErr != nil {
+				return failWith(cmd, asJSON, lp.StoreErr)
 			}
-			out := policyList{AsOf: lp.stream.Head, Grants: lp.eval.List()}
+			out := policyList{AsOf: lp.AsOf, Grants: lp.Evaluator.List()}
 			if out.Grants == nil {
 				out.Grants = []policy.Listed{}
 			}
@@ -334,59 +289,6 @@ func newPolicyListCommand(g *globals) *cobra.Command {
 }
 
 // ---- explain ----
-
-type determiningGrant struct {
-	Kind     string `json:"kind"` // grant
-	GrantID  string `json:"grant_id"`
-	Lifetime string `json:"lifetime"`
-	Source   string `json:"source"` // administrator | project | connection
-}
-
-type determiningCeiling struct {
-	Kind       string        `json:"kind"` // ceiling
-	Capability string        `json:"capability"`
-	Ceiling    *policy.Scope `json:"ceiling"`
-}
-
-type recordedOutcome struct {
-	Seq     int64  `json:"seq"`
-	EventID string `json:"event_id"`
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason"`
-}
-
-type policyExplain struct {
-	DecisionID    string                     `json:"decision_id,omitempty"`
-	Recorded      *recordedOutcome           `json:"recorded,omitempty"`
-	ReplayMatches *bool                      `json:"replay_matches,omitempty"`
-	AsOf          projections.LedgerPosition `json:"as_of"`
-	Request       policy.Scope               `json:"request"`
-	Allowed       bool                       `json:"allowed"`
-	Reason        string                     `json:"reason"`
-	Determining   any                        `json:"determining"`
-	Missing       policy.MissingScope        `json:"missing"`
-	Ceiling       *policy.Scope              `json:"ceiling"`
-	Remediation   *string                    `json:"remediation"`
-}
-
-// explainOf shapes a decision. A denial is determined by the ceiling: outside
-// it, the ceiling itself; inside it, the ceiling within which the missing
-// parts still need a grant.
-func explainOf(asOf projections.LedgerPosition, d *policy.Decision) policyExplain {
-	out := policyExplain{AsOf: asOf, Request: d.Request.Scope, Allowed: d.Allowed, Reason: d.Reason, Missing: d.Missing}
-	if d.Ceiling != nil {
-		c := *d.Ceiling
-		out.Ceiling = &c
-	}
-	if d.Allowed {
-		out.Determining = determiningGrant{Kind: "grant", GrantID: d.Grant.GrantID, Lifetime: d.Grant.Lifetime, Source: d.Source}
-	} else {
-		out.Determining = determiningCeiling{Kind: "ceiling", Capability: d.Request.Capability, Ceiling: out.Ceiling}
-		r := d.Remediation
-		out.Remediation = &r
-	}
-	return out
-}
 
 func newPolicyExplainCommand(g *globals) *cobra.Command {
 	var asJSON, mount, write bool
@@ -422,8 +324,8 @@ func newPolicyExplainCommand(g *globals) *cobra.Command {
 			if !policy.KnownCapability(capability) {
 				return printPolicyError(cmd, asJSON, policyError{Error: fmt.Sprintf("unknown capability %q", capability)})
 			}
-			if lp.storeErr != nil {
-				return failWith(cmd, asJSON, lp.storeErr)
+			if lp.StoreErr != nil {
+				return failWith(cmd, asJSON, lp.StoreErr)
 			}
 			access := policy.AccessRead
 			if write {
@@ -447,8 +349,7 @@ func newPolicyExplainCommand(g *globals) *cobra.Command {
 				}
 				return failWith(cmd, asJSON, err)
 			}
-			d := lp.eval.Evaluate(policy.Input{Operation: "policy_explain", Request: req, Surface: policy.SurfaceCLI, DryRun: true})
-			out := explainOf(lp.stream.Head, &d)
+			out := lp.ExplainRequest(req, policy.SurfaceCLI)
 			return printOutcome(cmd, asJSON, false, out, func(w io.Writer) { renderExplain(w, out) })
 		},
 	}
@@ -465,11 +366,8 @@ func newPolicyExplainCommand(g *globals) *cobra.Command {
 	return c
 }
 
-// explainDecision replays one recorded decision (CONTRACTS.md §9.7): the
-// ceilings of the policy_reloaded in effect, the project grants and the
-// connection's overlay as of the decision's seq, the clock at its
-// evaluated_at, and the recorded request as recorded (it was canonical then;
-// its paths need not exist now).
+// explainDecision prints the replay of one recorded decision
+// (policy.ReplayDecision, CONTRACTS.md §9.7).
 func (g *globals) explainDecision(cmd *cobra.Command, asJSON bool, id string) error {
 	ctx := cmd.Context()
 	// The same fail-closed configuration as every `rea policy` command,
@@ -489,7 +387,7 @@ func (g *globals) explainDecision(cmd *cobra.Command, asJSON bool, id string) er
 		return failWith(cmd, asJSON, err)
 	}
 	defer led.Close()
-	out, found, err := replayDecision(ctx, led.ReadDB(), id)
+	out, found, err := policy.ReplayDecision(ctx, led.ReadDB(), id)
 	if err != nil {
 		return failWith(cmd, asJSON, err)
 	}
@@ -499,116 +397,7 @@ func (g *globals) explainDecision(cmd *cobra.Command, asJSON bool, id string) er
 	return printOutcome(cmd, asJSON, false, out, func(w io.Writer) { renderExplain(w, out) })
 }
 
-func replayDecision(ctx context.Context, db *sql.DB, id string) (policyExplain, bool, error) {
-	const op = "policy_explain"
-	rec, found, err := projections.FindDecision(ctx, db, id)
-	if err != nil || !found {
-		return policyExplain{}, found, err
-	}
-	d := rec.Data
-	unreplayable := func(why string, cause error) error {
-		return fault.New(fault.ExecutionFailure, "The recorded decision cannot be replayed: "+why+".",
-			"Run `rea ledger verify`; the ledger may be damaged or written by an incompatible version.",
-			map[string]any{"operation": op, "decision_id": id, "seq": rec.Seq}).WithCause(cause)
-	}
-	stream, err := projections.ReadPolicyStream(ctx, db, rec.Seq)
-	if err != nil {
-		return policyExplain{}, true, err
-	}
-	dp, err := projections.PolicyForDecision(stream.Events, d.PolicySeq)
-	if err != nil {
-		return policyExplain{}, true, unreplayable(fmt.Sprintf("its policy_seq %d names no policy_reloaded", d.PolicySeq), err)
-	}
-	ceilings, err := policy.CeilingsFromScopes(dp.Reload.AdministratorCeilings)
-	if err != nil {
-		return policyExplain{}, true, unreplayable("its recorded ceilings are invalid", err)
-	}
-	at, err := time.Parse(policy.TimeLayout, d.EvaluatedAt)
-	if err != nil {
-		return policyExplain{}, true, unreplayable("its evaluated_at is not a timestamp", err)
-	}
-	ev := policy.New(&policy.Config{Ceilings: ceilings}, nil, policy.Options{Now: func() time.Time { return at }})
-
-	// Project grants: another process's ceilings may not hold one; that
-	// process would never have had it in effect.
-	var project []policy.Grant
-	for _, gr := range dp.Project {
-		if c := ceilings.Ceiling(gr.Capability); c != nil && policy.Covers(c, &policy.Request{Scope: gr.Scope}) {
-			project = append(project, gr)
-		}
-	}
-	if err := ev.SetProjectGrants(project, d.PolicySeq); err != nil {
-		return policyExplain{}, true, unreplayable("its project grants are invalid", err)
-	}
-	for _, gid := range dp.Revoked {
-		ev.RevokeProjectGrant(gid)
-	}
-
-	// The connection's once/session overlay up to the decision.
-	ces, err := projections.ConnectionPolicyEvents(ctx, db, d.ConnectionID, rec.Seq)
-	if err != nil {
-		return policyExplain{}, true, err
-	}
-	for _, ce := range ces {
-		switch {
-		case ce.Added != nil:
-			// A grant outside these ceilings was never added live either.
-			_, _ = ev.AddConnectionGrant(d.ConnectionID, ce.Added.Grant)
-		case ce.Consumed != nil:
-			_ = ev.MarkConsumed(d.ConnectionID, ce.Consumed.GrantID)
-		case ce.Revoked != nil:
-			_, _ = ev.RevokeConnectionGrant(d.ConnectionID, ce.Revoked.GrantID, ce.Revoked.Source)
-		case ce.Type == events.ConnectionClosed:
-			ev.CloseConnection(d.ConnectionID)
-		}
-	}
-
-	// Who asked is not policy and is not recorded as such; the recorded
-	// remediation says it: restart ⇒ an MCP client, configure on a ceiling
-	// denial ⇒ the CLI, elicit ⇒ an MCP client with form elicitation.
-	in := policy.Input{ConnectionID: d.ConnectionID, Operation: d.Operation, Request: d.Request, DryRun: true}
-	if d.Remediation != nil {
-		switch {
-		case *d.Remediation == policy.RemediationConfigure && d.Reason == policy.ReasonOutsideCeiling:
-			in.Surface = policy.SurfaceCLI
-		case *d.Remediation == policy.RemediationElicit:
-			in.ElicitationForm = true
-		}
-	}
-	got := ev.Evaluate(in)
-	out := explainOf(projections.LedgerPosition{Seq: rec.Seq, HeadHash: rec.Hash}, &got)
-	out.DecisionID = id
-	out.Recorded = &recordedOutcome{Seq: rec.Seq, EventID: rec.EventID, Outcome: d.Outcome, Reason: d.Reason}
-	matches := sameOutcome(d, &got)
-	out.ReplayMatches = &matches
-	return out, true, nil
-}
-
-// sameOutcome compares everything a decision concluded: outcome, reason, the
-// determining grant, the missing scope and the remediation.
-func sameOutcome(rec events.PermissionDecidedData, got *policy.Decision) bool {
-	outcome := "deny"
-	var gid, lifetime, remediation string
-	if got.Allowed {
-		outcome = "allow"
-		gid, lifetime = got.Grant.GrantID, got.Grant.Lifetime
-	} else {
-		remediation = got.Remediation
-	}
-	deref := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	m1, err1 := canon.Marshal(rec.Missing)
-	m2, err2 := canon.Marshal(got.Missing)
-	return rec.Outcome == outcome && rec.Reason == got.Reason && deref(rec.GrantID) == gid &&
-		deref(rec.Lifetime) == lifetime && deref(rec.Remediation) == remediation &&
-		err1 == nil && err2 == nil && string(m1) == string(m2)
-}
-
-func renderExplain(w io.Writer, out policyExplain) {
+func renderExplain(w io.Writer, out policy.Explanation) {
 	if out.DecisionID != "" {
 		r := out.Recorded
 		verdict := "matches"
@@ -628,9 +417,9 @@ func renderExplain(w io.Writer, out policyExplain) {
 	}
 	fmt.Fprintf(w, "decision      %s (%s)\n", decision, termText(out.Reason))
 	switch d := out.Determining.(type) {
-	case determiningGrant:
+	case policy.DeterminingGrant:
 		fmt.Fprintf(w, "determined by grant %s (%s, %s)\n", termText(d.GrantID), termText(d.Lifetime), termText(d.Source))
-	case determiningCeiling:
+	case policy.DeterminingCeiling:
 		if d.Ceiling == nil {
 			fmt.Fprintf(w, "determined by the %s ceiling: none is configured\n", d.Capability)
 		} else {
@@ -716,10 +505,12 @@ func newPolicyRevokeCommand(g *globals) *cobra.Command {
 				}
 			}
 			at, err := g.revokeProjectGrant(ctx, cfg, id, &shown)
-			if err != nil {
-				if errors.Is(err, policy.ErrGrantNotFound) {
-					return printPolicyError(cmd, asJSON, policyError{Error: errGrantNotFound, GrantID: id})
-				}
+			switch {
+			case errors.Is(err, policy.ErrGrantNotFound):
+				return printPolicyError(cmd, asJSON, policyError{Error: errGrantNotFound, GrantID: id})
+			case errors.Is(err, policy.ErrStoreNotConfigured):
+				return printPolicyError(cmd, asJSON, policyError{Error: errStoreDisabled})
+			case err != nil:
 				return failWith(cmd, asJSON, err)
 			}
 			out := revokeResult{AsOf: at, Revoked: id, Reload: reloadHow}
@@ -739,78 +530,16 @@ func stdinIsTerminal(cmd *cobra.Command) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// maxStartupAttempts bounds the retries of the startup events when another
-// process appends to the policy stream at the same time.
-const maxStartupAttempts = 5
-
-// revokeProjectGrant is the one write of `rea policy`. A revoking process
-// appends the startup events first (CONTRACTS.md §13.2: policy_reloaded and
-// the store's diffs against the ledger, with the policy stream's expected
-// version), so the ledger holds the grant before it records its removal; then
-// it rewrites the store (under its lock, against the grant shown) and records
-// grant_revoked, source cli.
+// revokeProjectGrant is the one write of `rea policy`: the engine records
+// the startup events, rewrites the store and records grant_revoked
+// (engine.RevokeProjectGrant). The ledger is opened (created if need be)
+// only now, after the confirmation.
 func (g *globals) revokeProjectGrant(ctx context.Context, cfg *policy.Config, id string, shown *policy.Grant) (projections.LedgerPosition, error) {
-	var at projections.LedgerPosition
 	led, err := g.openLedger(ctx)
 	if err != nil {
-		return at, err
+		return projections.LedgerPosition{}, err
 	}
 	defer led.Close()
-	ps := projections.All()
-	apply := func(tx *sql.Tx, stored []ledger.Event) error { return projections.Apply(tx, ps, stored) }
-
-	for attempt := 1; ; attempt++ {
-		stream, err := projections.ReadPolicyStream(ctx, led.ReadDB(), 0)
-		if err != nil {
-			return at, err
-		}
-		baseline := projections.Active(projections.ProjectGrants(stream.Events))
-		r, reloadErr := policy.New(cfg, baseline, policy.Options{}).Reload(policy.TriggerStartup)
-		if r == nil {
-			return at, reloadErr
-		}
-		_, err = led.Append(ctx, events.PolicyStream, stream.Version, newEvents(r.Events), apply)
-		if errors.Is(err, ledger.ErrConflict) && attempt < maxStartupAttempts {
-			continue
-		}
-		if err != nil {
-			return at, appendFault(err)
-		}
-		if reloadErr != nil {
-			return at, reloadErr // the store went bad meanwhile; its rejection is recorded
-		}
-		break
-	}
-
-	_, emit, err := policy.RevokeFromStore(ctx, *cfg.Store, cfg.Ceilings, id, shown)
-	if err != nil {
-		return at, err
-	}
-	// The store has changed: record it even if interrupted now. No expected
-	// version: the store write, under its lock and against the grant shown,
-	// is what validated the revocation, so the event lands whatever else the
-	// policy stream received meanwhile.
-	stored, err := led.Append(context.WithoutCancel(ctx), emit.Stream, -1, newEvents([]policy.Emit{emit}), apply)
-	if err != nil {
-		return at, appendFault(err)
-	}
-	last := stored[len(stored)-1]
-	return projections.LedgerPosition{Seq: last.Seq, HeadHash: last.Hash}, nil
-}
-
-func newEvents(emits []policy.Emit) []ledger.NewEvent {
-	out := make([]ledger.NewEvent, 0, len(emits))
-	for _, e := range emits {
-		out = append(out, ledger.NewEvent{Type: e.Type, Data: e.Data})
-	}
-	return out
-}
-
-func appendFault(err error) error {
-	var conflict *ledger.ConflictError
-	if errors.As(err, &conflict) {
-		return fault.New(fault.RevisionConflict, "The policy stream changed concurrently.", "Run the revocation again.",
-			map[string]any{"stream": conflict.Stream, "expected_version": conflict.Expected}).WithCause(err)
-	}
-	return fault.Internal("policy_revoke", err)
+	eng := engine.New(engine.Config{Ledger: led, Version: version})
+	return eng.RevokeProjectGrant(ctx, cfg, id, shown)
 }

@@ -114,12 +114,25 @@ func printFact(w io.Writer, key string, v any, all bool) {
 				s += fmt.Sprintf(", %d imports", int(n))
 			}
 			s += ")"
-			if p := str(dm["candidate_path"]); p != "" {
+			switch p, r := str(dm["candidate_path"]), str(dm["reason"]); {
+			case p != "":
 				s += " -> " + p
-			} else {
+			case r != "" && r != "not_found":
+				s += " -> " + r
+			default:
 				s += " -> not found on this host"
 			}
 			line(w, "dependency", s, str(dm["source"]))
+		}
+		return
+	case "interpreter":
+		if _, loading := m["path"]; !loading {
+			break // identity's interpreter: a {value, source} fact
+		}
+		// loading's interpreter: identity names it already; said here
+		// only when it was not read.
+		if r := str(m["reason"]); r != "" {
+			line(w, key, str(m["path"])+" -> not read: "+r, str(m["source"]))
 		}
 		return
 	case "unavailable":

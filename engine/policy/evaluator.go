@@ -728,6 +728,9 @@ func (e *Evaluator) finish(in Input, d Decision, en *entry) Decision {
 var (
 	ErrGrantNotFound = errors.New("policy: grant not found")
 	ErrStaleReload   = errors.New("policy: the policy changed after this reload was read; reload again")
+	// ErrStoreNotConfigured: a project-grant change without a project
+	// store (REA_PERMISSION_PROJECT_ROOT and REA_PERMISSION_PROJECT_STORE unset).
+	ErrStoreNotConfigured = errors.New("policy: project policy is not configured")
 )
 
 // AddConnectionGrant adds a once or session grant to one connection's overlay

@@ -6,6 +6,10 @@
 // The package decides and describes; it never writes the ledger. Every
 // decision and grant change returns the event payloads (Emit) that the caller
 // appends, so MCP, `rea policy` and a replay of the ledger see one history.
+// It reads the ledger's policy history (package projections) for the
+// inspection use cases of `rea policy` (explain.go: the live policy, a dry
+// run, the replay of a recorded decision); the one write of `rea policy`,
+// a revocation, is the engine's (Engine.RevokeProjectGrant), which appends.
 //
 // Environment variable values never enter this package's outputs: scopes,
 // grants, denials and events name variables only, and a configuration error

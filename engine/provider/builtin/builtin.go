@@ -2,10 +2,12 @@
 // provider for ELF, PE and Mach-O (including universal) executables on x86,
 // x86_64, arm and arm64 (CONTRACTS.md §3.5, §3.6, §2.2).
 //
-// Design: a target is memory-mapped read-only per client; headers are parsed
-// eagerly (cheap), and each derived index (symbols/procedures, strings) is built
-// once per (content sha256, profile digest) on first use and shared by every
-// client through a small bounded cache. Indexes hold offsets into the file, not
+// Design: a target is memory-mapped read-only once per file identity (content
+// sha256, profile digest) while a client holds it; headers are parsed eagerly
+// (cheap), and each derived index (symbols/procedures, strings) is built once
+// per identity on first use and shared by every client of the process through
+// the registry (registry.go), which bounds their memory by REA_MEMORY_LIMIT
+// (CONTRACTS.md §0.3 "Resources"). Indexes hold offsets into the file, not
 // copies of it, and results are materialized one page at a time. The code
 // operations add lazy indexes next to syms and strs: procedure extents (ext),
 // DWARF line rows (lines) and the reference index (refs); each procedure is
@@ -128,6 +130,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -174,21 +177,27 @@ const (
 	maxPageResults = 500
 	defaultLimit   = 100
 	timeoutMS      = 60000
-	cacheEntries   = 4
 )
 
 // Provider is the builtin provider. It is safe for concurrent use.
 type Provider struct {
 	version string
-	cache   *indexCache
+	reg     *registry
 	warm    warmSlot
 }
 
 var _ provider.Provider = (*Provider)(nil)
 
-// New returns the builtin provider; version is the REA version.
+// New returns the builtin provider with the default memory limit
+// (DefaultMemoryLimit); version is the REA version.
 func New(version string) *Provider {
-	return &Provider{version: version, cache: newIndexCache(cacheEntries)}
+	return NewWithMemoryLimit(version, DefaultMemoryLimit())
+}
+
+// NewWithMemoryLimit returns the builtin provider whose analysis indexes
+// together stay within limit bytes (REA_MEMORY_LIMIT, MemoryLimitFromEnv).
+func NewWithMemoryLimit(version string, limit int64) *Provider {
+	return &Provider{version: version, reg: newRegistry(limit)}
 }
 
 // Identity names the provider with its concrete version.
@@ -278,19 +287,43 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 	}
 	// The warm index (warm.go) of this file, if the engine warmed it and the
 	// file is unchanged, saves parsing it again and carries the symbol index
-	// being built.
-	ix := &index{}
+	// being built; an index of the same content another target or
+	// connection registered saves both.
+	var ix *index
 	w := p.warm.take(t.Path)
+	if known, digest := p.reg.lookupSHA(t.SHA256); known != nil {
+		if w != nil {
+			w.cancel()
+		}
+		if prof, err := p.profileFor(known.img); err == nil && prof.Digest == digest {
+			return prof, nil
+		}
+		w = nil // another provider build's digest: profile these bytes afresh
+	}
 	if w != nil {
 		ix = w.ix
 	} else {
-		m, err := openMapping(t.Path)
-		if err != nil {
-			return provider.Profile{}, openFault(t.Path, err)
+		// Opens of the same content at once (several connections) parse
+		// its headers once.
+		var err error
+		ix, err = p.reg.parseOnce(ctx, t.SHA256, func(context.Context) (*index, error) {
+			m, err := openMapping(t.Path)
+			if err != nil {
+				return nil, openFault(t.Path, err)
+			}
+			defer m.close()
+			img, err := parseImage(m.data)
+			if err != nil {
+				return nil, withPath(err, t.Path)
+			}
+			return &index{img: img}, nil
+		})
+		defer p.reg.parsed(t.SHA256)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return provider.Profile{}, fault.CancelledError(op)
 		}
-		defer m.close()
-		if ix.img, err = parseImage(m.data); err != nil {
-			return provider.Profile{}, withPath(err, t.Path)
+		if err != nil {
+			return provider.Profile{}, err
 		}
 	}
 	prof, err := p.profileFor(ix.img)
@@ -300,8 +333,8 @@ func (p *Provider) Profile(ctx context.Context, t provider.Target) (provider.Pro
 		}
 		return provider.Profile{}, fault.Internal(op, err)
 	}
-	if p.cache.getOrPut(cacheKey{t.SHA256, prof.Digest}, ix) != ix && w != nil {
-		w.cancel() // the cache holds this file's index already
+	if p.reg.put(indexKey{sha256: t.SHA256, profile: prof.Digest}, ix) != ix && w != nil {
+		w.cancel() // the registry holds this file's index already
 	}
 	return prof, nil
 }
@@ -353,18 +386,40 @@ var archVersion = sync.OnceValue(func() string {
 // binaries), so profiles agree across builds. A test keeps it equal to go.mod.
 const archModuleVersion = "v0.33.0"
 
-// Start maps the target and returns an in-process client.
+// Start returns an in-process client of the target: the registered index and
+// mapping of its file identity when another client holds them, else its own
+// mapping (and index) registered for the next.
 func (p *Provider) Start(ctx context.Context, t provider.Target, profile provider.Profile, run provider.Run) (provider.Client, error) {
 	const op = "start"
 	if err := ctx.Err(); err != nil {
 		return nil, fault.CancelledError(op)
 	}
-	m, err := openMapping(t.Path)
-	if err != nil {
-		return nil, openFault(t.Path, err)
+	key := indexKey{sha256: t.SHA256, profile: profile.Digest}
+	e, ok := p.reg.attach(key)
+	if !ok {
+		var err error
+		if e, err = p.openEntry(key, t.Path); err != nil {
+			return nil, err
+		}
 	}
-	key := cacheKey{t.SHA256, profile.Digest}
-	ix := p.cache.lookup(key)
+	return &Client{
+		doc: filepath.Base(t.Path), path: t.Path, reg: p.reg, e: e, ix: e.ix, data: e.ix.img.data(e.m.data),
+	}, nil
+}
+
+// openEntry maps path and attaches it to key's entry, parsing the headers
+// when no index of key is registered.
+func (p *Provider) openEntry(key indexKey, path string) (*indexEntry, error) {
+	m, err := openMapping(path)
+	if err != nil {
+		return nil, openFault(path, err)
+	}
+	var fid fileID
+	hasFID := false
+	if fi, err := os.Stat(path); err == nil {
+		fid, hasFID = fileIdentity(fi)
+	}
+	ix, _ := p.reg.lookup(key)
 	if ix != nil && ix.img.fileSize != uint64(len(m.data)) {
 		ix = nil // the file changed since it was profiled: do not share
 		key.sha256 = ""
@@ -373,13 +428,11 @@ func (p *Provider) Start(ctx context.Context, t provider.Target, profile provide
 		img, err := parseImage(m.data)
 		if err != nil {
 			m.close()
-			return nil, withPath(err, t.Path)
+			return nil, withPath(err, path)
 		}
-		ix = p.cache.getOrPut(key, &index{img: img})
+		ix = &index{img: img}
 	}
-	return &Client{
-		doc: filepath.Base(t.Path), path: t.Path, ix: ix, m: m, data: ix.img.data(m.data),
-	}, nil
+	return p.reg.adopt(key, ix, m, fid, hasFID), nil
 }
 
 // openFault maps an open failure to target_unavailable.
@@ -467,9 +520,10 @@ func detect(b []byte) string {
 type Client struct {
 	doc  string
 	path string // the target's real path: dependencies are looked for from it (deps.go)
-	ix   *index
-	m    *mapping
-	data []byte // the analyzed bytes within the mapping
+	reg  *registry
+	e    *indexEntry // its file identity's registry entry: the index and the shared mapping
+	ix   *index      // e.ix
+	data []byte      // the analyzed bytes within the shared mapping
 
 	mu     sync.RWMutex
 	closed bool
@@ -489,13 +543,14 @@ func (c *Client) Lineage(context.Context) (lineage.Observation, bool) {
 	return lineage.Observation{}, false
 }
 
-// Close unmaps the target once no operation is running.
+// Close lets go of the target's index and mapping once no operation is
+// running; the last client of a file identity unmaps the file.
 func (c *Client) Close(context.Context) (provider.Cleanup, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.closed {
 		c.closed = true
-		err := c.m.close()
+		err := c.reg.detach(c.e)
 		c.data = nil
 		if err != nil {
 			return provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}, nil

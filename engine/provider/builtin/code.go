@@ -348,7 +348,13 @@ func (c *Client) procText(ctx context.Context, op string, in provider.Params, re
 // procedure: each instruction is decoded once. It returns the limitations
 // procedure_assembly's result would carry, and procedure_assembly's errors.
 // The comparison (engine/compare) reads procedures this way.
-func (c *Client) ProcedureInstructions(ctx context.Context, document string, entry uint64, fn func(i, n int, addr uint64, size int, text string)) ([]string, error) {
+func (c *Client) ProcedureInstructions(ctx context.Context, document string, entry uint64, fn func(i, n int, addr uint64, size int, text string)) (lims []string, err error) {
+	c.reg.enter(OpProcedureAssembly, c.e)
+	defer func() { // what the call built is accounted (registry.go)
+		if lerr := c.reg.leave(OpProcedureAssembly, c.e); lerr != nil && err == nil {
+			lims, err = nil, lerr
+		}
+	}()
 	in := provider.Params{"procedure": provider.FormatAddress(entry)}
 	if document != "" {
 		in["document"] = document

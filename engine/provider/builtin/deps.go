@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -92,6 +93,11 @@ const (
 	depUnexpandedToken = "unexpanded_token" // @rpath with no LC_RPATH, @executable_path in a library, an unknown token
 )
 
+// The reasons of a path the sample names that REA does not read
+// (CONTRACTS.md §0.3, namedpath.go) are reasons of the item too:
+// not_regular_file, symlink_loop, unreadable, too_large. The loader would
+// stop at such a file (or hang on it), and so does the search.
+
 // ldCachePath is where glibc's loader reads its cache.
 const ldCachePath = "/etc/ld.so.cache"
 
@@ -109,24 +115,45 @@ func (c *Client) doDependencies(ctx context.Context, op string) (provider.Result
 // time of the call. The error is a cancelled or expired ctx only: damage in
 // the file becomes a limitation.
 func (c *Client) dependencies(ctx context.Context) ([]Dependency, []string, error) {
+	deps, lims, _, err := c.loading(ctx)
+	return deps, lims, err
+}
+
+// Interpreter is the program interpreter an ELF image names (PT_INTERP),
+// for triage's loading part: reason says why it was not read (a
+// NamedPathError's reason, or not_loadable), null when it was.
+type Interpreter struct {
+	Path   string  `json:"path"`
+	Reason *string `json:"reason"`
+	Source string  `json:"source"`
+}
+
+// loading is dependencies with the program interpreter (nil when the image
+// names none).
+func (c *Client) loading(ctx context.Context) ([]Dependency, []string, *Interpreter, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	h := hostLoader{cachePath: ldCachePath}
 	var deps []Dependency
 	var lims []string
+	var interp *Interpreter
+	var err error
 	switch img := c.ix.img; {
 	case img.elf != nil:
-		deps, lims = elfDependencies(c.data, c.path, &h)
+		deps, lims, interp, err = elfDependencies(ctx, c.data, c.path, &h)
 	case img.pe != nil:
 		deps, lims = peDependencies(img, c.data, c.path)
 	case img.macho != nil:
 		deps, lims = machoDependencies(img, c.data, c.path)
 	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if deps == nil {
 		deps = []Dependency{}
 	}
-	return deps, lims, ctx.Err()
+	return deps, lims, interp, ctx.Err()
 }
 
 // hostLoader is the host state the ELF search reads: the loader cache,
@@ -138,10 +165,16 @@ type hostLoader struct {
 	loaded    bool
 }
 
-func (h *hostLoader) ldCache() (*ldCache, error) {
+// ldCache reads and parses the loader cache once. The cache's path is the
+// host's, not the sample's, but it is read as one (namedpath.go): bounded,
+// a regular file only, under ctx. The error is ctx's when it is done.
+func (h *hostLoader) ldCache(ctx context.Context) (*ldCache, error) {
 	if !h.loaded {
+		b, err := readNamedAll(ctx, h.cachePath)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		h.loaded = true
-		b, err := os.ReadFile(h.cachePath)
 		if err == nil {
 			h.cache, err = parseLdCache(b)
 		}
@@ -152,11 +185,6 @@ func (h *hostLoader) ldCache() (*ldCache, error) {
 
 func strp(s string) *string { return &s }
 func intp(n int) *int       { return &n }
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && !fi.IsDir()
-}
 
 // ---- ELF ----
 
@@ -172,8 +200,10 @@ type elfDeps struct {
 	runpath  *string // DT_RUNPATH, when present
 	nodeflib bool    // DF_1_NODEFLIB
 	interp   string  // PT_INTERP
-	soname   string
-	damage   []string
+	// interpReason is why the interpreter was not read (resolve sets it).
+	interpReason string
+	soname       string
+	damage       []string
 }
 
 // readElfDeps parses the dynamic segment of an ELF image.
@@ -439,42 +469,93 @@ func elfSearchDirs(list, origin string, a elfABI, lims *[]string) []string {
 // elfLoadable reports whether p is an ELF object of the binary's class,
 // byte order and machine (glibc open_verify: another class or machine is
 // skipped, anything else that is not ELF stops the search with an error).
-func elfLoadable(p string, d *elfDeps) (ok, skip bool) {
-	f, err := os.Open(p)
+// p is a path the sample names: it is read through openNamed, and err is
+// ctx's or a *NamedPathError saying why p was not read.
+func elfLoadable(ctx context.Context, p string, d *elfDeps) (ok, skip bool, err error) {
+	f, err := openNamed(ctx, p)
 	if err != nil {
-		return false, true
+		return false, false, err
 	}
 	defer f.Close()
 	var h [20]byte
-	if n, _ := f.ReadAt(h[:], 0); n < len(h) || !bytes.Equal(h[:4], []byte(elf.ELFMAG)) {
-		return false, false
+	if err := readFull(f, h[:], 0); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, false, nil // too short for an ELF header: not loadable
+		}
+		return false, false, err
+	}
+	if !bytes.Equal(h[:4], []byte(elf.ELFMAG)) {
+		return false, false, nil
 	}
 	if elf.Class(h[elf.EI_CLASS]) != d.class || elf.Data(h[elf.EI_DATA]) != d.data {
-		return false, true
+		return false, true, nil
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
 	if d.data == elf.ELFDATA2MSB {
 		bo = binary.BigEndian
 	}
 	if elf.Machine(bo.Uint16(h[18:])) != d.machine {
-		return false, true
+		return false, true, nil
 	}
-	return true, false
+	return true, false, nil
 }
 
-func elfDependencies(data []byte, target string, h *hostLoader) ([]Dependency, []string) {
+// interpreterSoname reads the soname of the interpreter at p (a path the
+// sample names) as far as its tables need.
+func interpreterSoname(ctx context.Context, p string) (string, error) {
+	f, err := openNamed(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return elfSoname(f, f.Size())
+}
+
+// unreadReason is the item reason for err, an error of elfLoadable or
+// interpreterSoname that is not ctx's.
+func unreadReason(err error) string {
+	if r := namedReason(err); r != "" {
+		return r
+	}
+	return depNotLoadable
+}
+
+// unreadText says why p was not read, with the item's reason.
+func unreadText(p string, err error) string {
+	if namedReason(err) != "" {
+		return err.Error() // "PATH: REASON (detail)"
+	}
+	return fmt.Sprintf("%s: %s (%v)", p, depNotLoadable, err)
+}
+
+// elfDependencies lists an ELF image's dependencies and its interpreter.
+// The error is a cancelled or expired ctx only.
+func elfDependencies(ctx context.Context, data []byte, target string, h *hostLoader) ([]Dependency, []string, *Interpreter, error) {
 	d, err := readElfDeps(data)
 	if err != nil {
-		return nil, []string{"the ELF headers could not be read for dependencies: " + err.Error()}
+		return nil, []string{"the ELF headers could not be read for dependencies: " + err.Error()}, nil, nil
 	}
 	imports, ilims := elfImportCounts(data)
-	deps, lims := d.resolve(target, h, imports)
-	return deps, append(lims, ilims...)
+	deps, lims, err := d.resolve(ctx, target, h, imports)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var interp *Interpreter
+	if d.interp != "" {
+		interp = &Interpreter{Path: d.interp, Source: "program_headers:PT_INTERP"}
+		if d.interpReason != "" {
+			interp.Reason = strp(d.interpReason)
+		}
+	}
+	return deps, append(lims, ilims...), interp, nil
 }
 
 // resolve looks for each DT_NEEDED name as the loader would for an object
-// at target; imports are the import counts by library name.
-func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) ([]Dependency, []string) {
+// at target; imports are the import counts by library name. Every path it
+// opens is one the sample names (namedpath.go): a path that is not read
+// gives its item a reason and the answer a limitation. The error is a
+// cancelled or expired ctx only.
+func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imports map[string]int) ([]Dependency, []string, error) {
 	lims := append([]string{
 		"candidate paths are where this host's glibc loader (Debian multiarch layout) would find each library when the call ran; LD_LIBRARY_PATH and LD_PRELOAD are not consulted (the server's environment is not the sample's)",
 		"only the target's own dependencies are listed, not those of the libraries it loads",
@@ -506,17 +587,31 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 	if interp == "" && known && d.typ == elf.ET_DYN {
 		interp = a.interp
 	}
-	interpSoname := ""
+	interpSoname, interpUnread := "", false
 	if interp != "" {
-		if b, err := os.ReadFile(interp); err == nil {
-			if id, err := readElfDeps(b); err == nil {
-				interpSoname = id.soname
+		var err error
+		interpSoname, err = interpreterSoname(ctx, interp)
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case err == nil:
+		case d.interp == "" && namedReason(err) == pathNotFound:
+			// The ABI's standard interpreter is not on this host (a
+			// library of another architecture): nothing is the interpreter.
+		default:
+			interpUnread = true
+			d.interpReason = unreadReason(err)
+			if d.interp != "" {
+				lims = append(lims, "the program interpreter (PT_INTERP) was not read: "+unreadText(interp, err)+"; a needed name equal to its file name is taken to be it")
 			}
 		}
 	}
 	cache, cerr := (*ldCache)(nil), error(nil)
 	if known {
-		cache, cerr = h.ldCache()
+		cache, cerr = h.ldCache(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		switch {
 		case errors.Is(cerr, fs.ErrNotExist):
 			lims = append(lims, h.cachePath+" does not exist; the loader cache is not consulted")
@@ -532,14 +627,31 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 		if n, ok := imports[name]; ok {
 			dep.Imports = intp(n)
 		}
+		var unreadable error // a file on the path that could not be read, when nothing after it is loadable
 		try := func(p, source string) (done bool) {
-			st := SearchStep{Path: p, Source: source, Exists: fileExists(p)}
+			ok, skip, err := elfLoadable(ctx, p, d)
+			reason := namedReason(err)
+			var ne *NamedPathError
+			isDir := errors.As(err, &ne) && ne.Mode.IsDir()
+			st := SearchStep{Path: p, Source: source, Exists: reason != pathNotFound && !isDir}
 			dep.Search = append(dep.Search, st)
-			if !st.Exists {
-				return false
-			}
-			ok, skip := elfLoadable(p, d)
 			switch {
+			case ctx.Err() != nil:
+				return true // the loop ends on ctx
+			case !st.Exists:
+				return false // glibc goes on past a missing file; a directory is skipped
+			case reason == pathUnreadable:
+				// glibc goes on past a file it may not open (EACCES)
+				// and reports it when nothing else is found.
+				if unreadable == nil {
+					unreadable = err
+				}
+				lims = addOnce(lims, fmt.Sprintf("%s was not read (%v); the loader goes on past a file it may not open", p, err))
+				return false
+			case reason != "":
+				dep.Reason = strp(reason)
+				lims = addOnce(lims, fmt.Sprintf("%s: %v; REA does not read it, and the loader would stop there", name, err))
+				return true
 			case ok:
 				dep.CandidatePath = strp(p)
 				return true
@@ -551,8 +663,11 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 			return true
 		}
 		switch {
-		case interpSoname != "" && name == interpSoname:
+		case interpSoname != "" && name == interpSoname, interpUnread && name == path.Base(interp):
 			try(interp, "interpreter")
+			if dep.CandidatePath == nil && dep.Reason == nil && interpUnread {
+				dep.Reason = strp(d.interpReason) // a directory: no file the loader would skip to
+			}
 			if d.interp == "" {
 				lims = append(lims, "the target names no interpreter (PT_INTERP): "+name+" is taken to be the one every program of this ABI has already loaded, "+interp)
 			}
@@ -590,8 +705,14 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 				hwcapSubdirs[path.Dir(st.Path)] = true
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		if dep.CandidatePath == nil && dep.Reason == nil {
 			dep.Reason = strp(depNotFound)
+			if unreadable != nil {
+				dep.Reason = strp(unreadReason(unreadable))
+			}
 		}
 		out = append(out, dep)
 	}
@@ -599,7 +720,7 @@ func (d *elfDeps) resolve(target string, h *hostLoader, imports map[string]int) 
 		lims = append(lims, "DF_1_NODEFLIB: the default directories, and loader-cache entries under them, are not searched")
 	}
 	lims = append(lims, hwcapLimitations(hwcapSubdirs)...)
-	return out, lims
+	return out, lims, nil
 }
 
 func underDirs(p string, dirs []string) bool {
@@ -703,7 +824,14 @@ func peDependencies(img *image, data []byte, target string) ([]Dependency, []str
 			}
 		}
 		dep.Search = []SearchStep{{Path: p, Source: "same_directory", Exists: exists}}
+		var unread error // the DLL beside the target is a path the sample names: only a regular file is a candidate
+		if exists {
+			_, unread = statNamed(p)
+		}
 		switch lower := strings.ToLower(dep.Name); {
+		case exists && unread != nil:
+			dep.Reason = strp(unreadReason(unread))
+			lims = addOnce(lims, fmt.Sprintf("%s: %v; it is no candidate", dep.Name, unread))
 		case exists:
 			dep.CandidatePath = strp(p)
 		case strings.HasPrefix(lower, "api-ms-") || strings.HasPrefix(lower, "ext-ms-"):
@@ -938,10 +1066,23 @@ func machoDependencies(img *image, data []byte, target string) ([]Dependency, []
 		}
 		dep.Search = []SearchStep{}
 		unexpanded := false
+		// The first path on the search where something is: the candidate
+		// when it is a regular file, else why not (dyld would stop there).
+		var first *string
+		var unread error
 		add := func(p, source string) {
-			if !slices.ContainsFunc(dep.Search, func(s SearchStep) bool { return s.Path == p }) {
-				dep.Search = append(dep.Search, SearchStep{Path: p, Source: source, Exists: fileExists(p)})
+			if slices.ContainsFunc(dep.Search, func(s SearchStep) bool { return s.Path == p }) {
+				return
 			}
+			// A path the sample names: stat only, and only a regular file
+			// is a candidate (namedpath.go).
+			_, err := statNamed(p)
+			var ne *NamedPathError
+			exists := err == nil || errors.As(err, &ne) && ne.Reason != pathNotFound && !ne.Mode.IsDir()
+			if exists && first == nil {
+				first, unread = &p, err
+			}
+			dep.Search = append(dep.Search, SearchStep{Path: p, Source: source, Exists: exists})
 		}
 		expand := func(p string) (string, bool) {
 			switch {
@@ -977,14 +1118,14 @@ func machoDependencies(img *image, data []byte, target string) ([]Dependency, []
 		if n := path.Base(dep.Name); dep.Name != "" && n != "." && n != "/" {
 			add(dir+"/"+n, "same_directory")
 		}
-		for _, s := range dep.Search {
-			if s.Exists {
-				dep.CandidatePath = strp(s.Path)
-				break
-			}
+		if first != nil && unread == nil {
+			dep.CandidatePath = first
 		}
 		switch {
 		case dep.CandidatePath != nil:
+		case unread != nil:
+			dep.Reason = strp(unreadReason(unread))
+			lims = addOnce(lims, fmt.Sprintf("%s: %v; it is no candidate", dep.Name, unread))
 		case unexpanded:
 			dep.Reason = strp(depUnexpandedToken)
 		default:

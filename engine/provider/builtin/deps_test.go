@@ -279,7 +279,10 @@ func TestRunpathOverridesRpath(t *testing.T) {
 	d := &elfDeps{class: elf.ELFCLASS64, data: elf.ELFDATA2LSB, machine: elf.EM_X86_64, typ: elf.ET_EXEC,
 		needed: []string{"libx.so", "libnone.so.9"}, rpath: &rp, runpath: &up}
 	h := &hostLoader{cachePath: filepath.Join(dir, "no-cache")}
-	deps, lims := d.resolve(filepath.Join(dir, "prog"), h, nil)
+	deps, lims, err := d.resolve(t.Context(), filepath.Join(dir, "prog"), h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := deps[0].CandidatePath; got == nil || *got != dir+"/u/libx.so" {
 		t.Errorf("libx candidate %v (search %+v)", got, deps[0].Search)
 	}
@@ -291,12 +294,12 @@ func TestRunpathOverridesRpath(t *testing.T) {
 		t.Errorf("missing library %+v", n)
 	}
 	d.nodeflib = true
-	deps, _ = d.resolve(filepath.Join(dir, "prog"), h, nil)
+	deps, _, _ = d.resolve(t.Context(), filepath.Join(dir, "prog"), h, nil)
 	if s := deps[1].Search; len(s) != 1 || s[0].Source != "runpath" {
 		t.Errorf("NODEFLIB search %+v", s)
 	}
 	d.runpath = nil
-	deps, _ = d.resolve(filepath.Join(dir, "prog"), h, nil)
+	deps, _, _ = d.resolve(t.Context(), filepath.Join(dir, "prog"), h, nil)
 	if got := deps[0].CandidatePath; got == nil || *got != dir+"/r/libx.so" {
 		t.Errorf("RPATH alone: candidate %v", got)
 	}
@@ -798,8 +801,9 @@ func TestWriteLdCacheSeeds(t *testing.T) {
 // FuzzDependencies: any bytes the header parser accepts give a dependency
 // list, never a panic or an error, and every item keeps the invariants: a
 // candidate is one of its search steps that exists and has no reason; no
-// candidate has a reason. Seeds: FuzzOpen's corpus (ELF, PE, Mach-O) and a
-// synthetic Mach-O with run paths.
+// candidate has a reason. Seeds: FuzzOpen's corpus (ELF, PE, Mach-O), its
+// x86-64 programs again with interpreters that are devices, the server's
+// stdin or a directory, and a synthetic Mach-O with run paths.
 func FuzzDependencies(f *testing.F) {
 	ents, _ := os.ReadDir(filepath.Join("testdata", "fuzz", "FuzzOpen"))
 	for _, e := range ents {
@@ -811,6 +815,17 @@ func FuzzDependencies(f *testing.F) {
 		if q, ok := strings.CutPrefix(s, "[]byte("); ok {
 			if v, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
 				f.Add([]byte(v))
+				// The same program with an interpreter REA must not read
+				// (CONTRACTS.md §0.3): each answers at once.
+				const std = "/lib64/ld-linux-x86-64.so.2\x00"
+				if i := bytes.Index([]byte(v), []byte(std)); i >= 0 {
+					for _, hostile := range []string{"/dev/zero", "/dev/stdin", "/proc/self/fd/0", "/dev/urandom", "/tmp"} {
+						b := bytes.Clone([]byte(v))
+						copy(b[i:i+len(std)], make([]byte, len(std)))
+						copy(b[i:], hostile)
+						f.Add(b)
+					}
+				}
 			}
 		}
 	}

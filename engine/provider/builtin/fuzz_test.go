@@ -84,7 +84,7 @@ func exercise(t *testing.T, img *image, data []byte) {
 			t.Fatalf("strings out of order")
 		}
 	}
-	c := &Client{doc: "fuzz", path: "/nonexistent-rea-fuzz/fuzz", ix: &index{img: img}, m: &mapping{data: data}, data: view}
+	c := bareClient("fuzz", "/nonexistent-rea-fuzz/fuzz", img, data)
 	c.segments()
 	c.namer(six).procedurePage(0, maxPageResults)
 	c.namer(six).namePage(0, false, 0, maxPageResults)

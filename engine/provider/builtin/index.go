@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"reflect"
 	"sync"
 )
 
@@ -13,6 +14,7 @@ type lazy[T any] struct {
 	val  T
 	done bool
 	busy chan struct{}
+	size int64 // estimated heap bytes of val (memSize), 0 until sized
 }
 
 func (l *lazy[T]) get(ctx context.Context, build func(context.Context) (T, error)) (T, error) {
@@ -63,10 +65,48 @@ func (l *lazy[T]) peek() (T, bool) {
 	return l.val, l.done
 }
 
+// reset forgets a built value, so that the next get builds it again (the
+// registry releasing an idle index, registry.go). A build in flight is left
+// alone: its value is still being made, and is accounted once it is done.
+func (l *lazy[T]) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.busy == nil {
+		var zero T
+		l.val, l.done, l.size = zero, false, 0
+	}
+}
+
+// memSize is the estimated heap size of the built value, computed once
+// per build with s (nil: not built).
+func (l *lazy[T]) memSize(s *sizer) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		return 0
+	}
+	if l.size == 0 {
+		l.size = max(s.root(l.val), 1)
+	}
+	return l.size
+}
+
+// excludeIn marks the built value as counted by its own lazy, for the
+// sizer of another one that refers to it (the symbolizer's symbol index).
+func (l *lazy[T]) excludeIn(s *sizer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		if p := reflect.ValueOf(l.val); p.Kind() == reflect.Pointer {
+			s.exclude(p.UnsafePointer())
+		}
+	}
+}
+
 // index is everything the provider knows about one target content under one
 // profile: the header model, and the symbol and string indexes built on first
-// use. It holds no file bytes, so clients of the same content share it, each
-// reading through its own mapping.
+// use. It holds no file bytes; the registry (registry.go) shares it, and one
+// mapping of the file, among every client of the same content.
 type index struct {
 	img   *image
 	syms  lazy[*symIndex]
@@ -76,54 +116,60 @@ type index struct {
 	refs  lazy[*refIndex]
 	symz  lazy[*symbolizer]
 	link  lazy[*linkIndex] // imports and exports (linker.go)
+
+	sizeMu  sync.Mutex // serializes memSize
+	imgSize int64      // estimated heap bytes of img, once computed
 }
 
-type cacheKey struct{ sha256, profile string }
-
-// indexCache is a small LRU of indexes keyed by (content sha256, profile digest).
-type indexCache struct {
-	mu      sync.Mutex
-	max     int
-	clock   uint64
-	entries map[cacheKey]*cacheEntry
+// release forgets every derived index, keeping the header model: the
+// next call that needs one builds it again (registry.go).
+func (ix *index) release() {
+	ix.syms.reset()
+	ix.strs.reset()
+	ix.ext.reset()
+	ix.lines.reset()
+	ix.refs.reset()
+	ix.symz.reset()
+	ix.link.reset()
 }
 
-type cacheEntry struct {
-	ix   *index
-	used uint64
-}
-
-func newIndexCache(max int) *indexCache {
-	return &indexCache{max: max, entries: map[cacheKey]*cacheEntry{}}
-}
-
-// get returns the cached index for key, or stores and returns ix.
-func (c *indexCache) getOrPut(key cacheKey, ix *index) *index {
-	if key.sha256 == "" {
-		return ix // unidentified content is never shared
+// memSize estimates the heap bytes ix holds (sizer): the header model and
+// every derived index built so far, each counted once although the
+// symbolizer refers to the symbol index. mapped is the file mapping the
+// header model may point into, whose bytes are not heap.
+func (ix *index) memSize(mapped []byte) int64 {
+	ix.sizeMu.Lock()
+	defer ix.sizeMu.Unlock()
+	s := newSizer()
+	s.mapped = mapped
+	if ix.imgSize == 0 && ix.img != nil {
+		ix.imgSize = max(s.root(ix.img), 1)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clock++
-	if e, ok := c.entries[key]; ok {
-		e.used = c.clock
-		return e.ix
-	}
-	if ix == nil {
-		return nil
-	}
-	for len(c.entries) >= c.max {
-		var oldest cacheKey
-		var ou uint64 = ^uint64(0)
-		for k, e := range c.entries {
-			if e.used < ou {
-				oldest, ou = k, e.used
-			}
-		}
-		delete(c.entries, oldest)
-	}
-	c.entries[key] = &cacheEntry{ix: ix, used: c.clock}
-	return ix
+	ix.syms.excludeIn(s)
+	ix.strs.excludeIn(s)
+	ix.ext.excludeIn(s)
+	ix.lines.excludeIn(s)
+	ix.refs.excludeIn(s)
+	ix.symz.excludeIn(s)
+	ix.link.excludeIn(s)
+	return ix.imgSize + ix.syms.memSize(s) + ix.strs.memSize(s) + ix.ext.memSize(s) + ix.lines.memSize(s) +
+		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s)
 }
 
-func (c *indexCache) lookup(key cacheKey) *index { return c.getOrPut(key, nil) }
+// builtFor reports whether the derived indexes op reads are built, so that
+// a call of op builds nothing (registry.enter).
+func (ix *index) builtFor(op string) bool {
+	_, syms := ix.syms.peek()
+	switch op {
+	case OpListStrings, OpSearchStrings:
+		_, strs := ix.strs.peek()
+		return strs
+	case OpXrefs, OpProcedureCallers, OpProcedureCallees:
+		_, refs := ix.refs.peek()
+		return syms && refs
+	case OpResolveImport:
+		_, link := ix.link.peek()
+		return link
+	}
+	return syms
+}

@@ -58,17 +58,11 @@ func TestLazyBuildsOnceAndForgetsFailures(t *testing.T) {
 	close(release)
 }
 
-func TestIndexCacheBounded(t *testing.T) {
-	c := newIndexCache(2)
-	a, b, d := &index{}, &index{}, &index{}
-	c.getOrPut(cacheKey{"a", "p"}, a)
-	c.getOrPut(cacheKey{"b", "p"}, b)
-	c.lookup(cacheKey{"a", "p"}) // a is now the most recent
-	c.getOrPut(cacheKey{"d", "p"}, d)
-	if c.lookup(cacheKey{"b", "p"}) != nil || c.lookup(cacheKey{"a", "p"}) != a || c.lookup(cacheKey{"d", "p"}) != d {
-		t.Error("LRU eviction")
-	}
-	if got := c.getOrPut(cacheKey{"", "p"}, a); got != a || len(c.entries) != 2 {
-		t.Error("unidentified content must not be cached")
-	}
+// bareClient is a client of img over data (the whole file) outside any
+// provider: its index is its own, under an unbounded registry.
+func bareClient(doc, path string, img *image, data []byte) *Client {
+	r := newRegistry(1 << 62)
+	ix := &index{img: img}
+	e := r.adopt(indexKey{}, ix, &mapping{data: data}, fileID{}, false)
+	return &Client{doc: doc, path: path, reg: r, e: e, ix: ix, data: img.data(data)}
 }

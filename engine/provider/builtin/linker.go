@@ -120,6 +120,12 @@ func (c *Client) linkOp(ctx context.Context, fn func(lx *linkIndex) error) (err 
 		return fault.New(fault.ProviderUnavailable, "The analysis client is closed.",
 			"Open the target again.", map[string]any{"operation": op, "provider_id": ProviderID})
 	}
+	c.reg.enter(op, c.e)
+	defer func() { // last: what the call built is accounted (registry.go)
+		if lerr := c.reg.leave(op, c.e); lerr != nil && err == nil {
+			err = lerr
+		}
+	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -183,7 +189,9 @@ func (c *Client) Import(ctx context.Context, q provider.ImportQuery) (provider.I
 		addr = a
 	}
 	var out provider.Import
+	var lims []string
 	err := c.linkOp(ctx, func(lx *linkIndex) error {
+		lims = linkLimitations(lx)
 		if q.Address != "" {
 			out = lx.importAt(addr)
 			return nil
@@ -198,14 +206,14 @@ func (c *Client) Import(ctx context.Context, q provider.ImportQuery) (provider.I
 	if err != nil {
 		return provider.Import{}, err
 	}
-	out.Limitations = append(out.Limitations, c.linkLimitations()...)
+	out.Limitations = append(out.Limitations, lims...)
 	return out, nil
 }
 
-// linkLimitations are the index's limitations, read after a build.
-func (c *Client) linkLimitations() []string {
-	lx, ok := c.ix.link.peek()
-	if !ok || len(lx.limitations) == 0 {
+// linkLimitations are the index's limitations, read during the call that
+// used lx (after it, the registry may release the index: registry.go).
+func linkLimitations(lx *linkIndex) []string {
+	if len(lx.limitations) == 0 {
 		return nil
 	}
 	return append([]string{}, lx.limitations...)
@@ -274,7 +282,9 @@ func (c *Client) Export(ctx context.Context, q provider.ExportQuery) (provider.E
 			Message: "Give a name or an ordinal, not both."})
 	}
 	var out provider.Export
+	var lims []string
 	err := c.linkOp(ctx, func(lx *linkIndex) error {
+		lims = linkLimitations(lx)
 		var addr uint64
 		var err error
 		switch {
@@ -305,6 +315,6 @@ func (c *Client) Export(ctx context.Context, q provider.ExportQuery) (provider.E
 	if err != nil {
 		return provider.Export{}, err
 	}
-	out.Limitations = append(out.Limitations, c.linkLimitations()...)
+	out.Limitations = append(out.Limitations, lims...)
 	return out, nil
 }

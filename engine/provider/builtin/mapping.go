@@ -58,3 +58,12 @@ func (m *mapping) close() error {
 	m.data = nil
 	return err
 }
+
+// dropResident returns the mapped file pages this process has touched: they
+// stay in the page cache, but leave the process's resident set until they
+// are read again (the registry releasing an idle index, registry.go).
+func (m *mapping) dropResident() {
+	if m != nil && m.unmap != nil {
+		dropPages(m.data)
+	}
+}

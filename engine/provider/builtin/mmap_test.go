@@ -24,7 +24,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, c := open(t, path)
-	if c.(*Client).m.unmap == nil {
+	if c.(*Client).e.m.unmap == nil {
 		t.Skip("file was not memory-mapped")
 	}
 	if err := os.Truncate(path, 4096); err != nil {

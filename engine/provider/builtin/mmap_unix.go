@@ -21,3 +21,9 @@ func mmapFile(f *os.File, size int64) (data []byte, unmap func() error, ok bool)
 	_ = unix.Madvise(b, unix.MADV_WILLNEED)
 	return b, func() error { return unix.Munmap(b) }, true
 }
+
+// dropPages unmaps the resident pages of a read-only shared file mapping
+// from this process; a later read faults them in again from the page cache.
+func dropPages(b []byte) {
+	_ = unix.Madvise(b, unix.MADV_DONTNEED)
+}

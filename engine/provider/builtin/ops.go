@@ -89,6 +89,12 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{}, fault.New(fault.ProviderUnavailable, "The analysis client is closed.",
 			"Open the target again.", map[string]any{"operation": op, "provider_id": ProviderID})
 	}
+	c.reg.enter(op, c.e)
+	defer func() { // last: what the call built is accounted (registry.go)
+		if lerr := c.reg.leave(op, c.e); lerr != nil && err == nil {
+			res, err = provider.Result{}, lerr
+		}
+	}()
 	defer func() { // after the recovery below
 		if err == nil {
 			res.TargetLimitations = c.targetLimitations(op) // limitations.go

@@ -105,7 +105,7 @@ func TestStringIndexAcrossChunks(t *testing.T) {
 				t.Fatalf("walked %d entries, want %d", n, len(want))
 			}
 
-			c := &Client{doc: "t", ix: &index{img: img}, m: &mapping{data: data}, data: data}
+			c := bareClient("t", "", img, data)
 			page := func(addr uint64, hasAddr bool, off, lim int) {
 				t.Helper()
 				got := c.stringPage(stx, addr, hasAddr, off, lim)

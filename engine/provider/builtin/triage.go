@@ -144,8 +144,10 @@ type LoadingItem struct {
 	Name          string  `json:"name"`
 	Kind          string  `json:"kind"`
 	CandidatePath *string `json:"candidate_path"`
-	Imports       *int    `json:"imports"`
-	Source        string  `json:"source"`
+	// Reason is list_dependencies' reason: why candidate_path is null.
+	Reason  *string `json:"reason"`
+	Imports *int    `json:"imports"`
+	Source  string  `json:"source"`
 }
 
 // dependencySource names where the loader facts of a dependency kind come
@@ -161,16 +163,19 @@ var dependencySource = map[string]string{
 
 // loading fills triage's loading part from the dependency list.
 func (b *triageBuilder) loading(ctx context.Context, c *Client) error {
-	deps, lims, err := c.dependencies(ctx)
+	deps, lims, interp, err := c.loading(ctx)
 	if err != nil {
 		return err
 	}
 	items := make([]LoadingItem, len(deps))
 	for i, d := range deps {
-		items[i] = LoadingItem{Name: d.Name, Kind: d.Kind, CandidatePath: d.CandidatePath, Imports: d.Imports,
+		items[i] = LoadingItem{Name: d.Name, Kind: d.Kind, CandidatePath: d.CandidatePath, Reason: d.Reason, Imports: d.Imports,
 			Source: cmp.Or(dependencySource[d.Kind], "header")}
 	}
 	b.t.Loading["dependencies"] = items
+	if interp != nil {
+		b.t.Loading["interpreter"] = interp
+	}
 	for _, l := range lims {
 		b.limit("%s", l)
 	}

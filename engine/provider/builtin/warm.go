@@ -41,40 +41,68 @@ func (p *Provider) Warm(path string, fi fs.FileInfo) (abandon func()) {
 	if !ok || !fi.Mode().IsRegular() || fi.Size() < warmMinSize {
 		return func() {}
 	}
+	// A file another target or connection holds open has its index in the
+	// registry, and a file being warmed already needs no second build: the
+	// one index per file identity is shared (CONTRACTS.md §0.3 "Resources").
+	if p.reg.knows(id) {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &warmIndex{id: id, cancel: cancel}
+	if !p.warm.claim(w) {
+		cancel()
+		return func() {}
+	}
 	// No second stat here: a file replaced since fi was taken is caught
 	// where the index would be adopted (take), which compares fi's identity
 	// with the file's after the hash.
 	m, err := openMapping(path)
 	if err != nil {
+		p.warm.drop(w)
 		return func() {}
 	}
 	img, err := parseImage(m.data)
 	if err != nil || img.fileSize != uint64(len(m.data)) {
 		m.close()
+		p.warm.drop(w)
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &warmIndex{id: id, ix: &index{img: img}, cancel: cancel}
+	ix := &index{img: img}
+	p.warm.ready(w, ix)
 	go func() {
 		defer m.close()
 		// An error (cancellation) leaves the lazy unbuilt: whoever asks next
 		// builds it from its own mapping.
-		_, _ = w.ix.syms.get(ctx, func(ctx context.Context) (*symIndex, error) {
+		_, _ = ix.syms.get(ctx, func(ctx context.Context) (*symIndex, error) {
 			return buildSymbols(ctx, img, img.data(m.data), nil)
 		})
 	}()
-	p.warm.put(w)
 	return func() { p.warm.drop(w) }
 }
 
-func (s *warmSlot) put(w *warmIndex) {
+// claim makes w, whose index is still being parsed, the slot's warm index
+// (stopping the one there) unless the slot already warms the same file: a
+// file opened by several connections at once is parsed and indexed once.
+func (s *warmSlot) claim(w *warmIndex) bool {
 	s.mu.Lock()
 	old := s.w
+	if old != nil && old.id == w.id {
+		s.mu.Unlock()
+		return false
+	}
 	s.w = w
 	s.mu.Unlock()
 	if old != nil {
 		old.cancel()
 	}
+	return true
+}
+
+// ready gives the claimed w its parsed index, which take may now hand over.
+func (s *warmSlot) ready(w *warmIndex, ix *index) {
+	s.mu.Lock()
+	w.ix = ix
+	s.mu.Unlock()
 }
 
 // drop stops w unless it was taken.
@@ -100,7 +128,7 @@ func (s *warmSlot) take(path string) *warmIndex {
 	id, ok := fileIdentity(fi)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if w := s.w; w != nil && ok && w.id == id {
+	if w := s.w; w != nil && ok && w.id == id && w.ix != nil {
 		s.w = nil
 		return w
 	}

@@ -77,7 +77,7 @@ func TestWarmIndexAdoptedWhenFileUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	abandon() // after Profile took it over: must not stop it
-	if got := p.cache.lookup(cacheKey{tg.SHA256, prof.Digest}); got != w.ix {
+	if got := lookupIndex(p, tg.SHA256, prof.Digest); got != w.ix {
 		t.Fatal("Profile did not adopt the warm index")
 	}
 	if _, err := w.ix.syms.get(context.Background(), func(context.Context) (*symIndex, error) {
@@ -111,7 +111,7 @@ func TestWarmIndexDroppedWhenFileChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.cache.lookup(cacheKey{tg.SHA256, prof.Digest}); got == nil || got == w.ix {
+	if got := lookupIndex(p, tg.SHA256, prof.Digest); got == nil || got == w.ix {
 		t.Fatalf("changed file: cached index %p, warm %p", got, w.ix)
 	}
 	left := warming(p)
@@ -138,4 +138,9 @@ func TestWarmAbandonAndSmallFiles(t *testing.T) {
 	if left != nil {
 		t.Fatal("a small file was warmed")
 	}
+}
+
+func lookupIndex(p *Provider, sha256, profile string) *index {
+	ix, _ := p.reg.lookup(indexKey{sha256: sha256, profile: profile})
+	return ix
 }

@@ -1,0 +1,93 @@
+package lift
+
+// Builder appends statements to one Insn and numbers its temporaries. The
+// lifters use it; the helpers return the destination so that expressions
+// read in order: b.Op2(Add, 64, x, y).
+type Builder struct {
+	In *Insn
+}
+
+// NewBuilder starts the instruction at addr of length n.
+func NewBuilder(addr uint64, n int, mnemonic string) *Builder {
+	return &Builder{In: &Insn{Addr: addr, Len: n, Mnemonic: mnemonic, Stmts: make([]Stmt, 0, 8)}}
+}
+
+// Temp returns a fresh temporary of width w.
+func (b *Builder) Temp(w Width) Operand {
+	t := Operand{Kind: Temp, Width: w, Index: int32(b.In.Temps)}
+	b.In.Temps++
+	return t
+}
+
+// Emit appends s.
+func (b *Builder) Emit(s Stmt) { b.In.Stmts = append(b.In.Stmts, s) }
+
+// Op1 emits t = op(a) into a new temporary of width w.
+func (b *Builder) Op1(op Op, w Width, a Operand) Operand {
+	t := b.Temp(w)
+	b.Emit(Stmt{Op: op, Dst: t, A: a})
+	return t
+}
+
+// Op2 emits t = op(x, y) into a new temporary of width w.
+func (b *Builder) Op2(op Op, w Width, x, y Operand) Operand {
+	t := b.Temp(w)
+	b.Emit(Stmt{Op: op, Dst: t, A: x, B: y})
+	return t
+}
+
+// Op3 emits t = op(x, y, z) into a new temporary of width w.
+func (b *Builder) Op3(op Op, w Width, x, y, z Operand) Operand {
+	t := b.Temp(w)
+	b.Emit(Stmt{Op: op, Dst: t, A: x, B: y, C: z})
+	return t
+}
+
+// Lanes emits t = op(x, y) element-wise over lanes of width lane.
+func (b *Builder) Lanes(op Op, lane Width, x, y Operand) Operand {
+	t := b.Temp(x.Width)
+	b.Emit(Stmt{Op: op, Dst: t, A: x, B: y, Lane: lane})
+	return t
+}
+
+// Float emits t = op(x, y) on floats of format fw (32 or 64) into a
+// temporary of width w.
+func (b *Builder) Float(op Op, w Width, fw int, x, y Operand) Operand {
+	t := b.Temp(w)
+	b.Emit(Stmt{Op: op, Dst: t, A: x, B: y, Aux: int32(fw)})
+	return t
+}
+
+// Extract emits t = bits [lo, lo+w) of x.
+func (b *Builder) Extract(x Operand, lo int, w Width) Operand {
+	if lo == 0 && w == x.Width {
+		return x
+	}
+	t := b.Temp(w)
+	b.Emit(Stmt{Op: Extract, Dst: t, A: x, Aux: int32(lo)})
+	return t
+}
+
+// Insert emits t = x with bits [lo, lo+width(y)) replaced by y.
+func (b *Builder) Insert(x Operand, lo int, y Operand) Operand {
+	t := b.Temp(x.Width)
+	b.Emit(Stmt{Op: Insert, Dst: t, A: x, B: y, Aux: int32(lo)})
+	return t
+}
+
+// Set emits dst = op(x, y, z) into a register or an existing temporary.
+func (b *Builder) Set(dst Operand, op Op, x, y, z Operand) {
+	b.Emit(Stmt{Op: op, Dst: dst, A: x, B: y, C: z})
+}
+
+// Assign emits dst = x.
+func (b *Builder) Assign(dst, x Operand) { b.Emit(Stmt{Op: Copy, Dst: dst, A: x}) }
+
+// Unmodelled makes the instruction a single Unmodelled statement, dropping
+// whatever was emitted before: an instruction is modelled whole or not at
+// all.
+func (b *Builder) Unmodelled(mnemonic, reason string) {
+	b.In.Stmts = b.In.Stmts[:0]
+	b.In.Temps = 0
+	b.Emit(Stmt{Op: Unmodelled, Text: mnemonic, Reason: reason})
+}
