@@ -9,6 +9,7 @@ import (
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // Evidence v2 (CONTRACTS.md §7). A record names the exact bytes it speaks of
@@ -105,9 +106,9 @@ func (r *Record) withResults(head any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return canon.WithMembers(b,
-		canon.Member{Name: "normalized_result", Value: nullIfEmpty(r.NormalizedResult)},
-		canon.Member{Name: "raw_result", Value: nullIfEmpty(r.RawResult)})
+	return jcs.WithMembers(b,
+		jcs.Member{Name: "normalized_result", Value: nullIfEmpty(r.NormalizedResult)},
+		jcs.Member{Name: "raw_result", Value: nullIfEmpty(r.RawResult)})
 }
 
 // ComputeID derives evidence_id = "ev_" + sha256(JCS(preimage)) (§7.2). The
@@ -149,7 +150,7 @@ func (r *Record) Seal() error {
 // would not be the one a client recomputes.
 func (r *Record) Verify() error {
 	for _, res := range []json.RawMessage{r.RawResult, r.NormalizedResult} {
-		if c, err := canon.Transform(nullIfEmpty(res)); err != nil || !bytes.Equal(c, nullIfEmpty(res)) {
+		if c, err := jcs.Transform(nullIfEmpty(res)); err != nil || !bytes.Equal(c, nullIfEmpty(res)) {
 			return fmt.Errorf("evidence: %s: a result is not canonical JSON", r.EvidenceID)
 		}
 	}
@@ -277,41 +278,41 @@ func (c Context) Compact() CompactContext {
 
 // AppendJSON writes the compact context as compact JSON, in its
 // declaration order, without a reflection pass: every answer carries one.
-// Strings go through canon.AppendText, so the bytes are valid JSON for
+// Strings go through jcs.AppendText, so the bytes are valid JSON for
 // any content (FuzzCompactContextJSON compares them with encoding/json).
 func (c CompactContext) AppendJSON(b []byte) []byte {
 	b = append(b, `{"evidence_id":`...)
-	b = canon.AppendText(b, c.EvidenceID)
+	b = jcs.AppendText(b, c.EvidenceID)
 	b = append(b, `,"ledger":{"seq":`...)
-	b = canon.AppendInt(b, c.Ledger.Seq)
+	b = jcs.AppendInt(b, c.Ledger.Seq)
 	b = append(b, `,"event_id":`...)
-	b = canon.AppendText(b, c.Ledger.EventID)
+	b = jcs.AppendText(b, c.Ledger.EventID)
 	b = append(b, `},"subject":`...)
 	if c.Subject == nil {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, `{"digest":{"sha256":`...)
-		b = canon.AppendText(b, c.Subject.Digest.SHA256)
+		b = jcs.AppendText(b, c.Subject.Digest.SHA256)
 		b = append(b, `},"name":`...)
-		b = canon.AppendText(b, c.Subject.Name)
+		b = jcs.AppendText(b, c.Subject.Name)
 		b = append(b, '}')
 	}
 	b = append(b, `,"provider":{"id":`...)
-	b = canon.AppendText(b, c.Provider.ID)
+	b = jcs.AppendText(b, c.Provider.ID)
 	b = append(b, `,"version":`...)
 	b = appendStringOrNull(b, c.Provider.Version)
 	b = append(b, `},"analysis_profile_digest":`...)
 	b = appendStringOrNull(b, c.AnalysisProfileDigest)
 	b = append(b, `,"confidence":`...)
-	b = canon.AppendText(b, c.Confidence)
+	b = jcs.AppendText(b, c.Confidence)
 	b = append(b, `,"authority":`...)
-	b = canon.AppendText(b, c.Authority)
+	b = jcs.AppendText(b, c.Authority)
 	b = append(b, `,"limitations":[`...)
 	for i, l := range c.Limitations {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = canon.AppendText(b, l)
+		b = jcs.AppendText(b, l)
 	}
 	return append(b, "]}"...)
 }
@@ -320,7 +321,7 @@ func appendStringOrNull(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return canon.AppendText(b, *s)
+	return jcs.AppendText(b, *s)
 }
 
 func nullIfEmpty(b json.RawMessage) json.RawMessage {

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
-	"github.com/rea-re/rea/ledger/internal/chain"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // NewEvent is an event before it is stored. Data is any JSON-encodable value
@@ -60,7 +60,7 @@ func encodeData(v any) ([]byte, error) {
 		}
 		raw = bytes.TrimRight(buf.Bytes(), "\n")
 	}
-	c, err := chain.Canonicalize(raw)
+	c, err := jcs.Canonicalize(raw)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: canonicalize event data: %w", err)
 	}

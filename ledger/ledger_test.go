@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"github.com/rea-re/rea/ledger/internal/chain"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,9 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/rea-re/rea/internal/jcs"
+	"github.com/rea-re/rea/ledger/internal/chain"
 )
 
 // CONTRACTS.md §14: the event test vector.
@@ -106,7 +108,7 @@ func TestAppendScanRoundTrip(t *testing.T) {
 				!bytes.Equal(e.Data, a.Data) || !bytes.Equal(e.Canonical, a.Canonical) || e.Hash != a.Hash || e.PrevHash != a.PrevHash {
 				t.Fatalf("event %d: scanned %+v\nappended %+v", i, e, a)
 			}
-			if !chain.IsCanonicalJSON(e.Data) || e.Data[0] != '{' {
+			if !jcs.IsCanonical(e.Data) || e.Data[0] != '{' {
 				t.Fatalf("data not canonical: %s", e.Data)
 			}
 			if i > 0 && e.PrevHash != scanned[i-1].Hash {

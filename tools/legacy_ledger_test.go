@@ -16,7 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
-	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
@@ -233,7 +233,7 @@ func legacyBundles(t *testing.T, path string, ids legacyIDs) bundleAnswers {
 		res := env.Result
 		// The answer's JSON escapes <, > and & as Go does; the bundle's bytes
 		// (what bundle_digest and bytes describe) are its JCS.
-		bundle, err := canon.Transform(res.Bundle)
+		bundle, err := jcs.Transform(res.Bundle)
 		if err != nil {
 			t.Fatalf("get_evidence_bundle %v: %v", req, err)
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // The stdio transport: newline-delimited JSON-RPC on a reader and a writer,
@@ -638,7 +638,7 @@ func encodeToolResponse(msg any) ([]byte, bool) {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-	b = canon.AppendString(b, text.Text)
+	b = jcs.AppendString(b, text.Text)
 	b = append(b, "}]"...)
 	if r.IsError {
 		b = append(b, `,"isError":true`...)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 )
@@ -63,7 +63,7 @@ func TestMultiTargetReplay(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Text), &env); err != nil {
 		t.Fatal(err)
 	}
-	before, err := canon.Transform(env.Result.Bundle)
+	before, err := jcs.Transform(env.Result.Bundle)
 	if err != nil {
 		t.Fatal(err)
 	}

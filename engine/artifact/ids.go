@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // Identifiers are digests of small JCS objects of string members, computed
@@ -37,9 +38,9 @@ func stringObjectDigest(kv ...string) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = canon.AppendString(b, kv[i])
+		b = jcs.AppendString(b, kv[i])
 		b = append(b, ':')
-		b = canon.AppendString(b, kv[i+1])
+		b = jcs.AppendString(b, kv[i+1])
 	}
 	b = append(b, '}')
 	s := sha256.Sum256(b)

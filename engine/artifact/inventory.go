@@ -15,10 +15,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/target"
+	"github.com/rea-re/rea/internal/jcs"
 	"golang.org/x/sys/unix"
 )
 
@@ -542,7 +542,7 @@ func prefixErr(err error, prefix string) error {
 func ArtifactID(sha string) string {
 	b := make([]byte, 0, 100)
 	b = append(b, `{"schema_version":1,"sha256":`...)
-	b = append(canon.AppendString(b, sha), '}')
+	b = append(jcs.AppendString(b, sha), '}')
 	d := sha256.Sum256(b)
 	return "art_" + hex.EncodeToString(d[:])
 }

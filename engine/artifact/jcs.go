@@ -5,9 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"unicode/utf8"
 
-	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // graphDigest is sha256(JCS{nodes, occurrences, edges,
@@ -111,7 +110,7 @@ func (w *jw) sep(i int) {
 }
 
 func (w *jw) str(s string) *jw {
-	w.buf = canon.AppendString(w.buf[:0], validUTF8(s))
+	w.buf = jcs.AppendText(w.buf[:0], s) // invalid bytes become U+FFFD, as encoding/json writes them
 	w.w.Write(w.buf)
 	return w
 }
@@ -151,23 +150,4 @@ func (w *jw) bool(b bool) *jw {
 		return w.raw("true")
 	}
 	return w.raw("false")
-}
-
-// validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does
-// before canonicalization.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, "\uFFFD"...)
-		} else {
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return string(b)
 }

@@ -1,7 +1,9 @@
-// Package canon produces RFC 8785 (JCS) canonical JSON and the sha256 digests
-// REA derives from it (CONTRACTS.md §1.1). Every identifier that must be
-// recomputable by a client — evidence_id, profile digest, bundle digest — is a
-// digest of these bytes.
+// Package canon encodes Go values as RFC 8785 (JCS) canonical JSON and
+// computes the sha256 digests REA derives from it (CONTRACTS.md §1.1).
+// Every identifier that must be recomputable by a client — evidence_id,
+// profile digest, bundle digest — is a digest of these bytes. The
+// canonicalization itself is internal/jcs's; this package adds the
+// encoding of values (and values that encode themselves, Appender).
 package canon
 
 import (
@@ -10,12 +12,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // Appender is implemented by values that write their own RFC 8785 form:
-// keys in UTF-16 order, strings through AppendText, integers through
-// AppendInt. Marshal trusts it, so every implementation needs a test
-// comparing it with Transform of its encoding/json form (see
+// keys in UTF-16 order, strings through jcs.AppendText, integers through
+// jcs.AppendInt. Marshal trusts it, so every implementation needs a test
+// comparing it with jcs.Transform of its encoding/json form (see
 // provider.Page). A value that cannot write itself (a page of items that
 // are not Appenders) reports false, and Marshal encodes it as usual.
 type Appender interface {
@@ -44,7 +48,7 @@ func Marshal(v any) ([]byte, error) {
 		}
 		raw = buf.Bytes()
 	}
-	out, err := Transform(raw)
+	out, err := jcs.Transform(raw)
 	if err != nil {
 		return nil, fmt.Errorf("canon: transform: %w", err)
 	}

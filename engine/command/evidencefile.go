@@ -25,6 +25,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/internal/jcs"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -425,7 +426,7 @@ func ParseBundle(raw []byte) ([]*engine.Record, error) {
 	if err := checkJSONBounds(raw); err != nil {
 		return nil, importFailure("invalid_json").WithCause(err)
 	}
-	if c, err := canon.Transform(raw); err != nil {
+	if c, err := jcs.Transform(raw); err != nil {
 		return nil, importFailure("invalid_json").WithCause(err)
 	} else if !bytes.Equal(c, raw) {
 		return nil, bundleMismatch(nil, "not_canonical")

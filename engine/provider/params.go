@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // Params are an operation's validated input after schema defaults, with every
@@ -147,13 +148,13 @@ func (p Page[T]) AppendCanonical(b []byte) ([]byte, bool) {
 // appendEnvelope writes the members after items, in canonical order.
 func (p Page[T]) appendEnvelope(b []byte) []byte {
 	b = append(b, `],"limit":`...)
-	b = canon.AppendInt(b, int64(p.Limit))
+	b = jcs.AppendInt(b, int64(p.Limit))
 	b = append(b, `,"next_offset":`...)
 	b = appendIntOrNull(b, p.NextOffset)
 	b = append(b, `,"offset":`...)
-	b = canon.AppendInt(b, int64(p.Offset))
+	b = jcs.AppendInt(b, int64(p.Offset))
 	b = append(b, `,"returned":`...)
-	b = canon.AppendInt(b, int64(p.Returned))
+	b = jcs.AppendInt(b, int64(p.Returned))
 	b = append(b, `,"total":`...)
 	b = appendIntOrNull(b, p.Total)
 	b = append(b, `,"truncated":`...)
@@ -193,7 +194,7 @@ func appendIntOrNull(b []byte, n *int) []byte {
 	if n == nil {
 		return append(b, "null"...)
 	}
-	return canon.AppendInt(b, int64(*n))
+	return jcs.AppendInt(b, int64(*n))
 }
 
 // PageOf slices a complete, ordered collection. The total is exact.

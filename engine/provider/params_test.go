@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // selfItem writes its own canonical form, like builtin's list items.
@@ -15,7 +16,7 @@ type selfItem struct {
 
 func (it selfItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"v":`...)
-	return append(canon.AppendString(b, it.V), '}'), true
+	return append(jcs.AppendString(b, it.V), '}'), true
 }
 
 type decodedPage struct {

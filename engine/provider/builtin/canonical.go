@@ -3,19 +3,19 @@ package builtin
 import (
 	"strconv"
 
-	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // The list items write their own RFC 8785 form (canon.Appender): a page of
 // them is most of an Evidence record, and encoding it through reflection and
 // then canonicalizing it again was most of what publishing a page cost
 // besides the ledger. Keys are written in UTF-16 order; TestItemsAppendCanonical
-// checks every type against canon.Transform of its encoding/json form.
+// checks every type against jcs.Transform of its encoding/json form.
 
 // AppendCanonical implements canon.Appender.
 func (it ProcedureItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
-	b = canon.AppendText(b, it.Address)
+	b = jcs.AppendText(b, it.Address)
 	b = append(b, `,"aliases":`...)
 	if it.Aliases == nil {
 		b = append(b, "null"...) // as encoding/json; the providers never leave it nil
@@ -25,7 +25,7 @@ func (it ProcedureItem) AppendCanonical(b []byte) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = canon.AppendText(b, a)
+			b = jcs.AppendText(b, a)
 		}
 		b = append(b, ']')
 	}
@@ -36,14 +36,14 @@ func (it ProcedureItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `,"thunk_target":`...)
 	b = appendTextOrNull(b, it.Procedure.ThunkTarget)
 	b = append(b, `},"value":`...)
-	b = canon.AppendText(b, it.Value)
+	b = jcs.AppendText(b, it.Value)
 	return append(b, '}'), true
 }
 
 // AppendCanonical implements canon.Appender.
 func (it NameItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
-	b = canon.AppendText(b, it.Address)
+	b = jcs.AppendText(b, it.Address)
 	b = append(b, `,"symbol":{"dynamic":`...)
 	b = strconv.AppendBool(b, it.Symbol.Dynamic)
 	b = append(b, `,"external":`...)
@@ -51,28 +51,28 @@ func (it NameItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `,"primary":`...)
 	b = strconv.AppendBool(b, it.Symbol.Primary)
 	b = append(b, `,"source":`...)
-	b = canon.AppendText(b, it.Symbol.Source)
+	b = jcs.AppendText(b, it.Symbol.Source)
 	b = append(b, `,"type":`...)
-	b = canon.AppendText(b, it.Symbol.Type)
+	b = jcs.AppendText(b, it.Symbol.Type)
 	b = append(b, `},"value":`...)
-	b = canon.AppendText(b, it.Value)
+	b = jcs.AppendText(b, it.Value)
 	return append(b, '}'), true
 }
 
 // AppendCanonical implements canon.Appender.
 func (it StringItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
-	b = canon.AppendText(b, it.Address)
+	b = jcs.AppendText(b, it.Address)
 	b = append(b, `,"string":{"byte_length":`...)
-	b = canon.AppendInt(b, int64(it.String.ByteLength))
+	b = jcs.AppendInt(b, int64(it.String.ByteLength))
 	b = append(b, `,"encoding":`...)
-	b = canon.AppendText(b, it.String.Encoding)
+	b = jcs.AppendText(b, it.String.Encoding)
 	b = append(b, `,"section":`...)
 	b = appendTextOrNull(b, it.String.Section)
 	b = append(b, `,"termination":`...)
-	b = canon.AppendText(b, it.String.Termination)
+	b = jcs.AppendText(b, it.String.Termination)
 	b = append(b, `},"value":`...)
-	b = canon.AppendText(b, it.Value)
+	b = jcs.AppendText(b, it.Value)
 	b = append(b, `,"value_truncated":`...)
 	b = strconv.AppendBool(b, it.ValueTruncated)
 	return append(b, '}'), true
@@ -81,7 +81,7 @@ func (it StringItem) AppendCanonical(b []byte) ([]byte, bool) {
 // AppendCanonical implements canon.Appender.
 func (it AddressItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
-	b = canon.AppendText(b, it.Address)
+	b = jcs.AppendText(b, it.Address)
 	b = append(b, `,"name":`...)
 	b = appendTextOrNull(b, it.Name)
 	b = append(b, `,"procedure":`...)
@@ -92,11 +92,11 @@ func (it AddressItem) AppendCanonical(b []byte) ([]byte, bool) {
 // AppendCanonical implements canon.Appender.
 func (it SearchItem) AppendCanonical(b []byte) ([]byte, bool) {
 	b = append(b, `{"address":`...)
-	b = canon.AppendText(b, it.Address)
+	b = jcs.AppendText(b, it.Address)
 	b = append(b, `,"procedure":`...)
 	b = appendProcRef(b, it.Procedure)
 	b = append(b, `,"value":`...)
-	b = canon.AppendText(b, it.Value)
+	b = jcs.AppendText(b, it.Value)
 	b = append(b, `,"value_truncated":`...)
 	b = strconv.AppendBool(b, it.ValueTruncated)
 	return append(b, '}'), true
@@ -107,9 +107,9 @@ func appendProcRef(b []byte, p *ProcRef) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"address":`...)
-	b = canon.AppendText(b, p.Address)
+	b = jcs.AppendText(b, p.Address)
 	b = append(b, `,"name":`...)
-	b = canon.AppendText(b, p.Name)
+	b = jcs.AppendText(b, p.Name)
 	return append(b, '}')
 }
 
@@ -117,5 +117,5 @@ func appendTextOrNull(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return canon.AppendText(b, *s)
+	return jcs.AppendText(b, *s)
 }

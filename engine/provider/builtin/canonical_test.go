@@ -8,6 +8,7 @@ import (
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // slowCanonical is what canon.Marshal produced before the items wrote
@@ -18,7 +19,7 @@ func slowCanonical(t testing.TB, v any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := canon.Transform(raw)
+	out, err := jcs.Transform(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

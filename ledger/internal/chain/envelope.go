@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // SchemaVersion1 is the schema_version of every event type in CONTRACTS.md
@@ -67,7 +71,7 @@ type Fields struct {
 // written directly in JCS order (all names are ASCII, so byte order is UTF-16
 // order) around the already canonical data, which avoids parsing and
 // re-serializing the payload; TestCanonicalEnvelopeMatchesJCS and check (4) of
-// Verify hold this to jcs.Transform.
+// Verify hold this to gowebpki/jcs.
 func AppendCanonical(dst []byte, f *Fields) []byte {
 	dst = append(dst, `{"data":`...)
 	dst = append(dst, f.Data...)
@@ -86,6 +90,17 @@ func AppendCanonical(dst []byte, f *Fields) []byte {
 	dst = append(dst, `,"type":`...)
 	dst = AppendJCSString(dst, f.Type)
 	return append(dst, '}')
+}
+
+// AppendJCSString appends s as a JSON string in RFC 8785 form. Invalid
+// UTF-8 (only possible in a damaged row being exported) becomes one U+FFFD
+// per run of invalid bytes, so the output is always JSON; event fields are
+// checked to be valid at append.
+func AppendJCSString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return jcs.AppendString(dst, s)
 }
 
 // Hash is sha256hex(prevHash || c): the previous hash as its 64 ASCII
@@ -119,14 +134,14 @@ func ParseEnvelope(c []byte) (Envelope, error) {
 	if len(c) == 0 || c[0] != '{' {
 		return env, errors.New("envelope is not a JSON object")
 	}
-	s := canonScanner{b: c}
+	s := jcs.NewScanner(c)
 	n := 0
 	var ferr error
 	fail := func(format string, a ...any) (int, error) {
 		ferr = fmt.Errorf(format, a...)
 		return 0, ferr
 	}
-	end, err := s.object(0, func(key []byte, vs int) (int, error) {
+	end, err := s.Object(0, func(key []byte, vs int) (int, error) {
 		if n >= len(envelopeKeys) || string(key) != envelopeKeys[n] {
 			return fail("envelope member %s is not expected (want exactly %v)", key, envelopeKeys)
 		}
@@ -136,11 +151,13 @@ func ParseEnvelope(c []byte) (Envelope, error) {
 			if vs >= len(c) || c[vs] != '{' {
 				return fail("data is not a JSON object")
 			}
-			ve, err := s.object(vs, func(k []byte, dvs int) (int, error) {
-				dve, err := s.value(dvs)
-				if err == nil && string(k) == `"`+BlobRefField+`"` && c[dvs] == '"' {
-					env.RecordDigest = decodeCanonString(c[dvs:dve])
-					env.HasDigest = true
+			ve, err := s.Object(vs, func(k []byte, dvs int) (int, error) {
+				if string(k) != `"`+BlobRefField+`"` || c[dvs] != '"' {
+					return s.Value(dvs)
+				}
+				dve, v, err := s.String(dvs)
+				if err == nil {
+					env.RecordDigest, env.HasDigest = v, true
 				}
 				return dve, err
 			})
@@ -154,11 +171,10 @@ func ParseEnvelope(c []byte) (Envelope, error) {
 			if vs >= len(c) || c[vs] != '"' {
 				return fail("%s is not a string", key)
 			}
-			ve, _, err := s.str(vs)
+			ve, v, err := s.String(vs)
 			if err != nil {
 				return 0, err
 			}
-			v := decodeCanonString(c[vs:ve])
 			switch string(key) {
 			case `"event_id"`:
 				env.EventID = v
@@ -171,7 +187,7 @@ func ParseEnvelope(c []byte) (Envelope, error) {
 			}
 			return ve, nil
 		default: // seq, schema_version, stream_version: positive integers
-			ve, err := s.value(vs)
+			ve, err := s.Value(vs)
 			if err != nil {
 				return 0, err
 			}

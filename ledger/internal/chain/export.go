@@ -13,8 +13,9 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/gowebpki/jcs"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/rea-re/rea/internal/jcs"
 )
 
 // Export file constants (CONTRACTS.md §13.3).
@@ -86,15 +87,16 @@ func DataDigests(data []byte) []string {
 	if len(data) == 0 || data[0] != '{' {
 		return nil
 	}
-	s := canonScanner{b: data}
+	s := jcs.NewScanner(data)
 	var out []string
-	_, err := s.object(0, func(key []byte, vs int) (int, error) {
-		ve, err := s.value(vs)
-		if err == nil && data[vs] == '"' && len(key) > 2 {
-			k := string(key[1 : len(key)-1])
-			if k == BlobRefField || carriedBlobField(k) {
-				out = append(out, decodeCanonString(data[vs:ve]))
-			}
+	_, err := s.Object(0, func(key []byte, vs int) (int, error) {
+		k := string(key[1 : len(key)-1])
+		if data[vs] != '"' || (k != BlobRefField && !carriedBlobField(k)) {
+			return s.Value(vs)
+		}
+		ve, v, err := s.String(vs)
+		if err == nil {
+			out = append(out, v)
 		}
 		return ve, err
 	})
@@ -203,7 +205,7 @@ func isHex64(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if _, ok := lowerHex(s[i]); !ok {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package canon
+package jcs
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ type Member struct {
 }
 
 // WithMembers inserts members into obj, a canonical JSON object (the output
-// of Marshal), at their sorted positions, and returns the canonical object.
+// of Transform), at their sorted positions, and returns the canonical object.
 // Values are spliced in as they are: the caller vouches that they are
 // canonical. This lets a record that holds a large canonical result be
 // encoded without parsing the result again.
@@ -21,12 +21,12 @@ type Member struct {
 // Names must be ASCII and must not already be in obj.
 func WithMembers(obj []byte, members ...Member) ([]byte, error) {
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
-		return nil, errors.New("canon: WithMembers needs an object")
+		return nil, errors.New("jcs: WithMembers needs an object")
 	}
 	for _, m := range members {
 		for i := 0; i < len(m.Name); i++ {
 			if m.Name[i] >= 0x80 || m.Name[i] < 0x20 || m.Name[i] == '"' || m.Name[i] == '\\' {
-				return nil, fmt.Errorf("canon: member name %q is not plain ASCII", m.Name)
+				return nil, fmt.Errorf("jcs: member name %q is not plain ASCII", m.Name)
 			}
 		}
 	}
@@ -59,7 +59,7 @@ func WithMembers(obj []byte, members ...Member) ([]byte, error) {
 			return nil, err
 		}
 		if end >= len(obj) || obj[end] != ':' {
-			return nil, errors.New("canon: WithMembers: malformed object")
+			return nil, errors.New("jcs: WithMembers: malformed object")
 		}
 		vend, err := skipValue(obj, end+1)
 		if err != nil {
@@ -67,7 +67,7 @@ func WithMembers(obj []byte, members ...Member) ([]byte, error) {
 		}
 		for len(pending) > 0 && compareUTF16([]byte(pending[0].Name), name) <= 0 {
 			if pending[0].Name == string(name) {
-				return nil, fmt.Errorf("canon: member %q is already present", name)
+				return nil, fmt.Errorf("jcs: member %q is already present", name)
 			}
 			emitMember(pending[0])
 			pending = pending[1:]
@@ -76,7 +76,7 @@ func WithMembers(obj []byte, members ...Member) ([]byte, error) {
 		i = vend
 		if i < len(obj)-1 {
 			if obj[i] != ',' {
-				return nil, errors.New("canon: WithMembers: malformed object")
+				return nil, errors.New("jcs: WithMembers: malformed object")
 			}
 			i++
 		}
@@ -101,7 +101,7 @@ func sortMembers(ms []Member) []Member {
 // bytes and the index after it.
 func scanString(b []byte, i int) ([]byte, int, error) {
 	if i >= len(b) || b[i] != '"' {
-		return nil, 0, errors.New("canon: expected a string")
+		return nil, 0, errors.New("jcs: expected a string")
 	}
 	escaped := false
 	for j := i + 1; j < len(b); j++ {
@@ -115,12 +115,12 @@ func scanString(b []byte, i int) ([]byte, int, error) {
 			}
 			var s string
 			if err := json.Unmarshal(b[i:j+1], &s); err != nil {
-				return nil, 0, fmt.Errorf("canon: %w", err)
+				return nil, 0, fmt.Errorf("jcs: %w", err)
 			}
 			return []byte(s), j + 1, nil
 		}
 	}
-	return nil, 0, errors.New("canon: unterminated string")
+	return nil, 0, errors.New("jcs: unterminated string")
 }
 
 // skipValue returns the index after the JSON value starting at b[i]; b is
@@ -152,8 +152,8 @@ func skipValue(b []byte, i int) (int, error) {
 			return i, nil
 		}
 		if depth < 0 {
-			return 0, errors.New("canon: unbalanced value")
+			return 0, errors.New("jcs: unbalanced value")
 		}
 	}
-	return 0, errors.New("canon: truncated value")
+	return 0, errors.New("jcs: truncated value")
 }

@@ -1,4 +1,4 @@
-package canon
+package jcs
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
+	gowebpki "github.com/gowebpki/jcs"
 )
 
 // Transform canonicalizes JSON text per RFC 8785 in a single pass.
@@ -58,7 +58,7 @@ type member struct {
 	keyStart, keyEnd int
 }
 
-var errSyntax = errors.New("canon: invalid JSON")
+var errSyntax = errors.New("jcs: invalid JSON")
 
 func (t *transformer) errorf(format string, args ...any) error {
 	return fmt.Errorf("%w at offset %d: %s", errSyntax, t.pos, fmt.Sprintf(format, args...))
@@ -107,13 +107,22 @@ func (t *transformer) value(depth int) error {
 	}
 }
 
-func (t *transformer) array(depth int) error {
-	t.pos++ // [
-	t.out = append(t.out, '[')
+// open copies the opening bracket at t.pos and reports whether the
+// container is empty, in which case it copies the closing bracket too.
+func (t *transformer) open(closing byte) (empty bool) {
+	t.out = append(t.out, t.in[t.pos])
+	t.pos++
 	t.skipSpace()
-	if t.pos < len(t.in) && t.in[t.pos] == ']' {
+	if t.pos < len(t.in) && t.in[t.pos] == closing {
 		t.pos++
-		t.out = append(t.out, ']')
+		t.out = append(t.out, closing)
+		return true
+	}
+	return false
+}
+
+func (t *transformer) array(depth int) error {
+	if t.open(']') {
 		return nil
 	}
 	for {
@@ -140,12 +149,7 @@ func (t *transformer) array(depth int) error {
 }
 
 func (t *transformer) object(depth int) error {
-	t.pos++ // {
-	t.out = append(t.out, '{')
-	t.skipSpace()
-	if t.pos < len(t.in) && t.in[t.pos] == '}' {
-		t.pos++
-		t.out = append(t.out, '}')
+	if t.open('}') {
 		return nil
 	}
 	base, keyBase := len(t.members), len(t.keys)
@@ -268,81 +272,97 @@ func (t *transformer) str(decoded []byte) ([]byte, error) {
 		}
 		t.pos++
 	}
-	t.pos = start
-	var buf []byte
+	end, buf, msg := unquote(t.in, start-1, nil)
+	if msg != "" {
+		t.pos = end
+		return decoded, t.errorf("%s", msg)
+	}
+	t.pos = end
+	t.out = AppendString(t.out, buf)
+	if decoded != nil {
+		decoded = append(decoded, buf...)
+	}
+	return decoded, nil
+}
+
+// unquote decodes the string literal whose opening quote is b[i] and
+// appends its UTF-8 to dst. It accepts what I-JSON does (valid UTF-8, no
+// control characters, no lone surrogates) and returns the index after the
+// closing quote, or a reason and the offset of the fault. Transform's slow
+// path and the checker's reading of names and values (Scanner.String)
+// share it.
+func unquote(b []byte, i int, dst []byte) (end int, out []byte, fault string) {
+	i++ // opening quote
+	start := len(dst)
 	for {
-		if t.pos >= len(t.in) {
-			return decoded, t.errorf("unterminated string")
+		if i >= len(b) {
+			return i, dst, "unterminated string"
 		}
-		c := t.in[t.pos]
+		c := b[i]
 		switch {
 		case c == '"':
-			t.pos++
-			if !utf8.Valid(buf) {
-				return decoded, t.errorf("invalid UTF-8 in string")
+			if !utf8.Valid(dst[start:]) {
+				return i, dst, "invalid UTF-8 in string"
 			}
-			t.out = AppendString(t.out, buf)
-			if decoded != nil {
-				decoded = append(decoded, buf...)
-			}
-			return decoded, nil
+			return i + 1, dst, ""
 		case c < 0x20:
-			return decoded, t.errorf("control character in string")
+			return i, dst, "control character in string"
 		case c != '\\':
-			buf = append(buf, c)
-			t.pos++
+			dst = append(dst, c)
+			i++
 			continue
 		}
-		if t.pos+1 >= len(t.in) {
-			return decoded, t.errorf("unterminated escape")
+		if i+1 >= len(b) {
+			return i, dst, "unterminated escape"
 		}
-		e := t.in[t.pos+1]
-		t.pos += 2
+		e := b[i+1]
+		i += 2
 		switch e {
 		case '"', '\\', '/':
-			buf = append(buf, e)
+			dst = append(dst, e)
 		case 'b':
-			buf = append(buf, '\b')
+			dst = append(dst, '\b')
 		case 'f':
-			buf = append(buf, '\f')
+			dst = append(dst, '\f')
 		case 'n':
-			buf = append(buf, '\n')
+			dst = append(dst, '\n')
 		case 'r':
-			buf = append(buf, '\r')
+			dst = append(dst, '\r')
 		case 't':
-			buf = append(buf, '\t')
+			dst = append(dst, '\t')
 		case 'u':
-			r, ok := t.hex4()
+			r, ok := hex4(b, i)
 			if !ok {
-				return decoded, t.errorf("invalid \\u escape")
+				return i, dst, "invalid \\u escape"
 			}
+			i += 4
 			if utf16.IsSurrogate(r) {
-				if r >= 0xDC00 || t.pos+1 >= len(t.in) || t.in[t.pos] != '\\' || t.in[t.pos+1] != 'u' {
-					return decoded, t.errorf("lone surrogate")
+				if r >= 0xDC00 || i+1 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
+					return i, dst, "lone surrogate"
 				}
-				t.pos += 2
-				lo, ok := t.hex4()
+				lo, ok := hex4(b, i+2)
 				if !ok || lo < 0xDC00 || lo > 0xDFFF {
-					return decoded, t.errorf("invalid surrogate pair")
+					return i + 2, dst, "invalid surrogate pair"
 				}
+				i += 6
 				r = utf16.DecodeRune(r, lo)
 			}
-			buf = utf8.AppendRune(buf, r)
+			dst = utf8.AppendRune(dst, r)
 		default:
-			return decoded, t.errorf("invalid escape \\%c", e)
+			return i, dst, fmt.Sprintf("invalid escape \\%c", e)
 		}
 	}
 }
 
-func (t *transformer) hex4() (rune, bool) {
-	if t.pos+4 > len(t.in) {
+// hex4 reads the four hex digits of a \\u escape at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(t.in[t.pos:t.pos+4]), 16, 32)
+	v, err := strconv.ParseUint(string(b[i:i+4]), 16, 32)
 	if err != nil {
 		return 0, false
 	}
-	t.pos += 4
 	return rune(v), true
 }
 
@@ -397,76 +417,90 @@ func AppendInt(out []byte, n int64) []byte {
 	if n >= -(1<<53) && n <= 1<<53 {
 		return strconv.AppendInt(out, n, 10)
 	}
-	// Through number's ES6 path; a decimal integer is valid JSON, so the
-	// error branch is unreachable.
-	b, err := Transform(strconv.AppendInt(nil, n, 10))
-	if err != nil {
-		return strconv.AppendInt(out, n, 10)
+	// Through number's ES6 path; a decimal integer is a valid literal, so
+	// the fault branch is unreachable.
+	lit := strconv.AppendInt(nil, n, 10)
+	if _, form, fault := number(lit, 0); fault == "" {
+		return append(out, form...)
 	}
-	return append(out, b...)
+	return append(out, lit...)
 }
 
-// number validates a JSON number and writes its ECMAScript form. Integers
-// of up to 15 digits are already in that form (apart from -0); everything
-// else goes through float64 and gowebpki/jcs's ES6 formatter.
+// number writes the RFC 8785 form of the number at t.pos.
 func (t *transformer) number() error {
-	start := t.pos
-	if t.in[t.pos] == '-' {
-		t.pos++
+	end, form, fault := number(t.in, t.pos)
+	if fault != "" {
+		t.pos = end
+		return t.errorf("%s", fault)
 	}
-	digits := t.pos
-	switch {
-	case t.pos < len(t.in) && t.in[t.pos] == '0':
-		t.pos++
-	case t.pos < len(t.in) && t.in[t.pos] >= '1' && t.in[t.pos] <= '9':
-		for t.pos < len(t.in) && t.in[t.pos] >= '0' && t.in[t.pos] <= '9' {
-			t.pos++
-		}
-	default:
-		return t.errorf("invalid number")
-	}
-	integer := true
-	if t.pos < len(t.in) && t.in[t.pos] == '.' {
-		integer = false
-		t.pos++
-		if !t.digits() {
-			return t.errorf("invalid number")
-		}
-	}
-	if t.pos < len(t.in) && (t.in[t.pos] == 'e' || t.in[t.pos] == 'E') {
-		integer = false
-		t.pos++
-		if t.pos < len(t.in) && (t.in[t.pos] == '+' || t.in[t.pos] == '-') {
-			t.pos++
-		}
-		if !t.digits() {
-			return t.errorf("invalid number")
-		}
-	}
-	lit := t.in[start:t.pos]
-	if integer && t.pos-digits <= 15 {
-		if string(lit) == "-0" {
-			lit = lit[1:]
-		}
-		t.out = append(t.out, lit...)
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil {
-		return t.errorf("number %s out of range", lit)
-	}
-	s, err := jcs.NumberToJSON(f)
-	if err != nil {
-		return t.errorf("number %s: %v", lit, err)
-	}
-	t.out = append(t.out, s...)
+	t.pos = end
+	t.out = append(t.out, form...)
 	return nil
 }
 
-func (t *transformer) digits() bool {
-	start := t.pos
-	for t.pos < len(t.in) && t.in[t.pos] >= '0' && t.in[t.pos] <= '9' {
-		t.pos++
+// number reads the JSON number at b[i:] (RFC 8259 §6) and returns the index
+// after it and its RFC 8785 form: the ECMAScript spelling of its float64.
+// Integers of up to 15 digits are already in that form (apart from -0) and
+// are returned as a slice of b without a conversion; everything else goes
+// through float64 and gowebpki/jcs's ES6 formatter. Transform writes the
+// form, and the checker compares it with the literal.
+func number(b []byte, i int) (end int, form []byte, fault string) {
+	start := i
+	if b[i] == '-' {
+		i++
 	}
-	return t.pos > start
+	intStart := i
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return i, nil, "invalid number"
+	}
+	integer := true
+	if i < len(b) && b[i] == '.' {
+		integer = false
+		if end := digits(b, i+1); end > i+1 {
+			i = end
+		} else {
+			return i + 1, nil, "invalid number"
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		integer = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if end := digits(b, i); end > i {
+			i = end
+		} else {
+			return i, nil, "invalid number"
+		}
+	}
+	lit := b[start:i]
+	if integer && i-intStart <= 15 {
+		if string(lit) == "-0" {
+			lit = lit[1:]
+		}
+		return i, lit, ""
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return i, nil, fmt.Sprintf("number %s out of range", lit)
+	}
+	es, err := gowebpki.NumberToJSON(f)
+	if err != nil {
+		return i, nil, fmt.Sprintf("number %s: %v", lit, err)
+	}
+	return i, []byte(es), ""
+}
+
+// digits returns the index after the run of decimal digits at b[i:].
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
