@@ -1,0 +1,171 @@
+package dataflow
+
+import (
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// Optimize runs the passes over f until nothing changes (bounded): copy
+// propagation, constant folding, global value numbering, flag folding and
+// dead-code elimination.
+func Optimize(f *Func) {
+	for round := 0; round < 8; round++ {
+		changed := copyPropagate(f)
+		changed = foldConstants(f) || changed
+		changed = valueNumber(f) || changed
+		changed = foldFlags(f) || changed
+		changed = copyPropagate(f) || changed
+		changed = eliminateDeadCode(f) || changed
+		if !changed {
+			break
+		}
+	}
+}
+
+// replaceAll rewrites every use through fwd (resolving chains) and drops
+// the replaced values from their blocks.
+func replaceAll(f *Func, fwd map[*Value]*Value) {
+	if len(fwd) == 0 {
+		return
+	}
+	var resolve func(v *Value) *Value
+	resolve = func(v *Value) *Value {
+		w, ok := fwd[v]
+		if !ok {
+			return v
+		}
+		for seen := 0; ; seen++ {
+			x, ok := fwd[w]
+			if !ok || x == w || seen > len(fwd) {
+				break
+			}
+			w = x
+		}
+		fwd[v] = w
+		return w
+	}
+	for _, b := range f.Blocks {
+		out := b.Values[:0]
+		for _, v := range b.Values {
+			if _, gone := fwd[v]; gone {
+				continue
+			}
+			for i, a := range v.Args {
+				v.Args[i] = resolve(a)
+			}
+			out = append(out, v)
+		}
+		clear(b.Values[len(out):])
+		b.Values = out
+	}
+}
+
+// copyPropagate replaces copies by their source and trivial phis (every
+// argument the phi itself or one value) by that value, until none is left.
+func copyPropagate(f *Func) bool {
+	any := false
+	for {
+		fwd := map[*Value]*Value{}
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				switch {
+				case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
+					fwd[v] = v.Args[0]
+				case v.Kind == Phi:
+					var same *Value
+					trivial := true
+					for _, a := range v.Args {
+						if a == v || a == same {
+							continue
+						}
+						if same != nil {
+							trivial = false
+							break
+						}
+						same = a
+					}
+					if trivial && same != nil {
+						fwd[v] = same
+					}
+				}
+			}
+		}
+		if len(fwd) == 0 {
+			return any
+		}
+		// Resolve forwarding chains without cycles (a phi cycle whose
+		// members forward into each other only).
+		for v, w := range fwd {
+			for seen := 0; seen < len(fwd); seen++ {
+				x, ok := fwd[w]
+				if !ok {
+					break
+				}
+				if x == v {
+					delete(fwd, v)
+					break
+				}
+				w = x
+			}
+		}
+		replaceAll(f, fwd)
+		any = true
+	}
+}
+
+// pure reports whether v computes a value from its arguments alone, with no
+// effect and no fault (division is left alone: it may trap).
+func pure(v *Value) bool {
+	if v.Kind != OpValue {
+		return false
+	}
+	switch v.Op {
+	case lift.Load, lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled,
+		lift.Undef, lift.UDiv, lift.SDiv, lift.URem, lift.SRem, lift.Invalid:
+		return false
+	}
+	return true
+}
+
+// eliminateDeadCode removes the values nothing live reads. Live from the
+// start: stores (to memory that is not a promoted slot: promoted stores are
+// already gone), calls, traps, unmodelled instructions and control.
+func eliminateDeadCode(f *Func) bool {
+	live := map[*Value]bool{}
+	var work []*Value
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v.Kind == OpValue {
+				switch v.Op {
+				case lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled,
+					lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
+					live[v] = true
+					work = append(work, v)
+				}
+			}
+		}
+	}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, a := range v.Args {
+			if a.Kind != ConstValue && !live[a] {
+				live[a] = true
+				work = append(work, a)
+			}
+		}
+	}
+	changed := false
+	for _, b := range f.Blocks {
+		out := b.Values[:0]
+		for _, v := range b.Values {
+			if live[v] {
+				out = append(out, v)
+			} else {
+				changed = true
+			}
+		}
+		clear(b.Values[len(out):])
+		b.Values = out
+	}
+	return changed
+}
