@@ -31,11 +31,11 @@ const Mem = "mem"
 type Kind uint8
 
 const (
-	OpValue Kind = iota // an IR operation over Args (Op)
-	ConstValue          // a constant (Lo, Hi); belongs to no block
-	Phi                 // one argument per predecessor of its block
-	Entry               // the location's value when the procedure is entered
-	Clobber             // the location's value after the call or unmodelled instruction Args[0]
+	OpValue    Kind = iota // an IR operation over Args (Op)
+	ConstValue             // a constant (Lo, Hi); belongs to no block
+	Phi                    // one argument per predecessor of its block
+	Entry                  // the location's value when the procedure is entered
+	Clobber                // the location's value after the call or unmodelled instruction Args[0]
 )
 
 // Value is one SSA value. Operations with a memory effect take the memory
@@ -72,7 +72,9 @@ type Value struct {
 }
 
 // IsMem reports whether v is a memory token.
-func (v *Value) IsMem() bool { return v.Kind != ConstValue && v.Width == 0 && v.Op != lift.Branch && v.Op != lift.Jump && v.Op != lift.Return && v.Op != lift.TrapIf }
+func (v *Value) IsMem() bool {
+	return v.Kind != ConstValue && v.Width == 0 && v.Op != lift.Branch && v.Op != lift.Jump && v.Op != lift.Return && v.Op != lift.TrapIf
+}
 
 // Block is a basic block: phis first, then operations, the last of which
 // may be a control value (Jump, Branch, Return). A block without a control
