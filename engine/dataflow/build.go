@@ -189,10 +189,10 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 		}
 	}
 	// Successors of the protos, then reverse postorder from the entry.
-	type exitT struct{ addr lift.Operand }
 	var exits []lift.Operand
 	for k := range p.protos {
 		pr := &p.protos[k]
+		pr.succs = pr.succs[:0]
 		last := pr.end - 1
 		if pr.end == pr.start {
 			continue
@@ -221,7 +221,6 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			addFall()
 		}
 	}
-	_ = exitT{}
 	order := make([]int32, 0, len(p.protos))
 	visited := make([]bool, len(p.protos))
 	var dfs func(k int32)
@@ -494,12 +493,18 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	case lift.Call:
 		c := mk(lift.Call, 0, bd.operand(b, s.A), mem(), sp())
 		for _, r := range arch.CallArgs {
+			if !bd.p.named(r) {
+				continue
+			}
 			c.Args = append(c.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
 			c.Names = append(c.Names, r)
 		}
 		bd.emit(b, c)
 		bd.write(b, Mem, c)
 		for _, r := range arch.CallClobbers {
+			if !bd.p.named(r) {
+				continue
+			}
 			bd.write(b, r, bd.emit(b, &Value{Kind: Clobber, Loc: r, Width: bd.p.widthOf(r, arch.PtrWidth), Args: []*Value{c}, Addr: in.Addr, pos: -1}))
 		}
 		if arch.CallPop != 0 {
@@ -510,6 +515,9 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	case lift.Return:
 		r := mk(lift.Return, 0, bd.operand(b, s.A), mem())
 		for _, l := range arch.LiveOut {
+			if !bd.p.named(l) {
+				continue
+			}
 			r.Args = append(r.Args, bd.read(b, l, bd.p.widthOf(l, arch.PtrWidth)))
 			r.Names = append(r.Names, l)
 		}
@@ -551,6 +559,9 @@ func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
 	arch := bd.arch
 	j := &Value{Kind: OpValue, Op: lift.Jump, Args: []*Value{target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth))}, Addr: addr, pos: g}
 	for _, r := range bd.exitLocs {
+		if !bd.p.named(r) {
+			continue
+		}
 		j.Args = append(j.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
 		j.Names = append(j.Names, r)
 	}
@@ -560,6 +571,14 @@ func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
 func (bd *builder) fillExit(b *Block) {
 	w := bd.p.widthOf(bd.arch.SP, bd.arch.PtrWidth)
 	bd.emit(b, bd.exit(b, bd.f.Const(w, b.Addr, 0), b.Addr, -1))
+}
+
+// named reports whether the procedure names register r. Registers it never
+// names pass through it unchanged, so calls, returns and exits leave them
+// out.
+func (p *proc) named(r string) bool {
+	_, ok := p.widths[r]
+	return ok
 }
 
 // widthOf is the width the procedure uses for register r, or def when it

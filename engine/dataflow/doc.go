@@ -28,9 +28,10 @@
 //     known by its offset; an and with a power-of-two mask (stack
 //     realignment) starts a new frame base; anything else makes the
 //     pointer unknown. Loads and stores at a known offset below the entry
-//     stack pointer are stack slots; a slot whose address never escapes
-//     (never stored, passed to a call in an argument register, or indexed
-//     by a non-constant) and that no access overlaps partially is promoted:
+//     stack pointer are stack slots. A slot is promoted when no address of
+//     its frame escapes (is stored, passed to a call in an argument
+//     register, or offset by a non-constant: any of these poisons every
+//     slot of the frame) and no access overlaps it partially:
 //     SSA is rebuilt with the slot as a variable, its loads become uses
 //     and its stores definitions. A store to a slot at or above the stack
 //     pointer of some call (a possible outgoing argument) stays a store too.

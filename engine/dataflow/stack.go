@@ -141,12 +141,11 @@ type access struct {
 func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	offs := stackOffsets(f)
 	var accs []access
-	poison := map[int32]int64{} // base → lowest escaped offset
-	escape := func(x spOff) {
-		if lo, ok := poison[x.base]; !ok || x.off < lo {
-			poison[x.base] = x.off
-		}
-	}
+	// An escaped frame address can reach any slot of its frame (indexing
+	// from a local array's base may start from any register holding a
+	// frame address), so an escape poisons the whole base.
+	poison := map[int32]bool{}
+	escape := func(x spOff) { poison[x.base] = true }
 	type callSP struct {
 		spOff
 		ok bool
@@ -226,7 +225,7 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 		if a.base == 0 && a.off+int64(a.width/8) > 0 {
 			ok = false // incoming arguments, the return address: the caller's
 		}
-		if lo, p := poison[a.base]; p && a.off+int64(a.width/8) > lo {
+		if poison[a.base] {
 			ok = false
 		}
 		if a.width%8 != 0 || a.width == 0 {
