@@ -170,6 +170,10 @@ func simplify(f *Func, v *Value) bool {
 			if len(x.Args) == 1 && lo == 0 && x.Args[0].Width == v.Width {
 				return toCopy(v, x.Args[0])
 			}
+			if len(x.Args) == 1 && lo == 0 && x.Args[0].Width < v.Width {
+				v.Op, v.Args, v.Aux = lift.ZExt, []*Value{x.Args[0]}, 0
+				return true
+			}
 			if len(x.Args) == 1 && hi <= int(x.Args[0].Width) {
 				v.Args = []*Value{x.Args[0]}
 				return true
@@ -185,6 +189,11 @@ func simplify(f *Func, v *Value) bool {
 		if len(a) == 2 && v.Aux == 0 && a[1].Width == v.Width {
 			return toCopy(v, a[1])
 		}
+		// Inserting the low bits into zero is a zero extension.
+		if len(a) == 2 && v.Aux == 0 && isConst(a[0], 0) {
+			v.Op, v.Args = lift.ZExt, []*Value{a[1]}
+			return true
+		}
 	}
 	return false
 }
@@ -199,7 +208,9 @@ type vnKey struct {
 }
 
 // valueNumber replaces a pure operation by an identical one that dominates
-// it (the dominator tree walked with a scoped table).
+// it (the dominator tree walked with a scoped table). Loads take part: two
+// loads of one address from one memory token read the same bytes, and the
+// second cannot fault where the first did not.
 func valueNumber(f *Func) bool {
 	if len(f.Blocks) == 0 {
 		return false
@@ -211,7 +222,7 @@ func valueNumber(f *Func) bool {
 	walk = func(b *Block) {
 		var added []vnKey
 		for _, v := range b.Values {
-			if !pure(v) || len(v.Args) > 3 {
+			if !pure(v) && !(v.Kind == OpValue && v.Op == lift.Load) || len(v.Args) > 3 {
 				continue
 			}
 			k := vnKey{op: v.Op, width: v.Width, lane: v.Lane, aux: v.Aux}

@@ -138,18 +138,18 @@ func corpusObject(t testing.TB, opt string) string {
 	return path
 }
 
-// assembleObject assembles Intel-syntax assembly with gcc -c into an object
+// assembleObject assembles assembly with gcc -c into an object
 // file in a temporary directory.
-func assembleObject(t testing.TB, name, asm string) string {
+func assembleObject(t testing.TB, name, asm string, flags ...string) string {
 	t.Helper()
 	gcc := testkit.Need(t, "gcc")
 	dir := t.TempDir()
 	src := filepath.Join(dir, name+".s")
-	if err := os.WriteFile(src, []byte(".intel_syntax noprefix\n.text\n"+asm), 0o600); err != nil {
+	if err := os.WriteFile(src, []byte(asm), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	obj := filepath.Join(dir, name+".o")
-	if out, err := runCmd(gcc, "-c", "-o", obj, src); err != nil {
+	if out, err := runCmd(gcc, append(flags, "-c", "-o", obj, src)...); err != nil {
 		t.Fatalf("assemble %s: %v\n%s", name, err, out)
 	}
 	return obj

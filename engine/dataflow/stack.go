@@ -141,11 +141,41 @@ type access struct {
 func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	offs := stackOffsets(f)
 	var accs []access
-	// An escaped frame address can reach any slot of its frame (indexing
-	// from a local array's base may start from any register holding a
-	// frame address), so an escape poisons the whole base.
+	// A frame address escapes when it, or a value computed from it (the
+	// taint below: any operation wider than one bit over a tainted
+	// argument that is not itself a known offset), is stored as data, is
+	// passed to a call in an argument register, or is the address of a
+	// load or store without being a known offset (an array indexed by a
+	// register). An escaped frame address can reach any slot of its frame,
+	// so an escape poisons the whole base. One-bit results (the flags of
+	// `sub rsp, 16`, comparisons) carry no address.
+	taint := map[*Value]int32{}
+	for v, x := range offs {
+		if x.known {
+			taint[v] = x.base
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				if _, ok := taint[v]; ok || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
+					continue
+				}
+				if v.Kind == OpValue && (v.Op == lift.Load || v.Op == lift.Store || v.Op == lift.Call || v.Op == lift.Unmodelled) {
+					continue
+				}
+				for _, a := range v.Args {
+					if base, ok := taint[a]; ok {
+						taint[v] = base
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
 	poison := map[int32]bool{}
-	escape := func(x spOff) { poison[x.base] = true }
 	type callSP struct {
 		spOff
 		ok bool
@@ -153,27 +183,24 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	var calls []callSP
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
-			_, meKnown := offs[v]
+			if v.Kind != OpValue {
+				continue
+			}
 			for k, a := range v.Args {
-				x, ok := offs[a]
-				if !ok || !x.known {
+				base, ok := taint[a]
+				if !ok {
 					continue
 				}
-				allowed := false
-				switch {
-				case v.Kind == Phi || v.Kind == Clobber:
-					allowed = meKnown || v.Kind == Clobber
-				case v.Op == lift.Load || v.Op == lift.Store:
-					allowed = k == 0
-				case v.Op == lift.Copy || v.Op == lift.Add || v.Op == lift.Sub || v.Op == lift.And:
-					allowed = meKnown
-				case v.Op == lift.Call:
-					allowed = k == 2 // the stack pointer: the window rule below
-				case v.Op == lift.Return, v.Op == lift.Jump:
-					allowed = true // a frame address handed back is dead
-				}
-				if !allowed {
-					escape(x)
+				_, known := offs[a]
+				switch v.Op {
+				case lift.Load, lift.Store:
+					if k == 1 || k == 0 && !known {
+						poison[base] = true
+					}
+				case lift.Call:
+					if k >= 3 {
+						poison[base] = true
+					}
 				}
 			}
 			switch {
