@@ -5,14 +5,16 @@ import (
 )
 
 // Optimize runs the passes over f until nothing changes (bounded): copy
-// propagation, constant folding, global value numbering, flag folding and
-// dead-code elimination.
+// propagation, constant folding, global value numbering, flag folding,
+// branches on constants made jumps (and the blocks no longer reached
+// removed) and dead-code elimination.
 func Optimize(f *Func) {
 	for round := 0; round < 8; round++ {
 		changed := copyPropagate(f)
 		changed = foldConstants(f) || changed
 		changed = valueNumber(f) || changed
 		changed = foldFlags(f) || changed
+		changed = foldBranches(f) || changed
 		changed = copyPropagate(f) || changed
 		changed = eliminateDeadCode(f) || changed
 		if !changed {
@@ -168,4 +170,72 @@ func eliminateDeadCode(f *Func) bool {
 		b.Values = out
 	}
 	return changed
+}
+
+// foldBranches turns a branch on a constant into a jump to the successor it
+// always takes, then removes the blocks the entry no longer reaches. Phis
+// lose the argument of each removed edge.
+func foldBranches(f *Func) bool {
+	changed := false
+	for _, b := range f.Blocks {
+		c := b.Control()
+		if c == nil || c.Op != lift.Branch || len(c.Args) != 1 || c.Args[0].Kind != ConstValue || len(b.Succs) != 2 {
+			continue
+		}
+		keep, drop := b.Succs[0], b.Succs[1]
+		if c.Args[0].Lo&1 == 0 {
+			keep, drop = drop, keep
+		}
+		removeEdge(b, drop)
+		b.Succs = []*Block{keep}
+		c.Op, c.Args = lift.Jump, nil
+		changed = true
+	}
+	if !changed {
+		return false
+	}
+	reach := map[*Block]bool{}
+	for _, b := range reversePostorder(f) {
+		reach[b] = true
+	}
+	out := f.Blocks[:0]
+	for _, b := range f.Blocks {
+		if !reach[b] {
+			for _, s := range b.Succs {
+				if reach[s] {
+					removeEdge(b, s)
+				}
+			}
+			continue
+		}
+		out = append(out, b)
+	}
+	clear(f.Blocks[len(out):])
+	f.Blocks = out
+	for i, b := range f.Blocks {
+		b.ID = i
+	}
+	computeDominators(f)
+	return true
+}
+
+// removeEdge removes one edge from → to from to's predecessors and the
+// matching phi arguments (from's successor list is the caller's).
+func removeEdge(from, to *Block) {
+	k := -1
+	for i, p := range to.Preds {
+		if p == from {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		return
+	}
+	to.Preds = append(to.Preds[:k:k], to.Preds[k+1:]...)
+	for _, v := range to.Values {
+		if v.Kind == Phi && k < len(v.Args) {
+			v.Args = append(v.Args[:k:k], v.Args[k+1:]...)
+		}
+	}
 }
