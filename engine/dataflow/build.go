@@ -201,7 +201,13 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 		addFall := func() {
 			if t, ok := p.fallthrough_(last); ok {
 				pr.succs = append(pr.succs, p.protoAt[t])
+				return
 			}
+			// Control runs past the procedure's last instruction (after a
+			// call that does not return, or bytes that are not code): an
+			// exit to the address after it, as the processor would go.
+			exits = append(exits, lift.C(64, p.insns[p.insnOf[last]].Next()))
+			pr.succs = append(pr.succs, -int32(len(exits)))
 		}
 		switch s.Op {
 		case lift.Branch:
@@ -240,16 +246,16 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 	f.Blocks = append(f.Blocks, entry)
 	bd.blocks = make([]*Block, len(p.protos))
 	for _, k := range order {
-		b := &Block{ID: len(f.Blocks), Addr: p.insns[p.insnOf[min(p.protos[k].start, max(p.n-1, 0))]].Addr}
-		if p.n == 0 {
-			b.Addr = f.Entry
+		b := &Block{ID: len(f.Blocks), Addr: f.Entry}
+		if st := p.protos[k].start; st < p.n {
+			b.Addr = p.insns[p.insnOf[st]].Addr
 		}
 		bd.blocks[k] = b
 		f.Blocks = append(f.Blocks, b)
 	}
 	var exitBlocks []*Block
 	for _, e := range exits {
-		b := &Block{ID: -1, Addr: e.Lo, Exit: true}
+		b := &Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
 		exitBlocks = append(exitBlocks, b)
 	}
 	link := func(from, to *Block) {
@@ -589,3 +595,5 @@ func (p *proc) widthOf(r string, def lift.Width) lift.Width {
 	}
 	return def
 }
+
+func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
