@@ -170,7 +170,8 @@ type builder struct {
 	arch     *Arch
 	promote  map[int32]slotRef
 	blocks   []*Block // by proto index; nil when unreachable
-	defs     []map[string]*Value
+	defs     [][]*Value // per block, per location (locID)
+	locID    map[string]int32
 	sealed   []bool
 	filled   []bool
 	pending  [][]*Value // incomplete phis of unsealed blocks
@@ -279,9 +280,20 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 		}
 	}
 	nb := len(f.Blocks)
-	bd.defs = make([]map[string]*Value, nb)
-	for i := range bd.defs {
-		bd.defs[i] = map[string]*Value{}
+	bd.defs = make([][]*Value, nb)
+	bd.locID = make(map[string]int32, len(p.regs)+len(arch.CallArgs)+len(arch.LiveOut)+len(promote)+2)
+	for _, r := range p.regs {
+		bd.locID[r] = int32(len(bd.locID))
+	}
+	for _, r := range slices.Concat([]string{Mem, arch.SP}, arch.CallArgs, arch.LiveOut, arch.CallClobbers) {
+		if _, ok := bd.locID[r]; !ok {
+			bd.locID[r] = int32(len(bd.locID))
+		}
+	}
+	for _, r := range promote {
+		if _, ok := bd.locID[r.loc]; !ok {
+			bd.locID[r.loc] = int32(len(bd.locID))
+		}
 	}
 	bd.sealed = make([]bool, nb)
 	bd.filled = make([]bool, nb)
@@ -332,11 +344,20 @@ func (bd *builder) seal(b *Block) {
 	bd.pending[b.ID] = nil
 }
 
-func (bd *builder) write(b *Block, loc string, v *Value) { bd.defs[b.ID][loc] = v }
+func (bd *builder) write(b *Block, loc string, v *Value) {
+	d := bd.defs[b.ID]
+	if d == nil {
+		d = make([]*Value, len(bd.locID))
+		bd.defs[b.ID] = d
+	}
+	d[bd.locID[loc]] = v
+}
 
 func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
-	if v, ok := bd.defs[b.ID][loc]; ok {
-		return v
+	if d := bd.defs[b.ID]; d != nil {
+		if v := d[bd.locID[loc]]; v != nil {
+			return v
+		}
 	}
 	var v *Value
 	switch {

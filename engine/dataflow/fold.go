@@ -10,7 +10,7 @@ import (
 // sub-register accesses read simply (x+0, x&x, extract of an insert, …).
 // A select on a constant condition becomes the chosen value.
 func foldConstants(f *Func) bool {
-	fwd := map[*Value]*Value{}
+	fw := newForwarding(f)
 	changed := false
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
@@ -18,7 +18,7 @@ func foldConstants(f *Func) bool {
 				continue
 			}
 			if c := evalConst(f, v); c != nil {
-				fwd[v] = c
+				fw.set(v, c)
 				continue
 			}
 			if simplify(f, v) {
@@ -26,8 +26,8 @@ func foldConstants(f *Func) bool {
 			}
 		}
 	}
-	replaceAll(f, fwd)
-	return changed || len(fwd) > 0
+	replaceAll(f, fw)
+	return changed || fw.n > 0
 }
 
 func allConst(vs []*Value) bool {
@@ -217,7 +217,7 @@ func valueNumber(f *Func) bool {
 	}
 	computeDominators(f)
 	table := map[vnKey]*Value{}
-	fwd := map[*Value]*Value{}
+	fw := newForwarding(f)
 	var walk func(b *Block)
 	walk = func(b *Block) {
 		var added []vnKey
@@ -231,7 +231,7 @@ func valueNumber(f *Func) bool {
 				*ids[i] = a.ID
 			}
 			if w, ok := table[k]; ok {
-				fwd[v] = w
+				fw.set(v, w)
 				continue
 			}
 			table[k] = v
@@ -245,6 +245,6 @@ func valueNumber(f *Func) bool {
 		}
 	}
 	walk(f.Blocks[0])
-	replaceAll(f, fwd)
-	return len(fwd) > 0
+	replaceAll(f, fw)
+	return fw.n > 0
 }

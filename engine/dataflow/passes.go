@@ -23,32 +23,53 @@ func Optimize(f *Func) {
 	}
 }
 
-// replaceAll rewrites every use through fwd (resolving chains) and drops
+// forwarding maps values (by ID) to their replacements.
+type forwarding struct {
+	to []*Value
+	n  int
+}
+
+func newForwarding(f *Func) *forwarding { return &forwarding{to: make([]*Value, f.nextID+1)} }
+
+func (fw *forwarding) set(v, w *Value) {
+	if fw.to[v.ID] == nil {
+		fw.n++
+	}
+	fw.to[v.ID] = w
+}
+
+func (fw *forwarding) get(v *Value) *Value {
+	if v.ID < len(fw.to) {
+		return fw.to[v.ID]
+	}
+	return nil
+}
+
+// replaceAll rewrites every use through fw (resolving chains) and drops
 // the replaced values from their blocks.
-func replaceAll(f *Func, fwd map[*Value]*Value) {
-	if len(fwd) == 0 {
+func replaceAll(f *Func, fw *forwarding) {
+	if fw.n == 0 {
 		return
 	}
-	var resolve func(v *Value) *Value
-	resolve = func(v *Value) *Value {
-		w, ok := fwd[v]
-		if !ok {
+	resolve := func(v *Value) *Value {
+		w := fw.get(v)
+		if w == nil {
 			return v
 		}
-		for seen := 0; ; seen++ {
-			x, ok := fwd[w]
-			if !ok || x == w || seen > len(fwd) {
+		for seen := 0; seen <= fw.n; seen++ {
+			x := fw.get(w)
+			if x == nil || x == w {
 				break
 			}
 			w = x
 		}
-		fwd[v] = w
+		fw.to[v.ID] = w
 		return w
 	}
 	for _, b := range f.Blocks {
 		out := b.Values[:0]
 		for _, v := range b.Values {
-			if _, gone := fwd[v]; gone {
+			if fw.get(v) != nil {
 				continue
 			}
 			for i, a := range v.Args {
@@ -66,12 +87,14 @@ func replaceAll(f *Func, fwd map[*Value]*Value) {
 func copyPropagate(f *Func) bool {
 	any := false
 	for {
-		fwd := map[*Value]*Value{}
+		fw := newForwarding(f)
+		var order []*Value
 		for _, b := range f.Blocks {
 			for _, v := range b.Values {
 				switch {
 				case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
-					fwd[v] = v.Args[0]
+					fw.set(v, v.Args[0])
+					order = append(order, v)
 				case v.Kind == Phi:
 					var same *Value
 					trivial := true
@@ -86,30 +109,30 @@ func copyPropagate(f *Func) bool {
 						same = a
 					}
 					if trivial && same != nil {
-						fwd[v] = same
+						fw.set(v, same)
+						order = append(order, v)
 					}
 				}
 			}
 		}
-		if len(fwd) == 0 {
+		if fw.n == 0 {
 			return any
 		}
-		// Resolve forwarding chains without cycles (a phi cycle whose
-		// members forward into each other only).
-		for v, w := range fwd {
-			for seen := 0; seen < len(fwd); seen++ {
-				x, ok := fwd[w]
-				if !ok {
+		// Break forwarding cycles (phis of unreachable loops forwarding
+		// into each other only): the first of a cycle, in block order,
+		// stays.
+		for _, v := range order {
+			w := fw.get(v)
+			for seen := 0; w != nil && seen <= fw.n; seen++ {
+				if w == v {
+					fw.to[v.ID] = nil
+					fw.n--
 					break
 				}
-				if x == v {
-					delete(fwd, v)
-					break
-				}
-				w = x
+				w = fw.get(w)
 			}
 		}
-		replaceAll(f, fwd)
+		replaceAll(f, fw)
 		any = true
 	}
 }
@@ -132,7 +155,7 @@ func pure(v *Value) bool {
 // start: stores (to memory that is not a promoted slot: promoted stores are
 // already gone), calls, traps, unmodelled instructions and control.
 func eliminateDeadCode(f *Func) bool {
-	live := map[*Value]bool{}
+	live := make([]bool, f.nextID+1)
 	var work []*Value
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
@@ -140,7 +163,7 @@ func eliminateDeadCode(f *Func) bool {
 				switch v.Op {
 				case lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled,
 					lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
-					live[v] = true
+					live[v.ID] = true
 					work = append(work, v)
 				}
 			}
@@ -150,8 +173,8 @@ func eliminateDeadCode(f *Func) bool {
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, a := range v.Args {
-			if a.Kind != ConstValue && !live[a] {
-				live[a] = true
+			if a.Kind != ConstValue && !live[a.ID] {
+				live[a.ID] = true
 				work = append(work, a)
 			}
 		}
@@ -160,7 +183,7 @@ func eliminateDeadCode(f *Func) bool {
 	for _, b := range f.Blocks {
 		out := b.Values[:0]
 		for _, v := range b.Values {
-			if live[v] {
+			if live[v.ID] {
 				out = append(out, v)
 			} else {
 				changed = true
