@@ -169,7 +169,7 @@ type builder struct {
 	f        *Func
 	arch     *Arch
 	promote  map[int32]slotRef
-	blocks   []*Block // by proto index; nil when unreachable
+	blocks   []*Block   // by proto index; nil when unreachable
 	defs     [][]*Value // per block, per location (locID)
 	locID    map[string]int32
 	sealed   []bool
