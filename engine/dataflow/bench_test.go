@@ -93,7 +93,7 @@ func TestRealBinary(t *testing.T) {
 		t.Fatalf("%d functions in libc.so.6", len(ranges))
 	}
 	var lf x86.Lifter
-	built, malformed := 0, 0
+	built, malformed, branches, folded, flagOps, slots := 0, 0, 0, 0, 0, 0
 	for _, r := range ranges {
 		f, err := ssaOf(&lf, r)
 		if err != nil {
@@ -104,8 +104,23 @@ func TestRealBinary(t *testing.T) {
 			t.Fatalf("%s at %#x: %v", r.name, r.addr, err)
 		}
 		built++
+		slots += len(f.Slots)
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				if v.Kind == OpValue && flagPredicates[v.Op] {
+					flagOps++
+				}
+				if isOp(v, lift.Branch, 1) {
+					branches++
+					if c := v.Args[0]; isCmp(c) && !flagPredicates[c.Args[0].Op] && !flagPredicates[c.Args[1].Op] {
+						folded++
+					}
+				}
+			}
+		}
 	}
-	t.Logf("%d functions built and valid, %d rejected by lift.Validate", built, malformed)
+	t.Logf("%d functions built and valid, %d rejected by lift.Validate; %d stack slots promoted", built, malformed, slots)
+	t.Logf("%d of %d conditional branches are one comparison after the passes; %d flag predicates still live", folded, branches, flagOps)
 	if malformed > 0 {
 		t.Errorf("%d functions have instructions lift.Validate rejects", malformed)
 	}
