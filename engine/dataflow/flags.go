@@ -212,22 +212,17 @@ func setConst(f *Func, v *Value, x uint64) bool {
 	return true
 }
 
-// foldFlags applies the table until no rule applies.
+// foldFlags applies the table until no rule applies. Blocks are in reverse
+// postorder, so a value's arguments (phis aside) are final before it is
+// visited, and one pass that repeats the rules on each value suffices.
 func foldFlags(f *Func) bool {
 	changed := false
-	for round := 0; round < 8; round++ {
-		any := false
-		for _, b := range f.Blocks {
-			for _, v := range b.Values {
-				if foldFlag(f, v) {
-					any = true
-				}
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			for n := 0; n < 8 && foldFlag(f, v); n++ {
+				changed = true
 			}
 		}
-		if !any {
-			break
-		}
-		changed = true
 	}
 	return changed
 }

@@ -215,7 +215,8 @@ func valueNumber(f *Func) bool {
 	if len(f.Blocks) == 0 {
 		return false
 	}
-	computeDominators(f)
+	// The dominator tree is Build's, or foldBranches' after it changed the
+	// graph; no other pass changes blocks or edges.
 	table := map[vnKey]*Value{}
 	fw := newForwarding(f)
 	var walk func(b *Block)
