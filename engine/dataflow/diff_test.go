@@ -137,7 +137,6 @@ func sameValue(a, b lift.Value, w int) bool {
 // buffer and the stack at and above the entry stack pointer: promoted
 // slots below it are no longer memory, by design).
 func TestDifferentialCorpus(t *testing.T) {
-	ptrArgs := map[string]map[int]bool{"store_squares": {0: true}, "count_down": {1: true}}
 	for _, opt := range []string{"-O0", "-O1", "-O2"} {
 		procs := objectProcs(t, corpusObject(t, opt), 64)
 		if len(procs) < 12 {
@@ -145,47 +144,101 @@ func TestDifferentialCorpus(t *testing.T) {
 		}
 		for _, p := range procs {
 			t.Run(opt+"/"+p.name, func(t *testing.T) {
-				_, f := buildOpt(t, amd64, p)
-				r := rand.New(rand.NewPCG(uint64(len(p.insns)), 25))
-				compared := 0
-				for i := 0; i < 150; i++ {
-					st := randomState(r, ptrArgs[p.name])
-					want := cloneState(st)
-					tgt, err := runLifted(p, want, 5000)
-					if err != nil {
-						continue // a fault, a call: nothing to compare
-					}
-					got := cloneState(st)
-					exit, err := Run(f, got, 1000000)
-					if err != nil {
-						t.Fatalf("input %d: SSA run failed where the lifted code returned: %v\n%s", i, err, f)
-					}
-					if !exit.Return || exit.Target != tgt {
-						t.Fatalf("input %d: SSA left to %#x (return %v), lifted code returned to %#x\n%s", i, exit.Target, exit.Return, tgt, f)
-					}
-					for name, v := range exit.Regs {
-						w := 64
-						if name[0] == 'x' {
-							w = 128
-						}
-						if !sameValue(v, want.Regs[name], w) {
-							t.Fatalf("input %d: %s = %#x, lifted code %#x\n%s", i, name, v.Lo, want.Regs[name].Lo, f)
-						}
-					}
-					for a, b := range want.Mem {
-						if a < stackTop && a >= stackTop-stackSize {
-							continue
-						}
-						if got.Mem[a] != b && !want.MemUndef[a] {
-							t.Fatalf("input %d: memory %#x = %#x, lifted code %#x\n%s", i, a, got.Mem[a], b, f)
-						}
-					}
-					compared++
-				}
-				if compared < 50 {
-					t.Fatalf("only %d of 150 random inputs ran to a return", compared)
-				}
+				differential(t, amd64, p, func(r *rand.Rand) *lift.State { return randomState(r, corpusPtrArgs[p.name]) })
 			})
 		}
+	}
+}
+
+// TestDifferentialCorpus386 is TestDifferentialCorpus for i386 (gcc -m32,
+// arguments on the stack, where stack-pointer tracking meets cdecl).
+func TestDifferentialCorpus386(t *testing.T) {
+	for _, opt := range []string{"-O0", "-O2"} {
+		procs := objectProcs(t, corpusObject(t, opt+" -m32"), 32)
+		if len(procs) < 12 {
+			t.Fatalf("%s: %d procedures in the corpus object", opt, len(procs))
+		}
+		for _, p := range procs {
+			t.Run(opt+"/"+p.name, func(t *testing.T) {
+				differential(t, i386, p, func(r *rand.Rand) *lift.State { return randomState386(r, corpusPtrArgs[p.name]) })
+			})
+		}
+	}
+}
+
+// corpusPtrArgs are the corpus's pointer parameters, by position.
+var corpusPtrArgs = map[string]map[int]bool{"store_squares": {0: true}, "count_down": {1: true}}
+
+// randomState386 is randomState for i386: 32-bit registers, and the
+// arguments on the stack above the return address.
+func randomState386(r *rand.Rand, ptrArgs map[int]bool) *lift.State {
+	st := randomState(r, nil)
+	for _, g := range gprs64 {
+		delete(st.Regs, g)
+	}
+	for _, g := range []string{"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"} {
+		st.Regs[g] = lift.V64(uint64(r.Uint32()))
+	}
+	st.Regs["esp"] = lift.V64(stackTop)
+	for i := 0; i < 4; i++ {
+		st.Mem[stackTop+uint64(i)] = byte(uint64(retAddr) >> (8 * i))
+	}
+	for a := 0; a < 4; a++ {
+		v := uint32(r.Int32N(80) - 20)
+		switch {
+		case ptrArgs[a]:
+			v = dataBase
+		case r.IntN(3) == 0:
+			v = r.Uint32()
+		}
+		for i := 0; i < 4; i++ {
+			st.Mem[stackTop+4+uint64(4*a+i)] = byte(v >> (8 * i))
+		}
+	}
+	return st
+}
+
+// differential compares p lifted and in SSA after the passes on 150
+// random states.
+func differential(t *testing.T, arch *Arch, p procedure, state func(*rand.Rand) *lift.State) {
+	_, f := buildOpt(t, arch, p)
+	r := rand.New(rand.NewPCG(uint64(len(p.insns)), 25))
+	compared := 0
+	for i := 0; i < 150; i++ {
+		st := state(r)
+		want := cloneState(st)
+		tgt, err := runLifted(p, want, 5000)
+		if err != nil {
+			continue // a fault, a call: nothing to compare
+		}
+		got := cloneState(st)
+		exit, err := Run(f, got, 1000000)
+		if err != nil {
+			t.Fatalf("input %d: SSA run failed where the lifted code returned: %v\n%s", i, err, f)
+		}
+		if !exit.Return || exit.Target != tgt {
+			t.Fatalf("input %d: SSA left to %#x (return %v), lifted code returned to %#x\n%s", i, exit.Target, exit.Return, tgt, f)
+		}
+		for name, v := range exit.Regs {
+			w := int(arch.PtrWidth)
+			if name[0] == 'x' {
+				w = 128
+			}
+			if !sameValue(v, want.Regs[name], w) {
+				t.Fatalf("input %d: %s = %#x, lifted code %#x\n%s", i, name, v.Lo, want.Regs[name].Lo, f)
+			}
+		}
+		for a, b := range want.Mem {
+			if a < stackTop && a >= stackTop-stackSize {
+				continue
+			}
+			if got.Mem[a] != b && !want.MemUndef[a] {
+				t.Fatalf("input %d: memory %#x = %#x, lifted code %#x\n%s", i, a, got.Mem[a], b, f)
+			}
+		}
+		compared++
+	}
+	if compared < 50 {
+		t.Fatalf("only %d of 150 random inputs ran to a return", compared)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -130,7 +131,8 @@ func corpusObject(t testing.TB, opt string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := testkit.BuildC(gcc, dir, "corpus"+opt, string(src), opt, "-c", "-fno-asynchronous-unwind-tables", "-fcf-protection=none", "-fno-stack-protector", "-fno-pic")
+	flags := append(strings.Fields(opt), "-c")
+	path, err := testkit.BuildC(gcc, dir, "corpus"+strings.ReplaceAll(opt, " ", ""), string(src), append(flags, "-fno-asynchronous-unwind-tables", "-fcf-protection=none", "-fno-stack-protector", "-fno-pic")...)
 	corpusBuilds.Store(key, built{path, err})
 	if err != nil {
 		t.Fatal(err)
