@@ -13,8 +13,9 @@
 //  1. CFG. Basic blocks split at statement granularity (a branch may sit in
 //     the middle of an instruction, as x86's rep stos does). Branch and
 //     jump targets inside the procedure are edges; calls do not end a
-//     block; a transfer to an address outside the procedure (a tail call)
-//     or to a register (an unresolved indirect jump) ends the path as an
+//     block; a transfer to an address outside the procedure (a tail call),
+//     to a register (an unresolved indirect jump, listed in
+//     Func.Limitations) or past the last instruction ends the path as an
 //     exit that keeps every register a callee could read.
 //  2. SSA construction by Braun et al., "Simple and Efficient Construction
 //     of SSA Form" (CC 2013): local value numbering per block and on-demand
@@ -40,8 +41,9 @@
 //     cannot disagree with lift.Step), global value numbering over the
 //     dominator tree, flag folding (fold.go: the table that turns x86's
 //     and arm64's flag predicates into comparisons of the compared
-//     operands), and dead-code elimination that keeps stores, calls, traps
-//     and control.
+//     operands), branches on constants made jumps (unreached blocks
+//     removed), and dead-code elimination that keeps stores, calls, traps,
+//     divisions (they may fault) and control.
 //
 // [Func.String] prints the result as stable text (the golden tests read
 // it), [Validate] checks that it is well-formed SSA (one definition per
