@@ -29,6 +29,7 @@ func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
 		}
 	}
 	p := newProc(insns)
+	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	if p.unmodelled {
 		return f, nil // any memory may change: no slot is promoted
@@ -57,6 +58,10 @@ type proc struct {
 	unmodelled bool
 	regs       []string // every register the procedure names, sorted
 	widths     map[string]lift.Width
+	// dead marks the statements whose register result a later statement
+	// of the same block overwrites before anything reads it (most of
+	// x86's flags): construction skips them.
+	dead []bool
 }
 
 // proto is a block before SSA: statements [start, end), and successors
@@ -478,6 +483,9 @@ func (bd *builder) fill(b *Block, pr proto) {
 }
 
 func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
+	if bd.p.dead != nil && bd.p.dead[g] {
+		return
+	}
 	f, arch := bd.f, bd.arch
 	mk := func(op lift.Op, w lift.Width, args ...*Value) *Value {
 		return &Value{Kind: OpValue, Op: op, Width: w, Args: args, Addr: in.Addr, pos: g, Lane: s.Lane, Aux: s.Aux, Text: s.Text, Reason: s.Reason}
@@ -618,3 +626,34 @@ func (p *proc) widthOf(r string, def lift.Width) lift.Width {
 }
 
 func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
+
+// findDeadWrites marks the pure statements whose register destination is
+// written again later in the same block with no read in between. Control,
+// calls, traps and unmodelled statements count as reading everything.
+func (p *proc) findDeadWrites() {
+	p.dead = make([]bool, p.n)
+	killed := map[string]bool{}
+	for _, pr := range p.protos {
+		clear(killed)
+		for g := pr.end - 1; g >= pr.start; g-- {
+			_, s := p.stmt(g)
+			switch s.Op {
+			case lift.Jump, lift.Branch, lift.Call, lift.Return, lift.TrapIf, lift.Unmodelled:
+				clear(killed)
+				continue
+			}
+			if s.Dst.Kind == lift.Reg {
+				if killed[s.Dst.Name] && s.Op != lift.Load && s.Op != lift.UDiv && s.Op != lift.SDiv && s.Op != lift.URem && s.Op != lift.SRem {
+					p.dead[g] = true
+					continue
+				}
+				killed[s.Dst.Name] = true
+			}
+			for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
+				if o.Kind == lift.Reg {
+					delete(killed, o.Name)
+				}
+			}
+		}
+	}
+}
