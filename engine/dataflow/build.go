@@ -1,0 +1,659 @@
+package dataflow
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// ErrEmpty is returned by Build for a procedure without instructions.
+var ErrEmpty = errors.New("dataflow: procedure has no instructions")
+
+// ErrMalformed is returned by Build for instructions that break the IR's
+// rules in a way SSA construction cannot represent (lift.Validate names the
+// rule).
+var ErrMalformed = errors.New("dataflow: malformed IR")
+
+// Build constructs the SSA form of the procedure whose lifted instructions
+// are insns, in increasing address order; insns[0] is the entry. Stack
+// slots are promoted (see the package doc); the passes are [Optimize]'s.
+func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
+	if len(insns) == 0 {
+		return nil, ErrEmpty
+	}
+	for _, in := range insns {
+		if err := lift.Validate(in); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+	}
+	p := newProc(insns)
+	p.findDeadWrites()
+	f := p.ssa(arch, nil)
+	if p.unmodelled {
+		return f, nil // any memory may change: no slot is promoted
+	}
+	copyPropagate(f)
+	promote, slots := findSlots(f)
+	if len(slots) == 0 {
+		return f, nil
+	}
+	g := p.ssa(arch, promote)
+	g.Slots = slots
+	return g, nil
+}
+
+// proc is the procedure's statements, numbered in order (a statement's
+// global index g is the instruction's first index plus its own), and its
+// blocks before SSA.
+type proc struct {
+	insns      []*lift.Insn
+	first      []int32 // first[i]: global index of insns[i]'s first statement; first[len] = n
+	insnOf     []int32 // insnOf[g]: the instruction of statement g
+	byAddr     map[uint64]int32
+	n          int32
+	protos     []proto
+	protoAt    map[int32]int32 // leader statement → proto
+	unmodelled bool
+	regs       []string // every register the procedure names, sorted
+	widths     map[string]lift.Width
+	// dead marks the statements whose register result a later statement
+	// of the same block overwrites before anything reads it (most of
+	// x86's flags): construction skips them.
+	dead []bool
+}
+
+// proto is a block before SSA: statements [start, end), and successors
+// (proto indices; a negative index -1-k names exits[k], a target outside).
+type proto struct {
+	start, end int32
+	succs      []int32
+}
+
+func newProc(insns []*lift.Insn) *proc {
+	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), widths: map[string]lift.Width{}}
+	for i, in := range insns {
+		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
+		if _, dup := p.byAddr[in.Addr]; !dup {
+			p.byAddr[in.Addr] = int32(i)
+		}
+	}
+	p.n = p.first[len(insns)]
+	p.insnOf = make([]int32, p.n)
+	leaders := map[int32]bool{0: true}
+	for i, in := range insns {
+		for j, s := range in.Stmts {
+			g := p.first[i] + int32(j)
+			p.insnOf[g] = int32(i)
+			for _, o := range [...]lift.Operand{s.Dst, s.A, s.B, s.C} {
+				if o.Kind == lift.Reg {
+					if _, ok := p.widths[o.Name]; !ok {
+						p.regs = append(p.regs, o.Name)
+					}
+					p.widths[o.Name] = max(p.widths[o.Name], o.Width)
+				}
+			}
+			switch s.Op {
+			case lift.Unmodelled:
+				p.unmodelled = true
+			case lift.Branch, lift.Jump:
+				tgt := s.B
+				if s.Op == lift.Jump {
+					tgt = s.A
+				}
+				if t, ok := p.target(tgt); ok {
+					leaders[t] = true
+				}
+				leaders[g+1] = true
+			case lift.Return:
+				leaders[g+1] = true
+			}
+		}
+	}
+	slices.Sort(p.regs)
+	starts := make([]int32, 0, len(leaders))
+	for g := range leaders {
+		if g < p.n || g == 0 {
+			starts = append(starts, g)
+		}
+	}
+	slices.Sort(starts)
+	p.protoAt = make(map[int32]int32, len(starts))
+	for k, g := range starts {
+		end := p.n
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		p.protoAt[g] = int32(k)
+		p.protos = append(p.protos, proto{start: g, end: end})
+	}
+	return p
+}
+
+// target resolves a transfer's target operand to the global index of an
+// instruction of the procedure.
+func (p *proc) target(o lift.Operand) (int32, bool) {
+	if o.Kind != lift.Const {
+		return 0, false
+	}
+	i, ok := p.byAddr[o.Lo]
+	if !ok || p.first[i] >= p.n {
+		return 0, false
+	}
+	return p.first[i], true
+}
+
+// fallthrough is where control goes after statement g when it does not
+// transfer: the next statement of the instruction, or the instruction at
+// the address after it.
+func (p *proc) fallthrough_(g int32) (int32, bool) {
+	i := p.insnOf[g]
+	if g+1 < p.first[i+1] {
+		return g + 1, true
+	}
+	return p.target(lift.C(64, p.insns[i].Next()))
+}
+
+func (p *proc) stmt(g int32) (*lift.Insn, *lift.Stmt) {
+	in := p.insns[p.insnOf[g]]
+	return in, &in.Stmts[g-p.first[p.insnOf[g]]]
+}
+
+// slotRef is how the second construction treats a load or store promoted to
+// a stack slot.
+type slotRef struct {
+	loc       string
+	width     lift.Width
+	keepStore bool
+}
+
+// builder is Braun et al.'s construction state for one pass over proc.
+type builder struct {
+	p        *proc
+	f        *Func
+	arch     *Arch
+	promote  map[int32]slotRef
+	blocks   []*Block   // by proto index; nil when unreachable
+	defs     [][]*Value // per block, per location (locID)
+	locID    map[string]int32
+	sealed   []bool
+	filled   []bool
+	pending  [][]*Value // incomplete phis of unsealed blocks
+	temps    []*Value
+	exitLocs []string
+}
+
+func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
+	f := &Func{Arch: arch, Entry: p.insns[0].Addr, consts: map[constKey]*Value{}}
+	bd := &builder{p: p, f: f, arch: arch, promote: promote}
+	seen := map[string]bool{}
+	for _, r := range append(slices.Clone(arch.LiveOut), arch.CallArgs...) {
+		if !seen[r] {
+			seen[r] = true
+			bd.exitLocs = append(bd.exitLocs, r)
+		}
+	}
+	// Successors of the protos, then reverse postorder from the entry.
+	var exits []lift.Operand
+	for k := range p.protos {
+		pr := &p.protos[k]
+		pr.succs = pr.succs[:0]
+		last := pr.end - 1
+		if pr.end == pr.start {
+			continue
+		}
+		_, s := p.stmt(last)
+		addFall := func() {
+			if t, ok := p.fallthrough_(last); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+				return
+			}
+			// Control runs past the procedure's last instruction (after a
+			// call that does not return, or bytes that are not code): an
+			// exit to the address after it, as the processor would go.
+			exits = append(exits, lift.C(64, p.insns[p.insnOf[last]].Next()))
+			pr.succs = append(pr.succs, -int32(len(exits)))
+		}
+		switch s.Op {
+		case lift.Branch:
+			if t, ok := p.target(s.B); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			} else {
+				exits = append(exits, s.B)
+				pr.succs = append(pr.succs, -int32(len(exits)))
+			}
+			addFall()
+		case lift.Jump:
+			if t, ok := p.target(s.A); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
+		case lift.Return:
+		default:
+			addFall()
+		}
+	}
+	order := make([]int32, 0, len(p.protos))
+	visited := make([]bool, len(p.protos))
+	var dfs func(k int32)
+	dfs = func(k int32) {
+		visited[k] = true
+		for _, s := range p.protos[k].succs {
+			if s >= 0 && !visited[s] {
+				dfs(s)
+			}
+		}
+		order = append(order, k)
+	}
+	dfs(0)
+	slices.Reverse(order)
+
+	entry := &Block{ID: 0, Addr: f.Entry}
+	f.Blocks = append(f.Blocks, entry)
+	bd.blocks = make([]*Block, len(p.protos))
+	for _, k := range order {
+		b := &Block{ID: len(f.Blocks), Addr: f.Entry}
+		if st := p.protos[k].start; st < p.n {
+			b.Addr = p.insns[p.insnOf[st]].Addr
+		}
+		bd.blocks[k] = b
+		f.Blocks = append(f.Blocks, b)
+	}
+	var exitBlocks []*Block
+	for _, e := range exits {
+		b := &Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
+		exitBlocks = append(exitBlocks, b)
+	}
+	link := func(from, to *Block) {
+		from.Succs = append(from.Succs, to)
+		to.Preds = append(to.Preds, from)
+	}
+	link(entry, bd.blocks[0])
+	for _, k := range order {
+		for _, s := range p.protos[k].succs {
+			if s >= 0 {
+				link(bd.blocks[k], bd.blocks[s])
+			} else {
+				link(bd.blocks[k], exitBlocks[-s-1])
+			}
+		}
+	}
+	for _, b := range exitBlocks {
+		if len(b.Preds) > 0 { // from a reachable block
+			b.ID = len(f.Blocks)
+			f.Blocks = append(f.Blocks, b)
+		}
+	}
+	nb := len(f.Blocks)
+	bd.defs = make([][]*Value, nb)
+	bd.locID = make(map[string]int32, len(p.regs)+len(arch.CallArgs)+len(arch.LiveOut)+len(promote)+2)
+	for _, r := range p.regs {
+		bd.locID[r] = int32(len(bd.locID))
+	}
+	for _, r := range slices.Concat([]string{Mem, arch.SP}, arch.CallArgs, arch.LiveOut, arch.CallClobbers) {
+		if _, ok := bd.locID[r]; !ok {
+			bd.locID[r] = int32(len(bd.locID))
+		}
+	}
+	for _, r := range promote {
+		if _, ok := bd.locID[r.loc]; !ok {
+			bd.locID[r.loc] = int32(len(bd.locID))
+		}
+	}
+	bd.sealed = make([]bool, nb)
+	bd.filled = make([]bool, nb)
+	bd.pending = make([][]*Value, nb)
+
+	bd.sealed[0], bd.filled[0] = true, true
+	bd.trySeal(bd.blocks[0])
+	for _, k := range order {
+		b := bd.blocks[k]
+		bd.fill(b, p.protos[k])
+		bd.filled[b.ID] = true
+		for _, s := range b.Succs {
+			bd.trySeal(s)
+		}
+	}
+	for _, b := range f.Blocks {
+		if b.Exit {
+			bd.fillExit(b)
+			bd.filled[b.ID] = true
+		}
+	}
+	for _, b := range f.Blocks {
+		if !bd.sealed[b.ID] {
+			bd.seal(b)
+		}
+	}
+	computeDominators(f)
+	return f
+}
+
+func (bd *builder) trySeal(b *Block) {
+	if bd.sealed[b.ID] {
+		return
+	}
+	for _, p := range b.Preds {
+		if !bd.filled[p.ID] {
+			return
+		}
+	}
+	bd.seal(b)
+}
+
+func (bd *builder) seal(b *Block) {
+	bd.sealed[b.ID] = true
+	for _, phi := range bd.pending[b.ID] {
+		bd.addPhiOperands(phi)
+	}
+	bd.pending[b.ID] = nil
+}
+
+func (bd *builder) write(b *Block, loc string, v *Value) {
+	d := bd.defs[b.ID]
+	if d == nil {
+		d = make([]*Value, len(bd.locID))
+		bd.defs[b.ID] = d
+	}
+	d[bd.locID[loc]] = v
+}
+
+func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
+	if d := bd.defs[b.ID]; d != nil {
+		if v := d[bd.locID[loc]]; v != nil {
+			return v
+		}
+	}
+	var v *Value
+	switch {
+	case !bd.sealed[b.ID]:
+		v = bd.newPhi(b, loc, w)
+		bd.pending[b.ID] = append(bd.pending[b.ID], v)
+	case len(b.Preds) == 0:
+		v = bd.entryValue(loc, w)
+	case len(b.Preds) == 1:
+		v = bd.read(b.Preds[0], loc, w)
+	default:
+		v = bd.newPhi(b, loc, w)
+		bd.write(b, loc, v)
+		bd.addPhiOperands(v)
+	}
+	bd.write(b, loc, v)
+	return v
+}
+
+func (bd *builder) newPhi(b *Block, loc string, w lift.Width) *Value {
+	v := &Value{ID: bd.f.newID(), Kind: Phi, Width: w, Loc: loc, Block: b, Addr: b.Addr, pos: -1}
+	// Phis stay in front of the block's operations.
+	n := 0
+	for n < len(b.Values) && b.Values[n].Kind == Phi {
+		n++
+	}
+	b.Values = slices.Insert(b.Values, n, v)
+	return v
+}
+
+func (bd *builder) addPhiOperands(phi *Value) {
+	phi.Args = make([]*Value, len(phi.Block.Preds))
+	for i, p := range phi.Block.Preds {
+		phi.Args[i] = bd.conv(p, bd.read(p, phi.Loc, phi.Width), phi.Width)
+	}
+}
+
+func (bd *builder) entryValue(loc string, w lift.Width) *Value {
+	e := bd.f.Blocks[0]
+	v := &Value{ID: bd.f.newID(), Kind: Entry, Width: w, Loc: loc, Block: e, Addr: bd.f.Entry, pos: -1}
+	if _, slot := bd.slotWidth(loc); slot {
+		// A slot read before any write reads whatever the stack held.
+		v.Kind, v.Op = OpValue, lift.Undef
+	}
+	e.Values = append(e.Values, v)
+	return v
+}
+
+func (bd *builder) slotWidth(loc string) (lift.Width, bool) {
+	if len(loc) > 5 && loc[:5] == "stack" {
+		return 0, true
+	}
+	return 0, false
+}
+
+// conv returns v at width w, truncating or zero-extending where a register
+// is read at another width than it was written (the IR keeps registers
+// full-width, so this is the exception).
+func (bd *builder) conv(b *Block, v *Value, w lift.Width) *Value {
+	if v.Width == w || v.Width == 0 || w == 0 {
+		return v
+	}
+	if v.Kind == ConstValue {
+		return bd.f.Const(w, v.Lo, v.Hi)
+	}
+	op := lift.ZExt
+	if v.Width > w {
+		op = lift.Trunc
+	}
+	c := &Value{ID: bd.f.newID(), Kind: OpValue, Op: op, Width: w, Args: []*Value{v}, Block: b, Addr: v.Addr, pos: -1}
+	// Conversions of phi arguments go before the predecessor's control.
+	n := len(b.Values)
+	if b.Control() != nil {
+		n--
+	}
+	b.Values = slices.Insert(b.Values, n, c)
+	return c
+}
+
+func (bd *builder) operand(b *Block, o lift.Operand) *Value {
+	switch o.Kind {
+	case lift.Const:
+		return bd.f.Const(o.Width, o.Lo, o.Hi)
+	case lift.Reg:
+		w := bd.p.widths[o.Name]
+		return bd.conv(b, bd.read(b, o.Name, w), o.Width)
+	case lift.Temp:
+		if int(o.Index) < len(bd.temps) && bd.temps[o.Index] != nil {
+			return bd.temps[o.Index]
+		}
+	}
+	return nil
+}
+
+func (bd *builder) emit(b *Block, v *Value) *Value {
+	v.ID = bd.f.newID()
+	v.Block = b
+	b.Values = append(b.Values, v)
+	return v
+}
+
+func (bd *builder) fill(b *Block, pr proto) {
+	var cur int32 = -1
+	for g := pr.start; g < pr.end; g++ {
+		in, s := bd.p.stmt(g)
+		if i := bd.p.insnOf[g]; i != cur {
+			cur = i
+			if g != bd.p.first[i] && len(bd.temps) >= in.Temps {
+				// Continuing an instruction split by a branch: its
+				// temporaries are still those of the earlier part, which
+				// is this block's only predecessor.
+			} else {
+				bd.temps = make([]*Value, in.Temps)
+			}
+		}
+		bd.stmt(b, in, s, g)
+	}
+}
+
+func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
+	if bd.p.dead != nil && bd.p.dead[g] {
+		return
+	}
+	f, arch := bd.f, bd.arch
+	mk := func(op lift.Op, w lift.Width, args ...*Value) *Value {
+		return &Value{Kind: OpValue, Op: op, Width: w, Args: args, Addr: in.Addr, pos: g, Lane: s.Lane, Aux: s.Aux, Text: s.Text, Reason: s.Reason}
+	}
+	def := func(v *Value) {
+		switch s.Dst.Kind {
+		case lift.Temp:
+			bd.temps[s.Dst.Index] = v
+		case lift.Reg:
+			if v.Loc == "" && v.Kind == OpValue {
+				v.Loc = s.Dst.Name
+			}
+			bd.write(b, s.Dst.Name, bd.conv(b, v, bd.p.widths[s.Dst.Name]))
+		}
+	}
+	mem := func() *Value { return bd.read(b, Mem, 0) }
+	sp := func() *Value { return bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth)) }
+	switch s.Op {
+	case lift.Load:
+		addr := bd.operand(b, s.A)
+		if r, ok := bd.promote[g]; ok {
+			v := bd.conv(b, bd.read(b, r.loc, r.width), s.Dst.Width)
+			def(v)
+			return
+		}
+		def(bd.emit(b, mk(lift.Load, s.Dst.Width, addr, mem())))
+	case lift.Store:
+		addr, data := bd.operand(b, s.A), bd.operand(b, s.B)
+		if r, ok := bd.promote[g]; ok {
+			bd.write(b, r.loc, data)
+			if data.Kind == OpValue && data.Loc == "" {
+				data.Loc = r.loc
+			}
+			if !r.keepStore {
+				return
+			}
+		}
+		st := bd.emit(b, mk(lift.Store, 0, addr, data, mem()))
+		bd.write(b, Mem, st)
+	case lift.Call:
+		c := mk(lift.Call, 0, bd.operand(b, s.A), mem(), sp())
+		for _, r := range arch.CallArgs {
+			if !bd.p.named(r) {
+				continue
+			}
+			c.Args = append(c.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
+			c.Names = append(c.Names, r)
+		}
+		bd.emit(b, c)
+		bd.write(b, Mem, c)
+		for _, r := range arch.CallClobbers {
+			if !bd.p.named(r) {
+				continue
+			}
+			bd.write(b, r, bd.emit(b, &Value{Kind: Clobber, Loc: r, Width: bd.p.widthOf(r, arch.PtrWidth), Args: []*Value{c}, Addr: in.Addr, pos: -1}))
+		}
+		if arch.CallPop != 0 {
+			w := bd.p.widthOf(arch.SP, arch.PtrWidth)
+			v := bd.emit(b, &Value{Kind: OpValue, Op: lift.Add, Width: w, Args: []*Value{sp(), f.Const(w, uint64(arch.CallPop), 0)}, Loc: arch.SP, Addr: in.Addr, pos: -1})
+			bd.write(b, arch.SP, v)
+		}
+	case lift.Return:
+		r := mk(lift.Return, 0, bd.operand(b, s.A), mem())
+		for _, l := range arch.LiveOut {
+			if !bd.p.named(l) {
+				continue
+			}
+			r.Args = append(r.Args, bd.read(b, l, bd.p.widthOf(l, arch.PtrWidth)))
+			r.Names = append(r.Names, l)
+		}
+		bd.emit(b, r)
+	case lift.Jump:
+		if _, ok := bd.p.target(s.A); ok {
+			bd.emit(b, mk(lift.Jump, 0))
+			return
+		}
+		bd.emit(b, bd.exit(b, bd.operand(b, s.A), in.Addr, g))
+		if s.A.Kind != lift.Const {
+			f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: indirect jump not resolved", in.Addr))
+		}
+	case lift.Branch:
+		bd.emit(b, mk(lift.Branch, 0, bd.operand(b, s.A)))
+	case lift.TrapIf:
+		bd.emit(b, mk(lift.TrapIf, 0, bd.operand(b, s.A)))
+	case lift.Unmodelled:
+		u := bd.emit(b, mk(lift.Unmodelled, 0, mem()))
+		bd.write(b, Mem, u)
+		for _, r := range bd.p.regs {
+			bd.write(b, r, bd.emit(b, &Value{Kind: Clobber, Loc: r, Width: bd.p.widths[r], Args: []*Value{u}, Addr: in.Addr, pos: -1}))
+		}
+		f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: %s not modelled (%s)", in.Addr, s.Text, s.Reason))
+	default:
+		v := mk(s.Op, s.Dst.Width)
+		for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
+			if o.Kind != lift.None {
+				v.Args = append(v.Args, bd.operand(b, o))
+			}
+		}
+		def(bd.emit(b, v))
+	}
+}
+
+// exit builds the Jump that leaves the procedure for target, keeping every
+// location a callee or the caller could read.
+func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
+	arch := bd.arch
+	j := &Value{Kind: OpValue, Op: lift.Jump, Args: []*Value{target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth))}, Addr: addr, pos: g}
+	for _, r := range bd.exitLocs {
+		if !bd.p.named(r) {
+			continue
+		}
+		j.Args = append(j.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
+		j.Names = append(j.Names, r)
+	}
+	return j
+}
+
+func (bd *builder) fillExit(b *Block) {
+	w := bd.p.widthOf(bd.arch.SP, bd.arch.PtrWidth)
+	bd.emit(b, bd.exit(b, bd.f.Const(w, b.Addr, 0), b.Addr, -1))
+}
+
+// named reports whether the procedure names register r. Registers it never
+// names pass through it unchanged, so calls, returns and exits leave them
+// out.
+func (p *proc) named(r string) bool {
+	_, ok := p.widths[r]
+	return ok
+}
+
+// widthOf is the width the procedure uses for register r, or def when it
+// never names it.
+func (p *proc) widthOf(r string, def lift.Width) lift.Width {
+	if w, ok := p.widths[r]; ok {
+		return w
+	}
+	return def
+}
+
+func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
+
+// findDeadWrites marks the pure statements whose register destination is
+// written again later in the same block with no read in between. Control,
+// calls, traps and unmodelled statements count as reading everything.
+func (p *proc) findDeadWrites() {
+	p.dead = make([]bool, p.n)
+	killed := map[string]bool{}
+	for _, pr := range p.protos {
+		clear(killed)
+		for g := pr.end - 1; g >= pr.start; g-- {
+			_, s := p.stmt(g)
+			switch s.Op {
+			case lift.Jump, lift.Branch, lift.Call, lift.Return, lift.TrapIf, lift.Unmodelled:
+				clear(killed)
+				continue
+			}
+			if s.Dst.Kind == lift.Reg {
+				if killed[s.Dst.Name] && s.Op != lift.Load && s.Op != lift.UDiv && s.Op != lift.SDiv && s.Op != lift.URem && s.Op != lift.SRem {
+					p.dead[g] = true
+					continue
+				}
+				killed[s.Dst.Name] = true
+			}
+			for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
+				if o.Kind == lift.Reg {
+					delete(killed, o.Name)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package dataflow
+
+import (
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// foldConstants evaluates the pure operations whose arguments are all
+// constants with lift.Step itself, so that folding and interpretation cannot
+// disagree, and applies the algebraic identities that make flag folding and
+// sub-register accesses read simply (x+0, x&x, extract of an insert, …).
+// A select on a constant condition becomes the chosen value.
+func foldConstants(f *Func) bool {
+	fw := newForwarding(f)
+	changed := false
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if !pure(v) {
+				continue
+			}
+			if c := evalConst(f, v); c != nil {
+				fw.set(v, c)
+				continue
+			}
+			if simplify(f, v) {
+				changed = true
+			}
+		}
+	}
+	replaceAll(f, fw)
+	return changed || fw.n > 0
+}
+
+func allConst(vs []*Value) bool {
+	for _, a := range vs {
+		if a.Kind != ConstValue {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+func operandOf(v *Value) lift.Operand {
+	o := lift.C(v.Width, v.Lo)
+	o.Hi = v.Hi
+	return o
+}
+
+// evalConst folds v when its arguments are constants; nil when it cannot
+// (an error of the interpreter, an undefined result).
+func evalConst(f *Func, v *Value) *Value {
+	if v.Op == lift.Select && len(v.Args) == 3 && v.Args[0].Kind == ConstValue {
+		if v.Args[0].Lo&1 == 1 {
+			return v.Args[1]
+		}
+		return v.Args[2]
+	}
+	if !allConst(v.Args) || len(v.Args) > 3 || !lift.ValidWidth(v.Width) {
+		return nil
+	}
+	s := lift.Stmt{Op: v.Op, Lane: v.Lane, Aux: v.Aux, Dst: lift.R("d", v.Width)}
+	ops := [...]*lift.Operand{&s.A, &s.B, &s.C}
+	for i, a := range v.Args {
+		*ops[i] = operandOf(a)
+	}
+	in := lift.Insn{Stmts: []lift.Stmt{s}}
+	if lift.Validate(&in) != nil {
+		return nil
+	}
+	st := lift.State{Regs: map[string]lift.Value{}}
+	if _, err := lift.Step(&in, &st); err != nil {
+		return nil
+	}
+	r := st.Regs["d"]
+	if r.Undef {
+		return nil
+	}
+	return f.Const(v.Width, r.Lo, r.Hi)
+}
+
+func isConst(v *Value, x uint64) bool {
+	return v.Kind == ConstValue && v.Hi == 0 && v.Lo == x
+}
+
+func allOnes(v *Value) bool {
+	if v.Kind != ConstValue {
+		return false
+	}
+	c := lift.C(v.Width, ^uint64(0))
+	return v.Lo == c.Lo && (v.Width < 128 || v.Hi == ^uint64(0))
+}
+
+func toCopy(v, x *Value) bool {
+	if x.Width != v.Width {
+		return false
+	}
+	v.Op, v.Args, v.Aux, v.Lane = lift.Copy, []*Value{x}, 0, 0
+	return true
+}
+
+// simplify rewrites v in place by an algebraic identity; the arguments it
+// leaves v with are arguments of v's arguments, so they dominate v.
+func simplify(f *Func, v *Value) bool {
+	if v.Lane != 0 || v.Kind != OpValue {
+		return false
+	}
+	a := v.Args
+	switch v.Op {
+	case lift.Add, lift.Or, lift.Xor:
+		if len(a) == 2 && isConst(a[1], 0) {
+			return toCopy(v, a[0])
+		}
+		if len(a) == 2 && isConst(a[0], 0) {
+			return toCopy(v, a[1])
+		}
+		if len(a) == 2 && a[0] == a[1] && v.Op == lift.Or {
+			return toCopy(v, a[0])
+		}
+		if len(a) == 2 && a[0] == a[1] && v.Op == lift.Xor {
+			v.Op, v.Args = lift.Copy, []*Value{f.Const(v.Width, 0, 0)}
+			return true
+		}
+	case lift.Sub:
+		if len(a) == 2 && isConst(a[1], 0) {
+			return toCopy(v, a[0])
+		}
+	case lift.And:
+		if len(a) == 2 && (a[0] == a[1] || allOnes(a[1])) {
+			return toCopy(v, a[0])
+		}
+		if len(a) == 2 && allOnes(a[0]) {
+			return toCopy(v, a[1])
+		}
+	case lift.ZExt, lift.SExt, lift.Trunc:
+		if len(a) == 1 && a[0].Width == v.Width {
+			return toCopy(v, a[0])
+		}
+		if v.Op == lift.Trunc && len(a) == 1 {
+			v.Op, v.Aux = lift.Extract, 0
+			return true
+		}
+	case lift.Extract:
+		if len(a) != 1 {
+			return false
+		}
+		x := a[0]
+		lo, hi := int(v.Aux), int(v.Aux)+int(v.Width)
+		if lo == 0 && x.Width == v.Width {
+			return toCopy(v, x)
+		}
+		if x.Kind != OpValue || x.Lane != 0 {
+			return false
+		}
+		switch x.Op {
+		case lift.Insert:
+			if len(x.Args) != 2 {
+				return false
+			}
+			ilo, ihi := int(x.Aux), int(x.Aux)+int(x.Args[1].Width)
+			switch {
+			case lo == ilo && hi == ihi:
+				return toCopy(v, x.Args[1])
+			case hi <= ilo || lo >= ihi:
+				v.Args = []*Value{x.Args[0]}
+				return true
+			case lo >= ilo && hi <= ihi:
+				v.Args, v.Aux = []*Value{x.Args[1]}, int32(lo-ilo)
+				return true
+			}
+		case lift.ZExt:
+			if len(x.Args) == 1 && lo == 0 && x.Args[0].Width == v.Width {
+				return toCopy(v, x.Args[0])
+			}
+			if len(x.Args) == 1 && lo == 0 && x.Args[0].Width < v.Width {
+				v.Op, v.Args, v.Aux = lift.ZExt, []*Value{x.Args[0]}, 0
+				return true
+			}
+			if len(x.Args) == 1 && hi <= int(x.Args[0].Width) {
+				v.Args = []*Value{x.Args[0]}
+				return true
+			}
+		case lift.Extract:
+			if len(x.Args) == 1 {
+				v.Args, v.Aux = []*Value{x.Args[0]}, v.Aux+x.Aux
+				return true
+			}
+		}
+	case lift.Insert:
+		// Inserting the whole width is the inserted value.
+		if len(a) == 2 && v.Aux == 0 && a[1].Width == v.Width {
+			return toCopy(v, a[1])
+		}
+		// Inserting the low bits into zero is a zero extension.
+		if len(a) == 2 && v.Aux == 0 && isConst(a[0], 0) {
+			v.Op, v.Args = lift.ZExt, []*Value{a[1]}
+			return true
+		}
+	}
+	return false
+}
+
+// vnKey identifies a pure operation for value numbering.
+type vnKey struct {
+	op         lift.Op
+	width      lift.Width
+	lane       lift.Width
+	aux        int32
+	a0, a1, a2 int
+}
+
+// valueNumber replaces a pure operation by an identical one that dominates
+// it (the dominator tree walked with a scoped table). Loads take part: two
+// loads of one address from one memory token read the same bytes, and the
+// second cannot fault where the first did not.
+func valueNumber(f *Func) bool {
+	if len(f.Blocks) == 0 {
+		return false
+	}
+	// The dominator tree is Build's, or foldBranches' after it changed the
+	// graph; no other pass changes blocks or edges.
+	table := map[vnKey]*Value{}
+	fw := newForwarding(f)
+	var walk func(b *Block)
+	walk = func(b *Block) {
+		var added []vnKey
+		for _, v := range b.Values {
+			if !pure(v) && !(v.Kind == OpValue && v.Op == lift.Load) || len(v.Args) > 3 {
+				continue
+			}
+			k := vnKey{op: v.Op, width: v.Width, lane: v.Lane, aux: v.Aux}
+			ids := [3]*int{&k.a0, &k.a1, &k.a2}
+			for i, a := range v.Args {
+				*ids[i] = a.ID
+			}
+			if w, ok := table[k]; ok {
+				fw.set(v, w)
+				continue
+			}
+			table[k] = v
+			added = append(added, k)
+		}
+		for _, c := range b.dom {
+			walk(c)
+		}
+		for _, k := range added {
+			delete(table, k)
+		}
+	}
+	walk(f.Blocks[0])
+	replaceAll(f, fw)
+	return fw.n > 0
+}

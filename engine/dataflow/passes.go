@@ -1,0 +1,264 @@
+package dataflow
+
+import (
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// Optimize runs the passes over f until nothing changes (bounded): copy
+// propagation, constant folding, global value numbering, flag folding,
+// branches on constants made jumps (and the blocks no longer reached
+// removed) and dead-code elimination.
+func Optimize(f *Func) {
+	for round := 0; round < 8; round++ {
+		changed := copyPropagate(f)
+		changed = foldConstants(f) || changed
+		changed = valueNumber(f) || changed
+		changed = foldFlags(f) || changed
+		changed = foldBranches(f) || changed
+		changed = copyPropagate(f) || changed
+		changed = eliminateDeadCode(f) || changed
+		if !changed {
+			break
+		}
+	}
+}
+
+// forwarding maps values (by ID) to their replacements.
+type forwarding struct {
+	to []*Value
+	n  int
+}
+
+func newForwarding(f *Func) *forwarding { return &forwarding{to: make([]*Value, f.nextID+1)} }
+
+func (fw *forwarding) set(v, w *Value) {
+	if fw.to[v.ID] == nil {
+		fw.n++
+	}
+	fw.to[v.ID] = w
+}
+
+func (fw *forwarding) get(v *Value) *Value {
+	if v.ID < len(fw.to) {
+		return fw.to[v.ID]
+	}
+	return nil
+}
+
+// replaceAll rewrites every use through fw (resolving chains) and drops
+// the replaced values from their blocks.
+func replaceAll(f *Func, fw *forwarding) {
+	if fw.n == 0 {
+		return
+	}
+	resolve := func(v *Value) *Value {
+		w := fw.get(v)
+		if w == nil {
+			return v
+		}
+		for seen := 0; seen <= fw.n; seen++ {
+			x := fw.get(w)
+			if x == nil || x == w {
+				break
+			}
+			w = x
+		}
+		fw.to[v.ID] = w
+		return w
+	}
+	for _, b := range f.Blocks {
+		out := b.Values[:0]
+		for _, v := range b.Values {
+			if fw.get(v) != nil {
+				continue
+			}
+			for i, a := range v.Args {
+				v.Args[i] = resolve(a)
+			}
+			out = append(out, v)
+		}
+		clear(b.Values[len(out):])
+		b.Values = out
+	}
+}
+
+// copyPropagate replaces copies by their source and trivial phis (every
+// argument the phi itself or one value) by that value, until none is left.
+func copyPropagate(f *Func) bool {
+	any := false
+	for {
+		fw := newForwarding(f)
+		var order []*Value
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				switch {
+				case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
+					fw.set(v, v.Args[0])
+					order = append(order, v)
+				case v.Kind == Phi:
+					var same *Value
+					trivial := true
+					for _, a := range v.Args {
+						if a == v || a == same {
+							continue
+						}
+						if same != nil {
+							trivial = false
+							break
+						}
+						same = a
+					}
+					if trivial && same != nil {
+						fw.set(v, same)
+						order = append(order, v)
+					}
+				}
+			}
+		}
+		if fw.n == 0 {
+			return any
+		}
+		// Break forwarding cycles (phis of unreachable loops forwarding
+		// into each other only): the first of a cycle, in block order,
+		// stays.
+		for _, v := range order {
+			w := fw.get(v)
+			for seen := 0; w != nil && seen <= fw.n; seen++ {
+				if w == v {
+					fw.to[v.ID] = nil
+					fw.n--
+					break
+				}
+				w = fw.get(w)
+			}
+		}
+		replaceAll(f, fw)
+		any = true
+	}
+}
+
+// pure reports whether v computes a value from its arguments alone, with no
+// effect and no fault (division is left alone: it may trap).
+func pure(v *Value) bool {
+	if v.Kind != OpValue {
+		return false
+	}
+	switch v.Op {
+	case lift.Load, lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled,
+		lift.Undef, lift.UDiv, lift.SDiv, lift.URem, lift.SRem, lift.Invalid:
+		return false
+	}
+	return true
+}
+
+// eliminateDeadCode removes the values nothing live reads. Live from the
+// start: stores (to memory that is not a promoted slot: promoted stores are
+// already gone), calls, traps, unmodelled instructions and control.
+func eliminateDeadCode(f *Func) bool {
+	live := make([]bool, f.nextID+1)
+	var work []*Value
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v.Kind == OpValue {
+				switch v.Op {
+				case lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled,
+					lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
+					live[v.ID] = true
+					work = append(work, v)
+				}
+			}
+		}
+	}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, a := range v.Args {
+			if a.Kind != ConstValue && !live[a.ID] {
+				live[a.ID] = true
+				work = append(work, a)
+			}
+		}
+	}
+	changed := false
+	for _, b := range f.Blocks {
+		out := b.Values[:0]
+		for _, v := range b.Values {
+			if live[v.ID] {
+				out = append(out, v)
+			} else {
+				changed = true
+			}
+		}
+		clear(b.Values[len(out):])
+		b.Values = out
+	}
+	return changed
+}
+
+// foldBranches turns a branch on a constant into a jump to the successor it
+// always takes, then removes the blocks the entry no longer reaches. Phis
+// lose the argument of each removed edge.
+func foldBranches(f *Func) bool {
+	changed := false
+	for _, b := range f.Blocks {
+		c := b.Control()
+		if c == nil || c.Op != lift.Branch || len(c.Args) != 1 || c.Args[0].Kind != ConstValue || len(b.Succs) != 2 {
+			continue
+		}
+		keep, drop := b.Succs[0], b.Succs[1]
+		if c.Args[0].Lo&1 == 0 {
+			keep, drop = drop, keep
+		}
+		removeEdge(b, drop)
+		b.Succs = []*Block{keep}
+		c.Op, c.Args = lift.Jump, nil
+		changed = true
+	}
+	if !changed {
+		return false
+	}
+	reach := map[*Block]bool{}
+	for _, b := range reversePostorder(f) {
+		reach[b] = true
+	}
+	out := f.Blocks[:0]
+	for _, b := range f.Blocks {
+		if !reach[b] {
+			for _, s := range b.Succs {
+				if reach[s] {
+					removeEdge(b, s)
+				}
+			}
+			continue
+		}
+		out = append(out, b)
+	}
+	clear(f.Blocks[len(out):])
+	f.Blocks = out
+	for i, b := range f.Blocks {
+		b.ID = i
+	}
+	computeDominators(f)
+	return true
+}
+
+// removeEdge removes one edge from → to from to's predecessors and the
+// matching phi arguments (from's successor list is the caller's).
+func removeEdge(from, to *Block) {
+	k := -1
+	for i, p := range to.Preds {
+		if p == from {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		return
+	}
+	to.Preds = append(to.Preds[:k:k], to.Preds[k+1:]...)
+	for _, v := range to.Values {
+		if v.Kind == Phi && k < len(v.Args) {
+			v.Args = append(v.Args[:k:k], v.Args[k+1:]...)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package dataflow
+
+import (
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// Arch is what the passes need to know about an architecture. The lifter
+// package or the caller supplies it; the core names no register itself.
+type Arch struct {
+	Name     string
+	PtrWidth lift.Width // the width of addresses and of the stack pointer
+	SP       string     // the stack pointer register
+	// CallPop is how far the stack pointer moves between the call
+	// statement and the instruction after the call: the return address
+	// the callee's return pops (x86: the pointer size; arm64: 0).
+	CallPop int64
+	// CallArgs are the registers a callee may read (argument registers);
+	// CallClobbers those whose value after a call is unknown (caller-saved
+	// registers, flags). The stack pointer belongs to neither.
+	CallArgs     []string
+	CallClobbers []string
+	// LiveOut are the registers a return hands back to the caller: return
+	// values and callee-saved registers.
+	LiveOut []string
+}
+
+// Mem is the location of the memory token.
+const Mem = "mem"
+
+// Kind says what defines a Value.
+type Kind uint8
+
+const (
+	OpValue    Kind = iota // an IR operation over Args (Op)
+	ConstValue             // a constant (Lo, Hi); belongs to no block
+	Phi                    // one argument per predecessor of its block
+	Entry                  // the location's value when the procedure is entered
+	Clobber                // the location's value after the call or unmodelled instruction Args[0]
+)
+
+// Value is one SSA value. Operations with a memory effect take the memory
+// token among their arguments and, for Store, Call and Unmodelled, are the
+// new memory token themselves (Width 0):
+//
+//	Load:       Args = addr, mem
+//	Store:      Args = addr, data, mem
+//	Call:       Args = target, mem, sp, then the Arch's CallArgs (Names)
+//	Return:     Args = target, mem, then the Arch's LiveOut (Names)
+//	Jump:       no Args when its target is the block's successor; else an
+//	            exit: Args = target, mem, sp, then LiveOut ∪ CallArgs (Names)
+//	Branch:     Args = cond; Succs[0] is taken, Succs[1] falls through
+//	TrapIf:     Args = cond
+//	Unmodelled: Args = mem
+type Value struct {
+	ID    int
+	Kind  Kind
+	Op    lift.Op
+	Width lift.Width // 0 for the memory token and for control
+	Lane  lift.Width
+	Aux   int32
+	Args  []*Value
+	Names []string // the locations of the trailing Args of Call, Return and exits
+	Block *Block
+	// Loc is the location an Entry, Phi or Clobber stands for, or the
+	// register or stack slot an operation's result was written to (for
+	// reading the output).
+	Loc          string
+	Lo, Hi       uint64 // ConstValue
+	Text, Reason string // TrapIf, Unmodelled
+	Addr         uint64 // the address of the instruction it comes from
+	pos          int32  // the statement's index in the procedure, -1 if none
+}
+
+// IsMem reports whether v is a memory token.
+func (v *Value) IsMem() bool {
+	return v.Kind != ConstValue && v.Width == 0 && v.Op != lift.Branch && v.Op != lift.Jump && v.Op != lift.Return && v.Op != lift.TrapIf
+}
+
+// Block is a basic block: phis first, then operations, the last of which
+// may be a control value (Jump, Branch, Return). A block without a control
+// value falls through to Succs[0], or, with no successor, leaves the
+// procedure by running off its end.
+type Block struct {
+	ID     int
+	Addr   uint64
+	Values []*Value
+	Preds  []*Block
+	Succs  []*Block
+	Idom   *Block
+	// Exit marks a block made for a branch whose target is outside the
+	// procedure: it holds one exit Jump.
+	Exit bool
+	dom  []*Block // children in the dominator tree
+	pre  int      // dominator tree preorder interval, for dominance tests
+	post int
+}
+
+// Control is the block's control value, or nil if it falls through.
+func (b *Block) Control() *Value {
+	if n := len(b.Values); n > 0 {
+		switch v := b.Values[n-1]; v.Op {
+		case lift.Jump, lift.Branch, lift.Return:
+			if v.Kind == OpValue {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// Slot is a promoted stack slot: Width bits at Offset from the frame base
+// (Base 0 is the stack pointer at entry; another base is the realigned
+// stack pointer an and-with-mask produced at statement index Base-1).
+type Slot struct {
+	Base   int32
+	Offset int64
+	Width  lift.Width
+	// KeptStores says the slot lies at or above some call's stack pointer
+	// (a possible outgoing argument), so its stores stay in memory too.
+	KeptStores bool
+}
+
+// Func is one procedure in SSA form.
+type Func struct {
+	Arch   *Arch
+	Entry  uint64
+	Blocks []*Block // Blocks[0] is the entry block; reverse postorder
+	Slots  []Slot   // the promoted stack slots
+	// Limitations say what the form does not model for this procedure
+	// (unmodelled instructions, unresolved indirect jumps).
+	Limitations []string
+
+	nextID int
+	consts map[constKey]*Value
+}
+
+type constKey struct {
+	w      lift.Width
+	lo, hi uint64
+}
+
+// Const returns the constant v of width w.
+func (f *Func) Const(w lift.Width, lo, hi uint64) *Value {
+	c := lift.C(w, lo)
+	if w == 128 {
+		c.Hi = hi
+	} else {
+		hi = 0
+	}
+	k := constKey{w, c.Lo, hi}
+	if v, ok := f.consts[k]; ok {
+		return v
+	}
+	v := &Value{ID: f.newID(), Kind: ConstValue, Width: w, Lo: c.Lo, Hi: hi, pos: -1}
+	f.consts[k] = v
+	return v
+}
+
+func (f *Func) newID() int { f.nextID++; return f.nextID }
+
+// NumValues is the number of values in blocks.
+func (f *Func) NumValues() int {
+	n := 0
+	for _, b := range f.Blocks {
+		n += len(b.Values)
+	}
+	return n
+}

@@ -1,0 +1,288 @@
+package dataflow
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// spOff is what stack-pointer tracking knows of a value: entry_sp + off
+// (base 0), or realigned_sp + off (base g+1 for the and at statement g).
+type spOff struct {
+	base  int32
+	off   int64
+	known bool
+}
+
+// stackOffsets tracks the stack pointer through f: the optimistic fixpoint
+// over reverse postorder, so that a loop that restores the stack pointer
+// keeps it known and one that moves it makes it unknown.
+func stackOffsets(f *Func) map[*Value]spOff {
+	offs := map[*Value]spOff{}
+	top := map[*Value]bool{} // phis not yet evaluated
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v.Kind == Phi {
+				top[v] = true
+			}
+		}
+	}
+	signed := func(c *Value) int64 {
+		w := c.Width
+		if w >= 64 {
+			return int64(c.Lo)
+		}
+		return int64(c.Lo<<(64-w)) >> (64 - w)
+	}
+	eval := func(v *Value) (spOff, bool) {
+		switch v.Kind {
+		case Entry:
+			if v.Loc == f.Arch.SP {
+				return spOff{known: true}, true
+			}
+			return spOff{}, false
+		case Phi:
+			var r spOff
+			first := true
+			for _, a := range v.Args {
+				if top[a] {
+					continue
+				}
+				x, ok := offs[a]
+				if !ok || !x.known {
+					return spOff{}, false
+				}
+				if first {
+					r, first = x, false
+				} else if r != x {
+					return spOff{}, false
+				}
+			}
+			if first {
+				return spOff{}, false
+			}
+			return r, true
+		case OpValue:
+		default:
+			return spOff{}, false
+		}
+		if len(v.Args) == 0 || v.Lane != 0 || v.Width != f.Arch.PtrWidth {
+			return spOff{}, false
+		}
+		x, ok := offs[v.Args[0]]
+		switch v.Op {
+		case lift.Copy:
+			return x, ok && x.known
+		case lift.Add, lift.Sub:
+			a, c := v.Args[0], v.Args[1]
+			if v.Op == lift.Add && !ok && c.Kind != ConstValue {
+				a, c = c, a
+				x, ok = offs[a]
+			}
+			if !ok || !x.known || c.Kind != ConstValue {
+				return spOff{}, false
+			}
+			if v.Op == lift.Add {
+				x.off += signed(c)
+			} else {
+				x.off -= signed(c)
+			}
+			return x, true
+		case lift.And:
+			c := v.Args[1]
+			if !ok || !x.known || c.Kind != ConstValue {
+				return spOff{}, false
+			}
+			if m := -signed(c); m > 0 && m&(m-1) == 0 && v.pos >= 0 {
+				return spOff{base: v.pos + 1, known: true}, true
+			}
+		}
+		return spOff{}, false
+	}
+	for round := 0; round < 64; round++ {
+		changed := false
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				r, ok := eval(v)
+				old, had := offs[v]
+				delete(top, v)
+				if !ok {
+					if had {
+						delete(offs, v)
+						changed = true
+					}
+					continue
+				}
+				if !had || old != r {
+					offs[v] = r
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return offs
+}
+
+type access struct {
+	pos   int32
+	base  int32
+	off   int64
+	width lift.Width
+}
+
+// findSlots decides which stack slots of f (built without promotion) to
+// promote: the loads and stores at a known offset below the entry stack
+// pointer (or from a realigned base) whose frame addresses do not escape
+// and which no access overlaps partially.
+func findSlots(f *Func) (map[int32]slotRef, []Slot) {
+	offs := stackOffsets(f)
+	var accs []access
+	// A frame address escapes when it, or a value computed from it (the
+	// taint below: any operation wider than one bit over a tainted
+	// argument that is not itself a known offset), is stored as data, is
+	// passed to a call in an argument register, or is the address of a
+	// load or store without being a known offset (an array indexed by a
+	// register). An escaped frame address can reach any slot of its frame,
+	// so an escape poisons the whole base. One-bit results (the flags of
+	// `sub rsp, 16`, comparisons) carry no address.
+	taint := map[*Value]int32{}
+	for v, x := range offs {
+		if x.known {
+			taint[v] = x.base
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				if _, ok := taint[v]; ok || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
+					continue
+				}
+				if v.Kind == OpValue && (v.Op == lift.Load || v.Op == lift.Store || v.Op == lift.Call || v.Op == lift.Unmodelled) {
+					continue
+				}
+				for _, a := range v.Args {
+					if base, ok := taint[a]; ok {
+						taint[v] = base
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
+	poison := map[int32]bool{}
+	type callSP struct {
+		spOff
+		ok bool
+	}
+	var calls []callSP
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v.Kind != OpValue {
+				continue
+			}
+			for k, a := range v.Args {
+				base, ok := taint[a]
+				if !ok {
+					continue
+				}
+				_, known := offs[a]
+				switch v.Op {
+				case lift.Load, lift.Store:
+					if k == 1 || k == 0 && !known {
+						poison[base] = true
+					}
+				case lift.Call:
+					if k >= 3 {
+						poison[base] = true
+					}
+				}
+			}
+			switch {
+			case v.Kind == OpValue && v.Op == lift.Load:
+				if x, ok := offs[v.Args[0]]; ok && x.known {
+					accs = append(accs, access{v.pos, x.base, x.off, v.Width})
+				}
+			case v.Kind == OpValue && v.Op == lift.Store:
+				if x, ok := offs[v.Args[0]]; ok && x.known {
+					accs = append(accs, access{v.pos, x.base, x.off, v.Args[1].Width})
+				}
+			case v.Kind == OpValue && v.Op == lift.Call:
+				x, ok := offs[v.Args[2]]
+				calls = append(calls, callSP{x, ok && x.known})
+			}
+		}
+	}
+	slices.SortFunc(accs, func(a, b access) int {
+		if a.base != b.base {
+			return int(a.base - b.base)
+		}
+		if a.off != b.off {
+			if a.off < b.off {
+				return -1
+			}
+			return 1
+		}
+		return int(a.width) - int(b.width)
+	})
+	// Group equal (base, off, width); a group overlapping another is out.
+	bad := make([]bool, len(accs))
+	for i := 0; i < len(accs); i++ {
+		for j := i + 1; j < len(accs) && accs[j].base == accs[i].base && accs[j].off < accs[i].off+int64(accs[i].width/8); j++ {
+			if accs[j].off != accs[i].off || accs[j].width != accs[i].width {
+				bad[i], bad[j] = true, true
+			}
+		}
+	}
+	promote := map[int32]slotRef{}
+	var slots []Slot
+	for i := 0; i < len(accs); {
+		j := i
+		ok := true
+		for j < len(accs) && accs[j].base == accs[i].base && accs[j].off == accs[i].off && accs[j].width == accs[i].width {
+			ok = ok && !bad[j]
+			j++
+		}
+		a := accs[i]
+		if a.base == 0 && a.off+int64(a.width/8) > 0 {
+			ok = false // incoming arguments, the return address: the caller's
+		}
+		if poison[a.base] {
+			ok = false
+		}
+		if a.width%8 != 0 || a.width == 0 {
+			ok = false
+		}
+		if ok {
+			s := Slot{Base: a.base, Offset: a.off, Width: a.width}
+			for _, c := range calls {
+				if !c.ok || c.base != a.base || a.off+int64(a.width/8) > c.off {
+					s.KeptStores = true
+				}
+			}
+			ref := slotRef{loc: slotName(s), width: a.width, keepStore: s.KeptStores}
+			for k := i; k < j; k++ {
+				promote[accs[k].pos] = ref
+			}
+			slots = append(slots, s)
+		}
+		i = j
+	}
+	return promote, slots
+}
+
+func slotName(s Slot) string {
+	sign, off := "+", s.Offset
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	if s.Base != 0 {
+		return fmt.Sprintf("stack@%d%s%#x", s.Base, sign, off)
+	}
+	return fmt.Sprintf("stack%s%#x", sign, off)
+}
