@@ -186,7 +186,7 @@ func (l *lifter) moveWide() bool {
 	rd := l.bits(0, 5)
 	switch l.bits(29, 2) {
 	case 0: // movn
-		l.setReg(rd, lift.C(w, ^(imm << (16 * hw))))
+		l.setReg(rd, lift.C(w, ^(imm<<(16*hw))))
 	case 2: // movz
 		l.setReg(rd, lift.C(w, imm<<(16*hw)))
 	case 3: // movk
