@@ -569,11 +569,12 @@ func TestDifferentialAgainstCPU(t *testing.T) {
 		perHand, perCorpus = 6, 3
 	}
 	r := rand.New(rand.NewPCG(25, 64))
-	codes := assemble(t, gcc, handPicked)
+	hand := append(append([]string{}, handPicked...), handPickedSystem...)
+	codes := assemble(t, gcc, hand)
 	var jobs []*job
 	mnemonics := map[string]bool{}
 	for i, code := range codes {
-		s := &sequence{name: fmt.Sprintf("%q", handPicked[i]), code: code}
+		s := &sequence{name: fmt.Sprintf("%q", hand[i]), code: code}
 		if j := prepare(t, s, perHand, r); j != nil {
 			jobs = append(jobs, j)
 		}

@@ -84,3 +84,11 @@ var handPicked = []string{
 	"scvtf d0, x1", "scvtf d0, w1", "scvtf s0, x1", "scvtf s0, w1",
 	"fcvtzs x0, d1", "fcvtzs w0, d1", "fcvtzs x0, s1", "fcvtzs w0, s1",
 }
+
+// handPickedSystem are the system register and ordered access forms.
+var handPickedSystem = []string{
+	"mrs x0, nzcv", "msr nzcv, x1", "msr nzcv, xzr", "cmp x0, x1; mrs x2, nzcv",
+	"msr tpidr_el0, x1; mrs x0, tpidr_el0",
+	"ldar x0, [x1]", "ldar w0, [x1]", "ldarb w0, [x1]", "ldarh w0, [x1]", "stlr x0, [x1]", "stlr w0, [x1]", "stlrb w0, [x1]", "stlrh w0, [x1]",
+	"add x1, x1, #1; ldar x0, [x1]", "add x1, x1, #2; stlr w0, [x1]",
+}

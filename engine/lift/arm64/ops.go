@@ -15,6 +15,16 @@ func (l *lifter) lift() bool {
 		// The hint space: nop, yield, bti, and the pointer authentication
 		// hints, all no-ops on the modelled CPU (see the package doc).
 		return true
+	case e&0xffffffe0 == 0xd53bd040, e&0xffffffe0 == 0xd51bd040:
+		// mrs/msr tpidr_el0: the thread pointer, a register of its own as
+		// x86's fs_base.
+		l.sysReg(lift.R("tpidr_el0", 64))
+		return true
+	case e&0xffffffe0 == 0xd53b4200, e&0xffffffe0 == 0xd51b4200: // mrs/msr nzcv
+		l.nzcvReg()
+		return true
+	case e&0x3ffffc00 == 0x08dffc00, e&0x3ffffc00 == 0x089ffc00:
+		return l.loadAcquireStoreRelease()
 	case e&0x1f000000 == 0x10000000:
 		return l.adr()
 	case e&0x1f800000 == 0x11000000:
@@ -618,4 +628,61 @@ func (l *lifter) accumulate(w lift.Width, a, p lift.Operand, sub bool) lift.Oper
 		return p
 	}
 	return l.b.Op2(lift.Add, w, a, p)
+}
+
+// sysReg lifts mrs and msr of a system register the IR names.
+func (l *lifter) sysReg(r lift.Operand) {
+	rt := l.bits(0, 5)
+	if l.bit(21) { // mrs
+		l.setReg(rt, r)
+		return
+	}
+	l.b.Assign(r, l.reg(rt, 64))
+}
+
+// nzcvReg lifts mrs and msr nzcv: the flags are bits 31 to 28.
+func (l *lifter) nzcvReg() {
+	rt := l.bits(0, 5)
+	flags := [...]lift.Operand{flagN, flagZ, flagC, flagV}
+	if l.bit(21) { // mrs
+		v := lift.C(64, 0)
+		for i, f := range flags {
+			x := l.b.Op1(lift.ZExt, 64, f)
+			x = l.b.Op2(lift.Shl, 64, x, lift.C(8, uint64(31-i)))
+			v = l.b.Op2(lift.Or, 64, v, x)
+		}
+		l.setReg(rt, v)
+		return
+	}
+	x := l.reg(rt, 64)
+	for i, f := range flags {
+		if x.IsConst() {
+			l.b.Assign(f, lift.C(1, 0))
+			continue
+		}
+		l.b.Set(f, lift.Extract, x, none(), none())
+		l.b.In.Stmts[len(l.b.In.Stmts)-1].Aux = int32(31 - i)
+	}
+}
+
+// loadAcquireStoreRelease lifts ldar and stlr (and their byte and
+// halfword forms): ordinary loads and stores in a single-threaded
+// semantics, except that a misaligned address faults whatever SCTLR says.
+func (l *lifter) loadAcquireStoreRelease() bool {
+	size := l.bits(30, 2)
+	n := uint64(1) << size
+	rn, rt := l.bits(5, 5), l.bits(0, 5)
+	addr := l.regSP(rn, 64)
+	if n > 1 {
+		low := l.b.Op2(lift.And, 64, addr, lift.C(64, n-1))
+		bad := l.b.Op2(lift.Ne, 1, low, lift.C(64, 0))
+		l.b.Emit(lift.Stmt{Op: lift.TrapIf, A: bad, Text: "alignment fault"})
+	}
+	w := lift.Width(8 * n)
+	if l.enc&0x3ffffc00 == 0x089ffc00 { // stlr
+		l.b.Emit(lift.Stmt{Op: lift.Store, A: addr, B: l.reg(rt, w)})
+		return true
+	}
+	l.setReg(rt, l.b.Op1(lift.Load, w, addr))
+	return true
 }
