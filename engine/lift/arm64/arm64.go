@@ -125,7 +125,19 @@ var lowerNames = sync.OnceValue(func() map[arm64asm.Op]string {
 	return m
 })
 
+// hintNames are the hints arm64asm prints as "hint #n", by n (CRm:op2).
+var hintNames = map[uint32]string{
+	7: "xpaclri", 8: "pacia1716", 10: "pacib1716", 12: "autia1716", 14: "autib1716", 20: "csdb",
+	24: "paciaz", 25: "paciasp", 26: "pacibz", 27: "pacibsp", 28: "autiaz", 29: "autiasp", 30: "autibz", 31: "autibsp",
+	32: "bti", 34: "bti c", 36: "bti j", 38: "bti jc",
+}
+
 func mnemonic(inst arm64asm.Inst) string {
+	if inst.Enc&0xfffff01f == 0xd503201f {
+		if s, ok := hintNames[inst.Enc>>5&0x7f]; ok {
+			return s
+		}
+	}
 	s, ok := lowerNames()[inst.Op]
 	if !ok {
 		s = strings.ToLower(inst.Op.String())
@@ -175,13 +187,13 @@ var vNames = func() (n [32]string) {
 	return
 }()
 
-func flag(name string) lift.Operand { return lift.R(name, 1) }
+func flagReg(name string) lift.Operand { return lift.R(name, 1) }
 
 var (
-	flagN = flag("n")
-	flagZ = flag("z")
-	flagC = flag("c")
-	flagV = flag("v")
+	flagN = flagReg("n")
+	flagZ = flagReg("z")
+	flagC = flagReg("c")
+	flagV = flagReg("v")
 )
 
 // regW is the operand width of sf (bit 31 of most data processing forms).

@@ -235,28 +235,22 @@ func (l *lifter) bitfield() bool {
 	if immr != 0 {
 		rot = l.b.Op2(lift.Ror, w, src, lift.C(8, uint64(immr)))
 	}
-	bot := l.b.Op2(lift.And, w, rot, lift.C(w, wmask))
-	var dst lift.Operand
-	if opc == 1 { // bfm keeps the destination's other bits
-		dst = l.reg(rd, w)
-		keep := l.b.Op2(lift.And, w, dst, lift.C(w, ^wmask))
-		bot = l.b.Op2(lift.Or, w, keep, bot)
+	if opc == 2 { // ubfm: the rotated field alone
+		l.setReg(rd, l.b.Op2(lift.And, w, rot, lift.C(w, wmask&tmask)))
+		return true
 	}
-	var top lift.Operand
-	switch opc {
-	case 0: // sbfm: the replicated sign bit src<imms>
+	var r lift.Operand
+	if opc == 0 { // sbfm: the field, and the replicated sign bit src<imms> above it
+		r = l.b.Op2(lift.And, w, rot, lift.C(w, wmask&tmask))
 		up := l.b.Op2(lift.Shl, w, src, lift.C(8, uint64(uint32(w)-1-imms)))
-		top = l.b.Op2(lift.AShr, w, up, lift.C(8, uint64(w)-1))
-	case 1:
-		top = dst
-	case 2:
-		top = lift.C(w, 0)
-	}
-	m := lift.C(w, tmask)
-	r := l.b.Op2(lift.And, w, bot, m)
-	if opc != 2 {
+		top := l.b.Op2(lift.AShr, w, up, lift.C(8, uint64(w)-1))
 		hi := l.b.Op2(lift.And, w, top, lift.C(w, ^tmask))
 		r = l.b.Op2(lift.Or, w, hi, r)
+	} else { // bfm: the field inserted into the destination
+		dst := l.reg(rd, w)
+		keep := l.b.Op2(lift.And, w, dst, lift.C(w, ^(wmask&tmask)))
+		field := l.b.Op2(lift.And, w, rot, lift.C(w, wmask&tmask))
+		r = l.b.Op2(lift.Or, w, keep, field)
 	}
 	l.setReg(rd, r)
 	return true
