@@ -85,6 +85,25 @@ var handPicked = []string{
 	"fcmp d0, d1; fcsel d2, d3, d4, lt", "fcmp s0, s1; fcsel s2, s3, s4, ge",
 	"scvtf d0, x1", "scvtf d0, w1", "scvtf s0, x1", "scvtf s0, w1",
 	"fcvtzs x0, d1", "fcvtzs w0, d1", "fcvtzs x0, s1", "fcvtzs w0, s1",
+	// AdvSIMD integer
+	"movi v0.2d, #0", "movi d1, #0xff00ff0000ffff00", "movi v2.16b, #0x7f", "movi v3.8b, #0x80", "movi v4.4s, #0x12, lsl #16", "movi v5.2s, #0xab, lsl #24",
+	"movi v6.8h, #0x34, lsl #8", "movi v7.4h, #0x1", "movi v8.4s, #0x56, msl #8", "movi v9.2s, #0x9, msl #16",
+	"mvni v0.4s, #0x12, lsl #8", "mvni v1.8h, #0xf0", "mvni v2.2s, #0x3, msl #16", "orr v0.4s, #0x80, lsl #24", "bic v1.8h, #0xff", "orr v2.4h, #0x1, lsl #8", "bic v3.2s, #0x7f",
+	"fmov v0.4s, #1.0", "fmov v1.2d, #-0.5", "fmov v2.2s, #3.0",
+	"dup v0.4s, w1", "dup v0.2d, x1", "dup v0.16b, w1", "dup v1.8h, w2", "dup v2.8b, w3", "dup v3.2s, w4", "dup v0.4s, v1.s[2]", "dup v0.8b, v1.b[15]", "dup v0.2d, v1.d[1]",
+	"umov w0, v1.s[3]", "umov w0, v1.b[9]", "umov w0, v1.h[7]", "mov x0, v1.d[1]", "mov w0, v1.s[0]", "smov x0, v1.b[3]", "smov w0, v1.h[5]", "smov x0, v1.s[1]",
+	"ins v0.s[1], w1", "mov v0.d[1], x1", "ins v0.b[15], w2", "ins v0.h[3], w3", "mov v0.s[3], v1.s[0]", "ins v0.d[0], v1.d[1]", "ins v0.b[1], v1.b[14]",
+	"add v0.4s, v1.4s, v2.4s", "add v0.16b, v1.16b, v2.16b", "add v0.2d, v1.2d, v2.2d", "add v0.8h, v1.8h, v2.8h", "add v0.2s, v1.2s, v2.2s",
+	"sub v0.4s, v1.4s, v2.4s", "sub v0.16b, v1.16b, v2.16b", "sub v0.2d, v1.2d, v2.2d", "sub v0.4h, v1.4h, v2.4h",
+	"and v0.16b, v1.16b, v2.16b", "bic v0.16b, v1.16b, v2.16b", "orr v0.8b, v1.8b, v2.8b", "mov v0.16b, v1.16b", "orn v0.16b, v1.16b, v2.16b", "eor v0.16b, v1.16b, v2.16b", "eor v0.8b, v1.8b, v2.8b",
+	"bsl v0.16b, v1.16b, v2.16b", "bit v0.16b, v1.16b, v2.16b", "bif v0.8b, v1.8b, v2.8b",
+	"cmeq v0.4s, v1.4s, v2.4s", "cmeq v0.16b, v1.16b, v2.16b", "cmeq v0.2d, v1.2d, v2.2d", "cmtst v0.8h, v1.8h, v2.8h", "cmgt v0.4s, v1.4s, v2.4s", "cmhi v0.16b, v1.16b, v2.16b",
+	"cmge v0.2d, v1.2d, v2.2d", "cmhs v0.8b, v1.8b, v2.8b", "cmgt v0.8h, v1.8h, v1.8h",
+	"cnt v0.8b, v1.8b", "cnt v0.16b, v1.16b", "cnt v0.8b, v1.8b; addv b0, v0.8b", "not v0.16b, v1.16b", "mvn v0.8b, v1.8b", "neg v0.4s, v1.4s", "neg v0.16b, v1.16b", "neg v0.2d, v1.2d",
+	"addv b0, v1.16b", "addv h0, v1.8h", "addv s0, v1.4s", "addv h0, v1.4h", "addv b0, v1.8b",
+	"ld1 {v0.16b}, [x1]", "ld1 {v0.8b}, [x1]", "ld1 {v0.4s, v1.4s}, [x1]", "ld1 {v0.2d, v1.2d, v2.2d}, [x1]", "ld1 {v30.16b, v31.16b, v0.16b, v1.16b}, [x1]",
+	"ld1 {v0.16b}, [x1], #16", "ld1 {v0.8b, v1.8b}, [x1], #16", "ld1 {v0.4s}, [x1], x2",
+	"st1 {v0.16b}, [x1]", "st1 {v0.2s}, [x1]", "st1 {v0.16b, v1.16b}, [x1]", "st1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x1]", "st1 {v0.16b}, [x1], #16", "st1 {v0.8h}, [x1], x2",
 }
 
 // handPickedSystem are the system register and ordered access forms.

@@ -77,6 +77,18 @@ func (l *lifter) lift() bool {
 		return l.loadStorePair()
 	case e&0x5f000000 == 0x1e000000:
 		return l.scalarFP()
+	case e&0x9ff80400 == 0x0f000400:
+		return l.modifiedImm()
+	case e&0x9fe08400 == 0x0e000400:
+		return l.copyForms()
+	case e&0x9f200400 == 0x0e200400:
+		return l.threeSame()
+	case e&0x9f3e0c00 == 0x0e200800:
+		return l.twoMisc()
+	case e&0x9f3e0c00 == 0x0e300800:
+		return l.addv()
+	case e&0xbfbf0000 == 0x0c000000, e&0xbfa00000 == 0x0c800000:
+		return l.ld1st1()
 	}
 	return false
 }
