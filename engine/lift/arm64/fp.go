@@ -80,7 +80,9 @@ func (l *lifter) fp2(fw lift.Width) bool {
 		if op == 8 {
 			r = l.b.Op2(lift.Xor, fw, r, lift.C(fw, signBit(fw)))
 		}
-	default: // fmax, fmin, fmaxnm, fminnm: no IR operation has their NaN and signed-zero rules
+	case 4, 5, 6, 7: // fmax, fmin, fmaxnm, fminnm
+		r = l.b.Float([...]lift.Op{lift.FMax, lift.FMin, lift.FMaxNum, lift.FMinNum}[op-4], fw, int(fw), x, y)
+	default:
 		return false
 	}
 	l.setV(l.bits(0, 5), r)
@@ -99,6 +101,11 @@ func (l *lifter) fp1(fw lift.Width) bool {
 		r = l.b.Op2(lift.Xor, fw, x, lift.C(fw, signBit(fw)))
 	case 3: // fsqrt
 		r = l.b.Float(lift.FSqrt, fw, int(fw), x, none())
+	case 8, 9, 10, 11, 12, 14, 15: // frintn, frintp, frintm, frintz, frinta, frintx, frinti
+		// frintx and frinti round in FPCR's mode: to nearest even (the
+		// package doc).
+		rop := map[uint32]lift.Op{8: lift.FRoundEven, 9: lift.FCeil, 10: lift.FFloor, 11: lift.FTrunc, 12: lift.FRoundAway, 14: lift.FRoundEven, 15: lift.FRoundEven}[op]
+		r = l.b.Float(rop, fw, int(fw), x, none())
 	case 4, 5: // fcvt to single, double
 		to := lift.Width(32 << (op - 4))
 		if to == fw {
@@ -165,20 +172,66 @@ func (l *lifter) fpConvert() bool {
 	case rmode == 0 && opcode == 2: // scvtf
 		l.setV(rd, l.b.Float(lift.SToF, fw, int(fw), l.reg(rn, iw), none()))
 		return true
-	case rmode == 3 && opcode == 0: // fcvtzs: saturating, NaN gives 0
+	case rmode == 0 && opcode == 3: // ucvtf
+		l.setV(rd, l.b.Float(lift.UToF, fw, int(fw), l.reg(rn, iw), none()))
+		return true
+	case opcode < 2 || rmode == 0 && (opcode == 4 || opcode == 5):
+		// fcvt{n,p,m,z,a}{s,u}: round in the instruction's mode, then
+		// convert toward zero, saturating; a NaN gives 0.
 		x := l.vreg(rn, fw)
-		t := l.b.Float(lift.FToSTrunc, iw, int(fw), x, none())
-		lim := math.Ldexp(1, int(iw)-1)
-		limBits := math.Float64bits(lim)
-		if fw == 32 {
-			limBits = uint64(math.Float32bits(float32(lim)))
+		switch {
+		case opcode >= 4:
+			x = l.b.Float(lift.FRoundAway, fw, int(fw), x, none())
+		case rmode < 3:
+			x = l.b.Float([...]lift.Op{lift.FRoundEven, lift.FCeil, lift.FFloor}[rmode], fw, int(fw), x, none())
 		}
-		big := l.b.Float(lift.FLe, 1, int(fw), lift.C(fw, limBits), x)
-		t = l.b.Op3(lift.Select, iw, big, lift.C(iw, uint64(1)<<(iw-1)-1), t)
 		nan := l.b.Float(lift.FUnord, 1, int(fw), x, x)
+		var t lift.Operand
+		if opcode&1 == 0 { // signed
+			t = l.b.Float(lift.FToSTrunc, iw, int(fw), x, none())
+			big := l.b.Float(lift.FLe, 1, int(fw), floatConst(fw, math.Ldexp(1, int(iw)-1)), x)
+			t = l.b.Op3(lift.Select, iw, big, lift.C(iw, uint64(1)<<(iw-1)-1), t)
+		} else { // unsigned: FToUTrunc saturates above; below zero gives 0
+			t = l.b.Float(lift.FToUTrunc, iw, int(fw), x, none())
+			neg := l.b.Float(lift.FLt, 1, int(fw), x, floatConst(fw, 0))
+			t = l.b.Op3(lift.Select, iw, neg, lift.C(iw, 0), t)
+		}
 		t = l.b.Op3(lift.Select, iw, nan, lift.C(iw, 0), t)
 		l.setReg(rd, t)
 		return true
 	}
 	return false
+}
+
+// floatConst is the float x in format fw, as a constant of its bits.
+func floatConst(fw lift.Width, x float64) lift.Operand {
+	if fw == 32 {
+		return lift.C(32, uint64(math.Float32bits(float32(x))))
+	}
+	return lift.C(64, math.Float64bits(x))
+}
+
+// fp3 lifts fmadd, fmsub, fnmadd and fnmsub: one fused multiply-add with
+// the operands' signs flipped as the form says (negation is exact).
+func (l *lifter) fp3() bool {
+	fw := l.fpWidth()
+	if l.bit(31) || l.bit(29) || fw == 0 {
+		return false
+	}
+	n := l.vreg(l.bits(5, 5), fw)
+	m := l.vreg(l.bits(16, 5), fw)
+	a := l.vreg(l.bits(10, 5), fw)
+	neg := func(x lift.Operand) lift.Operand { return l.b.Op2(lift.Xor, fw, x, lift.C(fw, signBit(fw))) }
+	switch l.bits(21, 1)<<1 | l.bits(15, 1) {
+	case 1: // fmsub: a - n*m
+		n = neg(n)
+	case 2: // fnmadd: -a - n*m
+		n, a = neg(n), neg(a)
+	case 3: // fnmsub: -a + n*m
+		a = neg(a)
+	}
+	t := l.b.Temp(fw)
+	l.b.Emit(lift.Stmt{Op: lift.FMA, Dst: t, A: n, B: m, C: a, Aux: int32(fw)})
+	l.setV(l.bits(0, 5), t)
+	return true
 }

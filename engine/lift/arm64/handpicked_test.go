@@ -85,6 +85,11 @@ var handPicked = []string{
 	"fcmp d0, d1; fcsel d2, d3, d4, lt", "fcmp s0, s1; fcsel s2, s3, s4, ge",
 	"scvtf d0, x1", "scvtf d0, w1", "scvtf s0, x1", "scvtf s0, w1",
 	"fcvtzs x0, d1", "fcvtzs w0, d1", "fcvtzs x0, s1", "fcvtzs w0, s1",
+	"ucvtf d0, x1", "ucvtf d0, w1", "ucvtf s0, x1", "ucvtf s0, w1", "fcvtzu x0, d1", "fcvtzu w0, d1", "fcvtzu x0, s1", "fcvtzu w0, s1",
+	"fcvtns x0, d1", "fcvtnu w0, s1", "fcvtps w0, d1", "fcvtpu x0, s1", "fcvtms x0, s1", "fcvtmu w0, d1", "fcvtas w0, d1", "fcvtau x0, d1",
+	"fmax d0, d1, d2", "fmin s0, s1, s2", "fmaxnm d0, d1, d2", "fminnm s0, s1, s2", "fmin d0, d1, d2", "fmax s0, s1, s2",
+	"fmadd d0, d1, d2, d3", "fmadd s0, s1, s2, s3", "fmsub d0, d1, d2, d3", "fmsub s0, s1, s2, s3", "fnmadd d0, d1, d2, d3", "fnmadd s0, s1, s2, s3", "fnmsub d0, d1, d2, d3", "fnmsub s0, s1, s2, s3",
+	"frintn d0, d1", "frintp s0, s1", "frintm d0, d1", "frintz s0, s1", "frinta d0, d1", "frintx s0, s1", "frinti d0, d1", "frintm s0, s1", "frintz d0, d1", "frinta s0, s1",
 	// AdvSIMD integer
 	"movi v0.2d, #0", "movi d1, #0xff00ff0000ffff00", "movi v2.16b, #0x7f", "movi v3.8b, #0x80", "movi v4.4s, #0x12, lsl #16", "movi v5.2s, #0xab, lsl #24",
 	"movi v6.8h, #0x34, lsl #8", "movi v7.4h, #0x1", "movi v8.4s, #0x56, msl #8", "movi v9.2s, #0x9, msl #16",

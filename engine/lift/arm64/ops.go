@@ -77,6 +77,8 @@ func (l *lifter) lift() bool {
 		return l.loadStorePair()
 	case e&0x5f000000 == 0x1e000000:
 		return l.scalarFP()
+	case e&0x5f000000 == 0x1f000000:
+		return l.fp3()
 	case e&0x9ff80400 == 0x0f000400:
 		return l.modifiedImm()
 	case e&0x9fe08400 == 0x0e000400:

@@ -1,10 +1,8 @@
 package arm64
 
-import "strings"
-
 // unmodelledReason names the family of an instruction the lifter does not
 // model, for the limitation later stages report.
-func unmodelledReason(enc uint32, name string) string {
+func unmodelledReason(enc uint32, _ string) string {
 	switch {
 	case enc&0xffe0001f == 0xd4000001, enc&0xffe0001f == 0xd4200000, enc&0xfff00000 == 0xd5300000,
 		enc&0xfff00000 == 0xd5100000, enc&0xfffff000 == 0xd5033000:
@@ -15,8 +13,6 @@ func unmodelledReason(enc uint32, name string) string {
 		return "atomic memory operation (LSE)"
 	case enc&0x0e000000 == 0x0e000000 && enc&0x5f000000 != 0x1e000000:
 		return "AdvSIMD (vector) instruction"
-	case strings.HasPrefix(name, "fmadd"), strings.HasPrefix(name, "fmsub"), strings.HasPrefix(name, "fnm"):
-		return "fused multiply-add (no IR operation rounds once)"
 	case enc&0xfe000000 == 0xd6000000:
 		return "branch with pointer authentication"
 	}
