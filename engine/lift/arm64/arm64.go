@@ -44,23 +44,16 @@ import (
 	"golang.org/x/arch/arm64/arm64asm"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/internal/armdecode"
 )
 
 // ErrDecode is returned when the bytes do not decode as an instruction.
 var ErrDecode = errors.New("arm64: bytes do not decode as an instruction")
 
-// decodeMu serialises arm64asm.Decode: x/arch's arm64 decoder records test
-// coverage in a package-level array on every call, so two decodes at once
-// race (engine/provider/builtin/armdecode.go has the same lock).
-var decodeMu sync.Mutex
-
 // Decode decodes the instruction word at the start of code under the lock
-// arm64asm needs.
-func Decode(code []byte) (arm64asm.Inst, error) {
-	decodeMu.Lock()
-	defer decodeMu.Unlock()
-	return arm64asm.Decode(code)
-}
+// arm64asm needs (internal/armdecode: x/arch's arm64 decoder writes a
+// package-level array on every call, shared with the builtin analyzer).
+func Decode(code []byte) (arm64asm.Inst, error) { return armdecode.ARM64(code) }
 
 // Lift decodes the instruction at the start of code, located at addr, and
 // lifts it. An instruction that decodes but is not modelled lifts to one

@@ -11,6 +11,9 @@ import (
 // mnemonics to scan) must appear in a hand-picked sequence, and so must
 // every condition code in a b.cond.
 func TestHandPickedCoverModelledOps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads AArch64 libc")
+	}
 	gcc, _ := tools(t)
 	text, addr, path := bigText(t)
 	modelled := map[string]bool{}
