@@ -464,17 +464,17 @@ func assemble(t *testing.T, gcc string, seqs []string) [][]byte {
 	return out
 }
 
-// corpusSequences compiles testdata/corpus.c with the cross compiler at -O2
-// and returns windows of up to four consecutive straight-line instructions
+// corpusSequences compiles testdata/corpus.c with cc (the cross compiler,
+// or clang with an AArch64 target in flags) at -O2 and returns windows of up to four consecutive straight-line instructions
 // that use memory only through registers not written earlier in the window
 // (literal loads read the code, which the states do not hold).
-func corpusSequences(t *testing.T, gcc string) []sequence {
+func corpusSequences(t *testing.T, label, cc string, flags ...string) []sequence {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "corpus.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := testkit.BuildC(gcc, t.TempDir(), "corpus", string(src), "-O2", "-c")
+	obj, err := testkit.BuildC(cc, t.TempDir(), "corpus", string(src), append([]string{"-O2", "-c"}, flags...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +551,7 @@ func corpusSequences(t *testing.T, gcc string) []sequence {
 				continue
 			}
 			seen[string(code)] = true
-			seqs = append(seqs, sequence{name: fmt.Sprintf("corpus+%#x/%d", w[0].off, n), code: code})
+			seqs = append(seqs, sequence{name: fmt.Sprintf("%s corpus+%#x/%d", label, w[0].off, n), code: code})
 		}
 	}
 	return seqs
@@ -559,8 +559,9 @@ func corpusSequences(t *testing.T, gcc string) []sequence {
 
 // TestDifferentialAgainstCPU is the lifter's semantic test: every
 // hand-picked sequence (one or more per modelled mnemonic) and every
-// straight-line window of a gcc -O2 corpus, each from random states, under
-// qemu-aarch64 and in the IR interpreter. -short runs fewer states.
+// straight-line window of the corpus built by gcc -O2 and clang -O2, each
+// from random states, under qemu-aarch64 and in the IR interpreter. -short
+// runs fewer states.
 func TestDifferentialAgainstCPU(t *testing.T) {
 	gcc, qemu := tools(t)
 	exe := harness(t, gcc)
@@ -584,10 +585,15 @@ func TestDifferentialAgainstCPU(t *testing.T) {
 			}
 		}
 	}
-	corpus := corpusSequences(t, gcc)
+	corpus := corpusSequences(t, "gcc", gcc)
 	if len(corpus) < 100 {
-		t.Errorf("the corpus gave %d sequences, want ≥ 100", len(corpus))
+		t.Errorf("the gcc corpus gave %d sequences, want ≥ 100", len(corpus))
 	}
+	clang := corpusSequences(t, "clang", testkit.Need(t, "clang"), "--target=aarch64-linux-gnu")
+	if len(clang) < 100 {
+		t.Errorf("the clang corpus gave %d sequences, want ≥ 100", len(clang))
+	}
+	corpus = append(corpus, clang...)
 	for i := range corpus {
 		if j := prepare(t, &corpus[i], perCorpus, r); j != nil {
 			jobs = append(jobs, j)
