@@ -9,14 +9,16 @@
 // and is sp where it names the stack pointer.
 //
 // What the lifter models: the integer, load/store, branch and scalar
-// floating point forms GCC and clang emit at -O0 to -O3 for AArch64 Linux
-// (the switches in ops.go and fp.go; testdata/golden.txt shows
-// representative ones). The operands come from the instruction word itself
+// floating point forms GCC and clang emit at -O0 to -O3 for AArch64 Linux,
+// and the common AdvSIMD integer forms (the dispatch in ops.go, then mem.go,
+// fp.go and simd.go; testdata/golden.txt shows representative ones). The operands come from the instruction word itself
 // (arm64asm.Inst.Enc): arm64asm is the decoder of record (it rejects
 // unallocated encodings and names the mnemonic, aliases included), but its
 // argument types keep their immediates in unexported fields. Anything else is
 // one lift.Unmodelled statement naming the mnemonic and its family
-// (unmodelled.go).
+// (unmodelled.go): system instructions (svc, brk, mrs/msr of system
+// registers other than tpidr_el0 and nzcv, barriers), exclusive and atomic
+// accesses, half precision, and the AdvSIMD forms outside the modelled set.
 //
 // Choices where the architecture leaves a choice to the implementation or to
 // the system: hints (nop, yield, bti, and the pointer authentication hints
@@ -24,9 +26,13 @@
 // FEAT_PAuth and FEAT_BTI; the floating point control register holds Linux's
 // default (round to nearest even, no flush to zero, no default NaN); memory
 // accesses are little-endian and alignment faults are not modelled (Linux
-// user space does not enable them). Floating point NaN propagation follows
-// the host's (the first operand's NaN), which differs from AArch64 only when
-// a signalling NaN is the second operand of a quiet one.
+// user space does not enable them) except where the architecture faults
+// regardless (ldar/stlr) and for sp, which Linux checks (SCTLR_EL1.SA0).
+// The NaN a float operation generates is the interpreter's host's (x86's
+// default NaN is negative, AArch64's positive), and NaN propagation takes
+// the first NaN operand, which differs from AArch64 only when a signalling
+// NaN is the second operand of a quiet one; fmaxnm/fminnm return the number
+// for a signalling NaN operand too.
 //
 // Semantics are tested against a CPU (diff_test.go): instruction sequences
 // run under qemu-aarch64 from random states in a harness the cross compiler

@@ -108,7 +108,7 @@ var goldenCases = []struct {
 	{0x0e205820, "cnt v0.8b, v1.8b"},
 	{0x0e31b800, "addv b0, v0.8b"},
 	{0x4cdfa020, "ld1 {v0.16b, v1.16b}, [x1], #32"},
-	{0x6e024020, "ext v0.16b, v1.16b, v2.16b, #8 (unmodelled)"},
+	{0x6e024020, "ext v0.16b, v1.16b, v2.16b, #8"},
 	{0xd4000001, "svc #0 (unmodelled)"},
 	{0xc85f7c20, "ldxr x0, [x1] (unmodelled)"},
 }

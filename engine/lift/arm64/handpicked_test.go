@@ -105,6 +105,8 @@ var handPicked = []string{
 	"cmeq v0.4s, v1.4s, v2.4s", "cmeq v0.16b, v1.16b, v2.16b", "cmeq v0.2d, v1.2d, v2.2d", "cmtst v0.8h, v1.8h, v2.8h", "cmgt v0.4s, v1.4s, v2.4s", "cmhi v0.16b, v1.16b, v2.16b",
 	"cmge v0.2d, v1.2d, v2.2d", "cmhs v0.8b, v1.8b, v2.8b", "cmgt v0.8h, v1.8h, v1.8h",
 	"cnt v0.8b, v1.8b", "cnt v0.16b, v1.16b", "cnt v0.8b, v1.8b; addv b0, v0.8b", "not v0.16b, v1.16b", "mvn v0.8b, v1.8b", "neg v0.4s, v1.4s", "neg v0.16b, v1.16b", "neg v0.2d, v1.2d",
+	"cmeq v0.16b, v1.16b, #0", "cmeq v0.2d, v1.2d, #0", "cmgt v0.4s, v1.4s, #0", "cmge v0.8h, v1.8h, #0", "cmle v0.8b, v1.8b, #0", "cmlt v0.4s, v1.4s, #0", "cmgt v0.2s, v1.2s, #0",
+	"ext v0.16b, v1.16b, v2.16b, #8", "ext v0.16b, v1.16b, v2.16b, #3", "ext v0.16b, v1.16b, v2.16b, #0", "ext v0.8b, v1.8b, v2.8b, #5", "ext v0.16b, v1.16b, v1.16b, #15",
 	"addv b0, v1.16b", "addv h0, v1.8h", "addv s0, v1.4s", "addv h0, v1.4h", "addv b0, v1.8b",
 	"ld1 {v0.16b}, [x1]", "ld1 {v0.8b}, [x1]", "ld1 {v0.4s, v1.4s}, [x1]", "ld1 {v0.2d, v1.2d, v2.2d}, [x1]", "ld1 {v30.16b, v31.16b, v0.16b, v1.16b}, [x1]",
 	"ld1 {v0.16b}, [x1], #16", "ld1 {v0.8b, v1.8b}, [x1], #16", "ld1 {v0.4s}, [x1], x2",

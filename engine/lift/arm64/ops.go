@@ -87,6 +87,8 @@ func (l *lifter) lift() bool {
 		return l.threeSame()
 	case e&0x9f3e0c00 == 0x0e200800:
 		return l.twoMisc()
+	case e&0xbfe08400 == 0x2e000000:
+		return l.ext()
 	case e&0x9f3e0c00 == 0x0e300800:
 		return l.addv()
 	case e&0xbfbf0000 == 0x0c000000, e&0xbfa00000 == 0x0c800000:

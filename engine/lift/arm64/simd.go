@@ -260,8 +260,8 @@ func boolBit(b bool) uint32 {
 	return 0
 }
 
-// twoMisc lifts cnt, not (mvn) and neg, abs of the two-register
-// miscellaneous forms.
+// twoMisc lifts cnt, not (mvn), neg and the comparisons against zero of
+// the two-register miscellaneous forms.
 func (l *lifter) twoMisc() bool {
 	w := l.vecWidth()
 	size := l.bits(22, 2)
@@ -284,6 +284,26 @@ func (l *lifter) twoMisc() bool {
 			return false
 		}
 		r = l.b.Lanes(lift.Neg, lane, x, none())
+	case 0x08, 0x28, 0x09, 0x29, 0x0a: // cmgt, cmge, cmeq, cmle, cmlt against zero
+		if size == 3 && w == 64 {
+			return false
+		}
+		zero := lift.C(w, 0)
+		if w == 128 {
+			zero = c128(0, 0)
+		}
+		switch l.bits(12, 5) | boolBit(l.bit(29))<<5 {
+		case 0x08:
+			r = l.b.Lanes(lift.Slt, lane, zero, x)
+		case 0x28:
+			r = l.b.Lanes(lift.Sle, lane, zero, x)
+		case 0x09:
+			r = l.b.Lanes(lift.Eq, lane, x, zero)
+		case 0x29:
+			r = l.b.Lanes(lift.Sle, lane, x, zero)
+		default:
+			r = l.b.Lanes(lift.Slt, lane, x, zero)
+		}
 	default:
 		return false
 	}
@@ -373,5 +393,23 @@ func (l *lifter) ld1st1() bool {
 		}
 		l.setRegSP(rn, l.b.Op2(lift.Add, 64, base, off))
 	}
+	return true
+}
+
+// ext lifts ext: the vector extracted from the pair Vm:Vn at byte imm4.
+func (l *lifter) ext() bool {
+	w := l.vecWidth()
+	imm := l.bits(11, 4)
+	if w == 64 && imm >= 8 {
+		return false
+	}
+	n, m := l.vreg(l.bits(5, 5), w), l.vreg(l.bits(16, 5), w)
+	r := n
+	if imm != 0 {
+		lo := l.b.Op2(lift.LShr, w, n, lift.C(8, uint64(8*imm)))
+		hi := l.b.Op2(lift.Shl, w, m, lift.C(8, uint64(uint32(w)-8*imm)))
+		r = l.b.Op2(lift.Or, w, lo, hi)
+	}
+	l.setV(l.bits(0, 5), r)
 	return true
 }

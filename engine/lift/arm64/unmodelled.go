@@ -11,8 +11,10 @@ func unmodelledReason(enc uint32, _ string) string {
 		return "exclusive, acquire/release or atomic memory access"
 	case enc&0x3b200c00 == 0x38200000:
 		return "atomic memory operation (LSE)"
-	case enc&0x0e000000 == 0x0e000000 && enc&0x5f000000 != 0x1e000000:
-		return "AdvSIMD (vector) instruction"
+	case enc&0x5e000000 == 0x1e000000:
+		return "floating point form not modelled (half precision, fccmp, fixed-point conversions)"
+	case enc&0x0e000000 == 0x0e000000:
+		return "AdvSIMD form not modelled"
 	case enc&0xfe000000 == 0xd6000000:
 		return "branch with pointer authentication"
 	}
