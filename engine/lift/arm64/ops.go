@@ -81,6 +81,10 @@ func (l *lifter) lift() bool {
 		return l.fp3()
 	case e&0x9ff80400 == 0x0f000400:
 		return l.modifiedImm()
+	case e&0x9f800400 == 0x0f000400:
+		return l.shiftImm()
+	case e&0xbf3ffc00 == 0x0e212800:
+		return l.xtn()
 	case e&0x9fe08400 == 0x0e000400:
 		return l.copyForms()
 	case e&0x9f200400 == 0x0e200400:

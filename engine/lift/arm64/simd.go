@@ -246,6 +246,38 @@ func (l *lifter) threeSame() bool {
 			op := [...]lift.Op{lift.Slt, lift.Ult, lift.Sle, lift.Ule}[(opcode-6)<<1|uint32(boolBit(u))]
 			r = l.b.Lanes(op, lane, y, x) // x > y is y < x
 		}
+	case 0x0c, 0x0d: // smax/umax, smin/umin: a lane mask picks
+		if size == 3 {
+			return false
+		}
+		lt := lift.Slt
+		if u {
+			lt = lift.Ult
+		}
+		var m lift.Operand
+		if opcode == 0x0c {
+			m = l.b.Lanes(lt, lane, y, x) // all ones where x is the larger
+		} else {
+			m = l.b.Lanes(lt, lane, x, y)
+		}
+		a := l.b.Op2(lift.And, w, m, x)
+		b := l.b.Op2(lift.AndNot, w, m, y)
+		r = l.b.Op2(lift.Or, w, a, b)
+	case 0x13: // mul
+		if u || size == 3 {
+			return false
+		}
+		r = l.b.Lanes(lift.Mul, lane, x, y)
+	case 0x12: // mla, mls
+		if size == 3 {
+			return false
+		}
+		p := l.b.Lanes(lift.Mul, lane, x, y)
+		op := lift.Add
+		if u {
+			op = lift.Sub
+		}
+		r = l.b.Lanes(op, lane, l.vreg(rd, w), p)
 	default:
 		return false
 	}
@@ -411,5 +443,111 @@ func (l *lifter) ext() bool {
 		r = l.b.Op2(lift.Or, w, lo, hi)
 	}
 	l.setV(l.bits(0, 5), r)
+	return true
+}
+
+// shiftImm lifts the AdvSIMD shifts by immediate GCC and clang emit: sshr,
+// ushr, shl, sshll/ushll (and their sxtl/uxtl aliases) and shrn.
+func (l *lifter) shiftImm() bool {
+	immh, immb := l.bits(19, 4), l.bits(16, 3)
+	var esize uint32
+	for i := uint32(3); ; i-- {
+		if immh>>i&1 == 1 {
+			esize = 8 << i
+			break
+		}
+		if i == 0 {
+			return false
+		}
+	}
+	imm := immh<<3 | immb
+	w := l.vecWidth()
+	lane := lift.Width(esize)
+	u := l.bit(29)
+	rd, rn := l.bits(0, 5), l.bits(5, 5)
+	var r lift.Operand
+	switch opcode := l.bits(11, 5); {
+	case opcode == 0 || opcode == 0x0a && !u: // sshr, ushr; shl
+		if esize == 64 && w == 64 {
+			return false
+		}
+		x := l.vreg(rn, w)
+		switch {
+		case opcode == 0x0a:
+			r = l.b.Lanes(lift.Shl, lane, x, lift.C(8, uint64(imm-esize)))
+		case u:
+			r = l.b.Lanes(lift.LShr, lane, x, lift.C(8, uint64(2*esize-imm)))
+		default:
+			r = l.b.Lanes(lift.AShr, lane, x, lift.C(8, uint64(2*esize-imm)))
+		}
+	case opcode == 0x14: // sshll, ushll (sxtl, uxtl): widen the low or high half
+		if esize == 64 {
+			return false
+		}
+		shift := imm - esize
+		v := lift.R(vNames[rn], 128)
+		half := 0
+		if w == 128 {
+			half = 64
+		}
+		ext := lift.SExt
+		if u {
+			ext = lift.ZExt
+		}
+		r = c128(0, 0)
+		for i := 0; i < int(64/esize); i++ {
+			e := l.b.Extract(v, half+i*int(esize), lane)
+			x := l.b.Op1(ext, 2*lane, e)
+			if shift != 0 {
+				x = l.b.Op2(lift.Shl, 2*lane, x, lift.C(8, uint64(shift)))
+			}
+			r = l.b.Insert(r, i*int(2*esize), x)
+		}
+	case opcode == 0x10 && !u: // shrn, shrn2: narrow the shifted lanes
+		if esize == 64 {
+			return false
+		}
+		shift := 2*esize - imm
+		v := lift.R(vNames[rn], 128)
+		r = lift.C(64, 0)
+		for i := 0; i < int(64/esize); i++ {
+			e := l.b.Extract(v, i*int(2*esize), 2*lane)
+			if shift != 0 {
+				e = l.b.Op2(lift.LShr, 2*lane, e, lift.C(8, uint64(shift)))
+			}
+			r = l.b.Insert(r, i*int(esize), l.b.Op1(lift.Trunc, lane, e))
+		}
+		if w == 128 { // shrn2 writes the upper half and keeps the lower
+			l.b.Set(lift.R(vNames[rd], 128), lift.Insert, lift.R(vNames[rd], 128), r, none())
+			l.b.In.Stmts[len(l.b.In.Stmts)-1].Aux = 64
+			return true
+		}
+	default:
+		return false
+	}
+	l.setV(rd, r)
+	return true
+}
+
+// xtn lifts xtn and xtn2: each lane narrowed to half its width.
+func (l *lifter) xtn() bool {
+	size := l.bits(22, 2)
+	if size == 3 {
+		return false
+	}
+	lane := lift.Width(8 << size)
+	v := lift.R(vNames[l.bits(5, 5)], 128)
+	r := lift.C(64, 0)
+	for i := 0; i < int(64/lane); i++ {
+		e := l.b.Extract(v, i*int(2*lane), lane)
+		r = l.b.Insert(r, i*int(lane), e)
+	}
+	rd := l.bits(0, 5)
+	if l.bit(30) {
+		l.b.Set(lift.R(vNames[rd], 128), lift.Insert, lift.R(vNames[rd], 128), r, none())
+		l.b.In.Stmts[len(l.b.In.Stmts)-1].Aux = 64
+		return true
+	}
+	l.setV(rd, r)
 	return true
 }
