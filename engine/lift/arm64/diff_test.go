@@ -589,11 +589,19 @@ func TestDifferentialAgainstCPU(t *testing.T) {
 	if len(corpus) < 100 {
 		t.Errorf("the gcc corpus gave %d sequences, want ≥ 100", len(corpus))
 	}
-	clang := corpusSequences(t, "clang", testkit.Need(t, "clang"), "--target=aarch64-linux-gnu")
-	if len(clang) < 100 {
-		t.Errorf("the clang corpus gave %d sequences, want ≥ 100", len(clang))
+	// clang's half of the corpus is optional: without clang the gcc half
+	// still runs (and REA_REQUIRE_ALL_TOOLS=1 makes its absence a failure).
+	if cc, err := exec.LookPath("clang"); err == nil {
+		clang := corpusSequences(t, "clang", cc, "--target=aarch64-linux-gnu")
+		if len(clang) < 100 {
+			t.Errorf("the clang corpus gave %d sequences, want ≥ 100", len(clang))
+		}
+		corpus = append(corpus, clang...)
+	} else if testkit.RequireAll() {
+		t.Fatal("tool clang is not installed; install it to run the clang corpus")
+	} else {
+		t.Log("clang is not installed: the clang half of the corpus is skipped")
 	}
-	corpus = append(corpus, clang...)
 	for i := range corpus {
 		if j := prepare(t, &corpus[i], perCorpus, r); j != nil {
 			jobs = append(jobs, j)
