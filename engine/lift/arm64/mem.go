@@ -12,7 +12,7 @@ type access struct {
 	signed  bool
 	to      lift.Width
 	vector  bool // a SIMD&FP register
-	prefect bool // prfm: no architectural effect
+	prefetch bool // prfm: no architectural effect
 }
 
 // accessOf decodes size, V and opc of the single-register load/store forms.
@@ -33,7 +33,7 @@ func accessOf(size, v, opc uint32) (access, bool) {
 		a.load = true
 	case 2:
 		if size == 3 {
-			return access{prefect: true}, true
+			return access{prefetch: true}, true
 		}
 		a.load, a.signed = true, true
 	case 3:
@@ -118,7 +118,7 @@ func (l *lifter) loadStoreUImm() bool {
 	if !ok {
 		return false
 	}
-	if a.prefect {
+	if a.prefetch {
 		return true
 	}
 	off := uint64(l.bits(10, 12)) * uint64(a.bytes)
@@ -132,7 +132,7 @@ func (l *lifter) loadStoreImm9() bool {
 		return false
 	}
 	mode := [...]addrMode{offset, postIndex, offset, preIndex}[l.bits(10, 2)]
-	if a.prefect {
+	if a.prefetch {
 		if mode != offset {
 			return false
 		}
@@ -152,7 +152,7 @@ func (l *lifter) loadStoreRegOff() bool {
 	if !ok || option&2 == 0 {
 		return false
 	}
-	if a.prefect {
+	if a.prefetch {
 		return true
 	}
 	var shift uint32

@@ -118,7 +118,8 @@ func (l *lifter) copyForms() bool {
 		if w != 128 {
 			return false
 		}
-		src := l.b.Extract(lift.R(vNames[rn], 128), int(l.bits(11, 4))>>laneShift(lane)*int(lane), lane)
+		from := int(l.bits(11, 4)) >> laneShift(lane) // the source lane's index
+		src := l.b.Extract(lift.R(vNames[rn], 128), from*int(lane), lane)
 		l.b.Set(lift.R(vNames[rd], 128), lift.Insert, lift.R(vNames[rd], 128), src, none())
 		l.b.In.Stmts[len(l.b.In.Stmts)-1].Aux = int32(index * int(lane))
 		return true
