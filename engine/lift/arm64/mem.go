@@ -7,11 +7,11 @@ import "github.com/rea-re/rea/engine/lift"
 // it sign-extends and to which width (32 or 64; the X register then takes
 // the zero extension).
 type access struct {
-	bytes   int
-	load    bool
-	signed  bool
-	to      lift.Width
-	vector  bool // a SIMD&FP register
+	bytes    int
+	load     bool
+	signed   bool
+	to       lift.Width
+	vector   bool // a SIMD&FP register
 	prefetch bool // prfm: no architectural effect
 }
 
