@@ -417,8 +417,8 @@ func eval1(op Op, w Width, aux int, aw, bw Width, a, b, c Value) (Value, error) 
 		}
 		return r, nil
 	}
-	if op >= FAdd && op <= FConv {
-		return evalFloat(op, w, aux, aw, a, b)
+	if op >= FAdd && op <= FConv || op >= FMA && op <= FToUTrunc {
+		return evalFloat(op, w, aux, aw, a, b, c)
 	}
 	return Value{}, fmt.Errorf("%w: operation %s", ErrMalformed, op)
 }
@@ -431,7 +431,7 @@ func count(b Value) uint {
 	return uint(b.Lo)
 }
 
-func evalFloat(op Op, w Width, fw int, aw Width, a, b Value) (Value, error) {
+func evalFloat(op Op, w Width, fw int, aw Width, a, b, c Value) (Value, error) {
 	if fw != 32 && fw != 64 {
 		return Value{}, fmt.Errorf("%w: float format %d", ErrMalformed, fw)
 	}
@@ -456,6 +456,59 @@ func evalFloat(op Op, w Width, fw int, aw Width, a, b Value) (Value, error) {
 		return V64(math.Float64bits(float64(n))), nil
 	case FConv: // from the format of a's width to fw
 		return put(get(a, int(aw)), fw), nil
+	case UToF:
+		n := a.mask(aw).Lo
+		if fw == 32 {
+			return V64(uint64(math.Float32bits(float32(n)))), nil
+		}
+		return V64(math.Float64bits(float64(n))), nil
+	case FToUTrunc:
+		x := math.Trunc(get(a, fw))
+		if math.IsNaN(x) || x < 0 || x >= math.Ldexp(1, int(w)) {
+			return Value{Lo: ^uint64(0), Hi: ^uint64(0)}, nil
+		}
+		return V64(uint64(x)), nil
+	case FMA:
+		if fw == 32 {
+			// math.FMA rounds to float64, and rounding that to float32
+			// again can differ from one rounding (double rounding).
+			return put(fma32(get(a, 32), get(b, 32), get(c, 32)), 32), nil
+		}
+		return put(math.FMA(get(a, 64), get(b, 64), get(c, 64)), 64), nil
+	case FTrunc, FFloor, FCeil, FRoundEven, FRoundAway:
+		x := get(a, fw)
+		switch op {
+		case FTrunc:
+			x = math.Trunc(x)
+		case FFloor:
+			x = math.Floor(x)
+		case FCeil:
+			x = math.Ceil(x)
+		case FRoundEven:
+			x = math.RoundToEven(x)
+		default:
+			x = math.Round(x)
+		}
+		return put(x, fw), nil
+	case FMin, FMax, FMinNum, FMaxNum:
+		x, y := get(a, fw), get(b, fw)
+		xn, yn := math.IsNaN(x), math.IsNaN(y)
+		switch {
+		case (op == FMinNum || op == FMaxNum) && xn != yn:
+			if xn {
+				return b.mask(Width(fw)), nil
+			}
+			return a.mask(Width(fw)), nil
+		case xn:
+			return quiet(a, fw), nil
+		case yn:
+			return quiet(b, fw), nil
+		}
+		less := x < y || x == y && math.Signbit(x) && !math.Signbit(y)
+		if (op == FMin || op == FMinNum) == less {
+			return a.mask(Width(fw)), nil
+		}
+		return b.mask(Width(fw)), nil
 	}
 	x, y := get(a, fw), get(b, fw)
 	if fw == 32 {
@@ -507,4 +560,33 @@ func evalFloat(op Op, w Width, fw int, aw Width, a, b Value) (Value, error) {
 		return V64(uint64(int64(x))), nil
 	}
 	return Value{}, fmt.Errorf("%w: operation %s", ErrMalformed, op)
+}
+
+// quiet returns the NaN a of format fw with its quiet bit set.
+func quiet(a Value, fw int) Value {
+	a = a.mask(Width(fw))
+	if fw == 32 {
+		a.Lo |= 1 << 22
+	} else {
+		a.Lo |= 1 << 51
+	}
+	return a
+}
+
+// fma32 is a*b+c on float32 values rounded once to float32: the exact
+// result computed in big.Float, then one rounding.
+func fma32(a, b, c float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) || math.IsNaN(c) || math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsInf(c, 0) {
+		return float64(float32(a*b + c))
+	}
+	// 400 bits hold any float32 product plus any float32 exactly.
+	p := new(big.Float).SetPrec(400).SetMode(big.ToNearestEven).SetFloat64(a)
+	p.Mul(p, new(big.Float).SetPrec(400).SetFloat64(b))
+	p.Add(p, new(big.Float).SetPrec(400).SetFloat64(c))
+	if p.Sign() == 0 {
+		// The sign of an exact zero sum follows IEEE 754's rules.
+		return float64(float32(a*b + c))
+	}
+	f, _ := p.Float32()
+	return float64(f)
 }

@@ -209,3 +209,56 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalFloatAdditions checks the float operations added for AArch64
+// (fused multiply-add, IEEE 754-2019 minimum/maximum, rounding to integral,
+// unsigned conversions) against values worked out by hand.
+func TestEvalFloatAdditions(t *testing.T) {
+	f64 := func(x float64) Operand { return C(64, math.Float64bits(x)) }
+	f32 := func(x float32) Operand { return C(32, uint64(math.Float32bits(x))) }
+	nan := math.NaN()
+	cases := []struct {
+		name string
+		s    Stmt
+		want uint64
+	}{
+		// 1+2^-52 squared is 1+2^-51+2^-104: unfused, the 2^-104 is lost.
+		{"fma rounds once", Stmt{Op: FMA, Aux: 64, Dst: tmp(0, 64), A: f64(1 + 0x1p-52), B: f64(1 + 0x1p-52), C: f64(-1 - 0x1p-51)}, math.Float64bits(0x1p-104)},
+		{"fma f32 rounds once", Stmt{Op: FMA, Aux: 32, Dst: tmp(0, 32), A: f32(1 + 0x1p-23), B: f32(1 + 0x1p-23), C: f32(-1 - 0x1p-22)}, uint64(math.Float32bits(0x1p-46))},
+		{"fmin of -0 and +0 is -0", Stmt{Op: FMin, Aux: 64, Dst: tmp(0, 64), A: f64(0), B: f64(math.Copysign(0, -1))}, 1 << 63},
+		{"fmax of -0 and +0 is +0", Stmt{Op: FMax, Aux: 64, Dst: tmp(0, 64), A: f64(math.Copysign(0, -1)), B: f64(0)}, 0},
+		{"fmin propagates a NaN", Stmt{Op: FMin, Aux: 32, Dst: tmp(0, 32), A: f32(1), B: C(32, 0x7f800001)}, 0x7fc00001},
+		{"fminnum prefers the number", Stmt{Op: FMinNum, Aux: 64, Dst: tmp(0, 64), A: f64(nan), B: f64(3)}, math.Float64bits(3)},
+		{"fmaxnum", Stmt{Op: FMaxNum, Aux: 64, Dst: tmp(0, 64), A: f64(-2), B: f64(5)}, math.Float64bits(5)},
+		{"ftrunc", Stmt{Op: FTrunc, Aux: 64, Dst: tmp(0, 64), A: f64(-2.7)}, math.Float64bits(-2)},
+		{"ffloor", Stmt{Op: FFloor, Aux: 32, Dst: tmp(0, 32), A: f32(-2.5)}, uint64(math.Float32bits(-3))},
+		{"fceil", Stmt{Op: FCeil, Aux: 64, Dst: tmp(0, 64), A: f64(2.1)}, math.Float64bits(3)},
+		{"froundeven ties to even", Stmt{Op: FRoundEven, Aux: 64, Dst: tmp(0, 64), A: f64(2.5)}, math.Float64bits(2)},
+		{"froundaway ties away", Stmt{Op: FRoundAway, Aux: 64, Dst: tmp(0, 64), A: f64(-2.5)}, math.Float64bits(-3)},
+		{"utof of 2^64-1", Stmt{Op: UToF, Aux: 64, Dst: tmp(0, 64), A: C(64, ^uint64(0))}, math.Float64bits(0x1p64)},
+		{"utof from 32 bits", Stmt{Op: UToF, Aux: 32, Dst: tmp(0, 32), A: C(32, 0x80000000)}, uint64(math.Float32bits(0x1p31))},
+		{"ftou truncates", Stmt{Op: FToUTrunc, Aux: 64, Dst: tmp(0, 64), A: f64(1e19)}, 10000000000000000000},
+		{"ftou out of range", Stmt{Op: FToUTrunc, Aux: 64, Dst: tmp(0, 32), A: f64(-1)}, 0xffffffff},
+		{"ftou of NaN", Stmt{Op: FToUTrunc, Aux: 32, Dst: tmp(0, 32), A: C(32, 0x7fc00000)}, 0xffffffff},
+	}
+	for _, c := range cases {
+		in := &Insn{Addr: 0x1000, Len: 4, Mnemonic: "test", Stmts: []Stmt{c.s}, Temps: 1}
+		if err := Validate(in); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		st := NewState()
+		e := exec{st: st, temps: make([]Value, 1)}
+		if _, _, err := e.stmt(&in.Stmts[0]); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := e.temps[0]; got.Lo != c.want || got.Hi != 0 {
+			t.Errorf("%s: got %#x, want %#x", c.name, got.Lo, c.want)
+		}
+	}
+	bad := &Insn{Stmts: []Stmt{{Op: FMA, Aux: 64, Dst: tmp(0, 64), A: C(64, 0), B: C(64, 0)}}, Temps: 1}
+	if err := Validate(bad); !errors.Is(err, ErrInvalid) {
+		t.Errorf("fma without an addend validated: %v", err)
+	}
+}

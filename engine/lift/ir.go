@@ -186,6 +186,21 @@ const (
 	Return     // return to a
 	TrapIf     // if a, the instruction faults (Text says which fault)
 	Unmodelled // the instruction is not modelled (Text: mnemonic, Reason: why)
+
+	// Floating point added for AArch64 (after the first set so that the
+	// operations' numbers stay put). Aux is the format, as for FAdd.
+	FMA        // dst = a * b + c, rounded once
+	FMin       // IEEE 754-2019 minimum: a NaN operand gives a NaN; -0 < +0
+	FMax       // IEEE 754-2019 maximum
+	FMinNum    // IEEE 754-2019 minimumNumber: a number wins over a NaN; -0 < +0
+	FMaxNum    // IEEE 754-2019 maximumNumber
+	FTrunc     // a rounded to an integral float toward zero
+	FFloor     // … toward negative infinity
+	FCeil      // … toward positive infinity
+	FRoundEven // … to nearest, ties to even
+	FRoundAway // … to nearest, ties away from zero
+	UToF       // unsigned integer a → float of format Aux
+	FToUTrunc  // float a → unsigned integer of dst width, truncating; NaN and out of range give all ones
 )
 
 var opNames = [...]string{
@@ -204,6 +219,9 @@ var opNames = [...]string{
 	Load: "load", Store: "store",
 	Jump: "jump", Branch: "branch", Call: "call", Return: "return", TrapIf: "trapif",
 	Unmodelled: "unmodelled",
+	FMA:        "fma", FMin: "fmin", FMax: "fmax", FMinNum: "fminnum", FMaxNum: "fmaxnum",
+	FTrunc: "ftrunc", FFloor: "ffloor", FCeil: "fceil", FRoundEven: "froundeven", FRoundAway: "froundaway",
+	UToF: "utof", FToUTrunc: "ftou.trunc",
 }
 
 func (op Op) String() string {

@@ -163,6 +163,26 @@ func checkStmt(s Stmt) string {
 		if (s.Aux != 32 && s.Aux != 64) || int(d.Width) != int(s.Aux) || s.Op == FConv && a.Width != 32 && a.Width != 64 {
 			return "conversion to a float writes the format's width"
 		}
+	case FMA:
+		if (s.Aux != 32 && s.Aux != 64) || int(d.Width) != int(s.Aux) || !same(a, b, c) || c.Kind == None {
+			return "fused multiply-add of three values in the format's width"
+		}
+	case FMin, FMax, FMinNum, FMaxNum:
+		if (s.Aux != 32 && s.Aux != 64) || int(d.Width) != int(s.Aux) || !same(a, b) || b.Kind == None {
+			return "float minimum or maximum in its format's width"
+		}
+	case FTrunc, FFloor, FCeil, FRoundEven, FRoundAway:
+		if (s.Aux != 32 && s.Aux != 64) || int(d.Width) != int(s.Aux) || !same(a) {
+			return "float rounding in its format's width"
+		}
+	case UToF:
+		if (s.Aux != 32 && s.Aux != 64) || int(d.Width) != int(s.Aux) || a.Kind == None {
+			return "conversion to a float writes the format's width"
+		}
+	case FToUTrunc:
+		if (s.Aux != 32 && s.Aux != 64) || int(a.Width) != int(s.Aux) {
+			return "float to integer reads the format's width"
+		}
 	case Load:
 		if a.Kind == None || d.Width%8 != 0 {
 			return "load of whole bytes from an address"
