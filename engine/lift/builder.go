@@ -1,5 +1,7 @@
 package lift
 
+import "slices"
+
 // Builder appends statements to one Insn and numbers its temporaries. The
 // lifters use it; the helpers return the destination so that expressions
 // read in order: b.Op2(Add, 64, x, y).
@@ -90,4 +92,22 @@ func (b *Builder) Unmodelled(mnemonic, reason string) {
 	b.In.Stmts = b.In.Stmts[:0]
 	b.In.Temps = 0
 	b.Emit(Stmt{Op: Unmodelled, Text: mnemonic, Reason: reason})
+}
+
+// Finish ends the instruction built in a caller's reusable scratch slice: a
+// non-empty fail makes it Unmodelled with that reason, the statements are
+// copied out, and *scratch keeps the grown backing array for the next
+// instruction (a lifter run over a whole .text allocates once per
+// instruction, not once per append).
+func (b *Builder) Finish(fail string, scratch *[]Stmt) *Insn {
+	if fail != "" {
+		b.Unmodelled(b.In.Mnemonic, fail)
+	}
+	*scratch = b.In.Stmts[:0]
+	if len(b.In.Stmts) == 0 {
+		b.In.Stmts = nil
+	} else {
+		b.In.Stmts = slices.Clone(b.In.Stmts)
+	}
+	return b.In
 }

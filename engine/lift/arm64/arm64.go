@@ -43,7 +43,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -101,16 +100,7 @@ func (lf *Lifter) LiftInst(inst arm64asm.Inst, addr uint64) *lift.Insn {
 	if !l.lift() && l.fail == "" {
 		l.fail = unmodelledReason(l.enc, l.name)
 	}
-	if l.fail != "" {
-		b.Unmodelled(b.In.Mnemonic, l.fail)
-	}
-	lf.scratch = b.In.Stmts[:0]
-	if len(b.In.Stmts) == 0 {
-		b.In.Stmts = nil
-	} else {
-		b.In.Stmts = slices.Clone(b.In.Stmts)
-	}
-	return b.In
+	return b.Finish(l.fail, &lf.scratch)
 }
 
 // lowerNames caches the lower-case mnemonics (filled once, then read-only).

@@ -3,6 +3,8 @@ package arm64
 import (
 	"sort"
 	"testing"
+
+	"github.com/rea-re/rea/engine/lift/internal/lifttest"
 )
 
 // TestHandPickedCoverModelledOps keeps the differential test honest as the
@@ -31,7 +33,7 @@ func TestHandPickedCoverModelledOps(t *testing.T) {
 		modelled["b."+cc] = true
 	}
 	seen := map[string]bool{}
-	for _, code := range assemble(t, gcc, append(append([]string{}, handPicked...), handPickedSystem...)) {
+	for _, code := range lifttest.Assemble(t, gcc, ".arch armv8.5-a", append(append([]string{}, handPicked...), handPickedSystem...)) {
 		for off := 0; off+4 <= len(code); off += 4 {
 			if in, err := Lift(code[off:], 0); err == nil {
 				seen[in.Mnemonic] = true

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/engine/lift/internal/lifttest"
 )
 
 // TestHandPickedCoverModelledOps keeps the differential test honest as the
@@ -79,5 +81,5 @@ func TestHandPickedCoverModelledOps(t *testing.T) {
 
 func assembleForCoverage(t *testing.T) [][]byte {
 	t.Helper()
-	return assemble(t, compiler(t, 64), handPicked)
+	return lifttest.Assemble(t, compiler(t, 64), ".intel_syntax noprefix", handPicked)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/engine/lift/internal/lifttest"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -270,39 +270,12 @@ func gprIndex(r x86asm.Reg) int {
 	return -1
 }
 
-var interesting = []uint64{0, 1, 2, 7, 8, 31, 32, 63, 64, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff,
-	0x7fffffff, 0x80000000, 0xffffffff, 0x100000000, 1<<63 - 1, 1 << 63, ^uint64(0), ^uint64(0) - 1}
-
-func randInt(r *rand.Rand) uint64 {
-	switch r.IntN(4) {
-	case 0:
-		return interesting[r.IntN(len(interesting))]
-	case 1:
-		return uint64(r.IntN(64)) - 16
-	}
-	return r.Uint64()
-}
-
-func randFloat64(r *rand.Rand) uint64 {
-	switch r.IntN(8) {
-	case 0:
-		return math.Float64bits([]float64{0, math.Copysign(0, -1), 1, -1, 0.5, math.Inf(1), math.Inf(-1), math.NaN(), 2147483648.0, -2147483649.0, 9.3e18, 1e300}[r.IntN(12)])
-	case 1, 2:
-		return math.Float64bits(float64(r.IntN(2001) - 1000))
-	}
-	return math.Float64bits((r.Float64() - 0.5) * math.Pow(2, float64(r.IntN(80)-40)))
-}
-
-func randFloat32(r *rand.Rand) uint32 {
-	return math.Float32bits(float32(math.Float64frombits(randFloat64(r))))
-}
-
 func randXMM(r *rand.Rand) (lo, hi uint64) {
 	switch r.IntN(4) {
 	case 0:
-		return randFloat64(r), randFloat64(r)
+		return lifttest.RandFloat64(r), lifttest.RandFloat64(r)
 	case 1:
-		return uint64(randFloat32(r)) | uint64(randFloat32(r))<<32, uint64(randFloat32(r)) | uint64(randFloat32(r))<<32
+		return uint64(lifttest.RandFloat32(r)) | uint64(lifttest.RandFloat32(r))<<32, uint64(lifttest.RandFloat32(r)) | uint64(lifttest.RandFloat32(r))<<32
 	case 2:
 		return uint64(r.IntN(40)), uint64(r.IntN(40))
 	}
@@ -320,7 +293,7 @@ func randomState(r *rand.Rand, s *sequence) machine {
 		case s.idx[i]:
 			m.gpr[i] = uint64(r.IntN(16))
 		default:
-			m.gpr[i] = randInt(r)
+			m.gpr[i] = lifttest.RandInt(r)
 		}
 	}
 	m.rflags = 0x2 | r.Uint64()&0x8d5
@@ -337,12 +310,12 @@ func randomState(r *rand.Rand, s *sequence) machine {
 	for i := 0; i < memSize; i += 8 {
 		switch r.IntN(4) {
 		case 0:
-			binary.LittleEndian.PutUint64(m.mem[i:], randFloat64(r))
+			binary.LittleEndian.PutUint64(m.mem[i:], lifttest.RandFloat64(r))
 		case 1:
-			binary.LittleEndian.PutUint32(m.mem[i:], randFloat32(r))
-			binary.LittleEndian.PutUint32(m.mem[i+4:], randFloat32(r))
+			binary.LittleEndian.PutUint32(m.mem[i:], lifttest.RandFloat32(r))
+			binary.LittleEndian.PutUint32(m.mem[i+4:], lifttest.RandFloat32(r))
 		case 2:
-			binary.LittleEndian.PutUint64(m.mem[i:], randInt(r))
+			binary.LittleEndian.PutUint64(m.mem[i:], lifttest.RandInt(r))
 		}
 	}
 	return m
@@ -408,51 +381,6 @@ func describe(m *machine) string {
 	}
 	parts = append(parts, fmt.Sprintf("rflags=%#x xmm0=%#x_%#x xmm1=%#x_%#x", m.rflags, m.xmm[1], m.xmm[0], m.xmm[3], m.xmm[2]))
 	return strings.Join(parts, " ")
-}
-
-// assemble assembles each hand-picked sequence (Intel syntax, instructions
-// separated by ';') with gcc and returns its bytes.
-func assemble(t *testing.T, gcc string, seqs []string) [][]byte { // gcc of the sequences' mode
-	t.Helper()
-	var src strings.Builder
-	src.WriteString(".intel_syntax noprefix\n.text\n")
-	for i, s := range seqs {
-		fmt.Fprintf(&src, "s%d:\n", i)
-		for _, ins := range strings.Split(s, ";") {
-			fmt.Fprintf(&src, "\t%s\n", strings.TrimSpace(ins))
-		}
-		fmt.Fprintf(&src, "e%d:\n", i)
-	}
-	dir := t.TempDir()
-	sf, of := filepath.Join(dir, "seqs.s"), filepath.Join(dir, "seqs.o")
-	if err := os.WriteFile(sf, []byte(src.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(gcc, "-c", "-o", of, sf).CombinedOutput(); err != nil {
-		t.Fatalf("assembling the hand-picked sequences: %v\n%s", err, out)
-	}
-	f, err := elf.Open(of)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	text, err := f.Section(".text").Data()
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := map[string]uint64{}
-	for _, s := range syms {
-		at[s.Name] = s.Value
-	}
-	out := make([][]byte, len(seqs))
-	for i := range seqs {
-		out[i] = text[at[fmt.Sprintf("s%d", i)]:at[fmt.Sprintf("e%d", i)]]
-	}
-	return out
 }
 
 // corpusSequences compiles testdata/corpus.c with gcc -O2 and returns
@@ -581,7 +509,7 @@ func testDifferential(t *testing.T, mode int, hand []string, perHand, perCorpus,
 		perHand, perCorpus = 6, 3
 	}
 	r := rand.New(rand.NewPCG(25, uint64(mode)))
-	codes := assemble(t, gcc, hand)
+	codes := lifttest.Assemble(t, gcc, ".intel_syntax noprefix", hand)
 	total, faulted, nseq := 0, 0, 0
 	mnemonics := map[string]bool{}
 	for i, code := range codes {

@@ -32,7 +32,6 @@ package x86
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -101,16 +100,7 @@ func (lf *Lifter) LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
 		l.aw = 32
 	}
 	l.lift()
-	if l.fail != "" {
-		b.Unmodelled(b.In.Mnemonic, l.fail)
-	}
-	lf.scratch = b.In.Stmts[:0]
-	if len(b.In.Stmts) == 0 {
-		b.In.Stmts = nil
-	} else {
-		b.In.Stmts = slices.Clone(b.In.Stmts)
-	}
-	return b.In
+	return b.Finish(l.fail, &lf.scratch)
 }
 
 // lowerNames caches the lower-case mnemonics (filled once, then read-only).
