@@ -393,17 +393,17 @@ func describe(m *machine) string {
 	return strings.Join(parts, " ")
 }
 
-// corpusSequences compiles testdata/corpus.c with cc (the cross compiler,
+// corpusSequences compiles lifttest.Corpus and testdata/corpus_arm64.c with cc (the cross compiler,
 // or clang with an AArch64 target in flags) at -O2 and returns windows of up to four consecutive straight-line instructions
 // that use memory only through registers not written earlier in the window
 // (literal loads read the code, which the states do not hold).
 func corpusSequences(t *testing.T, label, cc string, flags ...string) []sequence {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "corpus.c"))
+	extra, err := os.ReadFile(filepath.Join("testdata", "corpus_arm64.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := testkit.BuildC(cc, t.TempDir(), "corpus", string(src), append([]string{"-O2", "-c"}, flags...)...)
+	obj, err := testkit.BuildC(cc, t.TempDir(), "corpus", lifttest.Corpus+"\n"+string(extra), append([]string{"-O2", "-c"}, flags...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

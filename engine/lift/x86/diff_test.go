@@ -383,21 +383,17 @@ func describe(m *machine) string {
 	return strings.Join(parts, " ")
 }
 
-// corpusSequences compiles testdata/corpus.c with gcc -O2 and returns
+// corpusSequences compiles lifttest.Corpus with gcc -O2 and returns
 // windows of up to four consecutive straight-line instructions that use
 // memory only through registers not written earlier in the window.
 func corpusSequences(t *testing.T, gcc string, mode int) []sequence {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "corpus.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	flags := []string{"-O2", "-c", "-fcf-protection=none", "-fno-pic"}
 	if mode == 32 {
 		flags = append(flags, "-msse2", "-mfpmath=sse") // else floats are x87, which the lifter does not model
 	}
-	obj, err := testkit.BuildC(gcc, dir, "corpus", string(src), flags...)
+	obj, err := testkit.BuildC(gcc, dir, "corpus", lifttest.Corpus, flags...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ package lifttest
 
 import (
 	"debug/elf"
+	_ "embed"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +16,13 @@ import (
 	"strings"
 	"testing"
 )
+
+// Corpus is the C source of small functions every lifter's differential
+// test compiles at -O2 and takes straight-line windows of instructions from
+// (a lifter adds its architecture's own functions after it).
+//
+//go:embed testdata/corpus.c
+var Corpus string
 
 // Assemble assembles each sequence (instructions separated by ';') with cc
 // after the directives in prologue (the syntax and architecture lines), and
