@@ -32,6 +32,22 @@ func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 			if s.Op != lift.Call || !s.A.IsConst() {
 				continue
 			}
+			if s.A.Lo == in.Next() {
+				// call to the next instruction (clang's PIC base idiom:
+				// the pop that follows reads the pushed address): only
+				// the push happens
+				if out == nil {
+					out = append(out, insns[:i]...)
+				}
+				c := &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic, Temps: in.Temps}
+				for _, t := range in.Stmts {
+					if t.Op != lift.Call {
+						c.Stmts = append(c.Stmts, t)
+					}
+				}
+				in = c
+				break
+			}
 			name, _, ok := env.Image.Symbol(s.A.Lo)
 			if !ok || !strings.HasPrefix(name, "__x86.get_pc_thunk.") {
 				continue

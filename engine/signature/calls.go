@@ -340,7 +340,7 @@ func (a *analysis) variadicArgs(t *dataflow.Value, p *Prototype, fixed []Param, 
 	}
 	next := func(c conversion) Param {
 		float, width := c.float, c.width(int(cv.PtrWidth))
-		q := Param{Class: ctypes.ClassInteger, Width: width, Signed: true}
+		q := Param{Class: ctypes.ClassInteger, Width: width, Signed: true, sure: true}
 		switch {
 		case float:
 			q.Class = ctypes.ClassFloating
@@ -425,10 +425,15 @@ func (a *analysis) classify(v *dataflow.Value, q Param) Value {
 		if w <= 0 || w > 64 {
 			w = 64
 		}
+		if !q.sure {
+			// an inferred width says what the callee reads, not what the
+			// caller passes: never cut the constant below an int
+			w = max(w, 32)
+		}
 		if w < 64 {
 			x &= 1<<uint(w) - 1
 		}
-		if q.Class != ctypes.ClassInteger || w == int(a.env.Conv.PtrWidth) {
+		if q.Class != ctypes.ClassInteger || w == int(a.env.Conv.PtrWidth) || !q.sure {
 			if img != nil {
 				if n, _, ok := img.Symbol(x); ok {
 					return Value{Kind: KindSymbol, Text: n, Address: x, HasAddr: true}

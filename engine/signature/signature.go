@@ -77,6 +77,8 @@ type Param struct {
 	// Used is false for a parameter counted only because a later one of
 	// the same register file is used.
 	Used bool
+
+	sure bool // the class comes from a prototype table or a format string
 }
 
 // Type renders p as a C type name.
@@ -149,7 +151,7 @@ func paramOfType(t ctypes.Type, env *Env) Param {
 	if c == ctypes.ClassAggregate {
 		c = ctypes.ClassInteger
 	}
-	return Param{Class: c, Width: w, Signed: t.Signed(env.ABI), Used: true}
+	return Param{Class: c, Width: w, Signed: t.Signed(env.ABI), Used: true, sure: true}
 }
 
 // assign places parameters of the given types where env's convention
