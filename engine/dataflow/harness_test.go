@@ -11,27 +11,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rea-re/rea/engine/abi"
 	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lift/x86"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
-// The architecture descriptions of the tests: the System V AMD64 and i386
-// conventions as the x86 lifter names the registers.
+// The tests' architectures are the real conventions (package abi).
 var (
+	amd64 = ArchFor(abi.SysV())
+	i386  = ArchFor(abi.CDecl())
+	// flagsX86 are the flags the differential tests randomise.
 	flagsX86 = []string{"cf", "pf", "af", "zf", "sf", "of"}
-	amd64    = &Arch{
-		Name: "x86-64", PtrWidth: 64, SP: "rsp", CallPop: 8,
-		CallArgs:     []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"},
-		CallClobbers: append([]string{"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"}, flagsX86...),
-		LiveOut:      []string{"rax", "rdx", "xmm0", "rbx", "rbp", "r12", "r13", "r14", "r15"},
-	}
-	i386 = &Arch{
-		Name: "i386", PtrWidth: 32, SP: "esp", CallPop: 4,
-		CallArgs:     []string{"eax", "ecx", "edx"},
-		CallClobbers: append([]string{"eax", "ecx", "edx"}, flagsX86...),
-		LiveOut:      []string{"eax", "edx", "ebx", "ebp", "esi", "edi"},
-	}
 )
 
 // proc is one procedure of an object file: its name and lifted

@@ -4,13 +4,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rea-re/rea/engine/abi"
 	"github.com/rea-re/rea/engine/lift"
 )
 
-// arm64Like is an Arch with arm64's names (the arm64 lifter is written in
-// parallel; this test builds its IR shapes by hand).
-var arm64Like = &Arch{Name: "arm64", PtrWidth: 64, SP: "sp", CallPop: 0,
-	CallArgs: []string{"x0", "x1"}, CallClobbers: []string{"x0", "x1", "n", "z", "c", "v"}, LiveOut: []string{"x0"}}
+var arm64Like = ArchFor(abi.AAPCS64())
 
 // TestFlagFoldingNZCV folds arm64's conditions after `cmp x0, x1` (NZCV
 // with C = no borrow) into one comparison each, and checks the folded

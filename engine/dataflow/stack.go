@@ -286,3 +286,26 @@ func slotName(s Slot) string {
 	}
 	return fmt.Sprintf("stack%s%#x", sign, off)
 }
+
+// StackOffset is what stack-pointer tracking knows of a value: it is the
+// frame base Base plus Off (Base 0 is the stack pointer at entry; another
+// base is the stack pointer realigned by the and at statement Base-1).
+type StackOffset struct {
+	Base int32
+	Off  int64
+}
+
+// StackOffsets returns the values of f that stack-pointer tracking knows
+// as a frame base plus a constant: the stack pointer's own values, frame
+// pointers, the addresses of stack slots and of incoming stack arguments.
+// Prototype and call-argument recovery read incoming arguments and
+// outgoing stack arguments from it.
+func StackOffsets(f *Func) map[*Value]StackOffset {
+	out := map[*Value]StackOffset{}
+	for v, x := range stackOffsets(f) {
+		if x.known {
+			out[v] = StackOffset{Base: x.base, Off: x.off}
+		}
+	}
+	return out
+}

@@ -1,0 +1,534 @@
+package signature
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rea-re/rea/engine/ctypes"
+	"github.com/rea-re/rea/engine/dataflow"
+	"github.com/rea-re/rea/engine/lift"
+)
+
+type use struct {
+	v *dataflow.Value
+	i int
+}
+
+// analysis is what Infer and Calls share about one procedure.
+type analysis struct {
+	f     *dataflow.Func
+	env   *Env
+	offs  map[*dataflow.Value]dataflow.StackOffset
+	users map[*dataflow.Value][]use
+	entry map[string]*dataflow.Value
+	// slotLoads are the loads at each known stack offset (frames whose
+	// slots were not promoted keep their spills in memory).
+	slotLoads map[dataflow.StackOffset][]*dataflow.Value
+	callees   map[*dataflow.Value]*callee
+	// names are the registers the procedure reads or writes anywhere
+	// (a register it never names passes through it unchanged).
+	names     map[string]bool
+	transfers []*dataflow.Value
+	passed    map[string]Param
+}
+
+func (a *analysis) named(r string) bool { return a.names[r] }
+
+func newAnalysis(f *dataflow.Func, env *Env) *analysis {
+	a := &analysis{f: f, env: env, offs: dataflow.StackOffsets(f), users: map[*dataflow.Value][]use{},
+		entry: map[string]*dataflow.Value{}, slotLoads: map[dataflow.StackOffset][]*dataflow.Value{}, callees: map[*dataflow.Value]*callee{}}
+	a.names = map[string]bool{}
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v.Loc != "" {
+				a.names[v.Loc] = true
+			}
+			for _, n := range v.Names {
+				a.names[n] = true
+			}
+			if isTransfer(v) {
+				a.transfers = append(a.transfers, v)
+			}
+			for i, x := range v.Args {
+				a.users[x] = append(a.users[x], use{v, i})
+			}
+			if v.Kind == dataflow.Entry {
+				a.entry[v.Loc] = v
+			}
+			if v.Kind == dataflow.OpValue && v.Op == lift.Load {
+				if o, ok := a.offs[v.Args[0]]; ok {
+					a.slotLoads[o] = append(a.slotLoads[o], v)
+				}
+			}
+		}
+	}
+	return a
+}
+
+// isTransfer reports whether v is a call or an exit jump (a tail call),
+// whose trailing arguments are the registers named by v.Names.
+func isTransfer(v *dataflow.Value) bool {
+	if v.Kind != dataflow.OpValue {
+		return false
+	}
+	return v.Op == lift.Call || (v.Op == lift.Jump && len(v.Args) >= 3)
+}
+
+// takes reports whether the callee of transfer t is known to read register
+// loc as an argument.
+func (a *analysis) takes(t *dataflow.Value, loc string) bool {
+	if a.callee(t).proto == nil {
+		return false
+	}
+	params, _, _ := a.callParams(t)
+	for _, p := range params {
+		if p.Storage == loc {
+			return true
+		}
+	}
+	return false
+}
+
+// realUse reports whether v (the entry value of loc, or a phi it flows
+// into) is read for the procedure's own purposes.
+func (a *analysis) realUse(v *dataflow.Value, loc string, seen map[*dataflow.Value]bool) bool {
+	if seen[v] {
+		return false
+	}
+	seen[v] = true
+	for _, u := range a.users[v] {
+		switch {
+		case u.v.Kind == dataflow.Phi:
+			if a.realUse(u.v, loc, seen) {
+				return true
+			}
+		case u.v.Op == lift.Return && u.v.Kind == dataflow.OpValue:
+			if u.i < 2 || u.v.Names[u.i-2] != loc {
+				return true
+			}
+		case isTransfer(u.v) && u.i >= 3:
+			if u.v.Names[u.i-3] != loc || a.takes(u.v, loc) {
+				return true
+			}
+		case u.v.Kind == dataflow.Clobber:
+			// an unmodelled instruction's clobber: not a read
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// onlySpilled reports whether every use of v stores it to memory.
+func (a *analysis) onlySpilled(v *dataflow.Value) bool {
+	for _, u := range a.users[v] {
+		x := u.v
+		if x.Kind == dataflow.OpValue && (x.Op == lift.Extract || x.Op == lift.Trunc) && a.onlySpilled(x) {
+			continue
+		}
+		if x.Kind == dataflow.OpValue && x.Op == lift.Store && u.i == 1 {
+			continue
+		}
+		if x.Kind == dataflow.OpValue && (x.Op == lift.Return || isTransfer(x)) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// facts are what the uses of a parameter say about its type.
+type facts struct {
+	ptr, signed, unsigned bool
+	fwidth                int
+}
+
+func isIndexLike(v *dataflow.Value) bool {
+	if v.Kind != dataflow.OpValue {
+		return false
+	}
+	switch v.Op {
+	case lift.Shl, lift.Mul, lift.SExt, lift.ZExt:
+		return true
+	}
+	return false
+}
+
+// walk follows the values derived from roots and collects what their uses
+// say.
+func (a *analysis) walk(roots []*dataflow.Value) facts {
+	var fs facts
+	pw := a.f.Arch.PtrWidth
+	seen := map[*dataflow.Value]bool{}
+	slots := map[dataflow.StackOffset]bool{}
+	work := slices.Clone(roots)
+	add := func(v *dataflow.Value) {
+		if !seen[v] {
+			work = append(work, v)
+		}
+	}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		for _, u := range a.users[x] {
+			v := u.v
+			if v.Kind == dataflow.Phi {
+				add(v)
+				continue
+			}
+			if v.Kind != dataflow.OpValue {
+				continue
+			}
+			switch v.Op {
+			case lift.Copy:
+				add(v)
+			case lift.Extract, lift.Trunc:
+				if v.Op == lift.Trunc || v.Aux == 0 {
+					add(v)
+				}
+			case lift.ZExt:
+				if v.Width > x.Width {
+					fs.unsigned = true
+				}
+				add(v)
+			case lift.SExt:
+				fs.signed = true
+				add(v)
+			case lift.Load:
+				if u.i == 0 && x.Width == pw {
+					fs.ptr = true
+				}
+			case lift.Store:
+				if u.i == 0 && x.Width == pw {
+					fs.ptr = true
+				}
+				if u.i == 1 {
+					if o, ok := a.offs[v.Args[0]]; ok && !slots[o] {
+						slots[o] = true
+						for _, l := range a.slotLoads[o] {
+							add(l)
+						}
+					}
+				}
+			case lift.Add, lift.Sub:
+				other := v.Args[1-u.i]
+				if other.Kind == dataflow.ConstValue || (v.Op == lift.Add && isIndexLike(other) && !isIndexLike(x)) {
+					if v.Op == lift.Add || u.i == 0 {
+						add(v)
+					}
+				}
+			case lift.Slt, lift.Sle, lift.SDiv, lift.SRem, lift.AShr:
+				fs.signed = true
+			case lift.Ult, lift.Ule, lift.UDiv, lift.URem, lift.LShr:
+				if !(v.Op == lift.Ult || v.Op == lift.Ule) || v.Args[1-u.i].Kind != dataflow.ConstValue || v.Args[1-u.i].Lo != 0 {
+					fs.unsigned = true
+				}
+			case lift.FAdd, lift.FSub, lift.FMul, lift.FDiv, lift.FSqrt, lift.FEq, lift.FLt, lift.FLe, lift.FUnord,
+				lift.FToS, lift.FToSTrunc, lift.FMA, lift.FMin, lift.FMax, lift.FMinNum, lift.FMaxNum, lift.FToUTrunc:
+				if fs.fwidth == 0 || int(x.Width) < fs.fwidth {
+					fs.fwidth = int(x.Width)
+				}
+				if v.Aux == 32 || v.Aux == 64 {
+					fs.fwidth = int(v.Aux)
+				}
+			case lift.FConv:
+				fs.fwidth = int(x.Width)
+			case lift.Select:
+				if u.i > 0 {
+					add(v)
+				}
+			case lift.Call, lift.Jump:
+				if u.i == 0 && x.Width == pw {
+					fs.ptr = true // called: a code pointer
+				}
+				if isTransfer(v) && u.i >= 3 {
+					if c := a.callee(v); c.proto != nil {
+						params, _, _ := a.callParams(v)
+						for _, p := range params {
+							if p.Storage == v.Names[u.i-3] && p.Class == ctypes.ClassPointer && x.Width == pw {
+								fs.ptr = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// usedWidth is the widest part of root its direct uses read.
+func (a *analysis) usedWidth(root *dataflow.Value) int {
+	w := 0
+	for _, u := range a.users[root] {
+		uw := int(root.Width)
+		if u.v.Kind == dataflow.OpValue {
+			switch u.v.Op {
+			case lift.Extract, lift.Trunc:
+				uw = int(u.v.Width)
+			case lift.Call, lift.Jump, lift.Return:
+				continue
+			}
+		}
+		w = max(w, uw)
+	}
+	if w == 0 {
+		w = int(root.Width)
+	}
+	return w
+}
+
+// Infer recovers the prototype of the procedure f under env.
+func Infer(f *dataflow.Func, env *Env) *Prototype {
+	a := newAnalysis(f, env)
+	cv := env.Conv
+	p := &Prototype{Convention: cv.Name, Source: "inferred"}
+	type regParam struct {
+		loc  string
+		used bool
+	}
+	for _, loc := range cv.Hidden {
+		if slices.Contains(cv.IntArgs, loc) {
+			continue
+		}
+		if e := a.entry[loc]; e != nil && cv.Name == "sysv" && a.realUse(e, loc, map[*dataflow.Value]bool{}) {
+			p.Variadic = true // al: the number of vector registers a variadic call passes
+		}
+	}
+	lastInt, lastFloat := -1, -1
+	usedReg := map[string]bool{}
+	for _, loc := range slices.Concat(cv.IntArgs, cv.FloatArgs) {
+		e := a.entry[loc]
+		if e == nil || !a.realUse(e, loc, map[*dataflow.Value]bool{}) {
+			continue
+		}
+		if p.Variadic && a.onlySpilled(e) {
+			continue // the register save area of va_start
+		}
+		usedReg[loc] = true
+		if i := slices.Index(cv.IntArgs, loc); i >= 0 {
+			lastInt = max(lastInt, i)
+			if cv.Positional {
+				lastFloat = max(lastFloat, i)
+			}
+		} else if i := slices.Index(cv.FloatArgs, loc); i >= 0 {
+			lastFloat = max(lastFloat, i)
+			if cv.Positional {
+				lastInt = max(lastInt, i)
+			}
+		}
+	}
+	// Registers the procedure never names but hands to a callee whose
+	// prototype reads them: its own arguments passed on.
+	passed := map[string]Param{}
+	for _, t := range a.transfers {
+		if a.callee(t).proto == nil {
+			continue
+		}
+		params, _, _ := a.callParams(t)
+		for _, q := range params {
+			if _, _, isArg := cv.IsArg(q.Storage); !isArg || a.named(q.Storage) {
+				continue
+			}
+			if _, ok := passed[q.Storage]; !ok {
+				passed[q.Storage] = q
+			}
+			usedReg[q.Storage] = true
+			if i := slices.Index(cv.IntArgs, q.Storage); i >= 0 {
+				lastInt = max(lastInt, i)
+			} else if i := slices.Index(cv.FloatArgs, q.Storage); i >= 0 {
+				lastFloat = max(lastFloat, i)
+			}
+		}
+	}
+	a.passed = passed
+	if p.Variadic && lastInt < 0 && lastFloat < 0 && len(cv.IntArgs) > 0 {
+		lastInt = 0 // a variadic function has a named parameter
+	}
+	if cv.Positional {
+		for i := 0; i <= lastInt; i++ {
+			loc := cv.IntArgs[i]
+			if i < len(cv.FloatArgs) && usedReg[cv.FloatArgs[i]] && !usedReg[loc] {
+				loc = cv.FloatArgs[i]
+			}
+			p.Params = append(p.Params, a.regParam(loc, usedReg[loc]))
+		}
+	} else {
+		for i := 0; i <= lastInt; i++ {
+			p.Params = append(p.Params, a.regParam(cv.IntArgs[i], usedReg[cv.IntArgs[i]]))
+		}
+		for i := 0; i <= lastFloat; i++ {
+			p.Params = append(p.Params, a.regParam(cv.FloatArgs[i], usedReg[cv.FloatArgs[i]]))
+		}
+	}
+	p.Params = append(p.Params, a.stackParams()...)
+	p.Return = a.inferReturn()
+	return p
+}
+
+func (a *analysis) regParam(loc string, used bool) Param {
+	cv := a.env.Conv
+	float := slices.Contains(cv.FloatArgs, loc)
+	q := Param{Storage: loc, Class: ctypes.ClassInteger, Width: int(cv.PtrWidth), Signed: true, Used: used}
+	if float {
+		q.Class, q.Width = ctypes.ClassFloating, 64
+	}
+	if q, ok := a.passed[loc]; ok {
+		q.Used = true
+		return q
+	}
+	e := a.entry[loc]
+	if !used || e == nil {
+		if !float {
+			q.Width = 32
+		}
+		return q
+	}
+	fs := a.walk([]*dataflow.Value{e})
+	w := a.usedWidth(e)
+	switch {
+	case float:
+		switch {
+		case fs.fwidth == 32 || (fs.fwidth == 0 && w == 32):
+			q.Width = 32
+		default:
+			q.Width = 64
+		}
+	case fs.ptr:
+		q.Class, q.Width, q.Signed = ctypes.ClassPointer, int(cv.PtrWidth), false
+	default:
+		q.Width = min(w, int(cv.PtrWidth))
+		q.Signed = fs.signed || !fs.unsigned
+	}
+	return q
+}
+
+// stackParams are the incoming stack slots the procedure loads.
+func (a *analysis) stackParams() []Param {
+	cv := a.env.Conv
+	byOff := map[int64][]*dataflow.Value{}
+	for o, loads := range a.slotLoads {
+		if o.Base == 0 && o.Off >= cv.StackArgs {
+			byOff[o.Off] = append(byOff[o.Off], loads...)
+		}
+	}
+	if len(byOff) == 0 {
+		return nil
+	}
+	offs := make([]int64, 0, len(byOff))
+	for o := range byOff {
+		offs = append(offs, o)
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	var out []Param
+	next := cv.StackArgs
+	for _, o := range offs {
+		if o < next {
+			continue // a part of a wider argument already counted
+		}
+		for next < o { // an unused slot before a used one
+			out = append(out, Param{Storage: stackName(next), Class: ctypes.ClassInteger, Width: 32, Signed: true})
+			next += cv.StackSlot
+		}
+		loads := byOff[o]
+		w := 0
+		for _, l := range loads {
+			w = max(w, int(l.Width))
+		}
+		fs := a.walk(loads)
+		q := Param{Storage: stackName(o), Class: ctypes.ClassInteger, Width: w, Signed: fs.signed || !fs.unsigned, Used: true}
+		switch {
+		case fs.fwidth != 0:
+			q.Class, q.Width = ctypes.ClassFloating, fs.fwidth
+		case fs.ptr && w == int(cv.PtrWidth):
+			q.Class, q.Signed = ctypes.ClassPointer, false
+		}
+		out = append(out, q)
+		size := int64(w / 8)
+		next = o + max(cv.StackSlot, (size+cv.StackSlot-1)/cv.StackSlot*cv.StackSlot)
+	}
+	return out
+}
+
+// inferReturn reads what reaches the procedure's returns.
+func (a *analysis) inferReturn() *Param {
+	cv := a.env.Conv
+	var intSet, floatSet bool
+	var intVal *dataflow.Value
+	fw := 64
+	for _, b := range a.f.Blocks {
+		for _, v := range b.Values {
+			if v.Kind != dataflow.OpValue || v.Op != lift.Return {
+				continue
+			}
+			for i, n := range v.Names {
+				x := v.Args[i+2]
+				set := x.Kind != dataflow.Entry
+				if x.Kind == dataflow.Clobber {
+					set = false
+					if len(x.Args) > 0 {
+						if c := a.callee(x.Args[0]); c.proto != nil && c.proto.Return != nil {
+							set = c.proto.Return.Storage == n
+						}
+					}
+				}
+				if !set {
+					continue
+				}
+				switch {
+				case len(cv.IntReturn) > 0 && n == cv.IntReturn[0]:
+					intSet, intVal = true, x
+				case len(cv.FloatReturn) > 0 && n == cv.FloatReturn[0]:
+					floatSet = true
+					if x.Kind == dataflow.OpValue && x.Op == lift.Insert && len(x.Args) == 2 && x.Args[1].Width == 32 {
+						fw = 32
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case floatSet && !intSet:
+		return &Param{Storage: cv.FloatReturn[0], Class: ctypes.ClassFloating, Width: fw, Used: true}
+	case intSet:
+		q := &Param{Storage: cv.IntReturn[0], Class: ctypes.ClassInteger, Width: 32, Signed: true, Used: true}
+		if intVal.Width == cv.PtrWidth && intVal.Kind == dataflow.OpValue && intVal.Op == lift.Load {
+			q.Width = int(cv.PtrWidth)
+		}
+		return q
+	}
+	return nil
+}
+
+// String renders p as a C prototype of a procedure called name.
+func (p *Prototype) String(name string) string {
+	var sb strings.Builder
+	if p.Return == nil {
+		sb.WriteString("void")
+	} else {
+		sb.WriteString(p.Return.Type())
+	}
+	sb.WriteString(" " + name + "(")
+	for i, q := range p.Params {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(q.Type() + " a" + strconv.Itoa(i+1))
+	}
+	if p.Variadic {
+		if len(p.Params) > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("...")
+	} else if len(p.Params) == 0 {
+		sb.WriteString("void")
+	}
+	sb.WriteString(")")
+	return sb.String()
+}
