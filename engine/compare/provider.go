@@ -10,7 +10,6 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
 // ProviderSide is a Side over a bound provider's client: list_procedures
@@ -64,11 +63,11 @@ func (s *ProviderSide) params(extra provider.Params) provider.Params {
 }
 
 // reshape reads a provider's normalized result as the contract's JSON shape.
-// The builtin provider's own types are read directly: encoding and decoding
-// every instruction costs as much as decoding it (libgs: 5.5 s of 12).
+// The port's result types are read directly: encoding and decoding every
+// instruction costs as much as decoding it (libgs: 5.5 s of 12).
 func reshape(v any, into any) error {
 	switch x := v.(type) {
-	case builtin.FunctionInstructions:
+	case provider.FunctionInstructions:
 		if out, ok := into.(*insnsShape); ok {
 			out.Limitations = x.Limitations
 			out.Instructions.NextOffset, out.Instructions.Truncated = x.Instructions.NextOffset, x.Instructions.Truncated
@@ -78,7 +77,7 @@ func reshape(v any, into any) error {
 			}
 			return nil
 		}
-	case provider.Page[builtin.ProcedureItem]:
+	case provider.Page[provider.ProcedureItem]:
 		if out, ok := into.(*pageShape[procShape]); ok {
 			out.NextOffset, out.Truncated = x.NextOffset, x.Truncated
 			out.Items = make([]procShape, len(x.Items))

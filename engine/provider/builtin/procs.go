@@ -18,20 +18,6 @@ import (
 // descent decoding reaches, so resolve_containing_procedure never guesses
 // from nearby symbols.
 
-// ProcRef names a procedure by entry address and name.
-type ProcRef struct {
-	Address string `json:"address"`
-	Name    string `json:"name"`
-}
-
-// ContainingResult is the resolve_containing_procedure answer.
-type ContainingResult struct {
-	QueryAddress string   `json:"query_address"`
-	Found        bool     `json:"found"`
-	Procedure    *ProcRef `json:"procedure"`
-	Reason       *string  `json:"reason,omitempty"`
-}
-
 // extent is the known address range [start, end) of one procedure.
 type extent struct {
 	start, end uint64
@@ -244,13 +230,13 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 	n := c.namer(six)
 	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 	switch op {
-	case OpProcedureAddress:
+	case provider.OpProcedureAddress:
 		a, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
 		}
 		return provider.Result{Normalized: provider.FormatAddress(a), Limitations: append(lims, n.limitations()...)}, nil
-	case OpAddressName:
+	case provider.OpAddressName:
 		a, err := requiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
@@ -261,7 +247,7 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 		if err != nil {
 			return provider.Result{}, err
 		}
-		r := ContainingResult{QueryAddress: provider.FormatAddress(a)}
+		r := provider.ContainingResult{QueryAddress: provider.FormatAddress(a)}
 		var reason string
 		if !c.inSegments(a) {
 			reason = "outside_segments"
