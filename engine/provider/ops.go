@@ -61,6 +61,19 @@ func PageParams(op string, in Params) (offset, limit int, err error) {
 	return int(min(o, 1<<53)), int(l), nil
 }
 
+// RequiredAddress reads the address argument an operation cannot do
+// without (address_name, resolve_containing_procedure, xrefs).
+func RequiredAddress(op string, in Params) (uint64, error) {
+	a, ok, err := in.Address("address")
+	if err != nil {
+		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
+	}
+	if !ok {
+		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "missing_argument"})
+	}
+	return a, nil
+}
+
 // InstructionWindow validates read_function_instructions' offset and limit;
 // every provider that serves the operation applies the same bounds.
 func InstructionWindow(op string, in Params) (offset, limit int, err error) {

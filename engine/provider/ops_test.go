@@ -57,3 +57,14 @@ func TestAssemblyFits(t *testing.T) {
 		t.Errorf("past the bound: %v, want truncated", err)
 	}
 }
+
+func TestRequiredAddress(t *testing.T) {
+	if a, err := RequiredAddress(OpXrefs, Params{"address": "0x401000"}); err != nil || a != 0x401000 {
+		t.Errorf("0x401000: %#x %v", a, err)
+	}
+	for _, in := range []Params{{}, {"address": "main"}} {
+		if _, err := RequiredAddress(OpXrefs, in); !fault.Is(err, fault.InvalidRequest) {
+			t.Errorf("%v: %v, want invalid_request", in, err)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -209,17 +208,6 @@ func (c *Client) inSegments(a uint64) bool {
 	return false
 }
 
-func requiredAddress(op string, in provider.Params) (uint64, error) {
-	a, ok, err := in.Address("address")
-	if err != nil {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
-	}
-	if !ok {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "missing_argument"})
-	}
-	return a, nil
-}
-
 // doProcOp answers procedure_address, address_name and
 // resolve_containing_procedure.
 func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
@@ -237,13 +225,13 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 		}
 		return provider.Result{Normalized: provider.FormatAddress(a), Limitations: append(lims, n.limitations()...)}, nil
 	case provider.OpAddressName:
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
 		return provider.Result{Normalized: n.namePtr(a), Limitations: append(lims, n.limitations()...)}, nil
 	default: // OpResolveContaining
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}

@@ -278,7 +278,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 			lims = append(lims, strconv.Itoa(outside)+" call site(s) outside every known procedure")
 		}
 	default: // OpXrefs
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}

@@ -286,7 +286,7 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 		}
 		return provider.Result{Normalized: n.namePage(a, has, offset, limit), Limitations: lims}, nil
 	case provider.OpAddressName:
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
@@ -301,7 +301,7 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 		}
 		return provider.Result{Normalized: provider.FormatAddress(entry), Limitations: lims}, nil
 	case provider.OpResolveContaining:
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
@@ -379,17 +379,6 @@ const (
 	limSymbols  = "names and procedures are gdb's minimal symbols (ELF .symtab and .dynsym merged, linkage names); functions known only from DWARF are not listed and symbol.dynamic is always false"
 	limExtent   = "procedure extents are gdb's: DWARF ranges, else ELF symbol sizes, else up to the next symbol in the section"
 )
-
-func requiredAddress(op string, in provider.Params) (uint64, error) {
-	a, ok, err := in.Address("address")
-	if err != nil {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
-	}
-	if !ok {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "missing_argument"})
-	}
-	return a, nil
-}
 
 func (c *Client) segments() []provider.Segment {
 	out := make([]provider.Segment, 0, len(c.secs))
