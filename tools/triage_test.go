@@ -108,5 +108,5 @@ func TestBinaryOverviewTriage(t *testing.T) {
 type noTriageProvider struct{ *builtin.Provider }
 
 func (p *noTriageProvider) Capabilities() []provider.Capability {
-	return slices.DeleteFunc(p.Provider.Capabilities(), func(c provider.Capability) bool { return c.Operation == builtin.OpBinaryTriage })
+	return slices.DeleteFunc(p.Provider.Capabilities(), func(c provider.Capability) bool { return c.Operation == provider.OpBinaryTriage })
 }

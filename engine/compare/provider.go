@@ -10,7 +10,6 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
 // ProviderSide is a Side over a bound provider's client: list_procedures
@@ -50,7 +49,7 @@ type InstructionSource interface {
 		fn func(i, n int, addr uint64, size int, text string)) (limitations []string, err error)
 }
 
-const pageLimit = 500 // the largest page both operations serve
+const pageLimit = provider.MaxPageResults // the largest page both operations serve
 
 func (s *ProviderSide) params(extra provider.Params) provider.Params {
 	p := provider.Params{}
@@ -64,11 +63,11 @@ func (s *ProviderSide) params(extra provider.Params) provider.Params {
 }
 
 // reshape reads a provider's normalized result as the contract's JSON shape.
-// The builtin provider's own types are read directly: encoding and decoding
-// every instruction costs as much as decoding it (libgs: 5.5 s of 12).
+// The port's result types are read directly: encoding and decoding every
+// instruction costs as much as decoding it (libgs: 5.5 s of 12).
 func reshape(v any, into any) error {
 	switch x := v.(type) {
-	case builtin.FunctionInstructions:
+	case provider.FunctionInstructions:
 		if out, ok := into.(*insnsShape); ok {
 			out.Limitations = x.Limitations
 			out.Instructions.NextOffset, out.Instructions.Truncated = x.Instructions.NextOffset, x.Instructions.Truncated
@@ -78,7 +77,7 @@ func reshape(v any, into any) error {
 			}
 			return nil
 		}
-	case provider.Page[builtin.ProcedureItem]:
+	case provider.Page[provider.ProcedureItem]:
 		if out, ok := into.(*pageShape[procShape]); ok {
 			out.NextOffset, out.Truncated = x.NextOffset, x.Truncated
 			out.Items = make([]procShape, len(x.Items))
@@ -140,7 +139,7 @@ func (s *ProviderSide) List(ctx context.Context) (Listing, error) {
 	var l Listing
 	lims := []string{}
 	for off := 0; ; {
-		res, err := s.do(ctx, "list_procedures", provider.Params{"offset": int64(off), "limit": int64(pageLimit)})
+		res, err := s.do(ctx, provider.OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(pageLimit)})
 		if err != nil {
 			return Listing{}, err
 		}
@@ -172,7 +171,7 @@ func (s *ProviderSide) List(ctx context.Context) (Listing, error) {
 		}
 		off = *pg.NextOffset
 	}
-	res, err := s.do(ctx, "list_segments", nil)
+	res, err := s.do(ctx, provider.OpListSegments, nil)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -257,7 +256,7 @@ func (s *ProviderSide) direct(ctx context.Context, src InstructionSource, p Proc
 	}
 	var err error
 	if s.Queue != nil {
-		err = s.Queue(ctx, "procedure_assembly", read)
+		err = s.Queue(ctx, provider.OpProcedureAssembly, read)
 	} else {
 		err = read(ctx)
 	}
@@ -274,7 +273,7 @@ func (s *ProviderSide) direct(ctx context.Context, src InstructionSource, p Proc
 // assembly reads the procedure through procedure_assembly; ok is false when
 // the caller should page instead.
 func (s *ProviderSide) assembly(ctx context.Context, p Procedure) (Code, bool, error) {
-	res, err := s.do(ctx, "procedure_assembly", provider.Params{"procedure": formatAddr(p.Address)})
+	res, err := s.do(ctx, provider.OpProcedureAssembly, provider.Params{"procedure": formatAddr(p.Address)})
 	if err != nil {
 		if fatal(ctx, err) {
 			return Code{}, false, err
@@ -312,7 +311,7 @@ func (s *ProviderSide) assembly(ctx context.Context, p Procedure) (Code, bool, e
 func (s *ProviderSide) paged(ctx context.Context, p Procedure) (Code, error) {
 	code := Code{Complete: true}
 	for off := 0; ; {
-		res, err := s.do(ctx, "read_function_instructions", provider.Params{"procedure": formatAddr(p.Address),
+		res, err := s.do(ctx, provider.OpReadFunctionInstructions, provider.Params{"procedure": formatAddr(p.Address),
 			"offset": int64(off), "limit": int64(pageLimit)})
 		if err != nil {
 			if fatal(ctx, err) {

@@ -89,7 +89,7 @@ func BenchmarkProcedureAssembly(b *testing.B) {
 	in := provider.Params{"procedure": provider.FormatAddress(entry)}
 	ctx := context.Background()
 	for _, symbolize := range []bool{true, false} {
-		if _, err := c.codeOp(ctx, OpProcedureAssembly, in, progress.OrNop(nil), symbolize); err != nil {
+		if _, err := c.codeOp(ctx, provider.OpProcedureAssembly, in, progress.OrNop(nil), symbolize); err != nil {
 			b.Fatal(err)
 		}
 		name := "plain"
@@ -99,7 +99,7 @@ func BenchmarkProcedureAssembly(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.codeOp(ctx, OpProcedureAssembly, in, progress.OrNop(nil), symbolize); err != nil {
+				if _, err := c.codeOp(ctx, provider.OpProcedureAssembly, in, progress.OrNop(nil), symbolize); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -169,7 +169,7 @@ func benchLargestProcedure(b *testing.B) (*Client, uint64) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n := len(pcode.insns); n > 0 && n <= maxAssemblyInsns {
+		if n := len(pcode.insns); n > 0 && provider.AssemblyFits("bench", n) == nil {
 			name, _ := c.namer(six).displayName(e.start)
 			b.Logf("%s: largest procedure procedure_assembly returns whole: %s at %#x, %d bytes, %d instructions",
 				path, name, e.start, e.end-e.start, n)
@@ -187,14 +187,14 @@ func benchLargestProcedure(b *testing.B) (*Client, uint64) {
 func BenchmarkProcedurePage(b *testing.B) {
 	path := benchFile(b)
 	c := startOn(b, New("bench"), targetFor(b, path))
-	first := do(b, c, OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(500), "document": nil})
-	total := *first.Normalized.(provider.Page[ProcedureItem]).Total
+	first := do(b, c, provider.OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(500), "document": nil})
+	total := *first.Normalized.(provider.Page[provider.ProcedureItem]).Total
 	b.ReportAllocs()
 	var off, items int
 	var buf []byte
 	for b.Loop() {
-		r := do(b, c, OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(500), "document": nil})
-		p := r.Normalized.(provider.Page[ProcedureItem])
+		r := do(b, c, provider.OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(500), "document": nil})
+		p := r.Normalized.(provider.Page[provider.ProcedureItem])
 		buf, _ = p.AppendCanonical(buf[:0])
 		n := bytes.Count(buf, []byte(`"address":`))
 		items += n

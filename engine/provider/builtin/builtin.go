@@ -151,33 +151,7 @@ const ProviderName = "REA built-in analyzer"
 // ProfileSchemaVersion is provider_profile_schema_version of its profiles.
 const ProfileSchemaVersion = 1
 
-// Operation names implemented by this provider.
-const (
-	OpListDocuments  = "list_documents"
-	OpListSegments   = "list_segments"
-	OpListNames      = "list_names"
-	OpListProcedures = "list_procedures"
-	OpListStrings    = "list_strings"
-
-	OpProcedureAddress  = "procedure_address"
-	OpAddressName       = "address_name"
-	OpResolveContaining = "resolve_containing_procedure"
-
-	OpReadFunctionInstructions = "read_function_instructions"
-	OpProcedureAssembly        = "procedure_assembly"
-	OpProcedureInfo            = "procedure_info"
-	OpProcedureCallees         = "procedure_callees"
-	OpProcedureCallers         = "procedure_callers"
-	OpXrefs                    = "xrefs"
-	OpSearchProcedures         = "search_procedures"
-	OpSearchStrings            = "search_strings"
-)
-
-const (
-	maxPageResults = 500
-	defaultLimit   = 100
-	timeoutMS      = 60000
-)
+const timeoutMS = 60000
 
 // Provider is the builtin provider. It is safe for concurrent use.
 type Provider struct {
@@ -237,37 +211,37 @@ func (p *Provider) Capabilities() []provider.Capability {
 		name  string
 		paged bool
 	}{
-		{OpAddressName, false},
-		{OpBinaryTriage, false},
-		{OpListDependencies, false},
-		{OpListDocuments, false},
-		{OpListNames, true},
-		{OpListProcedures, true},
-		{OpListSegments, false},
-		{OpListStrings, true},
-		{OpProcedureAddress, false},
-		{OpProcedureCallees, true},
-		{OpProcedureCallers, true},
-		{OpProcedureAssembly, false},
-		{OpProcedureInfo, false},
-		{OpReadFunctionInstructions, true},
-		{OpResolveContaining, false},
-		{OpResolveImport, false}, // answered by the engine through provider.Linker (linker.go)
-		{OpSearchProcedures, true},
-		{OpSearchStrings, true},
-		{OpXrefs, true},
+		{provider.OpAddressName, false},
+		{provider.OpBinaryTriage, false},
+		{provider.OpListDependencies, false},
+		{provider.OpListDocuments, false},
+		{provider.OpListNames, true},
+		{provider.OpListProcedures, true},
+		{provider.OpListSegments, false},
+		{provider.OpListStrings, true},
+		{provider.OpProcedureAddress, false},
+		{provider.OpProcedureCallees, true},
+		{provider.OpProcedureCallers, true},
+		{provider.OpProcedureAssembly, false},
+		{provider.OpProcedureInfo, false},
+		{provider.OpReadFunctionInstructions, true},
+		{provider.OpResolveContaining, false},
+		{provider.OpResolveImport, false}, // answered by the engine through provider.Linker (linker.go)
+		{provider.OpSearchProcedures, true},
+		{provider.OpSearchStrings, true},
+		{provider.OpXrefs, true},
 	}
 	caps := make([]provider.Capability, 0, len(ops))
 	for _, o := range ops {
 		var max int64
 		if o.paged {
 			switch o.name {
-			case OpProcedureCallees, OpProcedureCallers, OpXrefs:
+			case provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs:
 				max = maxEdgeResults
-			case OpSearchProcedures, OpSearchStrings:
+			case provider.OpSearchProcedures, provider.OpSearchStrings:
 				max = maxSearchResults
 			default:
-				max = maxPageResults
+				max = provider.MaxPageResults
 			}
 		}
 		c := provider.ReadOnlyCapability(o.name, timeoutMS, max)

@@ -77,24 +77,24 @@ func checkPage[T any](t testing.TB, items []T) {
 
 func TestItemsAppendCanonical(t *testing.T) {
 	odd := []string{"", "plain", `quote" back\slash`, "\x00\x01\x1f\x7f\t\n\r\b\f", "<tag> & é \u2028 😀", "\xff\xfe bad \xc3", "\xed\xa0\x80"}
-	var procs []ProcedureItem
-	var names []NameItem
-	var strs []StringItem
-	var addrs []AddressItem
-	var found []SearchItem
+	var procs []provider.ProcedureItem
+	var names []provider.NameItem
+	var strs []provider.StringItem
+	var addrs []provider.AddressItem
+	var found []provider.SearchItem
 	for i, s := range odd {
 		section := s
-		procs = append(procs, ProcedureItem{Address: "0x" + s, Value: s, Aliases: odd[:i], Procedure: ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
-			ProcedureItem{Address: "0x1", Value: s, Aliases: []string{}, Procedure: ProcedureInfo{Thunk: true, ThunkTarget: &section}},
-			ProcedureItem{Address: "0x2", Value: s})
-		addrs = append(addrs, AddressItem{Address: s, Name: &section, Procedure: &ProcRef{Address: "0x5", Name: s}},
-			AddressItem{Address: "0x6"})
-		found = append(found, SearchItem{Address: "0x7", Value: s, ValueTruncated: i%2 == 1, Procedure: &ProcRef{Address: s, Name: s}},
-			SearchItem{Address: s})
-		names = append(names, NameItem{Address: "0x2", Value: s, Symbol: SymbolInfo{Primary: i%2 == 1, Dynamic: true, Type: s, Source: "analysis"}})
-		strs = append(strs, StringItem{Address: "0x3", Value: s, ValueTruncated: i%2 == 0,
-			String: StringInfo{Encoding: "ascii", Termination: s, ByteLength: i * 1000003, Section: &section}},
-			StringItem{Address: "0x4", Value: s})
+		procs = append(procs, provider.ProcedureItem{Address: "0x" + s, Value: s, Aliases: odd[:i], Procedure: provider.ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
+			provider.ProcedureItem{Address: "0x1", Value: s, Aliases: []string{}, Procedure: provider.ProcedureInfo{Thunk: true, ThunkTarget: &section}},
+			provider.ProcedureItem{Address: "0x2", Value: s})
+		addrs = append(addrs, provider.AddressItem{Address: s, Name: &section, Procedure: &provider.ProcRef{Address: "0x5", Name: s}},
+			provider.AddressItem{Address: "0x6"})
+		found = append(found, provider.SearchItem{Address: "0x7", Value: s, ValueTruncated: i%2 == 1, Procedure: &provider.ProcRef{Address: s, Name: s}},
+			provider.SearchItem{Address: s})
+		names = append(names, provider.NameItem{Address: "0x2", Value: s, Symbol: provider.SymbolInfo{Primary: i%2 == 1, Dynamic: true, Type: s, Source: "analysis"}})
+		strs = append(strs, provider.StringItem{Address: "0x3", Value: s, ValueTruncated: i%2 == 0,
+			String: provider.StringInfo{Encoding: "ascii", Termination: s, ByteLength: i * 1000003, Section: &section}},
+			provider.StringItem{Address: "0x4", Value: s})
 	}
 	checkPage(t, procs)
 	checkPage(t, names)
@@ -117,16 +117,16 @@ func TestItemsAppendCanonical(t *testing.T) {
 	checkPage(t, allProcedures(t, c))
 	checkPage(t, allNames(t, c))
 	checkPage(t, allStrings(t, c))
-	var edges []AddressItem
+	var edges []provider.AddressItem
 	for _, p := range allProcedures(t, c)[:200] {
-		edges = append(edges, allItems[AddressItem](t, c, OpProcedureCallees, provider.Params{"procedure": p.Address})...)
+		edges = append(edges, allItems[provider.AddressItem](t, c, provider.OpProcedureCallees, provider.Params{"procedure": p.Address})...)
 	}
 	if len(edges) == 0 {
 		t.Fatal("no callees in 200 procedures")
 	}
 	checkPage(t, edges)
-	checkPage(t, do(t, c, OpSearchProcedures, provider.Params{"pattern": "_"}).Normalized.(provider.Page[SearchItem]).Items)
-	checkPage(t, do(t, c, OpSearchStrings, provider.Params{"pattern": "e"}).Normalized.(provider.Page[SearchItem]).Items)
+	checkPage(t, do(t, c, provider.OpSearchProcedures, provider.Params{"pattern": "_"}).Normalized.(provider.Page[provider.SearchItem]).Items)
+	checkPage(t, do(t, c, provider.OpSearchStrings, provider.Params{"pattern": "e"}).Normalized.(provider.Page[provider.SearchItem]).Items)
 }
 
 func FuzzItemsAppendCanonical(f *testing.F) {
@@ -134,10 +134,10 @@ func FuzzItemsAppendCanonical(f *testing.F) {
 	f.Add("\xff\"\\\x01<", "", int64(-1))
 	f.Fuzz(func(t *testing.T, s, addr string, n int64) {
 		section := s + addr
-		checkPage(t, []ProcedureItem{{Address: addr, Value: s, Aliases: []string{s, addr}, Procedure: ProcedureInfo{ThunkTarget: &section}}})
-		checkPage(t, []AddressItem{{Address: addr, Name: &s, Procedure: &ProcRef{Address: s, Name: addr}}, {Address: s}})
-		checkPage(t, []SearchItem{{Address: addr, Value: s, Procedure: &ProcRef{Address: addr, Name: s}}, {Value: addr}})
-		checkPage(t, []NameItem{{Address: addr, Value: s, Symbol: SymbolInfo{Type: s, Source: addr}}})
-		checkPage(t, []StringItem{{Address: addr, Value: s, String: StringInfo{Encoding: s, ByteLength: int(n), Section: &section}}})
+		checkPage(t, []provider.ProcedureItem{{Address: addr, Value: s, Aliases: []string{s, addr}, Procedure: provider.ProcedureInfo{ThunkTarget: &section}}})
+		checkPage(t, []provider.AddressItem{{Address: addr, Name: &s, Procedure: &provider.ProcRef{Address: s, Name: addr}}, {Address: s}})
+		checkPage(t, []provider.SearchItem{{Address: addr, Value: s, Procedure: &provider.ProcRef{Address: addr, Name: s}}, {Value: addr}})
+		checkPage(t, []provider.NameItem{{Address: addr, Value: s, Symbol: provider.SymbolInfo{Type: s, Source: addr}}})
+		checkPage(t, []provider.StringItem{{Address: addr, Value: s, String: provider.StringInfo{Encoding: s, ByteLength: int(n), Section: &section}}})
 	})
 }

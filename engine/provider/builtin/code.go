@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -20,26 +19,7 @@ import (
 // returns, indirect jumps, other procedures' entries and the section end, and
 // that is stated as a limitation.
 
-const (
-	maxAssemblyInsns = 20000
-	maxDescentInsns  = 200000
-	maxInsnOffset    = 100000
-	defaultInsnLimit = 64
-)
-
-// InstructionItem is one read_function_instructions item.
-type InstructionItem struct {
-	Address string `json:"address"`
-	Bytes   string `json:"bytes"`
-	Text    string `json:"text"`
-}
-
-// FunctionInstructions is the read_function_instructions answer.
-type FunctionInstructions struct {
-	Procedure    ProcRef                        `json:"procedure"`
-	Instructions provider.Page[InstructionItem] `json:"instructions"`
-	Limitations  []string                       `json:"limitations"`
-}
+const maxDescentInsns = 200000
 
 // codeAt returns the file bytes of the executable section containing a, from
 // a to the section's file-backed end.
@@ -202,32 +182,6 @@ func (c *Client) instrBytes(it insn) string {
 	return hex.EncodeToString(code[:it.n])
 }
 
-// AssemblyFits refuses, as truncated, a procedure_assembly of more
-// instructions than the operation returns whole; every provider that serves
-// it applies the same bound.
-func AssemblyFits(op string, n int) error {
-	if n <= maxAssemblyInsns {
-		return nil
-	}
-	return fault.New(fault.Truncated, "The procedure has more instructions than procedure_assembly returns.",
-		"Page through it with read_function_instructions.",
-		map[string]any{"operation": op, "limit": "instructions", "maximum": int64(maxAssemblyInsns),
-			"actual": int64(n), "truncated": true})
-}
-
-// InstructionWindow validates read_function_instructions' offset and limit;
-// every provider that serves the operation applies the same bounds.
-func InstructionWindow(op string, in provider.Params) (offset, limit int, err error) {
-	o, l := in.Int("offset", 0), in.Int("limit", defaultInsnLimit)
-	if o < 0 || o > maxInsnOffset {
-		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0), Maximum: i64(maxInsnOffset)})
-	}
-	if l < 1 || l > maxPageResults {
-		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
-	}
-	return int(o), int(l), nil
-}
-
 // doCodeOp answers read_function_instructions and procedure_assembly.
 func (c *Client) doCodeOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
 	return c.codeOp(ctx, op, in, rep, true)
@@ -240,7 +194,7 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 	if err != nil {
 		return provider.Result{}, err
 	}
-	if op == OpProcedureAssembly {
+	if op == provider.OpProcedureAssembly {
 		var b strings.Builder
 		for i, it := range pc.insns {
 			if i > 0 {
@@ -254,19 +208,19 @@ func (c *Client) codeOp(ctx context.Context, op string, in provider.Params, rep 
 		}
 		return provider.Result{Normalized: b.String(), Limitations: append(lims, n.limitations()...)}, nil
 	}
-	offset, limit, err := InstructionWindow(op, in)
+	offset, limit, err := provider.InstructionWindow(op, in)
 	if err != nil {
 		return provider.Result{}, err
 	}
 	page := provider.PageOf(pc.insns, offset, limit)
-	items := make([]InstructionItem, len(page.Items))
+	items := make([]provider.InstructionItem, len(page.Items))
 	for i, it := range page.Items {
-		items[i] = InstructionItem{Address: provider.FormatAddress(it.addr), Bytes: c.instrBytes(it), Text: text(it)}
+		items[i] = provider.InstructionItem{Address: provider.FormatAddress(it.addr), Bytes: c.instrBytes(it), Text: text(it)}
 	}
 	resLims := append([]string{}, pc.lims...)
-	return provider.Result{Normalized: FunctionInstructions{
+	return provider.Result{Normalized: provider.FunctionInstructions{
 		Procedure: *n.procRef(entry),
-		Instructions: provider.Page[InstructionItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+		Instructions: provider.Page[provider.InstructionItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 			Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated},
 		Limitations: resLims,
 	}, Limitations: append(lims, n.limitations()...)}, nil
@@ -286,8 +240,8 @@ func (c *Client) procText(ctx context.Context, op string, in provider.Params, re
 	if err != nil {
 		return nil, 0, nil, nil, nil, err
 	}
-	if op == OpReadFunctionInstructions {
-		if _, _, err := InstructionWindow(op, in); err != nil {
+	if op == provider.OpReadFunctionInstructions {
+		if _, _, err := provider.InstructionWindow(op, in); err != nil {
 			return nil, 0, nil, nil, nil, err
 		}
 	}
@@ -297,8 +251,8 @@ func (c *Client) procText(ctx context.Context, op string, in provider.Params, re
 	if err != nil {
 		return nil, 0, nil, nil, nil, err
 	}
-	if op == OpProcedureAssembly {
-		if err := AssemblyFits(op, len(pc.insns)); err != nil {
+	if op == provider.OpProcedureAssembly {
+		if err := provider.AssemblyFits(op, len(pc.insns)); err != nil {
 			return nil, 0, nil, nil, nil, err
 		}
 	}
@@ -349,9 +303,9 @@ func (c *Client) procText(ctx context.Context, op string, in provider.Params, re
 // procedure_assembly's result would carry, and procedure_assembly's errors.
 // The comparison (engine/compare) reads procedures this way.
 func (c *Client) ProcedureInstructions(ctx context.Context, document string, entry uint64, fn func(i, n int, addr uint64, size int, text string)) (lims []string, err error) {
-	c.reg.enter(OpProcedureAssembly, c.e)
+	c.reg.enter(provider.OpProcedureAssembly, c.e)
 	defer func() { // what the call built is accounted (registry.go)
-		if lerr := c.reg.leave(OpProcedureAssembly, c.e); lerr != nil && err == nil {
+		if lerr := c.reg.leave(provider.OpProcedureAssembly, c.e); lerr != nil && err == nil {
 			lims, err = nil, lerr
 		}
 	}()
@@ -359,7 +313,7 @@ func (c *Client) ProcedureInstructions(ctx context.Context, document string, ent
 	if document != "" {
 		in["document"] = document
 	}
-	n, _, pc, lims, text, err := c.procText(ctx, OpProcedureAssembly, in, progress.OrNop(nil), true, true)
+	n, _, pc, lims, text, err := c.procText(ctx, provider.OpProcedureAssembly, in, progress.OrNop(nil), true, true)
 	if err != nil {
 		return nil, err
 	}

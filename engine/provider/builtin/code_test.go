@@ -61,12 +61,12 @@ func objdumpInsns(t *testing.T, tool, path string) map[uint64]objInsn {
 	return m
 }
 
-func readInsns(t *testing.T, c provider.Client, proc string) FunctionInstructions {
+func readInsns(t *testing.T, c provider.Client, proc string) provider.FunctionInstructions {
 	t.Helper()
-	var all FunctionInstructions
+	var all provider.FunctionInstructions
 	for off := int64(0); ; {
-		r := do(t, c, OpReadFunctionInstructions, provider.Params{"procedure": proc, "offset": off, "limit": int64(7), "document": nil})
-		fi := r.Normalized.(FunctionInstructions)
+		r := do(t, c, provider.OpReadFunctionInstructions, provider.Params{"procedure": proc, "offset": off, "limit": int64(7), "document": nil})
+		fi := r.Normalized.(provider.FunctionInstructions)
 		if off == 0 {
 			all = fi
 		} else {
@@ -125,7 +125,7 @@ func checkInstructions(t *testing.T, path, nmTool, odTool string, wordLE bool) {
 			}
 			lines = append(lines, g.Address+"  "+g.Bytes+"  "+g.Text)
 		}
-		asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(s.addr)}).Normalized.(string)
+		asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(s.addr)}).Normalized.(string)
 		if asm != strings.Join(lines, "\n") {
 			t.Errorf("%s: procedure_assembly differs from read_function_instructions:\n%s", s.name, asm)
 		}
@@ -165,7 +165,7 @@ func TestInstructionsArm(t *testing.T) {
 	checkInstructions(t, path, "arm-linux-gnueabihf-nm", "arm-linux-gnueabihf-objdump", true)
 	_, _, ca := open(t, path)
 	add := nmFind(t, nmSymbolsWith(t, "arm-linux-gnueabihf-nm", path), "rea_add")
-	if asm := do(t, ca, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string); !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr)+" <rea_add>\n") {
+	if asm := do(t, ca, provider.OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string); !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr)+" <rea_add>\n") {
 		t.Errorf("arm main does not call rea_add at %#x:\n%s", add.addr, asm)
 	}
 }
@@ -187,7 +187,7 @@ func TestInstructionsThumb(t *testing.T) {
 			checkInstructions(t, path, "arm-linux-gnueabihf-nm", "arm-linux-gnueabihf-objdump", true)
 			_, _, c := open(t, path)
 			add := nmFind(t, nmSymbolsWith(t, "arm-linux-gnueabihf-nm", path), "rea_add")
-			asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+			asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
 			if !strings.Contains(asm, "bl "+provider.FormatAddress(add.addr&^1)+" <rea_add>") {
 				t.Errorf("thumb main does not call rea_add at %#x:\n%s", add.addr&^1, asm)
 			}
@@ -237,7 +237,7 @@ func TestInstructionsThumbPE(t *testing.T) {
 	if call == "" {
 		t.Fatalf("entry has no bl: %+v", fi.Instructions.Items)
 	}
-	got, _ := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "entry"})
+	got, _ := edgeList(t, c, provider.OpProcedureCallees, provider.Params{"procedure": "entry"})
 	if len(got) != 1 || got[0] != call {
 		t.Errorf("callees(entry) = %v, want [%s]", got, call)
 	}
@@ -248,7 +248,7 @@ func TestInstructionsText(t *testing.T) {
 	syms := nmSymbols(t, path)
 	add := nmFind(t, syms, "rea_add")
 	_, _, c := open(t, path)
-	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+	asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
 	if !strings.Contains(asm, "call "+provider.FormatAddress(add.addr)+" <rea_add>\n") {
 		t.Errorf("main does not call rea_add at %#x:\n%s", add.addr, asm)
 	}
@@ -259,7 +259,7 @@ func TestInstructionsText(t *testing.T) {
 		}
 	}
 	// Paging bounds and the entry-only (stripped) case.
-	if fe := opErr(t, c, OpReadFunctionInstructions, provider.Params{"procedure": "main", "limit": int64(501)}); issueReason(fe) != "/limit out_of_range" {
+	if fe := opErr(t, c, provider.OpReadFunctionInstructions, provider.Params{"procedure": "main", "limit": int64(501)}); issueReason(fe) != "/limit out_of_range" {
 		t.Errorf("limit 501: %v", fe.Details)
 	}
 	stripped := cFixture(t, "gcc-O2-stripped", "gcc", "-O2", "-s")
@@ -283,7 +283,7 @@ func TestInstructionsText(t *testing.T) {
 	// A procedure no FDE describes (crtstuff code found through the init/fini
 	// arrays or call targets) is decoded by recursive descent.
 	fd := descentProc(t, c2, procs)
-	for _, fi := range []FunctionInstructions{fi, fd} {
+	for _, fi := range []provider.FunctionInstructions{fi, fd} {
 		for _, g := range fi.Instructions.Items {
 			a, _ := provider.ParseAddress(g.Address)
 			if w, ok := od[a]; !ok || w.bytes != g.Bytes {
@@ -351,11 +351,11 @@ func TestMachOGoCode(t *testing.T) {
 			if main.Length == 0 || main.BasicblockCount < 2 || helper.Length == 0 {
 				t.Fatalf("main %+v helper %+v", main, helper)
 			}
-			callees, _ := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "_main.main"})
+			callees, _ := edgeList(t, c, provider.OpProcedureCallees, provider.Params{"procedure": "_main.main"})
 			if !slices.Contains(callees, helper.Entrypoint) {
 				t.Errorf("callees(main.main) = %v, want main.helper %s", callees, helper.Entrypoint)
 			}
-			callers, _ := edgeList(t, c, OpProcedureCallers, provider.Params{"procedure": "_main.helper"})
+			callers, _ := edgeList(t, c, provider.OpProcedureCallers, provider.Params{"procedure": "_main.helper"})
 			if len(callers) != 1 || callers[0] != main.Entrypoint {
 				t.Errorf("callers(main.helper) = %v, want %s", callers, main.Entrypoint)
 			}
@@ -369,7 +369,7 @@ func TestMachOGoCode(t *testing.T) {
 
 // descentProc returns the instructions of a stripped fixture's synthetic
 // procedure of unknown extent with at least 5 instructions.
-func descentProc(t *testing.T, c provider.Client, procs []ProcedureItem) FunctionInstructions {
+func descentProc(t *testing.T, c provider.Client, procs []provider.ProcedureItem) provider.FunctionInstructions {
 	t.Helper()
 	for _, p := range procs {
 		if !strings.HasPrefix(p.Value, "sub_") {
@@ -381,7 +381,7 @@ func descentProc(t *testing.T, c provider.Client, procs []ProcedureItem) Functio
 		}
 	}
 	t.Fatal("no procedure of unknown extent with 5 instructions")
-	return FunctionInstructions{}
+	return provider.FunctionInstructions{}
 }
 
 // TestUndecodableX86Text: bytes x86asm cannot decode where they stand (here
@@ -400,7 +400,7 @@ int main(void) { rea_bad(); return 0; }
 `, "-O1")
 	bad := nmFind(t, nmSymbols(t, path), "rea_bad")
 	_, _, c := open(t, path)
-	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "rea_bad"}).Normalized.(string)
+	asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "rea_bad"}).Normalized.(string)
 	want := provider.FormatAddress(bad.addr+1) + "  c0  (bad)"
 	if !strings.Contains(asm, want+"\n") && !strings.HasSuffix(asm, want) {
 		t.Fatalf("procedure_assembly has no %q:\n%s", want, asm)

@@ -53,36 +53,6 @@ import (
 // dependency, which needs several targets per connection (§15.1); target
 // handles fill it.
 
-// OpListDependencies is the list_dependencies operation.
-const OpListDependencies = "list_dependencies"
-
-// Dependency is one list_dependencies item.
-type Dependency struct {
-	Name          string       `json:"name"`
-	Kind          string       `json:"kind"` // needed | import | delay_import | load_dylib | weak_dylib | reexport_dylib
-	CandidatePath *string      `json:"candidate_path"`
-	Reason        *string      `json:"reason"` // why candidate_path is null (depReason*); null when it is not
-	Search        []SearchStep `json:"search"`
-	Imports       *int         `json:"imports"` // symbols imported from it; null when the format does not say
-	// Resolved is always null while a connection holds one target: target
-	// handles (CONTRACTS.md §15.1) fill it with the open target whose
-	// soname, file name or install name equals Name.
-	Resolved *Resolved `json:"resolved"`
-}
-
-// SearchStep is one place the loader would look, in its order.
-type SearchStep struct {
-	Path   string `json:"path"`
-	Source string `json:"source"` // rpath | runpath | origin | ld_so_cache | default | same_directory | interpreter
-	Exists bool   `json:"exists"`
-}
-
-// Resolved is the open target that satisfies a dependency (§15.4).
-type Resolved struct {
-	TargetID string `json:"target_id"`
-	Path     string `json:"path"`
-}
-
 // Reasons for a null candidate_path.
 const (
 	depNotFound        = "not_found"        // nothing the host loader would try exists
@@ -114,30 +84,21 @@ func (c *Client) doDependencies(ctx context.Context, op string) (provider.Result
 // reads the host's file system (the candidates, /etc/ld.so.cache) at the
 // time of the call. The error is a cancelled or expired ctx only: damage in
 // the file becomes a limitation.
-func (c *Client) dependencies(ctx context.Context) ([]Dependency, []string, error) {
+func (c *Client) dependencies(ctx context.Context) ([]provider.Dependency, []string, error) {
 	deps, lims, _, err := c.loading(ctx)
 	return deps, lims, err
 }
 
-// Interpreter is the program interpreter an ELF image names (PT_INTERP),
-// for triage's loading part: reason says why it was not read (a
-// NamedPathError's reason, or not_loadable), null when it was.
-type Interpreter struct {
-	Path   string  `json:"path"`
-	Reason *string `json:"reason"`
-	Source string  `json:"source"`
-}
-
 // loading is dependencies with the program interpreter (nil when the image
 // names none).
-func (c *Client) loading(ctx context.Context) ([]Dependency, []string, *Interpreter, error) {
+func (c *Client) loading(ctx context.Context) ([]provider.Dependency, []string, *provider.Interpreter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}
 	h := hostLoader{cachePath: ldCachePath}
-	var deps []Dependency
+	var deps []provider.Dependency
 	var lims []string
-	var interp *Interpreter
+	var interp *provider.Interpreter
 	var err error
 	switch img := c.ix.img; {
 	case img.elf != nil:
@@ -151,7 +112,7 @@ func (c *Client) loading(ctx context.Context) ([]Dependency, []string, *Interpre
 		return nil, nil, nil, err
 	}
 	if deps == nil {
-		deps = []Dependency{}
+		deps = []provider.Dependency{}
 	}
 	return deps, lims, interp, ctx.Err()
 }
@@ -530,7 +491,7 @@ func unreadText(p string, err error) string {
 
 // elfDependencies lists an ELF image's dependencies and its interpreter.
 // The error is a cancelled or expired ctx only.
-func elfDependencies(ctx context.Context, data []byte, target string, h *hostLoader) ([]Dependency, []string, *Interpreter, error) {
+func elfDependencies(ctx context.Context, data []byte, target string, h *hostLoader) ([]provider.Dependency, []string, *provider.Interpreter, error) {
 	d, err := readElfDeps(data)
 	if err != nil {
 		return nil, []string{"the ELF headers could not be read for dependencies: " + err.Error()}, nil, nil
@@ -540,9 +501,9 @@ func elfDependencies(ctx context.Context, data []byte, target string, h *hostLoa
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var interp *Interpreter
+	var interp *provider.Interpreter
 	if d.interp != "" {
-		interp = &Interpreter{Path: d.interp, Source: "program_headers:PT_INTERP"}
+		interp = &provider.Interpreter{Path: d.interp, Source: "program_headers:PT_INTERP"}
 		if d.interpReason != "" {
 			interp.Reason = strp(d.interpReason)
 		}
@@ -555,7 +516,7 @@ func elfDependencies(ctx context.Context, data []byte, target string, h *hostLoa
 // opens is one the sample names (namedpath.go): a path that is not read
 // gives its item a reason and the answer a limitation. The error is a
 // cancelled or expired ctx only.
-func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imports map[string]int) ([]Dependency, []string, error) {
+func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imports map[string]int) ([]provider.Dependency, []string, error) {
 	lims := append([]string{
 		"candidate paths are where this host's glibc loader (Debian multiarch layout) would find each library when the call ran; LD_LIBRARY_PATH and LD_PRELOAD are not consulted (the server's environment is not the sample's)",
 		"only the target's own dependencies are listed, not those of the libraries it loads",
@@ -621,9 +582,9 @@ func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imp
 	}
 	accept := func(fl int32) bool { return slices.Contains(a.accept, fl) }
 	hwcapSubdirs := map[string]bool{}
-	out := make([]Dependency, 0, len(d.needed))
+	out := make([]provider.Dependency, 0, len(d.needed))
 	for _, name := range d.needed {
-		dep := Dependency{Name: name, Kind: "needed", Search: []SearchStep{}}
+		dep := provider.Dependency{Name: name, Kind: "needed", Search: []provider.SearchStep{}}
 		if n, ok := imports[name]; ok {
 			dep.Imports = intp(n)
 		}
@@ -633,7 +594,7 @@ func (d *elfDeps) resolve(ctx context.Context, target string, h *hostLoader, imp
 			reason := namedReason(err)
 			var ne *NamedPathError
 			isDir := errors.As(err, &ne) && ne.Mode.IsDir()
-			st := SearchStep{Path: p, Source: source, Exists: reason != pathNotFound && !isDir}
+			st := provider.SearchStep{Path: p, Source: source, Exists: reason != pathNotFound && !isDir}
 			dep.Search = append(dep.Search, st)
 			switch {
 			case ctx.Err() != nil:
@@ -795,12 +756,12 @@ func elfImportCounts(data []byte) (map[string]int, []string) {
 
 // ---- PE ----
 
-func peDependencies(img *image, data []byte, target string) ([]Dependency, []string) {
+func peDependencies(img *image, data []byte, target string) ([]provider.Dependency, []string) {
 	lims := []string{
 		"a DLL is looked for beside the target only (checked when the call ran); Windows would go on to KnownDLLs, API sets, the system directories and PATH, which this host does not have",
 	}
 	tables := peImportTables(img, data, &lims)
-	out := make([]Dependency, len(tables))
+	out := make([]provider.Dependency, len(tables))
 	for i, t := range tables {
 		out[i] = t.dep
 	}
@@ -823,7 +784,7 @@ func peDependencies(img *image, data []byte, target string) ([]Dependency, []str
 				break
 			}
 		}
-		dep.Search = []SearchStep{{Path: p, Source: "same_directory", Exists: exists}}
+		dep.Search = []provider.SearchStep{{Path: p, Source: "same_directory", Exists: exists}}
 		var unread error // the DLL beside the target is a path the sample names: only a regular file is a candidate
 		if exists {
 			_, unread = statNamed(p)
@@ -878,7 +839,7 @@ func peDataDirs(data []byte) [16][2]uint32 {
 // the values of its name table (an ordinal flag and ordinal, or the RVA of
 // a hint/name entry), one per IAT slot.
 type peImportTable struct {
-	dep     Dependency
+	dep     provider.Dependency
 	iat     uint64
 	entries []uint64
 }
@@ -958,7 +919,7 @@ func peImportDescriptors(img *image, data []byte, rva, dirSize, step, nameAt, in
 			*lims = addOnce(*lims, "a DLL name of the "+kind+" directory is empty; that DLL is missing")
 			continue
 		}
-		t := peImportTable{dep: Dependency{Name: string(data[o : o+uint64(n)]), Kind: kind}, iat: iat}
+		t := peImportTable{dep: provider.Dependency{Name: string(data[o : o+uint64(n)]), Kind: kind}, iat: iat}
 		if to, ok := info.rvaOff(table); ok {
 			for {
 				v, ok := readU(data, img.bo, to+uint64(len(t.entries))*ptr, int(ptr))
@@ -1036,7 +997,7 @@ const (
 	mhExecute         = 0x2
 )
 
-func machoDependencies(img *image, data []byte, target string) ([]Dependency, []string) {
+func machoDependencies(img *image, data []byte, target string) ([]provider.Dependency, []string) {
 	lims := []string{
 		"macOS system libraries live in the dyld shared cache, not on this host: an install name is looked for at its path (with @rpath, @loader_path and @executable_path expanded) and beside the target, checked when the call ran",
 	}
@@ -1046,9 +1007,9 @@ func machoDependencies(img *image, data []byte, target string) ([]Dependency, []
 	}
 	filetype, flags, rpaths := lc.filetype, lc.flags, lc.rpaths
 	lims = append(lims, lc.lims...)
-	out := make([]Dependency, len(lc.dylibs))
+	out := make([]provider.Dependency, len(lc.dylibs))
 	for i, d := range lc.dylibs {
-		out[i] = Dependency{Name: d.name, Kind: d.kind}
+		out[i] = provider.Dependency{Name: d.name, Kind: d.kind}
 	}
 	for _, o := range lc.others {
 		lims = append(lims, o+" dylibs are listed as load_dylib")
@@ -1064,14 +1025,14 @@ func machoDependencies(img *image, data []byte, target string) ([]Dependency, []
 		if counts != nil {
 			dep.Imports = intp(counts[i])
 		}
-		dep.Search = []SearchStep{}
+		dep.Search = []provider.SearchStep{}
 		unexpanded := false
 		// The first path on the search where something is: the candidate
 		// when it is a regular file, else why not (dyld would stop there).
 		var first *string
 		var unread error
 		add := func(p, source string) {
-			if slices.ContainsFunc(dep.Search, func(s SearchStep) bool { return s.Path == p }) {
+			if slices.ContainsFunc(dep.Search, func(s provider.SearchStep) bool { return s.Path == p }) {
 				return
 			}
 			// A path the sample names: stat only, and only a regular file
@@ -1082,7 +1043,7 @@ func machoDependencies(img *image, data []byte, target string) ([]Dependency, []
 			if exists && first == nil {
 				first, unread = &p, err
 			}
-			dep.Search = append(dep.Search, SearchStep{Path: p, Source: source, Exists: exists})
+			dep.Search = append(dep.Search, provider.SearchStep{Path: p, Source: source, Exists: exists})
 		}
 		expand := func(p string) (string, bool) {
 			switch {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // BenchmarkDependencies times list_dependencies alone on a client of
@@ -18,6 +20,6 @@ func BenchmarkDependencies(b *testing.B) {
 	_, _, c := open(b, p)
 	defer c.Close(context.Background())
 	for b.Loop() {
-		do(b, c, OpListDependencies, nil)
+		do(b, c, provider.OpListDependencies, nil)
 	}
 }

@@ -14,14 +14,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // dependenciesOf answers list_dependencies on path through Do.
-func dependenciesOf(t *testing.T, path string) ([]Dependency, []string) {
+func dependenciesOf(t *testing.T, path string) ([]provider.Dependency, []string) {
 	t.Helper()
 	_, _, c := open(t, path)
-	r := do(t, c, OpListDependencies, nil)
-	deps, ok := r.Normalized.([]Dependency)
+	r := do(t, c, provider.OpListDependencies, nil)
+	deps, ok := r.Normalized.([]provider.Dependency)
 	if !ok {
 		t.Fatalf("list_dependencies answered %T", r.Normalized)
 	}
@@ -74,7 +76,7 @@ func lddPaths(t *testing.T, bin string) map[string]string {
 // checkAgainstLdd: the names are DT_NEEDED in order (debug/elf reads them
 // from the section headers, independently of PT_DYNAMIC), and every
 // candidate path is what ldd printed.
-func checkAgainstLdd(t *testing.T, bin string, deps []Dependency) {
+func checkAgainstLdd(t *testing.T, bin string, deps []provider.Dependency) {
 	t.Helper()
 	f, err := elf.Open(bin)
 	if err != nil {
@@ -182,7 +184,7 @@ func TestDependenciesOfProgramEqualLdd(t *testing.T) {
 	if len(deps) != 3 || deps[0].Name != "libdepa.so" || deps[1].Name != "libdepb.so" || deps[2].Name != "libc.so.6" {
 		t.Fatalf("dependencies %+v", deps)
 	}
-	if s := deps[0].Search; len(s) != 1 || s[0] != (SearchStep{Path: lib + "/libdepa.so", Source: "runpath", Exists: true}) {
+	if s := deps[0].Search; len(s) != 1 || s[0] != (provider.SearchStep{Path: lib + "/libdepa.so", Source: "runpath", Exists: true}) {
 		t.Errorf("libdepa search %+v", s)
 	}
 	// libc: not in the RUNPATH directory, then the loader cache.
@@ -198,7 +200,7 @@ func TestDependenciesOfProgramEqualLdd(t *testing.T) {
 	depsR, _ := dependenciesOf(t, progR)
 	checkAgainstLdd(t, progR, depsR)
 	if s := depsR[0].Search; len(s) != 2 || s[0].Path != dir+"/missing/libdepa.so" || s[0].Source != "rpath" ||
-		s[1] != (SearchStep{Path: libLIB + "/libdepa.so", Source: "rpath", Exists: true}) {
+		s[1] != (provider.SearchStep{Path: libLIB + "/libdepa.so", Source: "rpath", Exists: true}) {
 		t.Errorf("RPATH search %+v", s)
 	}
 
@@ -257,7 +259,7 @@ func TestDependenciesI386NeverAmd64(t *testing.T) {
 		}
 	}
 	libc := deps[len(deps)-1]
-	if !slices.ContainsFunc(libc.Search, func(s SearchStep) bool { return s.Path == "/lib/i386-linux-gnu/libc.so.6" }) {
+	if !slices.ContainsFunc(libc.Search, func(s provider.SearchStep) bool { return s.Path == "/lib/i386-linux-gnu/libc.so.6" }) {
 		t.Errorf("libc search %+v lacks the i386 multiarch directory", libc.Search)
 	}
 }
@@ -381,7 +383,7 @@ func checkMingwDependencies(t *testing.T, exe, dir string, fromSymbols bool) {
 	if slices.Contains(lims, viaSymbols) != fromSymbols {
 		t.Errorf("limitations %q", lims)
 	}
-	byName := map[string]Dependency{}
+	byName := map[string]provider.Dependency{}
 	var names []string
 	for _, dep := range deps {
 		byName[dep.Name] = dep
@@ -467,7 +469,7 @@ func TestDependenciesGoDarwin(t *testing.T) {
 		if d.Kind != "load_dylib" || d.CandidatePath != nil || d.Reason == nil || *d.Reason != depNoHostLoader {
 			t.Errorf("%+v", d)
 		}
-		if d.Search[0] != (SearchStep{Path: d.Name, Source: "default", Exists: false}) || d.Search[1].Source != "same_directory" {
+		if d.Search[0] != (provider.SearchStep{Path: d.Name, Source: "default", Exists: false}) || d.Search[1].Source != "same_directory" {
 			t.Errorf("%s search %+v", d.Name, d.Search)
 		}
 		if d.Imports != nil {
@@ -854,7 +856,7 @@ func FuzzDependencies(f *testing.F) {
 				}
 				continue
 			}
-			if d.Reason != nil || !slices.ContainsFunc(d.Search, func(s SearchStep) bool { return s.Path == *d.CandidatePath && s.Exists }) {
+			if d.Reason != nil || !slices.ContainsFunc(d.Search, func(s provider.SearchStep) bool { return s.Path == *d.CandidatePath && s.Exists }) {
 				t.Fatalf("%+v: the candidate is not an existing search step", d)
 			}
 		}

@@ -126,7 +126,7 @@ func readelfSections(t testing.TB, path string) []elfSec {
 
 // checkELFSegments compares list_segments with readelf's program and section headers.
 func checkELFSegments(t *testing.T, c provider.Client, path string) {
-	segs := do(t, c, OpListSegments, nil).Normalized.([]Segment)
+	segs := do(t, c, provider.OpListSegments, nil).Normalized.([]provider.Segment)
 	loads := readelfLoads(t, path)
 	secs := readelfSections(t, path)
 	if len(segs) != len(loads) {
@@ -198,7 +198,7 @@ func checkStringParity(t *testing.T, c provider.Client, path string, loads []loa
 	}
 }
 
-func procAt(ps []ProcedureItem, name string) []string {
+func procAt(ps []provider.ProcedureItem, name string) []string {
 	var out []string
 	for _, p := range ps {
 		if p.Value == name {
@@ -208,7 +208,7 @@ func procAt(ps []ProcedureItem, name string) []string {
 	return out
 }
 
-func findString(ss []StringItem, value string) *StringItem {
+func findString(ss []provider.StringItem, value string) *provider.StringItem {
 	for i := range ss {
 		if ss[i].Value == value {
 			return &ss[i]
@@ -220,7 +220,7 @@ func findString(ss []StringItem, value string) *StringItem {
 // checkCFixtureELF asserts the facts of fixtureC compiled for ELF.
 func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdump string) {
 	_, _, c := open(t, path)
-	if d := do(t, c, OpListDocuments, nil).Normalized.([]string); len(d) != 1 || d[0] != baseName(path) {
+	if d := do(t, c, provider.OpListDocuments, nil).Normalized.([]string); len(d) != 1 || d[0] != baseName(path) {
 		t.Fatalf("documents %v", d)
 	}
 	procs := allProcedures(t, c)
@@ -262,8 +262,8 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 			}
 		}
 		// main's names: list_names with address filter.
-		r := do(t, c, OpListNames, provider.Params{"address": provider.FormatAddress(nm["main"][0])})
-		pg := r.Normalized.(provider.Page[NameItem])
+		r := do(t, c, provider.OpListNames, provider.Params{"address": provider.FormatAddress(nm["main"][0])})
+		pg := r.Normalized.(provider.Page[provider.NameItem])
 		if pg.Returned != 1 || pg.Items[0].Value != "main" || !pg.Items[0].Symbol.Primary || pg.Items[0].Symbol.Type != "function" ||
 			pg.Items[0].Symbol.Source != "default" || pg.Items[0].Symbol.External {
 			t.Errorf("names at main: %+v", pg.Items)
@@ -281,7 +281,7 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 			wide.String.ByteLength != 26 || wide.String.Termination != "present_or_not_required" {
 			t.Errorf("wide string: %+v", wide)
 		}
-		var obj *NameItem
+		var obj *provider.NameItem
 		for i := range names {
 			if names[i].Value == "rea_global_counter" {
 				obj = &names[i]
@@ -346,7 +346,7 @@ func checkCFixtureELF(t *testing.T, path string, stripped bool, arm bool, objdum
 
 func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
-func checkSorted(t *testing.T, procs []ProcedureItem, names []NameItem) {
+func checkSorted(t *testing.T, procs []provider.ProcedureItem, names []provider.NameItem) {
 	t.Helper()
 	key := func(a, v string) (uint64, string) { return hexAddr(t, a), v }
 	for i := 1; i < len(procs); i++ {
@@ -465,8 +465,8 @@ func checkGoFixture(t *testing.T, c provider.Client, path string, fns ...string)
 		t.Fatalf("strings -a does not find the literal")
 	}
 	addr := provider.FormatAddress(fileOffsetToAddr(t, path, runOff))
-	r := do(t, c, OpListStrings, provider.Params{"address": addr})
-	pg := r.Normalized.(provider.Page[StringItem])
+	r := do(t, c, provider.OpListStrings, provider.Params{"address": addr})
+	pg := r.Normalized.(provider.Page[provider.StringItem])
 	if pg.Returned != 1 || pg.Items[0].String.ByteLength != runLen || pg.Items[0].String.Section == nil ||
 		pg.Items[0].ValueTruncated != (runLen > maxValueLen) || len(pg.Items[0].Value) != min(runLen, maxValueLen) {
 		t.Errorf("string run at %s (len %d): %+v", addr, runLen, pg.Items)

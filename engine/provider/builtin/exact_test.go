@@ -206,7 +206,7 @@ func checkExact(t *testing.T, fx exactFixture, path string, o *exactOracle) {
 			wantCallers = append(wantCallers, in.fn)
 		}
 	}
-	got, lims := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": mainAddr})
+	got, lims := edgeList(t, c, provider.OpProcedureCallees, provider.Params{"procedure": mainAddr})
 	if w := uniqueSorted(wantCallees); !slices.Equal(got, w) || len(w) == 0 {
 		t.Errorf("callees(%s):\n got %v\nwant %v", o.main, got, w)
 	}
@@ -214,7 +214,7 @@ func checkExact(t *testing.T, fx exactFixture, path string, o *exactOracle) {
 		t.Errorf("callees(%s) limitations %v, want %q", o.main, lims, want)
 	}
 	t.Logf("callees(%s): %v", o.main, got)
-	got, _ = edgeList(t, c, OpProcedureCallers, provider.Params{"procedure": provider.FormatAddress(calleeAddr)})
+	got, _ = edgeList(t, c, provider.OpProcedureCallers, provider.Params{"procedure": provider.FormatAddress(calleeAddr)})
 	if w := uniqueSorted(wantCallers); !slices.Equal(got, w) || len(w) == 0 {
 		t.Errorf("callers(%s):\n got %v\nwant %v", o.callee, got, w)
 	}
@@ -231,7 +231,7 @@ func checkExact(t *testing.T, fx exactFixture, path string, o *exactOracle) {
 				want = append(want, in.addr)
 			}
 		}
-		got, _ := edgeList(t, c, OpXrefs, provider.Params{"address": provider.FormatAddress(tg.addr)})
+		got, _ := edgeList(t, c, provider.OpXrefs, provider.Params{"address": provider.FormatAddress(tg.addr)})
 		if w := uniqueSorted(want); !slices.Equal(got, w) || len(w) == 0 {
 			t.Errorf("xrefs to the %s %#x:\n got %v\nwant %v", tg.what, tg.addr, got, w)
 		}
@@ -720,7 +720,7 @@ func goOracle(t *testing.T, path, goarch string) *exactOracle {
 
 // procNamed returns the addresses of the procedures with name as their value
 // or one of their aliases.
-func procNamed(ps []ProcedureItem, name string) []string {
+func procNamed(ps []provider.ProcedureItem, name string) []string {
 	var out []string
 	for _, p := range ps {
 		if p.Value == name || slices.Contains(p.Aliases, name) {

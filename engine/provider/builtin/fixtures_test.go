@@ -270,16 +270,16 @@ func do(t testing.TB, c provider.Client, op string, in provider.Params) provider
 }
 
 // all* page through a list with a small page size and return every item.
-func allProcedures(t testing.TB, c provider.Client) []ProcedureItem {
-	return allItems[ProcedureItem](t, c, OpListProcedures, nil)
+func allProcedures(t testing.TB, c provider.Client) []provider.ProcedureItem {
+	return allItems[provider.ProcedureItem](t, c, provider.OpListProcedures, nil)
 }
 
-func allNames(t testing.TB, c provider.Client) []NameItem {
-	return allItems[NameItem](t, c, OpListNames, nil)
+func allNames(t testing.TB, c provider.Client) []provider.NameItem {
+	return allItems[provider.NameItem](t, c, provider.OpListNames, nil)
 }
 
-func allStrings(t testing.TB, c provider.Client) []StringItem {
-	return allItems[StringItem](t, c, OpListStrings, nil)
+func allStrings(t testing.TB, c provider.Client) []provider.StringItem {
+	return allItems[provider.StringItem](t, c, provider.OpListStrings, nil)
 }
 
 func allItems[T any](t testing.TB, c provider.Client, op string, extra provider.Params) []T {
@@ -287,7 +287,7 @@ func allItems[T any](t testing.TB, c provider.Client, op string, extra provider.
 	var out []T
 	off := int64(0)
 	for {
-		in := provider.Params{"offset": off, "limit": int64(maxPageResults), "document": nil}
+		in := provider.Params{"offset": off, "limit": int64(provider.MaxPageResults), "document": nil}
 		for k, v := range extra {
 			in[k] = v
 		}

@@ -86,18 +86,18 @@ func exercise(t *testing.T, img *image, data []byte) {
 	}
 	c := bareClient("fuzz", "/nonexistent-rea-fuzz/fuzz", img, data)
 	c.segments()
-	c.namer(six).procedurePage(0, maxPageResults)
-	c.namer(six).namePage(0, false, 0, maxPageResults)
-	c.stringPage(stx, 0, false, 0, maxPageResults)
-	for _, op := range []string{OpListDocuments, OpListSegments, OpListProcedures, OpListNames, OpListStrings, OpListDependencies} {
-		if _, err := c.Do(ctx, op, provider.Params{"limit": int64(maxPageResults)}, nil); err != nil {
+	c.namer(six).procedurePage(0, provider.MaxPageResults)
+	c.namer(six).namePage(0, false, 0, provider.MaxPageResults)
+	c.stringPage(stx, 0, false, 0, provider.MaxPageResults)
+	for _, op := range []string{provider.OpListDocuments, provider.OpListSegments, provider.OpListProcedures, provider.OpListNames, provider.OpListStrings, provider.OpListDependencies} {
+		if _, err := c.Do(ctx, op, provider.Params{"limit": int64(provider.MaxPageResults)}, nil); err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
 	}
 	exerciseLinker(t, c, six)
 	if len(six.syms) > 0 {
 		a := provider.FormatAddress(six.syms[len(six.syms)/2].addr)
-		if _, err := c.Do(ctx, OpListNames, provider.Params{"address": a}, nil); err != nil {
+		if _, err := c.Do(ctx, provider.OpListNames, provider.Params{"address": a}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,7 +109,7 @@ func exercise(t *testing.T, img *image, data []byte) {
 			break
 		}
 		a := provider.FormatAddress(six.syms[k].addr)
-		_, err := c.Do(ctx, OpProcedureAssembly, provider.Params{"procedure": a}, nil)
+		_, err := c.Do(ctx, provider.OpProcedureAssembly, provider.Params{"procedure": a}, nil)
 		var fe *fault.Error
 		if err != nil && (!errors.As(err, &fe) || fe.Code == fault.ExecutionFailure) {
 			t.Fatalf("procedure_assembly %s: %v", a, err)

@@ -98,7 +98,7 @@ func TestGoRecall(t *testing.T) {
 				}
 				for _, path := range []string{full, stripped} {
 					_, _, c := open(t, path)
-					got := map[uint64]ProcedureItem{}
+					got := map[uint64]provider.ProcedureItem{}
 					for _, p := range allProcedures(t, c) {
 						if p.Procedure.External {
 							continue // an import stub (Mach-O __stubs): no symbol of the program
@@ -196,7 +196,7 @@ func TestGoDamagedTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, c := open(t, damaged)
-	r := do(t, c, OpListProcedures, provider.Params{})
+	r := do(t, c, provider.OpListProcedures, provider.Params{})
 	if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "Go function table (.gopclntab) could not be read") }) {
 		t.Errorf("limitations %q do not name the unread Go function table", r.Limitations)
 	}

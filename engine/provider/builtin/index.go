@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"sync"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // lazy is a value built at most once on success. Concurrent callers wait for
@@ -161,13 +163,13 @@ func (ix *index) memSize(mapped []byte) int64 {
 func (ix *index) builtFor(op string) bool {
 	_, syms := ix.syms.peek()
 	switch op {
-	case OpListStrings, OpSearchStrings:
+	case provider.OpListStrings, provider.OpSearchStrings:
 		_, strs := ix.strs.peek()
 		return strs
-	case OpXrefs, OpProcedureCallers, OpProcedureCallees:
+	case provider.OpXrefs, provider.OpProcedureCallers, provider.OpProcedureCallees:
 		_, refs := ix.refs.peek()
 		return syms && refs
-	case OpResolveImport:
+	case provider.OpResolveImport:
 		_, link := ix.link.peek()
 		return link
 	}

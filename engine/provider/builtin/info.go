@@ -26,38 +26,6 @@ import (
 // limitation), else, for a Go function, the pcfile and pcln values of its
 // entry in the pclntab (pclntab.go: a stripped Go binary keeps them).
 
-// ProcedureInfoResult is the procedure_info answer.
-type ProcedureInfoResult struct {
-	Name            string          `json:"name"`
-	Entrypoint      string          `json:"entrypoint"`
-	Length          uint64          `json:"length"`
-	BasicblockCount int             `json:"basicblock_count"`
-	Signature       *string         `json:"signature"`
-	Locals          []LocalVar      `json:"locals"`
-	Classification  *Classification `json:"classification"`
-	Source          *SourceLoc      `json:"source"`
-}
-
-// LocalVar is one local (none are recovered by the builtin provider).
-type LocalVar struct {
-	Description string `json:"description"`
-	Provenance  string `json:"provenance"`
-}
-
-// Classification classifies a procedure.
-type Classification struct {
-	External    bool    `json:"external"`
-	Thunk       bool    `json:"thunk"`
-	ThunkTarget *string `json:"thunk_target"`
-	Provenance  string  `json:"provenance"`
-}
-
-// SourceLoc is a DWARF source position.
-type SourceLoc struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
 // lineRow is one DWARF line-table row.
 type lineRow struct {
 	addr uint64
@@ -215,7 +183,7 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	}
 	lims := append(append(slices.Clip(c.ix.img.limitations), six.limitations...), pc.lims...)
 	name, _ := n.displayName(entry)
-	res := ProcedureInfoResult{Name: name, Entrypoint: provider.FormatAddress(entry), Locals: []LocalVar{},
+	res := provider.ProcedureInfoResult{Name: name, Entrypoint: provider.FormatAddress(entry), Locals: []provider.LocalVar{},
 		BasicblockCount: basicBlocks(entry, pc.insns)}
 	if end, ok := ex.extentOf(entry); ok {
 		res.Length = end - entry
@@ -225,7 +193,7 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 		lims = append(lims, "length is the span of the instructions found by recursive descent")
 	}
 	lo, hi := procsAt(six, entry)
-	cl := &Classification{Provenance: "analysis"}
+	cl := &provider.Classification{Provenance: "analysis"}
 	for _, k := range six.procs[lo:hi] {
 		s := &six.syms[k]
 		cl.External = cl.External || s.flags&flagExternal != 0
@@ -245,7 +213,7 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	}
 	lims = append(lims, lx.limitations...)
 	if r := lx.at(entry); r != nil {
-		res.Source = &SourceLoc{File: r.file, Line: r.line}
+		res.Source = &provider.SourceLoc{File: r.file, Line: r.line}
 	} else {
 		res.Source = goSource(c.ix.img, c.data, entry) // a Go function's table row
 	}

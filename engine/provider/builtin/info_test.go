@@ -11,9 +11,9 @@ import (
 	"github.com/rea-re/rea/engine/provider"
 )
 
-func procInfo(t *testing.T, c provider.Client, proc string) ProcedureInfoResult {
+func procInfo(t *testing.T, c provider.Client, proc string) provider.ProcedureInfoResult {
 	t.Helper()
-	return do(t, c, OpProcedureInfo, provider.Params{"procedure": proc, "document": nil}).Normalized.(ProcedureInfoResult)
+	return do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": proc, "document": nil}).Normalized.(provider.ProcedureInfoResult)
 }
 
 func TestProcedureInfoDWARF(t *testing.T) {
@@ -88,7 +88,7 @@ func TestProcedureInfoStripped(t *testing.T) {
 	// The entry's extent is its FDE; a procedure no FDE describes is
 	// measured by recursive descent, and says so.
 	fd := descentProc(t, c, allProcedures(t, c))
-	r := do(t, c, OpProcedureInfo, provider.Params{"procedure": fd.Procedure.Address})
+	r := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": fd.Procedure.Address})
 	found := false
 	for _, l := range r.Limitations {
 		found = found || strings.Contains(l, "recursive descent")

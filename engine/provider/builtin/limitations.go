@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"slices"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // Discovery sources a format has that the built-in analyzer does not read
@@ -69,9 +71,9 @@ func hasCode(img *image) bool {
 func (c *Client) targetLimitations(op string) []string {
 	lims := slices.Clip(c.ix.img.limitations)
 	switch op {
-	case OpListDocuments, OpListSegments, OpListDependencies:
+	case provider.OpListDocuments, provider.OpListSegments, provider.OpListDependencies:
 		return lims
-	case OpListStrings, OpSearchStrings:
+	case provider.OpListStrings, provider.OpSearchStrings:
 		if stx, ok := c.ix.strs.peek(); ok && stx != nil {
 			lims = append(lims, stx.limitations...)
 		}
@@ -80,7 +82,7 @@ func (c *Client) targetLimitations(op string) []string {
 	if six, ok := c.ix.syms.peek(); ok && six != nil {
 		lims = append(lims, six.limitations...)
 	}
-	if op == OpProcedureCallers || op == OpXrefs {
+	if op == provider.OpProcedureCallers || op == provider.OpXrefs {
 		if rx, ok := c.ix.refs.peek(); ok && rx != nil {
 			lims = append(lims, rx.limitations...)
 		}

@@ -114,11 +114,11 @@ func TestUnreadSourceLimitations(t *testing.T) {
 			}
 			first := allProcedures(t, c)[0].Address
 			dependent := map[string]provider.Params{
-				OpListProcedures:    {"offset": int64(0), "limit": int64(1)},
-				OpListNames:         {"offset": int64(0), "limit": int64(1)},
-				OpProcedureAddress:  {"procedure": first},
-				OpResolveContaining: {"address": first},
-				OpSearchProcedures:  {"pattern": "a", "mode": "literal", "offset": int64(0), "limit": int64(1)},
+				provider.OpListProcedures:    {"offset": int64(0), "limit": int64(1)},
+				provider.OpListNames:         {"offset": int64(0), "limit": int64(1)},
+				provider.OpProcedureAddress:  {"procedure": first},
+				provider.OpResolveContaining: {"address": first},
+				provider.OpSearchProcedures:  {"pattern": "a", "mode": "literal", "offset": int64(0), "limit": int64(1)},
 			}
 			for op, in := range dependent {
 				r := do(t, c, op, in)
@@ -130,7 +130,7 @@ func TestUnreadSourceLimitations(t *testing.T) {
 					t.Errorf("%s target limitations about unread sources:\n got %q\nwant %q", op, got, sorted(want))
 				}
 			}
-			if got := gapLimitations(do(t, c, OpListStrings, provider.Params{"offset": int64(0), "limit": int64(1)}).Limitations); len(got) != 0 {
+			if got := gapLimitations(do(t, c, provider.OpListStrings, provider.Params{"offset": int64(0), "limit": int64(1)}).Limitations); len(got) != 0 {
 				t.Errorf("list_strings carries discovery limitations %q", got)
 			}
 			t.Logf("%s (function_discovery %v): %q", fx.name, disc, want)

@@ -22,9 +22,8 @@ import (
 // tables the loader reads; names at addresses come from the symbol index, so
 // an export is named as list_procedures names it.
 
-// OpResolveImport is the resolve_import operation. The engine answers it
-// through provider.Linker; Do reports it as not an operation of its own.
-const OpResolveImport = "resolve_import"
+// resolve_import is answered by the engine through provider.Linker; Do
+// reports it as not an operation of its own.
 
 var _ provider.Linker = (*Client)(nil)
 
@@ -113,7 +112,7 @@ func (lx *linkIndex) indexAddr(k int) {
 // built: a closed client is provider_unavailable, a panic (a mapping that
 // shrank underneath) execution_failure.
 func (c *Client) linkOp(ctx context.Context, fn func(lx *linkIndex) error) (err error) {
-	const op = OpResolveImport
+	const op = provider.OpResolveImport
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
@@ -149,7 +148,7 @@ func (c *Client) buildLink(ctx context.Context) (*linkIndex, error) {
 	case img.elf != nil:
 		return buildELFLink(ctx, img, c.data)
 	case img.pe != nil:
-		six, err := c.symbols(ctx, OpResolveImport, progress.Nop{}) // IAT thunks are found by the symbol pass
+		six, err := c.symbols(ctx, provider.OpResolveImport, progress.Nop{}) // IAT thunks are found by the symbol pass
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +174,7 @@ func (c *Client) LibraryName(ctx context.Context) (string, error) {
 
 // Import implements provider.Linker.
 func (c *Client) Import(ctx context.Context, q provider.ImportQuery) (provider.Import, error) {
-	const op = OpResolveImport
+	const op = provider.OpResolveImport
 	if (q.Name == "") == (q.Address == "") {
 		return provider.Import{}, fault.Invalid(op, fault.Issue{Path: "", Reason: "invalid_value",
 			Message: "Exactly one of name and address is required."})
@@ -266,7 +265,7 @@ func importMatcher(img *image, name string) (func(*linkImport) bool, error) {
 
 // Export implements provider.Linker.
 func (c *Client) Export(ctx context.Context, q provider.ExportQuery) (provider.Export, error) {
-	const op = OpResolveImport
+	const op = provider.OpResolveImport
 	img := c.ix.img
 	switch {
 	case q.Ordinal != nil && img.pe == nil:

@@ -178,11 +178,11 @@ func elfImportMatcher(name string) (func(*linkImport) bool, error) {
 		return func(im *linkImport) bool { return im.name == name }, nil
 	}
 	if strings.HasPrefix(ver, "@") {
-		return nil, fault.Invalid(OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
+		return nil, fault.Invalid(provider.OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
 			Message: "name@@VERSION names a default version definition, not an import; write name@VERSION."})
 	}
 	if base == "" || ver == "" {
-		return nil, fault.Invalid(OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
+		return nil, fault.Invalid(provider.OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
 			Message: "Write name or name@VERSION."})
 	}
 	return func(im *linkImport) bool { return im.name == base && im.version == ver }, nil

@@ -343,7 +343,7 @@ func TestLinkerELFExports(t *testing.T) {
 				continue
 			}
 			if d.typ == 'T' || d.typ == 'W' || d.typ == 'i' {
-				an := do(t, c, OpAddressName, provider.Params{"address": e.Address}).Normalized.(*string)
+				an := do(t, c, provider.OpAddressName, provider.Params{"address": e.Address}).Normalized.(*string)
 				if an == nil || *an != e.Name {
 					t.Errorf("%s: export named %q, address_name %v", d.name, e.Name, deref(an))
 				}

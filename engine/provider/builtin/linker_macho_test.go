@@ -165,7 +165,7 @@ func TestLinkerMachOApp(t *testing.T) {
 			if !e.Found || e.Address != provider.FormatAddress(a) || e.Forwarder != nil {
 				t.Errorf("%s: %+v, trie %x", q, e, a)
 			}
-			if an := do(t, c, OpAddressName, provider.Params{"address": e.Address}).Normalized.(*string); deref(an) != e.Name {
+			if an := do(t, c, provider.OpAddressName, provider.Params{"address": e.Address}).Normalized.(*string); deref(an) != e.Name {
 				t.Errorf("%s named %q, address_name %q", q, e.Name, deref(an))
 			}
 		}

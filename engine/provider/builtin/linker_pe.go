@@ -101,14 +101,14 @@ func peImportMatcher(name string) (func(*linkImport) bool, error) {
 		dll, sym = "", name
 	}
 	if sym == "" || qualified && dll == "" {
-		return nil, fault.Invalid(OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
+		return nil, fault.Invalid(provider.OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
 			Message: "Write Name, DLL!Name, #ordinal or DLL!#ordinal."})
 	}
 	libOK := func(im *linkImport) bool { return !qualified || strings.EqualFold(im.library, dll) }
 	if strings.HasPrefix(sym, "#") {
 		n, err := strconv.ParseUint(sym[1:], 10, 16)
 		if err != nil {
-			return nil, fault.Invalid(OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
+			return nil, fault.Invalid(provider.OpResolveImport, fault.Issue{Path: "/name", Reason: "invalid_format",
 				Message: "An ordinal is #N with N a decimal number below 65536."})
 		}
 		return func(im *linkImport) bool { return libOK(im) && im.byOrdinal && im.ordinal == int(n) }, nil

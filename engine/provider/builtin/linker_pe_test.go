@@ -182,7 +182,7 @@ func TestLinkerPE(t *testing.T) {
 			}
 		}
 	}
-	if e := exp(t, lib, provider.ExportQuery{Ordinal: intp(7)}); e.Name != deref(do(t, libClient, OpAddressName, provider.Params{"address": e.Address}).Normalized.(*string)) {
+	if e := exp(t, lib, provider.ExportQuery{Ordinal: intp(7)}); e.Name != deref(do(t, libClient, provider.OpAddressName, provider.Params{"address": e.Address}).Normalized.(*string)) {
 		t.Errorf("ordinal 7 is named %q, not as address_name names it", e.Name)
 	}
 	for _, q := range []provider.ExportQuery{{Name: "dll_secret"}, {Name: "DLL_ADD"}, {Name: "dll_ad"}, {Ordinal: intp(2)}, {Ordinal: intp(8)}, {Ordinal: intp(-1)}} {

@@ -91,7 +91,7 @@ func checkCFixtureMachO(t *testing.T, path string) {
 	// The wide string may directly follow the banner's last character and NUL,
 	// which themselves form a UTF-16LE unit ("g\0"): like `strings -el`, the
 	// run then starts one unit early.
-	var w *StringItem
+	var w *provider.StringItem
 	for i := range ss {
 		if k := strings.Index(ss[i].Value, "REA wide text"); k >= 0 && ss[i].String.Encoding == "utf-16le" &&
 			hexAddr(t, ss[i].Address)+uint64(2*k) == nm["_rea_wide"][0] {
@@ -106,7 +106,7 @@ func checkCFixtureMachO(t *testing.T, path string) {
 
 // checkMachOSegments compares list_segments with llvm-objdump's section headers.
 func checkMachOSegments(t *testing.T, c provider.Client, path string) {
-	segs := do(t, c, OpListSegments, nil).Normalized.([]Segment)
+	segs := do(t, c, provider.OpListSegments, nil).Normalized.([]provider.Segment)
 	out := toolOutput(t, "llvm-objdump", "--section-headers", path)
 	re := regexp.MustCompile(`(?m)^\s*\d+\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)`)
 	want := map[string][]string{} // llvm-objdump prints section names without their segment
@@ -159,7 +159,7 @@ func TestMachOObject(t *testing.T) {
 				want = append(want, m[2]+","+m[1])
 			}
 			var got []string
-			for _, s := range do(t, c, OpListSegments, nil).Normalized.([]Segment) {
+			for _, s := range do(t, c, provider.OpListSegments, nil).Normalized.([]provider.Segment) {
 				for _, sc := range s.Sections {
 					got = append(got, sc.Name)
 				}

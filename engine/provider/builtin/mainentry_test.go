@@ -33,7 +33,7 @@ func checkMainNamed(t *testing.T, c provider.Client, name string, want uint64, s
 func checkMainNamedCode(t *testing.T, c provider.Client, name string, want uint64, src string, thumb bool) {
 	t.Helper()
 	wantS := provider.FormatAddress(want)
-	if got := do(t, c, OpProcedureAddress, provider.Params{"procedure": name}).Normalized; got != wantS {
+	if got := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": name}).Normalized; got != wantS {
 		t.Errorf("procedure_address %s = %v, want %s", name, got, wantS)
 	}
 	if pi := procInfo(t, c, name); pi.Entrypoint != wantS || pi.Name != name {
@@ -42,17 +42,17 @@ func checkMainNamedCode(t *testing.T, c provider.Client, name string, want uint6
 	if thumb {
 		// Thumb code decodes: halfword-sized instructions, none undecodable.
 		fi := readInsns(t, c, wantS)
-		if len(fi.Instructions.Items) == 0 || slices.ContainsFunc(fi.Instructions.Items, func(in InstructionItem) bool {
+		if len(fi.Instructions.Items) == 0 || slices.ContainsFunc(fi.Instructions.Items, func(in provider.InstructionItem) bool {
 			return strings.HasPrefix(in.Text, ".inst") || len(in.Bytes) != 4 && len(in.Bytes) != 8
 		}) {
 			t.Errorf("read_function_instructions of Thumb %s: %+v", name, fi.Instructions.Items)
 		}
 	}
-	p := search(t, c, OpSearchProcedures, provider.Params{"pattern": "^" + regexp.QuoteMeta(name) + "$", "mode": "regex"})
+	p := search(t, c, provider.OpSearchProcedures, provider.Params{"pattern": "^" + regexp.QuoteMeta(name) + "$", "mode": "regex"})
 	if len(p.Items) != 1 || p.Items[0].Address != wantS {
 		t.Errorf("search_procedures %s: %+v, want one at %s", name, p.Items, wantS)
 	}
-	var named []NameItem
+	var named []provider.NameItem
 	for _, n := range allNames(t, c) {
 		if n.Value == name {
 			named = append(named, n)
@@ -65,7 +65,7 @@ func checkMainNamedCode(t *testing.T, c provider.Client, name string, want uint6
 		t.Errorf("list_procedures %s: %v, want %s", name, a, wantS)
 	}
 	if src == "analysis" {
-		r := do(t, c, OpListNames, provider.Params{"limit": int64(1)})
+		r := do(t, c, provider.OpListNames, provider.Params{"limit": int64(1)})
 		for _, l := range r.Limitations {
 			if strings.Contains(l, "not located") {
 				t.Errorf("limitation %q although %s was located", l, name)
@@ -276,7 +276,7 @@ func TestMainMachO(t *testing.T) {
 			}
 			_, _, c := open(t, full)
 			checkMainNamed(t, c, "_main", want[0], "default")
-			if _, err := c.Do(t.Context(), OpProcedureAddress, provider.Params{"procedure": "main"}, nil); err == nil {
+			if _, err := c.Do(t.Context(), provider.OpProcedureAddress, provider.Params{"procedure": "main"}, nil); err == nil {
 				t.Errorf("an analysis main was added beside the symbol _main")
 			}
 			stripped := strippedTwin(t, full, "llvm-strip")
@@ -400,7 +400,7 @@ func TestMainNotLocated(t *testing.T) {
 		return "", run(dir, nil, "gcc", "-O2", "-nostartfiles", "-s", "-o", out, src)
 	})
 	_, _, c := open(t, full)
-	r := do(t, c, OpListNames, nil)
+	r := do(t, c, provider.OpListNames, nil)
 	if !slices.Contains(r.Limitations, "main not located: "+startNotRecognized) {
 		t.Errorf("limitations %q lack main not located", r.Limitations)
 	}
@@ -409,12 +409,12 @@ func TestMainNotLocated(t *testing.T) {
 			t.Errorf("main named: %+v", n)
 		}
 	}
-	_, err := c.Do(t.Context(), OpProcedureInfo, provider.Params{"procedure": "main"}, nil)
+	_, err := c.Do(t.Context(), provider.OpProcedureInfo, provider.Params{"procedure": "main"}, nil)
 	var fe *fault.Error
 	if !errors.As(err, &fe) || fe.Code != fault.InvalidRequest {
 		t.Errorf("procedure_info main: %v", err)
 	}
-	ri := do(t, c, OpProcedureInfo, provider.Params{"procedure": "entry"})
+	ri := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": "entry"})
 	if !slices.Contains(ri.Limitations, "main not located: "+startNotRecognized) {
 		t.Errorf("procedure_info entry limitations %q lack main not located", ri.Limitations)
 	}
@@ -440,7 +440,7 @@ func TestMainNotLocated(t *testing.T) {
 		return "", run(dir, nil, mingw+"gcc", "-O2", "-s", "-nostartfiles", "-e", "mainCRTStartup", "-o", out, s, c, "-lmsvcrt")
 	})
 	_, _, cp := open(t, pe)
-	if l := do(t, cp, OpListNames, nil).Limitations; !slices.Contains(l, "main not located: the CRT's call into main was not recognized") {
+	if l := do(t, cp, provider.OpListNames, nil).Limitations; !slices.Contains(l, "main not located: the CRT's call into main was not recognized") {
 		t.Errorf("PE limitations %q lack main not located", l)
 	}
 
@@ -448,7 +448,7 @@ func TestMainNotLocated(t *testing.T) {
 	lib := cFixture(t, "main-shared-lib", "gcc", "-O2", "-shared", "-fPIC")
 	stripped := strippedTwin(t, lib, "strip")
 	_, _, cl := open(t, stripped)
-	for _, l := range do(t, cl, OpListNames, nil).Limitations {
+	for _, l := range do(t, cl, provider.OpListNames, nil).Limitations {
 		if strings.Contains(l, "not located") {
 			t.Errorf("shared library: %q", l)
 		}

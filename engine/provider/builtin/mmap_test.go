@@ -31,12 +31,12 @@ func TestTruncatedWhileMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The string scan reads every mapped page, so it must hit the hole.
-	_, err = c.Do(context.Background(), OpListStrings, provider.Params{}, nil)
+	_, err = c.Do(context.Background(), provider.OpListStrings, provider.Params{}, nil)
 	if !fault.Is(err, fault.ExecutionFailure) {
 		t.Errorf("list_strings on a truncated mapping: %v", err)
 	}
 	// The symbol pass may or may not touch missing pages; either way no crash.
-	if _, err := c.Do(context.Background(), OpListNames, provider.Params{}, nil); err != nil && !fault.Is(err, fault.ExecutionFailure) {
+	if _, err := c.Do(context.Background(), provider.OpListNames, provider.Params{}, nil); err != nil && !fault.Is(err, fault.ExecutionFailure) {
 		t.Errorf("list_names on a truncated mapping: %v", err)
 	}
 }

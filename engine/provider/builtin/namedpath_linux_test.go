@@ -222,9 +222,9 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 		return &elfDeps{class: elf.ELFCLASS64, data: elf.ELFDATA2LSB, machine: elf.EM_X86_64, typ: elf.ET_EXEC, needed: needed}
 	}
 	noCache := &hostLoader{cachePath: p["missing"]}
-	resolve := func(t *testing.T, d *elfDeps, target string, h *hostLoader) ([]Dependency, []string) {
+	resolve := func(t *testing.T, d *elfDeps, target string, h *hostLoader) ([]provider.Dependency, []string) {
 		t.Helper()
-		var deps []Dependency
+		var deps []provider.Dependency
 		var lims []string
 		noHang(t, "resolve", func() {
 			var err error
@@ -235,9 +235,9 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 		})
 		return deps, lims
 	}
-	wantItem := func(t *testing.T, deps []Dependency, lims []string, name, reason string) {
+	wantItem := func(t *testing.T, deps []provider.Dependency, lims []string, name, reason string) {
 		t.Helper()
-		i := slices.IndexFunc(deps, func(d Dependency) bool { return d.Name == name })
+		i := slices.IndexFunc(deps, func(d provider.Dependency) bool { return d.Name == name })
 		if i < 0 {
 			t.Fatalf("no item %s in %+v", name, deps)
 		}
@@ -356,7 +356,7 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var deps []Dependency
+			var deps []provider.Dependency
 			var lims []string
 			noHang(t, "machoDependencies", func() { deps, lims = machoDependencies(img, data, filepath.Join(dir, "app")) })
 			wantItem(t, deps, lims, "@rpath/libfifo.dylib", pathNotRegularFile)
@@ -377,7 +377,7 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 			if err := unix.Mkfifo(filepath.Join(dir, "REAFIX.dll"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var deps []Dependency
+			var deps []provider.Dependency
 			var lims []string
 			noHang(t, "list_dependencies", func() { deps, lims = dependenciesOf(t, app) })
 			wantItem(t, deps, lims, "reafix.dll", pathNotRegularFile)
@@ -394,18 +394,18 @@ func TestDependenciesOfHostilePaths(t *testing.T) {
 func TestHostileLoaderFixtures(t *testing.T) {
 	for _, fx := range testkit.HostileLoaderFixtures(t) {
 		t.Run(fx.Name, func(t *testing.T) {
-			var deps []Dependency
+			var deps []provider.Dependency
 			var lims []string
 			var tr provider.Result
 			noHang(t, fx.Name, func() {
 				deps, lims = dependenciesOf(t, fx.Path)
 				_, _, c := open(t, fx.Path)
-				tr = do(t, c, OpBinaryTriage, nil)
+				tr = do(t, c, provider.OpBinaryTriage, nil)
 			})
-			loading := tr.Normalized.(Triage).Loading
+			loading := tr.Normalized.(provider.Triage).Loading
 			for what, reason := range fx.Reasons {
 				if what == "interpreter" {
-					in, _ := loading["interpreter"].(*Interpreter)
+					in, _ := loading["interpreter"].(*provider.Interpreter)
 					if in == nil || in.Path != fx.Interpreter || in.Reason == nil || *in.Reason != reason {
 						t.Errorf("loading.interpreter %+v, want reason %s", in, reason)
 					}
@@ -414,12 +414,12 @@ func TestHostileLoaderFixtures(t *testing.T) {
 					}
 					continue
 				}
-				i := slices.IndexFunc(deps, func(d Dependency) bool { return d.Name == what })
+				i := slices.IndexFunc(deps, func(d provider.Dependency) bool { return d.Name == what })
 				if i < 0 || deps[i].Reason == nil || *deps[i].Reason != reason {
 					t.Errorf("%s: want reason %s in %+v", what, reason, deps)
 				}
-				items, _ := loading["dependencies"].([]LoadingItem)
-				if j := slices.IndexFunc(items, func(d LoadingItem) bool { return d.Name == what }); j < 0 || items[j].Reason == nil || *items[j].Reason != reason {
+				items, _ := loading["dependencies"].([]provider.LoadingItem)
+				if j := slices.IndexFunc(items, func(d provider.LoadingItem) bool { return d.Name == what }); j < 0 || items[j].Reason == nil || *items[j].Reason != reason {
 					t.Errorf("triage loading: %s: want reason %s in %+v", what, reason, items)
 				}
 			}
@@ -445,7 +445,7 @@ func TestResolveObservesCancellation(t *testing.T) {
 	rp := strings.Join(dirs, ":")
 	d := &elfDeps{class: elf.ELFCLASS64, data: elf.ELFDATA2LSB, machine: elf.EM_X86_64, typ: elf.ET_EXEC, needed: needed, runpath: &rp}
 	ctx, cancel := context.WithCancel(t.Context())
-	var deps []Dependency
+	var deps []provider.Dependency
 	var err error
 	noHang(t, "resolve after cancel", func() {
 		done := make(chan struct{})

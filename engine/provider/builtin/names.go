@@ -13,14 +13,6 @@ import (
 // (set_address_name) shows everywhere at once and one rule chooses among
 // aliases (primaryOrder).
 
-// AddressItem is one procedure_callers, procedure_callees or xrefs item: an
-// address, its name, and the procedure containing it.
-type AddressItem struct {
-	Address   string   `json:"address"`
-	Name      *string  `json:"name"`
-	Procedure *ProcRef `json:"procedure"`
-}
-
 // SetUserNames implements provider.UserNames.
 func (c *Client) SetUserNames(names map[uint64]string) {
 	c.user.Store(provider.NewNameSet(names))
@@ -64,9 +56,9 @@ func (n *namer) namePtr(a uint64) *string {
 }
 
 // procRef names the procedure at entry.
-func (n *namer) procRef(entry uint64) *ProcRef {
+func (n *namer) procRef(entry uint64) *provider.ProcRef {
 	name, _ := n.displayName(entry)
-	return &ProcRef{Address: provider.FormatAddress(entry), Name: name}
+	return &provider.ProcRef{Address: provider.FormatAddress(entry), Name: name}
 }
 
 // limitations are the Evidence limitations about the user names used.
@@ -123,19 +115,19 @@ func (n *namer) containing(ctx context.Context, op string, ex *extentIndex, a ui
 }
 
 // addressItems names a page of addresses.
-func (n *namer) addressItems(ctx context.Context, op string, ex *extentIndex, page provider.Page[uint64]) (provider.Page[AddressItem], error) {
-	items := make([]AddressItem, len(page.Items))
+func (n *namer) addressItems(ctx context.Context, op string, ex *extentIndex, page provider.Page[uint64]) (provider.Page[provider.AddressItem], error) {
+	items := make([]provider.AddressItem, len(page.Items))
 	cache := map[uint64][]insn{}
 	for i, a := range page.Items {
-		items[i] = AddressItem{Address: provider.FormatAddress(a), Name: n.namePtr(a)}
+		items[i] = provider.AddressItem{Address: provider.FormatAddress(a), Name: n.namePtr(a)}
 		entry, ok, _, err := n.containing(ctx, op, ex, a, cache)
 		if err != nil {
-			return provider.Page[AddressItem]{}, err
+			return provider.Page[provider.AddressItem]{}, err
 		}
 		if ok {
 			items[i].Procedure = n.procRef(entry)
 		}
 	}
-	return provider.Page[AddressItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+	return provider.Page[provider.AddressItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}, nil
 }

@@ -21,7 +21,7 @@ func TestCalleeNames(t *testing.T) {
 		t.Run(opt, func(t *testing.T) {
 			_, _, c := open(t, cFixture(t, "gcc"+opt, "gcc", opt, "-g"))
 			procs := allProcedures(t, c)
-			byAddr := map[string]ProcedureItem{}
+			byAddr := map[string]provider.ProcedureItem{}
 			for _, p := range procs {
 				byAddr[p.Address] = p
 			}
@@ -30,7 +30,7 @@ func TestCalleeNames(t *testing.T) {
 				if p.Procedure.External {
 					continue
 				}
-				for _, it := range allItems[AddressItem](t, c, OpProcedureCallees, provider.Params{"procedure": p.Address}) {
+				for _, it := range allItems[provider.AddressItem](t, c, provider.OpProcedureCallees, provider.Params{"procedure": p.Address}) {
 					edges++
 					callee, entry := byAddr[it.Address]
 					switch {
@@ -43,8 +43,8 @@ func TestCalleeNames(t *testing.T) {
 					}
 				}
 			}
-			mainAddr := do(t, c, OpProcedureAddress, provider.Params{"procedure": "main"}).Normalized.(string)
-			callees := allItems[AddressItem](t, c, OpProcedureCallees, provider.Params{"procedure": "main"})
+			mainAddr := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": "main"}).Normalized.(string)
+			callees := allItems[provider.AddressItem](t, c, provider.OpProcedureCallees, provider.Params{"procedure": "main"})
 			var names []string
 			for _, it := range callees {
 				if it.Name != nil {
@@ -61,12 +61,12 @@ func TestCalleeNames(t *testing.T) {
 			}
 
 			// A user name.
-			add := do(t, c, OpProcedureAddress, provider.Params{"procedure": "rea_add"}).Normalized.(string)
+			add := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": "rea_add"}).Normalized.(string)
 			addAt, _ := provider.ParseAddress(add)
 			c.(provider.UserNames).SetUserNames(map[uint64]string{addAt: "my add"})
-			r := do(t, c, OpProcedureCallees, provider.Params{"procedure": mainAddr, "offset": int64(0), "limit": int64(1000)})
+			r := do(t, c, provider.OpProcedureCallees, provider.Params{"procedure": mainAddr, "offset": int64(0), "limit": int64(1000)})
 			found := false
-			for _, it := range r.Normalized.(provider.Page[AddressItem]).Items {
+			for _, it := range r.Normalized.(provider.Page[provider.AddressItem]).Items {
 				if it.Address == add {
 					found = it.Name != nil && *it.Name == "my add" && it.Procedure != nil && it.Procedure.Name == "my add"
 				}
@@ -82,19 +82,19 @@ func TestCalleeNames(t *testing.T) {
 				t.Errorf("list_procedures item %+v", item)
 			}
 			for _, name := range []string{"my add", "rea_add"} {
-				r := do(t, c, OpProcedureInfo, provider.Params{"procedure": name})
-				if got := r.Normalized.(ProcedureInfoResult); got.Name != "my add" || got.Entrypoint != add {
+				r := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": name})
+				if got := r.Normalized.(provider.ProcedureInfoResult); got.Name != "my add" || got.Entrypoint != add {
 					t.Errorf("procedure_info %q: %+v", name, got)
 				}
 				if name == "my add" && !slices.Contains(r.Limitations, provider.LimitationUserResolved) {
 					t.Errorf("procedure_info by user name: limitations %v", r.Limitations)
 				}
-				s := do(t, c, OpSearchProcedures, provider.Params{"pattern": name, "case_sensitive": true}).Normalized.(provider.Page[SearchItem])
+				s := do(t, c, provider.OpSearchProcedures, provider.Params{"pattern": name, "case_sensitive": true}).Normalized.(provider.Page[provider.SearchItem])
 				if len(s.Items) != 1 || s.Items[0].Address != add || s.Items[0].Value != name || s.Items[0].Procedure.Name != "my add" {
 					t.Errorf("search_procedures %q: %+v", name, s.Items)
 				}
 			}
-			names2 := do(t, c, OpListNames, provider.Params{"address": add}).Normalized.(provider.Page[NameItem])
+			names2 := do(t, c, provider.OpListNames, provider.Params{"address": add}).Normalized.(provider.Page[provider.NameItem])
 			primaries := 0
 			for _, it := range names2.Items {
 				if it.Symbol.Primary {
@@ -107,7 +107,7 @@ func TestCalleeNames(t *testing.T) {
 			if primaries != 1 || *names2.Total != len(names2.Items) {
 				t.Errorf("names at rea_add: %+v", names2)
 			}
-			asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": mainAddr})
+			asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": mainAddr})
 			if call := add + " <my add>"; !strings.Contains(asm.Normalized.(string), call) {
 				t.Errorf("procedure_assembly of main does not show the call target as %q", call)
 			}
@@ -132,20 +132,20 @@ func TestCalleeNames(t *testing.T) {
 			if withUser != without+1 {
 				t.Errorf("list_names has %d items with the user name, %d without; want one more", withUser, without)
 			}
-			if r := do(t, c, OpAddressName, provider.Params{"address": add}); *r.Normalized.(*string) != "my add" {
+			if r := do(t, c, provider.OpAddressName, provider.Params{"address": add}); *r.Normalized.(*string) != "my add" {
 				t.Errorf("address_name: %v", r.Normalized)
 			}
 		})
 	}
 }
 
-func byAddrOf(items []ProcedureItem, a string) ProcedureItem {
+func byAddrOf(items []provider.ProcedureItem, a string) provider.ProcedureItem {
 	for _, it := range items {
 		if it.Address == a {
 			return it
 		}
 	}
-	return ProcedureItem{}
+	return provider.ProcedureItem{}
 }
 
 // TestLibcAliases: libc's procedures are one item per entry address, total
@@ -208,7 +208,7 @@ func TestLibcAliases(t *testing.T) {
 	}
 }
 
-func addrOfName(procs []ProcedureItem, name string) string {
+func addrOfName(procs []provider.ProcedureItem, name string) string {
 	for _, p := range procs {
 		if p.Value == name || slices.Contains(p.Aliases, name) {
 			return p.Address

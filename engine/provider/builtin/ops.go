@@ -12,74 +12,6 @@ import (
 	"github.com/rea-re/rea/engine/provider"
 )
 
-// Segment is one list_segments item.
-type Segment struct {
-	Name       string    `json:"name"`
-	Start      string    `json:"start"`
-	End        string    `json:"end"`
-	Readable   bool      `json:"readable"`
-	Writable   bool      `json:"writable"`
-	Executable *bool     `json:"executable"`
-	Sections   []Section `json:"sections"`
-}
-
-// Section is a section within a Segment.
-type Section struct {
-	Name       string `json:"name"`
-	Start      string `json:"start"`
-	End        string `json:"end"`
-	Readable   bool   `json:"readable"`
-	Writable   bool   `json:"writable"`
-	Executable bool   `json:"executable"`
-}
-
-// ProcedureItem is one list_procedures item.
-type ProcedureItem struct {
-	Address   string        `json:"address"`
-	Value     string        `json:"value"`
-	Aliases   []string      `json:"aliases"` // the other names, sorted, never nil
-	Procedure ProcedureInfo `json:"procedure"`
-}
-
-// ProcedureInfo classifies a procedure.
-type ProcedureInfo struct {
-	External    bool    `json:"external"`
-	Thunk       bool    `json:"thunk"`
-	ThunkTarget *string `json:"thunk_target"`
-}
-
-// NameItem is one list_names item.
-type NameItem struct {
-	Address string     `json:"address"`
-	Value   string     `json:"value"`
-	Symbol  SymbolInfo `json:"symbol"`
-}
-
-// SymbolInfo describes a name.
-type SymbolInfo struct {
-	Primary  bool   `json:"primary"`
-	Dynamic  bool   `json:"dynamic"`
-	External bool   `json:"external"`
-	Type     string `json:"type"`
-	Source   string `json:"source"`
-}
-
-// StringItem is one list_strings item.
-type StringItem struct {
-	Address        string     `json:"address"`
-	Value          string     `json:"value"`
-	ValueTruncated bool       `json:"value_truncated"`
-	String         StringInfo `json:"string"`
-}
-
-// StringInfo describes a found string.
-type StringInfo struct {
-	Encoding    string  `json:"encoding"`
-	Termination string  `json:"termination"`
-	ByteLength  int     `json:"byte_length"`
-	Section     *string `json:"section"`
-}
-
 // Do answers one operation. Panics (including memory faults on a mapping
 // whose file shrank underneath it) become execution_failure.
 func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (res provider.Result, err error) {
@@ -108,12 +40,12 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	}()
 	rep = progress.OrNop(rep)
 	switch op {
-	case OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings,
-		OpProcedureAddress, OpAddressName, OpResolveContaining, OpReadFunctionInstructions, OpProcedureAssembly,
-		OpProcedureInfo, OpProcedureCallees, OpProcedureCallers, OpXrefs, OpSearchProcedures, OpSearchStrings,
-		OpBinaryTriage,
-		OpListDependencies:
-	case OpResolveImport:
+	case provider.OpListDocuments, provider.OpListSegments, provider.OpListNames, provider.OpListProcedures, provider.OpListStrings,
+		provider.OpProcedureAddress, provider.OpAddressName, provider.OpResolveContaining, provider.OpReadFunctionInstructions, provider.OpProcedureAssembly,
+		provider.OpProcedureInfo, provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs, provider.OpSearchProcedures, provider.OpSearchStrings,
+		provider.OpBinaryTriage,
+		provider.OpListDependencies:
+	case provider.OpResolveImport:
 		// The engine answers it across targets, asking each one's Linker.
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"resolve_import is answered by the engine through the provider's Linker, not as one provider operation.",
@@ -134,32 +66,32 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return provider.Result{}, buildFault(op, err)
 	}
 	switch op {
-	case OpListDocuments:
+	case provider.OpListDocuments:
 		return provider.Result{Normalized: []string{c.doc}, Limitations: c.ix.img.limitations}, nil
-	case OpListSegments:
+	case provider.OpListSegments:
 		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
-	case OpListDependencies:
+	case provider.OpListDependencies:
 		return c.doDependencies(ctx, op)
-	case OpProcedureAddress, OpAddressName, OpResolveContaining:
+	case provider.OpProcedureAddress, provider.OpAddressName, provider.OpResolveContaining:
 		return c.doProcOp(ctx, op, in, rep)
-	case OpReadFunctionInstructions, OpProcedureAssembly:
+	case provider.OpReadFunctionInstructions, provider.OpProcedureAssembly:
 		return c.doCodeOp(ctx, op, in, rep)
-	case OpProcedureInfo:
+	case provider.OpProcedureInfo:
 		return c.doProcedureInfo(ctx, op, in, rep)
-	case OpProcedureCallees, OpProcedureCallers, OpXrefs:
+	case provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs:
 		return c.doRefOp(ctx, op, in, rep)
-	case OpSearchProcedures, OpSearchStrings:
+	case provider.OpSearchProcedures, provider.OpSearchStrings:
 		return c.doSearch(ctx, op, in, rep)
-	case OpBinaryTriage:
+	case provider.OpBinaryTriage:
 		return c.doTriage(ctx, op, rep)
 	}
-	offset, limit, err := pageParams(op, in)
+	offset, limit, err := provider.PageParams(op, in)
 	if err != nil {
 		return provider.Result{}, err
 	}
 	var addr uint64
 	var hasAddr bool
-	if op != OpListProcedures {
+	if op != provider.OpListProcedures {
 		a, ok, aerr := in.Address("address")
 		if aerr != nil {
 			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
@@ -167,7 +99,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		addr, hasAddr = a, ok
 	}
 	switch op {
-	case OpListNames, OpListProcedures:
+	case provider.OpListNames, provider.OpListProcedures:
 		six, err := c.symbols(ctx, op, rep)
 		if err != nil {
 			return provider.Result{}, err
@@ -175,7 +107,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 		n := c.namer(six)
 		var page any
-		if op == OpListProcedures {
+		if op == provider.OpListProcedures {
 			page = n.procedurePage(offset, limit)
 		} else {
 			page = n.namePage(addr, hasAddr, offset, limit)
@@ -201,21 +133,6 @@ func (c *Client) checkDocument(op string, in provider.Params) error {
 	}
 	return fault.Invalid(op, fault.Issue{Path: "/document", Reason: "invalid_value",
 		Message: "The document is not one of list_documents."})
-}
-
-func pageParams(op string, in provider.Params) (int, int, error) {
-	offset := in.Int("offset", 0)
-	limit := in.Int("limit", defaultLimit)
-	if offset < 0 {
-		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0)})
-	}
-	if limit < 1 || limit > maxPageResults {
-		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
-	}
-	if offset > 1<<53 {
-		offset = 1 << 53
-	}
-	return int(offset), int(limit), nil
 }
 
 // buildFault converts an index build failure. A cancelled context is
@@ -346,13 +263,13 @@ func (ix *symIndex) dropSyntheticEntry(data []byte, entry uint64) {
 	ix.indexProcs()
 }
 
-func (c *Client) segments() []Segment {
+func (c *Client) segments() []provider.Segment {
 	img := c.ix.img
-	out := make([]Segment, 0, len(img.segments))
+	out := make([]provider.Segment, 0, len(img.segments))
 	for _, sg := range img.segments {
-		s := Segment{
+		s := provider.Segment{
 			Name: sg.name, Start: provider.FormatAddress(sg.start), End: provider.FormatAddress(sg.end),
-			Readable: sg.r, Writable: sg.w, Sections: make([]Section, 0, len(sg.sections)),
+			Readable: sg.r, Writable: sg.w, Sections: make([]provider.Section, 0, len(sg.sections)),
 		}
 		if sg.xKnown {
 			x := sg.x
@@ -360,7 +277,7 @@ func (c *Client) segments() []Segment {
 		}
 		for _, si := range sg.sections {
 			sec := &img.sections[si]
-			s.Sections = append(s.Sections, Section{
+			s.Sections = append(s.Sections, provider.Section{
 				Name: sec.name, Start: provider.FormatAddress(sec.addr), End: provider.FormatAddress(sec.end()),
 				Readable: sec.r, Writable: sec.w, Executable: sec.x,
 			})
@@ -371,15 +288,15 @@ func (c *Client) segments() []Segment {
 }
 
 // procedurePage lists procedures, one item per entry address.
-func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
+func (n *namer) procedurePage(offset, limit int) provider.Page[provider.ProcedureItem] {
 	six := n.six
 	page := provider.PageOf(six.entries, offset, limit)
 	start := min(offset, len(six.entries))
-	items := make([]ProcedureItem, 0, len(page.Items))
+	items := make([]provider.ProcedureItem, 0, len(page.Items))
 	least := 0 // a lower bound of the items' canonical bytes
 	for i := range page.Items {
 		addr, value, aliases := n.procedureNames(start + i)
-		it := ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases}
+		it := provider.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases}
 		lo, hi := six.entryRange(start + i)
 		for _, k := range six.procs[lo:hi] {
 			s := &six.syms[k]
@@ -390,12 +307,12 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[ProcedureItem] {
 		items = append(items, it)
 		// Names are most of a page: once the items so far cannot fit the
 		// byte budget, the rest of the page would be built only to be cut.
-		if least += it.leastCanonicalSize() + 1; least > provider.ResultBudget {
+		if least += leastCanonicalSize(it) + 1; least > provider.ResultBudget {
 			break
 		}
 	}
 	page = page.Prefix(len(items))
-	return provider.Page[ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+	return provider.Page[provider.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
 }
 
@@ -405,7 +322,7 @@ const procedureItemSkeleton = `{"address":"","aliases":[],"procedure":{"external
 
 // leastCanonicalSize is a lower bound of the item's canonical bytes
 // (escaping only adds to its strings).
-func (it ProcedureItem) leastCanonicalSize() int {
+func leastCanonicalSize(it provider.ProcedureItem) int {
 	n := len(procedureItemSkeleton) + len(it.Address) + len(it.Value)
 	for _, a := range it.Aliases {
 		n += len(a) + 2
@@ -417,7 +334,7 @@ func (it ProcedureItem) leastCanonicalSize() int {
 // the primary name of its address (source user_defined) and the symbols
 // there are not; a user name equal to a symbol name there makes that symbol
 // primary instead of adding an item.
-func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.Page[NameItem] {
+func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.Page[provider.NameItem] {
 	six, data := n.six, n.c.data
 	syms := six.syms
 	user := n.user.Sorted()
@@ -436,7 +353,7 @@ func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.
 	refs, total := provider.MergeUserNames(len(syms), func(i int) (uint64, string) {
 		return syms[i].addr, nameString(six.name(data, &syms[i]))
 	}, user, offset, limit)
-	items := make([]NameItem, len(refs))
+	items := make([]provider.NameItem, len(refs))
 	for i, r := range refs {
 		if u := r.User; u != nil {
 			typ := "label"
@@ -444,8 +361,8 @@ func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.
 				typ = kindNames[kindFunction]
 			}
 			n.use.Shown(u.Address)
-			items[i] = NameItem{Address: provider.FormatAddress(u.Address), Value: u.Name,
-				Symbol: SymbolInfo{Primary: true, Type: typ, Source: "user_defined"}}
+			items[i] = provider.NameItem{Address: provider.FormatAddress(u.Address), Value: u.Name,
+				Symbol: provider.SymbolInfo{Primary: true, Type: typ, Source: "user_defined"}}
 			continue
 		}
 		s := &syms[r.Base]
@@ -454,10 +371,10 @@ func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.
 		if u, ok := n.user.At(s.addr); ok {
 			primary = u == value
 		}
-		items[i] = NameItem{
+		items[i] = provider.NameItem{
 			Address: provider.FormatAddress(s.addr),
 			Value:   value,
-			Symbol: SymbolInfo{
+			Symbol: provider.SymbolInfo{
 				Primary:  primary,
 				Dynamic:  s.flags&flagDynamic != 0,
 				External: s.flags&flagExternal != 0,
@@ -466,14 +383,14 @@ func (n *namer) namePage(addr uint64, hasAddr bool, offset, limit int) provider.
 			},
 		}
 	}
-	p := provider.Page[NameItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
+	p := provider.Page[provider.NameItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
 	if end := min(offset, total) + len(items); end < total {
 		p.NextOffset, p.Truncated = &end, true
 	}
 	return p
 }
 
-func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[StringItem] {
+func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, limit int) provider.Page[provider.StringItem] {
 	lo, hi := 0, ix.Len()
 	if hasAddr {
 		lo = ix.search(addr)
@@ -485,7 +402,7 @@ func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, lim
 	total := hi - lo
 	start := min(offset, total)
 	end := min(start+limit, total)
-	items := make([]StringItem, 0, end-start)
+	items := make([]provider.StringItem, 0, end-start)
 	img := c.ix.img
 	for i, e := range ix.from(lo + start) {
 		if i >= lo+end {
@@ -493,9 +410,9 @@ func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, lim
 		}
 		a := ix.addrAt(i, e)
 		v, trunc := e.value(c.data)
-		it := StringItem{
+		it := provider.StringItem{
 			Address: provider.FormatAddress(a), Value: v, ValueTruncated: trunc,
-			String: StringInfo{Encoding: "ascii", Termination: "missing", ByteLength: int(e.n)},
+			String: provider.StringInfo{Encoding: "ascii", Termination: "missing", ByteLength: int(e.n)},
 		}
 		if e.meta&metaUTF16 != 0 {
 			it.String.Encoding = "utf-16le"
@@ -509,7 +426,7 @@ func (c *Client) stringPage(ix *strIndex, addr uint64, hasAddr bool, offset, lim
 		}
 		items = append(items, it)
 	}
-	p := provider.Page[StringItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
+	p := provider.Page[provider.StringItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
 	if end < total {
 		next := end
 		p.NextOffset, p.Truncated = &next, true

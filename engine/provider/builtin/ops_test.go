@@ -112,11 +112,11 @@ func TestClientBasics(t *testing.T) {
 	ctx := context.Background()
 	// document: absent, null and the right name are accepted; another is not.
 	for _, d := range []any{nil, baseName(path)} {
-		if _, err := c.Do(ctx, OpListProcedures, provider.Params{"document": d}, nil); err != nil {
+		if _, err := c.Do(ctx, provider.OpListProcedures, provider.Params{"document": d}, nil); err != nil {
 			t.Errorf("document %v: %v", d, err)
 		}
 	}
-	for _, op := range []string{OpListDocuments, OpListSegments, OpListNames, OpListProcedures, OpListStrings} {
+	for _, op := range []string{provider.OpListDocuments, provider.OpListSegments, provider.OpListNames, provider.OpListProcedures, provider.OpListStrings} {
 		_, err := c.Do(ctx, op, provider.Params{"document": "other"}, nil)
 		var fe *fault.Error
 		if !errors.As(err, &fe) || fe.Code != fault.InvalidRequest {
@@ -131,7 +131,7 @@ func TestClientBasics(t *testing.T) {
 	if !fault.Is(err, fault.CapabilityUnavailable) {
 		t.Errorf("unknown op: %v", err)
 	}
-	_, err = c.Do(ctx, OpListNames, provider.Params{"address": "zz"}, nil)
+	_, err = c.Do(ctx, provider.OpListNames, provider.Params{"address": "zz"}, nil)
 	if !fault.Is(err, fault.InvalidRequest) {
 		t.Errorf("bad address: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestClientBasics(t *testing.T) {
 	if err != nil || !cl.Complete {
 		t.Fatal(cl, err)
 	}
-	if _, err := c2.Do(ctx, OpListDocuments, nil, nil); !fault.Is(err, fault.ProviderUnavailable) {
+	if _, err := c2.Do(ctx, provider.OpListDocuments, nil, nil); !fault.Is(err, fault.ProviderUnavailable) {
 		t.Errorf("Do after Close: %v", err)
 	}
 }
@@ -153,7 +153,7 @@ func TestClientBasics(t *testing.T) {
 func TestPagination(t *testing.T) {
 	path := cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
 	_, _, c := open(t, path)
-	for _, op := range []string{OpListNames, OpListProcedures, OpListStrings} {
+	for _, op := range []string{provider.OpListNames, provider.OpListProcedures, provider.OpListStrings} {
 		full := do(t, c, op, provider.Params{"limit": int64(500)}).Normalized
 		fullJSON, _ := json.Marshal(full)
 		var fp struct {
@@ -212,18 +212,18 @@ func TestPagination(t *testing.T) {
 	}
 	// limit bounds
 	for _, l := range []int64{0, 501} {
-		if _, err := c.Do(context.Background(), OpListNames, provider.Params{"limit": l}, nil); !fault.Is(err, fault.InvalidRequest) {
+		if _, err := c.Do(context.Background(), provider.OpListNames, provider.Params{"limit": l}, nil); !fault.Is(err, fault.InvalidRequest) {
 			t.Errorf("limit %d: %v", l, err)
 		}
 	}
 	// address filters
 	ss := allStrings(t, c)
 	a := ss[len(ss)/2].Address
-	r := do(t, c, OpListStrings, provider.Params{"address": a}).Normalized.(provider.Page[StringItem])
+	r := do(t, c, provider.OpListStrings, provider.Params{"address": a}).Normalized.(provider.Page[provider.StringItem])
 	if r.Returned != 1 || r.Items[0].Address != a {
 		t.Errorf("strings at %s: %+v", a, r)
 	}
-	r = do(t, c, OpListStrings, provider.Params{"address": "0x1"}).Normalized.(provider.Page[StringItem])
+	r = do(t, c, provider.OpListStrings, provider.Params{"address": "0x1"}).Normalized.(provider.Page[provider.StringItem])
 	if r.Returned != 0 || *r.Total != 0 {
 		t.Errorf("strings at 0x1: %+v", r)
 	}
@@ -260,17 +260,17 @@ func TestCancellationDoesNotPoison(t *testing.T) {
 	// Already cancelled.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.Do(ctx, OpListStrings, provider.Params{}, nil); !fault.Is(err, fault.Cancelled) {
+	if _, err := c.Do(ctx, provider.OpListStrings, provider.Params{}, nil); !fault.Is(err, fault.Cancelled) {
 		t.Fatalf("pre-cancelled: %v", err)
 	}
 	// An expired deadline is a timeout, not a cancellation.
 	dctx, dcancel := context.WithTimeout(context.Background(), -1)
 	defer dcancel()
-	if _, err := c.Do(dctx, OpListStrings, provider.Params{}, nil); !fault.Is(err, fault.ProviderTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.Do(dctx, provider.OpListStrings, provider.Params{}, nil); !fault.Is(err, fault.ProviderTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("expired deadline: %v", err)
 	}
 	// Cancelled during the build: the first progress update cancels.
-	for _, op := range []string{OpListStrings, OpListNames} {
+	for _, op := range []string{provider.OpListStrings, provider.OpListNames} {
 		ctx, cancel := context.WithCancel(context.Background())
 		rep := &monotonicReporter{t: t, last: map[string]float64{}, hook: func(progress.Update) { cancel() }}
 		_, err := c.Do(ctx, op, provider.Params{}, rep)
@@ -307,7 +307,7 @@ func TestConcurrentClientsShareOneBuild(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([][]byte, len(clients)*2)
 	for i, c := range clients {
-		for j, op := range []string{OpListStrings, OpListNames} {
+		for j, op := range []string{provider.OpListStrings, provider.OpListNames} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -369,7 +369,7 @@ func TestMalformedHeaders(t *testing.T) {
 	}
 	tg := write("badsym", bad)
 	c := startOn(t, p, tg)
-	r, err := c.Do(context.Background(), OpListProcedures, provider.Params{"limit": int64(500)}, nil)
+	r, err := c.Do(context.Background(), provider.OpListProcedures, provider.Params{"limit": int64(500)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestMalformedHeaders(t *testing.T) {
 			t.Errorf("main came from a damaged table: %+v", n)
 		}
 	}
-	if _, err := c.Do(context.Background(), OpListStrings, provider.Params{}, nil); err != nil {
+	if _, err := c.Do(context.Background(), provider.OpListStrings, provider.Params{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Not a file.
@@ -394,14 +394,14 @@ func TestMalformedHeaders(t *testing.T) {
 func TestRelocatableObject(t *testing.T) {
 	path := cFixture(t, "gcc-object.o", "gcc", "-O1", "-c")
 	_, _, c := open(t, path)
-	r := do(t, c, OpListStrings, nil)
-	if len(r.Limitations) == 0 || r.Normalized.(provider.Page[StringItem]).Returned != 0 {
+	r := do(t, c, provider.OpListStrings, nil)
+	if len(r.Limitations) == 0 || r.Normalized.(provider.Page[provider.StringItem]).Returned != 0 {
 		t.Errorf("object file strings: %+v", r)
 	}
-	if segs := do(t, c, OpListSegments, nil).Normalized.([]Segment); len(segs) != 0 {
+	if segs := do(t, c, provider.OpListSegments, nil).Normalized.([]provider.Segment); len(segs) != 0 {
 		t.Errorf("object file segments: %+v", segs)
 	}
-	do(t, c, OpListProcedures, nil)
+	do(t, c, provider.OpListProcedures, nil)
 }
 
 // TestIndexProgressFinalCount: each index build's last update is its whole
@@ -415,7 +415,7 @@ func TestIndexProgressFinalCount(t *testing.T) {
 	for _, call := range []struct {
 		op     string
 		params provider.Params
-	}{{OpListNames, provider.Params{}}, {OpListStrings, provider.Params{}}, {OpXrefs, provider.Params{"address": "0x0"}}} {
+	}{{provider.OpListNames, provider.Params{}}, {provider.OpListStrings, provider.Params{}}, {provider.OpXrefs, provider.Params{"address": "0x0"}}} {
 		if _, err := c.Do(context.Background(), call.op, call.params, rep); err != nil && !fault.Is(err, fault.InvalidRequest) {
 			t.Fatalf("%s: %v", call.op, err)
 		}

@@ -151,7 +151,7 @@ func oracleRunNM(t *testing.T, ef *elf.File, args []string) []oracleSym {
 	return syms
 }
 
-func oracleSymbols(t *testing.T, f oracleFile, ef *elf.File, procs []ProcedureItem) {
+func oracleSymbols(t *testing.T, f oracleFile, ef *elf.File, procs []provider.ProcedureItem) {
 	syms, cmd := oracleNMFunctions(t, f, ef)
 	if len(syms) == 0 {
 		t.Fatalf("%s reports no defined function symbols", cmd)
@@ -255,7 +255,7 @@ func oracleStrings(t *testing.T, f oracleFile, ef *elf.File, c provider.Client) 
 			ascii++
 		}
 	}
-	r := do(t, c, OpListStrings, provider.Params{"offset": int64(0), "limit": int64(1)})
+	r := do(t, c, provider.OpListStrings, provider.Params{"offset": int64(0), "limit": int64(1)})
 	var unscanned string
 	for _, l := range r.Limitations {
 		if strings.Contains(l, "strings -a") {
@@ -298,7 +298,7 @@ type sampledProc struct {
 	insns      []uint64 // builtin instruction starts
 }
 
-func oracleInstructions(t *testing.T, f oracleFile, ef *elf.File, c provider.Client, procs []ProcedureItem) {
+func oracleInstructions(t *testing.T, f oracleFile, ef *elf.File, c provider.Client, procs []provider.ProcedureItem) {
 	// Deterministic sample: a seeded shuffle, taking procedures with a known
 	// extent in an executable section until oracleSampleSize are found.
 	order := make([]int, len(procs))
@@ -320,8 +320,8 @@ func oracleInstructions(t *testing.T, f oracleFile, ef *elf.File, c provider.Cli
 		if execSection(ef, entry) == nil {
 			continue
 		}
-		r := do(t, c, OpProcedureInfo, provider.Params{"procedure": pi.Address})
-		info := r.Normalized.(ProcedureInfoResult)
+		r := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": pi.Address})
+		info := r.Normalized.(provider.ProcedureInfoResult)
 		if info.Length == 0 || slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "recursive descent") }) {
 			passed++
 			continue // extent unknown
@@ -332,8 +332,8 @@ func oracleInstructions(t *testing.T, f oracleFile, ef *elf.File, c provider.Cli
 		}
 		sp := sampledProc{entry: entry, end: entry + info.Length}
 		for off := int64(0); ; {
-			r := do(t, c, OpReadFunctionInstructions, provider.Params{"procedure": pi.Address, "offset": off, "limit": int64(maxPageResults)})
-			fi := r.Normalized.(FunctionInstructions)
+			r := do(t, c, provider.OpReadFunctionInstructions, provider.Params{"procedure": pi.Address, "offset": off, "limit": int64(provider.MaxPageResults)})
+			fi := r.Normalized.(provider.FunctionInstructions)
 			for _, it := range fi.Instructions.Items {
 				sp.insns = append(sp.insns, parseAddr(t, it.Address))
 			}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // A reader of the Go function table (pclntab) for formats 1.2, 1.16, 1.18 and
@@ -511,7 +513,7 @@ func addPclntabProcs(img *image, b *symBuilder) error {
 
 // goSource is the source position of the Go function entered at entry,
 // from the table's pcfile and pcln, or nil.
-func goSource(img *image, data []byte, entry uint64) *SourceLoc {
+func goSource(img *image, data []byte, entry uint64) *provider.SourceLoc {
 	t, base, ok := img.goTable(data)
 	if !ok {
 		return nil
@@ -524,5 +526,5 @@ func goSource(img *image, data []byte, entry uint64) *SourceLoc {
 	if !ok {
 		return nil
 	}
-	return &SourceLoc{File: nameString(data[base+off : base+off+uint64(n)]), Line: line}
+	return &provider.SourceLoc{File: nameString(data[base+off : base+off+uint64(n)]), Line: line}
 }

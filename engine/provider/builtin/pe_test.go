@@ -21,7 +21,7 @@ func TestPEGoAmd64(t *testing.T) {
 
 // checkPESegments compares list_segments with objdump's section headers.
 func checkPESegments(t *testing.T, c provider.Client, path, objdump string) {
-	segs := do(t, c, OpListSegments, nil).Normalized.([]Segment)
+	segs := do(t, c, provider.OpListSegments, nil).Normalized.([]provider.Segment)
 	out := toolOutput(t, objdump, "-h", path)
 	re := regexp.MustCompile(`(?m)^\s*\d+\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)`)
 	ms := re.FindAllStringSubmatch(out, -1)
@@ -97,7 +97,7 @@ func TestPEMingwExe(t *testing.T) {
 	checkPESegments(t, c, path, mingw+"objdump")
 }
 
-func hasName(ns []NameItem, addr, name string) bool {
+func hasName(ns []provider.NameItem, addr, name string) bool {
 	for _, n := range ns {
 		if n.Address == addr && n.Value == name {
 			return true

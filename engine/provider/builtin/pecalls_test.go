@@ -278,7 +278,7 @@ func TestPEARM64ImportThunks(t *testing.T) {
 	for _, path := range []string{full, stripped} {
 		_, _, c := open(t, path)
 		procs := allProcedures(t, c)
-		byAddr := map[string]ProcedureItem{}
+		byAddr := map[string]provider.ProcedureItem{}
 		for _, p := range procs {
 			byAddr[p.Address] = p
 		}

@@ -53,7 +53,7 @@ func TestDebianLibraryPLTAndCallees(t *testing.T) {
 			needTool(t, lib.objdump)
 			c := startOn(t, p, targetFor(t, lib.path))
 			procs := allProcedures(t, c)
-			byAddr := map[string]ProcedureItem{}
+			byAddr := map[string]provider.ProcedureItem{}
 			for _, pr := range procs {
 				byAddr[pr.Address] = pr
 			}
@@ -64,7 +64,7 @@ func TestDebianLibraryPLTAndCallees(t *testing.T) {
 }
 
 // checkPLTStubs compares the stubs objdump labels with the procedures.
-func checkPLTStubs(t *testing.T, lib debianLib, procs []ProcedureItem, byAddr map[string]ProcedureItem) {
+func checkPLTStubs(t *testing.T, lib debianLib, procs []provider.ProcedureItem, byAddr map[string]provider.ProcedureItem) {
 	ef, err := elf.Open(lib.path)
 	if err != nil {
 		t.Fatal(err)
@@ -167,17 +167,17 @@ func checkPLTStubs(t *testing.T, lib debianLib, procs []ProcedureItem, byAddr ma
 
 // checkCalleesResolve asks every procedure's callees and resolves each
 // distinct callee address.
-func checkCalleesResolve(t *testing.T, c provider.Client, procs []ProcedureItem) {
+func checkCalleesResolve(t *testing.T, c provider.Client, procs []provider.ProcedureItem) {
 	callees := map[string]bool{}
 	failed := 0
 	for _, pr := range procs {
 		for off := int64(0); ; {
-			r, err := c.Do(t.Context(), OpProcedureCallees, provider.Params{"procedure": pr.Address, "offset": off, "limit": int64(1000), "document": nil}, nil)
+			r, err := c.Do(t.Context(), provider.OpProcedureCallees, provider.Params{"procedure": pr.Address, "offset": off, "limit": int64(1000), "document": nil}, nil)
 			if err != nil {
 				failed++ // e.g. an undecodable procedure: a typed error of that call
 				break
 			}
-			pg := r.Normalized.(provider.Page[AddressItem])
+			pg := r.Normalized.(provider.Page[provider.AddressItem])
 			for _, it := range pg.Items {
 				callees[it.Address] = true
 			}
@@ -189,7 +189,7 @@ func checkCalleesResolve(t *testing.T, c provider.Client, procs []ProcedureItem)
 	}
 	bad := 0
 	for a := range callees {
-		res := do(t, c, OpResolveContaining, provider.Params{"address": a, "document": nil}).Normalized.(ContainingResult)
+		res := do(t, c, provider.OpResolveContaining, provider.Params{"address": a, "document": nil}).Normalized.(provider.ContainingResult)
 		if !res.Found {
 			if bad++; bad <= 10 {
 				t.Errorf("callee %s does not resolve: %s", a, *res.Reason)
@@ -219,7 +219,7 @@ func TestGOTOnlyImports(t *testing.T) {
 			}
 			path := cFixture(t, "got-"+fx.name, fx.cc, flags...)
 			_, _, c := open(t, path)
-			names := map[string][]NameItem{}
+			names := map[string][]provider.NameItem{}
 			for _, n := range allNames(t, c) {
 				names[n.Address] = append(names[n.Address], n)
 			}
@@ -258,7 +258,7 @@ func TestGOTOnlyImports(t *testing.T) {
 	}
 }
 
-func hasImportNamed(names map[string][]NameItem, name string) bool {
+func hasImportNamed(names map[string][]provider.NameItem, name string) bool {
 	for _, ns := range names {
 		for _, n := range ns {
 			if n.Value == name && n.Symbol.Type == "import" {
@@ -289,9 +289,9 @@ func TestELFDiscoveryLimitations(t *testing.T) {
 			}
 		}
 		_, _, c := open(t, path)
-		for _, op := range []string{OpListProcedures, OpListNames, OpResolveContaining} {
+		for _, op := range []string{provider.OpListProcedures, provider.OpListNames, provider.OpResolveContaining} {
 			p := provider.Params{"offset": int64(0), "limit": int64(1)}
-			if op == OpResolveContaining {
+			if op == provider.OpResolveContaining {
 				p = provider.Params{"address": "0x10"}
 			}
 			r := do(t, c, op, p)
@@ -326,13 +326,13 @@ func TestELFDiscoveryLimitations(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, c := open(t, path)
-		r := do(t, c, OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(1)})
+		r := do(t, c, provider.OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(1)})
 		if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.HasPrefix(l, "no PLT stub decoded") }) {
 			t.Errorf("limitations %q", r.Limitations)
 		}
 		// The intact file has no such limitation.
 		_, _, c = open(t, src)
-		r = do(t, c, OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(1)})
+		r = do(t, c, provider.OpListProcedures, provider.Params{"offset": int64(0), "limit": int64(1)})
 		if slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.HasPrefix(l, "no PLT stub decoded") }) {
 			t.Errorf("intact file: limitations %q", r.Limitations)
 		}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -17,20 +16,6 @@ import (
 // procedure without either contains exactly the instructions its recursive
 // descent decoding reaches, so resolve_containing_procedure never guesses
 // from nearby symbols.
-
-// ProcRef names a procedure by entry address and name.
-type ProcRef struct {
-	Address string `json:"address"`
-	Name    string `json:"name"`
-}
-
-// ContainingResult is the resolve_containing_procedure answer.
-type ContainingResult struct {
-	QueryAddress string   `json:"query_address"`
-	Found        bool     `json:"found"`
-	Procedure    *ProcRef `json:"procedure"`
-	Reason       *string  `json:"reason,omitempty"`
-}
 
 // extent is the known address range [start, end) of one procedure.
 type extent struct {
@@ -223,17 +208,6 @@ func (c *Client) inSegments(a uint64) bool {
 	return false
 }
 
-func requiredAddress(op string, in provider.Params) (uint64, error) {
-	a, ok, err := in.Address("address")
-	if err != nil {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
-	}
-	if !ok {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "missing_argument"})
-	}
-	return a, nil
-}
-
 // doProcOp answers procedure_address, address_name and
 // resolve_containing_procedure.
 func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
@@ -244,24 +218,24 @@ func (c *Client) doProcOp(ctx context.Context, op string, in provider.Params, re
 	n := c.namer(six)
 	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 	switch op {
-	case OpProcedureAddress:
+	case provider.OpProcedureAddress:
 		a, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
 		}
 		return provider.Result{Normalized: provider.FormatAddress(a), Limitations: append(lims, n.limitations()...)}, nil
-	case OpAddressName:
-		a, err := requiredAddress(op, in)
+	case provider.OpAddressName:
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
 		return provider.Result{Normalized: n.namePtr(a), Limitations: append(lims, n.limitations()...)}, nil
 	default: // OpResolveContaining
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
-		r := ContainingResult{QueryAddress: provider.FormatAddress(a)}
+		r := provider.ContainingResult{QueryAddress: provider.FormatAddress(a)}
 		var reason string
 		if !c.inSegments(a) {
 			reason = "outside_segments"

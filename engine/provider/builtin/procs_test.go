@@ -88,31 +88,31 @@ func TestProcedureAddressAndName(t *testing.T) {
 		s := nmFind(t, syms, fn)
 		want := provider.FormatAddress(s.addr)
 		for _, arg := range []string{fn, want, "0X" + strings.ToUpper(strconv.FormatUint(s.addr, 16)), provider.FormatAddress(s.addr + s.size - 1)} {
-			r := do(t, c, OpProcedureAddress, provider.Params{"procedure": arg, "document": nil})
+			r := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": arg, "document": nil})
 			if r.Normalized != want {
 				t.Errorf("procedure_address %q = %v, want %s", arg, r.Normalized, want)
 			}
 		}
-		r := do(t, c, OpAddressName, provider.Params{"address": want, "document": nil})
+		r := do(t, c, provider.OpAddressName, provider.Params{"address": want, "document": nil})
 		if n, ok := r.Normalized.(*string); !ok || n == nil || *n != fn {
 			t.Errorf("address_name %s = %v, want %s", want, r.Normalized, fn)
 		}
 	}
 	// An address inside a function has no name.
 	add := nmFind(t, syms, "rea_add")
-	r := do(t, c, OpAddressName, provider.Params{"address": provider.FormatAddress(add.addr + 1)})
+	r := do(t, c, provider.OpAddressName, provider.Params{"address": provider.FormatAddress(add.addr + 1)})
 	if n, ok := r.Normalized.(*string); !ok || n != nil {
 		t.Errorf("address_name inside rea_add = %v, want null", r.Normalized)
 	}
-	if fe := opErr(t, c, OpAddressName, provider.Params{"address": nil}); fe.Code != fault.InvalidRequest || issueReason(fe) != "/address missing_argument" {
+	if fe := opErr(t, c, provider.OpAddressName, provider.Params{"address": nil}); fe.Code != fault.InvalidRequest || issueReason(fe) != "/address missing_argument" {
 		t.Errorf("address_name without address: %v %v", fe.Code, fe.Details)
 	}
 	for _, bad := range []string{"no_such_function", "rea_banner", "0xffffffffffff0000"} {
-		if fe := opErr(t, c, OpProcedureAddress, provider.Params{"procedure": bad}); fe.Code != fault.InvalidRequest || issueReason(fe) != "/procedure invalid_value" {
+		if fe := opErr(t, c, provider.OpProcedureAddress, provider.Params{"procedure": bad}); fe.Code != fault.InvalidRequest || issueReason(fe) != "/procedure invalid_value" {
 			t.Errorf("procedure_address %q: %v %v", bad, fe.Code, fe.Details)
 		}
 	}
-	if fe := opErr(t, c, OpProcedureAddress, provider.Params{"procedure": "0xzz"}); issueReason(fe) != "/procedure invalid_format" {
+	if fe := opErr(t, c, provider.OpProcedureAddress, provider.Params{"procedure": "0xzz"}); issueReason(fe) != "/procedure invalid_format" {
 		t.Errorf("procedure_address 0xzz: %v", fe.Details)
 	}
 }
@@ -143,23 +143,23 @@ func TestProcedureAddressAmbiguous(t *testing.T) {
 		t.Fatalf("nm lists %d dup symbols", len(dups))
 	}
 	_, _, c := open(t, path)
-	fe := opErr(t, c, OpProcedureAddress, provider.Params{"procedure": "dup"})
+	fe := opErr(t, c, provider.OpProcedureAddress, provider.Params{"procedure": "dup"})
 	cands, _ := fe.Details["candidates"].([]string)
 	if fe.Code != fault.InvalidRequest || issueReason(fe) != "/procedure invalid_value" || strings.Join(cands, ",") != strings.Join(dups, ",") {
 		t.Errorf("ambiguous dup: %v %v, want candidates %v", fe.Code, fe.Details, dups)
 	}
 	// Either candidate address resolves.
 	for _, d := range dups {
-		if r := do(t, c, OpProcedureAddress, provider.Params{"procedure": d}); r.Normalized != d {
+		if r := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": d}); r.Normalized != d {
 			t.Errorf("procedure_address %s = %v", d, r.Normalized)
 		}
 	}
 }
 
-func containing(t *testing.T, c provider.Client, a uint64) ContainingResult {
+func containing(t *testing.T, c provider.Client, a uint64) provider.ContainingResult {
 	t.Helper()
-	r := do(t, c, OpResolveContaining, provider.Params{"address": provider.FormatAddress(a), "document": nil})
-	return r.Normalized.(ContainingResult)
+	r := do(t, c, provider.OpResolveContaining, provider.Params{"address": provider.FormatAddress(a), "document": nil})
+	return r.Normalized.(provider.ContainingResult)
 }
 
 func TestResolveContainingProcedure(t *testing.T) {
@@ -189,7 +189,7 @@ func TestResolveContainingProcedure(t *testing.T) {
 	if got := containing(t, c, 0xffffffffffff0000); got.Found || got.Reason == nil || *got.Reason != "outside_segments" {
 		t.Errorf("resolve far address: %+v", got)
 	}
-	if fe := opErr(t, c, OpResolveContaining, provider.Params{}); issueReason(fe) != "/address missing_argument" {
+	if fe := opErr(t, c, provider.OpResolveContaining, provider.Params{}); issueReason(fe) != "/address missing_argument" {
 		t.Errorf("resolve without address: %v", fe.Details)
 	}
 }
@@ -220,7 +220,7 @@ func TestResolveContainingStripped(t *testing.T) {
 	if got := containing(t, c, past); got.Found || *got.Reason != "not_in_procedure" {
 		t.Errorf("resolve %#x past the entry's code (last %+v): %+v", past, last, got)
 	}
-	if r := do(t, c, OpProcedureAddress, provider.Params{"procedure": provider.FormatAddress(img.entry)}); r.Normalized != provider.FormatAddress(img.entry) {
+	if r := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": provider.FormatAddress(img.entry)}); r.Normalized != provider.FormatAddress(img.entry) {
 		t.Errorf("procedure_address entry: %v", r.Normalized)
 	}
 	// Import stubs have the PLT entry's extent.
@@ -249,9 +249,9 @@ func TestProcedurePagesStopAtTheByteBudget(t *testing.T) {
 		t.Skip(msg)
 	}
 	c := startOn(t, New("test"), targetFor(t, lib))
-	var full []ProcedureItem // one item a call: every item fits
+	var full []provider.ProcedureItem // one item a call: every item fits
 	for off := int64(0); ; off++ {
-		p := do(t, c, OpListProcedures, provider.Params{"offset": off, "limit": int64(1), "document": nil}).Normalized.(provider.Page[ProcedureItem])
+		p := do(t, c, provider.OpListProcedures, provider.Params{"offset": off, "limit": int64(1), "document": nil}).Normalized.(provider.Page[provider.ProcedureItem])
 		full = append(full, p.Items...)
 		if p.NextOffset == nil {
 			break
@@ -259,7 +259,7 @@ func TestProcedurePagesStopAtTheByteBudget(t *testing.T) {
 	}
 	cut := 0
 	for off := 0; off < len(full); {
-		p := do(t, c, OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(maxPageResults), "document": nil}).Normalized.(provider.Page[ProcedureItem])
+		p := do(t, c, provider.OpListProcedures, provider.Params{"offset": int64(off), "limit": int64(provider.MaxPageResults), "document": nil}).Normalized.(provider.Page[provider.ProcedureItem])
 		if p.Returned != len(p.Items) || (p.NextOffset == nil) != (off+len(p.Items) == len(full)) ||
 			(p.NextOffset != nil && *p.NextOffset != off+len(p.Items)) || p.Truncated != (p.NextOffset != nil) {
 			t.Fatalf("page at %d holds %d items but says returned %d, next_offset %v, truncated %v",
@@ -267,8 +267,8 @@ func TestProcedurePagesStopAtTheByteBudget(t *testing.T) {
 		}
 		b, _ := p.AppendCanonical(nil)
 		var enc struct {
-			Items      []ProcedureItem `json:"items"`
-			NextOffset *int            `json:"next_offset"`
+			Items      []provider.ProcedureItem `json:"items"`
+			NextOffset *int                     `json:"next_offset"`
 		}
 		if err := json.Unmarshal(b, &enc); err != nil {
 			t.Fatal(err)
@@ -284,9 +284,9 @@ func TestProcedurePagesStopAtTheByteBudget(t *testing.T) {
 			if enc.NextOffset == nil || *enc.NextOffset != end {
 				t.Fatalf("page at %d: next_offset %v, want %d", off, enc.NextOffset, end)
 			}
-			if n < maxPageResults {
+			if n < provider.MaxPageResults {
 				cut++
-				more := provider.Page[ProcedureItem]{Items: full[off : end+1], Offset: off, Limit: maxPageResults}
+				more := provider.Page[provider.ProcedureItem]{Items: full[off : end+1], Offset: off, Limit: provider.MaxPageResults}
 				b, _ := more.AppendCanonical(nil)
 				if got := bytes.Count(b, []byte(`{"address":`)); got != n {
 					t.Fatalf("page at %d stopped at %d items, but %d fit the budget", off, n, got)

@@ -217,7 +217,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 	var addrs []uint64
 	switch op {
-	case OpProcedureCallees:
+	case provider.OpProcedureCallees:
 		entry, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
@@ -252,7 +252,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 		if data > 0 {
 			lims = append(lims, strconv.Itoa(data)+" direct call(s) to an address in no executable section omitted: data decoded as an instruction, no call")
 		}
-	case OpProcedureCallers:
+	case provider.OpProcedureCallers:
 		entry, err := n.resolveProc(op, in, ex)
 		if err != nil {
 			return provider.Result{}, err
@@ -278,7 +278,7 @@ func (c *Client) doRefOp(ctx context.Context, op string, in provider.Params, rep
 			lims = append(lims, strconv.Itoa(outside)+" call site(s) outside every known procedure")
 		}
 	default: // OpXrefs
-		a, err := requiredAddress(op, in)
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}

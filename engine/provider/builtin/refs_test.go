@@ -63,7 +63,7 @@ func edgeList(t *testing.T, c provider.Client, op string, in provider.Params) ([
 		}
 		r := do(t, c, op, p)
 		lims = r.Limitations
-		pg := r.Normalized.(provider.Page[AddressItem])
+		pg := r.Normalized.(provider.Page[provider.AddressItem])
 		for _, it := range pg.Items {
 			out = append(out, it.Address)
 		}
@@ -104,7 +104,7 @@ func TestXrefsMatchObjdump(t *testing.T) {
 			_, _, c := open(t, path)
 			checked := 0
 			for _, s := range nmSymbols(t, path) {
-				got, _ := edgeList(t, c, OpXrefs, provider.Params{"address": provider.FormatAddress(s.addr)})
+				got, _ := edgeList(t, c, provider.OpXrefs, provider.Params{"address": provider.FormatAddress(s.addr)})
 				w := want[s.addr]
 				if strings.Join(got, ",") != strings.Join(w, ",") {
 					t.Errorf("xrefs %s %#x: got %v, objdump %v", s.name, s.addr, got, w)
@@ -137,7 +137,7 @@ func TestCallEdges(t *testing.T) {
 			want = append(want, tg)
 		}
 	}
-	got, lims := edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "main"})
+	got, lims := edgeList(t, c, provider.OpProcedureCallees, provider.Params{"procedure": "main"})
 	if w := uniqueSorted(want); strings.Join(got, ",") != strings.Join(w, ",") || len(w) != 5 {
 		t.Errorf("callees(main) = %v, objdump %v", got, w)
 	}
@@ -145,7 +145,7 @@ func TestCallEdges(t *testing.T) {
 		t.Errorf("callee limitations %v", lims)
 	}
 	for _, fn := range []string{"rea_add", "rea_mul", "rea_static_helper"} {
-		got, lims := edgeList(t, c, OpProcedureCallers, provider.Params{"procedure": fn})
+		got, lims := edgeList(t, c, provider.OpProcedureCallers, provider.Params{"procedure": fn})
 		if len(got) != 1 || got[0] != provider.FormatAddress(main.addr) {
 			t.Errorf("callers(%s) = %v, want main", fn, got)
 		}
@@ -158,7 +158,7 @@ func TestCallEdges(t *testing.T) {
 		}
 	}
 	// rea_static_helper calls strlen through its PLT stub.
-	got, _ = edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "rea_static_helper"})
+	got, _ = edgeList(t, c, provider.OpProcedureCallees, provider.Params{"procedure": "rea_static_helper"})
 	var stub string
 	for _, p := range allProcedures(t, c) {
 		if p.Value == "strlen@plt" {
@@ -168,10 +168,10 @@ func TestCallEdges(t *testing.T) {
 	if len(got) != 1 || got[0] != stub {
 		t.Errorf("callees(rea_static_helper) = %v, want strlen stub %s", got, stub)
 	}
-	if fe := opErr(t, c, OpXrefs, provider.Params{}); issueReason(fe) != "/address missing_argument" {
+	if fe := opErr(t, c, provider.OpXrefs, provider.Params{}); issueReason(fe) != "/address missing_argument" {
 		t.Errorf("xrefs without address: %v", fe.Details)
 	}
-	if fe := opErr(t, c, OpXrefs, provider.Params{"address": "0x10", "limit": int64(1001)}); issueReason(fe) != "/limit out_of_range" {
+	if fe := opErr(t, c, provider.OpXrefs, provider.Params{"address": "0x10", "limit": int64(1001)}); issueReason(fe) != "/limit out_of_range" {
 		t.Errorf("xrefs limit: %v", fe.Details)
 	}
 }
@@ -186,7 +186,7 @@ func TestXrefsArm64(t *testing.T) {
 	main := nmFind(t, syms, "main")
 	for _, name := range []string{"rea_banner", "rea_global_counter"} {
 		s := nmFind(t, syms, name)
-		got, _ := edgeList(t, c, OpXrefs, provider.Params{"address": provider.FormatAddress(s.addr)})
+		got, _ := edgeList(t, c, provider.OpXrefs, provider.Params{"address": provider.FormatAddress(s.addr)})
 		if len(got) == 0 {
 			t.Errorf("no xrefs to %s", name)
 		}
@@ -199,11 +199,11 @@ func TestXrefsArm64(t *testing.T) {
 		}
 	}
 	add := nmFind(t, syms, "rea_add")
-	got, _ := edgeList(t, c, OpProcedureCallers, provider.Params{"procedure": "rea_add"})
+	got, _ := edgeList(t, c, provider.OpProcedureCallers, provider.Params{"procedure": "rea_add"})
 	if len(got) != 1 || got[0] != provider.FormatAddress(main.addr) {
 		t.Errorf("callers(rea_add) = %v", got)
 	}
-	got, _ = edgeList(t, c, OpProcedureCallees, provider.Params{"procedure": "main"})
+	got, _ = edgeList(t, c, provider.OpProcedureCallees, provider.Params{"procedure": "main"})
 	if !slices.Contains(got, provider.FormatAddress(add.addr)) {
 		t.Errorf("callees(main) = %v", got)
 	}
@@ -212,19 +212,19 @@ func TestXrefsArm64(t *testing.T) {
 func TestReferenceIndexCancellation(t *testing.T) {
 	path := cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
 	_, _, c := open(t, path)
-	do(t, c, OpListNames, provider.Params{}) // symbols built: the next build is the reference index
+	do(t, c, provider.OpListNames, provider.Params{}) // symbols built: the next build is the reference index
 	ctx, cancel := context.WithCancel(context.Background())
 	rep := &monotonicReporter{t: t, last: map[string]float64{}, hook: func(u progress.Update) {
 		if u.Phase == "index" {
 			cancel()
 		}
 	}}
-	_, err := c.Do(ctx, OpXrefs, provider.Params{"address": "0x0"}, rep)
+	_, err := c.Do(ctx, provider.OpXrefs, provider.Params{"address": "0x0"}, rep)
 	if !fault.Is(err, fault.Cancelled) || rep.n == 0 {
 		t.Fatalf("xrefs cancelled mid-build: %v (updates %d)", err, rep.n)
 	}
-	main := do(t, c, OpProcedureAddress, provider.Params{"procedure": "main"}).Normalized.(string)
-	got, _ := edgeList(t, c, OpXrefs, provider.Params{"address": main})
+	main := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": "main"}).Normalized.(string)
+	got, _ := edgeList(t, c, provider.OpXrefs, provider.Params{"address": main})
 	if len(got) == 0 {
 		t.Errorf("xrefs to main after cancellation: %v", got)
 	}

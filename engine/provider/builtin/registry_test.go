@@ -26,11 +26,11 @@ func registryFixtures(t *testing.T) []string {
 }
 
 // buildIndexes builds a client's symbol, string and reference indexes.
-func buildIndexes(t testing.TB, c provider.Client) []ProcedureItem {
+func buildIndexes(t testing.TB, c provider.Client) []provider.ProcedureItem {
 	t.Helper()
 	procs := allProcedures(t, c)
 	allStrings(t, c)
-	do(t, c, OpXrefs, provider.Params{"address": procs[0].Address})
+	do(t, c, provider.OpXrefs, provider.Params{"address": procs[0].Address})
 	return procs
 }
 
@@ -157,13 +157,13 @@ func TestRegistryIndexAloneOverLimit(t *testing.T) {
 	const limit = 1 // the header model alone exceeds it
 	p := NewWithMemoryLimit("test", limit)
 	c := startOn(t, p, targetFor(t, files[0]))
-	_, err := c.Do(context.Background(), OpListStrings, provider.Params{}, nil)
+	_, err := c.Do(context.Background(), provider.OpListStrings, provider.Params{}, nil)
 	var fe *fault.Error
 	if !fault.Is(err, fault.Truncated) || !errorsAs(err, &fe) {
 		t.Fatalf("list_strings over the limit: %v, want truncated", err)
 	}
 	d := fe.Details
-	if d["operation"] != OpListStrings || d["limit"] != "memory_bytes" || d["maximum"] != int64(limit) {
+	if d["operation"] != provider.OpListStrings || d["limit"] != "memory_bytes" || d["maximum"] != int64(limit) {
 		t.Fatalf("details %v", d)
 	}
 	if actual, ok := d["actual"].(int64); !ok || actual <= limit {
@@ -192,9 +192,9 @@ func TestRegistryMakesRoomBeforeRebuild(t *testing.T) {
 	p.reg.releaseLocked(entryOf(a)) // as if the limit had released a
 	p.reg.limit = sz[0] + sz[1] + int64(len(entryOf(a).m.data)) - 1
 	p.reg.mu.Unlock()
-	p.reg.enter(OpListProcedures, entryOf(a))
+	p.reg.enter(provider.OpListProcedures, entryOf(a))
 	released := !built(b)
-	p.reg.leave(OpListProcedures, entryOf(a))
+	p.reg.leave(provider.OpListProcedures, entryOf(a))
 	if !released {
 		t.Fatal("the rebuild of a did not make room first: b's index was kept")
 	}
@@ -214,7 +214,7 @@ func errorsAs(err error, fe **fault.Error) bool {
 func TestRegistryConcurrentUse(t *testing.T) {
 	files := registryFixtures(t)
 	sz := sizes(t, files)
-	want := make([][]ProcedureItem, len(files))
+	want := make([][]provider.ProcedureItem, len(files))
 	for i, f := range files {
 		_, _, c := open(t, f)
 		want[i] = allProcedures(t, c)
@@ -229,9 +229,9 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				for _, op := range []string{OpListProcedures, OpListStrings, OpXrefs} {
-					in := provider.Params{"limit": int64(maxPageResults)}
-					if op == OpXrefs {
+				for _, op := range []string{provider.OpListProcedures, provider.OpListStrings, provider.OpXrefs} {
+					in := provider.Params{"limit": int64(provider.MaxPageResults)}
+					if op == provider.OpXrefs {
 						in = provider.Params{"address": want[i][0].Address}
 					}
 					r, err := c.Do(context.Background(), op, in, nil)
@@ -239,7 +239,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 						errs <- fmt.Errorf("client %d %s: %w", g, op, err)
 						return
 					}
-					if op == OpListProcedures && !reflect.DeepEqual(r.Normalized.(provider.Page[ProcedureItem]).Items, want[i][:min(len(want[i]), maxPageResults)]) {
+					if op == provider.OpListProcedures && !reflect.DeepEqual(r.Normalized.(provider.Page[provider.ProcedureItem]).Items, want[i][:min(len(want[i]), provider.MaxPageResults)]) {
 						errs <- fmt.Errorf("client %d: procedures differ", g)
 						return
 					}
@@ -309,8 +309,8 @@ func TestIndexSizeEstimate(t *testing.T) {
 				t.Fatal(err)
 			}
 			procs := buildIndexes(t, c)
-			do(t, c, OpProcedureAssembly, provider.Params{"procedure": procs[len(procs)/2].Address})
-			do(t, c, OpProcedureInfo, provider.Params{"procedure": procs[len(procs)/2].Address})
+			do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": procs[len(procs)/2].Address})
+			do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": procs[len(procs)/2].Address})
 			after := liveHeap()
 			est := entryOf(c).ix.memSize(entryOf(c).m.data)
 			runtime.KeepAlive(c)

@@ -27,17 +27,6 @@ const (
 	maxPatternLen    = 256
 )
 
-// SearchItem is one search match: for search_procedures one per entry
-// address, value the name that matched (the display name when it does, else
-// the first matching alias) and procedure the procedure with its display
-// name; for search_strings the string and the procedure containing it.
-type SearchItem struct {
-	Address        string   `json:"address"`
-	Value          string   `json:"value"`
-	ValueTruncated bool     `json:"value_truncated"`
-	Procedure      *ProcRef `json:"procedure"`
-}
-
 func searchParams(op string, in provider.Params) (*regexp.Regexp, int, int, error) {
 	pat, ok := in.String("pattern")
 	if !ok {
@@ -78,7 +67,7 @@ type searcher struct {
 	offset, limit int
 	budget        int
 	matches       int
-	items         []SearchItem
+	items         []provider.SearchItem
 	addrs         []uint64 // of items
 	exhausted     bool
 }
@@ -96,16 +85,16 @@ func (s *searcher) match(v string) (matched, ok bool) {
 // hit counts one match, keeping it when it falls in the page.
 func (s *searcher) hit(addr uint64, v string, trunc bool) {
 	if s.matches >= s.offset && len(s.items) < s.limit {
-		s.items = append(s.items, SearchItem{Address: provider.FormatAddress(addr), Value: v, ValueTruncated: trunc})
+		s.items = append(s.items, provider.SearchItem{Address: provider.FormatAddress(addr), Value: v, ValueTruncated: trunc})
 		s.addrs = append(s.addrs, addr)
 	}
 	s.matches++
 }
 
-func (s *searcher) page() provider.Page[SearchItem] {
-	p := provider.Page[SearchItem]{Items: s.items, Offset: s.offset, Limit: s.limit, Returned: len(s.items)}
+func (s *searcher) page() provider.Page[provider.SearchItem] {
+	p := provider.Page[provider.SearchItem]{Items: s.items, Offset: s.offset, Limit: s.limit, Returned: len(s.items)}
 	if p.Items == nil {
-		p.Items = []SearchItem{}
+		p.Items = []provider.SearchItem{}
 	}
 	if s.exhausted {
 		p.Truncated = true
@@ -127,7 +116,7 @@ func (c *Client) doSearch(ctx context.Context, op string, in provider.Params, re
 	s := &searcher{re: re, offset: offset, limit: limit, budget: searchBudget}
 	var lims []string
 	var n *namer
-	if op == OpSearchProcedures {
+	if op == provider.OpSearchProcedures {
 		six, err := c.symbols(ctx, op, rep)
 		if err != nil {
 			return provider.Result{}, err

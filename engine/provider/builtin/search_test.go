@@ -8,9 +8,9 @@ import (
 	"github.com/rea-re/rea/engine/provider"
 )
 
-func search(t *testing.T, c provider.Client, op string, in provider.Params) provider.Page[SearchItem] {
+func search(t *testing.T, c provider.Client, op string, in provider.Params) provider.Page[provider.SearchItem] {
 	t.Helper()
-	return do(t, c, op, in).Normalized.(provider.Page[SearchItem])
+	return do(t, c, op, in).Normalized.(provider.Page[provider.SearchItem])
 }
 
 func TestSearch(t *testing.T) {
@@ -19,7 +19,7 @@ func TestSearch(t *testing.T) {
 	_, _, c := open(t, path)
 
 	// Procedures: every match, in address order, equals nm.
-	p := search(t, c, OpSearchProcedures, provider.Params{"pattern": "REA_", "mode": "literal", "case_sensitive": false})
+	p := search(t, c, provider.OpSearchProcedures, provider.Params{"pattern": "REA_", "mode": "literal", "case_sensitive": false})
 	var got []string
 	for _, it := range p.Items {
 		got = append(got, it.Value+"@"+it.Address)
@@ -34,14 +34,14 @@ func TestSearch(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(sortByAddr(want), ",") || p.Total == nil || *p.Total != 3 || p.Truncated || p.NextOffset != nil {
 		t.Errorf("search_procedures rea_: %v (page %+v), want %v", got, p, sortByAddr(want))
 	}
-	if p := search(t, c, OpSearchProcedures, provider.Params{"pattern": "REA_", "case_sensitive": true}); *p.Total != 0 || len(p.Items) != 0 {
+	if p := search(t, c, provider.OpSearchProcedures, provider.Params{"pattern": "REA_", "case_sensitive": true}); *p.Total != 0 || len(p.Items) != 0 {
 		t.Errorf("case-sensitive REA_: %+v", p)
 	}
-	if p := search(t, c, OpSearchProcedures, provider.Params{"pattern": "^rea_(add|mul)$", "mode": "regex"}); *p.Total != 2 {
+	if p := search(t, c, provider.OpSearchProcedures, provider.Params{"pattern": "^rea_(add|mul)$", "mode": "regex"}); *p.Total != 2 {
 		t.Errorf("regex: %+v", p)
 	}
 	// Paging.
-	p = search(t, c, OpSearchProcedures, provider.Params{"pattern": "rea_", "offset": int64(1), "limit": int64(1)})
+	p = search(t, c, provider.OpSearchProcedures, provider.Params{"pattern": "rea_", "offset": int64(1), "limit": int64(1)})
 	if len(p.Items) != 1 || *p.Total != 3 || !p.Truncated || p.NextOffset == nil || *p.NextOffset != 2 {
 		t.Errorf("page 1/1: %+v", p)
 	}
@@ -54,7 +54,7 @@ func TestSearch(t *testing.T) {
 			wantS = append(wantS, s.Address+" "+s.Value)
 		}
 	}
-	ps := search(t, c, OpSearchStrings, provider.Params{"pattern": "FIXTURE banner"})
+	ps := search(t, c, provider.OpSearchStrings, provider.Params{"pattern": "FIXTURE banner"})
 	var gotS []string
 	for _, it := range ps.Items {
 		gotS = append(gotS, it.Address+" "+it.Value)
@@ -63,13 +63,13 @@ func TestSearch(t *testing.T) {
 		t.Errorf("search_strings: %v, want %v", gotS, wantS)
 	}
 	// A literal is not a regex.
-	if p := search(t, c, OpSearchStrings, provider.Params{"pattern": "REA.fixture"}); *p.Total != 0 {
+	if p := search(t, c, provider.OpSearchStrings, provider.Params{"pattern": "REA.fixture"}); *p.Total != 0 {
 		t.Errorf("literal with a dot matched: %+v", p)
 	}
-	if fe := opErr(t, c, OpSearchStrings, provider.Params{"pattern": "(", "mode": "regex"}); issueReason(fe) != "/pattern invalid_value" {
+	if fe := opErr(t, c, provider.OpSearchStrings, provider.Params{"pattern": "(", "mode": "regex"}); issueReason(fe) != "/pattern invalid_value" {
 		t.Errorf("bad regex: %v", fe.Details)
 	}
-	if fe := opErr(t, c, OpSearchStrings, provider.Params{"pattern": "a", "limit": int64(101)}); issueReason(fe) != "/limit out_of_range" {
+	if fe := opErr(t, c, provider.OpSearchStrings, provider.Params{"pattern": "a", "limit": int64(101)}); issueReason(fe) != "/limit out_of_range" {
 		t.Errorf("limit 101: %v", fe.Details)
 	}
 
@@ -77,8 +77,8 @@ func TestSearch(t *testing.T) {
 	old := searchBudget
 	searchBudget = 64
 	defer func() { searchBudget = old }()
-	r := do(t, c, OpSearchStrings, provider.Params{"pattern": "e"})
-	pb := r.Normalized.(provider.Page[SearchItem])
+	r := do(t, c, provider.OpSearchStrings, provider.Params{"pattern": "e"})
+	pb := r.Normalized.(provider.Page[provider.SearchItem])
 	if !pb.Truncated || pb.NextOffset != nil || pb.Total != nil || len(r.Limitations) == 0 {
 		t.Errorf("budget: %+v %v", pb, r.Limitations)
 	}

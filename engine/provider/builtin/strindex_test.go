@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // chunkedImage returns bytes spanning several scan chunks, with strings
@@ -114,8 +116,8 @@ func TestStringIndexAcrossChunks(t *testing.T) {
 					t.Fatalf("page(%#x, %v, %d, %d) differs from the joined index", addr, hasAddr, off, lim)
 				}
 			}
-			for off := 0; off <= len(want); off += maxPageResults {
-				page(0, false, off, maxPageResults)
+			for off := 0; off <= len(want); off += provider.MaxPageResults {
+				page(0, false, off, provider.MaxPageResults)
 			}
 			r := rand.New(rand.NewSource(4))
 			for _, s := range stx.starts {
@@ -135,7 +137,7 @@ func TestStringIndexAcrossChunks(t *testing.T) {
 				}
 			}
 			for range 500 {
-				page(0, false, r.Intn(len(want)+10), 1+r.Intn(maxPageResults))
+				page(0, false, r.Intn(len(want)+10), 1+r.Intn(provider.MaxPageResults))
 				a := ref.addrOf(r.Intn(len(want)))
 				page(a, true, 0, 3)
 			}

@@ -329,7 +329,7 @@ func reaBranches(t *testing.T, path string) (map[uint64]reaLine, func(uint64) bo
 			continue
 		}
 		procs++
-		r, err := c.Do(ctx, OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(e)}, nil)
+		r, err := c.Do(ctx, provider.OpProcedureAssembly, provider.Params{"procedure": provider.FormatAddress(e)}, nil)
 		if err != nil {
 			t.Fatalf("procedure_assembly %#x: %v", e, err)
 		}
@@ -428,7 +428,7 @@ func TestSymbolizedOperands(t *testing.T) {
 				if len(p.lines) == 0 {
 					continue
 				}
-				asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": p.proc}).Normalized.(string)
+				asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": p.proc}).Normalized.(string)
 				for _, l := range p.lines {
 					re := regexp.MustCompile(`(?m)^0x[0-9a-f]+  [0-9a-f]+  ` + strings.NewReplacer("{banner}", banner, "{counter}", counter).Replace(l))
 					if !re.MatchString(asm) {
@@ -440,7 +440,7 @@ func TestSymbolizedOperands(t *testing.T) {
 				return
 			}
 			// The literal-pool note is the pool word's own address: pc+8+imm.
-			asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+			asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
 			lit := regexp.MustCompile(`(?m)^0x([0-9a-f]+)  [0-9a-f]+  ldr r\d+, \[pc, #(\d+)\] ; 0x([0-9a-f]+) <main\+0x([0-9a-f]+)>$`)
 			mainAddr := nmFind(t, syms, "main").addr
 			ms := lit.FindAllStringSubmatch(asm, -1)
@@ -467,12 +467,12 @@ func TestSymbolizedOperands(t *testing.T) {
 func TestSymbolizedGOTSlot(t *testing.T) {
 	path := cFixture(t, "gcc-O2", "gcc", "-O2")
 	_, _, c := open(t, path)
-	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "_start"}).Normalized.(string)
+	asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "_start"}).Normalized.(string)
 	if !regexp.MustCompile(`(?m)  call qword ptr \[rip\+0x[0-9a-f]+\] ; 0x[0-9a-f]+ <__libc_start_main>$`).MatchString(asm) {
 		t.Errorf("_start:\n%s", asm)
 	}
-	asm = do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
-	puts := do(t, c, OpProcedureAddress, provider.Params{"procedure": "puts"}).Normalized.(string)
+	asm = do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+	puts := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": "puts"}).Normalized.(string)
 	if !strings.Contains(asm, " "+puts+" <puts@plt>") {
 		t.Errorf("main does not call %s <puts@plt>:\n%s", puts, asm)
 	}
@@ -545,7 +545,7 @@ func TestSymbolizedNameEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, c := open(t, path)
-	asm := do(t, c, OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
+	asm := do(t, c, provider.OpProcedureAssembly, provider.Params{"procedure": "main"}).Normalized.(string)
 	if !strings.Contains(asm, ` <rea_a\nd>`) {
 		t.Errorf("the call of rea_add is not named with the escaped name:\n%s", asm)
 	}

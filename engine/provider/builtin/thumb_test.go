@@ -294,7 +294,7 @@ func reportThumb(t *testing.T, st *thumbStats, procedures bool) {
 type reaUnit struct {
 	name       string
 	start, end uint64
-	insns      []InstructionItem
+	insns      []provider.InstructionItem
 }
 
 func procedureUnits(t *testing.T, c provider.Client, lines map[uint64]*objLine, st *thumbStats) []reaUnit {
@@ -313,20 +313,20 @@ func procedureUnits(t *testing.T, c provider.Client, lines map[uint64]*objLine, 
 			st.noLine++
 			continue
 		}
-		r, err := c.Do(t.Context(), OpReadFunctionInstructions, provider.Params{"procedure": pi.Address, "offset": int64(0), "limit": int64(maxPageResults)}, nil)
+		r, err := c.Do(t.Context(), provider.OpReadFunctionInstructions, provider.Params{"procedure": pi.Address, "offset": int64(0), "limit": int64(provider.MaxPageResults)}, nil)
 		if err != nil {
 			t.Errorf("read_function_instructions %s: %v", pi.Address, err)
 			continue
 		}
-		fi := r.Normalized.(FunctionInstructions)
+		fi := r.Normalized.(provider.FunctionInstructions)
 		if slices.ContainsFunc(fi.Limitations, func(l string) bool { return strings.Contains(l, "recursive descent") }) {
 			st.descent++
 			continue
 		}
 		items := fi.Instructions.Items
 		for off := int64(len(items)); fi.Instructions.Truncated; off = int64(len(items)) {
-			r := do(t, c, OpReadFunctionInstructions, provider.Params{"procedure": pi.Address, "offset": off, "limit": int64(maxPageResults)})
-			fi = r.Normalized.(FunctionInstructions)
+			r := do(t, c, provider.OpReadFunctionInstructions, provider.Params{"procedure": pi.Address, "offset": off, "limit": int64(provider.MaxPageResults)})
+			fi = r.Normalized.(provider.FunctionInstructions)
 			items = append(items, fi.Instructions.Items...)
 		}
 		if len(items) == 0 {
@@ -373,7 +373,7 @@ func textUnits(t *testing.T, c *Client, out string, lines map[uint64]*objLine) [
 		d.thumb = true
 		for o := a; o < end; {
 			it := d.decode(code[o-a:end-a], o, true)
-			u.insns = append(u.insns, InstructionItem{Address: provider.FormatAddress(o), Bytes: strings.Repeat("00", int(it.n)), Text: it.text})
+			u.insns = append(u.insns, provider.InstructionItem{Address: provider.FormatAddress(o), Bytes: strings.Repeat("00", int(it.n)), Text: it.text})
 			o += uint64(it.n)
 		}
 		units = append(units, u)
@@ -551,7 +551,7 @@ func BenchmarkThumbLibc(b *testing.B) {
 			bytes += int64(e.end - e.start)
 		}
 	}
-	do(b, c, OpProcedureAssembly, provider.Params{"procedure": entries[0]}) // builds the symbolizer
+	do(b, c, provider.OpProcedureAssembly, provider.Params{"procedure": entries[0]}) // builds the symbolizer
 	b.SetBytes(bytes)
 	cpu0 := cpuTime(b)
 	b.ResetTimer()
@@ -559,7 +559,7 @@ func BenchmarkThumbLibc(b *testing.B) {
 	for range b.N {
 		lines = 0
 		for _, a := range entries {
-			r := do(b, c, OpProcedureAssembly, provider.Params{"procedure": a})
+			r := do(b, c, provider.OpProcedureAssembly, provider.Params{"procedure": a})
 			lines += strings.Count(r.Normalized.(string), "\n") + 1
 		}
 	}
@@ -597,7 +597,7 @@ func TestThumbStripped(t *testing.T) {
 				t.Errorf("%s: %+v is not a decoded Thumb instruction", name, in)
 			}
 		}
-		if !slices.ContainsFunc(fi.Instructions.Items, func(in InstructionItem) bool { return len(in.Bytes) == 4 }) {
+		if !slices.ContainsFunc(fi.Instructions.Items, func(in provider.InstructionItem) bool { return len(in.Bytes) == 4 }) {
 			t.Errorf("%s: no 16-bit instruction: not decoded as Thumb", name)
 		}
 		if slices.ContainsFunc(fi.Limitations, func(l string) bool { return strings.Contains(l, "instruction set") }) {

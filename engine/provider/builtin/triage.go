@@ -12,7 +12,7 @@ import (
 	"github.com/rea-re/rea/engine/provider"
 )
 
-// OpBinaryTriage answers the triage section of binary_overview
+// binary_triage answers the triage section of binary_overview
 // (CONTRACTS.md §18): what the binary is, who built it, how it is hardened,
 // and what looks anomalous, all read from headers, notes, symbol tables and
 // section bytes (no disassembly).
@@ -43,31 +43,14 @@ import (
 //   - loading is list_dependencies' answer (deps.go) with each item's
 //     source.
 //   - A core file gets identity and its mappings' W+X only.
-const OpBinaryTriage = "binary_triage"
 
-// Fact is one triage fact and where it came from.
-type Fact struct {
-	Value  any    `json:"value"`
-	Source string `json:"source"`
-}
-
-func fact(v any, src string) Fact { return Fact{Value: v, Source: src} }
-
-// Triage is the binary_triage result. Each part is a set of named facts (or
-// lists of them); the parts are maps so a format adds only what it has.
-type Triage struct {
-	Identity  map[string]any `json:"identity"`
-	Toolchain map[string]any `json:"toolchain"`
-	Hardening map[string]any `json:"hardening"`
-	Loading   map[string]any `json:"loading"`
-	Anomalies map[string]any `json:"anomalies"`
-}
+func fact(v any, src string) provider.Fact { return provider.Fact{Value: v, Source: src} }
 
 // triageBuilder collects the facts and limitations of one triage.
 type triageBuilder struct {
 	img  *image
 	data []byte
-	t    Triage
+	t    provider.Triage
 	lims []string
 	// segments are the file-backed PT_LOAD ranges of an ELF without section
 	// headers (a packed file has none): entropy is measured on them instead.
@@ -92,7 +75,7 @@ const maxEntropySections = 64
 
 func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter) (provider.Result, error) {
 	img := c.ix.img
-	b := &triageBuilder{img: img, data: c.data, t: Triage{
+	b := &triageBuilder{img: img, data: c.data, t: provider.Triage{
 		Identity: map[string]any{}, Toolchain: map[string]any{}, Hardening: map[string]any{},
 		Anomalies: map[string]any{},
 		Loading:   map[string]any{},
@@ -138,18 +121,6 @@ func (c *Client) doTriage(ctx context.Context, op string, rep progress.Reporter)
 	return provider.Result{Normalized: b.t, Limitations: lims}, nil
 }
 
-// LoadingItem is one dependency in triage's loading part: list_dependencies'
-// item (deps.go) reduced to what triage reports, with where it was read.
-type LoadingItem struct {
-	Name          string  `json:"name"`
-	Kind          string  `json:"kind"`
-	CandidatePath *string `json:"candidate_path"`
-	// Reason is list_dependencies' reason: why candidate_path is null.
-	Reason  *string `json:"reason"`
-	Imports *int    `json:"imports"`
-	Source  string  `json:"source"`
-}
-
 // dependencySource names where the loader facts of a dependency kind come
 // from.
 var dependencySource = map[string]string{
@@ -167,9 +138,9 @@ func (b *triageBuilder) loading(ctx context.Context, c *Client) error {
 	if err != nil {
 		return err
 	}
-	items := make([]LoadingItem, len(deps))
+	items := make([]provider.LoadingItem, len(deps))
 	for i, d := range deps {
-		items[i] = LoadingItem{Name: d.Name, Kind: d.Kind, CandidatePath: d.CandidatePath, Reason: d.Reason, Imports: d.Imports,
+		items[i] = provider.LoadingItem{Name: d.Name, Kind: d.Kind, CandidatePath: d.CandidatePath, Reason: d.Reason, Imports: d.Imports,
 			Source: cmp.Or(dependencySource[d.Kind], "header")}
 	}
 	b.t.Loading["dependencies"] = items
@@ -182,16 +153,9 @@ func (b *triageBuilder) loading(ctx context.Context, c *Client) error {
 	return nil
 }
 
-// MainFact is identity.main: {address, name, source}.
-type MainFact struct {
-	Address string `json:"address"`
-	Name    string `json:"name"`
-	Source  string `json:"source"`
-}
-
 // mainFact finds the procedure named main (main.main in a Go binary, _main
 // in Mach-O) and says where its name came from.
-func (c *Client) mainFact(six *symIndex) (MainFact, bool) {
+func (c *Client) mainFact(six *symIndex) (provider.MainFact, bool) {
 	want := [][]byte{[]byte("main"), []byte("_main")}
 	if c.ix.img.pcln != nil {
 		want = [][]byte{[]byte("main.main"), []byte("_main.main")}
@@ -209,24 +173,14 @@ func (c *Client) mainFact(six *symIndex) (MainFact, bool) {
 			case s.source == srcAnalysis:
 				src = "heuristic:start-code"
 			}
-			return MainFact{Address: provider.FormatAddress(s.addr), Name: string(w), Source: src}, true
+			return provider.MainFact{Address: provider.FormatAddress(s.addr), Name: string(w), Source: src}, true
 		}
 	}
-	return MainFact{}, false
-}
-
-// SectionEntropy is one anomalies.entropy item.
-type SectionEntropy struct {
-	Name    string  `json:"name"`
-	Size    uint64  `json:"size"`
-	Entropy float64 `json:"entropy"` // bits per byte, 3 decimals
-	Sampled uint64  `json:"sampled"` // bytes read: all, or evenly spaced blocks of a large section
-	High    bool    `json:"high"`
-	Source  string  `json:"source"`
+	return provider.MainFact{}, false
 }
 
 func (b *triageBuilder) entropy(ctx context.Context) error {
-	var out []SectionEntropy
+	var out []provider.SectionEntropy
 	var high []string
 	regions, src := b.segments, "heuristic:shannon-entropy(segment)"
 	for _, s := range b.img.sections {
@@ -256,14 +210,14 @@ func (b *triageBuilder) entropy(ctx context.Context) error {
 		}
 		n++
 		if len(out) < maxEntropySections {
-			out = append(out, SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: src})
+			out = append(out, provider.SectionEntropy{Name: s.name, Size: end - s.off, Entropy: e, Sampled: sampled, High: hi, Source: src})
 		}
 	}
 	if n > len(out) {
 		b.limit("triage anomalies: entropy listed for the first %d of %d sections", len(out), n)
 	}
 	if out == nil {
-		out = []SectionEntropy{}
+		out = []provider.SectionEntropy{}
 	}
 	b.t.Anomalies["entropy"] = out
 	if high == nil {

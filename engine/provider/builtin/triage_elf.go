@@ -3,9 +3,10 @@ package builtin
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
-	"encoding/hex"
 	"strings"
+
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/provider/triagefacts"
 )
 
 // fortifiable are glibc's functions with a __<name>_chk variant, the list
@@ -20,19 +21,11 @@ var fortifiable = []string{"asprintf", "confstr", "dprintf", "fdelt", "fgets", "
 	"wcpcpy", "wcpncpy", "wcrtomb", "wcscat", "wcscpy", "wcsncat", "wcsncpy", "wcsnrtombs", "wcsrtombs", "wcstombs",
 	"wctomb", "wmemcpy", "wmemmove", "wmempcpy", "wmemset", "wprintf"}
 
-// GNU property note types and bits (not in debug/elf).
+// ELF dynamic flags (not in debug/elf).
 const (
-	ntGNUPropertyType0       = 5
-	gnuPropertyX86Feature1   = 0xc0000002
-	gnuPropertyAArch64Feat1  = 0xc0000000
-	gnuPropertyX86IBT        = 1
-	gnuPropertyX86SHSTK      = 2
-	gnuPropertyAArch64BTI    = 1
-	gnuPropertyAArch64PAC    = 2
 	df1PIE                   = 0x08000000
 	df1Now                   = 0x00000001
 	dfBindNow                = 0x00000008
-	elfNoteBuildID           = 3
 	elfOSABIHeaderFieldClass = "header:EI_CLASS"
 )
 
@@ -258,75 +251,13 @@ func (b *triageBuilder) elfImports(f *elf.File) {
 		"protected_functions": prot, "unprotected_functions": unprot}, "symbol:__*_chk")
 }
 
-// elfNote is one note of an ELF note section or segment.
-type elfNote struct {
-	name string
-	typ  uint32
-	desc []byte
-}
-
-// parseELFNotes splits note bytes; align is 4 or 8 (the section's), and
-// name and descriptor each start at an aligned offset from the note's
-// start. Truncated or malformed trailing bytes end the list.
-func parseELFNotes(p []byte, align uint64, bo interface{ Uint32([]byte) uint32 }) []elfNote {
-	if align != 8 {
-		align = 4
-	}
-	pad := func(n uint64) uint64 { return (n + align - 1) &^ (align - 1) }
-	var out []elfNote
-	for uint64(len(p)) >= 12 {
-		nsz, dsz, typ := uint64(bo.Uint32(p)), uint64(bo.Uint32(p[4:])), bo.Uint32(p[8:])
-		if nsz > uint64(len(p))-12 {
-			break
-		}
-		name := string(bytes.TrimRight(p[12:12+nsz], "\x00"))
-		d := pad(12 + nsz)
-		if d > uint64(len(p)) || dsz > uint64(len(p))-d {
-			break
-		}
-		out = append(out, elfNote{name: name, typ: typ, desc: p[d : d+dsz]})
-		next := pad(d + dsz)
-		if next >= uint64(len(p)) {
-			break
-		}
-		p = p[next:]
-	}
-	return out
-}
-
-// gnuProperties reads a NT_GNU_PROPERTY_TYPE_0 descriptor: (type, value)
-// pairs whose value is the first 4 bytes of each property's data.
-func gnuProperties(desc []byte, is64 bool, bo interface{ Uint32([]byte) uint32 }) map[uint32]uint32 {
-	align := uint64(4)
-	if is64 {
-		align = 8
-	}
-	out := map[uint32]uint32{}
-	for len(desc) >= 8 {
-		typ, sz := bo.Uint32(desc), uint64(bo.Uint32(desc[4:]))
-		desc = desc[8:]
-		if sz > uint64(len(desc)) {
-			break
-		}
-		if sz >= 4 {
-			out[typ] = bo.Uint32(desc)
-		}
-		n := (sz + align - 1) &^ (align - 1)
-		if n >= uint64(len(desc)) {
-			break
-		}
-		desc = desc[n:]
-	}
-	return out
-}
-
 func (b *triageBuilder) elfNotes(f *elf.File) {
-	var chunks []ELFNoteBytes
+	var chunks []triagefacts.ELFNoteBytes
 	read := func(off, size, align uint64) {
 		if off >= uint64(len(b.data)) {
 			return
 		}
-		chunks = append(chunks, ELFNoteBytes{Data: b.data[off:min(satAdd(off, size), uint64(len(b.data)))], Align: align})
+		chunks = append(chunks, triagefacts.ELFNoteBytes{Data: b.data[off:min(satAdd(off, size), uint64(len(b.data)))], Align: align})
 	}
 	fromSections := false
 	for _, s := range f.Sections {
@@ -342,56 +273,7 @@ func (b *triageBuilder) elfNotes(f *elf.File) {
 			}
 		}
 	}
-	ELFNoteFacts(chunks, f.Class == elf.ELFCLASS64, f.ByteOrder, f.Machine, b.t.Identity, b.t.Hardening)
-}
-
-// ELFNoteBytes is the contents of one note section or segment and its
-// alignment.
-type ELFNoteBytes struct {
-	Data  []byte
-	Align uint64
-}
-
-// ELFNoteFacts adds the triage facts ELF notes carry to identity (build_id
-// from NT_GNU_BUILD_ID, go_build_id) and hardening (CET IBT/SHSTK on x86,
-// BTI/PAC on arm64, from the GNU property note: false when it is absent,
-// as hardening-check reads it). It is the one reader of these facts, for
-// every provider that can read the notes' bytes.
-func ELFNoteFacts(chunks []ELFNoteBytes, class64 bool, bo binary.ByteOrder, machine elf.Machine, identity, hardening map[string]any) {
-	var notes []elfNote
-	for _, c := range chunks {
-		notes = append(notes, parseELFNotes(c.Data, c.Align, bo)...)
-	}
-	id, hd := identity, hardening
-	var props map[uint32]uint32
-	for _, n := range notes {
-		switch {
-		case n.name == "GNU" && n.typ == elfNoteBuildID:
-			id["build_id"] = fact(hex.EncodeToString(n.desc), "note:NT_GNU_BUILD_ID")
-		case n.name == "GNU" && n.typ == ntGNUPropertyType0:
-			props = gnuProperties(n.desc, class64, bo)
-		case n.name == "Go" && n.typ == 4:
-			id["go_build_id"] = fact(string(n.desc), "note:NT_GO_BUILD_ID")
-		}
-	}
-	switch machine {
-	case elf.EM_X86_64, elf.EM_386:
-		v, ok := props[gnuPropertyX86Feature1]
-		src := "note:NT_GNU_PROPERTY_TYPE_0/x86_feature_1_and"
-		if !ok {
-			src += "(absent)"
-		}
-		hd["cet_ibt"] = fact(v&gnuPropertyX86IBT != 0, src)
-		hd["cet_shstk"] = fact(v&gnuPropertyX86SHSTK != 0, src)
-	case elf.EM_AARCH64:
-		v, ok := props[gnuPropertyAArch64Feat1]
-		src := "note:NT_GNU_PROPERTY_TYPE_0/aarch64_feature_1_and"
-		if !ok {
-			src += "(absent)"
-		}
-		hd["bti"] = fact(v&gnuPropertyAArch64BTI != 0, src)
-		hd["pac"] = fact(v&gnuPropertyAArch64PAC != 0, src)
-	}
+	triagefacts.ELFNotes(chunks, f.Class == elf.ELFCLASS64, f.ByteOrder, f.Machine, b.t.Identity, b.t.Hardening)
 }
 
 // elfSections reads .symtab (stripped), DWARF sections (debug info) and
@@ -428,21 +310,12 @@ func (b *triageBuilder) elfSections(f *elf.File) {
 	b.t.Identity["debug_info"] = fact(map[string]any{"present": len(dwarf) > 0, "sections": dwarf}, "section:.debug_*")
 }
 
-// Compiler is one toolchain.compilers item, parsed from an identification
-// string such as .comment's.
-type Compiler struct {
-	Name    string `json:"name"` // gcc, clang, rustc, lld, ld, unknown
-	Version string `json:"version,omitempty"`
-	Raw     string `json:"raw"`
-	Source  string `json:"source"`
-}
-
 // maxCompilers bounds the distinct identification strings listed.
 const maxCompilers = 32
 
 // comments records the distinct NUL-separated identification strings of p.
 func (b *triageBuilder) comments(p []byte, src string) {
-	var out []Compiler
+	var out []provider.Compiler
 	seen := map[string]bool{}
 	for _, raw := range bytes.Split(p, []byte{0}) {
 		s := strings.TrimSpace(string(raw))
@@ -470,8 +343,8 @@ func (b *triageBuilder) comments(p []byte, src string) {
 // 12.2.0-14) 12.2.0", "Debian clang version 14.0.6", "rustc version 1.70.0",
 // "Linker: LLD 14.0.6". The version is the last dotted number after the
 // tool's name.
-func parseCompiler(s, src string) Compiler {
-	c := Compiler{Name: "unknown", Raw: s, Source: src}
+func parseCompiler(s, src string) provider.Compiler {
+	c := provider.Compiler{Name: "unknown", Raw: s, Source: src}
 	low := strings.ToLower(s)
 	var rest string
 	switch {

@@ -4,57 +4,9 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
 )
-
-// FuzzGoBuildInfo: the build info header and module text never panic, and
-// the module lines parsed stay within the text's bounds.
-func FuzzGoBuildInfo(f *testing.F) {
-	hdr := append([]byte("\xff Go buildinf:\x08\x02"), make([]byte, 16)...)
-	mod := "0123456789abcdef" + "path\tx\nmod\tx\t(devel)\t\ndep\ty\tv1.0.0\th1:abc=\n=>\tz\tv1.1.0\th1:def=\nbuild\tCGO_ENABLED=0\n" + "0123456789abcdef"
-	blob := append(append(binary.AppendUvarint(hdr, 6), "go1.26"...), binary.AppendUvarint(nil, uint64(len(mod)))...)
-	f.Add(append(blob, mod...))
-	f.Add(hdr)
-	f.Fuzz(func(t *testing.T, p []byte) {
-		v, m, err := parseBuildInfoBlob(p)
-		if err != nil {
-			return
-		}
-		bi := parseModInfo(v, m)
-		if len(bi.Deps) > maxGoDeps || len(bi.Deps)+len(bi.Settings) > len(m) {
-			t.Fatalf("%d deps, %d settings from %d bytes", len(bi.Deps), len(bi.Settings), len(m))
-		}
-	})
-}
-
-// FuzzELFNotes: notes and GNU properties of arbitrary bytes never panic and
-// every descriptor lies within the input.
-func FuzzELFNotes(f *testing.F) {
-	le := binary.LittleEndian
-	note := le.AppendUint32(nil, 4)
-	note = le.AppendUint32(note, 16)
-	note = le.AppendUint32(note, ntGNUPropertyType0)
-	note = append(note, "GNU\x00"...)
-	note = le.AppendUint32(note, gnuPropertyX86Feature1)
-	note = le.AppendUint32(note, 4)
-	note = le.AppendUint32(note, 3)
-	note = le.AppendUint32(note, 0)
-	f.Add(note, true)
-	f.Add(note[:20], false)
-	f.Fuzz(func(t *testing.T, p []byte, is64 bool) {
-		align := uint64(4)
-		if is64 {
-			align = 8
-		}
-		total := 0
-		for _, n := range parseELFNotes(p, align, le) {
-			total += len(n.desc)
-			_ = gnuProperties(n.desc, is64, le)
-		}
-		if total > len(p) {
-			t.Fatalf("descriptors of %d bytes from %d", total, len(p))
-		}
-	})
-}
 
 // FuzzCodeView: an RSDS record of arbitrary bytes never panics and its PDB
 // path lies within the record.
@@ -69,7 +21,7 @@ func FuzzCodeView(f *testing.F) {
 }
 
 // richStub builds a DOS stub holding a Rich header of entries, XOR-ed with key.
-func richStub(key uint32, entries []RichEntry) []byte {
+func richStub(key uint32, entries []provider.RichEntry) []byte {
 	le := binary.LittleEndian
 	p := make([]byte, 0x80)
 	p = le.AppendUint32(p, 0x536e6144^key)
@@ -87,7 +39,7 @@ func richStub(key uint32, entries []RichEntry) []byte {
 // FuzzRichHeader: a Rich header of arbitrary bytes never panics, and the
 // entries read fit in the stub.
 func FuzzRichHeader(f *testing.F) {
-	f.Add(richStub(0x1234abcd, []RichEntry{{Product: 0x0104, Build: 30159, Count: 12}, {Product: 0x0102, Build: 30159, Count: 1}}))
+	f.Add(richStub(0x1234abcd, []provider.RichEntry{{Product: 0x0104, Build: 30159, Count: 12}, {Product: 0x0102, Build: 30159, Count: 1}}))
 	f.Add(richStub(0, nil))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		if es, ok := parseRich(p); ok && len(es)*8 > len(p) {
@@ -135,7 +87,7 @@ func FuzzRustcStrings(f *testing.F) {
 	f.Add([]byte("x/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/x.rs"))
 	f.Add([]byte("/usr/src/rustc-1.63.0/library/std/src/x.rs/rustc-"))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		var rt RustToolchain
+		var rt provider.RustToolchain
 		findRustc(p, &rt)
 		if h := rt.Commit; h != "" && (len(h) != 40 || !strings.Contains(string(p), "/rustc/"+h+"/library/")) {
 			t.Fatalf("commit %q", h)

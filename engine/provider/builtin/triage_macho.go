@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // Mach-O load commands and flags not in debug/macho.
@@ -148,17 +150,6 @@ func (b *triageBuilder) macho() {
 	b.t.Anomalies["wx_segments"] = fact(wx, "load_command:LC_SEGMENT.initprot")
 }
 
-// CodeSignature is hardening.code_signature of a Mach-O.
-type CodeSignature struct {
-	Present           bool   `json:"present"`
-	Flags             uint32 `json:"flags"`
-	Adhoc             bool   `json:"adhoc"`
-	LinkerSigned      bool   `json:"linker_signed"`
-	HardenedRuntime   bool   `json:"hardened_runtime"`
-	LibraryValidation bool   `json:"library_validation"`
-	Verified          bool   `json:"verified"` // always false: validity is not checked
-}
-
 // parseCodeDirectoryFlags finds the CodeDirectory of an embedded signature
 // superblob (big-endian, whatever the file's order) and returns its flags.
 func parseCodeDirectoryFlags(p []byte) (uint32, bool) {
@@ -185,7 +176,7 @@ func parseCodeDirectoryFlags(p []byte) (uint32, bool) {
 }
 
 func (b *triageBuilder) codeSignature(off, size uint64) {
-	cs := CodeSignature{Present: true}
+	cs := provider.CodeSignature{Present: true}
 	if off < uint64(len(b.data)) {
 		if fl, ok := parseCodeDirectoryFlags(b.data[off:min(satAdd(off, size), uint64(len(b.data)))]); ok {
 			cs.Flags, cs.Adhoc, cs.LinkerSigned = fl, fl&csAdhoc != 0, fl&csLinkerSigned != 0

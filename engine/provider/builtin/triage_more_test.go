@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // heuristicFacts are the triage facts that are heuristics (CONTRACTS.md
@@ -208,8 +210,10 @@ func TestTriageClang(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := tr.Toolchain["compilers"].([]Compiler)
-	if !slices.ContainsFunc(cs, func(c Compiler) bool { return c.Name == "clang" && c.Version == strings.TrimSpace(string(out)) }) {
+	cs, _ := tr.Toolchain["compilers"].([]provider.Compiler)
+	if !slices.ContainsFunc(cs, func(c provider.Compiler) bool {
+		return c.Name == "clang" && c.Version == strings.TrimSpace(string(out))
+	}) {
 		t.Errorf("compilers %+v, clang -dumpversion %s", cs, out)
 	}
 }
@@ -302,7 +306,7 @@ func TestTriagePEOverlaySignatureCLR(t *testing.T) {
 	}
 }
 
-func triageOfT(t *testing.T, p string) Triage { tr, _ := triageOf(t, p); return tr }
+func triageOfT(t *testing.T, p string) provider.Triage { tr, _ := triageOf(t, p); return tr }
 
 // TestCodeDirectoryFlags: a hand-made embedded signature superblob whose
 // CodeDirectory sets CS_RUNTIME and CS_REQUIRE_LV (as `codesign -o

@@ -3,17 +3,9 @@ package builtin
 import (
 	"bytes"
 	"slices"
-)
 
-// Packer is anomalies.packer: a packer or protector whose signature the file
-// carries. Every signature is a heuristic (a packer's marks can be forged or
-// removed), so the fact's source is always "heuristic:packer-signature" and
-// Signatures says which marks matched.
-type Packer struct {
-	Name       string   `json:"name"`
-	Version    string   `json:"version,omitempty"` // UPX's release, from its "$Id: UPX x.yy" or "x.yy\0UPX!" marks
-	Signatures []string `json:"signatures"`
-}
+	"github.com/rea-re/rea/engine/provider"
+)
 
 // packerSections are section names packers and protectors give the sections
 // they write (PE; UPX also on Mach-O). UPX's own are listed first.
@@ -46,7 +38,7 @@ const (
 
 // packer records anomalies.packer from section names and UPX's marks.
 func (b *triageBuilder) packer() {
-	var p Packer
+	var p provider.Packer
 	add := func(name, sig string) {
 		if p.Name == "" {
 			p.Name = name

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // Debian's upx-ucl is not installable on the project's machines, so the
@@ -97,16 +99,16 @@ func writeFixture(t *testing.T, name string, b []byte) string {
 	return p
 }
 
-func packerOf(t *testing.T, tr Triage) (Packer, bool) {
+func packerOf(t *testing.T, tr provider.Triage) (provider.Packer, bool) {
 	t.Helper()
-	f, ok := tr.Anomalies["packer"].(Fact)
+	f, ok := tr.Anomalies["packer"].(provider.Fact)
 	if !ok {
-		return Packer{}, false
+		return provider.Packer{}, false
 	}
 	if f.Source != "heuristic:packer-signature" {
 		t.Errorf("packer source %q is not marked as a heuristic", f.Source)
 	}
-	p, _ := f.Value.(Packer)
+	p, _ := f.Value.(provider.Packer)
 	return p, true
 }
 
@@ -130,7 +132,7 @@ func TestTriageUPXShapedELF(t *testing.T) {
 	if !slices.Equal(hi.([]string), []string{"LOAD@0x400000"}) {
 		t.Errorf("high entropy %v, entropy %+v", hi, tr.Anomalies["entropy"])
 	}
-	es, _ := tr.Anomalies["entropy"].([]SectionEntropy)
+	es, _ := tr.Anomalies["entropy"].([]provider.SectionEntropy)
 	if len(es) != 1 || es[0].Source != "heuristic:shannon-entropy(segment)" || es[0].Entropy < 7.2 {
 		t.Errorf("entropy %+v", es)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+
+	"github.com/rea-re/rea/engine/provider"
 )
 
 // PE DllCharacteristics bits (debug/pe names some; all spelled here).
@@ -145,18 +147,10 @@ func (b *triageBuilder) rva(r uint32, n uint32) []byte {
 	return nil
 }
 
-// CodeView is a PE debug directory's RSDS record: the PDB's GUID, age and
-// path, the build id a symbol server indexes by.
-type CodeView struct {
-	GUID string `json:"guid"` // canonical order (Data1..3 little-endian in the file), no dashes, as objdump prints it
-	Age  uint32 `json:"age"`
-	PDB  string `json:"pdb"`
-}
-
 // parseCodeView reads an RSDS record ("RSDS", 16-byte GUID, age, NUL-ended path).
-func parseCodeView(p []byte) (CodeView, bool) {
+func parseCodeView(p []byte) (provider.CodeView, bool) {
 	if len(p) < 24 || string(p[:4]) != "RSDS" {
-		return CodeView{}, false
+		return provider.CodeView{}, false
 	}
 	path := p[24:]
 	if i := bytes.IndexByte(path, 0); i >= 0 {
@@ -164,7 +158,7 @@ func parseCodeView(p []byte) (CodeView, bool) {
 	}
 	le := binary.LittleEndian
 	guid := fmt.Sprintf("%08x%04x%04x", le.Uint32(p[4:]), le.Uint16(p[8:]), le.Uint16(p[10:])) + hex.EncodeToString(p[12:20])
-	return CodeView{GUID: guid, Age: binary.LittleEndian.Uint32(p[20:]), PDB: string(path)}, true
+	return provider.CodeView{GUID: guid, Age: binary.LittleEndian.Uint32(p[20:]), PDB: string(path)}, true
 }
 
 func (b *triageBuilder) peDebug(d pe.DataDirectory) {

@@ -1,14 +1,10 @@
 package builtin
 
-import "encoding/binary"
+import (
+	"encoding/binary"
 
-// RichEntry is one entry of a PE Rich header: the tool (product id and
-// build) that produced some object files of the link, and how many.
-type RichEntry struct {
-	Product uint16 `json:"product"`
-	Build   uint16 `json:"build"`
-	Count   uint32 `json:"count"`
-}
+	"github.com/rea-re/rea/engine/provider"
+)
 
 // maxRichEntries bounds the entries read (the header sits in the DOS stub).
 const maxRichEntries = 256
@@ -17,7 +13,7 @@ const maxRichEntries = 256
 // = file[0:e_lfanew]): "Rich" and the XOR key end it; walking back, the
 // XOR-ed "DanS" starts it, followed by three padding words and then
 // (comp_id, count) pairs, comp_id = product<<16 | build.
-func parseRich(stub []byte) ([]RichEntry, bool) {
+func parseRich(stub []byte) ([]provider.RichEntry, bool) {
 	le := binary.LittleEndian
 	end := -1
 	for i := 0x40; i+8 <= len(stub); i += 4 {
@@ -40,10 +36,10 @@ func parseRich(stub []byte) ([]RichEntry, bool) {
 	if start < 0 || start+16 > end {
 		return nil, false
 	}
-	out := []RichEntry{}
+	out := []provider.RichEntry{}
 	for i := start + 16; i+8 <= end; i += 8 {
 		id, n := le.Uint32(stub[i:])^key, le.Uint32(stub[i+4:])^key
-		out = append(out, RichEntry{Product: uint16(id >> 16), Build: uint16(id), Count: n})
+		out = append(out, provider.RichEntry{Product: uint16(id >> 16), Build: uint16(id), Count: n})
 	}
 	return out, true
 }

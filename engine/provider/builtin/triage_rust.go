@@ -3,18 +3,9 @@ package builtin
 import (
 	"bytes"
 	"strings"
-)
 
-// RustToolchain is toolchain.rustc: what the panic-location strings of a
-// Rust binary say about the rustc that built its standard library. Official
-// builds remap the library's sources to /rustc/<commit-hash>/library/...;
-// distribution builds keep their source directory, such as Debian's
-// /usr/src/rustc-<version>/library/... Both survive stripping (they are
-// data the panics print), and both are heuristics: a string, not a header.
-type RustToolchain struct {
-	Commit  string `json:"commit,omitempty"`  // the 40-hex commit hash (`rustc -vV` commit-hash)
-	Version string `json:"version,omitempty"` // the release (`rustc -vV` release)
-}
+	"github.com/rea-re/rea/engine/provider"
+)
 
 // maxRustScan bounds the read-only data scanned for the strings.
 const maxRustScan = 64 << 20
@@ -27,7 +18,7 @@ var rustcPrefix = []byte("/rustc")
 // rustPanicLocations records toolchain.rustc from the first panic-location
 // paths found in the read-only data sections.
 func (b *triageBuilder) rustPanicLocations() {
-	var rt RustToolchain
+	var rt provider.RustToolchain
 	budget := uint64(maxRustScan)
 	for _, s := range b.img.sections {
 		if !rodataSection(s.name) || s.fsize == 0 || s.off >= uint64(len(b.data)) || budget == 0 {
@@ -39,7 +30,7 @@ func (b *triageBuilder) rustPanicLocations() {
 			break
 		}
 	}
-	if rt == (RustToolchain{}) {
+	if rt == (provider.RustToolchain{}) {
 		return
 	}
 	const src = "heuristic:rustc-panic-location-strings"
@@ -59,7 +50,7 @@ func rodataSection(name string) bool {
 // "/rustc/<40 hex>/library/" gives the commit, "/rustc-<x.y.z>/library/"
 // (or "/vendor/", the crates a distribution build vendors) the release. It
 // reports whether both are known.
-func findRustc(p []byte, rt *RustToolchain) bool {
+func findRustc(p []byte, rt *provider.RustToolchain) bool {
 	for rt.Commit == "" || rt.Version == "" {
 		i := bytes.Index(p, rustcPrefix)
 		if i < 0 || i+len(rustcPrefix) >= len(p) {

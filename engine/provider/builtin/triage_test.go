@@ -12,14 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
-func triageOf(t testing.TB, path string) (Triage, []string) {
+func triageOf(t testing.TB, path string) (provider.Triage, []string) {
 	t.Helper()
 	_, _, c := open(t, path)
-	res := do(t, c, OpBinaryTriage, nil)
-	tr, ok := res.Normalized.(Triage)
+	res := do(t, c, provider.OpBinaryTriage, nil)
+	tr, ok := res.Normalized.(provider.Triage)
 	if !ok {
 		t.Fatalf("%s: triage result is %T", path, res.Normalized)
 	}
@@ -64,7 +65,7 @@ func hcVerdicts(t testing.TB, path string) (map[string]string, int, int) {
 
 func factValue(t testing.TB, part map[string]any, key string) (any, bool) {
 	t.Helper()
-	f, ok := part[key].(Fact)
+	f, ok := part[key].(provider.Fact)
 	if !ok {
 		return nil, false
 	}
@@ -85,7 +86,7 @@ func checkHardening(t *testing.T, path string) {
 	pie, hasPIE := factValue(t, hd, "pie")
 	switch {
 	case strings.HasPrefix(hc["Position Independent Executable"], "no, regular shared library"):
-		if hasPIE || id["file_type"].(Fact).Value != "shared_library" {
+		if hasPIE || id["file_type"].(provider.Fact).Value != "shared_library" {
 			t.Errorf("%s: hardening-check says shared library; triage pie=%v file_type=%v", path, pie, id["file_type"])
 		}
 	default:
@@ -204,13 +205,13 @@ func TestTriageHardeningFixture(t *testing.T) {
 	}
 	ibt, _ := factValue(t, o.Hardening, "cet_ibt")
 	shstk, _ := factValue(t, o.Hardening, "cet_shstk")
-	if ibt != true || shstk != true || o.Identity["file_type"].(Fact).Value != "object" {
+	if ibt != true || shstk != true || o.Identity["file_type"].(provider.Fact).Value != "object" {
 		t.Errorf("object: cet_ibt %v cet_shstk %v file_type %v", ibt, shstk, o.Identity["file_type"])
 	}
-	if m, ok := h.Identity["main"].(MainFact); !ok || m.Name != "main" {
+	if m, ok := h.Identity["main"].(provider.MainFact); !ok || m.Name != "main" {
 		t.Errorf("hardened fixture: main %v", h.Identity["main"])
 	}
-	cs, _ := h.Toolchain["compilers"].([]Compiler)
+	cs, _ := h.Toolchain["compilers"].([]provider.Compiler)
 	if len(cs) == 0 || cs[0].Name != "gcc" || cs[0].Version == "" {
 		t.Errorf("hardened fixture: compilers %+v", cs)
 	}
@@ -242,9 +243,9 @@ func goVersionM(t testing.TB, path string) (string, []string) {
 }
 
 // triageModLines renders toolchain.go as `go version -m` prints it.
-func triageModLines(bi *GoBuildInfo) []string {
+func triageModLines(bi *provider.GoBuildInfo) []string {
 	var out []string
-	add := func(kind string, m GoModule) {
+	add := func(kind string, m provider.GoModule) {
 		out = append(out, strings.TrimRight(strings.Join([]string{kind, m.Path, m.Version, m.Sum}, "\t"), "\t"))
 		if m.Replace != nil {
 			out = append(out, strings.TrimRight(strings.Join([]string{"=>", m.Replace.Path, m.Replace.Version, m.Replace.Sum}, "\t"), "\t"))
@@ -280,7 +281,7 @@ func TestTriageGoBuildInfo(t *testing.T) {
 	}
 	for _, p := range paths {
 		tr, lims := triageOf(t, p)
-		bi, ok := tr.Toolchain["go"].(*GoBuildInfo)
+		bi, ok := tr.Toolchain["go"].(*provider.GoBuildInfo)
 		if !ok {
 			t.Errorf("%s: no Go build info (limitations %v)", p, lims)
 			continue
@@ -441,7 +442,7 @@ func TestTriagePEHardening(t *testing.T) {
 			t.Errorf("%s: build_id %v, objdump -p shows no CodeView record", p, bid)
 		case m != nil:
 			seen++
-			cv, _ := bid.(CodeView)
+			cv, _ := bid.(provider.CodeView)
 			pdb := strings.TrimSuffix(string(m[3]), ")")
 			if pdb == "(none)" {
 				pdb = ""
@@ -456,7 +457,7 @@ func TestTriagePEHardening(t *testing.T) {
 // TestRichHeader: an MSVC-style Rich header (no fixture linker here writes
 // one) decodes to its entries; a mingw PE has none.
 func TestRichHeader(t *testing.T) {
-	want := []RichEntry{{Product: 0x0104, Build: 30159, Count: 12}, {Product: 0x0102, Build: 30148, Count: 1}}
+	want := []provider.RichEntry{{Product: 0x0104, Build: 30159, Count: 12}, {Product: 0x0102, Build: 30148, Count: 1}}
 	got, ok := parseRich(richStub(0x9e3779b9, want))
 	if !ok || !slices.Equal(got, want) {
 		t.Fatalf("parseRich = %v %v, want %v", got, ok, want)
@@ -502,7 +503,7 @@ func TestTriageMachO(t *testing.T) {
 		cs, _ := factValue(t, tr.Hardening, "code_signature")
 		present := false
 		switch c := cs.(type) {
-		case CodeSignature:
+		case provider.CodeSignature:
 			present = c.Present
 			// Go's linker signs darwin/arm64 ad hoc (CS_ADHOC|CS_LINKER_SIGNED).
 			if arch == "arm64" && (!c.Adhoc || !c.LinkerSigned || c.HardenedRuntime) {
@@ -517,7 +518,7 @@ func TestTriageMachO(t *testing.T) {
 		if _, has := tr.Hardening["encryption"]; has != strings.Contains(o, "cmd LC_ENCRYPTION_INFO") {
 			t.Errorf("%s: encryption %v", arch, tr.Hardening["encryption"])
 		}
-		if m, ok := tr.Identity["main"].(MainFact); !ok || m.Name != "main.main" {
+		if m, ok := tr.Identity["main"].(provider.MainFact); !ok || m.Name != "main.main" {
 			t.Errorf("%s: main %v", arch, tr.Identity["main"])
 		}
 	}
@@ -547,7 +548,7 @@ func TestTriageHighEntropy(t *testing.T) {
 		t.Fatalf("objcopy: %v\n%s", err, b)
 	}
 	tr, _ := triageOf(t, out)
-	es, _ := tr.Anomalies["entropy"].([]SectionEntropy)
+	es, _ := tr.Anomalies["entropy"].([]provider.SectionEntropy)
 	found := false
 	for _, e := range es {
 		switch e.Name {
@@ -612,7 +613,7 @@ func BenchmarkTriage(b *testing.B) {
 	}
 	for b.Loop() {
 		_, _, c := open(b, p)
-		do(b, c, OpBinaryTriage, nil)
+		do(b, c, provider.OpBinaryTriage, nil)
 		c.Close(context.Background())
 	}
 }
@@ -627,10 +628,10 @@ func BenchmarkTriageAfterIndex(b *testing.B) {
 	}
 	_, _, c := open(b, p)
 	defer c.Close(context.Background())
-	do(b, c, OpListProcedures, nil)
-	do(b, c, OpBinaryTriage, nil)
+	do(b, c, provider.OpListProcedures, nil)
+	do(b, c, provider.OpBinaryTriage, nil)
 	for b.Loop() {
-		do(b, c, OpBinaryTriage, nil)
+		do(b, c, provider.OpBinaryTriage, nil)
 	}
 }
 
@@ -711,14 +712,14 @@ func checkRust(t *testing.T, p string, info map[string]string) {
 		t.Errorf("language %v (limitations %q)", v, lims)
 	}
 	comment, _ := exec.Command("readelf", "-p", ".comment", p).Output()
-	cs, _ := tr.Toolchain["compilers"].([]Compiler)
-	ci := slices.IndexFunc(cs, func(c Compiler) bool { return c.Name == "rustc" })
+	cs, _ := tr.Toolchain["compilers"].([]provider.Compiler)
+	ci := slices.IndexFunc(cs, func(c provider.Compiler) bool { return c.Name == "rustc" })
 	if strings.Contains(string(comment), "rustc version "+info["release"]) != (ci >= 0 && cs[ci].Version == info["release"]) {
 		t.Errorf("compilers %+v; readelf -p .comment:\n%s", cs, comment)
 	}
 	rv, _ := factValue(t, tr.Toolchain, "rustc")
-	rt, _ := rv.(RustToolchain)
-	if f := tr.Toolchain["rustc"].(Fact); !strings.HasPrefix(f.Source, "heuristic:") {
+	rt, _ := rv.(provider.RustToolchain)
+	if f := tr.Toolchain["rustc"].(provider.Fact); !strings.HasPrefix(f.Source, "heuristic:") {
 		t.Errorf("rustc source %q is not marked heuristic", f.Source)
 	}
 	if h := info["commit-hash"]; h != "unknown" && h != "" {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
 // BenchmarkGDBListProcedures compares list_procedures through the provider
@@ -30,11 +29,11 @@ func BenchmarkGDBListProcedures(b *testing.B) {
 	list := func(b *testing.B, c *Client) int {
 		n := 0
 		for offset := int64(0); ; {
-			res, err := c.Do(context.Background(), OpListProcedures, provider.Params{"offset": offset, "limit": int64(500)}, nil)
+			res, err := c.Do(context.Background(), provider.OpListProcedures, provider.Params{"offset": offset, "limit": int64(500)}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			page := res.Normalized.(provider.Page[builtin.ProcedureItem])
+			page := res.Normalized.(provider.Page[provider.ProcedureItem])
 			n += page.Returned
 			if page.NextOffset == nil {
 				return n

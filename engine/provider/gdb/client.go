@@ -16,29 +16,10 @@ import (
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
-// Operation names (the builtin provider's, CONTRACTS.md §2.2).
-const (
-	OpListDocuments            = builtin.OpListDocuments
-	OpListSegments             = builtin.OpListSegments
-	OpListNames                = builtin.OpListNames
-	OpListProcedures           = builtin.OpListProcedures
-	OpProcedureAddress         = builtin.OpProcedureAddress
-	OpAddressName              = builtin.OpAddressName
-	OpResolveContaining        = builtin.OpResolveContaining
-	OpReadFunctionInstructions = builtin.OpReadFunctionInstructions
-	OpProcedureAssembly        = builtin.OpProcedureAssembly
-	OpProcedureInfo            = builtin.OpProcedureInfo
-)
-
-// Bounds, as the builtin provider's.
-const (
-	maxPageResults = 500
-	defaultLimit   = 100
-	maxCachedProcs = 256
-)
+// maxCachedProcs bounds the procedures whose disassembly is kept.
+const maxCachedProcs = 256
 
 // Start starts gdb on t under run and checks that gdb loaded it.
 func (p *Provider) Start(ctx context.Context, t provider.Target, profile provider.Profile, run provider.Run) (provider.Client, error) {
@@ -265,11 +246,11 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 
 func (c *Client) do(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
 	switch op {
-	case OpListDocuments:
+	case provider.OpListDocuments:
 		return provider.Result{Normalized: []string{c.doc}}, nil
-	case OpListSegments:
+	case provider.OpListSegments:
 		return provider.Result{Normalized: c.segments(), Limitations: []string{limSegments}}, nil
-	case OpBinaryTriage:
+	case provider.OpBinaryTriage:
 		return c.triage(ctx, rep)
 	}
 	tab, err := c.symbols(ctx, rep)
@@ -291,12 +272,12 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 	tab := n.tab
 	lims := []string{limSymbols}
 	switch op {
-	case OpListProcedures, OpListNames:
-		offset, limit, err := pageParams(op, in)
+	case provider.OpListProcedures, provider.OpListNames:
+		offset, limit, err := provider.PageParams(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
-		if op == OpListProcedures {
+		if op == provider.OpListProcedures {
 			return provider.Result{Normalized: n.procedurePage(offset, limit), Limitations: lims}, nil
 		}
 		a, has, aerr := in.Address("address")
@@ -304,8 +285,8 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
 		}
 		return provider.Result{Normalized: n.namePage(a, has, offset, limit), Limitations: lims}, nil
-	case OpAddressName:
-		a, err := requiredAddress(op, in)
+	case provider.OpAddressName:
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
@@ -313,18 +294,18 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 			return provider.Result{Normalized: &name, Limitations: lims}, nil
 		}
 		return provider.Result{Normalized: (*string)(nil), Limitations: lims}, nil
-	case OpProcedureAddress:
+	case provider.OpProcedureAddress:
 		entry, err := c.resolveProc(ctx, op, in, n)
 		if err != nil {
 			return provider.Result{}, err
 		}
 		return provider.Result{Normalized: provider.FormatAddress(entry), Limitations: lims}, nil
-	case OpResolveContaining:
-		a, err := requiredAddress(op, in)
+	case provider.OpResolveContaining:
+		a, err := provider.RequiredAddress(op, in)
 		if err != nil {
 			return provider.Result{}, err
 		}
-		r := builtin.ContainingResult{QueryAddress: provider.FormatAddress(a)}
+		r := provider.ContainingResult{QueryAddress: provider.FormatAddress(a)}
 		var reason string
 		if c.sectionAt(a) == nil {
 			reason = "outside_segments"
@@ -332,7 +313,7 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 			return provider.Result{}, err
 		} else if ok {
 			name, _ := n.procName(entry)
-			r.Found, r.Procedure = true, &builtin.ProcRef{Address: provider.FormatAddress(entry), Name: name}
+			r.Found, r.Procedure = true, &provider.ProcRef{Address: provider.FormatAddress(entry), Name: name}
 			lims = append(lims, limExtent)
 		} else {
 			reason = "not_in_procedure"
@@ -348,8 +329,8 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 		return provider.Result{}, err
 	}
 	var offset, limit int
-	if op == OpReadFunctionInstructions {
-		if offset, limit, err = builtin.InstructionWindow(op, in); err != nil {
+	if op == provider.OpReadFunctionInstructions {
+		if offset, limit, err = provider.InstructionWindow(op, in); err != nil {
 			return provider.Result{}, err
 		}
 	}
@@ -361,8 +342,8 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 	lims = append(lims, limExtent)
 	lims = append(lims, pc.lims...)
 	switch op {
-	case OpProcedureAssembly:
-		if err := builtin.AssemblyFits(op, len(pc.insns)); err != nil {
+	case provider.OpProcedureAssembly:
+		if err := provider.AssemblyFits(op, len(pc.insns)); err != nil {
 			return provider.Result{}, err
 		}
 		var b strings.Builder
@@ -373,11 +354,11 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 			b.WriteString(it.Address + "  " + it.Bytes + "  " + it.Text)
 		}
 		return provider.Result{Normalized: b.String(), Limitations: lims}, nil
-	case OpReadFunctionInstructions:
+	case provider.OpReadFunctionInstructions:
 		name, _ := n.procName(entry)
 		page := provider.PageOf(pc.insns, offset, limit)
-		return provider.Result{Normalized: builtin.FunctionInstructions{
-			Procedure:    builtin.ProcRef{Address: provider.FormatAddress(entry), Name: name},
+		return provider.Result{Normalized: provider.FunctionInstructions{
+			Procedure:    provider.ProcRef{Address: provider.FormatAddress(entry), Name: name},
 			Instructions: page,
 			Limitations:  append([]string{}, pc.lims...),
 		}, Limitations: lims}, nil
@@ -399,37 +380,14 @@ const (
 	limExtent   = "procedure extents are gdb's: DWARF ranges, else ELF symbol sizes, else up to the next symbol in the section"
 )
 
-func pageParams(op string, in provider.Params) (int, int, error) {
-	offset := in.Int("offset", 0)
-	limit := in.Int("limit", defaultLimit)
-	if offset < 0 {
-		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/offset", Reason: "out_of_range", Minimum: i64(0)})
-	}
-	if limit < 1 || limit > maxPageResults {
-		return 0, 0, fault.Invalid(op, fault.Issue{Path: "/limit", Reason: "out_of_range", Minimum: i64(1), Maximum: i64(maxPageResults)})
-	}
-	return int(min(offset, 1<<53)), int(limit), nil
-}
-
-func requiredAddress(op string, in provider.Params) (uint64, error) {
-	a, ok, err := in.Address("address")
-	if err != nil {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
-	}
-	if !ok {
-		return 0, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "missing_argument"})
-	}
-	return a, nil
-}
-
-func (c *Client) segments() []builtin.Segment {
-	out := make([]builtin.Segment, 0, len(c.secs))
+func (c *Client) segments() []provider.Segment {
+	out := make([]provider.Segment, 0, len(c.secs))
 	for _, s := range c.secs {
 		x := s.flags["CODE"]
-		sec := builtin.Section{Name: s.name, Start: provider.FormatAddress(s.start), End: provider.FormatAddress(s.end),
+		sec := provider.Section{Name: s.name, Start: provider.FormatAddress(s.start), End: provider.FormatAddress(s.end),
 			Readable: true, Writable: !s.flags["READONLY"], Executable: x}
-		out = append(out, builtin.Segment{Name: s.name, Start: sec.Start, End: sec.End, Readable: true,
-			Writable: sec.Writable, Executable: &x, Sections: []builtin.Section{sec}})
+		out = append(out, provider.Segment{Name: s.name, Start: sec.Start, End: sec.End, Readable: true,
+			Writable: sec.Writable, Executable: &x, Sections: []provider.Section{sec}})
 	}
 	return out
 }
@@ -481,14 +439,11 @@ func (c *Client) symbols(ctx context.Context, rep progress.Reporter) (*symTable,
 	return c.tab, nil
 }
 
-// insnItem aliases the builtin's instruction item.
-type insnItem = builtin.InstructionItem
-
 // procCode is gdb's disassembly of one procedure.
 type procCode struct {
 	entry uint64
 	end   uint64 // exclusive
-	insns []insnItem
+	insns []provider.InstructionItem
 	addrs []uint64
 	lens  []int
 	lims  []string
@@ -525,7 +480,7 @@ func (c *Client) disassemble(ctx context.Context, a uint64) (*procCode, bool, er
 		if len(hexb) == 0 || len(hexb)%2 != 0 || strings.Trim(hexb, "0123456789abcdef") != "" {
 			return nil, false, unreadable(fmt.Errorf("malformed opcodes %q", trunc(ops)))
 		}
-		pc.insns = append(pc.insns, insnItem{Address: provider.FormatAddress(addr), Bytes: hexb, Text: strings.Join(strings.Fields(text), " ")})
+		pc.insns = append(pc.insns, provider.InstructionItem{Address: provider.FormatAddress(addr), Bytes: hexb, Text: strings.Join(strings.Fields(text), " ")})
 		pc.addrs = append(pc.addrs, addr)
 		pc.lens = append(pc.lens, len(hexb)/2)
 	}
@@ -576,7 +531,7 @@ func (c *Client) procCode(ctx context.Context, entry uint64) (*procCode, error) 
 		return nil, err
 	}
 	if !ok {
-		return &procCode{entry: entry, end: entry, insns: []insnItem{},
+		return &procCode{entry: entry, end: entry, insns: []provider.InstructionItem{},
 			lims: []string{"gdb knows no function at this procedure entry"}}, nil
 	}
 	if pc.entry != entry {
@@ -606,9 +561,9 @@ func breQuote(s string) string {
 	return b.String()
 }
 
-func (c *Client) procedureInfo(ctx context.Context, tab *symTable, entry uint64, name string, pc *procCode) (builtin.ProcedureInfoResult, []string, error) {
+func (c *Client) procedureInfo(ctx context.Context, tab *symTable, entry uint64, name string, pc *procCode) (provider.ProcedureInfoResult, []string, error) {
 	var lims []string
-	res := builtin.ProcedureInfoResult{Name: name, Entrypoint: provider.FormatAddress(entry), Locals: []builtin.LocalVar{}}
+	res := provider.ProcedureInfoResult{Name: name, Entrypoint: provider.FormatAddress(entry), Locals: []provider.LocalVar{}}
 	if len(pc.insns) > 0 {
 		res.Length = pc.end - entry
 	}
@@ -618,7 +573,7 @@ func (c *Client) procedureInfo(ctx context.Context, tab *symTable, entry uint64,
 		lims = append(lims, "basic blocks are counted for x86, x86_64 and arm64 code only; this count is the entry block")
 	}
 	ext, thunk := tab.classify(entry)
-	cl := &builtin.Classification{External: ext, Thunk: thunk, Provenance: "symbols"}
+	cl := &provider.Classification{External: ext, Thunk: thunk, Provenance: "symbols"}
 	if ext {
 		cl.Provenance = "imports"
 	}
@@ -640,7 +595,7 @@ func (c *Client) procedureInfo(ctx context.Context, tab *symTable, entry uint64,
 				file, _ = v.String("file")
 			}
 			if line, err := strconv.Atoi(ls); err == nil && line > 0 && file != "" {
-				res.Source = &builtin.SourceLoc{File: file, Line: line}
+				res.Source = &provider.SourceLoc{File: file, Line: line}
 			}
 		}
 	}
@@ -658,7 +613,7 @@ func (c *Client) procedureInfo(ctx context.Context, tab *symTable, entry uint64,
 	return res, lims, nil
 }
 
-func signatureFrom(rec Record, name string, src *builtin.SourceLoc) *string {
+func signatureFrom(rec Record, name string, src *provider.SourceLoc) *string {
 	syms, _ := rec.Field("symbols")
 	debug, _ := syms.Field("debug")
 	var cands []string

@@ -159,9 +159,9 @@ func TestAgreesWithBuiltin(t *testing.T) {
 	path := fixture(t)
 	g := startClient(t, enabled(t), path)
 	b := startBuiltin(t, path)
-	gp := allPages[builtin.ProcedureItem](t, g, OpListProcedures, nil)
-	bp := allPages[builtin.ProcedureItem](t, b, OpListProcedures, nil)
-	index := func(items []builtin.ProcedureItem) map[string]string {
+	gp := allPages[provider.ProcedureItem](t, g, provider.OpListProcedures, nil)
+	bp := allPages[provider.ProcedureItem](t, b, provider.OpListProcedures, nil)
+	index := func(items []provider.ProcedureItem) map[string]string {
 		m := map[string]string{}
 		for _, it := range items {
 			m[it.Value] = it.Address
@@ -181,7 +181,7 @@ func TestAgreesWithBuiltin(t *testing.T) {
 			t.Errorf("%s: gdb %s, builtin %s", name, a, ba)
 		}
 	}
-	if !slices.IsSortedFunc(gp, func(x, y builtin.ProcedureItem) int {
+	if !slices.IsSortedFunc(gp, func(x, y provider.ProcedureItem) int {
 		xa, _ := provider.ParseAddress(x.Address)
 		ya, _ := provider.ParseAddress(y.Address)
 		return int(min(max(int64(xa)-int64(ya), -1), 1))
@@ -205,15 +205,15 @@ func TestAgreesWithBuiltin(t *testing.T) {
 
 	for name, line := range ownFunctions {
 		in := provider.Params{"procedure": name, "document": nil}
-		gr, err := g.Do(context.Background(), OpProcedureInfo, in, nil)
+		gr, err := g.Do(context.Background(), provider.OpProcedureInfo, in, nil)
 		if err != nil {
 			t.Fatalf("gdb procedure_info %s: %v", name, err)
 		}
-		br, err := b.Do(context.Background(), OpProcedureInfo, in, nil)
+		br, err := b.Do(context.Background(), provider.OpProcedureInfo, in, nil)
 		if err != nil {
 			t.Fatalf("builtin procedure_info %s: %v", name, err)
 		}
-		gi, bi := gr.Normalized.(builtin.ProcedureInfoResult), br.Normalized.(builtin.ProcedureInfoResult)
+		gi, bi := gr.Normalized.(provider.ProcedureInfoResult), br.Normalized.(provider.ProcedureInfoResult)
 		if gi.Name != name || gi.Entrypoint != bi.Entrypoint || gi.Length != bi.Length || gi.Length == 0 {
 			t.Errorf("%s: gdb %+v, builtin %+v", name, gi, bi)
 		}
@@ -240,24 +240,24 @@ func TestAgreesWithBuiltin(t *testing.T) {
 		}
 	}
 	sig := func(name string) string {
-		r, _ := g.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": name}, nil)
-		return *r.Normalized.(builtin.ProcedureInfoResult).Signature
+		r, _ := g.Do(context.Background(), provider.OpProcedureInfo, provider.Params{"procedure": name}, nil)
+		return *r.Normalized.(provider.ProcedureInfoResult).Signature
 	}
 	if s := sig("rea_add"); s != "int rea_add(int, int)" {
 		t.Errorf("signature %q", s)
 	}
 }
 
-func allInsns(t *testing.T, c provider.Client, proc string) []builtin.InstructionItem {
+func allInsns(t *testing.T, c provider.Client, proc string) []provider.InstructionItem {
 	t.Helper()
-	var out []builtin.InstructionItem
+	var out []provider.InstructionItem
 	for offset := int64(0); ; {
-		res, err := c.Do(context.Background(), OpReadFunctionInstructions,
+		res, err := c.Do(context.Background(), provider.OpReadFunctionInstructions,
 			provider.Params{"procedure": proc, "offset": offset, "limit": int64(7)}, nil)
 		if err != nil {
 			t.Fatalf("read_function_instructions %s: %v", proc, err)
 		}
-		fi := res.Normalized.(builtin.FunctionInstructions)
+		fi := res.Normalized.(provider.FunctionInstructions)
 		out = append(out, fi.Instructions.Items...)
 		if fi.Instructions.NextOffset == nil {
 			return out
@@ -274,33 +274,33 @@ func do(t *testing.T, c provider.Client, op string, in provider.Params) (provide
 func TestOperations(t *testing.T) {
 	path := fixture(t)
 	g := startClient(t, enabled(t), path)
-	res, err := do(t, g, OpProcedureAddress, provider.Params{"procedure": "rea_mul"})
+	res, err := do(t, g, provider.OpProcedureAddress, provider.Params{"procedure": "rea_mul"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mul := res.Normalized.(string)
 	mulAddr, _ := provider.ParseAddress(mul)
 
-	if res, err := do(t, g, OpAddressName, provider.Params{"address": mul}); err != nil || *res.Normalized.(*string) != "rea_mul" {
+	if res, err := do(t, g, provider.OpAddressName, provider.Params{"address": mul}); err != nil || *res.Normalized.(*string) != "rea_mul" {
 		t.Fatalf("address_name: %v %v", res.Normalized, err)
 	}
-	if res, err := do(t, g, OpAddressName, provider.Params{"address": provider.FormatAddress(mulAddr + 1)}); err != nil || res.Normalized.(*string) != nil {
+	if res, err := do(t, g, provider.OpAddressName, provider.Params{"address": provider.FormatAddress(mulAddr + 1)}); err != nil || res.Normalized.(*string) != nil {
 		t.Fatalf("address_name inside a function: %v %v", res.Normalized, err)
 	}
 	inside := provider.FormatAddress(mulAddr + 4)
-	res, err = do(t, g, OpResolveContaining, provider.Params{"address": inside})
-	if cr := res.Normalized.(builtin.ContainingResult); err != nil || !cr.Found || cr.Procedure.Name != "rea_mul" || cr.Procedure.Address != mul {
+	res, err = do(t, g, provider.OpResolveContaining, provider.Params{"address": inside})
+	if cr := res.Normalized.(provider.ContainingResult); err != nil || !cr.Found || cr.Procedure.Name != "rea_mul" || cr.Procedure.Address != mul {
 		t.Fatalf("containing: %+v %v", res.Normalized, err)
 	}
-	if res, err := do(t, g, OpProcedureAddress, provider.Params{"procedure": inside}); err != nil || res.Normalized != mul {
+	if res, err := do(t, g, provider.OpProcedureAddress, provider.Params{"procedure": inside}); err != nil || res.Normalized != mul {
 		t.Fatalf("procedure_address of an inner address: %v %v", res.Normalized, err)
 	}
 	var rodata string
-	segs, err := do(t, g, OpListSegments, provider.Params{})
+	segs, err := do(t, g, provider.OpListSegments, provider.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range segs.Normalized.([]builtin.Segment) {
+	for _, s := range segs.Normalized.([]provider.Segment) {
 		if s.Name == ".rodata" {
 			rodata = s.Start
 			if *s.Executable || s.Writable {
@@ -312,13 +312,13 @@ func TestOperations(t *testing.T) {
 		}
 	}
 	for addr, reason := range map[string]string{rodata: "not_in_procedure", "0xffffffff0000": "outside_segments"} {
-		res, err := do(t, g, OpResolveContaining, provider.Params{"address": addr})
-		cr := res.Normalized.(builtin.ContainingResult)
+		res, err := do(t, g, provider.OpResolveContaining, provider.Params{"address": addr})
+		cr := res.Normalized.(provider.ContainingResult)
 		if err != nil || cr.Found || cr.Reason == nil || *cr.Reason != reason {
 			t.Errorf("%s: %+v %v", addr, cr, err)
 		}
 	}
-	res, err = do(t, g, OpProcedureAssembly, provider.Params{"procedure": "rea_add"})
+	res, err = do(t, g, provider.OpProcedureAssembly, provider.Params{"procedure": "rea_add"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestOperations(t *testing.T) {
 	if len(lines) < 5 || !strings.HasPrefix(lines[0], res2addr(t, g, "rea_add")+"  55  push rbp") || !strings.HasSuffix(lines[len(lines)-1], "  c3  ret") {
 		t.Fatalf("assembly %q", lines)
 	}
-	names := allPages[builtin.NameItem](t, g, OpListNames, nil)
+	names := allPages[provider.NameItem](t, g, provider.OpListNames, nil)
 	primaries := map[string]int{}
 	for _, n := range names {
 		if n.Symbol.Primary {
@@ -341,17 +341,17 @@ func TestOperations(t *testing.T) {
 			t.Errorf("%s has %d primary names", a, n)
 		}
 	}
-	at := allPages[builtin.NameItem](t, g, OpListNames, provider.Params{"address": mul})
+	at := allPages[provider.NameItem](t, g, provider.OpListNames, provider.Params{"address": mul})
 	if len(at) != 1 || at[0].Value != "rea_mul" || at[0].Symbol.Type != "function" {
 		t.Fatalf("names at rea_mul: %+v", at)
 	}
-	if res, err := do(t, g, OpListDocuments, provider.Params{}); err != nil || res.Normalized.([]string)[0] != "fixture" {
+	if res, err := do(t, g, provider.OpListDocuments, provider.Params{}); err != nil || res.Normalized.([]string)[0] != "fixture" {
 		t.Fatalf("documents %v %v", res.Normalized, err)
 	}
 }
 
 func res2addr(t *testing.T, c provider.Client, name string) string {
-	res, err := do(t, c, OpProcedureAddress, provider.Params{"procedure": name})
+	res, err := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,16 +367,16 @@ func TestInvalidInputsAreRejected(t *testing.T) {
 		in     provider.Params
 		reason string
 	}{
-		{OpProcedureInfo, provider.Params{"procedure": `main"; shell touch /tmp/x`}, "invalid_format"},
-		{OpProcedureInfo, provider.Params{"procedure": "main\nshell id"}, "invalid_format"},
-		{OpProcedureInfo, provider.Params{"procedure": "0xzz"}, "invalid_format"},
-		{OpProcedureInfo, provider.Params{"procedure": "no_such_function"}, "invalid_value"},
-		{OpProcedureAssembly, provider.Params{"procedure": ""}, "missing_argument"},
-		{OpAddressName, provider.Params{"address": "$pc"}, "invalid_format"},
-		{OpResolveContaining, provider.Params{}, "missing_argument"},
-		{OpListProcedures, provider.Params{"limit": int64(501)}, "out_of_range"},
-		{OpReadFunctionInstructions, provider.Params{"procedure": "main", "offset": int64(100001)}, "out_of_range"},
-		{OpListNames, provider.Params{"document": "other"}, "invalid_value"},
+		{provider.OpProcedureInfo, provider.Params{"procedure": `main"; shell touch /tmp/x`}, "invalid_format"},
+		{provider.OpProcedureInfo, provider.Params{"procedure": "main\nshell id"}, "invalid_format"},
+		{provider.OpProcedureInfo, provider.Params{"procedure": "0xzz"}, "invalid_format"},
+		{provider.OpProcedureInfo, provider.Params{"procedure": "no_such_function"}, "invalid_value"},
+		{provider.OpProcedureAssembly, provider.Params{"procedure": ""}, "missing_argument"},
+		{provider.OpAddressName, provider.Params{"address": "$pc"}, "invalid_format"},
+		{provider.OpResolveContaining, provider.Params{}, "missing_argument"},
+		{provider.OpListProcedures, provider.Params{"limit": int64(501)}, "out_of_range"},
+		{provider.OpReadFunctionInstructions, provider.Params{"procedure": "main", "offset": int64(100001)}, "out_of_range"},
+		{provider.OpListNames, provider.Params{"document": "other"}, "invalid_value"},
 	} {
 		_, err := do(t, g, tc.op, tc.in)
 		var fe *fault.Error
@@ -419,7 +419,7 @@ func TestCancellationInterruptsAndRecovers(t *testing.T) {
 	if err := g.Health(); err != nil {
 		t.Fatalf("unhealthy after a recovered interrupt: %v", err)
 	}
-	if _, err := do(t, g, OpProcedureAddress, provider.Params{"procedure": "main"}); err != nil {
+	if _, err := do(t, g, provider.OpProcedureAddress, provider.Params{"procedure": "main"}); err != nil {
 		t.Fatalf("after cancellation: %v", err)
 	}
 
@@ -436,7 +436,7 @@ func TestCancellationInterruptsAndRecovers(t *testing.T) {
 	// A cancelled Do of a real operation is cancelled too.
 	cctx, ccancel := context.WithCancel(context.Background())
 	ccancel()
-	if _, err := g.Do(cctx, OpListProcedures, provider.Params{}, nil); !fault.Is(err, fault.Cancelled) {
+	if _, err := g.Do(cctx, provider.OpListProcedures, provider.Params{}, nil); !fault.Is(err, fault.Cancelled) {
 		t.Fatalf("Do with a cancelled context: %v", err)
 	}
 }
@@ -476,9 +476,9 @@ func TestLineageAndDeath(t *testing.T) {
 	if err := g.Health(); !fault.Is(err, fault.ProviderUnavailable) {
 		t.Fatalf("Health: %v", err)
 	}
-	_, err = do(t, g, OpListProcedures, provider.Params{})
+	_, err = do(t, g, provider.OpListProcedures, provider.Params{})
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != fault.ProviderUnavailable || fe.Details["provider_id"] != "gdb" || fe.Details["operation"] != OpListProcedures {
+	if !errors.As(err, &fe) || fe.Code != fault.ProviderUnavailable || fe.Details["provider_id"] != "gdb" || fe.Details["operation"] != provider.OpListProcedures {
 		t.Fatalf("after death: %v", err)
 	}
 	if obs, _ := g.Lineage(context.Background()); obs.Status != lineage.StatusUnavailable || obs.Reason == "" {
@@ -509,7 +509,7 @@ func TestCloseEndsTheGroup(t *testing.T) {
 	if cu, err := c.Close(context.Background()); err != nil || !cu.Complete {
 		t.Fatalf("second Close %+v %v", cu, err)
 	}
-	if _, err := c.Do(context.Background(), OpListDocuments, provider.Params{}, nil); !fault.Is(err, fault.ProviderUnavailable) {
+	if _, err := c.Do(context.Background(), provider.OpListDocuments, provider.Params{}, nil); !fault.Is(err, fault.ProviderUnavailable) {
 		t.Fatalf("Do after Close: %v", err)
 	}
 }
@@ -535,7 +535,7 @@ func TestStartOnANonExecutableIsUnavailable(t *testing.T) {
 func TestUserNamesAndAliases(t *testing.T) {
 	path := fixture(t)
 	g := startClient(t, enabled(t), path)
-	procs := allPages[builtin.ProcedureItem](t, g, OpListProcedures, nil)
+	procs := allPages[provider.ProcedureItem](t, g, provider.OpListProcedures, nil)
 	seen := map[string]bool{}
 	for _, p := range procs {
 		if seen[p.Address] {
@@ -546,7 +546,7 @@ func TestUserNamesAndAliases(t *testing.T) {
 			t.Errorf("%s: aliases %v of %q", p.Address, p.Aliases, p.Value)
 		}
 	}
-	r, err := g.Do(context.Background(), OpProcedureAddress, provider.Params{"procedure": "rea_add"}, nil)
+	r, err := g.Do(context.Background(), provider.OpProcedureAddress, provider.Params{"procedure": "rea_add"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,11 +554,11 @@ func TestUserNamesAndAliases(t *testing.T) {
 	a, _ := provider.ParseAddress(add)
 	g.SetUserNames(map[uint64]string{a: "my add"})
 	for _, name := range []string{"my add", "rea_add"} {
-		r, err := g.Do(context.Background(), OpProcedureInfo, provider.Params{"procedure": name}, nil)
+		r, err := g.Do(context.Background(), provider.OpProcedureInfo, provider.Params{"procedure": name}, nil)
 		if err != nil {
 			t.Fatalf("procedure_info %q: %v", name, err)
 		}
-		info := r.Normalized.(builtin.ProcedureInfoResult)
+		info := r.Normalized.(provider.ProcedureInfoResult)
 		if info.Name != "my add" || info.Entrypoint != add || info.Signature == nil || *info.Signature != "int rea_add(int, int)" {
 			t.Errorf("procedure_info %q: %+v", name, info)
 		}
@@ -566,8 +566,8 @@ func TestUserNamesAndAliases(t *testing.T) {
 			t.Errorf("procedure_info %q: limitations %v", name, r.Limitations)
 		}
 	}
-	var item builtin.ProcedureItem
-	for _, p := range allPages[builtin.ProcedureItem](t, g, OpListProcedures, nil) {
+	var item provider.ProcedureItem
+	for _, p := range allPages[provider.ProcedureItem](t, g, provider.OpListProcedures, nil) {
 		if p.Address == add {
 			item = p
 		}
@@ -575,7 +575,7 @@ func TestUserNamesAndAliases(t *testing.T) {
 	if item.Value != "my add" || !slices.Contains(item.Aliases, "rea_add") {
 		t.Errorf("list_procedures item %+v", item)
 	}
-	names := allPages[builtin.NameItem](t, g, OpListNames, provider.Params{"address": add})
+	names := allPages[provider.NameItem](t, g, provider.OpListNames, provider.Params{"address": add})
 	var primary []string
 	for _, n := range names {
 		if n.Symbol.Primary {
@@ -585,7 +585,7 @@ func TestUserNamesAndAliases(t *testing.T) {
 	if !slices.Equal(primary, []string{"my add/user_defined"}) {
 		t.Errorf("names at %s: %+v", add, names)
 	}
-	if r, err := g.Do(context.Background(), OpAddressName, provider.Params{"address": add}, nil); err != nil || *r.Normalized.(*string) != "my add" {
+	if r, err := g.Do(context.Background(), provider.OpAddressName, provider.Params{"address": add}, nil); err != nil || *r.Normalized.(*string) != "my add" {
 		t.Errorf("address_name: %v %v", r.Normalized, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
 )
 
 // Names as the builtin provider shows them: a user name (set_address_name)
@@ -46,11 +45,11 @@ func (n *namer) procName(a uint64) (string, bool) {
 	return n.displayName(a)
 }
 
-func (n *namer) procedurePage(offset, limit int) provider.Page[builtin.ProcedureItem] {
+func (n *namer) procedurePage(offset, limit int) provider.Page[provider.ProcedureItem] {
 	t := n.tab
 	page := provider.PageOf(t.entries, offset, limit)
 	start := min(offset, len(t.entries))
-	items := make([]builtin.ProcedureItem, len(page.Items))
+	items := make([]provider.ProcedureItem, len(page.Items))
 	for i, lo := range page.Items {
 		hi := len(t.procs)
 		if start+i+1 < len(t.entries) {
@@ -69,14 +68,14 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[builtin.Procedure
 		if j, found := slices.BinarySearch(aliases, value); found {
 			aliases = slices.Delete(aliases, j, j+1)
 		}
-		items[i] = builtin.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases,
-			Procedure: builtin.ProcedureInfo{External: stub, Thunk: stub}}
+		items[i] = provider.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases,
+			Procedure: provider.ProcedureInfo{External: stub, Thunk: stub}}
 	}
-	return provider.Page[builtin.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
+	return provider.Page[provider.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
 }
 
-func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Page[builtin.NameItem] {
+func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Page[provider.NameItem] {
 	t := n.tab
 	lo, hi := 0, len(t.syms)
 	user := n.user.Sorted()
@@ -90,7 +89,7 @@ func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Pag
 	refs, total := provider.MergeUserNames(hi-lo, func(i int) (uint64, string) {
 		return t.syms[lo+i].addr, t.syms[lo+i].name
 	}, user, offset, limit)
-	items := make([]builtin.NameItem, len(refs))
+	items := make([]provider.NameItem, len(refs))
 	for i, r := range refs {
 		if u := r.User; u != nil {
 			typ := "label"
@@ -98,8 +97,8 @@ func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Pag
 				typ = "function"
 			}
 			n.use.Shown(u.Address)
-			items[i] = builtin.NameItem{Address: provider.FormatAddress(u.Address), Value: u.Name,
-				Symbol: builtin.SymbolInfo{Primary: true, Type: typ, Source: "user_defined"}}
+			items[i] = provider.NameItem{Address: provider.FormatAddress(u.Address), Value: u.Name,
+				Symbol: provider.SymbolInfo{Primary: true, Type: typ, Source: "user_defined"}}
 			continue
 		}
 		k := lo + r.Base
@@ -112,10 +111,10 @@ func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Pag
 		if u, ok := n.user.At(s.addr); ok {
 			primary = u == s.name
 		}
-		items[i] = builtin.NameItem{Address: provider.FormatAddress(s.addr), Value: s.name,
-			Symbol: builtin.SymbolInfo{Primary: primary, External: isStub(s), Type: symbolType(s.typ), Source: src}}
+		items[i] = provider.NameItem{Address: provider.FormatAddress(s.addr), Value: s.name,
+			Symbol: provider.SymbolInfo{Primary: primary, External: isStub(s), Type: symbolType(s.typ), Source: src}}
 	}
-	p := provider.Page[builtin.NameItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
+	p := provider.Page[provider.NameItem]{Items: items, Offset: offset, Limit: limit, Returned: len(items), Total: &total}
 	if end := min(offset, total) + len(items); end < total {
 		p.NextOffset, p.Truncated = &end, true
 	}

@@ -265,17 +265,17 @@ var operations = []struct {
 	paged bool
 	max   int64
 }{
-	{OpAddressName, false, 0},
-	{OpBinaryTriage, false, 0},
-	{OpListDocuments, false, 0},
-	{OpListNames, true, maxPageResults},
-	{OpListProcedures, true, maxPageResults},
-	{OpListSegments, false, 0},
-	{OpProcedureAddress, false, 0},
-	{OpProcedureAssembly, false, 0},
-	{OpProcedureInfo, false, 0},
-	{OpReadFunctionInstructions, true, maxPageResults},
-	{OpResolveContaining, false, 0},
+	{provider.OpAddressName, false, 0},
+	{provider.OpBinaryTriage, false, 0},
+	{provider.OpListDocuments, false, 0},
+	{provider.OpListNames, true, provider.MaxPageResults},
+	{provider.OpListProcedures, true, provider.MaxPageResults},
+	{provider.OpListSegments, false, 0},
+	{provider.OpProcedureAddress, false, 0},
+	{provider.OpProcedureAssembly, false, 0},
+	{provider.OpProcedureInfo, false, 0},
+	{provider.OpReadFunctionInstructions, true, provider.MaxPageResults},
+	{provider.OpResolveContaining, false, 0},
 }
 
 // Capabilities declares exactly the implemented operations.

@@ -11,22 +11,21 @@ import (
 
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/engine/provider/triagefacts"
 )
 
-// OpBinaryTriage is binary_overview's triage (CONTRACTS.md §18) as gdb can
+// binary_triage is binary_overview's triage (CONTRACTS.md §18) as gdb can
 // answer it. gdb shows the BFD file type, the entry point and the section
 // table, and reads the contents of allocated sections from the executable
 // (no process runs). So it answers: format, bitness and endianness (the
 // BFD target name), architecture (gdb's), entry, main (its minimal
 // symbols), interpreter (.interp), build id and CET (the note sections,
-// read by the builtin provider's note reader), debug info (.debug_*
-// section names), Go build info (.go.buildinfo, the builtin provider's
-// reader), writable-and-executable sections and an entry outside code (the
+// read by triagefacts, as the builtin provider reads them), debug info
+// (.debug_* section names), Go build info (.go.buildinfo, triagefacts
+// again), writable-and-executable sections and an entry outside code (the
 // section flags). Everything that needs program headers, the dynamic
 // section, the symbol table's kind or non-allocated section bytes is a
 // limitation, never a guess.
-const OpBinaryTriage = builtin.OpBinaryTriage
 
 // maxTriageRead bounds the bytes of one section read through gdb.
 const maxTriageRead = 1 << 20
@@ -165,10 +164,10 @@ func (c *Client) sectionBytes(ctx context.Context, s gsection) ([]byte, bool, er
 
 func (c *Client) triage(ctx context.Context, rep progress.Reporter) (provider.Result, error) {
 	rep.Report(progress.Update{Phase: "index", Message: "reading gdb's view of the file"})
-	tr := builtin.Triage{Identity: map[string]any{}, Toolchain: map[string]any{}, Hardening: map[string]any{},
+	tr := provider.Triage{Identity: map[string]any{}, Toolchain: map[string]any{}, Hardening: map[string]any{},
 		Loading: map[string]any{}, Anomalies: map[string]any{}}
 	lims := append([]string{}, triageLimitations...)
-	fact := func(v any, src string) builtin.Fact { return builtin.Fact{Value: v, Source: src} }
+	fact := func(v any, src string) provider.Fact { return provider.Fact{Value: v, Source: src} }
 	id := tr.Identity
 
 	out, err := c.console(ctx, "info files")
@@ -213,7 +212,7 @@ func (c *Client) triage(ctx context.Context, rep progress.Reporter) (provider.Re
 	if err != nil {
 		return provider.Result{}, unreadable(err)
 	}
-	var notes []builtin.ELFNoteBytes
+	var notes []triagefacts.ELFNoteBytes
 	dwarf := []string{}
 	wx := []string{}
 	for _, s := range secs {
@@ -233,7 +232,7 @@ func (c *Client) triage(ctx context.Context, rep progress.Reporter) (provider.Re
 			if s.name == ".note.gnu.property" && bfd.bits == 64 {
 				align = 8
 			}
-			notes = append(notes, builtin.ELFNoteBytes{Data: b, Align: align})
+			notes = append(notes, triagefacts.ELFNoteBytes{Data: b, Align: align})
 		case s.name == ".interp":
 			b, whole, err := c.sectionBytes(ctx, s)
 			if err != nil {
@@ -247,7 +246,7 @@ func (c *Client) triage(ctx context.Context, rep progress.Reporter) (provider.Re
 			if err != nil {
 				return provider.Result{}, err
 			}
-			lims = append(lims, builtin.GoBuildInfoFacts(b, "section:.go.buildinfo", tr.Toolchain)...)
+			lims = append(lims, triagefacts.GoBuildInfo(b, "section:.go.buildinfo", tr.Toolchain)...)
 		}
 		if s.flags["ALLOC"] && s.flags["CODE"] && !s.flags["READONLY"] {
 			wx = append(wx, s.name)
@@ -259,7 +258,7 @@ func (c *Client) triage(ctx context.Context, rep progress.Reporter) (provider.Re
 		if bfd.endian == "big" {
 			bo = binary.BigEndian
 		}
-		builtin.ELFNoteFacts(notes, bfd.bits == 64, bo, bfd.machine, id, tr.Hardening)
+		triagefacts.ELFNotes(notes, bfd.bits == 64, bo, bfd.machine, id, tr.Hardening)
 	}
 	tr.Anomalies["wx_sections"] = fact(wx, "gdb:maint info sections(flags CODE without READONLY)")
 	if hasEntry && entry != 0 {
@@ -277,7 +276,7 @@ func (c *Client) triage(ctx context.Context, rep progress.Reporter) (provider.Re
 	}
 	for _, w := range want {
 		if as := tab.procsNamed(w); len(as) == 1 {
-			id["main"] = builtin.MainFact{Address: provider.FormatAddress(as[0]), Name: w, Source: "gdb:minimal symbol " + w}
+			id["main"] = provider.MainFact{Address: provider.FormatAddress(as[0]), Name: w, Source: "gdb:minimal symbol " + w}
 			break
 		}
 	}

@@ -21,7 +21,7 @@ import (
 // builtinTriage is the builtin provider's triage of path, the reference
 // the gdb provider's facts are compared with (it is itself checked against
 // readelf, hardening-check, file and go version -m).
-func builtinTriage(t *testing.T, path string) builtin.Triage {
+func builtinTriage(t *testing.T, path string) provider.Triage {
 	t.Helper()
 	p := builtin.New("test")
 	tg := targetOf(t, path)
@@ -34,11 +34,11 @@ func builtinTriage(t *testing.T, path string) builtin.Triage {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	res, err := c.Do(context.Background(), OpBinaryTriage, provider.Params{}, nil)
+	res, err := c.Do(context.Background(), provider.OpBinaryTriage, provider.Params{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Normalized.(builtin.Triage)
+	return res.Normalized.(provider.Triage)
 }
 
 // goProgram builds a small Go program (for .go.buildinfo and main.main).
@@ -100,36 +100,36 @@ func TestTriage(t *testing.T) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			c := startClient(t, p, path)
-			res, err := c.Do(context.Background(), OpBinaryTriage, provider.Params{}, nil)
+			res, err := c.Do(context.Background(), provider.OpBinaryTriage, provider.Params{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := res.Normalized.(builtin.Triage)
+			got := res.Normalized.(provider.Triage)
 			want := builtinTriage(t, path)
 			parts := map[string][2]map[string]any{"identity": {got.Identity, want.Identity},
 				"hardening": {got.Hardening, want.Hardening}, "anomalies": {got.Anomalies, want.Anomalies},
 				"toolchain": {got.Toolchain, want.Toolchain}}
 			for part, keys := range reported {
 				for _, k := range keys {
-					g, ok := parts[part][0][k].(builtin.Fact)
+					g, ok := parts[part][0][k].(provider.Fact)
 					if !ok || g.Source == "" {
 						t.Errorf("%s.%s = %v: not reported with a source", part, k, parts[part][0][k])
 						continue
 					}
-					w := parts[part][1][k].(builtin.Fact)
+					w := parts[part][1][k].(provider.Fact)
 					if gv, wv := jsonOf(t, g.Value), jsonOf(t, w.Value); gv != wv && k != "debug_info" {
 						t.Errorf("%s.%s = %s, builtin %s", part, k, gv, wv)
 					}
 				}
 			}
 			// debug info: the same verdict (gdb's BFD lists .debug_* names too).
-			gd := got.Identity["debug_info"].(builtin.Fact).Value.(map[string]any)
-			wd := want.Identity["debug_info"].(builtin.Fact).Value.(map[string]any)
+			gd := got.Identity["debug_info"].(provider.Fact).Value.(map[string]any)
+			wd := want.Identity["debug_info"].(provider.Fact).Value.(map[string]any)
 			if gd["present"] != wd["present"] {
 				t.Errorf("debug_info %v, builtin %v", gd, wd)
 			}
 			for _, k := range []string{"interpreter", "build_id", "go_build_id", "main"} {
-				if wm, ok := want.Identity[k].(builtin.MainFact); ok && strings.HasPrefix(wm.Source, "heuristic:") {
+				if wm, ok := want.Identity[k].(provider.MainFact); ok && strings.HasPrefix(wm.Source, "heuristic:") {
 					// A stripped file's main comes from the start code, which
 					// gdb does not read: a limitation, not a value.
 					if got.Identity[k] != nil || !slices.ContainsFunc(res.Limitations, func(l string) bool { return strings.Contains(l, "main is not determined") }) {
@@ -145,13 +145,13 @@ func TestTriage(t *testing.T) {
 					continue
 				}
 				if k == "main" {
-					gm, wm := got.Identity[k].(builtin.MainFact), want.Identity[k].(builtin.MainFact)
+					gm, wm := got.Identity[k].(provider.MainFact), want.Identity[k].(provider.MainFact)
 					if gm.Address != wm.Address || gm.Name != wm.Name || !strings.HasPrefix(gm.Source, "gdb:") {
 						t.Errorf("main %+v, builtin %+v", gm, wm)
 					}
 					continue
 				}
-				if g, w := got.Identity[k].(builtin.Fact), want.Identity[k].(builtin.Fact); g.Value != w.Value {
+				if g, w := got.Identity[k].(provider.Fact), want.Identity[k].(provider.Fact); g.Value != w.Value {
 					t.Errorf("identity.%s = %v, builtin %v", k, g.Value, w.Value)
 				}
 			}
@@ -160,7 +160,7 @@ func TestTriage(t *testing.T) {
 				t.Fatal(err)
 			}
 			if m := regexp.MustCompile(`Build ID: ([0-9a-f]+)`).FindSubmatch(out); m != nil {
-				if f, _ := got.Identity["build_id"].(builtin.Fact); f.Value != string(m[1]) {
+				if f, _ := got.Identity["build_id"].(provider.Fact); f.Value != string(m[1]) {
 					t.Errorf("build_id %v, readelf -n %s", f.Value, m[1])
 				}
 			}

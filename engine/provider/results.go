@@ -1,0 +1,152 @@
+package provider
+
+// The normalized results of the listing, naming and procedure operations
+// (ops.go names which operation answers which). Their JSON is the contract:
+// Evidence records them, so a field or tag changes only with CONTRACTS.md.
+
+// Segment is one list_segments item.
+type Segment struct {
+	Name       string    `json:"name"`
+	Start      string    `json:"start"`
+	End        string    `json:"end"`
+	Readable   bool      `json:"readable"`
+	Writable   bool      `json:"writable"`
+	Executable *bool     `json:"executable"`
+	Sections   []Section `json:"sections"`
+}
+
+// Section is a section within a Segment.
+type Section struct {
+	Name       string `json:"name"`
+	Start      string `json:"start"`
+	End        string `json:"end"`
+	Readable   bool   `json:"readable"`
+	Writable   bool   `json:"writable"`
+	Executable bool   `json:"executable"`
+}
+
+// ProcedureItem is one list_procedures item.
+type ProcedureItem struct {
+	Address   string        `json:"address"`
+	Value     string        `json:"value"`
+	Aliases   []string      `json:"aliases"` // the other names, sorted, never nil
+	Procedure ProcedureInfo `json:"procedure"`
+}
+
+// ProcedureInfo classifies a procedure.
+type ProcedureInfo struct {
+	External    bool    `json:"external"`
+	Thunk       bool    `json:"thunk"`
+	ThunkTarget *string `json:"thunk_target"`
+}
+
+// NameItem is one list_names item.
+type NameItem struct {
+	Address string     `json:"address"`
+	Value   string     `json:"value"`
+	Symbol  SymbolInfo `json:"symbol"`
+}
+
+// SymbolInfo describes a name.
+type SymbolInfo struct {
+	Primary  bool   `json:"primary"`
+	Dynamic  bool   `json:"dynamic"`
+	External bool   `json:"external"`
+	Type     string `json:"type"`
+	Source   string `json:"source"`
+}
+
+// StringItem is one list_strings item.
+type StringItem struct {
+	Address        string     `json:"address"`
+	Value          string     `json:"value"`
+	ValueTruncated bool       `json:"value_truncated"`
+	String         StringInfo `json:"string"`
+}
+
+// StringInfo describes a found string.
+type StringInfo struct {
+	Encoding    string  `json:"encoding"`
+	Termination string  `json:"termination"`
+	ByteLength  int     `json:"byte_length"`
+	Section     *string `json:"section"`
+}
+
+// ProcRef names a procedure by entry address and name.
+type ProcRef struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
+
+// ContainingResult is the resolve_containing_procedure answer.
+type ContainingResult struct {
+	QueryAddress string   `json:"query_address"`
+	Found        bool     `json:"found"`
+	Procedure    *ProcRef `json:"procedure"`
+	Reason       *string  `json:"reason,omitempty"`
+}
+
+// AddressItem is one procedure_callers, procedure_callees or xrefs item: an
+// address, its name, and the procedure containing it.
+type AddressItem struct {
+	Address   string   `json:"address"`
+	Name      *string  `json:"name"`
+	Procedure *ProcRef `json:"procedure"`
+}
+
+// SearchItem is one search match: for search_procedures one per entry
+// address, value the name that matched (the display name when it does, else
+// the first matching alias) and procedure the procedure with its display
+// name; for search_strings the string and the procedure containing it.
+type SearchItem struct {
+	Address        string   `json:"address"`
+	Value          string   `json:"value"`
+	ValueTruncated bool     `json:"value_truncated"`
+	Procedure      *ProcRef `json:"procedure"`
+}
+
+// InstructionItem is one read_function_instructions item.
+type InstructionItem struct {
+	Address string `json:"address"`
+	Bytes   string `json:"bytes"`
+	Text    string `json:"text"`
+}
+
+// FunctionInstructions is the read_function_instructions answer.
+type FunctionInstructions struct {
+	Procedure    ProcRef               `json:"procedure"`
+	Instructions Page[InstructionItem] `json:"instructions"`
+	Limitations  []string              `json:"limitations"`
+}
+
+// ProcedureInfoResult is the procedure_info answer.
+type ProcedureInfoResult struct {
+	Name            string          `json:"name"`
+	Entrypoint      string          `json:"entrypoint"`
+	Length          uint64          `json:"length"`
+	BasicblockCount int             `json:"basicblock_count"`
+	Signature       *string         `json:"signature"`
+	Locals          []LocalVar      `json:"locals"`
+	Classification  *Classification `json:"classification"`
+	Source          *SourceLoc      `json:"source"`
+}
+
+// LocalVar is one local variable and how it was recovered.
+type LocalVar struct {
+	Description string `json:"description"`
+	Provenance  string `json:"provenance"`
+}
+
+// Classification classifies a procedure.
+type Classification struct {
+	External    bool    `json:"external"`
+	Thunk       bool    `json:"thunk"`
+	ThunkTarget *string `json:"thunk_target"`
+	Provenance  string  `json:"provenance"`
+}
+
+// SourceLoc is a DWARF source position.
+type SourceLoc struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
