@@ -12,6 +12,7 @@ import (
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -392,17 +393,5 @@ func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error)
 		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record is missing.", "Run `rea ledger verify`.",
 			map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
 	}
-	if canon.SHA256Hex(body) != digest {
-		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record does not match its digest.", "Run `rea ledger verify`.",
-			map[string]any{"evidence_id": nil, "reason": "id_mismatch"})
-	}
-	r, err := DecodeRecord(body)
-	if err == nil {
-		err = r.Verify()
-	}
-	if err != nil {
-		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record does not verify.", "Run `rea ledger verify`.",
-			map[string]any{"evidence_id": nil, "reason": "id_mismatch"}).WithCause(err)
-	}
-	return r, nil
+	return evidence.FromBlob(digest, body)
 }
