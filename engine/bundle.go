@@ -30,7 +30,7 @@ type BundleResult struct {
 // EvidenceBundle assembles a canonical bundle of this connection's records
 // (scope "connection") or of the whole ledger (scope "ledger").
 func (c *Connection) EvidenceBundle(ctx context.Context, req BundleRequest) (BundleResult, error) {
-	connectionID := c.id
+	connectionID := c.ID()
 	if req.Scope == "ledger" {
 		connectionID = ""
 	}

@@ -7,29 +7,32 @@
 // CLI commands (cmd/rea) decode input, call one engine method, and encode the
 // result or its *fault.Error.
 //
-// Three places, with calls pointing one way (each uses only those before
-// it):
+// Three places, with imports pointing one way (each uses only those
+// before it; the compiler enforces it, and layout_test.go what it cannot:
+// what the lower packages may import at all):
 //
-//  1. A connection and its targets: engine.go (the engine, its ledger
-//     appends and ids), connection.go (handles, the active target, open,
-//     switch and close, admission, the operations a binding offers),
-//     queue.go (each target's FIFO request queue), health.go (lineage and
-//     the health overlay), candidates.go, permission.go (the connection's
-//     grants, and the revocation of a project grant).
-//  2. Running an operation on a target and recording its Evidence:
-//     operate.go (admission → provider call → publication),
+//  1. A connection and its targets: package engine/session (handles, the
+//     active target, open, switch and close, admission, each target's FIFO
+//     request queue, lineage and the health overlay, the connection's
+//     grants and the revocation of a project grant). It appends through
+//     session.Ledger, which this package implements (engine.go: appends
+//     fold the projections and type their failures), and knows nothing of
+//     operations: which operations a binding offers is operationsOf
+//     (candidates.go), given to it.
+//  2. Running an operation on a target and recording its Evidence, this
+//     package: operate.go (admission → provider call → publication),
 //     annotations.go (the operations the engine answers itself),
 //     aggregates.go (navigation and address context), linking.go (answers
 //     read across the connection's targets), compare.go (compare_binaries:
 //     two targets' procedures matched, its checkpoints and result in the
-//     ledger), evidence.go and bundle.go
-//     (records and bundles). commands.go is the narrow surface these give
-//     the side-effect commands.
+//     ledger), bundle.go (get_evidence_bundle from the projections). The
+//     Evidence records, their ids and the bundle's bytes are data of
+//     package engine/evidence. Connection (connection.go) is the session's
+//     connection with these operations; commands.go is the narrow surface
+//     they give the side-effect commands.
 //  3. The side-effect commands, in package engine/command (artifact
 //     inventory and extraction, process capture, Evidence bundle files):
 //     they import this package; it never imports them.
-//
-// Place 1 names nothing declared in place 2 (TestCallsPointOneWay).
 package engine
 
 import (
@@ -37,11 +40,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -50,6 +49,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
 )
@@ -83,25 +83,18 @@ type Engine struct {
 	idMu    sync.Mutex
 	entropy *ulid.MonotonicEntropy
 
-	reloadMu    sync.Mutex
-	conns       connections
-	revokedMu   sync.Mutex
-	revokedSeen int64 // policy-stream seq up to which ledger revocations are applied
+	sessions *session.Manager
 
 	lookupOnce sync.Once
 	lookup     *projections.Lookups
 	lookupErr  error
-
-	// abandoned counts provider calls still running whose caller already
-	// has its answer (cancelled or provider_timeout; requestQueue.run).
-	abandoned atomic.Int64
 }
 
 // AbandonedCalls is the number of provider calls still running after their
 // callers stopped waiting (cancelled, timed out): calls of a provider that
 // does not observe its context. Each keeps its client's request slot until
 // it returns; analysis_activity shows it on its target.
-func (e *Engine) AbandonedCalls() int64 { return e.abandoned.Load() }
+func (e *Engine) AbandonedCalls() int64 { return e.sessions.AbandonedCalls() }
 
 // evidenceDigest finds a published record's digest by evidence id.
 func (e *Engine) evidenceDigest(ctx context.Context, id string) (string, bool, error) {
@@ -119,27 +112,6 @@ func (e *Engine) lookups(ctx context.Context) (*projections.Lookups, error) {
 	return e.lookup, e.lookupErr
 }
 
-// warm lets every provider that can (provider.Warmer) and may be selected
-// start on the file at path while it is hashed, and returns what abandons
-// whatever was not taken over by the selected provider's Profile. A concrete
-// selector leaves the other providers cold.
-func (e *Engine) warm(path string, fi fs.FileInfo, selector provider.Selector) (abandon func()) {
-	var abandons []func()
-	for _, p := range e.cfg.Registry.Providers() {
-		if selector != provider.Auto && provider.Selector(p.Identity().ID) != selector {
-			continue
-		}
-		if w, ok := p.(provider.Warmer); ok {
-			abandons = append(abandons, w.Warm(path, fi))
-		}
-	}
-	return func() {
-		for _, a := range abandons {
-			a()
-		}
-	}
-}
-
 // New builds an engine over an open ledger.
 func New(cfg Config) *Engine {
 	if cfg.Now == nil {
@@ -154,6 +126,9 @@ func New(cfg Config) *Engine {
 	if e.cfg.Policy == nil {
 		e.cfg.Policy = noCeilings(cfg.Now, func() string { return e.NewULID().String() })
 	}
+	e.sessions = session.New(session.Config{Ledger: sessionLedger{e}, Registry: cfg.Registry,
+		EnvironmentSelector: cfg.EnvironmentSelector, Policy: e.cfg.Policy, Version: cfg.Version, StartedAt: e.startedAt,
+		Now: cfg.Now, NewID: e.NewULID, Operations: operationsOf})
 	return e
 }
 
@@ -183,18 +158,7 @@ func (e *Engine) NewULID() ulid.ULID {
 }
 
 // Timestamp renders t per CONTRACTS.md §1.1: RFC 3339 UTC, milliseconds, Z.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// newRunID is a UUID v4 from crypto/rand.
-func newRunID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("engine: crypto/rand: %v", err)) // the OS entropy source failing is not recoverable
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func Timestamp(t time.Time) string { return session.Timestamp(t) }
 
 // appendEvents appends events of one stream and folds them into the
 // projections in the same transaction. before runs inside that transaction
@@ -265,30 +229,25 @@ func (e *Engine) targetEvent(typ string, data any) ledger.NewEvent {
 	return ev
 }
 
-// ConnectionInfo describes a connection when it opens.
-type ConnectionInfo struct {
-	Transport       string // stdio | http | cli
-	ProtocolVersion string
-	Client          *events.Client
-	Features        events.ClientFeatures
+// sessionLedger is the engine's side of session.Ledger: its appends,
+// which fold the projections and type their failures.
+type sessionLedger struct{ e *Engine }
+
+func (l sessionLedger) Append(ctx context.Context, stream string, expected int64, evs []ledger.NewEvent) ([]ledger.Event, error) {
+	return l.e.appendEvents(ctx, stream, expected, evs, nil)
 }
+
+func (l sessionLedger) AppendMulti(ctx context.Context, appends []ledger.StreamAppend) ([]ledger.Event, error) {
+	return l.e.appendMulti(ctx, appends)
+}
+
+func (l sessionLedger) ReadDB() *sql.DB { return l.e.cfg.Ledger.ReadDB() }
 
 // OpenConnection appends connection_opened and returns the connection.
 func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
-	id := e.NewULID().String()
-	var pv *string
-	if info.ProtocolVersion != "" {
-		pv = &info.ProtocolVersion
-	}
-	data := events.ConnectionOpenedData{
-		ConnectionID: id, Transport: info.Transport, ProtocolVersion: pv, Client: info.Client,
-		ClientFeatures: info.Features,
-		Server:         events.Server{Version: e.cfg.Version, PID: os.Getpid(), StartedAt: Timestamp(e.startedAt)},
-	}
-	c := newConnection(e, id, info)
-	if _, err := e.appendEvents(ctx, c.stream, 0, []ledger.NewEvent{e.event(events.ConnectionOpened, data)}, nil); err != nil {
+	sc, err := e.sessions.Open(ctx, info)
+	if err != nil {
 		return nil, err
 	}
-	e.track(c)
-	return c, nil
+	return &Connection{Conn: sc, eng: e}, nil
 }
