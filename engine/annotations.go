@@ -20,14 +20,6 @@ import (
 // provider is bound, and records their Evidence under that binding like any
 // provider operation (CONTRACTS.md §2.2).
 
-// Annotation kinds.
-const (
-	kindComment       = "comment"
-	kindInlineComment = "inline_comment"
-	kindBookmark      = "bookmark"
-	kindName          = "name"
-)
-
 // answerLocally runs an engine-owned operation.
 func (c *Connection) answerLocally(ctx context.Context, o *OpenTarget, op string, params provider.Params) (provider.Result, error) {
 	doc := DocumentName(o.Target())
@@ -215,39 +207,6 @@ func (c *Connection) setAnnotation(ctx context.Context, o *OpenTarget, kind stri
 		return provider.Result{}, err
 	}
 	return provider.Result{Normalized: ok == present && (!present || got == value)}, nil
-}
-
-// shareUserNames hands a client that shows user names (provider.UserNames)
-// the target's current ones before an operation: they are ledger state, so
-// a name set on any connection, before or after a restart, is what the next
-// answer shows. It runs inside the client's request slot, so no other
-// operation of the client sees the names change under it.
-func (c *Connection) shareUserNames(ctx context.Context, o *OpenTarget, op string) error {
-	un, ok := o.Client().(provider.UserNames)
-	if !ok {
-		return nil
-	}
-	all, err := c.annotationsOfKind(ctx, o, kindName)
-	if err != nil {
-		return fault.From(op, err)
-	}
-	names := make(map[uint64]string, len(all))
-	for _, a := range all {
-		if addr, err := provider.ParseAddress(a.Address); err == nil {
-			names[addr] = a.Value
-		}
-	}
-	un.SetUserNames(names)
-	return nil
-}
-
-// annotationsOfKind lists the open target's annotations of one kind.
-func (c *Connection) annotationsOfKind(ctx context.Context, o *OpenTarget, kind string) ([]projections.StoredAnnotation, error) {
-	lk, err := c.eng.lookups(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return lk.AnnotationsOfKind(ctx, o.Target().SHA256, kind)
 }
 
 // withUserName applies set_address_name for a client that does not show

@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
-	"slices"
-	"sort"
 
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -57,37 +54,4 @@ func (e *Engine) Candidates(ctx context.Context, st State) []Candidate {
 		out = append(out, cand)
 	}
 	return out
-}
-
-// DocumentName is the builtin document name of a target (its basename).
-func DocumentName(t provider.Target) string { return filepath.Base(t.Path) }
-
-// engineOperations are answered by the engine for every bound provider.
-var engineOperations = map[string]provider.Effects{
-	"current_document":   {Idempotent: true},
-	"current_address":    {Idempotent: true},
-	"goto_address":       {MutatesSession: true, Idempotent: true},
-	"comment":            {Idempotent: true},
-	"inline_comment":     {Idempotent: true},
-	"list_bookmarks":     {Idempotent: true},
-	"set_comment":        {MutatesTarget: true, Idempotent: true},
-	"set_inline_comment": {MutatesTarget: true, Idempotent: true},
-	"set_bookmark":       {MutatesTarget: true, Idempotent: true},
-	"unset_bookmark":     {MutatesTarget: true, Idempotent: true},
-	"set_address_name":   {MutatesTarget: true, Idempotent: true},
-}
-
-// operationsOf is a binding's operations: the provider's declarations plus
-// the engine's own, sorted by operation.
-func operationsOf(p provider.Provider) []provider.Capability {
-	caps := slices.Clone(p.Capabilities())
-	for op, eff := range engineOperations {
-		if slices.ContainsFunc(caps, func(c provider.Capability) bool { return c.Operation == op }) {
-			continue
-		}
-		caps = append(caps, provider.Capability{Operation: op, InputContractVersion: 1, OutputContractVersion: 1,
-			Pagination: "none", Exhaustive: true, Effects: eff, Limitations: []string{}})
-	}
-	sort.Slice(caps, func(i, j int) bool { return caps[i].Operation < caps[j].Operation })
-	return caps
 }

@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"time"
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/policy"
@@ -32,6 +30,15 @@ type Connection struct {
 	linkNames map[string]string
 }
 
+// OpenConnection appends connection_opened and returns the connection.
+func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
+	sc, err := e.sessions.Open(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	return &Connection{Conn: sc, eng: e}, nil
+}
+
 // Engine is the connection's engine.
 func (c *Connection) Engine() *Engine { return c.eng }
 
@@ -56,23 +63,6 @@ const MaxOpenTargets = session.MaxOpenTargets
 
 // TargetRecord is a target's identity as events and binary_session show it.
 func TargetRecord(t provider.Target) events.Target { return session.TargetRecord(t) }
-
-// Permission policy (CONTRACTS.md §9): the connections' grants are the
-// session's (session.Conn.Authorize). An engine configured without an
-// evaluator gets one with no ceilings: every side effect is then outside
-// the ceiling (policy_disabled in tool availability), decided and recorded
-// like any other denial.
-
-// Policy is the engine's evaluator.
-func (e *Engine) Policy() *policy.Evaluator { return e.cfg.Policy }
-
-func noCeilings(now func() time.Time, newID func() string) *policy.Evaluator {
-	cfg, err := policy.LoadConfig(map[string]string{})
-	if err != nil {
-		panic(fmt.Sprintf("engine: an empty policy environment is invalid: %v", err)) // a build defect
-	}
-	return policy.New(cfg, nil, policy.Options{Now: now, NewID: newID})
-}
 
 // ReloadPolicy is session.Manager.ReloadPolicy.
 func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {

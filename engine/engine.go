@@ -9,7 +9,9 @@
 //
 // Three places, with imports pointing one way (each uses only those
 // before it; the compiler enforces it, and layout_test.go what it cannot:
-// what the lower packages may import at all):
+// what the lower packages may import at all, and the order of the files
+// inside this package and the session, each naming only what is declared
+// in itself or before it):
 //
 //  1. A connection and its targets: package engine/session (handles, the
 //     active target, open, switch and close, admission, each target's FIFO
@@ -18,18 +20,22 @@
 //     session.Ledger, which this package implements (engine.go: appends
 //     fold the projections and type their failures), and knows nothing of
 //     operations: which operations a binding offers is operationsOf
-//     (candidates.go), given to it.
+//     (engine.go), given to it.
 //  2. Running an operation on a target and recording its Evidence, this
-//     package: operate.go (admission → provider call → publication),
-//     annotations.go (the operations the engine answers itself),
-//     aggregates.go (navigation and address context), linking.go (answers
-//     read across the connection's targets), compare.go (compare_binaries:
-//     two targets' procedures matched, its checkpoints and result in the
-//     ledger), bundle.go (get_evidence_bundle from the projections). The
+//     package, in file order: engine.go (the engine, its appends, ids and
+//     policy evaluator, the operations it answers itself), connection.go
+//     (Connection: the session's connection with the operations below),
+//     candidates.go, operate.go (admission of a bound target → provider
+//     call in its queue → publication), annotations.go (the operations the
+//     engine answers itself), invoke.go (Operate and Compose: the engine's
+//     own answer or the provider's, published), aggregates.go (navigation
+//     and address context), linking.go (answers read across the
+//     connection's targets), compare.go (compare_binaries: two targets'
+//     procedures matched, its checkpoints and result in the ledger),
+//     bundle.go (get_evidence_bundle from the projections), commands.go
+//     (the narrow surface these give the side-effect commands). The
 //     Evidence records, their ids and the bundle's bytes are data of
-//     package engine/evidence. Connection (connection.go) is the session's
-//     connection with these operations; commands.go is the narrow surface
-//     they give the side-effect commands.
+//     package engine/evidence (evidence.go names them here).
 //  3. The side-effect commands, in package engine/command (artifact
 //     inventory and extraction, process capture, Evidence bundle files):
 //     they import this package; it never imports them.
@@ -40,6 +46,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
+	"fmt"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -130,6 +139,23 @@ func New(cfg Config) *Engine {
 		EnvironmentSelector: cfg.EnvironmentSelector, Policy: e.cfg.Policy, Version: cfg.Version, StartedAt: e.startedAt,
 		Now: cfg.Now, NewID: e.NewULID, Operations: operationsOf})
 	return e
+}
+
+// Permission policy (CONTRACTS.md §9): the connections' grants are the
+// session's (session.Conn.Authorize). An engine configured without an
+// evaluator gets one with no ceilings: every side effect is then outside
+// the ceiling (policy_disabled in tool availability), decided and recorded
+// like any other denial.
+
+// Policy is the engine's evaluator.
+func (e *Engine) Policy() *policy.Evaluator { return e.cfg.Policy }
+
+func noCeilings(now func() time.Time, newID func() string) *policy.Evaluator {
+	cfg, err := policy.LoadConfig(map[string]string{})
+	if err != nil {
+		panic(fmt.Sprintf("engine: an empty policy environment is invalid: %v", err)) // a build defect
+	}
+	return policy.New(cfg, nil, policy.Options{Now: now, NewID: newID})
 }
 
 // Projections are the read models this engine folds.
@@ -243,11 +269,32 @@ func (l sessionLedger) AppendMulti(ctx context.Context, appends []ledger.StreamA
 
 func (l sessionLedger) ReadDB() *sql.DB { return l.e.cfg.Ledger.ReadDB() }
 
-// OpenConnection appends connection_opened and returns the connection.
-func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
-	sc, err := e.sessions.Open(ctx, info)
-	if err != nil {
-		return nil, err
+// engineOperations are answered by the engine for every bound provider.
+var engineOperations = map[string]provider.Effects{
+	"current_document":   {Idempotent: true},
+	"current_address":    {Idempotent: true},
+	"goto_address":       {MutatesSession: true, Idempotent: true},
+	"comment":            {Idempotent: true},
+	"inline_comment":     {Idempotent: true},
+	"list_bookmarks":     {Idempotent: true},
+	"set_comment":        {MutatesTarget: true, Idempotent: true},
+	"set_inline_comment": {MutatesTarget: true, Idempotent: true},
+	"set_bookmark":       {MutatesTarget: true, Idempotent: true},
+	"unset_bookmark":     {MutatesTarget: true, Idempotent: true},
+	"set_address_name":   {MutatesTarget: true, Idempotent: true},
+}
+
+// operationsOf is a binding's operations: the provider's declarations plus
+// the engine's own, sorted by operation.
+func operationsOf(p provider.Provider) []provider.Capability {
+	caps := slices.Clone(p.Capabilities())
+	for op, eff := range engineOperations {
+		if slices.ContainsFunc(caps, func(c provider.Capability) bool { return c.Operation == op }) {
+			continue
+		}
+		caps = append(caps, provider.Capability{Operation: op, InputContractVersion: 1, OutputContractVersion: 1,
+			Pagination: "none", Exhaustive: true, Effects: eff, Limitations: []string{}})
 	}
-	return &Connection{Conn: sc, eng: e}, nil
+	sort.Slice(caps, func(i, j int) bool { return caps[i].Operation < caps[j].Operation })
+	return caps
 }

@@ -14,10 +14,19 @@ import (
 // The package doc's places are packages now: place 1 is engine/session,
 // the Evidence data engine/evidence, and the compiler keeps both from
 // naming anything of this package (an import cycle). What it cannot see
-// is checked here: what those two may import at all, and that the session
-// names no provider operation.
+// is checked here: what those two may import at all, that the session
+// names no provider operation, and that inside this package and the
+// session each file names only what is declared in itself or in the
+// files before it, so each reads with what precedes it.
 
 const module = "github.com/rea-re/rea/"
+
+// fileOrder is each package's non-test files, lowest first.
+var fileOrder = map[string][]string{
+	".": {"engine.go", "connection.go", "evidence.go", "candidates.go", "operate.go", "annotations.go", "invoke.go",
+		"aggregates.go", "linking.go", "compare.go", "bundle.go", "commands.go"},
+	"session": {"session.go", "queue.go", "conn.go", "health.go", "open.go", "grants.go", "target.go"},
+}
 
 // allowedImports are the module's packages each lower place may import
 // directly; the standard library and third-party modules are not listed.
@@ -105,5 +114,95 @@ func TestSessionNamesNoOperation(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// TestFilesPointOneWay: no file of the package names a top-level function,
+// type, variable or constant, or a method, declared in a file after it in
+// fileOrder; every file of the package is in the order.
+func TestFilesPointOneWay(t *testing.T) {
+	for dir, order := range fileOrder {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if base := filepath.Base(f); !strings.HasSuffix(base, "_test.go") && !slices.Contains(order, base) {
+				t.Errorf("%s is not in fileOrder[%q]: place it after what it names", f, dir)
+			}
+		}
+		fset := token.NewFileSet()
+		parsed := make([]*ast.File, len(order))
+		plain, methods := map[string]int{}, map[string]int{} // name → index of the declaring file
+		receivers := map[string]bool{}                       // the names methods call their receivers
+		for i, name := range order {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed[i] = f
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Recv != nil {
+						methods[d.Name.Name] = i
+						for _, r := range d.Recv.List {
+							for _, n := range r.Names {
+								receivers[n.Name] = true
+							}
+						}
+					} else {
+						plain[d.Name.Name] = i
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							plain[s.Name.Name] = i
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								plain[n.Name] = i
+							}
+						}
+					}
+				}
+			}
+		}
+		for i, f := range parsed {
+			imported := map[string]bool{}
+			for _, imp := range f.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				name := path[strings.LastIndex(path, "/")+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				imported[name] = true
+			}
+			var visit func(n ast.Node) bool
+			visit = func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					x, ok := n.X.(*ast.Ident)
+					if !ok {
+						ast.Inspect(n.X, visit)
+						return false // a field or method of a value: not resolvable by name
+					}
+					if imported[x.Name] {
+						return false // a member of another package
+					}
+					if j, ok := methods[n.Sel.Name]; ok && j > i && receivers[x.Name] {
+						t.Errorf("%s: %s.%s is declared in %s, after %s", fset.Position(n.Sel.Pos()), x.Name, n.Sel.Name, order[j], order[i])
+					}
+					ast.Inspect(n.X, visit)
+					return false
+				case *ast.Ident:
+					if j, ok := plain[n.Name]; ok && j > i && (n.Obj == nil || n.Obj.Kind != ast.Var) {
+						t.Errorf("%s: %s is declared in %s, after %s", fset.Position(n.Pos()), n.Name, order[j], order[i])
+					}
+				}
+				return true
+			}
+			ast.Inspect(f, visit)
+		}
 	}
 }

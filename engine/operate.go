@@ -6,7 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -18,6 +18,7 @@ import (
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
 )
 
 // Published is an Evidence-producing call's answer: the normalized result and
@@ -25,51 +26,6 @@ import (
 type Published struct {
 	Result   json.RawMessage
 	Evidence Context
-}
-
-// Operate runs one provider operation on the target ("" = the active one)
-// through its bound provider and publishes its Evidence. params are the
-// validated tool input after defaults (they become the record's parameters
-// verbatim).
-func (c *Connection) Operate(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter) (Published, error) {
-	o, release, err := c.bound(ctx, op, target)
-	if err != nil {
-		return Published{}, err
-	}
-	defer release()
-	res, err := c.invoke(ctx, o, op, params, rep)
-	if err != nil {
-		return Published{}, err
-	}
-	return c.publishResult(ctx, o, op, params, ConfidenceObserved, res)
-}
-
-// Caller runs one provider operation inside a composed tool, without
-// publishing Evidence for it.
-type Caller func(op string, params provider.Params) (provider.Result, error)
-
-// Compose runs a composed tool (§2.3): fn calls provider operations through
-// call, and its answer is published as derived Evidence of the bound provider.
-func (c *Connection) Compose(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter, fn func(call Caller) (provider.Result, error)) (Published, error) {
-	o, release, err := c.bound(ctx, op, target)
-	if err != nil {
-		return Published{}, err
-	}
-	defer release()
-	var limits []string // the inner calls' TargetLimitations, in order of first appearance
-	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
-		if _, declared := findCapability(o.Binding().Operations(), inner); !declared {
-			return provider.Result{}, c.missingOperation(o, op)
-		}
-		r, err := c.invoke(ctx, o, inner, p, rep)
-		limits = appendNew(limits, r.TargetLimitations...)
-		return r, err
-	})
-	if err != nil {
-		return Published{}, err
-	}
-	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), limits...)
-	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
 }
 
 // bound admits a call on the open, bound target ref names ("" = active),
@@ -90,39 +46,6 @@ func (c *Connection) missingOperation(o *OpenTarget, op string) *fault.Error {
 	return fault.New(fault.CapabilityUnavailable, "The bound provider does not offer this operation.",
 		"Reopen the target with a provider that offers it (provider_id, --provider or REA_ANALYSIS_PROVIDER).",
 		map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": o.Binding().Provider.ID})
-}
-
-// invoke checks the operation is declared and healthy, then answers it: the
-// engine's own operations here, the rest through the provider.
-func (c *Connection) invoke(ctx context.Context, o *OpenTarget, op string, params provider.Params, rep progress.Reporter) (provider.Result, error) {
-	capability, declared := findCapability(o.Binding().Impl().Capabilities(), op)
-	if !declared {
-		if _, own := engineOperations[op]; own {
-			return c.answerLocally(ctx, o, op, params)
-		}
-		return provider.Result{}, c.missingOperation(o, op)
-	}
-	if err := c.unavailable(o, op); err != nil {
-		return provider.Result{}, err
-	}
-	if !cursorDefaulted[op] {
-		return c.call(ctx, o, capability, params, rep)
-	}
-	// An absent address means the cursor. The provider is asked with it; the
-	// Evidence parameters keep the caller's (the cursor is never substituted
-	// there) and its locations record the address observed.
-	addr := c.addressOrCursor(o, params)
-	asked := maps.Clone(params)
-	asked["address"] = addr
-	res, err := c.call(ctx, o, capability, asked, rep)
-	if err != nil {
-		return res, err
-	}
-	res.Locations = append(res.Locations, cursorLocation(params, addr)...)
-	if _, shows := o.Client().(provider.UserNames); op == "address_name" && !shows {
-		return c.withUserName(ctx, o, addr, res)
-	}
-	return res, nil
 }
 
 // unavailable is provider_unavailable once o's provider was found unhealthy.
@@ -157,10 +80,6 @@ func (c *Connection) invokeFunc(ctx context.Context, o *OpenTarget, op string, f
 	})
 	return err
 }
-
-// cursorDefaulted are the provider operations whose optional address means
-// the cursor (CONTRACTS.md §2.2).
-var cursorDefaulted = map[string]bool{"address_name": true, "xrefs": true}
 
 func (c *Connection) publishResult(ctx context.Context, o *OpenTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
 	rec := &Record{SchemaVersion: 2, Subject: subjectOf(o.Target()), Claim: Claim{
@@ -295,6 +214,9 @@ func findCapability(cs []provider.Capability, op string) (provider.Capability, b
 	return cs[i], true
 }
 
+// DocumentName is the builtin document name of a target (its basename).
+func DocumentName(t provider.Target) string { return filepath.Base(t.Path) }
+
 func subjectOf(t provider.Target) *Subject {
 	return &Subject{Name: DocumentName(t), Digest: Digest{SHA256: t.SHA256}, Format: t.Format,
 		Architecture: session.TargetRecord(t).Architecture, LocalPath: t.Path}
@@ -396,4 +318,45 @@ func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error)
 			map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
 	}
 	return evidence.FromBlob(digest, body)
+}
+
+// Annotation kinds.
+const (
+	kindComment       = "comment"
+	kindInlineComment = "inline_comment"
+	kindBookmark      = "bookmark"
+	kindName          = "name"
+)
+
+// shareUserNames hands a client that shows user names (provider.UserNames)
+// the target's current ones before an operation: they are ledger state, so
+// a name set on any connection, before or after a restart, is what the next
+// answer shows. It runs inside the client's request slot, so no other
+// operation of the client sees the names change under it.
+func (c *Connection) shareUserNames(ctx context.Context, o *OpenTarget, op string) error {
+	un, ok := o.Client().(provider.UserNames)
+	if !ok {
+		return nil
+	}
+	all, err := c.annotationsOfKind(ctx, o, kindName)
+	if err != nil {
+		return fault.From(op, err)
+	}
+	names := make(map[uint64]string, len(all))
+	for _, a := range all {
+		if addr, err := provider.ParseAddress(a.Address); err == nil {
+			names[addr] = a.Value
+		}
+	}
+	un.SetUserNames(names)
+	return nil
+}
+
+// annotationsOfKind lists the open target's annotations of one kind.
+func (c *Connection) annotationsOfKind(ctx context.Context, o *OpenTarget, kind string) ([]projections.StoredAnnotation, error) {
+	lk, err := c.eng.lookups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lk.AnnotationsOfKind(ctx, o.Target().SHA256, kind)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
@@ -122,40 +121,6 @@ func (c *Conn) surface() policy.Surface {
 		return policy.SurfaceCLI
 	}
 	return policy.SurfaceMCP
-}
-
-// connections tracks live connections for engine-wide notices (a policy
-// reload changes every connection's tools).
-type connections struct {
-	mu   sync.Mutex
-	live map[*Conn]struct{}
-}
-
-func (m *Manager) track(c *Conn) {
-	m.conns.mu.Lock()
-	defer m.conns.mu.Unlock()
-	if m.conns.live == nil {
-		m.conns.live = map[*Conn]struct{}{}
-	}
-	m.conns.live[c] = struct{}{}
-}
-
-func (m *Manager) untrack(c *Conn) {
-	m.conns.mu.Lock()
-	defer m.conns.mu.Unlock()
-	delete(m.conns.live, c)
-}
-
-func (m *Manager) forEachConn(fn func(*Conn)) {
-	m.conns.mu.Lock()
-	list := make([]*Conn, 0, len(m.conns.live))
-	for c := range m.conns.live {
-		list = append(list, c)
-	}
-	m.conns.mu.Unlock()
-	for _, c := range list {
-		fn(c)
-	}
 }
 
 // RevokeConnectionGrant removes a grant from this connection's overlay and
