@@ -20,17 +20,9 @@ import (
 // provider is bound, and records their Evidence under that binding like any
 // provider operation (CONTRACTS.md §2.2).
 
-// Annotation kinds.
-const (
-	kindComment       = "comment"
-	kindInlineComment = "inline_comment"
-	kindBookmark      = "bookmark"
-	kindName          = "name"
-)
-
 // answerLocally runs an engine-owned operation.
-func (c *Connection) answerLocally(ctx context.Context, o *openTarget, op string, params provider.Params) (provider.Result, error) {
-	doc := DocumentName(o.target)
+func (c *Connection) answerLocally(ctx context.Context, o *OpenTarget, op string, params provider.Params) (provider.Result, error) {
+	doc := DocumentName(o.Target())
 	if d, ok := params.String("document"); ok && d != doc {
 		return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/document", Reason: "invalid_value", Message: "not a document of this target"})
 	}
@@ -72,21 +64,31 @@ func (c *Connection) answerLocally(ctx context.Context, o *openTarget, op string
 
 // cursor is the connection's navigation cursor: the target's entry point
 // until goto_address moves it.
-func (c *Connection) cursor(o *openTarget) string {
+func (c *Connection) cursor(o *OpenTarget) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if o.cursor == "" {
-		o.cursor = "0x0"
-		if ep, ok := o.client.(provider.EntryPointer); ok {
+	cur, ok := c.cursors[o.RunID()]
+	if !ok {
+		cur = "0x0"
+		if ep, ok := o.Client().(provider.EntryPointer); ok {
 			if a, ok := ep.EntryPoint(); ok {
-				o.cursor = provider.FormatAddress(a)
+				cur = provider.FormatAddress(a)
 			}
 		}
+		c.setCursorLocked(o, cur)
 	}
-	return o.cursor
+	return cur
 }
 
-func (c *Connection) addressOrCursor(o *openTarget, params provider.Params) string {
+// setCursorLocked moves o's cursor. c.mu is held.
+func (c *Connection) setCursorLocked(o *OpenTarget, addr string) {
+	if c.cursors == nil {
+		c.cursors = map[string]string{}
+	}
+	c.cursors[o.RunID()] = addr
+}
+
+func (c *Connection) addressOrCursor(o *OpenTarget, params provider.Params) string {
 	if a, ok := params.String("address"); ok {
 		return a
 	}
@@ -102,7 +104,7 @@ func cursorLocation(params provider.Params, addr string) []provider.Location {
 	return []provider.Location{{Kind: "address", Address: addr}}
 }
 
-func (c *Connection) gotoAddress(ctx context.Context, o *openTarget, doc string, params provider.Params) (provider.Result, error) {
+func (c *Connection) gotoAddress(ctx context.Context, o *OpenTarget, doc string, params provider.Params) (provider.Result, error) {
 	addr, _, _ := params.Address("address")
 	inside, err := c.insideSegments(ctx, o, addr)
 	if err != nil {
@@ -112,21 +114,21 @@ func (c *Connection) gotoAddress(ctx context.Context, o *openTarget, doc string,
 		return provider.Result{}, fault.Invalid("goto_address", fault.Issue{Path: "/address", Reason: "out_of_range", Message: "outside every segment"})
 	}
 	canonical := provider.FormatAddress(addr)
-	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
-		ConnectionID: c.id, RunID: o.runID, TargetID: o.targetID, Document: doc, Address: canonical,
+	if _, err := c.eng.appendEvents(ctx, c.Stream(), -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
+		ConnectionID: c.ID(), RunID: o.RunID(), TargetID: o.ID(), Document: doc, Address: canonical,
 	})}, nil); err != nil {
 		return provider.Result{}, err
 	}
 	c.mu.Lock()
-	o.cursor = canonical
+	c.setCursorLocked(o, canonical)
 	c.mu.Unlock()
 	return provider.Result{Normalized: canonical}, nil
 }
 
 // insideSegments asks the provider for the segments (no Evidence) and tests
 // containment, ranges end-exclusive.
-func (c *Connection) insideSegments(ctx context.Context, o *openTarget, addr uint64) (bool, error) {
-	capability, declared := findCapability(o.binding.impl.Capabilities(), "list_segments")
+func (c *Connection) insideSegments(ctx context.Context, o *OpenTarget, addr uint64) (bool, error) {
+	capability, declared := findCapability(o.Binding().Impl().Capabilities(), "list_segments")
 	if !declared {
 		return false, c.missingOperation(o, "list_segments")
 	}
@@ -141,7 +143,7 @@ func (c *Connection) insideSegments(ctx context.Context, o *openTarget, addr uin
 	var segs []struct{ Start, End string }
 	if err := json.Unmarshal(b, &segs); err != nil {
 		return false, fault.New(fault.UnreadableOutput, "The provider's segments do not match their contract.", "Run `rea doctor`.",
-			map[string]any{"operation": "list_segments", "provider_id": o.binding.Provider.ID})
+			map[string]any{"operation": "list_segments", "provider_id": o.Binding().Provider.ID})
 	}
 	for _, s := range segs {
 		start, err1 := provider.ParseAddress(s.Start)
@@ -153,8 +155,8 @@ func (c *Connection) insideSegments(ctx context.Context, o *openTarget, addr uin
 	return false, nil
 }
 
-func (c *Connection) annotation(ctx context.Context, o *openTarget, kind, addr string) (string, bool, error) {
-	v, ok, err := projections.Annotation(ctx, c.eng.cfg.Ledger.ReadDB(), o.target.SHA256, kind, addr)
+func (c *Connection) annotation(ctx context.Context, o *OpenTarget, kind, addr string) (string, bool, error) {
+	v, ok, err := projections.Annotation(ctx, c.eng.cfg.Ledger.ReadDB(), o.Target().SHA256, kind, addr)
 	if err != nil {
 		return "", false, fault.From(kind, err)
 	}
@@ -167,7 +169,7 @@ type Bookmark struct {
 	Name    string `json:"name"`
 }
 
-func (c *Connection) bookmarks(ctx context.Context, o *openTarget) ([]Bookmark, error) {
+func (c *Connection) bookmarks(ctx context.Context, o *OpenTarget) ([]Bookmark, error) {
 	all, err := c.annotationsOfKind(ctx, o, kindBookmark)
 	if err != nil {
 		return nil, fault.From("list_bookmarks", err)
@@ -187,17 +189,17 @@ func (c *Connection) bookmarks(ctx context.Context, o *openTarget) ([]Bookmark, 
 // setAnnotation appends annotation_set (present) or annotation_removed on the
 // target's stream, then reads the projection back: the result says whether
 // the stored state is what was asked for.
-func (c *Connection) setAnnotation(ctx context.Context, o *openTarget, kind string, params provider.Params, value string, present bool) (provider.Result, error) {
+func (c *Connection) setAnnotation(ctx context.Context, o *OpenTarget, kind string, params provider.Params, value string, present bool) (provider.Result, error) {
 	addr, _ := params.String("address")
 	var ev ledger.NewEvent
 	if present {
-		ev = c.eng.event(events.AnnotationSet, events.AnnotationSetData{TargetSHA256: o.target.SHA256, Kind: kind,
-			Address: addr, Value: value, ConnectionID: c.id, RunID: o.runID})
+		ev = c.eng.event(events.AnnotationSet, events.AnnotationSetData{TargetSHA256: o.Target().SHA256, Kind: kind,
+			Address: addr, Value: value, ConnectionID: c.ID(), RunID: o.RunID()})
 	} else {
-		ev = c.eng.event(events.AnnotationRemoved, events.AnnotationRemovedData{TargetSHA256: o.target.SHA256, Kind: kind,
-			Address: addr, ConnectionID: c.id, RunID: o.runID})
+		ev = c.eng.event(events.AnnotationRemoved, events.AnnotationRemovedData{TargetSHA256: o.Target().SHA256, Kind: kind,
+			Address: addr, ConnectionID: c.ID(), RunID: o.RunID()})
 	}
-	if _, err := c.eng.appendEvents(ctx, events.TargetStream(o.target.SHA256), -1, []ledger.NewEvent{ev}, nil); err != nil {
+	if _, err := c.eng.appendEvents(ctx, events.TargetStream(o.Target().SHA256), -1, []ledger.NewEvent{ev}, nil); err != nil {
 		return provider.Result{}, err
 	}
 	got, ok, err := c.annotation(ctx, o, kind, addr)
@@ -207,43 +209,10 @@ func (c *Connection) setAnnotation(ctx context.Context, o *openTarget, kind stri
 	return provider.Result{Normalized: ok == present && (!present || got == value)}, nil
 }
 
-// shareUserNames hands a client that shows user names (provider.UserNames)
-// the target's current ones before an operation: they are ledger state, so
-// a name set on any connection, before or after a restart, is what the next
-// answer shows. It runs inside the client's request slot, so no other
-// operation of the client sees the names change under it.
-func (c *Connection) shareUserNames(ctx context.Context, o *openTarget, op string) error {
-	un, ok := o.client.(provider.UserNames)
-	if !ok {
-		return nil
-	}
-	all, err := c.annotationsOfKind(ctx, o, kindName)
-	if err != nil {
-		return fault.From(op, err)
-	}
-	names := make(map[uint64]string, len(all))
-	for _, a := range all {
-		if addr, err := provider.ParseAddress(a.Address); err == nil {
-			names[addr] = a.Value
-		}
-	}
-	un.SetUserNames(names)
-	return nil
-}
-
-// annotationsOfKind lists the open target's annotations of one kind.
-func (c *Connection) annotationsOfKind(ctx context.Context, o *openTarget, kind string) ([]projections.StoredAnnotation, error) {
-	lk, err := c.eng.lookups(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return lk.AnnotationsOfKind(ctx, o.target.SHA256, kind)
-}
-
 // withUserName applies set_address_name for a client that does not show
 // user names itself: a user name overrides the provider's answer to
 // address_name.
-func (c *Connection) withUserName(ctx context.Context, o *openTarget, addr string, res provider.Result) (provider.Result, error) {
+func (c *Connection) withUserName(ctx context.Context, o *OpenTarget, addr string, res provider.Result) (provider.Result, error) {
 	name, ok, err := c.annotation(ctx, o, kindName, addr)
 	if err != nil || !ok {
 		return res, err

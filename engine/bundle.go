@@ -6,15 +6,9 @@ import (
 	"sort"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/projections"
-)
-
-// Bundle bounds (§2.1): never a partial bundle.
-const (
-	maxBundleRecords = 10000
-	// MaxBundleBytes bounds a bundle, and an Evidence bundle file read or written.
-	MaxBundleBytes = 64 << 20
 )
 
 // BundleRequest selects the records of get_evidence_bundle.
@@ -36,7 +30,7 @@ type BundleResult struct {
 // EvidenceBundle assembles a canonical bundle of this connection's records
 // (scope "connection") or of the whole ledger (scope "ledger").
 func (c *Connection) EvidenceBundle(ctx context.Context, req BundleRequest) (BundleResult, error) {
-	connectionID := c.id
+	connectionID := c.ID()
 	if req.Scope == "ledger" {
 		connectionID = ""
 	}
@@ -66,8 +60,8 @@ func (e *Engine) EvidenceBundle(ctx context.Context, connectionID string, req Bu
 			selected[id] = d
 		}
 	}
-	if len(selected) > maxBundleRecords {
-		return BundleResult{}, tooLarge("records", maxBundleRecords, len(selected))
+	if len(selected) > evidence.MaxBundleRecords {
+		return BundleResult{}, tooLarge("records", evidence.MaxBundleRecords, len(selected))
 	}
 	ids := make([]string, 0, len(selected))
 	for id := range selected {

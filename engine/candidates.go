@@ -6,6 +6,9 @@ import (
 	"github.com/rea-re/rea/engine/provider"
 )
 
+// The operations a binding offers (the provider's declarations and the
+// engine's own), and the candidates of analysis_provider_candidates.
+
 // Candidate is one entry of analysis_provider_candidates (CONTRACTS.md §3.5).
 type Candidate struct {
 	Provider      provider.Identity      `json:"provider"`

@@ -13,38 +13,8 @@ import (
 // Evidence bundle files). A command decides its own effect under the
 // connection's policy and records what it did through these methods; the
 // engine never calls back into it, so imports point one way: tools →
-// command → engine.
-
-// OpenTarget is one open target's current run, as a command sees it:
-// admitted by Admit or named by ActiveRun, it stays open until released.
-type OpenTarget = openTarget
-
-// ID is the target's handle ("tgt_…").
-func (o *openTarget) ID() string { return o.targetID }
-
-// Target is what was opened.
-func (o *openTarget) Target() provider.Target { return o.target }
-
-// RunID is the target's current analysis run.
-func (o *openTarget) RunID() string { return o.runID }
-
-// Admit holds the target ref names ("" = active) open for one command;
-// release must be called when it ends (§15.1 errors when none is open or
-// ref names no open target).
-func (c *Connection) Admit(op, ref string) (o *OpenTarget, release func(), err error) {
-	return c.admit(op, ref)
-}
-
-// ActiveRun is the active target's run, which a target-free derived answer
-// is recorded under; nil when nothing is open.
-func (c *Connection) ActiveRun() *OpenTarget {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if h := c.activeLocked(); h != nil {
-		return h.open
-	}
-	return nil
-}
+// command → engine. A command admits its target with the session's Admit
+// or ActiveRun (session.Conn, promoted by Connection).
 
 // Publish records rec as Evidence of a command on the connection, under
 // on's run (nil: none). extra, if not nil, builds events that commit with
@@ -57,7 +27,7 @@ func (c *Connection) Publish(ctx context.Context, rec *Record, on *OpenTarget, e
 // in the appending transaction first (a command storing the blobs its
 // events name).
 func (c *Connection) Append(ctx context.Context, evs []ledger.NewEvent, inTx func(*sql.Tx) error) error {
-	_, err := c.eng.appendEvents(ctx, c.stream, -1, evs, inTx)
+	_, err := c.eng.appendEvents(ctx, c.Stream(), -1, evs, inTx)
 	return err
 }
 

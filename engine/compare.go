@@ -93,8 +93,8 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		}
 		defer releaseRight()
 	}
-	sideOf := func(o *openTarget) *compare.ProviderSide {
-		return &compare.ProviderSide{Client: o.client, Call: func(ctx context.Context, inner string, in provider.Params) (provider.Result, error) {
+	sideOf := func(o *OpenTarget) *compare.ProviderSide {
+		return &compare.ProviderSide{Client: o.Client(), Call: func(ctx context.Context, inner string, in provider.Params) (provider.Result, error) {
 			return c.invoke(ctx, o, inner, in, nil)
 		}, Queue: func(ctx context.Context, inner string, fn func(context.Context) error) error {
 			return c.invokeFunc(ctx, o, inner, fn)
@@ -203,7 +203,7 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		return Published{}, fault.CancelledError(op).WithCause(err)
 	}
 	rep.Report(progress.Update{Phase: "publish", Completed: 0, Message: "publishing"})
-	ans, err := res.Page(q, left.targetID, right.targetID)
+	ans, err := res.Page(q, left.ID(), right.ID())
 	if err != nil {
 		return Published{}, err
 	}
@@ -228,12 +228,12 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 // compareSide admits one side of a comparison: an open, bound executable
 // target whose provider declares the operations compare_binaries reads.
 // An unknown or closed handle is invalid_request at pointer.
-func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*openTarget, func(), error) {
+func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*OpenTarget, func(), error) {
 	op := compare.Operation
 	if ref == "" {
 		return nil, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "required"})
 	}
-	if _, err := c.find(op, ref); err != nil {
+	if err := c.Known(op, ref); err != nil {
 		return nil, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "invalid_value",
 			Message: "no open target of this connection has this id; binary_session lists them"})
 	}
@@ -245,26 +245,26 @@ func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*ope
 		}
 		return nil, nil, err
 	}
-	if o.target.Kind != "executable" {
+	if o.Target().Kind != "executable" {
 		release()
 		return nil, nil, fault.New(fault.CapabilityUnavailable, "compare_binaries compares executable targets.",
 			"Open an ELF, PE or Mach-O file with open_binary and name it as "+pointer[1:]+".",
-			map[string]any{"operation": op, "availability_reason": "target_unsupported", "provider_id": o.binding.Provider.ID,
-				"target_id": o.targetID})
+			map[string]any{"operation": op, "availability_reason": "target_unsupported", "provider_id": o.Binding().Provider.ID,
+				"target_id": o.ID()})
 	}
 	for _, need := range compareRequiredOperations {
-		if _, declared := findCapability(o.binding.operations, need); !declared {
+		if _, declared := findCapability(o.Binding().Operations(), need); !declared {
 			release()
 			fe := c.missingOperation(o, op)
-			fe.Details["target_id"] = o.targetID
+			fe.Details["target_id"] = o.ID()
 			return nil, nil, fe
 		}
 	}
 	return o, release, nil
 }
 
-func identityOf(o *openTarget) compare.Identity {
-	return compare.Identity{SHA256: o.target.SHA256, AnalysisProfileDigest: o.binding.Profile.Digest}
+func identityOf(o *OpenTarget) compare.Identity {
+	return compare.Identity{SHA256: o.Target().SHA256, AnalysisProfileDigest: o.Binding().Profile.Digest}
 }
 
 // compareFault is a failed comparison's error: cancellation reported as

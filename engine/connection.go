@@ -2,705 +2,75 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
-	"slices"
-	"sort"
 	"sync"
-	"time"
 
 	"github.com/rea-re/rea/engine/events"
-	"github.com/rea-re/rea/engine/fault"
-	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/target"
-	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/engine/session"
+	"github.com/rea-re/rea/projections"
 )
 
-// Connection is one client connection (an MCP stdio process, an MCP HTTP
-// session, or one CLI invocation). It holds up to MaxOpenTargets open
-// targets (CONTRACTS.md §15.1), each named by a handle ("tgt_" + ULID) and
-// each with its own binding, run, client, request queue, health overlay
-// and cursor; the active target is the one most recently opened or
-// re-opened. Opening and closing are serialized per connection; closing or
-// switching a target drains the operations already admitted on that target
-// only, so a call on one target never waits for another's open.
+// Connection is one client connection as tools/ and cmd/ hold it: the
+// session's connection (package engine/session: its targets, admission,
+// queues, health and grants) with the operations this package runs on
+// its targets.
 type Connection struct {
-	eng    *Engine
-	id     string
-	stream string
-	info   ConnectionInfo
+	*session.Conn
+	eng *Engine
 
-	transition chan struct{} // one-slot semaphore; waiting for it is cancellable
-
-	mu          sync.Mutex
-	targets     []*handle // open order
-	activations uint64    // last activation stamp handed out
-	closed      bool
-
-	// OnToolsChanged is called after a committed change of targets,
-	// bindings or provider health (the tools layer sends
-	// notifications/tools/list_changed).
-	OnToolsChanged func()
+	// mu guards the operations' own state of each run below, keyed by run
+	// id (a switch of providers starts afresh, as any new run does; a key
+	// is a few bytes, and holds nothing of a closed run).
+	mu sync.Mutex
+	// cursors are the navigation cursors; absent until first read (then
+	// the entry point).
+	cursors map[string]string
+	// linkNames are the clients' Linker.LibraryName once asked.
+	linkNames map[string]string
 }
 
-// MaxOpenTargets bounds the open targets of one connection (§15.1).
-const MaxOpenTargets = 16
-
-// handle is one target_id of a connection. Its run (openTarget) is replaced
-// when the target switches providers; the handle, its place in the open
-// order and its admission lock stay.
-type handle struct {
-	id    string
-	calls sync.RWMutex // admitted operations hold R; a close or switch of this target holds W
-	// Guarded by Connection.mu:
-	open      *openTarget // nil once closed
-	activated uint64
+// OpenConnection appends connection_opened and returns the connection.
+func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
+	sc, err := e.sessions.Open(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	return &Connection{Conn: sc, eng: e}, nil
 }
-
-type openTarget struct {
-	targetID  string
-	target    provider.Target
-	runID     string
-	requested *string
-	binding   *Binding // nil: unbound
-	client    provider.Client
-	queue     *requestQueue
-	health    map[string]string // operation ("*" = all) → unavailable reason
-	cursor    string            // navigation cursor; "" until first read (then the entry point)
-	// linkName is the client's Linker.LibraryName once asked
-	// (linkNamed); guarded by Connection.mu.
-	linkName  string
-	linkNamed bool
-	closing   chan struct{}  // closed when the target starts closing
-	watchers  sync.WaitGroup // goroutines that record events about this target
-}
-
-// Binding is an immutable provider binding.
-type Binding struct {
-	Provider provider.Identity `json:"provider"`
-	Source   string            `json:"selection_source"`
-	Profile  provider.Profile  `json:"analysis_profile"`
-	impl     provider.Provider
-	// operations is operationsOf(impl), computed once at binding: every
-	// tools/call asks for the connection's State (per-connection tool
-	// visibility), and a provider's declared operations do not change
-	// while it is bound.
-	operations []provider.Capability
-}
-
-func newConnection(e *Engine, id string, info ConnectionInfo) *Connection {
-	return &Connection{eng: e, id: id, stream: events.ConnectionStream(id), info: info, transition: make(chan struct{}, 1)}
-}
-
-// ID is the connection id (a ULID).
-func (c *Connection) ID() string { return c.id }
 
 // Engine is the connection's engine.
 func (c *Connection) Engine() *Engine { return c.eng }
 
-// Info is what the connection said about itself when it opened.
-func (c *Connection) Info() ConnectionInfo { return c.info }
+// The session's names, as tools/ and cmd/ use them.
+type (
+	ConnectionInfo   = session.Info
+	State            = session.State
+	Binding          = session.Binding
+	ProviderActivity = session.ProviderActivity
+	ActiveRequest    = session.ActiveRequest
+	OpenResult       = session.OpenResult
+	OpenedBinding    = session.OpenedBinding
+	CloseResult      = session.CloseResult
+	// OpenTarget is one open target's current run, as an operation or a
+	// command sees it: admitted (Admit) or named by ActiveRun, it stays
+	// open until released.
+	OpenTarget = session.Target
+)
 
-func (c *Connection) notify() {
-	if c.OnToolsChanged != nil {
-		c.OnToolsChanged()
-	}
-}
-
-func (c *Connection) lockTransition(ctx context.Context, op string) error {
-	select {
-	case c.transition <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fault.CancelledError(op).WithCause(ctx.Err())
-	}
-}
-
-func (c *Connection) unlockTransition() { <-c.transition }
-
-// activeLocked is the active handle, or nil when no target is open. c.mu
-// is held.
-func (c *Connection) activeLocked() *handle {
-	var active *handle
-	for _, h := range c.targets {
-		if h.open != nil && (active == nil || h.activated > active.activated) {
-			active = h
-		}
-	}
-	return active
-}
-
-// removeLocked takes h out of the open order. c.mu is held.
-func (c *Connection) removeLocked(h *handle) {
-	c.targets = slices.DeleteFunc(c.targets, func(x *handle) bool { return x == h })
-}
-
-// activate makes h the active target. c.mu is held.
-func (c *Connection) activateLocked(h *handle) {
-	c.activations++
-	h.activated = c.activations
-}
-
-// find resolves a target argument: "" is the active target (nil when none
-// is open), anything else must name an open target of this connection.
-func (c *Connection) find(op, ref string) (*handle, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ref == "" {
-		return c.activeLocked(), nil
-	}
-	for _, h := range c.targets {
-		if h.id == ref {
-			return h, nil
-		}
-	}
-	return nil, unknownTarget(op)
-}
-
-func unknownTarget(op string) *fault.Error {
-	return fault.Invalid(op, fault.Issue{Path: "/target", Reason: "invalid_value",
-		Message: "no open target of this connection has this id; binary_session lists them"})
-}
-
-// admit resolves ref and holds its target open for one operation: the
-// returned release must be called when the operation ends. It fails with
-// no_target when ref is "" and nothing is open, and with invalid_request
-// when ref names no open target. A target that closed or switched while
-// the call waited is looked up again (a switched target keeps its handle).
-func (c *Connection) admit(op, ref string) (*openTarget, func(), error) {
-	for {
-		h, err := c.find(op, ref)
-		if err != nil {
-			return nil, nil, err
-		}
-		if h == nil {
-			return nil, nil, noTarget()
-		}
-		h.calls.RLock()
-		c.mu.Lock()
-		o := h.open
-		c.mu.Unlock()
-		if o != nil {
-			return o, h.calls.RUnlock, nil
-		}
-		h.calls.RUnlock() // closed meanwhile: resolve again
-	}
-}
-
-// State is a snapshot of one open target's investigation state.
-type State struct {
-	Open     bool
-	TargetID string
-	Active   bool
-	Target   provider.Target
-	RunID    string
-	Binding  *Binding
-	// Capabilities are the bound provider's operations with the health overlay.
-	Capabilities []provider.Capability
-	Activity     *ProviderActivity // nil when no client is bound
-}
-
-// State is the active target's state; the zero State when none is open.
-func (c *Connection) State() State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := c.activeLocked()
-	if h == nil {
-		return State{}
-	}
-	return c.stateLocked(h, true)
-}
-
-// States are every open target's states, in open order.
-func (c *Connection) States() []State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	active := c.activeLocked()
-	out := make([]State, 0, len(c.targets))
-	for _, h := range c.targets {
-		if h.open != nil { // nil only while it switches providers
-			out = append(out, c.stateLocked(h, h == active))
-		}
-	}
-	return out
-}
-
-// StateOf is the state of the target ref names ("" = active); the zero
-// State when ref is "" and nothing is open.
-func (c *Connection) StateOf(op, ref string) (State, error) {
-	if ref == "" {
-		return c.State(), nil
-	}
-	h, err := c.find(op, ref)
-	if err != nil {
-		return State{}, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if h.open == nil {
-		return State{}, unknownTarget(op)
-	}
-	return c.stateLocked(h, h == c.activeLocked()), nil
-}
-
-func (c *Connection) stateLocked(h *handle, active bool) State {
-	o := h.open
-	s := State{Open: true, TargetID: h.id, Active: active, Target: o.target, RunID: o.runID, Binding: o.binding}
-	if o.binding != nil {
-		s.Capabilities = make([]provider.Capability, 0, len(o.binding.operations))
-		for _, capability := range o.binding.operations {
-			capability.Available, capability.Reason, capability.AvailabilityCode = true, nil, nil
-			if r, bad := o.health[capability.Operation]; bad {
-				capability.Available, capability.Reason = false, &r
-			} else if r, bad := o.health["*"]; bad {
-				capability.Available, capability.Reason = false, &r
-			}
-			s.Capabilities = append(s.Capabilities, capability)
-		}
-		a := o.queue.snapshot(o.binding.Provider)
-		s.Activity = &a
-	}
-	return s
-}
-
-// OpenResult is open_binary's result.
-type OpenResult struct {
-	TargetID     string         `json:"target_id"`
-	Path         string         `json:"path"`
-	Format       string         `json:"format"`
-	Kind         string         `json:"kind"`
-	SHA256       string         `json:"sha256"`
-	Size         int64          `json:"size"`
-	Architecture *string        `json:"architecture"`
-	RunID        string         `json:"run_id"`
-	Binding      *OpenedBinding `json:"binding"`
-}
-
-// OpenedBinding is the binding part of OpenResult.
-type OpenedBinding struct {
-	Provider        provider.Identity `json:"provider"`
-	SelectionSource string            `json:"selection_source"`
-}
-
-func (o *openTarget) result() OpenResult {
-	r := OpenResult{TargetID: o.targetID, Path: o.target.Path, Format: o.target.Format, Kind: o.target.Kind, SHA256: o.target.SHA256,
-		Size: o.target.Size, Architecture: archPtr(o.target.Architecture), RunID: o.runID}
-	if o.binding != nil {
-		r.Binding = &OpenedBinding{Provider: o.binding.Provider, SelectionSource: o.binding.Source}
-	}
-	return r
-}
-
-func archPtr(a string) *string {
-	if a == "" {
-		return nil
-	}
-	return &a
-}
+// MaxOpenTargets bounds the open targets of one connection (§15.1).
+const MaxOpenTargets = session.MaxOpenTargets
 
 // TargetRecord is a target's identity as events and binary_session show it.
-func TargetRecord(t provider.Target) events.Target {
-	return events.Target{Path: t.Path, SHA256: t.SHA256, Size: t.Size, Format: t.Format, Kind: t.Kind, Architecture: archPtr(t.Architecture)}
+func TargetRecord(t provider.Target) events.Target { return session.TargetRecord(t) }
+
+// ReloadPolicy is session.Manager.ReloadPolicy.
+func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
+	return e.sessions.ReloadPolicy(ctx, trigger)
 }
 
-// OpenBinary identifies, hashes and opens the target at path, selecting and
-// starting a provider (CONTRACTS.md §2.1, §5, §15.1). selector is "" when
-// the request named none. Bytes already open on the connection (same real
-// path and sha256) keep their handle and become active; a selector naming
-// another binding switches that target (§5.5). Detection, hashing and
-// selection run before anything changes: their failure leaves every open
-// target, binding and run untouched.
-func (c *Connection) OpenBinary(ctx context.Context, path string, selector provider.Selector, rep progress.Reporter) (OpenResult, error) {
-	const op = "open_binary"
-	rep = progress.OrNop(rep)
-	if err := c.lockTransition(ctx, op); err != nil {
-		return OpenResult{}, err
-	}
-	defer c.unlockTransition()
-
-	real, fi, err := target.Resolve(path)
-	if err != nil {
-		return OpenResult{}, err
-	}
-	rep.Report(progress.Update{Phase: "detect", Message: "identifying content"})
-	det, err := target.Detect(real, fi)
-	if err != nil {
-		return OpenResult{}, err
-	}
-	t := provider.Target{Path: real, Size: fi.Size(), Format: det.Format, Kind: det.Kind, Architecture: det.Architecture}
-	if det.Kind == target.KindDirectory {
-		t.Size = 0
-		t.SHA256, err = target.HashDirectory(ctx, real, rep)
-	} else {
-		defer c.eng.warm(real, fi, provider.Effective(selector, c.eng.cfg.EnvironmentSelector))()
-		t.SHA256, err = target.HashFile(ctx, real, fi.Size(), rep)
-	}
-	if err != nil {
-		return OpenResult{}, err
-	}
-
-	c.mu.Lock()
-	var h *handle
-	for _, open := range c.targets {
-		if o := open.open; o != nil && o.target.Path == t.Path && o.target.SHA256 == t.SHA256 {
-			h = open
-		}
-	}
-	count := len(c.targets)
-	var cur *openTarget
-	if h != nil {
-		cur = h.open
-	}
-	c.mu.Unlock()
-	reopen := func() (OpenResult, error) {
-		c.mu.Lock()
-		moved := c.activeLocked() != h
-		c.activateLocked(h)
-		c.mu.Unlock()
-		if moved {
-			// Calls without a target now act on h, and tool_availability
-			// is computed for it: a client should list again.
-			c.notify()
-		}
-		return cur.result(), nil
-	}
-	if h != nil && selector == "" {
-		return reopen()
-	}
-	if h == nil && count >= MaxOpenTargets {
-		return OpenResult{}, fault.New(fault.Truncated, "The connection already holds the most open targets it may.",
-			"Close a target with close_binary {target} first.",
-			map[string]any{"operation": op, "limit": "open_targets", "maximum": MaxOpenTargets, "truncated": true})
-	}
-
-	candidates := progress.Total(float64(len(c.eng.cfg.Registry.Providers())))
-	rep.Report(progress.Update{Phase: "select", Completed: 0, Total: candidates, Message: "selecting provider"})
-	choice, failure, err := c.eng.cfg.Registry.Select(ctx, t, selector, c.eng.cfg.EnvironmentSelector)
-	if err != nil {
-		return OpenResult{}, err
-	}
-	// Select evaluated every candidate.
-	rep.Report(progress.Update{Phase: "select", Completed: *candidates, Total: candidates, Message: "selected"})
-	if failure != nil {
-		return OpenResult{}, c.recordSelectionFailure(ctx, failure)
-	}
-	if h != nil && bindingEquals(cur.binding, choice) {
-		return reopen()
-	}
-	var requested *string
-	if selector != "" {
-		s := string(selector)
-		requested = &s
-	}
-
-	if h == nil {
-		h = &handle{id: "tgt_" + c.eng.NewULID().String()}
-		opened, err := c.start(ctx, h, t, choice, requested, nil, "open", rep)
-		c.notify()
-		if err != nil {
-			return OpenResult{}, err
-		}
-		return opened.result(), nil
-	}
-
-	if cur.queue.abandonedActive() {
-		// The calls admitted on this target would drain behind a call that
-		// may never return; they give way to the switch, as to a close.
-		cur.queue.shutdown()
-	}
-	h.calls.Lock() // drain the calls admitted on this target
-	defer h.calls.Unlock()
-	if err := c.closeOpen(ctx, h, cur, "switch"); err != nil {
-		c.notify()
-		return OpenResult{}, err
-	}
-	opened, err := c.start(ctx, h, t, choice, requested, &cur.runID, "switch", rep)
-	if err != nil {
-		// Restore the previous binding with a fresh client and run; the
-		// original error is what the caller gets.
-		restoreChoice := provider.Choice{}
-		if cur.binding != nil {
-			restoreChoice = provider.Choice{Provider: cur.binding.impl, Profile: cur.binding.Profile, Source: cur.binding.Source}
-		}
-		lastRun := &cur.runID
-		if opened != nil {
-			lastRun = &opened.runID
-		}
-		if _, rerr := c.start(context.WithoutCancel(ctx), h, cur.target, restoreChoice, cur.requested, lastRun, "restore", nil); rerr != nil {
-			c.mu.Lock()
-			c.removeLocked(h)
-			c.mu.Unlock()
-		}
-		c.notify()
-		return OpenResult{}, err
-	}
-	c.notify()
-	return opened.result(), nil
-}
-
-func bindingEquals(b *Binding, ch provider.Choice) bool {
-	if b == nil || ch.Provider == nil {
-		return b == nil && ch.Provider == nil
-	}
-	return b.Provider.ID == ch.Provider.Identity().ID && b.Profile.Digest == ch.Profile.Digest
-}
-
-// start allocates a run, starts the chosen provider (if any), records the
-// open and installs the run as h's, h becoming the active target. On a
-// start failure it returns the partly opened state (its run id) and the
-// error, and h is not open.
-func (c *Connection) start(ctx context.Context, h *handle, t provider.Target, choice provider.Choice, requested, previousRun *string, cause string, rep progress.Reporter) (*openTarget, error) {
-	const op = "open_binary"
-	rep = progress.OrNop(rep)
-	o := &openTarget{targetID: h.id, target: t, runID: newRunID(), requested: requested, health: map[string]string{}, queue: newRequestQueue(&c.eng.abandoned),
-		closing: make(chan struct{})}
-	// The run id is recorded before any provider starts (§5.5).
-	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.AnalysisRunAllocated, events.AnalysisRunAllocatedData{
-		ConnectionID: c.id, RunID: o.runID, TargetID: h.id, TargetSHA256: t.SHA256, PreviousRunID: previousRun, Cause: cause,
-	})}, nil); err != nil {
-		return nil, err
-	}
-	evs := []ledger.NewEvent{c.eng.targetEvent(events.TargetOpened, events.TargetOpenedData{
-		ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Target: TargetRecord(t), RequestedProviderID: requested,
-	})}
-	if choice.Provider != nil {
-		rep.Report(progress.Update{Phase: "start_provider", Message: "starting " + choice.Provider.Identity().ID})
-		id := choice.Profile.Provider
-		client, err := choice.Provider.Start(ctx, t, choice.Profile, provider.Run{ID: o.runID})
-		if err != nil {
-			if ctx.Err() != nil {
-				return o, fault.CancelledError(op).WithCause(err)
-			}
-			return o, fault.From(op, err)
-		}
-		if err := ctx.Err(); err != nil {
-			client.Close(context.WithoutCancel(ctx))
-			return o, fault.CancelledError(op).WithCause(err)
-		}
-		o.client = client
-		o.binding = &Binding{Provider: id, Source: choice.Source, Profile: choice.Profile, impl: choice.Provider,
-			operations: operationsOf(choice.Provider)}
-		evs = append(evs, c.eng.targetEvent(events.ProviderBound, events.ProviderBoundData{
-			ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Provider: id, SelectionSource: choice.Source, AnalysisProfile: choice.Profile,
-		}))
-	}
-	if _, err := c.eng.appendEvents(ctx, c.stream, -1, evs, nil); err != nil {
-		if o.client != nil {
-			o.client.Close(context.WithoutCancel(ctx))
-		}
-		return o, err
-	}
-	c.mu.Lock()
-	if !slices.Contains(c.targets, h) {
-		c.targets = append(c.targets, h)
-	}
-	h.open = o
-	c.activateLocked(h)
-	c.mu.Unlock()
-	if o.client != nil {
-		if err := c.observeLineage(ctx, o); err != nil {
-			return o, err
-		}
-		c.watchHealth(ctx, o)
-	}
-	return o, nil
-}
-
-func (c *Connection) recordSelectionFailure(ctx context.Context, f *provider.SelectionFailure) error {
-	data := events.ProviderSelectionFailedData{ConnectionID: c.id, Operation: f.Operation, SelectionReason: f.SelectionReason,
-		RequestedProviderID: f.RequestedProviderID, CandidateIDs: f.CandidateIDs, Rejections: f.Rejections}
-	if _, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.ProviderSelectionFailed, data)}, nil); err != nil {
-		return err
-	}
-	return f.Fault()
-}
-
-// closeOpen closes h's run o (the caller holds h.calls for writing): its
-// client is closed, target_closed appended, and h is no longer open; a
-// close (not a switch) also takes h out of the open order. Unconfirmed
-// cleanup leaves nothing open and fails with cleanup_incomplete.
-func (c *Connection) closeOpen(ctx context.Context, h *handle, o *openTarget, reason string) error {
-	cleanup := provider.Cleanup{Complete: true}
-	close(o.closing)
-	o.watchers.Wait() // nothing about this target is recorded after target_closed
-	if o.client != nil {
-		c.observeLineage(ctx, o) // best effort: the close goes on, and its own cleanup check decides
-		cleanup = closeClient(ctx, o)
-	}
-	data := events.TargetClosedData{ConnectionID: c.id, RunID: o.runID, TargetID: h.id, Reason: reason, Cleanup: "complete", Resources: []string{}}
-	if !cleanup.Complete {
-		data.Cleanup, data.Resources = "incomplete", cleanup.Resources
-	}
-	c.mu.Lock()
-	h.open = nil
-	if reason != "switch" {
-		c.removeLocked(h)
-	} // a switch keeps the handle's place for the run start installs
-	c.mu.Unlock()
-	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.TargetClosed, data)}, nil); err != nil {
-		return err
-	}
-	if !cleanup.Complete {
-		return fault.New(fault.CleanupIncomplete, "Owned resources could not be confirmed released.",
-			"Run `rea doctor` and inspect the listed resources.",
-			map[string]any{"operation": "close_binary", "cleanup": "incomplete", "resources": cleanup.Resources})
-	}
-	return nil
-}
-
-// closeGrace is how long closing a target waits for a call still running on
-// its client (one whose caller already left, requestQueue.run) before it
-// gives up waiting: the same grace as a process termination (§6.7).
-const closeGrace = 2 * time.Second
-
-// closeClient closes o's client once no call runs on it: Close never runs
-// beside a Do (provider.Client is called one request at a time, and the
-// builtin's Close waits for its running operation). When a call abandoned
-// by its caller still holds the client after closeGrace, the client is
-// closed when that call returns, and the cleanup is reported incomplete
-// (§6.5): the client, and what it holds, remain until then.
-func closeClient(ctx context.Context, o *openTarget) provider.Cleanup {
-	closeNow := func() provider.Cleanup {
-		cleanup, err := o.client.Close(context.WithoutCancel(ctx))
-		if err != nil && cleanup.Complete {
-			cleanup = provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}
-		}
-		return cleanup
-	}
-	if o.queue.takeForClose(closeGrace) {
-		defer func() { <-o.queue.slot }()
-		return closeNow()
-	}
-	go func() {
-		o.queue.slot <- struct{}{}
-		defer func() { <-o.queue.slot }()
-		closeNow()
-	}()
-	return provider.Cleanup{Complete: false, Resources: []string{"provider-client"}}
-}
-
-// CloseResult is close_binary's result.
-type CloseResult struct {
-	Closed   bool    `json:"closed"`
-	TargetID *string `json:"target_id"`
-	RunID    *string `json:"run_id"`
-}
-
-// CloseBinary closes the target ref names ("" = the active one, if any);
-// the most recently activated remaining target becomes active.
-func (c *Connection) CloseBinary(ctx context.Context, ref string) (CloseResult, error) {
-	const op = "close_binary"
-	if err := c.lockTransition(ctx, op); err != nil {
-		return CloseResult{}, err
-	}
-	defer c.unlockTransition()
-	h, err := c.find(op, ref)
-	if err != nil {
-		return CloseResult{}, err
-	}
-	if h == nil {
-		return CloseResult{Closed: false}, nil
-	}
-	return c.closeHandle(ctx, h, op)
-}
-
-func (c *Connection) closeHandle(ctx context.Context, h *handle, reason string) (CloseResult, error) {
-	c.mu.Lock()
-	if o := h.open; o != nil {
-		// Calls still waiting for the target's client give way to the
-		// close: one of them may wait behind a call that never returns.
-		o.queue.shutdown()
-	}
-	c.mu.Unlock()
-	h.calls.Lock()
-	defer h.calls.Unlock()
-	c.mu.Lock()
-	o := h.open
-	c.mu.Unlock()
-	if o == nil {
-		return CloseResult{Closed: false}, nil
-	}
-	err := c.closeOpen(ctx, h, o, reason)
-	c.notify()
-	if err != nil {
-		return CloseResult{}, err
-	}
-	return CloseResult{Closed: true, TargetID: &h.id, RunID: &o.runID}, nil
-}
-
-// Close ends the connection: closes every target and appends
-// connection_closed.
-func (c *Connection) Close(ctx context.Context, reason string) error {
-	ctx = context.WithoutCancel(ctx)
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
-	c.closed = true
-	c.mu.Unlock()
-	c.transition <- struct{}{}
-	defer c.unlockTransition()
-	var cerr error
-	for {
-		c.mu.Lock()
-		var h *handle
-		if len(c.targets) > 0 {
-			h = c.targets[0]
-		}
-		c.mu.Unlock()
-		if h == nil {
-			break
-		}
-		if _, err := c.closeHandle(ctx, h, "connection_closed"); err != nil && cerr == nil {
-			cerr = err
-		}
-	}
-	c.eng.untrack(c)
-	if ev := c.eng.cfg.Policy; ev != nil {
-		ev.CloseConnection(c.id) // its once/session grants end with it, and only its own
-	}
-	_, err := c.eng.appendEvents(ctx, c.stream, -1, []ledger.NewEvent{c.eng.event(events.ConnectionClosed, events.ConnectionClosedData{ConnectionID: c.id, Reason: reason})}, nil)
-	if cerr != nil {
-		return cerr
-	}
-	return err
-}
-
-// DocumentName is the builtin document name of a target (its basename).
-func DocumentName(t provider.Target) string { return filepath.Base(t.Path) }
-
-func noTarget() *fault.Error {
-	return fault.New(fault.TargetUnavailable, "No target is open.", "Open a target with open_binary first.",
-		map[string]any{"reason": "no_target"})
-}
-
-// engineOperations are answered by the engine for every bound provider.
-var engineOperations = map[string]provider.Effects{
-	"current_document":   {Idempotent: true},
-	"current_address":    {Idempotent: true},
-	"goto_address":       {MutatesSession: true, Idempotent: true},
-	"comment":            {Idempotent: true},
-	"inline_comment":     {Idempotent: true},
-	"list_bookmarks":     {Idempotent: true},
-	"set_comment":        {MutatesTarget: true, Idempotent: true},
-	"set_inline_comment": {MutatesTarget: true, Idempotent: true},
-	"set_bookmark":       {MutatesTarget: true, Idempotent: true},
-	"unset_bookmark":     {MutatesTarget: true, Idempotent: true},
-	"set_address_name":   {MutatesTarget: true, Idempotent: true},
-}
-
-// operationsOf is a binding's operations: the provider's declarations plus
-// the engine's own, sorted by operation.
-func operationsOf(p provider.Provider) []provider.Capability {
-	caps := slices.Clone(p.Capabilities())
-	for op, eff := range engineOperations {
-		if slices.ContainsFunc(caps, func(c provider.Capability) bool { return c.Operation == op }) {
-			continue
-		}
-		caps = append(caps, provider.Capability{Operation: op, InputContractVersion: 1, OutputContractVersion: 1,
-			Pagination: "none", Exhaustive: true, Effects: eff, Limitations: []string{}})
-	}
-	sort.Slice(caps, func(i, j int) bool { return caps[i].Operation < caps[j].Operation })
-	return caps
+// RevokeProjectGrant is session.Manager.RevokeProjectGrant: `rea policy
+// revoke` (CONTRACTS.md §9.7).
+func (e *Engine) RevokeProjectGrant(ctx context.Context, cfg *policy.Config, grantID string, shown *policy.Grant) (projections.LedgerPosition, error) {
+	return e.sessions.RevokeProjectGrant(ctx, cfg, grantID, shown)
 }

@@ -7,29 +7,38 @@
 // CLI commands (cmd/rea) decode input, call one engine method, and encode the
 // result or its *fault.Error.
 //
-// Three places, with calls pointing one way (each uses only those before
-// it):
+// Three places, with imports pointing one way (each uses only those
+// before it; the compiler enforces it, and layout_test.go what it cannot:
+// what the lower packages may import at all, and the order of the files
+// inside this package and the session, each naming only what is declared
+// in itself or before it):
 //
-//  1. A connection and its targets: engine.go (the engine, its ledger
-//     appends and ids), connection.go (handles, the active target, open,
-//     switch and close, admission, the operations a binding offers),
-//     queue.go (each target's FIFO request queue), health.go (lineage and
-//     the health overlay), candidates.go, permission.go (the connection's
-//     grants, and the revocation of a project grant).
-//  2. Running an operation on a target and recording its Evidence:
-//     operate.go (admission → provider call → publication),
-//     annotations.go (the operations the engine answers itself),
-//     aggregates.go (navigation and address context), linking.go (answers
-//     read across the connection's targets), compare.go (compare_binaries:
-//     two targets' procedures matched, its checkpoints and result in the
-//     ledger), evidence.go and bundle.go
-//     (records and bundles). commands.go is the narrow surface these give
-//     the side-effect commands.
+//  1. A connection and its targets: package engine/session (handles, the
+//     active target, open, switch and close, admission, each target's FIFO
+//     request queue, lineage and the health overlay, the connection's
+//     grants and the revocation of a project grant). It appends through
+//     session.Ledger, which this package implements (engine.go: appends
+//     fold the projections and type their failures), and knows nothing of
+//     operations: which operations a binding offers is operationsOf
+//     (engine.go), given to it.
+//  2. Running an operation on a target and recording its Evidence, this
+//     package, in file order: engine.go (the engine, its appends, ids and
+//     policy evaluator, the operations it answers itself), connection.go
+//     (Connection: the session's connection with the operations below),
+//     candidates.go, operate.go (admission of a bound target → provider
+//     call in its queue → publication), annotations.go (the operations the
+//     engine answers itself), invoke.go (Operate and Compose: the engine's
+//     own answer or the provider's, published), aggregates.go (navigation
+//     and address context), linking.go (answers read across the
+//     connection's targets), compare.go (compare_binaries: two targets'
+//     procedures matched, its checkpoints and result in the ledger),
+//     bundle.go (get_evidence_bundle from the projections), commands.go
+//     (the narrow surface these give the side-effect commands). The
+//     Evidence records, their ids and the bundle's bytes are data of
+//     package engine/evidence (evidence.go names them here).
 //  3. The side-effect commands, in package engine/command (artifact
 //     inventory and extraction, process capture, Evidence bundle files):
 //     they import this package; it never imports them.
-//
-// Place 1 names nothing declared in place 2 (TestCallsPointOneWay).
 package engine
 
 import (
@@ -38,10 +47,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"slices"
+	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -50,6 +58,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
 )
@@ -83,25 +92,18 @@ type Engine struct {
 	idMu    sync.Mutex
 	entropy *ulid.MonotonicEntropy
 
-	reloadMu    sync.Mutex
-	conns       connections
-	revokedMu   sync.Mutex
-	revokedSeen int64 // policy-stream seq up to which ledger revocations are applied
+	sessions *session.Manager
 
 	lookupOnce sync.Once
 	lookup     *projections.Lookups
 	lookupErr  error
-
-	// abandoned counts provider calls still running whose caller already
-	// has its answer (cancelled or provider_timeout; requestQueue.run).
-	abandoned atomic.Int64
 }
 
 // AbandonedCalls is the number of provider calls still running after their
 // callers stopped waiting (cancelled, timed out): calls of a provider that
 // does not observe its context. Each keeps its client's request slot until
 // it returns; analysis_activity shows it on its target.
-func (e *Engine) AbandonedCalls() int64 { return e.abandoned.Load() }
+func (e *Engine) AbandonedCalls() int64 { return e.sessions.AbandonedCalls() }
 
 // evidenceDigest finds a published record's digest by evidence id.
 func (e *Engine) evidenceDigest(ctx context.Context, id string) (string, bool, error) {
@@ -119,27 +121,6 @@ func (e *Engine) lookups(ctx context.Context) (*projections.Lookups, error) {
 	return e.lookup, e.lookupErr
 }
 
-// warm lets every provider that can (provider.Warmer) and may be selected
-// start on the file at path while it is hashed, and returns what abandons
-// whatever was not taken over by the selected provider's Profile. A concrete
-// selector leaves the other providers cold.
-func (e *Engine) warm(path string, fi fs.FileInfo, selector provider.Selector) (abandon func()) {
-	var abandons []func()
-	for _, p := range e.cfg.Registry.Providers() {
-		if selector != provider.Auto && provider.Selector(p.Identity().ID) != selector {
-			continue
-		}
-		if w, ok := p.(provider.Warmer); ok {
-			abandons = append(abandons, w.Warm(path, fi))
-		}
-	}
-	return func() {
-		for _, a := range abandons {
-			a()
-		}
-	}
-}
-
 // New builds an engine over an open ledger.
 func New(cfg Config) *Engine {
 	if cfg.Now == nil {
@@ -154,7 +135,27 @@ func New(cfg Config) *Engine {
 	if e.cfg.Policy == nil {
 		e.cfg.Policy = noCeilings(cfg.Now, func() string { return e.NewULID().String() })
 	}
+	e.sessions = session.New(session.Config{Ledger: sessionLedger{e}, Registry: cfg.Registry,
+		EnvironmentSelector: cfg.EnvironmentSelector, Policy: e.cfg.Policy, Version: cfg.Version, StartedAt: e.startedAt,
+		Now: cfg.Now, NewID: e.NewULID, Operations: operationsOf})
 	return e
+}
+
+// Permission policy (CONTRACTS.md §9): the connections' grants are the
+// session's (session.Conn.Authorize). An engine configured without an
+// evaluator gets one with no ceilings: every side effect is then outside
+// the ceiling (policy_disabled in tool availability), decided and recorded
+// like any other denial.
+
+// Policy is the engine's evaluator.
+func (e *Engine) Policy() *policy.Evaluator { return e.cfg.Policy }
+
+func noCeilings(now func() time.Time, newID func() string) *policy.Evaluator {
+	cfg, err := policy.LoadConfig(map[string]string{})
+	if err != nil {
+		panic(fmt.Sprintf("engine: an empty policy environment is invalid: %v", err)) // a build defect
+	}
+	return policy.New(cfg, nil, policy.Options{Now: now, NewID: newID})
 }
 
 // Projections are the read models this engine folds.
@@ -183,18 +184,7 @@ func (e *Engine) NewULID() ulid.ULID {
 }
 
 // Timestamp renders t per CONTRACTS.md §1.1: RFC 3339 UTC, milliseconds, Z.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// newRunID is a UUID v4 from crypto/rand.
-func newRunID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("engine: crypto/rand: %v", err)) // the OS entropy source failing is not recoverable
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func Timestamp(t time.Time) string { return session.Timestamp(t) }
 
 // appendEvents appends events of one stream and folds them into the
 // projections in the same transaction. before runs inside that transaction
@@ -265,30 +255,46 @@ func (e *Engine) targetEvent(typ string, data any) ledger.NewEvent {
 	return ev
 }
 
-// ConnectionInfo describes a connection when it opens.
-type ConnectionInfo struct {
-	Transport       string // stdio | http | cli
-	ProtocolVersion string
-	Client          *events.Client
-	Features        events.ClientFeatures
+// sessionLedger is the engine's side of session.Ledger: its appends,
+// which fold the projections and type their failures.
+type sessionLedger struct{ e *Engine }
+
+func (l sessionLedger) Append(ctx context.Context, stream string, expected int64, evs []ledger.NewEvent) ([]ledger.Event, error) {
+	return l.e.appendEvents(ctx, stream, expected, evs, nil)
 }
 
-// OpenConnection appends connection_opened and returns the connection.
-func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
-	id := e.NewULID().String()
-	var pv *string
-	if info.ProtocolVersion != "" {
-		pv = &info.ProtocolVersion
+func (l sessionLedger) AppendMulti(ctx context.Context, appends []ledger.StreamAppend) ([]ledger.Event, error) {
+	return l.e.appendMulti(ctx, appends)
+}
+
+func (l sessionLedger) ReadDB() *sql.DB { return l.e.cfg.Ledger.ReadDB() }
+
+// engineOperations are answered by the engine for every bound provider.
+var engineOperations = map[string]provider.Effects{
+	"current_document":   {Idempotent: true},
+	"current_address":    {Idempotent: true},
+	"goto_address":       {MutatesSession: true, Idempotent: true},
+	"comment":            {Idempotent: true},
+	"inline_comment":     {Idempotent: true},
+	"list_bookmarks":     {Idempotent: true},
+	"set_comment":        {MutatesTarget: true, Idempotent: true},
+	"set_inline_comment": {MutatesTarget: true, Idempotent: true},
+	"set_bookmark":       {MutatesTarget: true, Idempotent: true},
+	"unset_bookmark":     {MutatesTarget: true, Idempotent: true},
+	"set_address_name":   {MutatesTarget: true, Idempotent: true},
+}
+
+// operationsOf is a binding's operations: the provider's declarations plus
+// the engine's own, sorted by operation.
+func operationsOf(p provider.Provider) []provider.Capability {
+	caps := slices.Clone(p.Capabilities())
+	for op, eff := range engineOperations {
+		if slices.ContainsFunc(caps, func(c provider.Capability) bool { return c.Operation == op }) {
+			continue
+		}
+		caps = append(caps, provider.Capability{Operation: op, InputContractVersion: 1, OutputContractVersion: 1,
+			Pagination: "none", Exhaustive: true, Effects: eff, Limitations: []string{}})
 	}
-	data := events.ConnectionOpenedData{
-		ConnectionID: id, Transport: info.Transport, ProtocolVersion: pv, Client: info.Client,
-		ClientFeatures: info.Features,
-		Server:         events.Server{Version: e.cfg.Version, PID: os.Getpid(), StartedAt: Timestamp(e.startedAt)},
-	}
-	c := newConnection(e, id, info)
-	if _, err := e.appendEvents(ctx, c.stream, 0, []ledger.NewEvent{e.event(events.ConnectionOpened, data)}, nil); err != nil {
-		return nil, err
-	}
-	e.track(c)
-	return c, nil
+	sort.Slice(caps, func(i, j int) bool { return caps[i].Operation < caps[j].Operation })
+	return caps
 }

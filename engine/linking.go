@@ -42,9 +42,9 @@ type consultedTarget struct {
 // consultation collects the other targets an answer read.
 type consultation map[consultedTarget]struct{}
 
-func (cs consultation) add(o *openTarget) {
-	if o.binding != nil {
-		cs[consultedTarget{SHA256: o.target.SHA256, AnalysisProfileDigest: o.binding.Profile.Digest}] = struct{}{}
+func (cs consultation) add(o *OpenTarget) {
+	if o.Binding() != nil {
+		cs[consultedTarget{SHA256: o.Target().SHA256, AnalysisProfileDigest: o.Binding().Profile.Digest}] = struct{}{}
 	}
 }
 
@@ -66,7 +66,7 @@ func (cs consultation) parameter() []any {
 
 // library is an open target as a dependency sees it.
 type library struct {
-	o    *openTarget
+	o    *OpenTarget
 	name string // its LibraryName ("" when it has none)
 }
 
@@ -74,38 +74,21 @@ type library struct {
 // can answer as a Linker, with their library names. Each is held open
 // (admitted) until release. A target whose client is still held by a call
 // its caller abandoned (a provider that does not observe its context,
-// requestQueue.run) is not asked, which could wait for good: it is left
+// session.Target.Run) is not asked, which could wait for good: it is left
 // out, with a limitation, so that a call on one target never hangs on
 // another (CONTRACTS.md §0.3). A name already known needs no question,
 // unless the caller will ask the library more (asking).
-func (c *Connection) libraries(ctx context.Context, op string, except *openTarget, asking bool) (libs []library, limitations []string, release func(), err error) {
-	var releases []func()
-	release = func() {
-		for _, r := range releases {
-			r()
-		}
-	}
-	c.mu.Lock()
-	handles := slices.Clone(c.targets)
-	c.mu.Unlock()
-	for _, h := range handles {
-		h.calls.RLock()
-		c.mu.Lock()
-		o := h.open
-		c.mu.Unlock()
-		if o == nil || o == except || o.binding == nil {
-			h.calls.RUnlock()
-			continue
-		}
-		releases = append(releases, h.calls.RUnlock)
-		if _, ok := o.client.(provider.Linker); !ok {
+func (c *Connection) libraries(ctx context.Context, op string, except *OpenTarget, asking bool) (libs []library, limitations []string, release func(), err error) {
+	others, release := c.AdmitOthers(except)
+	for _, o := range others {
+		if _, ok := o.Client().(provider.Linker); !ok {
 			continue
 		}
 		c.mu.Lock()
-		known := o.linkNamed
+		_, known := c.linkNames[o.RunID()]
 		c.mu.Unlock()
-		if (asking || !known) && o.queue.abandonedActive() {
-			limitations = append(limitations, "Open target "+o.targetID+" was not consulted: its provider is still running a call "+
+		if (asking || !known) && o.Busy() {
+			limitations = append(limitations, "Open target "+o.ID()+" was not consulted: its provider is still running a call "+
 				"whose caller stopped waiting. Retry once binary_session shows it idle, or close it.")
 			continue
 		}
@@ -121,20 +104,20 @@ func (c *Connection) libraries(ctx context.Context, op string, except *openTarge
 
 // linkerCall runs fn on o's Linker in o's request queue, so it never runs
 // beside another request to the same client; the caller leaves when ctx
-// ends even if fn does not (requestQueue.run). A provider panic is
+// ends even if fn does not (session.Target.Run). A provider panic is
 // execution_failure.
-func (c *Connection) linkerCall(ctx context.Context, o *openTarget, op string, fn func(provider.Linker) error) error {
-	l, ok := o.client.(provider.Linker)
+func (c *Connection) linkerCall(ctx context.Context, o *OpenTarget, op string, fn func(provider.Linker) error) error {
+	l, ok := o.Client().(provider.Linker)
 	if !ok {
 		return c.missingOperation(o, op)
 	}
-	if reason, bad := c.unhealthy(o, op); bad {
+	if reason, bad := c.Unhealthy(o, op); bad {
 		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
 			"Reopen the target to restart the provider, and run `rea doctor`.",
-			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
+			map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID, "reason": reason})
 	}
 	var ferr error
-	if err := o.queue.run(ctx, op, 0, func(context.Context) { ferr = fn(l) }); err != nil {
+	if err := o.Run(ctx, op, 0, func(context.Context) { ferr = fn(l) }); err != nil {
 		return err
 	}
 	if ferr != nil {
@@ -180,7 +163,7 @@ func satisfying(libs []library, format, name, candidate string) (lib *library, a
 	if candidate != "" {
 		if real, err := filepath.EvalSymlinks(candidate); err == nil {
 			for _, l := range named {
-				if l.o.target.Path == real {
+				if l.o.Target().Path == real {
 					return l, false
 				}
 			}
@@ -233,11 +216,11 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 		if d.CandidatePath != nil {
 			candidate = *d.CandidatePath
 		}
-		lib, ambiguous := satisfying(libs, o.target.Format, d.Name, candidate)
+		lib, ambiguous := satisfying(libs, o.Target().Format, d.Name, candidate)
 		switch {
 		case lib != nil:
 			consulted.add(lib.o)
-			item["resolved"] = mustJSON(map[string]string{"target_id": lib.o.targetID, "path": lib.o.target.Path})
+			item["resolved"] = mustJSON(map[string]string{"target_id": lib.o.ID(), "path": lib.o.Target().Path})
 		case ambiguous:
 			res.Limitations = appendNew(slices.Clip(res.Limitations), "Several open targets are named "+d.Name+
 				" and none is at the path the loader would load; its resolved is null. Close all but one, or open the one at its candidate path.")
@@ -302,7 +285,7 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 		return Published{}, err
 	}
 	defer release()
-	if _, declared := findCapability(o.binding.impl.Capabilities(), op); !declared {
+	if _, declared := findCapability(o.Binding().Impl().Capabilities(), op); !declared {
 		return Published{}, c.missingOperation(o, op)
 	}
 	q := provider.ImportQuery{}
@@ -338,12 +321,12 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 func reasonOf(r string) *string { return &r }
 
 // resolve finds imp's definition among libs.
-func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q provider.ImportQuery, imp provider.Import,
+func (c *Connection) resolve(ctx context.Context, op string, o *OpenTarget, q provider.ImportQuery, imp provider.Import,
 	libs []library, consulted consultation) (ImportAnswer, []string, error) {
 	ans := ImportAnswer{Import: ImportRef{Name: imp.Name, Version: imp.Version, Library: imp.Library, Address: imp.Address}}
 	if imp.NotAnImport {
 		ans.Import = ImportRef{Name: q.Name}
-		if name, version, versioned := strings.Cut(q.Name, "@"); versioned && o.target.Format == "elf" {
+		if name, version, versioned := strings.Cut(q.Name, "@"); versioned && o.Target().Format == "elf" {
 			ans.Import.Name, ans.Import.Version = name, &version // as the query wrote it
 		}
 		if q.Address != "" {
@@ -356,7 +339,7 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 		ans.Reason = reasonOf("ambiguous")
 		return ans, []string{"The name is imported from more than one library; give the library (PE: DLL!name) or the import's address."}, nil
 	}
-	format := o.target.Format
+	format := o.Target().Format
 	var limitations []string
 	var order []string // library names to look in, in the loader's order
 	switch imp.Lookup {
@@ -375,7 +358,7 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 	case provider.LookupMainExecutable:
 		var mains []library
 		for _, l := range libs {
-			if l.name == "" && l.o.target.Format == format {
+			if l.name == "" && l.o.Target().Format == format {
 				mains = append(mains, l)
 			}
 		}
@@ -434,7 +417,7 @@ func (c *Connection) resolve(ctx context.Context, op string, o *openTarget, q pr
 // definedIn looks imp up in one target (a Mach-O self or main-executable
 // binding).
 func (c *Connection) definedIn(ctx context.Context, op string, lib library, imp provider.Import, ans ImportAnswer, consulted consultation) (ImportAnswer, []string, error) {
-	found, stuck, limitations, err := c.follow(ctx, op, lib, provider.ExportQuery{Name: imp.Name, Version: imp.Version, Ordinal: imp.Ordinal}, nil, lib.o.target.Format, consulted)
+	found, stuck, limitations, err := c.follow(ctx, op, lib, provider.ExportQuery{Name: imp.Name, Version: imp.Version, Ordinal: imp.Ordinal}, nil, lib.o.Target().Format, consulted)
 	if err != nil {
 		return ans, nil, err
 	}
@@ -469,7 +452,7 @@ func (c *Connection) follow(ctx context.Context, op string, lib library, query p
 			return nil, "", limitations, nil
 		}
 		if exp.Forwarder == nil {
-			return &Resolution{TargetID: lib.o.targetID, LibraryPath: lib.o.target.Path,
+			return &Resolution{TargetID: lib.o.ID(), LibraryPath: lib.o.Target().Path,
 				Procedure: ProcedureRef{Address: exp.Address, Name: exp.Name}}, "", limitations, nil
 		}
 		fw := exp.Forwarder
@@ -489,7 +472,7 @@ func (c *Connection) follow(ctx context.Context, op string, lib library, query p
 }
 
 // isLibrary says whether o names itself as a library (an ELF DT_SONAME).
-func (c *Connection) isLibrary(ctx context.Context, op string, o *openTarget) bool {
+func (c *Connection) isLibrary(ctx context.Context, op string, o *OpenTarget) bool {
 	name, err := c.libraryName(ctx, op, o)
 	return err == nil && name != ""
 }
@@ -497,9 +480,9 @@ func (c *Connection) isLibrary(ctx context.Context, op string, o *openTarget) bo
 // libraryName is o's Linker.LibraryName, asked once per run: it is a fact
 // of the bytes, and every list_dependencies and resolve_import on the
 // connection asks it of every other open target.
-func (c *Connection) libraryName(ctx context.Context, op string, o *openTarget) (string, error) {
+func (c *Connection) libraryName(ctx context.Context, op string, o *OpenTarget) (string, error) {
 	c.mu.Lock()
-	name, known := o.linkName, o.linkNamed
+	name, known := c.linkNames[o.RunID()]
 	c.mu.Unlock()
 	if known {
 		return name, nil
@@ -512,7 +495,10 @@ func (c *Connection) libraryName(ctx context.Context, op string, o *openTarget) 
 		return "", err
 	}
 	c.mu.Lock()
-	o.linkName, o.linkNamed = name, true
+	if c.linkNames == nil {
+		c.linkNames = map[string]string{}
+	}
+	c.linkNames[o.RunID()] = name
 	c.mu.Unlock()
 	return name, nil
 }

@@ -6,16 +6,19 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/projections"
 )
 
 // Published is an Evidence-producing call's answer: the normalized result and
@@ -25,110 +28,32 @@ type Published struct {
 	Evidence Context
 }
 
-// Operate runs one provider operation on the target ("" = the active one)
-// through its bound provider and publishes its Evidence. params are the
-// validated tool input after defaults (they become the record's parameters
-// verbatim).
-func (c *Connection) Operate(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter) (Published, error) {
-	o, release, err := c.bound(ctx, op, target)
-	if err != nil {
-		return Published{}, err
-	}
-	defer release()
-	res, err := c.invoke(ctx, o, op, params, rep)
-	if err != nil {
-		return Published{}, err
-	}
-	return c.publishResult(ctx, o, op, params, ConfidenceObserved, res)
-}
-
-// Caller runs one provider operation inside a composed tool, without
-// publishing Evidence for it.
-type Caller func(op string, params provider.Params) (provider.Result, error)
-
-// Compose runs a composed tool (§2.3): fn calls provider operations through
-// call, and its answer is published as derived Evidence of the bound provider.
-func (c *Connection) Compose(ctx context.Context, target, op string, params provider.Params, rep progress.Reporter, fn func(call Caller) (provider.Result, error)) (Published, error) {
-	o, release, err := c.bound(ctx, op, target)
-	if err != nil {
-		return Published{}, err
-	}
-	defer release()
-	var limits []string // the inner calls' TargetLimitations, in order of first appearance
-	res, err := fn(func(inner string, p provider.Params) (provider.Result, error) {
-		if _, declared := findCapability(o.binding.operations, inner); !declared {
-			return provider.Result{}, c.missingOperation(o, op)
-		}
-		r, err := c.invoke(ctx, o, inner, p, rep)
-		limits = appendNew(limits, r.TargetLimitations...)
-		return r, err
-	})
-	if err != nil {
-		return Published{}, err
-	}
-	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), limits...)
-	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
-}
-
 // bound admits a call on the open, bound target ref names ("" = active),
 // or returns the typed failure of §5.4 / §15.1. release ends the admission.
-func (c *Connection) bound(ctx context.Context, op, ref string) (o *openTarget, release func(), err error) {
-	o, release, err = c.admit(op, ref)
+func (c *Connection) bound(ctx context.Context, op, ref string) (o *OpenTarget, release func(), err error) {
+	o, release, err = c.Admit(op, ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.binding == nil {
+	if o.Binding() == nil {
 		release()
-		return nil, nil, c.recordSelectionFailure(ctx, c.unboundFailure(o, op))
+		return nil, nil, c.RecordSelectionFailure(ctx, c.unboundFailure(o, op))
 	}
 	return o, release, nil
 }
 
-func (c *Connection) missingOperation(o *openTarget, op string) *fault.Error {
+func (c *Connection) missingOperation(o *OpenTarget, op string) *fault.Error {
 	return fault.New(fault.CapabilityUnavailable, "The bound provider does not offer this operation.",
 		"Reopen the target with a provider that offers it (provider_id, --provider or REA_ANALYSIS_PROVIDER).",
-		map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": o.binding.Provider.ID})
-}
-
-// invoke checks the operation is declared and healthy, then answers it: the
-// engine's own operations here, the rest through the provider.
-func (c *Connection) invoke(ctx context.Context, o *openTarget, op string, params provider.Params, rep progress.Reporter) (provider.Result, error) {
-	capability, declared := findCapability(o.binding.impl.Capabilities(), op)
-	if !declared {
-		if _, own := engineOperations[op]; own {
-			return c.answerLocally(ctx, o, op, params)
-		}
-		return provider.Result{}, c.missingOperation(o, op)
-	}
-	if err := c.unavailable(o, op); err != nil {
-		return provider.Result{}, err
-	}
-	if !cursorDefaulted[op] {
-		return c.call(ctx, o, capability, params, rep)
-	}
-	// An absent address means the cursor. The provider is asked with it; the
-	// Evidence parameters keep the caller's (the cursor is never substituted
-	// there) and its locations record the address observed.
-	addr := c.addressOrCursor(o, params)
-	asked := maps.Clone(params)
-	asked["address"] = addr
-	res, err := c.call(ctx, o, capability, asked, rep)
-	if err != nil {
-		return res, err
-	}
-	res.Locations = append(res.Locations, cursorLocation(params, addr)...)
-	if _, shows := o.client.(provider.UserNames); op == "address_name" && !shows {
-		return c.withUserName(ctx, o, addr, res)
-	}
-	return res, nil
+		map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": o.Binding().Provider.ID})
 }
 
 // unavailable is provider_unavailable once o's provider was found unhealthy.
-func (c *Connection) unavailable(o *openTarget, op string) error {
-	if reason, bad := c.unhealthy(o, op); bad {
+func (c *Connection) unavailable(o *OpenTarget, op string) error {
+	if reason, bad := c.Unhealthy(o, op); bad {
 		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
 			"Reopen the target to restart the provider, and run `rea doctor`.",
-			map[string]any{"operation": op, "provider_id": o.binding.Provider.ID, "reason": reason})
+			map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID, "reason": reason})
 	}
 	return nil
 }
@@ -137,8 +62,8 @@ func (c *Connection) unavailable(o *openTarget, op string) error {
 // invoke runs the provider's Do: declared, healthy, in the target's request
 // queue and timeout. The comparison reads the builtin's instructions this
 // way (compare.InstructionSource).
-func (c *Connection) invokeFunc(ctx context.Context, o *openTarget, op string, fn func(context.Context) error) error {
-	capability, declared := findCapability(o.binding.impl.Capabilities(), op)
+func (c *Connection) invokeFunc(ctx context.Context, o *OpenTarget, op string, fn func(context.Context) error) error {
+	capability, declared := findCapability(o.Binding().Impl().Capabilities(), op)
 	if !declared {
 		return c.missingOperation(o, op)
 	}
@@ -156,13 +81,9 @@ func (c *Connection) invokeFunc(ctx context.Context, o *openTarget, op string, f
 	return err
 }
 
-// cursorDefaulted are the provider operations whose optional address means
-// the cursor (CONTRACTS.md §2.2).
-var cursorDefaulted = map[string]bool{"address_name": true, "xrefs": true}
-
-func (c *Connection) publishResult(ctx context.Context, o *openTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
-	rec := &Record{SchemaVersion: 2, Subject: subjectOf(o.target), Claim: Claim{
-		Provider: o.binding.Provider, AnalysisProfile: &o.binding.Profile,
+func (c *Connection) publishResult(ctx context.Context, o *OpenTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
+	rec := &Record{SchemaVersion: 2, Subject: subjectOf(o.Target()), Claim: Claim{
+		Provider: o.Binding().Provider, AnalysisProfile: &o.Binding().Profile,
 		PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
 		Confidence: confidence, Authority: AuthorityShipped,
 		Limitations: appendNew(slices.Clip(res.Limitations), res.TargetLimitations...), Locations: locationsOf(params, res.Locations),
@@ -194,9 +115,9 @@ var unpagedResults = map[string]string{
 
 // call runs the operation through the client's FIFO queue under the
 // operation's own budget, keeping cancellation and timeout distinct (§6.4).
-func (c *Connection) call(ctx context.Context, o *openTarget, capability provider.Capability, params provider.Params, rep progress.Reporter) (provider.Result, error) {
+func (c *Connection) call(ctx context.Context, o *OpenTarget, capability provider.Capability, params provider.Params, rep progress.Reporter) (provider.Result, error) {
 	return c.queued(ctx, o, capability, func(ctx context.Context) (provider.Result, error) {
-		return safeDo(ctx, o.client, capability.Operation, params, rep)
+		return safeDo(ctx, o.Client(), capability.Operation, params, rep)
 	})
 }
 
@@ -204,8 +125,8 @@ func (c *Connection) call(ctx context.Context, o *openTarget, capability provide
 // target's request queue, under the operation's timeout, its failure
 // observed for the provider's health. The caller gets cancelled or
 // provider_timeout as soon as its context ends or the budget elapses, even
-// when the provider does not observe its context (requestQueue.run).
-func (c *Connection) queued(ctx context.Context, o *openTarget, capability provider.Capability, do func(ctx context.Context) (provider.Result, error)) (provider.Result, error) {
+// when the provider does not observe its context (session.Target.Run).
+func (c *Connection) queued(ctx context.Context, o *OpenTarget, capability provider.Capability, do func(ctx context.Context) (provider.Result, error)) (provider.Result, error) {
 	op := capability.Operation
 	var timeout time.Duration
 	if capability.Limits.TimeoutMS != nil {
@@ -215,7 +136,7 @@ func (c *Connection) queued(ctx context.Context, o *openTarget, capability provi
 	var err error
 	var shareErr error
 	var timedOut bool
-	if qerr := o.queue.run(ctx, op, timeout, func(callCtx context.Context) {
+	if qerr := o.Run(ctx, op, timeout, func(callCtx context.Context) {
 		if shareErr = c.shareUserNames(callCtx, o, op); shareErr != nil {
 			return
 		}
@@ -230,13 +151,13 @@ func (c *Connection) queued(ctx context.Context, o *openTarget, capability provi
 	case ctx.Err() != nil:
 		return provider.Result{}, fault.CancelledError(op).WithCause(ctx.Err())
 	case timedOut:
-		return provider.Result{}, timeoutError(op, timeout)
+		return provider.Result{}, session.TimeoutError(op, timeout)
 	case err != nil:
 		fe := fault.From(op, err)
-		c.observeHealth(ctx, o, op, fe)
+		c.ObserveHealth(ctx, o, op, fe)
 		return provider.Result{}, fe
 	}
-	c.observeHealth(ctx, o, op, nil)
+	c.ObserveHealth(ctx, o, op, nil)
 	return res, nil
 }
 
@@ -252,11 +173,11 @@ func safeDo(ctx context.Context, client provider.Client, op string, params provi
 }
 
 // unboundFailure is §5.4: an operation on an unbound target.
-func (c *Connection) unboundFailure(o *openTarget, op string) *provider.SelectionFailure {
+func (c *Connection) unboundFailure(o *OpenTarget, op string) *provider.SelectionFailure {
 	reason := provider.ReasonTargetUnsupported
 	var rej []provider.Rejection
 	for _, p := range c.eng.cfg.Registry.Providers() {
-		s := p.Support(o.target)
+		s := p.Support(o.Target())
 		if s.Status == "supported" {
 			reason = provider.ReasonProviderUnavailable
 		}
@@ -268,8 +189,8 @@ func (c *Connection) unboundFailure(o *openTarget, op string) *provider.Selectio
 		rej = []provider.Rejection{}
 	}
 	req := "auto"
-	if o.requested != nil {
-		req = *o.requested
+	if o.Requested() != nil {
+		req = *o.Requested()
 	}
 	return &provider.SelectionFailure{Operation: op, SelectionReason: reason, RequestedProviderID: req,
 		CandidateIDs: c.eng.cfg.Registry.IDs(), Rejections: rej}
@@ -293,9 +214,12 @@ func findCapability(cs []provider.Capability, op string) (provider.Capability, b
 	return cs[i], true
 }
 
+// DocumentName is the builtin document name of a target (its basename).
+func DocumentName(t provider.Target) string { return filepath.Base(t.Path) }
+
 func subjectOf(t provider.Target) *Subject {
 	return &Subject{Name: DocumentName(t), Digest: Digest{SHA256: t.SHA256}, Format: t.Format,
-		Architecture: archPtr(t.Architecture), LocalPath: t.Path}
+		Architecture: session.TargetRecord(t).Architecture, LocalPath: t.Path}
 }
 
 // locationsOf records the normalized input address (§7.1) before any the
@@ -311,14 +235,14 @@ func locationsOf(params provider.Params, extra []provider.Location) []provider.L
 // publish records a sealed-or-unsealed record: verify the id, store the body
 // (once), and append evidence_recorded in one transaction whose last act is the
 // cancellation check, so a cancelled request never publishes (§6.6).
-func (c *Connection) publish(ctx context.Context, rec *Record, o *openTarget, origin string) (Published, error) {
+func (c *Connection) publish(ctx context.Context, rec *Record, o *OpenTarget, origin string) (Published, error) {
 	return c.publishWith(ctx, rec, o, origin, nil)
 }
 
 // publishWith is publish with extra events of the connection's stream, built
 // once the evidence id is known, appended before evidence_recorded in the
 // same transaction: they and the Evidence commit together or not at all.
-func (c *Connection) publishWith(ctx context.Context, rec *Record, o *openTarget, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
+func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
 	op := rec.Operation
 	if err := ctx.Err(); err != nil {
 		return Published{}, fault.CancelledError(op).WithCause(err)
@@ -337,12 +261,13 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *openTarget
 	blob := ledger.PrepareBlob(body)
 	digest := blob.Key
 	recorded := func(digest string, isNew bool) ledger.NewEvent {
-		data := events.EvidenceRecordedData{ConnectionID: c.id,
+		data := events.EvidenceRecordedData{ConnectionID: c.ID(),
 			EvidenceID: rec.EvidenceID, Operation: op, PredicateType: rec.PredicateType, RecordDigest: digest, New: isNew, Origin: origin}
 		if o == nil {
 			return c.eng.event(events.EvidenceRecorded, data)
 		}
-		data.RunID, data.TargetID = &o.runID, o.targetID
+		runID := o.RunID()
+		data.RunID, data.TargetID = &runID, o.ID()
 		return c.eng.targetEvent(events.EvidenceRecorded, data)
 	}
 	// The common case is a record never published before: check that
@@ -355,7 +280,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *openTarget
 	if err != nil {
 		return Published{}, fault.From(op, err)
 	}
-	stored, err := c.eng.appendEvents(ctx, c.stream, -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
+	stored, err := c.eng.appendEvents(ctx, c.Stream(), -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
 		if _, exists, err := lookup.DigestIn(ctx, tx, rec.EvidenceID); err != nil || exists {
 			return cmp.Or(err, errEvidenceStored)
 		}
@@ -370,7 +295,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *openTarget
 		if shown, err = c.eng.loadRecord(ctx, storedDigest); err != nil {
 			return Published{}, err
 		}
-		stored, err = c.eng.appendEvents(ctx, c.stream, -1, append(evs, recorded(storedDigest, false)), nil)
+		stored, err = c.eng.appendEvents(ctx, c.Stream(), -1, append(evs, recorded(storedDigest, false)), nil)
 		if err != nil {
 			return Published{}, err
 		}
@@ -392,17 +317,46 @@ func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error)
 		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record is missing.", "Run `rea ledger verify`.",
 			map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
 	}
-	if canon.SHA256Hex(body) != digest {
-		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record does not match its digest.", "Run `rea ledger verify`.",
-			map[string]any{"evidence_id": nil, "reason": "id_mismatch"})
+	return evidence.FromBlob(digest, body)
+}
+
+// Annotation kinds.
+const (
+	kindComment       = "comment"
+	kindInlineComment = "inline_comment"
+	kindBookmark      = "bookmark"
+	kindName          = "name"
+)
+
+// shareUserNames hands a client that shows user names (provider.UserNames)
+// the target's current ones before an operation: they are ledger state, so
+// a name set on any connection, before or after a restart, is what the next
+// answer shows. It runs inside the client's request slot, so no other
+// operation of the client sees the names change under it.
+func (c *Connection) shareUserNames(ctx context.Context, o *OpenTarget, op string) error {
+	un, ok := o.Client().(provider.UserNames)
+	if !ok {
+		return nil
 	}
-	r, err := DecodeRecord(body)
-	if err == nil {
-		err = r.Verify()
-	}
+	all, err := c.annotationsOfKind(ctx, o, kindName)
 	if err != nil {
-		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record does not verify.", "Run `rea ledger verify`.",
-			map[string]any{"evidence_id": nil, "reason": "id_mismatch"}).WithCause(err)
+		return fault.From(op, err)
 	}
-	return r, nil
+	names := make(map[uint64]string, len(all))
+	for _, a := range all {
+		if addr, err := provider.ParseAddress(a.Address); err == nil {
+			names[addr] = a.Value
+		}
+	}
+	un.SetUserNames(names)
+	return nil
+}
+
+// annotationsOfKind lists the open target's annotations of one kind.
+func (c *Connection) annotationsOfKind(ctx context.Context, o *OpenTarget, kind string) ([]projections.StoredAnnotation, error) {
+	lk, err := c.eng.lookups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lk.AnnotationsOfKind(ctx, o.Target().SHA256, kind)
 }

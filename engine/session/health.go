@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 
 // ObserveLineage records an observation of every open target's provider
 // processes, where there are any. It is binary_session's full-view point.
-func (c *Connection) ObserveLineage(ctx context.Context) error {
+func (c *Conn) ObserveLineage(ctx context.Context) error {
 	for _, o := range c.runs() {
 		if o.client != nil {
 			if err := c.observeLineage(ctx, o); err != nil {
@@ -32,10 +32,10 @@ func (c *Connection) ObserveLineage(ctx context.Context) error {
 }
 
 // runs are the open targets' current runs, in open order.
-func (c *Connection) runs() []*openTarget {
+func (c *Conn) runs() []*Target {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]*openTarget, 0, len(c.targets))
+	out := make([]*Target, 0, len(c.targets))
 	for _, h := range c.targets {
 		if h.open != nil {
 			out = append(out, h.open)
@@ -44,18 +44,18 @@ func (c *Connection) runs() []*openTarget {
 	return out
 }
 
-func (c *Connection) observeLineage(ctx context.Context, o *openTarget) error {
+func (c *Conn) observeLineage(ctx context.Context, o *Target) error {
 	obs, ok := o.client.Lineage(ctx)
 	if !ok {
 		return nil
 	}
 	data := events.LineageObservedData{ConnectionID: c.id, RunID: o.runID, TargetID: o.targetID, Provider: o.binding.Provider, Observation: obs}
-	if _, err := c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1,
-		[]ledger.NewEvent{c.eng.targetEvent(events.LineageObserved, data)}, nil); err != nil {
+	if _, err := c.m.cfg.Ledger.Append(context.WithoutCancel(ctx), c.stream, -1,
+		[]ledger.NewEvent{c.m.targetEvent(events.LineageObserved, data)}); err != nil {
 		return err
 	}
 	if obs.Status != lineage.StatusVerified {
-		c.observeHealth(ctx, o, "lineage", fault.New(fault.ProviderUnavailable, "The provider's process could not be verified.",
+		c.ObserveHealth(ctx, o, "lineage", fault.New(fault.ProviderUnavailable, "The provider's process could not be verified.",
 			"Reopen the target to restart the provider.", map[string]any{"reason": obs.Reason}))
 	}
 	return nil
@@ -64,11 +64,11 @@ func (c *Connection) observeLineage(ctx context.Context, o *openTarget) error {
 // LineageSnapshots are the latest observations of a run (binary_session
 // passes each open target's), by provider id; empty when nothing was
 // observed (status not_observed).
-func (c *Connection) LineageSnapshots(ctx context.Context, runID string) ([]projections.LineageSnapshot, error) {
+func (c *Conn) LineageSnapshots(ctx context.Context, runID string) ([]projections.LineageSnapshot, error) {
 	if runID == "" {
 		return nil, nil
 	}
-	return projections.LineageSnapshots(ctx, c.eng.cfg.Ledger.ReadDB(), runID)
+	return projections.LineageSnapshots(ctx, c.m.cfg.Ledger.ReadDB(), runID)
 }
 
 // healthReporter is implemented by clients whose provider can die under
@@ -83,7 +83,7 @@ type healthReporter interface {
 // as soon as it happens, not at the next request: provider_health_changed is
 // recorded, the tool list changes, and the binding stays. A client closed by
 // REA also reports itself unhealthy; that is not a transition.
-func (c *Connection) watchHealth(ctx context.Context, o *openTarget) {
+func (c *Conn) watchHealth(ctx context.Context, o *Target) {
 	hr, ok := o.client.(healthReporter)
 	if !ok {
 		return
@@ -106,15 +106,15 @@ func (c *Connection) watchHealth(ctx context.Context, o *openTarget) {
 		if fe == nil || fe.Code != fault.ProviderUnavailable {
 			fe = fault.New(fault.ProviderUnavailable, "The provider stopped answering.", "Reopen the target to restart the provider.", nil)
 		}
-		c.observeHealth(ctx, o, "health", fe)
+		c.ObserveHealth(ctx, o, "health", fe)
 		c.observeLineage(ctx, o)
 	}()
 }
 
-// observeHealth maintains the health overlay (§5.5): success clears an
+// ObserveHealth maintains the health overlay (§5.5): success clears an
 // operation's mark; a failure changes health only as healthScope says. Each
 // change is an event and a tools change.
-func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string, fe *fault.Error) {
+func (c *Conn) ObserveHealth(ctx context.Context, o *Target, op string, fe *fault.Error) {
 	key, state, reason := op, "available", ""
 	if fe != nil {
 		switch key = healthScope(op, fe); key {
@@ -147,7 +147,7 @@ func (c *Connection) observeHealth(ctx context.Context, o *openTarget, op string
 	if reason != "" {
 		data.Reason = &reason
 	}
-	c.eng.appendEvents(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.eng.targetEvent(events.ProviderHealthChanged, data)}, nil)
+	c.m.cfg.Ledger.Append(context.WithoutCancel(ctx), c.stream, -1, []ledger.NewEvent{c.m.targetEvent(events.ProviderHealthChanged, data)})
 	c.notify()
 }
 
@@ -189,7 +189,9 @@ func healthScope(op string, fe *fault.Error) string {
 	return ""
 }
 
-func (c *Connection) unhealthy(o *openTarget, op string) (string, bool) {
+// Unhealthy is the reason o's provider is marked unavailable for op (or
+// for every operation), if it is.
+func (c *Conn) Unhealthy(o *Target, op string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r, bad := o.health["*"]; bad {

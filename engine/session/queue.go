@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -180,10 +180,11 @@ func leftError(ctx context.Context, op string, timeout time.Duration) *fault.Err
 	if err := ctx.Err(); err != nil {
 		return fault.CancelledError(op).WithCause(err)
 	}
-	return timeoutError(op, timeout)
+	return TimeoutError(op, timeout)
 }
 
-func timeoutError(op string, timeout time.Duration) *fault.Error {
+// TimeoutError is provider_timeout: an operation's call outlived its budget.
+func TimeoutError(op string, timeout time.Duration) *fault.Error {
 	return fault.New(fault.ProviderTimeout, "The provider operation exceeded its time budget.",
 		"Narrow the request (smaller page or range) or call again.",
 		map[string]any{"operation": op, "timeout_ms": timeout.Milliseconds()})

@@ -1,11 +1,9 @@
-package engine
+package session
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
@@ -18,38 +16,23 @@ import (
 // the one evaluator the engine holds, the same one `rea policy explain`
 // dry-runs, and every decision and grant change is appended to the ledger
 // before the operation proceeds, so the history explains itself.
-//
-// An engine configured without an evaluator gets one with no ceilings: every
-// side effect is then outside the ceiling (policy_disabled in tool
-// availability), decided and recorded like any other denial.
-
-// Policy is the engine's evaluator.
-func (e *Engine) Policy() *policy.Evaluator { return e.cfg.Policy }
-
-func noCeilings(now func() time.Time, newID func() string) *policy.Evaluator {
-	cfg, err := policy.LoadConfig(map[string]string{})
-	if err != nil {
-		panic(fmt.Sprintf("engine: an empty policy environment is invalid: %v", err)) // a build defect
-	}
-	return policy.New(cfg, nil, policy.Options{Now: now, NewID: newID})
-}
 
 // appendEmits appends policy events in order, in one transaction even when
 // they span streams (a reload's events and a decision's consumption commit
 // together or not at all).
-func (e *Engine) appendEmits(ctx context.Context, emits []policy.Emit) ([]ledger.Event, error) {
+func (m *Manager) appendEmits(ctx context.Context, emits []policy.Emit) ([]ledger.Event, error) {
 	var appends []ledger.StreamAppend
 	for _, em := range emits {
 		if n := len(appends); n == 0 || appends[n-1].Stream != em.Stream {
 			appends = append(appends, ledger.StreamAppend{Stream: em.Stream, ExpectedVersion: -1})
 		}
 		last := &appends[len(appends)-1]
-		last.Events = append(last.Events, e.event(em.Type, em.Data))
+		last.Events = append(last.Events, m.event(em.Type, em.Data))
 	}
 	if len(appends) == 0 {
 		return nil, nil
 	}
-	return e.appendMulti(ctx, appends)
+	return m.cfg.Ledger.AppendMulti(ctx, appends)
 }
 
 // ReloadPolicy re-reads the project store (trigger startup or sighup),
@@ -57,15 +40,15 @@ func (e *Engine) appendEmits(ctx context.Context, emits []policy.Emit) ([]ledger
 // accepted, and applies an accepted store to every live connection. A
 // rejected store keeps the old policy and is returned as the error. Reloads
 // are serialized.
-func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
-	ev := e.cfg.Policy
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
+func (m *Manager) ReloadPolicy(ctx context.Context, trigger string) error {
+	ev := m.cfg.Policy
+	m.reloadMu.Lock()
+	defer m.reloadMu.Unlock()
 	r, rerr := ev.Reload(trigger)
 	if r == nil {
 		return rerr
 	}
-	stored, err := e.appendEmits(context.WithoutCancel(ctx), r.Events)
+	stored, err := m.appendEmits(context.WithoutCancel(ctx), r.Events)
 	if err != nil {
 		return err
 	}
@@ -79,11 +62,11 @@ func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
 		return err
 	}
 	// The store just read already reflects every earlier revocation.
-	e.revokedMu.Lock()
-	e.revokedSeen = max(e.revokedSeen, stored[len(stored)-1].Seq)
-	e.revokedMu.Unlock()
+	m.revokedMu.Lock()
+	m.revokedSeen = max(m.revokedSeen, stored[len(stored)-1].Seq)
+	m.revokedMu.Unlock()
 	if trigger != policy.TriggerStartup {
-		e.forEachConnection(func(c *Connection) { c.notify() })
+		m.forEachConn(func(c *Conn) { c.notify() })
 	}
 	return nil
 }
@@ -91,16 +74,16 @@ func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {
 // Authorize decides one side effect of op for this connection: the decision
 // (and the consumption of a once grant) is recorded before the caller
 // proceeds; a denial is the permission_required failure of §9.8.
-func (c *Connection) Authorize(ctx context.Context, op string, req policy.Request) (policy.Decision, error) {
+func (c *Conn) Authorize(ctx context.Context, op string, req policy.Request) (policy.Decision, error) {
 	return c.AuthorizeAsking(ctx, op, req, c.info.Features.ElicitationForm)
 }
 
 // AuthorizeAsking is Authorize where the caller says whether it can ask the
 // user (form elicitation on this request's protocol revision), which decides
 // whether a denial inside the ceiling offers elicitation.
-func (c *Connection) AuthorizeAsking(ctx context.Context, op string, req policy.Request, canAsk bool) (policy.Decision, error) {
-	ev := c.eng.cfg.Policy
-	if err := c.eng.honourLedgerRevocations(ctx); err != nil {
+func (c *Conn) AuthorizeAsking(ctx context.Context, op string, req policy.Request, canAsk bool) (policy.Decision, error) {
+	ev := c.m.cfg.Policy
+	if err := c.m.honourLedgerRevocations(ctx); err != nil {
 		return policy.Decision{}, err
 	}
 	canonical, err := policy.CanonicalizeRequest(op, req)
@@ -113,7 +96,7 @@ func (c *Connection) AuthorizeAsking(ctx context.Context, op string, req policy.
 	}
 	d := ev.Evaluate(policy.Input{ConnectionID: c.id, Operation: op, Request: canonical,
 		Surface: c.surface(), ElicitationForm: canAsk})
-	if _, err := c.eng.appendEmits(context.WithoutCancel(ctx), d.Events); err != nil {
+	if _, err := c.m.appendEmits(context.WithoutCancel(ctx), d.Events); err != nil {
 		return d, err
 	}
 	if !d.Allowed {
@@ -124,64 +107,30 @@ func (c *Connection) AuthorizeAsking(ctx context.Context, op string, req policy.
 
 // AddConnectionGrant adds an approved once/session grant to this connection's
 // overlay (elicitation accept) and records grant_added.
-func (c *Connection) AddConnectionGrant(ctx context.Context, g policy.Grant) error {
-	emit, err := c.eng.cfg.Policy.AddConnectionGrant(c.id, g)
+func (c *Conn) AddConnectionGrant(ctx context.Context, g policy.Grant) error {
+	emit, err := c.m.cfg.Policy.AddConnectionGrant(c.id, g)
 	if err != nil {
 		return err
 	}
-	_, err = c.eng.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
+	_, err = c.m.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
 	return err
 }
 
-func (c *Connection) surface() policy.Surface {
+func (c *Conn) surface() policy.Surface {
 	if c.info.Transport == "cli" {
 		return policy.SurfaceCLI
 	}
 	return policy.SurfaceMCP
 }
 
-// connections tracks live connections for engine-wide notices (a policy
-// reload changes every connection's tools).
-type connections struct {
-	mu   sync.Mutex
-	live map[*Connection]struct{}
-}
-
-func (e *Engine) track(c *Connection) {
-	e.conns.mu.Lock()
-	defer e.conns.mu.Unlock()
-	if e.conns.live == nil {
-		e.conns.live = map[*Connection]struct{}{}
-	}
-	e.conns.live[c] = struct{}{}
-}
-
-func (e *Engine) untrack(c *Connection) {
-	e.conns.mu.Lock()
-	defer e.conns.mu.Unlock()
-	delete(e.conns.live, c)
-}
-
-func (e *Engine) forEachConnection(fn func(*Connection)) {
-	e.conns.mu.Lock()
-	list := make([]*Connection, 0, len(e.conns.live))
-	for c := range e.conns.live {
-		list = append(list, c)
-	}
-	e.conns.mu.Unlock()
-	for _, c := range list {
-		fn(c)
-	}
-}
-
 // RevokeConnectionGrant removes a grant from this connection's overlay and
 // records grant_revoked with source (an elicitation rollback).
-func (c *Connection) RevokeConnectionGrant(ctx context.Context, grantID, source string) error {
-	emit, err := c.eng.cfg.Policy.RevokeConnectionGrant(c.id, grantID, source)
+func (c *Conn) RevokeConnectionGrant(ctx context.Context, grantID, source string) error {
+	emit, err := c.m.cfg.Policy.RevokeConnectionGrant(c.id, grantID, source)
 	if err != nil {
 		return err
 	}
-	_, err = c.eng.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
+	_, err = c.m.appendEmits(context.WithoutCancel(ctx), []policy.Emit{emit})
 	return err
 }
 
@@ -189,17 +138,17 @@ func (c *Connection) RevokeConnectionGrant(ctx context.Context, grantID, source 
 // processes recorded (`rea policy revoke`) since the last look: a revocation
 // takes effect at once in every process sharing the ledger, while additions
 // wait for a reload (CONTRACTS.md §9.6).
-func (e *Engine) honourLedgerRevocations(ctx context.Context) error {
-	e.revokedMu.Lock()
-	defer e.revokedMu.Unlock()
-	ids, seen, err := projections.ProjectRevocationsSince(ctx, e.cfg.Ledger.ReadDB(), e.revokedSeen)
+func (m *Manager) honourLedgerRevocations(ctx context.Context) error {
+	m.revokedMu.Lock()
+	defer m.revokedMu.Unlock()
+	ids, seen, err := projections.ProjectRevocationsSince(ctx, m.cfg.Ledger.ReadDB(), m.revokedSeen)
 	if err != nil {
 		return fault.Internal("policy", err)
 	}
 	for _, id := range ids {
-		e.cfg.Policy.RevokeProjectGrant(id)
+		m.cfg.Policy.RevokeProjectGrant(id)
 	}
-	e.revokedSeen = seen
+	m.revokedSeen = seen
 	return nil
 }
 
@@ -222,27 +171,27 @@ const maxStartupAttempts = 5
 // store it is policy.ErrStoreNotConfigured; a grant the store does not hold
 // is policy.ErrGrantNotFound; a store that became invalid is its store
 // fault, recorded as a rejected reload first. Appends fail as every append
-// of the engine does (appendFault: revision_conflict, ledger_unavailable).
-func (e *Engine) RevokeProjectGrant(ctx context.Context, cfg *policy.Config, grantID string, shown *policy.Grant) (projections.LedgerPosition, error) {
+// through the Ledger port does (revision_conflict, ledger_unavailable).
+func (m *Manager) RevokeProjectGrant(ctx context.Context, cfg *policy.Config, grantID string, shown *policy.Grant) (projections.LedgerPosition, error) {
 	var at projections.LedgerPosition
 	if cfg.Store == nil {
 		return at, policy.ErrStoreNotConfigured
 	}
 	for attempt := 1; ; attempt++ {
-		stream, err := projections.ReadPolicyStream(ctx, e.cfg.Ledger.ReadDB(), 0)
+		stream, err := projections.ReadPolicyStream(ctx, m.cfg.Ledger.ReadDB(), 0)
 		if err != nil {
 			return at, fault.Internal("policy_revoke", err)
 		}
 		baseline := projections.Active(projections.ProjectGrants(stream.Events))
-		r, reloadErr := policy.New(cfg, baseline, policy.Options{Now: e.cfg.Now}).Reload(policy.TriggerStartup)
+		r, reloadErr := policy.New(cfg, baseline, policy.Options{Now: m.cfg.Now}).Reload(policy.TriggerStartup)
 		if r == nil {
 			return at, reloadErr
 		}
 		evs := make([]ledger.NewEvent, 0, len(r.Events))
 		for _, em := range r.Events {
-			evs = append(evs, e.event(em.Type, em.Data))
+			evs = append(evs, m.event(em.Type, em.Data))
 		}
-		_, err = e.appendEvents(ctx, events.PolicyStream, stream.Version, evs, nil)
+		_, err = m.cfg.Ledger.Append(ctx, events.PolicyStream, stream.Version, evs)
 		if errors.Is(err, ledger.ErrConflict) && attempt < maxStartupAttempts {
 			continue
 		}
@@ -263,7 +212,7 @@ func (e *Engine) RevokeProjectGrant(ctx context.Context, cfg *policy.Config, gra
 	// version: the store write, under its lock and against the grant shown,
 	// is what validated the revocation, so the event lands whatever else the
 	// policy stream received meanwhile.
-	stored, err := e.appendEvents(context.WithoutCancel(ctx), emit.Stream, -1, []ledger.NewEvent{e.event(emit.Type, emit.Data)}, nil)
+	stored, err := m.cfg.Ledger.Append(context.WithoutCancel(ctx), emit.Stream, -1, []ledger.NewEvent{m.event(emit.Type, emit.Data)})
 	if err != nil {
 		return at, err
 	}
