@@ -336,28 +336,40 @@ func shiftLines(fs []switchFunc, by int) []switchFunc {
 
 var jtBuilds testkit.BuildCache
 
-// buildSwitch builds the fixture with driver and flags, and its -g twin;
-// skip names a missing tool.
+// buildSwitch builds the switch fixture with driver and flags, and its -g
+// twin; skip names a missing tool.
 func buildSwitch(driver []string, flags []string) (stripped, debug, skip string, err error) {
+	src, ext, _ := switchSource()
+	return buildFixture(driver, flags, [][2]string{{"sw.c", src}, {"ext.c", ext}})
+}
+
+// buildFixture compiles and links files (name, source) with driver and
+// flags, without the C library, and the same with -g.
+func buildFixture(driver []string, flags []string, files [][2]string) (stripped, debug, skip string, err error) {
 	if _, err := exec.LookPath(driver[0]); err != nil {
 		return "", "", "tool " + driver[0] + " is not installed", nil
 	}
-	src, ext, _ := switchSource()
-	key := append(append([]string{src}, driver...), flags...)
+	key := append([]string{}, driver...)
+	key = append(key, flags...)
+	for _, f := range files {
+		key = append(key, f[0], f[1])
+	}
 	if jtBuilds.Dir == "" {
 		jtBuilds.Dir = filepath.Join(os.TempDir(), fmt.Sprintf("rea-jumptable-%d", os.Getpid()))
 	}
 	var paths [2]string
 	for k, g := range []string{"", "-g"} {
 		p, sk, err := jtBuilds.Build(append(key, g), func(dir string) (string, string, error) {
-			if err := os.WriteFile(filepath.Join(dir, "sw.c"), []byte(src), 0o600); err != nil {
-				return "", "", err
+			var names []string
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0o600); err != nil {
+					return "", "", err
+				}
+				names = append(names, f[0])
 			}
-			if err := os.WriteFile(filepath.Join(dir, "ext.c"), []byte(ext), 0o600); err != nil {
-				return "", "", err
-			}
-			out := filepath.Join(dir, "sw")
-			args := append(append(append([]string{}, driver[1:]...), flags...), "-nostdlib", "-o", out, "sw.c", "ext.c")
+			out := filepath.Join(dir, "fixture")
+			args := append(append(append([]string{}, driver[1:]...), flags...), "-nostdlib", "-o", out)
+			args = append(args, names...)
 			if g != "" {
 				args = append(args, g)
 			}

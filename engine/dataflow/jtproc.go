@@ -1,25 +1,45 @@
 package dataflow
 
 import (
+	"slices"
+
 	"github.com/rea-re/rea/engine/lift"
 )
 
+// Resolution is what data flow resolves of a procedure's indirect
+// transfers.
+type Resolution struct {
+	Tables []JumpTable
+	Calls  []IndirectCall
+	// UnresolvedJumps and UnresolvedCalls name each indirect jump and call
+	// left unresolved, and why.
+	UnresolvedJumps []UnresolvedJump
+	UnresolvedCalls []UnresolvedJump
+}
+
 // ResolveProcedure builds the SSA of a procedure's lifted instructions (in
 // address order; insns[0] is the entry), runs the passes and resolves its
-// jump tables: the integration point for a provider that has the
-// procedure's instructions and the file. Calls to program-counter thunks
-// are rewritten first (see RewritePCThunks) when opt.Lift is set.
-func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) ([]JumpTable, []UnresolvedJump, error) {
+// jump tables and indirect calls: the integration point for a provider
+// that has the procedure's instructions and the file. Calls to
+// program-counter thunks are rewritten first (see RewritePCThunks) when
+// opt.Lift is set.
+func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*Resolution, error) {
 	if opt.Lift != nil {
 		insns = RewritePCThunks(arch, insns, opt.Lift)
 	}
 	f, err := Build(arch, insns)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	Optimize(f)
-	t, u := ResolveJumpTables(f, img, opt)
-	return t, u, nil
+	r := &Resolution{}
+	r.Tables, r.UnresolvedJumps = ResolveJumpTables(f, img, opt)
+	r.Calls, r.UnresolvedCalls = ResolveIndirectCalls(f, img, opt)
+	// A jump resolved as a tail call is no longer an unresolved jump.
+	r.UnresolvedJumps = slices.DeleteFunc(r.UnresolvedJumps, func(u UnresolvedJump) bool {
+		return slices.ContainsFunc(r.Calls, func(c IndirectCall) bool { return c.Tail && c.Call == u.Jump })
+	})
+	return r, nil
 }
 
 // RewritePCThunks returns insns with each call that only obtains its own

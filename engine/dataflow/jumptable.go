@@ -429,6 +429,9 @@ func appendConstraint(out []constraint, cond *Value, truth bool, other *Block, d
 	return append(out, r)
 }
 
+// lowMask reports whether m is 2^k-1.
+func lowMask(m uint64) bool { return m&(m+1) == 0 }
+
 func signExtend(v uint64, w lift.Width) int64 {
 	if w >= 64 {
 		return int64(v)
@@ -462,7 +465,7 @@ func boundIndex(chain []*Value, cons []constraint) (*Value, interval, *constrain
 		}
 		if v.Kind == OpValue && v.Op == lift.And && len(v.Args) == 2 {
 			for _, a := range v.Args {
-				if a.Kind == ConstValue && a.Lo&m < b.rng.hi {
+				if a.Kind == ConstValue && lowMask(a.Lo&m) && a.Lo&m < b.rng.hi {
 					b.rng, b.ok = interval{0, a.Lo & m}, true
 				}
 			}
@@ -534,9 +537,13 @@ func derive(v, below *Value, r interval) (interval, bool) {
 			return r, true
 		}
 	case lift.And:
+		// Only a mask of low bits keeps an interval an interval.
 		for _, a := range v.Args {
-			if a.Kind == ConstValue {
-				return interval{0, min(r.hi, a.Lo&m)}, true
+			if a.Kind == ConstValue && lowMask(a.Lo&m) {
+				if r.hi <= a.Lo&m {
+					return r, true
+				}
+				return interval{0, a.Lo & m}, true
 			}
 		}
 	case lift.Add, lift.Sub:

@@ -105,10 +105,11 @@ func checkCell(t *testing.T, c jtCell) jtCount {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tables, refused, err := ResolveProcedure(c.arch.arch, insns, img, Options{Start: s.Value, End: s.Value + s.Size, Lift: liftAt(c.arch.arch, img)})
+		res, err := ResolveProcedure(c.arch.arch, insns, img, Options{Start: s.Value, End: s.Value + s.Size, Lift: liftAt(c.arch.arch, img)})
 		if err != nil {
 			t.Fatalf("%s %s: %v", c, sf.name, err)
 		}
+		tables, refused := res.Tables, res.UnresolvedJumps
 		n.present += len(jumps)
 		for _, r := range refused {
 			t.Errorf("%s %s: jump at %#x not resolved: %s %s", c, sf.name, r.Jump, r.Reason, r.Detail)
