@@ -20,6 +20,15 @@ var ErrMalformed = errors.New("dataflow: malformed IR")
 // are insns, in increasing address order; insns[0] is the entry. Stack
 // slots are promoted (see the package doc); the passes are [Optimize]'s.
 func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
+	return BuildSwitches(arch, insns, nil)
+}
+
+// BuildSwitches is Build with the targets of resolved indirect jumps
+// (switches: the jump's address → its targets, from ResolveJumpTables):
+// such a jump ends its block with a Jump on its target value whose
+// successors are the targets inside the procedure, so that the cases are
+// blocks of the procedure. A target outside the procedure is not an edge.
+func BuildSwitches(arch *Arch, insns []*lift.Insn, switches map[uint64][]uint64) (*Func, error) {
 	if len(insns) == 0 {
 		return nil, ErrEmpty
 	}
@@ -28,7 +37,7 @@ func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 	}
-	p := newProc(insns)
+	p := newProc(insns, switches)
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	if p.unmodelled {
@@ -62,6 +71,9 @@ type proc struct {
 	// of the same block overwrites before anything reads it (most of
 	// x86's flags): construction skips them.
 	dead []bool
+	// switches maps an indirect jump statement to the statements its
+	// resolved targets start at.
+	switches map[int32][]int32
 }
 
 // proto is a block before SSA: statements [start, end), and successors
@@ -71,7 +83,7 @@ type proto struct {
 	succs      []int32
 }
 
-func newProc(insns []*lift.Insn) *proc {
+func newProc(insns []*lift.Insn, switches map[uint64][]uint64) *proc {
 	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), widths: map[string]lift.Width{}}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
@@ -104,6 +116,18 @@ func newProc(insns []*lift.Insn) *proc {
 				}
 				if t, ok := p.target(tgt); ok {
 					leaders[t] = true
+				} else if tgts, ok := switches[in.Addr]; ok && s.Op == lift.Jump && tgt.Kind != lift.Const {
+					if p.switches == nil {
+						p.switches = map[int32][]int32{}
+					}
+					seen := map[int32]bool{}
+					for _, a := range tgts {
+						if t, ok := p.target(lift.C(64, a)); ok && !seen[t] {
+							seen[t] = true
+							leaders[t] = true
+							p.switches[g] = append(p.switches[g], t)
+						}
+					}
 				}
 				leaders[g+1] = true
 			case lift.Return:
@@ -226,6 +250,9 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			addFall()
 		case lift.Jump:
 			if t, ok := p.target(s.A); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
+			for _, t := range p.switches[last] {
 				pr.succs = append(pr.succs, p.protoAt[t])
 			}
 		case lift.Return:
@@ -560,6 +587,10 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	case lift.Jump:
 		if _, ok := bd.p.target(s.A); ok {
 			bd.emit(b, mk(lift.Jump, 0))
+			return
+		}
+		if len(bd.p.switches[g]) > 0 {
+			bd.emit(b, mk(lift.Jump, 0, bd.operand(b, s.A)))
 			return
 		}
 		bd.emit(b, bd.exit(b, bd.operand(b, s.A), in.Addr, g))

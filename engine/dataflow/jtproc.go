@@ -9,6 +9,9 @@ import (
 // Resolution is what data flow resolves of a procedure's indirect
 // transfers.
 type Resolution struct {
+	// Func is the procedure's SSA, optimized, with its resolved switches'
+	// cases as blocks (BuildSwitches).
+	Func   *Func
 	Tables []JumpTable
 	Calls  []IndirectCall
 	// UnresolvedJumps and UnresolvedCalls name each indirect jump and call
@@ -17,24 +20,62 @@ type Resolution struct {
 	UnresolvedCalls []UnresolvedJump
 }
 
+// maxSwitchRounds bounds the rebuilds of ResolveProcedure: a switch found
+// in the cases of another needs one more.
+const maxSwitchRounds = 8
+
 // ResolveProcedure builds the SSA of a procedure's lifted instructions (in
 // address order; insns[0] is the entry), runs the passes and resolves its
 // jump tables and indirect calls: the integration point for a provider
 // that has the procedure's instructions and the file. Calls to
 // program-counter thunks are rewritten first (see RewritePCThunks) when
-// opt.Lift is set.
+// opt.Lift is set. Each round rebuilds the SSA with the switches resolved
+// so far, so that a jump reached only through another switch's cases is
+// resolved too.
 func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*Resolution, error) {
 	if opt.Lift != nil {
 		insns = RewritePCThunks(arch, insns, opt.Lift)
 	}
-	f, err := Build(arch, insns)
-	if err != nil {
-		return nil, err
-	}
-	Optimize(f)
+	switches := map[uint64][]uint64{}
+	// dropped are the tables a later round no longer bounds (a case's edge
+	// reaches the jump around its guard): their edges are taken out again
+	// and they stay unresolved.
+	dropped := map[uint64]bool{}
 	r := &Resolution{}
-	r.Tables, r.UnresolvedJumps = ResolveJumpTables(f, img, opt)
-	r.Calls, r.UnresolvedCalls = ResolveIndirectCalls(f, img, opt)
+	for round := 0; ; round++ {
+		f, err := BuildSwitches(arch, insns, switches)
+		if err != nil {
+			return nil, err
+		}
+		Optimize(f)
+		tables, unresolved := ResolveJumpTables(f, img, opt)
+		r.Func, r.Tables, r.UnresolvedJumps = f, tables, unresolved
+		changed := false
+		for _, u := range unresolved {
+			if _, ok := switches[u.Jump]; ok {
+				delete(switches, u.Jump)
+				dropped[u.Jump], changed = true, true
+			}
+		}
+		for _, t := range tables {
+			if _, ok := switches[t.Jump]; !ok && !dropped[t.Jump] {
+				switches[t.Jump], changed = t.Targets, true
+			}
+		}
+		if !changed || round+1 == maxSwitchRounds {
+			break
+		}
+	}
+	// The tables of the last round are those its edges stand for.
+	r.Tables = slices.DeleteFunc(r.Tables, func(t JumpTable) bool {
+		if dropped[t.Jump] {
+			r.UnresolvedJumps = append(r.UnresolvedJumps, UnresolvedJump{Jump: t.Jump, Reason: ReasonBoundUnknown, Detail: "bounded only before its cases were added"})
+			return true
+		}
+		return false
+	})
+	slices.SortFunc(r.UnresolvedJumps, func(a, b UnresolvedJump) int { return cmpU64(a.Jump, b.Jump) })
+	r.Calls, r.UnresolvedCalls = ResolveIndirectCalls(r.Func, img, opt)
 	// A jump resolved as a tail call is no longer an unresolved jump.
 	r.UnresolvedJumps = slices.DeleteFunc(r.UnresolvedJumps, func(u UnresolvedJump) bool {
 		return slices.ContainsFunc(r.Calls, func(c IndirectCall) bool { return c.Tail && c.Call == u.Jump })

@@ -261,14 +261,16 @@ func inCode(img Image, opt Options, a uint64) bool {
 // a sign extension.
 func signExtended(target, load *Value) bool {
 	found := false
+	seen := map[*Value]bool{}
 	var walk func(v *Value, depth int) bool
 	walk = func(v *Value, depth int) bool {
 		if v == load {
 			return true
 		}
-		if depth > maxChain || v.Kind != OpValue || v.Op == lift.Load {
+		if depth > maxChain || v.Kind != OpValue || v.Op == lift.Load || seen[v] {
 			return false
 		}
+		seen[v] = true
 		for _, a := range v.Args {
 			if walk(a, depth+1) {
 				if v.Op == lift.SExt {
@@ -606,7 +608,9 @@ type evaluator struct {
 	x        uint64
 	override *Value // evalWith: this value is ox
 	ox       uint64
-	consts   map[*Value]constResult
+	consts   map[*Value]constResult // the values without an index
+	memo     map[*Value]constResult // the values under the current index
+	cache    map[*Value]constResult // consts or memo, as eval1 runs
 }
 
 type constResult struct {
@@ -615,11 +619,12 @@ type constResult struct {
 }
 
 func newEvaluator(img Image, readOnly bool) *evaluator {
-	return &evaluator{img: img, readOnly: readOnly, consts: map[*Value]constResult{}}
+	return &evaluator{img: img, readOnly: readOnly, consts: map[*Value]constResult{}, memo: map[*Value]constResult{}}
 }
 
 func (ev *evaluator) reset(idx *Value, x uint64) {
 	ev.idx, ev.x, ev.override = idx, x, nil
+	clear(ev.memo)
 }
 
 // constant evaluates v without an index (memoised).
@@ -631,21 +636,36 @@ func (ev *evaluator) constant(v *Value) (uint64, bool) {
 		return r.v, r.ok
 	}
 	save, saveO := ev.idx, ev.override
-	ev.idx, ev.override = nil, nil
+	ev.idx, ev.override, ev.cache = nil, nil, ev.consts
 	x, ok := ev.eval1(v, 0)
 	ev.idx, ev.override = save, saveO
-	ev.consts[v] = constResult{x, ok}
 	return x, ok
 }
 
-func (ev *evaluator) eval(v *Value) (uint64, bool) { return ev.eval1(v, 0) }
-
-func (ev *evaluator) evalWith(v *Value, x uint64) (uint64, bool) {
-	ev.ox = x
+func (ev *evaluator) eval(v *Value) (uint64, bool) {
+	ev.cache = ev.memo
 	return ev.eval1(v, 0)
 }
 
+func (ev *evaluator) evalWith(v *Value, x uint64) (uint64, bool) {
+	ev.ox = x
+	clear(ev.memo)
+	ev.cache = ev.memo
+	return ev.eval1(v, 0)
+}
+
+// eval1 evaluates v, memoised in ev.cache so that a value shared by many
+// paths of the expression is computed once.
 func (ev *evaluator) eval1(v *Value, depth int) (uint64, bool) {
+	if r, ok := ev.cache[v]; ok {
+		return r.v, r.ok
+	}
+	x, ok := ev.eval2(v, depth)
+	ev.cache[v] = constResult{x, ok}
+	return x, ok
+}
+
+func (ev *evaluator) eval2(v *Value, depth int) (uint64, bool) {
 	switch {
 	case v == ev.idx:
 		return ev.x & mask(v.Width), true

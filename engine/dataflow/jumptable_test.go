@@ -110,6 +110,29 @@ func checkCell(t *testing.T, c jtCell) jtCount {
 			t.Fatalf("%s %s: %v", c, sf.name, err)
 		}
 		tables, refused := res.Tables, res.UnresolvedJumps
+		// The cases are blocks of the procedure's SSA, which stays well
+		// formed.
+		if err := Validate(res.Func); err != nil {
+			t.Fatalf("%s %s: %v\n%s", c, sf.name, err, res.Func)
+		}
+		blocks := map[uint64]bool{}
+		for _, b := range res.Func.Blocks {
+			if !b.Exit {
+				blocks[b.Addr] = true
+			}
+		}
+		for _, tb := range tables {
+			for _, tgt := range tb.Targets {
+				if !blocks[tgt] {
+					t.Errorf("%s %s: case %#x of the jump at %#x is no block of the SSA", c, sf.name, tgt, tb.Jump)
+				}
+			}
+		}
+		for _, l := range res.Func.Limitations {
+			if strings.Contains(l, "indirect jump not resolved") {
+				t.Errorf("%s %s: %s", c, sf.name, l)
+			}
+		}
 		n.present += len(jumps)
 		for _, r := range refused {
 			t.Errorf("%s %s: jump at %#x not resolved: %s %s", c, sf.name, r.Jump, r.Reason, r.Detail)

@@ -1,0 +1,218 @@
+package dataflow
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// fdeRanges reads the code ranges of the FDEs of an ELF file's .eh_frame
+// (the procedure bounds of a stripped file).
+func fdeRanges(ef *elf.File) ([][2]uint64, error) {
+	sec := ef.Section(".eh_frame")
+	if sec == nil {
+		return nil, fmt.Errorf("no .eh_frame")
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, err
+	}
+	bo := binary.LittleEndian
+	encs := map[int]byte{} // CIE offset → FDE pointer encoding
+	var out [][2]uint64
+	uleb := func(p *int) uint64 {
+		var v uint64
+		for s := uint(0); *p < len(data); s += 7 {
+			b := data[*p]
+			*p++
+			v |= uint64(b&0x7f) << s
+			if b < 0x80 || s > 56 {
+				break
+			}
+		}
+		return v
+	}
+	ptr := func(p *int, enc byte) (uint64, bool) {
+		start := *p
+		var v uint64
+		switch enc & 0x0f {
+		case 0x00, 0x04, 0x0c:
+			if *p+8 > len(data) {
+				return 0, false
+			}
+			v = bo.Uint64(data[*p:])
+			*p += 8
+		case 0x03:
+			if *p+4 > len(data) {
+				return 0, false
+			}
+			v = uint64(bo.Uint32(data[*p:]))
+			*p += 4
+		case 0x0b:
+			if *p+4 > len(data) {
+				return 0, false
+			}
+			v = uint64(int64(int32(bo.Uint32(data[*p:]))))
+			*p += 4
+		default:
+			return 0, false
+		}
+		if enc&0x70 == 0x10 {
+			v += sec.Addr + uint64(start)
+		}
+		return v, true
+	}
+	for off := 0; off+8 <= len(data); {
+		length := int(bo.Uint32(data[off:]))
+		if length == 0 || length == 0xffffffff || off+4+length > len(data) {
+			break
+		}
+		next := off + 4 + length
+		id := bo.Uint32(data[off+4:])
+		p := off + 8
+		if id == 0 { // CIE
+			version := data[p]
+			p++
+			aug := p
+			for p < next && data[p] != 0 {
+				p++
+			}
+			augStr := string(data[aug:p])
+			p++
+			uleb(&p) // code alignment
+			uleb(&p) // data alignment (sleb: only skipped)
+			if version == 1 {
+				p++
+			} else {
+				uleb(&p)
+			}
+			enc := byte(0)
+			if strings.HasPrefix(augStr, "z") {
+				uleb(&p)
+				for _, c := range augStr[1:] {
+					switch c {
+					case 'R':
+						enc = data[p]
+						p++
+					case 'L':
+						p++
+					case 'P':
+						e := data[p]
+						p++
+						ptr(&p, e&0x7f)
+					}
+				}
+			}
+			encs[off] = enc
+		} else {
+			cie := off + 4 - int(id)
+			enc, ok := encs[cie]
+			if ok {
+				lo, ok1 := ptr(&p, enc)
+				n, ok2 := ptr(&p, enc&0x0f)
+				if ok1 && ok2 && n > 0 && n < 1<<24 {
+					out = append(out, [2]uint64{lo, lo + n})
+				}
+			}
+		}
+		off = next
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out, nil
+}
+
+// TestJumpTablesSSH resolves the indirect jumps and calls of Debian's
+// stripped /usr/bin/ssh, procedure by procedure as its .eh_frame bounds
+// them, and reports how many are resolved; objdump's count of indirect
+// jumps is the number present.
+func TestJumpTablesSSH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads all of /usr/bin/ssh")
+	}
+	const path = "/usr/bin/ssh"
+	if _, err := os.Stat(path); err != nil {
+		testkit.SkipOrFail(t, "no "+path+" (Debian's openssh-client)")
+	}
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	if ef.Machine != elf.EM_X86_64 {
+		t.Skipf("%s is not x86-64", path)
+	}
+	img, err := newELFImage(ef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges, err := fdeRanges(ef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ef.Section(".text")
+	jumps, err := indirectJumps(testkit.Need(t, "objdump"), path, text.Addr, text.Addr+text.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := map[uint64]bool{}
+	for _, j := range jumps {
+		present[j] = true
+	}
+	covered := map[uint64]bool{}
+	resolvedJumps, tailCalls, entries := 0, 0, 0
+	calls, callsResolved, imports := 0, 0, 0
+	reasons := map[string]int{}
+	for _, r := range ranges {
+		sec, code, err := textOf(ef, r[0])
+		if err != nil || r[1] > sec.Addr+uint64(len(code)) {
+			continue
+		}
+		insns := liftProc(amd64, code[r[0]-sec.Addr:r[1]-sec.Addr], r[0])
+		for _, in := range insns {
+			if present[in.Addr] {
+				covered[in.Addr] = true
+			}
+		}
+		res, err := ResolveProcedure(amd64, insns, img, Options{Start: r[0], End: r[1]})
+		if err != nil {
+			continue
+		}
+		for _, tb := range res.Tables {
+			if !present[tb.Jump] {
+				t.Errorf("a table at %#x where objdump shows no indirect jump", tb.Jump)
+			}
+			resolvedJumps++
+			entries += tb.Count()
+		}
+		for _, u := range res.UnresolvedJumps {
+			reasons["jump "+u.Reason]++
+		}
+		for _, c := range res.Calls {
+			if c.Tail {
+				tailCalls++
+				continue
+			}
+			calls++
+			callsResolved++
+			if c.Import != "" {
+				imports++
+			}
+		}
+		for _, u := range res.UnresolvedCalls {
+			calls++
+			reasons["call "+u.Reason]++
+		}
+	}
+	t.Logf("%s: %d procedures (.eh_frame); indirect jumps: %d present (objdump), %d inside the procedures, %d resolved as tables (%d entries), %d as tail calls through slots or tables",
+		path, len(ranges), len(jumps), len(covered), resolvedJumps, entries, tailCalls)
+	t.Logf("indirect calls: %d, resolved %d (%d imports through the GOT); unresolved by reason: %v", calls, callsResolved, imports, reasons)
+	if resolvedJumps == 0 {
+		t.Errorf("no jump table of %s resolved", path)
+	}
+}

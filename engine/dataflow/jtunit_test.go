@@ -1,0 +1,138 @@
+package dataflow
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"testing"
+)
+
+// memImage is an Image over a few regions the test lays out.
+type memImage struct{ regions []memRegion }
+
+type memRegion struct {
+	addr           uint64
+	data           []byte
+	writable, exec bool
+}
+
+func (m *memImage) region(addr uint64) *memRegion {
+	for i := range m.regions {
+		r := &m.regions[i]
+		if addr >= r.addr && addr-r.addr < uint64(len(r.data)) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (m *memImage) Read(addr uint64, n int) ([]byte, bool, bool) {
+	r := m.region(addr)
+	if r == nil || n < 0 || addr-r.addr+uint64(n) > uint64(len(r.data)) {
+		return nil, false, false
+	}
+	return r.data[addr-r.addr:][:n], r.writable, true
+}
+
+func (m *memImage) Executable(addr uint64) bool {
+	r := m.region(addr)
+	return r != nil && r.exec
+}
+
+func (m *memImage) Import(uint64) (string, bool) { return "", false }
+
+// asmProc assembles x86-64 asm at textBase and returns its lifted
+// instructions and code.
+func asmProc(t *testing.T, name, asm string) ([]byte, procedure) {
+	t.Helper()
+	obj := assembleObject(t, name, ".text\n.globl f\nf:\n"+asm)
+	ef, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	code, err := ef.Section(".text").Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, procedure{name: name, addr: textBase, insns: liftRange(code, textBase, 64)}
+}
+
+const tableAddr = 0x600000
+
+// table8 is a table of n 8-byte entries, entry i = base + 4·i.
+func table8(n int, base uint64) []byte {
+	b := make([]byte, 8*n)
+	for i := range n {
+		binary.LittleEndian.PutUint64(b[8*i:], base+4*uint64(i))
+	}
+	return b
+}
+
+// TestJumpTableReasons checks each refusal and the bounds that are not a
+// cmp/ja: an and with a mask, two signed comparisons.
+func TestJumpTableReasons(t *testing.T) {
+	cases := []struct {
+		name, asm  string
+		entries    int
+		inside     bool // the entries point into the procedure
+		writable   bool
+		wantReason string
+		wantCount  int
+	}{
+		{"unbounded", "mov (%rdi),%eax\njmp *0x600000(,%rax,8)\n", 8, true, false, ReasonBoundUnknown, 0},
+		{"beyond-cap", "mov %edi,%eax\ncmp $5000,%eax\nja 1f\njmp *0x600000(,%rax,8)\n1: ret\n", 8, true, false, ReasonBoundTooLarge, 0},
+		{"outside", "mov %edi,%eax\ncmp $3,%eax\nja 1f\njmp *0x600000(,%rax,8)\n1: ret\n", 8, false, false, ReasonTargetOutside, 0},
+		{"tail-call", "mov %edi,%eax\ncmp $3,%eax\nja 1f\njmp *0x600000(,%rax,8)\n1: ret\n", 8, false, false, "tail", 4},
+		{"writable", "mov %edi,%eax\ncmp $3,%eax\nja 1f\njmp *0x600000(,%rax,8)\n1: ret\n", 8, true, true, ReasonTableMemory, 0},
+		{"short-table", "mov %edi,%eax\ncmp $9,%eax\nja 1f\njmp *0x600000(,%rax,8)\n1: ret\n", 8, true, false, ReasonTableMemory, 0},
+		{"mask", "mov %edi,%eax\nand $7,%eax\njmp *0x600000(,%rax,8)\n", 8, true, false, "", 8},
+		{"signed", "test %edi,%edi\njs 1f\ncmp $3,%edi\njg 1f\nmovslq %edi,%rax\njmp *0x600000(,%rax,8)\n1: ret\n", 8, true, false, "", 4},
+		{"not-a-table", "mov %rdi,%rax\njmp *%rax\n", 8, true, false, ReasonNoTable, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, p := asmProc(t, tc.name, tc.asm)
+			base := uint64(textBase + 0x80) // the padding after the code
+			switch {
+			case tc.wantReason == "tail":
+				base = 0x500000 // another procedure's code
+			case !tc.inside:
+				base = 0x700000 // no code
+			}
+			code = append(code, make([]byte, 256-len(code))...)
+			img := &memImage{regions: []memRegion{
+				{addr: textBase, data: code, exec: true},
+				{addr: 0x500000, data: make([]byte, 64), exec: true},
+				{addr: tableAddr, data: table8(tc.entries, base), writable: tc.writable},
+			}}
+			res, err := ResolveProcedure(amd64, p.insns, img, Options{Start: textBase, End: textBase + uint64(len(code))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantReason == "tail" {
+				if len(res.Calls) != 1 || !res.Calls[0].Tail || len(res.Calls[0].Targets) != tc.wantCount || len(res.UnresolvedJumps) != 0 || len(res.Tables) != 0 {
+					t.Fatalf("got calls %+v tables %+v unresolved %+v, want a tail call through a table of %d", res.Calls, res.Tables, res.UnresolvedJumps, tc.wantCount)
+				}
+				return
+			}
+			if tc.wantReason != "" {
+				if len(res.UnresolvedJumps) != 1 || res.UnresolvedJumps[0].Reason != tc.wantReason || len(res.Tables) != 0 {
+					t.Fatalf("got tables %+v unresolved %+v, want the reason %s", res.Tables, res.UnresolvedJumps, tc.wantReason)
+				}
+				return
+			}
+			if len(res.Tables) != 1 || len(res.UnresolvedJumps) != 0 {
+				t.Fatalf("got tables %+v unresolved %+v", res.Tables, res.UnresolvedJumps)
+			}
+			tb := res.Tables[0]
+			if tb.Count() != tc.wantCount || tb.Table != tableAddr || tb.EntrySize != 8 || tb.Base != 0 || tb.Scale != 1 {
+				t.Fatalf("table %+v, want %d entries of 8 bytes at %#x", tb, tc.wantCount, tableAddr)
+			}
+			for i, tgt := range tb.Targets {
+				if tgt != base+4*uint64(i) {
+					t.Fatalf("entry %d → %#x, want %#x", i, tgt, base+4*uint64(i))
+				}
+			}
+		})
+	}
+}
