@@ -192,6 +192,7 @@ func TestJumpTablesSSH(t *testing.T) {
 		}
 		for _, u := range res.UnresolvedJumps {
 			reasons["jump "+u.Reason]++
+			t.Logf("unresolved jump %#x in [%#x, %#x): %s %s", u.Jump, r[0], r[1], u.Reason, u.Detail)
 		}
 		for _, c := range res.Calls {
 			if c.Tail {
@@ -207,6 +208,11 @@ func TestJumpTablesSSH(t *testing.T) {
 		for _, u := range res.UnresolvedCalls {
 			calls++
 			reasons["call "+u.Reason]++
+		}
+	}
+	for _, j := range jumps {
+		if !covered[j] {
+			t.Logf("indirect jump %#x is in no procedure", j)
 		}
 	}
 	t.Logf("%s: %d procedures (.eh_frame); indirect jumps: %d present (objdump), %d inside the procedures, %d resolved as tables (%d entries), %d as tail calls through slots or tables",

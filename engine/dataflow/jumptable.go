@@ -660,6 +660,7 @@ func (ev *evaluator) eval1(v *Value, depth int) (uint64, bool) {
 	if r, ok := ev.cache[v]; ok {
 		return r.v, r.ok
 	}
+	ev.cache[v] = constResult{} // a value that depends on itself is unknown
 	x, ok := ev.eval2(v, depth)
 	ev.cache[v] = constResult{x, ok}
 	return x, ok
@@ -673,6 +674,8 @@ func (ev *evaluator) eval2(v *Value, depth int) (uint64, bool) {
 		return ev.ox & mask(v.Width), true
 	case v.Kind == ConstValue:
 		return v.Lo, v.Width <= 64
+	case v.Kind == Phi && depth <= maxChain:
+		return ev.phiWeb(v, depth)
 	case v.Kind != OpValue || depth > maxChain || v.Width > 64 || v.Width == 0 || v.Lane != 0:
 		return 0, false
 	}
@@ -695,6 +698,42 @@ func (ev *evaluator) eval2(v *Value, depth int) (uint64, bool) {
 		args[i] = x
 	}
 	return apply(v, args[:len(v.Args)])
+}
+
+// maxPhiWeb bounds the phis phiWeb visits.
+const maxPhiWeb = 256
+
+// phiWeb evaluates a phi whose arguments, followed through other phis,
+// are all one value: the cycles of phis a loop leaves around a register it
+// never changes (Braun et al.'s redundant phi SCCs, which the trivial-phi
+// removal of the passes does not see).
+func (ev *evaluator) phiWeb(v *Value, depth int) (uint64, bool) {
+	seen := map[*Value]bool{v: true}
+	work := []*Value{v}
+	var val uint64
+	have := false
+	for len(work) > 0 {
+		p := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, a := range p.Args {
+			if a.Kind == Phi {
+				if !seen[a] {
+					if len(seen) >= maxPhiWeb {
+						return 0, false
+					}
+					seen[a] = true
+					work = append(work, a)
+				}
+				continue
+			}
+			x, ok := ev.eval1(a, depth+1)
+			if !ok || have && x != val {
+				return 0, false
+			}
+			val, have = x, true
+		}
+	}
+	return val, have
 }
 
 func (ev *evaluator) load(a uint64, w lift.Width) (uint64, bool) {
