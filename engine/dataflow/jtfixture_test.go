@@ -249,7 +249,8 @@ type switchFunc struct {
 }
 
 // switchSource writes the fixture: switches of 4, 9 (gaps), 17 (signed,
-// negative values), 40 (dense, no default clause) cases and one on a char,
+// negative values), 40 (dense, no default clause) cases, one on a char,
+// one on an unsigned char and one whose cases are long,
 // each case a tail call of its own function so that no compiler turns the
 // switch into a table of values.
 func switchSource() (string, string, []switchFunc) {
@@ -262,6 +263,7 @@ func switchSource() (string, string, []switchFunc) {
 	}
 	n := 0
 	var funcs []switchFunc
+	calls := 1 // calls per case
 	add := func(name, sig, ctype string, values []string, dflt bool) {
 		f := switchFunc{name: name, lines: map[int]bool{}, dflt: map[int]bool{line: true, line + 1: true}}
 		emit(fmt.Sprintf("int %s(%s x, int a) {", name, ctype))
@@ -269,7 +271,11 @@ func switchSource() (string, string, []switchFunc) {
 		for _, v := range values {
 			fmt.Fprintf(&ext, "int e%d(int a) { return a + %d; }\n", n, n)
 			f.lines[line], f.caseLns = true, append(f.caseLns, line)
-			emit(fmt.Sprintf("\tcase %s: return e%d(a);", v, n))
+			body := fmt.Sprintf("e%d(a)", n)
+			for k := 1; k < calls; k++ {
+				body += fmt.Sprintf(" + e%d(a + %d)", n, k)
+			}
+			emit(fmt.Sprintf("\tcase %s: return %s;", v, body))
 			n++
 		}
 		if dflt {
@@ -307,6 +313,9 @@ func switchSource() (string, string, []switchFunc) {
 	add("sw40", "", "unsigned", ints(span(10, 49)...), false)
 	add("swchar", "", "char", []string{"'a'", "'c'", "'d'", "'e'", "'g'", "'h'", "'k'", "'m'", "'o'", "'q'"}, true)
 	add("swu8", "", "unsigned char", ints(200, 201, 203, 204, 206, 207, 209, 210, 212), true)
+	// Cases of 2 KiB in all: arm64's tables of bytes no longer reach.
+	calls = 10
+	add("swbig", "", "int", ints(span(0, 16)...), true)
 	head := ""
 	for i := 0; i < n; i++ {
 		head += fmt.Sprintf("int e%d(int);\n", i)

@@ -48,6 +48,7 @@ func (c jtCell) build() (string, string, string, error) {
 // jtCount is what one cell resolved.
 type jtCount struct {
 	present, resolved, cases int
+	sizes                    map[string]bool // entry forms: "4s" a signed 4-byte entry
 }
 
 // checkCell resolves every switch of one build and checks each table
@@ -82,7 +83,7 @@ func checkCell(t *testing.T, c jtCell) jtCount {
 	}
 	syms := funcSyms(df)
 	_, _, funcs := switchSource()
-	var n jtCount
+	n := jtCount{sizes: map[string]bool{}}
 	for _, sf := range funcs {
 		s, ok := syms[sf.name]
 		if !ok {
@@ -146,6 +147,14 @@ func checkCell(t *testing.T, c jtCell) jtCount {
 			n.resolved++
 			tb := tables[k]
 			n.cases += tb.Count()
+			form := fmt.Sprintf("%du", tb.EntrySize)
+			if tb.Signed {
+				form = fmt.Sprintf("%ds", tb.EntrySize)
+			}
+			if tb.Scale != 1 {
+				form += fmt.Sprintf("×%d", tb.Scale)
+			}
+			n.sizes[form] = true
 			// Each case's line is a target; every other entry goes to one
 			// address, the default's (the guard's other successor when it
 			// has one).
@@ -210,7 +219,12 @@ func TestJumpTablesMatrix(t *testing.T) {
 	for _, c := range jtCells(testing.Short()) {
 		t.Run(strings.ReplaceAll(c.String(), "/", "_"), func(t *testing.T) {
 			n := checkCell(t, c)
-			report = append(report, fmt.Sprintf("%-28s indirect jumps %2d resolved %2d entries %4d", c, n.present, n.resolved, n.cases))
+			var forms []string
+			for f := range n.sizes {
+				forms = append(forms, f)
+			}
+			slices.Sort(forms)
+			report = append(report, fmt.Sprintf("%-28s indirect jumps %2d resolved %2d entries %4d forms %v", c, n.present, n.resolved, n.cases, forms))
 		})
 	}
 	t.Log("\n" + strings.Join(report, "\n"))
