@@ -41,6 +41,7 @@ func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Un
 		opt.MaxEntries = DefaultMaxEntries
 	}
 	computeDominators(f)
+	ai := &aliasInfo{offs: stackOffsets(f)}
 	var calls []IndirectCall
 	var refused []UnresolvedJump
 	for _, b := range f.Blocks {
@@ -54,14 +55,14 @@ func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Un
 			case v.Op == lift.Jump && v == b.Control() && !b.Exit:
 				// An indirect jump that is no jump table may be a tail
 				// call through a slot or a table of code pointers.
-				if _, reason, _ := resolveJump(f, b, v.Args[0], img, opt); reason == "" {
+				if _, reason, _ := resolveJump(f, b, v.Args[0], img, opt, ai); reason == "" {
 					continue
 				}
 				tail = true
 			default:
 				continue
 			}
-			c, reason, detail := resolveCall(f, b, v.Args[0], img, opt)
+			c, reason, detail := resolveCall(f, b, v.Args[0], img, opt, ai)
 			if tail && reason != "" {
 				continue // stays an unresolved jump
 			}
@@ -79,7 +80,7 @@ func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Un
 	return calls, refused
 }
 
-func resolveCall(f *Func, b *Block, target *Value, img Image, opt Options) (IndirectCall, string, string) {
+func resolveCall(f *Func, b *Block, target *Value, img Image, opt Options, ai *aliasInfo) (IndirectCall, string, string) {
 	ev := newEvaluator(img, true)
 	w := f.Arch.PtrWidth
 	if target.Kind == OpValue && target.Op == lift.Load && target.Width == w {
@@ -101,7 +102,10 @@ func resolveCall(f *Func, b *Block, target *Value, img Image, opt Options) (Indi
 	if !ok {
 		return IndirectCall{}, ReasonNotLoaded, ""
 	}
-	idx, rng, _ := boundIndex(tl.chain, dominatingConstraints(b))
+	if !inImage(ev, tl.load.Args[0]) {
+		return IndirectCall{}, ReasonNoKnownTable, ""
+	}
+	idx, rng, _ := boundIndex(tl.chain, dominatingConstraints(b), ai)
 	if idx == nil {
 		return IndirectCall{}, ReasonBoundUnknown, ""
 	}

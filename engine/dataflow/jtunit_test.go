@@ -88,6 +88,7 @@ func TestJumpTableReasons(t *testing.T) {
 		{"mask", "mov %edi,%eax\nand $7,%eax\njmp *0x600000(,%rax,8)\n", 8, true, false, "", 8},
 		{"signed", "test %edi,%edi\njs 1f\ncmp $3,%edi\njg 1f\nmovslq %edi,%rax\njmp *0x600000(,%rax,8)\n1: ret\n", 8, true, false, "", 4},
 		{"not-a-table", "mov %rdi,%rax\njmp *%rax\n", 8, true, false, ReasonNoTable, 0},
+		{"object-field", "mov (%rdi),%rax\njmp *0x20(%rax)\n", 8, true, false, ReasonNoKnownTable, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

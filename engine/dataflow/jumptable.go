@@ -98,6 +98,7 @@ func (t *JumpTable) Count() int { return len(t.Targets) }
 // Unresolved reasons.
 const (
 	ReasonNoTable       = "no_table_load"       // the target is not computed from a load indexed by a value
+	ReasonNoKnownTable  = "no_known_table"      // the load's address has no part in the file: an object's field, not a table
 	ReasonBoundUnknown  = "bound_unknown"       // no comparison or mask bounds the index
 	ReasonBoundTooLarge = "bound_beyond_cap"    // the index range exceeds Options.MaxEntries
 	ReasonTableMemory   = "table_not_read_only" // the table is writable or not in the file
@@ -121,6 +122,7 @@ func ResolveJumpTables(f *Func, img Image, opt Options) ([]JumpTable, []Unresolv
 		opt.MaxEntries = DefaultMaxEntries
 	}
 	computeDominators(f)
+	ai := &aliasInfo{offs: stackOffsets(f)}
 	var tables []JumpTable
 	var refused []UnresolvedJump
 	for _, b := range f.Blocks {
@@ -128,7 +130,7 @@ func ResolveJumpTables(f *Func, img Image, opt Options) ([]JumpTable, []Unresolv
 		if j == nil || j.Op != lift.Jump || len(j.Args) == 0 || j.Args[0].Kind == ConstValue || b.Exit {
 			continue
 		}
-		t, reason, detail := resolveJump(f, b, j.Args[0], img, opt)
+		t, reason, detail := resolveJump(f, b, j.Args[0], img, opt, ai)
 		if reason != "" {
 			refused = append(refused, UnresolvedJump{Jump: j.Addr, Reason: reason, Detail: detail})
 			continue
@@ -196,14 +198,17 @@ func findTableLoad(ev *evaluator, target *Value) (tableLoad, bool) {
 	return tl, tl.load != nil && len(tl.chain) > 0
 }
 
-func resolveJump(f *Func, jb *Block, target *Value, img Image, opt Options) (JumpTable, string, string) {
+func resolveJump(f *Func, jb *Block, target *Value, img Image, opt Options, ai *aliasInfo) (JumpTable, string, string) {
 	ev := newEvaluator(img, true)
 	tl, ok := findTableLoad(ev, target)
 	if !ok {
 		return JumpTable{}, ReasonNoTable, ""
 	}
+	if !inImage(ev, tl.load.Args[0]) {
+		return JumpTable{}, ReasonNoKnownTable, ""
+	}
 	cons := dominatingConstraints(jb)
-	idx, rng, guard := boundIndex(tl.chain, cons)
+	idx, rng, guard := boundIndex(tl.chain, cons, ai)
 	if idx == nil {
 		return JumpTable{}, ReasonBoundUnknown, ""
 	}
@@ -248,6 +253,34 @@ func resolveJump(f *Func, jb *Block, target *Value, img Image, opt Options) (Jum
 		t.Default, t.HasDefault = guard.other.Addr, true
 	}
 	return t, "", ""
+}
+
+// inImage reports whether a value the address addr is computed from (a
+// table's base, a GOT pointer) is an address in the file: without one the
+// load reads an object the program built, not a table.
+func inImage(ev *evaluator, addr *Value) bool {
+	seen := map[*Value]bool{}
+	var walk func(v *Value, depth int) bool
+	walk = func(v *Value, depth int) bool {
+		if seen[v] || depth > maxChain {
+			return false
+		}
+		seen[v] = true
+		if c, ok := ev.constant(v); ok {
+			_, _, in := ev.img.Read(c, 1)
+			return in
+		}
+		if v.Kind != OpValue || !pure(v) {
+			return false
+		}
+		for _, a := range v.Args {
+			if walk(a, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(addr, 0)
 }
 
 func inCode(img Image, opt Options, a uint64) bool {
@@ -444,7 +477,7 @@ func signExtend(v uint64, w lift.Width) int64 {
 
 // boundIndex finds the topmost value of chain whose range is bounded, and
 // the constraint that bounded it from above (the jump's guard).
-func boundIndex(chain []*Value, cons []constraint) (*Value, interval, *constraint) {
+func boundIndex(chain []*Value, cons []constraint, ai *aliasInfo) (*Value, interval, *constraint) {
 	type bound struct {
 		rng   interval
 		ok    bool // bounded (not the full range of the width)
@@ -479,7 +512,7 @@ func boundIndex(chain []*Value, cons []constraint) (*Value, interval, *constrain
 		signed := false
 		for i := range cons {
 			c := &cons[i]
-			if !sameComputation(c.v, v, 0) {
+			if !sameComputation(c.v, v, 0, ai) {
 				continue
 			}
 			if c.signed {
@@ -572,10 +605,50 @@ func derive(v, below *Value, r interval) (interval, bool) {
 	return interval{}, false
 }
 
+// aliasInfo is what sameComputation knows of the stack: the values that
+// are the entry stack pointer plus a known offset.
+type aliasInfo struct {
+	offs map[*Value]spOff
+}
+
+// sameMem reports whether a load from addr reads the same memory under
+// tokens a and b: the same token, or one reached from the other through
+// stores to the procedure's own frame (below the entry stack pointer: a
+// push, a spill), which cannot alias memory the load of a non-stack
+// address reads.
+func (ai *aliasInfo) sameMem(a, b, addr *Value) bool {
+	if a == b {
+		return true
+	}
+	if ai == nil {
+		return false
+	}
+	if o, ok := ai.offs[addr]; ok && o.known {
+		return false // the load reads the frame itself
+	}
+	for _, p := range [2][2]*Value{{a, b}, {b, a}} {
+		m := p[0]
+		for i := 0; i < 16; i++ {
+			if m == p[1] {
+				return true
+			}
+			if m.Kind != OpValue || m.Op != lift.Store || len(m.Args) != 3 {
+				break
+			}
+			o, ok := ai.offs[m.Args[0]]
+			if !ok || !o.known || o.off >= 0 {
+				break
+			}
+			m = m.Args[2]
+		}
+	}
+	return false
+}
+
 // sameComputation reports whether a and b compute the same value: the same SSA
 // value, or the same pure operation (or load, with the same memory) over
 // the same arguments, as a reload of a stack slot at -O0 is.
-func sameComputation(a, b *Value, depth int) bool {
+func sameComputation(a, b *Value, depth int, ai *aliasInfo) bool {
 	if a == b {
 		return true
 	}
@@ -589,8 +662,11 @@ func sameComputation(a, b *Value, depth int) bool {
 		if a.Op != b.Op || a.Aux != b.Aux || a.Lane != b.Lane || len(a.Args) != len(b.Args) || (!pure(a) && a.Op != lift.Load) {
 			return false
 		}
+		if a.Op == lift.Load {
+			return len(a.Args) == 2 && sameComputation(a.Args[0], b.Args[0], depth+1, ai) && ai.sameMem(a.Args[1], b.Args[1], a.Args[0])
+		}
 		for i := range a.Args {
-			if !sameComputation(a.Args[i], b.Args[i], depth+1) {
+			if !sameComputation(a.Args[i], b.Args[i], depth+1, ai) {
 				return false
 			}
 		}
