@@ -74,6 +74,7 @@ func TestIndirectCallsMatrix(t *testing.T) {
 			if skip != "" {
 				testkit.SkipOrFail(t, skip)
 			}
+			testkit.Need(t, c.arch.objdump)
 			ef, err := elf.Open(stripped)
 			if err != nil {
 				t.Fatal(err)
