@@ -20,15 +20,26 @@ var ErrMalformed = errors.New("dataflow: malformed IR")
 // are insns, in increasing address order; insns[0] is the entry. Stack
 // slots are promoted (see the package doc); the passes are [Optimize]'s.
 func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
-	return BuildSwitches(arch, insns, nil)
+	return BuildWith(arch, insns, BuildExtra{})
 }
 
-// BuildSwitches is Build with the targets of resolved indirect jumps
-// (switches: the jump's address → its targets, from ResolveJumpTables):
-// such a jump ends its block with a Jump on its target value whose
-// successors are the targets inside the procedure, so that the cases are
-// blocks of the procedure. A target outside the procedure is not an edge.
-func BuildSwitches(arch *Arch, insns []*lift.Insn, switches map[uint64][]uint64) (*Func, error) {
+// BuildExtra is what a caller knows of a procedure's control flow beyond
+// its instructions.
+type BuildExtra struct {
+	// Switches are the targets of resolved indirect jumps (the jump's
+	// address → its targets, from ResolveJumpTables): such a jump ends its
+	// block with a Jump on its target value whose successors are the
+	// targets inside the procedure, so that the cases are blocks of the
+	// procedure. A target outside the procedure is not an edge.
+	Switches map[uint64][]uint64
+	// NoReturn reports whether a direct call's target never returns
+	// (exit, abort, a PLT stub of one): the block ends at the call, with
+	// no fall-through into the code the compiler placed after it.
+	NoReturn func(target uint64) bool
+}
+
+// BuildWith is Build with what extra says of the control flow.
+func BuildWith(arch *Arch, insns []*lift.Insn, extra BuildExtra) (*Func, error) {
 	if len(insns) == 0 {
 		return nil, ErrEmpty
 	}
@@ -37,7 +48,7 @@ func BuildSwitches(arch *Arch, insns []*lift.Insn, switches map[uint64][]uint64)
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 	}
-	p := newProc(insns, switches)
+	p := newProc(insns, extra)
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	if p.unmodelled {
@@ -74,6 +85,8 @@ type proc struct {
 	// switches maps an indirect jump statement to the statements its
 	// resolved targets start at.
 	switches map[int32][]int32
+	// noReturn marks the calls that do not return.
+	noReturn map[int32]bool
 }
 
 // proto is a block before SSA: statements [start, end), and successors
@@ -83,7 +96,8 @@ type proto struct {
 	succs      []int32
 }
 
-func newProc(insns []*lift.Insn, switches map[uint64][]uint64) *proc {
+func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
+	switches := extra.Switches
 	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), widths: map[string]lift.Width{}}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
@@ -109,6 +123,14 @@ func newProc(insns []*lift.Insn, switches map[uint64][]uint64) *proc {
 			switch s.Op {
 			case lift.Unmodelled:
 				p.unmodelled = true
+			case lift.Call:
+				if extra.NoReturn != nil && s.A.Kind == lift.Const && extra.NoReturn(s.A.Lo) {
+					if p.noReturn == nil {
+						p.noReturn = map[int32]bool{}
+					}
+					p.noReturn[g] = true
+					leaders[g+1] = true
+				}
 			case lift.Branch, lift.Jump:
 				tgt := s.B
 				if s.Op == lift.Jump {
@@ -257,7 +279,9 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			}
 		case lift.Return:
 		default:
-			addFall()
+			if !p.noReturn[last] {
+				addFall()
+			}
 		}
 	}
 	order := make([]int32, 0, len(p.protos))

@@ -10,7 +10,7 @@ import (
 // transfers.
 type Resolution struct {
 	// Func is the procedure's SSA, optimized, with its resolved switches'
-	// cases as blocks (BuildSwitches).
+	// cases as blocks (BuildWith).
 	Func   *Func
 	Tables []JumpTable
 	Calls  []IndirectCall
@@ -43,7 +43,7 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	dropped := map[uint64]bool{}
 	r := &Resolution{}
 	for round := 0; ; round++ {
-		f, err := BuildSwitches(arch, insns, switches)
+		f, err := BuildWith(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn})
 		if err != nil {
 			return nil, err
 		}

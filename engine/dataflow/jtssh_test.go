@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rea-re/rea/engine/ctypes"
+	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -127,6 +129,35 @@ func fdeRanges(ef *elf.File) ([][2]uint64, error) {
 	return out, nil
 }
 
+// pltNoReturn reports the calls of PLT stubs (jmp *slot) whose slot's
+// import REA's prototype table says never returns.
+func pltNoReturn(img *elfImage) func(uint64) bool {
+	memo := map[uint64]bool{}
+	lf := liftAt(amd64, img)
+	return func(a uint64) bool {
+		if r, ok := memo[a]; ok {
+			return r
+		}
+		r := false
+		in, ok := lf(a)
+		if !ok {
+			memo[a] = false
+			return false
+		}
+		for _, s := range in.Stmts {
+			if s.Op != lift.Load || s.A.Kind != lift.Const {
+				continue
+			}
+			if name, ok := img.Import(s.A.Lo); ok {
+				f, ok := ctypes.Lookup(name, ctypes.LinuxAMD64)
+				r = ok && f.NoReturn
+			}
+		}
+		memo[a] = r
+		return r
+	}
+}
+
 // TestJumpTablesSSH resolves the indirect jumps and calls of Debian's
 // stripped /usr/bin/ssh, procedure by procedure as its .eh_frame bounds
 // them, and reports how many are resolved; objdump's count of indirect
@@ -164,6 +195,7 @@ func TestJumpTablesSSH(t *testing.T) {
 	for _, j := range jumps {
 		present[j] = true
 	}
+	noReturn := pltNoReturn(img)
 	// Each indirect jump objdump shows is classified once: a table, a tail
 	// call, a named reason, or in no procedure.
 	class := map[uint64]string{}
@@ -181,7 +213,7 @@ func TestJumpTablesSSH(t *testing.T) {
 				class[in.Addr] = "not reached from the procedure's entry"
 			}
 		}
-		res, err := ResolveProcedure(amd64, insns, img, Options{Start: r[0], End: r[1]})
+		res, err := ResolveProcedure(amd64, insns, img, Options{Start: r[0], End: r[1], NoReturn: noReturn})
 		if err != nil {
 			continue
 		}

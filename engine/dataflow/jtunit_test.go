@@ -137,3 +137,42 @@ func TestJumpTableReasons(t *testing.T) {
 		})
 	}
 }
+
+// TestJumpTableNoReturn: the code after a call that never returns sets the
+// table base register to another value and falls into the switch; unless
+// the call is known not to return, the base is two values at the jump.
+func TestJumpTableNoReturn(t *testing.T) {
+	code, p := asmProc(t, "noreturn", `mov $0x600000,%ebx
+test %esi,%esi
+jne 1f
+call exit
+mov $0x700000,%ebx
+1: mov %edi,%eax
+cmp $3,%eax
+ja 2f
+jmp *(%rbx,%rax,8)
+2: ret
+`)
+	code = append(code, make([]byte, 256-len(code))...)
+	img := &memImage{regions: []memRegion{
+		{addr: textBase, data: code, exec: true},
+		{addr: tableAddr, data: table8(4, textBase+0x80)},
+		{addr: 0x700000, data: table8(4, textBase+0x90)},
+	}}
+	opt := Options{Start: textBase, End: textBase + 256}
+	res, err := ResolveProcedure(amd64, p.insns, img, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 0 || len(res.UnresolvedJumps) != 1 {
+		t.Fatalf("without NoReturn: tables %+v unresolved %+v, want the jump unresolved", res.Tables, res.UnresolvedJumps)
+	}
+	opt.NoReturn = func(uint64) bool { return true }
+	res, err = ResolveProcedure(amd64, p.insns, img, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 1 || res.Tables[0].Table != tableAddr || res.Tables[0].Count() != 4 {
+		t.Fatalf("with NoReturn: tables %+v unresolved %+v, want the table at %#x", res.Tables, res.UnresolvedJumps, tableAddr)
+	}
+}

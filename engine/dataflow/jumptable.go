@@ -68,6 +68,11 @@ type Options struct {
 	// Lift lifts the instruction at an address outside the procedure
 	// (ResolveProcedure reads PC thunks with it); nil: none is read.
 	Lift func(addr uint64) (*lift.Insn, bool)
+	// NoReturn says which direct calls never return (BuildExtra.NoReturn):
+	// without it, the code after a call of exit merges into whatever
+	// follows, and a table base kept in a register may no longer be one
+	// value at the jump.
+	NoReturn func(target uint64) bool
 }
 
 // JumpTable is one resolved indirect jump.
