@@ -50,6 +50,7 @@ func TestIndirectCallsMatrix(t *testing.T) {
 		"call_op":  {"f3", "f2", "f1", "f0"},
 	}
 	var report []string
+	cache := &testkit.BuildCache{Dir: t.TempDir()}
 	for _, c := range jtCells(testing.Short()) {
 		t.Run(strings.ReplaceAll(c.String(), "/", "_"), func(t *testing.T) {
 			driver := c.arch.gcc
@@ -67,7 +68,7 @@ func TestIndirectCallsMatrix(t *testing.T) {
 				}
 				files = append(files, [2]string{"ext.c", "int ext_import(int a) { return a - 1; }\n"})
 			}
-			stripped, debug, skip, err := buildFixture(driver, flags, files)
+			stripped, debug, skip, err := buildFixture(cache, driver, flags, files)
 			if err != nil {
 				t.Fatal(err)
 			}

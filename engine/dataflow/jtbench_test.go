@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/internal/testkit"
 )
 
 // BenchmarkResolveProcedure times ResolveProcedure (SSA, passes, the
@@ -13,7 +14,7 @@ import (
 // ResolveJumpTables alone over their SSA.
 func BenchmarkResolveProcedure(b *testing.B) {
 	c := jtCell{arch: jtArches[0], compiler: "gcc", level: "-O2", pic: true}
-	stripped, debug, skip, err := c.build()
+	stripped, debug, skip, err := c.build(&testkit.BuildCache{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -343,18 +343,17 @@ func shiftLines(fs []switchFunc, by int) []switchFunc {
 	return fs
 }
 
-var jtBuilds testkit.BuildCache
-
 // buildSwitch builds the switch fixture with driver and flags, and its -g
 // twin; skip names a missing tool.
-func buildSwitch(driver []string, flags []string) (stripped, debug, skip string, err error) {
+func buildSwitch(cache *testkit.BuildCache, driver []string, flags []string) (stripped, debug, skip string, err error) {
 	src, ext, _ := switchSource()
-	return buildFixture(driver, flags, [][2]string{{"sw.c", src}, {"ext.c", ext}})
+	return buildFixture(cache, driver, flags, [][2]string{{"sw.c", src}, {"ext.c", ext}})
 }
 
 // buildFixture compiles and links files (name, source) with driver and
-// flags, without the C library, and the same with -g.
-func buildFixture(driver []string, flags []string, files [][2]string) (stripped, debug, skip string, err error) {
+// flags, without the C library, and the same with -g, once per cache (a
+// test's temporary directory).
+func buildFixture(cache *testkit.BuildCache, driver []string, flags []string, files [][2]string) (stripped, debug, skip string, err error) {
 	if _, err := exec.LookPath(driver[0]); err != nil {
 		return "", "", "tool " + driver[0] + " is not installed", nil
 	}
@@ -363,12 +362,9 @@ func buildFixture(driver []string, flags []string, files [][2]string) (stripped,
 	for _, f := range files {
 		key = append(key, f[0], f[1])
 	}
-	if jtBuilds.Dir == "" {
-		jtBuilds.Dir = filepath.Join(os.TempDir(), fmt.Sprintf("rea-jumptable-%d", os.Getpid()))
-	}
 	var paths [2]string
 	for k, g := range []string{"", "-g"} {
-		p, sk, err := jtBuilds.Build(append(key, g), func(dir string) (string, string, error) {
+		p, sk, err := cache.Build(append(key, g), func(dir string) (string, string, error) {
 			var names []string
 			for _, f := range files {
 				if err := os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0o600); err != nil {

@@ -27,7 +27,7 @@ func (c jtCell) String() string {
 	return fmt.Sprintf("%s/%s/%s/%s", c.arch.name, c.compiler, c.level, p)
 }
 
-func (c jtCell) build() (string, string, string, error) {
+func (c jtCell) build(cache *testkit.BuildCache) (string, string, string, error) {
 	driver := c.arch.gcc
 	if c.compiler == "clang" {
 		driver = c.arch.clang
@@ -42,7 +42,7 @@ func (c jtCell) build() (string, string, string, error) {
 			flags = append(flags, "-static", "-Wl,-e,0", "-Wl,-no-pie")
 		}
 	}
-	return buildSwitch(driver, flags)
+	return buildSwitch(cache, driver, flags)
 }
 
 // jtCount is what one cell resolved.
@@ -53,9 +53,9 @@ type jtCount struct {
 
 // checkCell resolves every switch of one build and checks each table
 // against the oracle: objdump's indirect jumps, the -g twin's line table.
-func checkCell(t *testing.T, c jtCell) jtCount {
+func checkCell(t *testing.T, cache *testkit.BuildCache, c jtCell) jtCount {
 	t.Helper()
-	stripped, debug, skip, err := c.build()
+	stripped, debug, skip, err := c.build(cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,9 +216,10 @@ func jtCells(short bool) []jtCell {
 // x86-64, i386 and arm64 by gcc and clang at -O0…-O3, PIC and not.
 func TestJumpTablesMatrix(t *testing.T) {
 	var report []string
+	cache := &testkit.BuildCache{Dir: t.TempDir()}
 	for _, c := range jtCells(testing.Short()) {
 		t.Run(strings.ReplaceAll(c.String(), "/", "_"), func(t *testing.T) {
-			n := checkCell(t, c)
+			n := checkCell(t, cache, c)
 			var forms []string
 			for f := range n.sizes {
 				forms = append(forms, f)
