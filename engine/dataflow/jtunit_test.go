@@ -3,6 +3,7 @@ package dataflow
 import (
 	"debug/elf"
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -174,5 +175,61 @@ jmp *(%rbx,%rax,8)
 	}
 	if len(res.Tables) != 1 || res.Tables[0].Table != tableAddr || res.Tables[0].Count() != 4 {
 		t.Fatalf("with NoReturn: tables %+v unresolved %+v, want the table at %#x", res.Tables, res.UnresolvedJumps, tableAddr)
+	}
+}
+
+// TestJumpTableI386CallNext: clang's i386 PIC prologue (call 1f; 1: pop)
+// gives the GOT pointer even when an unmodelled instruction keeps the
+// stack slots from being promoted.
+func TestJumpTableI386CallNext(t *testing.T) {
+	obj := assembleObject(t, "callnext", `.text
+.globl f
+f:
+	cpuid
+	push %ebx
+	call 1f
+1:	pop %ebx
+	add $0x1ff000, %ebx
+	mov 8(%esp),%eax
+	cmp $3,%eax
+	ja 2f
+	mov 0x100(%ebx,%eax,4),%eax
+	add %ebx,%eax
+	jmp *%eax
+2:	pop %ebx
+	ret
+`, "-m32")
+	ef, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	code, err := ef.Section(".text").Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns := liftRange(code, textBase, 32)
+	got := uint64(textBase + 8 + 0x1ff000) // the pop's address + the constant
+	tab := make([]byte, 16)
+	for i := range 4 {
+		binary.LittleEndian.PutUint32(tab[4*i:], uint32(textBase+0x80+4*uint64(i)-got))
+	}
+	code = append(code, make([]byte, 256-len(code))...)
+	// The GOT (its first bytes) and the table after it.
+	img := &memImage{regions: []memRegion{{addr: textBase, data: code, exec: true}, {addr: got, data: append(make([]byte, 0x100), tab...)}}}
+	res, err := ResolveProcedure(i386, insns, img, Options{Start: textBase, End: textBase + 256, Lift: liftAt(i386, img)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Func.Limitations, "\n"), "cpuid") {
+		t.Fatalf("cpuid is modelled now; the test needs another unmodelled instruction: %v", res.Func.Limitations)
+	}
+	if len(res.Tables) != 1 || res.Tables[0].Count() != 4 || res.Tables[0].Base != got {
+		t.Fatalf("tables %+v unresolved %+v", res.Tables, res.UnresolvedJumps)
+	}
+	for i, tgt := range res.Tables[0].Targets {
+		if tgt != textBase+0x80+4*uint64(i) {
+			t.Fatalf("entry %d → %#x", i, tgt)
+		}
 	}
 }

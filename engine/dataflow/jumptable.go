@@ -761,6 +761,13 @@ func (ev *evaluator) eval2(v *Value, depth int) (uint64, bool) {
 		return 0, false
 	}
 	if v.Op == lift.Load {
+		// A load of what the store before it wrote there (clang's i386
+		// call 1f; 1: pop %ebx, when the slot is not promoted).
+		if len(v.Args) == 2 {
+			if m := v.Args[1]; m.Kind == OpValue && m.Op == lift.Store && len(m.Args) == 3 && m.Args[0] == v.Args[0] && m.Args[1].Width == v.Width {
+				return ev.eval1(m.Args[1], depth+1)
+			}
+		}
 		a, ok := ev.eval1(v.Args[0], depth+1)
 		if !ok {
 			return 0, false
