@@ -36,14 +36,14 @@ const (
 // ResolveIndirectCalls resolves the indirect calls of f (built and
 // optimized) whose targets are loaded from slots or bounded tables of img.
 // Calls whose target is a constant are direct and not listed.
-func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []UnresolvedJump) {
+func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Unresolved) {
 	if opt.MaxEntries <= 0 {
 		opt.MaxEntries = DefaultMaxEntries
 	}
 	computeDominators(f)
 	ai := &aliasInfo{offs: stackOffsets(f)}
 	var calls []IndirectCall
-	var refused []UnresolvedJump
+	var refused []Unresolved
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			if v.Kind != OpValue || len(v.Args) == 0 || v.Args[0].Kind == ConstValue {
@@ -68,7 +68,7 @@ func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Un
 			}
 			c.Tail = tail
 			if reason != "" {
-				refused = append(refused, UnresolvedJump{Jump: v.Addr, Reason: reason, Detail: detail})
+				refused = append(refused, Unresolved{Addr: v.Addr, Reason: reason, Detail: detail})
 				continue
 			}
 			c.Call = v.Addr
@@ -76,7 +76,7 @@ func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Un
 		}
 	}
 	slices.SortFunc(calls, func(a, b IndirectCall) int { return cmpU64(a.Call, b.Call) })
-	slices.SortFunc(refused, func(a, b UnresolvedJump) int { return cmpU64(a.Jump, b.Jump) })
+	slices.SortFunc(refused, func(a, b Unresolved) int { return cmpU64(a.Addr, b.Addr) })
 	return calls, refused
 }
 

@@ -105,7 +105,7 @@ func TestIndirectCallsMatrix(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, u := range res.UnresolvedCalls {
-					t.Errorf("%s %s: call at %#x not resolved: %s %s", c, name, u.Jump, u.Reason, u.Detail)
+					t.Errorf("%s %s: call at %#x not resolved: %s %s", c, name, u.Addr, u.Reason, u.Detail)
 				}
 				jumps, err := indirectJumps(c.arch.objdump, stripped, s.Value, s.Value+s.Size)
 				if err != nil {

@@ -16,8 +16,8 @@ type Resolution struct {
 	Calls  []IndirectCall
 	// UnresolvedJumps and UnresolvedCalls name each indirect jump and call
 	// left unresolved, and why.
-	UnresolvedJumps []UnresolvedJump
-	UnresolvedCalls []UnresolvedJump
+	UnresolvedJumps []Unresolved
+	UnresolvedCalls []Unresolved
 }
 
 // maxSwitchRounds bounds the rebuilds of ResolveProcedure: a switch found
@@ -52,9 +52,9 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 		r.Func, r.Tables, r.UnresolvedJumps = f, tables, unresolved
 		changed := false
 		for _, u := range unresolved {
-			if _, ok := switches[u.Jump]; ok {
-				delete(switches, u.Jump)
-				dropped[u.Jump], changed = true, true
+			if _, ok := switches[u.Addr]; ok {
+				delete(switches, u.Addr)
+				dropped[u.Addr], changed = true, true
 			}
 		}
 		for _, t := range tables {
@@ -69,16 +69,16 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	// The tables of the last round are those its edges stand for.
 	r.Tables = slices.DeleteFunc(r.Tables, func(t JumpTable) bool {
 		if dropped[t.Jump] {
-			r.UnresolvedJumps = append(r.UnresolvedJumps, UnresolvedJump{Jump: t.Jump, Reason: ReasonBoundUnknown, Detail: "bounded only before its cases were added"})
+			r.UnresolvedJumps = append(r.UnresolvedJumps, Unresolved{Addr: t.Jump, Reason: ReasonBoundUnknown, Detail: "bounded only before its cases were added"})
 			return true
 		}
 		return false
 	})
-	slices.SortFunc(r.UnresolvedJumps, func(a, b UnresolvedJump) int { return cmpU64(a.Jump, b.Jump) })
+	slices.SortFunc(r.UnresolvedJumps, func(a, b Unresolved) int { return cmpU64(a.Addr, b.Addr) })
 	r.Calls, r.UnresolvedCalls = ResolveIndirectCalls(r.Func, img, opt)
 	// A jump resolved as a tail call is no longer an unresolved jump.
-	r.UnresolvedJumps = slices.DeleteFunc(r.UnresolvedJumps, func(u UnresolvedJump) bool {
-		return slices.ContainsFunc(r.Calls, func(c IndirectCall) bool { return c.Tail && c.Call == u.Jump })
+	r.UnresolvedJumps = slices.DeleteFunc(r.UnresolvedJumps, func(u Unresolved) bool {
+		return slices.ContainsFunc(r.Calls, func(c IndirectCall) bool { return c.Tail && c.Call == u.Addr })
 	})
 	return r, nil
 }

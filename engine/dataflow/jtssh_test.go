@@ -226,9 +226,9 @@ func TestJumpTablesSSH(t *testing.T) {
 			entries += tb.Count()
 		}
 		for _, u := range res.UnresolvedJumps {
-			if present[u.Jump] {
-				class[u.Jump] = u.Reason
-				t.Logf("unresolved jump %#x in [%#x, %#x): %s %s", u.Jump, r[0], r[1], u.Reason, u.Detail)
+			if present[u.Addr] {
+				class[u.Addr] = u.Reason
+				t.Logf("unresolved jump %#x in [%#x, %#x): %s %s", u.Addr, r[0], r[1], u.Reason, u.Detail)
 			}
 		}
 		for _, c := range res.Calls {

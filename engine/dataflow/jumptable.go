@@ -110,9 +110,10 @@ const (
 	ReasonTargetOutside = "target_outside_code" // a target lies outside the procedure's code
 )
 
-// UnresolvedJump is an indirect jump ResolveJumpTables could not bound.
-type UnresolvedJump struct {
-	Jump   uint64
+// Unresolved is an indirect jump or call data flow could not resolve, and
+// why (one of the Reason constants; Detail says where, when it can).
+type Unresolved struct {
+	Addr   uint64
 	Reason string
 	Detail string
 }
@@ -122,14 +123,14 @@ const maxChain = 64
 
 // ResolveJumpTables resolves the indirect jumps of f (built and
 // optimized) whose targets come from bounded tables of img.
-func ResolveJumpTables(f *Func, img Image, opt Options) ([]JumpTable, []UnresolvedJump) {
+func ResolveJumpTables(f *Func, img Image, opt Options) ([]JumpTable, []Unresolved) {
 	if opt.MaxEntries <= 0 {
 		opt.MaxEntries = DefaultMaxEntries
 	}
 	computeDominators(f)
 	ai := &aliasInfo{offs: stackOffsets(f)}
 	var tables []JumpTable
-	var refused []UnresolvedJump
+	var refused []Unresolved
 	for _, b := range f.Blocks {
 		j := b.Control()
 		if j == nil || j.Op != lift.Jump || len(j.Args) == 0 || j.Args[0].Kind == ConstValue || b.Exit {
@@ -137,14 +138,14 @@ func ResolveJumpTables(f *Func, img Image, opt Options) ([]JumpTable, []Unresolv
 		}
 		t, reason, detail := resolveJump(f, b, j.Args[0], img, opt, ai)
 		if reason != "" {
-			refused = append(refused, UnresolvedJump{Jump: j.Addr, Reason: reason, Detail: detail})
+			refused = append(refused, Unresolved{Addr: j.Addr, Reason: reason, Detail: detail})
 			continue
 		}
 		t.Jump = j.Addr
 		tables = append(tables, t)
 	}
 	slices.SortFunc(tables, func(a, b JumpTable) int { return cmpU64(a.Jump, b.Jump) })
-	slices.SortFunc(refused, func(a, b UnresolvedJump) int { return cmpU64(a.Jump, b.Jump) })
+	slices.SortFunc(refused, func(a, b Unresolved) int { return cmpU64(a.Addr, b.Addr) })
 	return tables, refused
 }
 

@@ -136,7 +136,7 @@ func checkCell(t *testing.T, cache *testkit.BuildCache, c jtCell) jtCount {
 		}
 		n.present += len(jumps)
 		for _, r := range refused {
-			t.Errorf("%s %s: jump at %#x not resolved: %s %s", c, sf.name, r.Jump, r.Reason, r.Detail)
+			t.Errorf("%s %s: jump at %#x not resolved: %s %s", c, sf.name, r.Addr, r.Reason, r.Detail)
 		}
 		for _, j := range jumps {
 			k := slices.IndexFunc(tables, func(tb JumpTable) bool { return tb.Jump == j })
