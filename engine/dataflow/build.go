@@ -20,6 +20,26 @@ var ErrMalformed = errors.New("dataflow: malformed IR")
 // are insns, in increasing address order; insns[0] is the entry. Stack
 // slots are promoted (see the package doc); the passes are [Optimize]'s.
 func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
+	return BuildWith(arch, insns, BuildExtra{})
+}
+
+// BuildExtra is what a caller knows of a procedure's control flow beyond
+// its instructions.
+type BuildExtra struct {
+	// Switches are the targets of resolved indirect jumps (the jump's
+	// address → its targets, from ResolveJumpTables): such a jump ends its
+	// block with a Jump on its target value whose successors are the
+	// targets inside the procedure, so that the cases are blocks of the
+	// procedure. A target outside the procedure is not an edge.
+	Switches map[uint64][]uint64
+	// NoReturn reports whether a direct call's target never returns
+	// (exit, abort, a PLT stub of one): the block ends at the call, with
+	// no fall-through into the code the compiler placed after it.
+	NoReturn func(target uint64) bool
+}
+
+// BuildWith is Build with what extra says of the control flow.
+func BuildWith(arch *Arch, insns []*lift.Insn, extra BuildExtra) (*Func, error) {
 	if len(insns) == 0 {
 		return nil, ErrEmpty
 	}
@@ -28,7 +48,7 @@ func Build(arch *Arch, insns []*lift.Insn) (*Func, error) {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 	}
-	p := newProc(insns)
+	p := newProc(insns, extra)
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	if p.unmodelled {
@@ -62,6 +82,11 @@ type proc struct {
 	// of the same block overwrites before anything reads it (most of
 	// x86's flags): construction skips them.
 	dead []bool
+	// switches maps an indirect jump statement to the statements its
+	// resolved targets start at.
+	switches map[int32][]int32
+	// noReturn marks the calls that do not return.
+	noReturn map[int32]bool
 }
 
 // proto is a block before SSA: statements [start, end), and successors
@@ -71,7 +96,8 @@ type proto struct {
 	succs      []int32
 }
 
-func newProc(insns []*lift.Insn) *proc {
+func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
+	switches := extra.Switches
 	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), widths: map[string]lift.Width{}}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
@@ -97,6 +123,14 @@ func newProc(insns []*lift.Insn) *proc {
 			switch s.Op {
 			case lift.Unmodelled:
 				p.unmodelled = true
+			case lift.Call:
+				if extra.NoReturn != nil && s.A.Kind == lift.Const && extra.NoReturn(s.A.Lo) {
+					if p.noReturn == nil {
+						p.noReturn = map[int32]bool{}
+					}
+					p.noReturn[g] = true
+					leaders[g+1] = true
+				}
 			case lift.Branch, lift.Jump:
 				tgt := s.B
 				if s.Op == lift.Jump {
@@ -104,6 +138,18 @@ func newProc(insns []*lift.Insn) *proc {
 				}
 				if t, ok := p.target(tgt); ok {
 					leaders[t] = true
+				} else if tgts, ok := switches[in.Addr]; ok && s.Op == lift.Jump && tgt.Kind != lift.Const {
+					if p.switches == nil {
+						p.switches = map[int32][]int32{}
+					}
+					seen := map[int32]bool{}
+					for _, a := range tgts {
+						if t, ok := p.target(lift.C(64, a)); ok && !seen[t] {
+							seen[t] = true
+							leaders[t] = true
+							p.switches[g] = append(p.switches[g], t)
+						}
+					}
 				}
 				leaders[g+1] = true
 			case lift.Return:
@@ -228,9 +274,14 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			if t, ok := p.target(s.A); ok {
 				pr.succs = append(pr.succs, p.protoAt[t])
 			}
+			for _, t := range p.switches[last] {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
 		case lift.Return:
 		default:
-			addFall()
+			if !p.noReturn[last] {
+				addFall()
+			}
 		}
 	}
 	order := make([]int32, 0, len(p.protos))
@@ -560,6 +611,10 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	case lift.Jump:
 		if _, ok := bd.p.target(s.A); ok {
 			bd.emit(b, mk(lift.Jump, 0))
+			return
+		}
+		if len(bd.p.switches[g]) > 0 {
+			bd.emit(b, mk(lift.Jump, 0, bd.operand(b, s.A)))
 			return
 		}
 		bd.emit(b, bd.exit(b, bd.operand(b, s.A), in.Addr, g))

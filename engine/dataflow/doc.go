@@ -45,6 +45,21 @@
 //     removed), and dead-code elimination that keeps stores, calls, traps,
 //     divisions (they may fault) and control.
 //
+// # Jump tables and indirect calls
+//
+// [ResolveJumpTables] (jumptable.go) bounds an indirect jump's index from
+// the comparisons of the branches that dominate it, after flag folding,
+// and reads the table through an [Image]; [ResolveIndirectCalls]
+// (calltable.go) resolves calls and tail calls through GOT slots (the
+// import's name), read-only slots and bounded tables of code pointers.
+// [ResolveProcedure] (jtproc.go) is the integration point: it rewrites
+// i386 PC thunks ([RewritePCThunks]), builds with [BuildWith] so that
+// the resolved switches' cases are blocks of the procedure (a Jump on its
+// target with the cases as successors), and rebuilds until no new table
+// appears; a caller that knows which calls never return (Options.NoReturn)
+// keeps the code after them from merging into what follows. An indirect
+// jump left unresolved is listed with a named reason.
+//
 // [Func.String] prints the result as stable text (the golden tests read
 // it), [Validate] checks that it is well-formed SSA (one definition per
 // value, definitions dominate uses, one phi argument per predecessor), and

@@ -130,6 +130,16 @@ func Run(f *Func, st *lift.State, maxSteps int) (*Exit, error) {
 				if t.Undef {
 					return nil, fmt.Errorf("%#x: %w", v.Addr, lift.ErrUndefined)
 				}
+				if len(v.Args) == 1 { // a switch: the case whose block starts at the target
+					for _, s := range b.Succs {
+						if s.Addr == t.Lo {
+							next = s
+						}
+					}
+					if next != nil {
+						break
+					}
+				}
 				return &Exit{Target: t.Lo}, nil
 			case lift.Return:
 				t := get(v.Args[0])

@@ -46,8 +46,10 @@ const (
 //	Store:      Args = addr, data, mem
 //	Call:       Args = target, mem, sp, then the Arch's CallArgs (Names)
 //	Return:     Args = target, mem, then the Arch's LiveOut (Names)
-//	Jump:       no Args when its target is the block's successor; else an
-//	            exit: Args = target, mem, sp, then LiveOut ∪ CallArgs (Names)
+//	Jump:       no Args when its target is the block's successor; a
+//	            switch (BuildWith): Args = target, Succs the cases;
+//	            else an exit: Args = target, mem, sp, then LiveOut ∪
+//	            CallArgs (Names)
 //	Branch:     Args = cond; Succs[0] is taken, Succs[1] falls through
 //	TrapIf:     Args = cond
 //	Unmodelled: Args = mem

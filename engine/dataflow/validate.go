@@ -112,6 +112,11 @@ func Validate(f *Func) error {
 				want = 2
 			case c.Op == lift.Jump && len(c.Args) == 0:
 				want = 1
+			case c.Op == lift.Jump && len(c.Args) == 1: // a switch
+				if len(b.Succs) == 0 {
+					return bad(b, c, "a switch without successors")
+				}
+				continue
 			default:
 				want = 0
 			}
