@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/rea-re/rea/engine/abi"
 	"io"
 	"os"
 	"os/exec"
@@ -28,12 +29,7 @@ import (
 // indirect jumps.
 
 // arm64Arch is AAPCS64 as the arm64 lifter names the registers.
-var arm64Arch = &Arch{
-	Name: "arm64", PtrWidth: 64, SP: "sp", CallPop: 0,
-	CallArgs:     []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8"},
-	CallClobbers: []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x30", "n", "z", "c", "v"},
-	LiveOut:      []string{"x0", "x1", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30"},
-}
+var arm64Arch = ArchFor(abi.AAPCS64())
 
 // elfImage is an ELF file's loaded sections, with RELATIVE relocations
 // applied and the GOT slots' symbols named.
