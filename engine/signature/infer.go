@@ -30,6 +30,9 @@ type analysis struct {
 	// names are the registers the procedure reads or writes anywhere
 	// (a register it never names passes through it unchanged).
 	names     map[string]bool
+	escapes   map[int32]bool
+	// ignore is a use realUse disregards (saveArea's store).
+	ignore *dataflow.Value
 	transfers []*dataflow.Value
 	passed    map[string]Param
 }
@@ -64,6 +67,7 @@ func newAnalysis(f *dataflow.Func, env *Env) *analysis {
 			}
 		}
 	}
+	a.escapes = escaped(f, a.offs, a.users)
 	return a
 }
 
@@ -91,20 +95,54 @@ func (a *analysis) takes(t *dataflow.Value, loc string) bool {
 	return false
 }
 
-// realUse reports whether v (the entry value of loc, or a phi it flows
-// into) is read for the procedure's own purposes.
-func (a *analysis) realUse(v *dataflow.Value, loc string, seen map[*dataflow.Value]bool) bool {
-	if seen[v] {
+// bits is a set of bit positions of a value up to 128 bits wide (an
+// xmm register).
+type bits struct{ lo, hi uint64 }
+
+func bitRange(lo, n int) bits {
+	var b bits
+	for i := lo; i < lo+n && i < 128; i++ {
+		if i < 64 {
+			b.lo |= 1 << i
+		} else {
+			b.hi |= 1 << (i - 64)
+		}
+	}
+	return b
+}
+
+func (b bits) and(c bits) bits    { return bits{b.lo & c.lo, b.hi & c.hi} }
+func (b bits) andNot(c bits) bits { return bits{b.lo &^ c.lo, b.hi &^ c.hi} }
+func (b bits) or(c bits) bits     { return bits{b.lo | c.lo, b.hi | c.hi} }
+func (b bits) zero() bool         { return b.lo == 0 && b.hi == 0 }
+
+// realUse reports whether v (the entry value of loc) is read for the
+// procedure's own purposes.
+func (a *analysis) realUse(v *dataflow.Value, loc string) bool {
+	return a.realBits(v, loc, bitRange(0, int(v.Width)), map[*dataflow.Value]bits{}, map[dataflow.StackOffset]bool{})
+}
+
+// realBits reports whether the bits live of v (the entry value of loc,
+// or a value carrying some of its bits unchanged) are read for the
+// procedure's own purposes. Bits a partial-register write replaces are
+// not live past it, so writing cl into an otherwise untouched rcx does not
+// make rcx a parameter; a value pushed only to align the stack (clang's
+// push rax) and never loaded back is not read either.
+func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*dataflow.Value]bits, slots map[dataflow.StackOffset]bool) bool {
+	if live.andNot(seen[v]).zero() {
 		return false
 	}
-	seen[v] = true
+	seen[v] = seen[v].or(live)
 	for _, u := range a.users[v] {
 		switch {
+		case u.v == a.ignore:
 		case u.v.Kind == dataflow.Phi:
-			if a.realUse(u.v, loc, seen) {
+			if a.realBits(u.v, loc, live, seen, slots) {
 				return true
 			}
-		case u.v.Op == lift.Return && u.v.Kind == dataflow.OpValue:
+		case u.v.Kind == dataflow.Clobber:
+			// an unmodelled instruction's clobber: not a read
+		case u.v.Op == lift.Return:
 			if u.i < 2 || u.v.Names[u.i-2] != loc {
 				return true
 			}
@@ -112,13 +150,150 @@ func (a *analysis) realUse(v *dataflow.Value, loc string, seen map[*dataflow.Val
 			if u.v.Names[u.i-3] != loc || a.takes(u.v, loc) {
 				return true
 			}
-		case u.v.Kind == dataflow.Clobber:
-			// an unmodelled instruction's clobber: not a read
+		case u.v.Op == lift.Insert && u.i == 0 && len(u.v.Args) == 2:
+			rest := live.andNot(bitRange(int(u.v.Aux), int(u.v.Args[1].Width)))
+			if !rest.zero() && a.realBits(u.v, loc, rest, seen, slots) {
+				return true
+			}
+		case u.v.Op == lift.Extract && len(u.v.Args) == 1:
+			if !live.and(bitRange(int(u.v.Aux), int(u.v.Width))).zero() {
+				return true
+			}
+		case u.v.Op == lift.Store && u.i == 1:
+			o, ok := a.offs[u.v.Args[0]]
+			if !ok || a.escapes[o.Base] || a.mayBeArgument(o) {
+				return true
+			}
+			if slots[o] {
+				continue
+			}
+			slots[o] = true
+			for _, l := range a.slotLoads[o] {
+				if a.realBits(l, loc, bitRange(0, int(l.Width)), seen, slots) {
+					return true
+				}
+			}
 		default:
 			return true
 		}
 	}
 	return false
+}
+
+// escaped reports the frame bases some address of which leaves the
+// reach of stack-pointer tracking (stored, passed in a register, offset
+// by a non-constant): their slots may be read through it.
+func escaped(f *dataflow.Func, offs map[*dataflow.Value]dataflow.StackOffset, users map[*dataflow.Value][]use) map[int32]bool {
+	out := map[int32]bool{}
+	for v, o := range offs {
+		for _, u := range users[v] {
+			if _, ok := offs[u.v]; ok {
+				continue
+			}
+			x := u.v
+			switch {
+			case x.Kind == dataflow.OpValue && (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0:
+			case isTransfer(x) && u.i == 2:
+			default:
+				out[o.Base] = true
+			}
+		}
+	}
+	return out
+}
+
+// mayBeArgument reports whether the stack slot at o may be an outgoing stack
+// argument a callee reads: it lies at or above the stack pointer of a
+// call whose callee is unknown, variadic or takes a stack parameter there.
+func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
+	if o.Base == 0 && o.Off >= 0 {
+		return true // the caller's frame: an incoming argument's slot
+	}
+	for _, t := range a.transfers {
+		sp, ok := a.offs[t.Args[2]]
+		if !ok {
+			return true
+		}
+		if sp.Base != o.Base || o.Off < sp.Off {
+			continue
+		}
+		c := a.callee(t)
+		if c.proto == nil || c.proto.Variadic {
+			return true
+		}
+		// The transfer's stack pointer is the callee's at entry (a call's
+		// return address already pushed).
+		at := stackName(o.Off - sp.Off)
+		for _, p := range c.proto.Params {
+			if p.Storage == at {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// saveArea finds the register save area of a variadic procedure's
+// va_start: the last integer argument registers, each stored whole and
+// only stored, to consecutive slots in register order ending with the
+// last register. It returns those registers (none when there is no such
+// area). A procedure that merely spills its parameters stores them in
+// its own order, not as a run ending at the convention's last register
+// with nothing else done with them.
+func (a *analysis) saveArea() map[string]bool {
+	cv := a.env.Conv
+	if cv.Positional || len(cv.IntArgs) < 4 {
+		return nil
+	}
+	slot := func(loc string) (dataflow.StackOffset, bool) {
+		if e := a.entry[loc]; e == nil || e.Width != cv.PtrWidth {
+			return dataflow.StackOffset{}, false
+		}
+		return a.storedOnly(loc)
+	}
+	n := len(cv.IntArgs)
+	last, ok := slot(cv.IntArgs[n-1])
+	if !ok {
+		return nil
+	}
+	out := map[string]bool{cv.IntArgs[n-1]: true}
+	step := int64(cv.PtrWidth / 8)
+	for i := n - 2; i >= 0; i-- {
+		o, ok := slot(cv.IntArgs[i])
+		if !ok || o.Base != last.Base || o.Off != last.Off-int64(n-1-i)*step {
+			break
+		}
+		out[cv.IntArgs[i]] = true
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// storedOnly reports where the entry value of loc is stored to a stack
+// slot when nothing but that store reads it.
+func (a *analysis) storedOnly(loc string) (dataflow.StackOffset, bool) {
+	e := a.entry[loc]
+	if e == nil {
+		return dataflow.StackOffset{}, false
+	}
+	for _, u := range a.users[e] {
+		if u.v.Kind != dataflow.OpValue || u.v.Op != lift.Store || u.i != 1 {
+			continue
+		}
+		o, ok := a.offs[u.v.Args[0]]
+		if !ok {
+			continue
+		}
+		a.ignore = u.v
+		real := a.realUse(e, loc)
+		a.ignore = nil
+		if !real {
+			return o, true
+		}
+	}
+	return dataflow.StackOffset{}, false
 }
 
 // onlySpilled reports whether every use of v stores it to memory.
@@ -297,18 +472,27 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		if slices.Contains(cv.IntArgs, loc) {
 			continue
 		}
-		if e := a.entry[loc]; e != nil && cv.Name == "sysv" && a.realUse(e, loc, map[*dataflow.Value]bool{}) {
+		if e := a.entry[loc]; e != nil && cv.Name == "sysv" && a.realUse(e, loc) {
 			p.Variadic = true // al: the number of vector registers a variadic call passes
+		}
+	}
+	saved := a.saveArea()
+	if len(saved) > 0 {
+		p.Variadic = true
+		for _, loc := range cv.FloatArgs {
+			if _, ok := a.storedOnly(loc); ok {
+				saved[loc] = true // the vector half of the save area
+			}
 		}
 	}
 	lastInt, lastFloat := -1, -1
 	usedReg := map[string]bool{}
 	for _, loc := range slices.Concat(cv.IntArgs, cv.FloatArgs) {
 		e := a.entry[loc]
-		if e == nil || !a.realUse(e, loc, map[*dataflow.Value]bool{}) {
+		if e == nil || !a.realUse(e, loc) {
 			continue
 		}
-		if p.Variadic && a.onlySpilled(e) {
+		if saved[loc] || p.Variadic && a.onlySpilled(e) {
 			continue // the register save area of va_start
 		}
 		usedReg[loc] = true
@@ -367,7 +551,12 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 			p.Params = append(p.Params, a.regParam(cv.FloatArgs[i], usedReg[cv.FloatArgs[i]]))
 		}
 	}
-	p.Params = append(p.Params, a.stackParams()...)
+	if len(saved) == 0 {
+		// With a register save area, not every integer register holds a
+		// named parameter, so the stack slots read are va_arg's overflow
+		// area, not parameters.
+		p.Params = append(p.Params, a.stackParams()...)
+	}
 	p.Return = a.inferReturn()
 	return p
 }
