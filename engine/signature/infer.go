@@ -29,10 +29,10 @@ type analysis struct {
 	callees   map[*dataflow.Value]*callee
 	// names are the registers the procedure reads or writes anywhere
 	// (a register it never names passes through it unchanged).
-	names     map[string]bool
-	escapes   map[int32]bool
+	names   map[string]bool
+	escapes map[int32]bool
 	// ignore is a use realUse disregards (saveArea's store).
-	ignore *dataflow.Value
+	ignore    *dataflow.Value
 	transfers []*dataflow.Value
 	passed    map[string]Param
 }
