@@ -218,13 +218,17 @@ func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
 			continue
 		}
 		c := a.callee(t)
-		if c.proto == nil || c.proto.Variadic {
+		if c.proto == nil {
 			return true
+		}
+		params, _, _ := a.callParams(t)
+		if c.proto.Variadic && c.proto.format != ctypes.FormatNone && len(params) == len(c.proto.Params) {
+			return true // a format the data flow does not know: any count
 		}
 		// The transfer's stack pointer is the callee's at entry (a call's
 		// return address already pushed).
 		at := stackName(o.Off - sp.Off)
-		for _, p := range c.proto.Params {
+		for _, p := range params {
 			if p.Storage == at {
 				return true
 			}
