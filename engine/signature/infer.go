@@ -31,6 +31,9 @@ type analysis struct {
 	// (a register it never names passes through it unchanged).
 	names   map[string]bool
 	escapes map[int32]bool
+	// outgoingStores caches, per transfer, the stores on its memory
+	// chain and the outgoing argument offset each writes (-1: none).
+	outgoingStores map[*dataflow.Value]map[*dataflow.Value]int64
 	// ignore is a use realUse disregards (saveArea's store).
 	ignore    *dataflow.Value
 	transfers []*dataflow.Value
@@ -68,6 +71,7 @@ func newAnalysis(f *dataflow.Func, env *Env) *analysis {
 		}
 	}
 	a.escapes = escaped(f, a.offs, a.users)
+	a.outgoingStores = map[*dataflow.Value]map[*dataflow.Value]int64{}
 	return a
 }
 
@@ -387,6 +391,9 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 				if u.i == 0 && x.Width == pw {
 					fs.ptr = true
 				}
+				if u.i == 1 && x.Width == pw && a.passedAsPointer(v) {
+					fs.ptr = true
+				}
 				if u.i == 1 {
 					if o, ok := a.offs[v.Args[0]]; ok && !slots[o] {
 						slots[o] = true
@@ -440,6 +447,46 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 		}
 	}
 	return fs
+}
+
+// passedAsPointer reports whether store st writes an outgoing stack
+// argument that a callee's prototype types as a pointer.
+func (a *analysis) passedAsPointer(st *dataflow.Value) bool {
+	for _, t := range a.transfers {
+		if a.callee(t).proto == nil {
+			continue
+		}
+		out, ok := a.outgoingStores[t]
+		if !ok {
+			out = map[*dataflow.Value]int64{}
+			for m, n := t.Args[1], 0; n < 256 && m.Kind == dataflow.OpValue && m.Op == lift.Store; m, n = m.Args[2], n+1 {
+				out[m] = -1
+			}
+			for rel, v := range a.outgoing(t) {
+				for m := range out {
+					if m.Args[1] == v {
+						if o, ok := a.offs[m.Args[0]]; ok {
+							if sp, ok := a.offs[t.Args[2]]; ok && o.Off-sp.Off == rel {
+								out[m] = rel
+							}
+						}
+					}
+				}
+			}
+			a.outgoingStores[t] = out
+		}
+		rel, ok := out[st]
+		if !ok || rel < 0 {
+			continue
+		}
+		params, _, _ := a.callParams(t)
+		for _, p := range params {
+			if p.Storage == stackName(rel) && p.Class == ctypes.ClassPointer {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // usedWidth is the widest part of root its direct uses read.
