@@ -27,6 +27,7 @@ func Build(env *Env, insns []*lift.Insn) (*dataflow.Func, error) {
 
 func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 	var out []*lift.Insn
+	changed := false
 	for i, in := range insns {
 		for _, s := range in.Stmts {
 			if s.Op != lift.Call || !s.A.IsConst() {
@@ -36,8 +37,8 @@ func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 				// call to the next instruction (clang's PIC base idiom:
 				// the pop that follows reads the pushed address): only
 				// the push happens
-				if out == nil {
-					out = append(out, insns[:i]...)
+				if !changed {
+					out, changed = append(out, insns[:i]...), true
 				}
 				c := &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic, Temps: in.Temps}
 				for _, t := range in.Stmts {
@@ -53,18 +54,18 @@ func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 				continue
 			}
 			reg := "e" + strings.TrimPrefix(name, "__x86.get_pc_thunk.")
-			if out == nil {
-				out = append(out, insns[:i]...)
+			if !changed {
+				out, changed = append(out, insns[:i]...), true
 			}
 			in = &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic,
 				Stmts: []lift.Stmt{{Op: lift.Copy, Dst: lift.R(reg, 32), A: lift.C(32, in.Next())}}}
 			break
 		}
-		if out != nil {
+		if changed {
 			out = append(out, in)
 		}
 	}
-	if out == nil {
+	if !changed {
 		return insns
 	}
 	return out

@@ -275,15 +275,9 @@ func TestCorpusMatrix(t *testing.T) {
 			for _, c := range fg.contradictions {
 				t.Errorf("contradiction: %s", c)
 			}
-			// The thresholds of issue 25 that hold on every cell measured
-			// (see the report for the figures per cell).
-			// Cells below target (i386) are reported,
-			// not asserted: the gap is in the report of issue 25.
-			asserted := tg.Arch == "arm64" || tg.Arch == "x86-64"
-			if !asserted {
-				t.Logf("%s: below target, figures reported only", tg)
-				return
-			}
+			// The thresholds of issue 25, asserted on every cell (see the
+			// report for the figures per cell); where a cell is below a
+			// target, the floor it holds is asserted instead.
 			if got := pct(fg.countEq, fg.funcs); got < 95 {
 				t.Errorf("parameter count equal to DWARF on %.1f%% of functions, want ≥ 95%%", got)
 			}
@@ -296,6 +290,9 @@ func TestCorpusMatrix(t *testing.T) {
 			}
 			if tg.Arch == "arm64" && tg.Compiler == "gcc" && tg.Opt >= 2 {
 				want = 96 // measured 96.6%: below the 98% this level is not held to, above 90%
+			}
+			if tg.Arch == "i386" && tg.Opt == 0 {
+				want = 93 // below target: measured 93.1% (clang) and 94.8% (gcc)
 			}
 			if got := pct(fg.found, fg.lits-fg.absent); got < want {
 				t.Errorf("literal call arguments found: %.1f%%, want ≥ %.0f%%", got, want)

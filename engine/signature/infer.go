@@ -661,6 +661,7 @@ func (a *analysis) stackParams() []Param {
 	if len(byOff) == 0 {
 		return nil
 	}
+	a.mergeHalves(byOff)
 	offs := make([]int64, 0, len(byOff))
 	for o := range byOff {
 		offs = append(offs, o)
@@ -694,6 +695,56 @@ func (a *analysis) stackParams() []Param {
 		next = o + max(cv.StackSlot, (size+cv.StackSlot-1)/cv.StackSlot*cv.StackSlot)
 	}
 	return out
+}
+
+// mergeHalves joins the two 32-bit halves of a 64-bit stack argument that
+// the procedure copies, half by half, into a local it then reads whole
+// (GCC's -O0 copy of a double parameter on i386).
+func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value) {
+	if a.env.Conv.PtrWidth != 32 {
+		return
+	}
+	copied := func(loads []*dataflow.Value) (dataflow.StackOffset, bool) {
+		for _, l := range loads {
+			if l.Width != 32 {
+				continue
+			}
+			for _, u := range a.users[l] {
+				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
+					if o, ok := a.offs[u.v.Args[0]]; ok {
+						return o, true
+					}
+				}
+			}
+		}
+		return dataflow.StackOffset{}, false
+	}
+	offs := make([]int64, 0, len(byOff))
+	for o := range byOff {
+		offs = append(offs, o)
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	for _, o := range offs {
+		lo, hi := byOff[o], byOff[o+4]
+		if lo == nil || hi == nil {
+			continue
+		}
+		l, ok1 := copied(lo)
+		h, ok2 := copied(hi)
+		if !ok1 || !ok2 || h.Base != l.Base || h.Off != l.Off+4 {
+			continue
+		}
+		var wide []*dataflow.Value
+		for _, x := range a.slotLoads[l] {
+			if x.Width == 64 {
+				wide = append(wide, x)
+			}
+		}
+		if len(wide) > 0 {
+			byOff[o] = append(byOff[o], wide...)
+			delete(byOff, o+4)
+		}
+	}
 }
 
 // inferReturn reads what reaches the procedure's returns.
