@@ -279,6 +279,32 @@ func (a *analysis) saveArea() map[string]bool {
 	return out
 }
 
+// vaStart reports whether the procedure takes the address of its incoming
+// stack arguments as a value (va_start of a convention that passes every
+// argument on the stack): an address of that area used other than to load
+// or store at it.
+func (a *analysis) vaStart() bool {
+	for v, o := range a.offs {
+		if o.Base != 0 || o.Off < a.env.Conv.StackArgs {
+			continue
+		}
+		for _, u := range a.users[v] {
+			if _, ok := a.offs[u.v]; ok {
+				continue
+			}
+			x := u.v
+			if x.Kind == dataflow.OpValue && (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0 {
+				continue
+			}
+			if x.Kind == dataflow.Clobber {
+				continue
+			}
+			return true // a phi not known as an offset: a moving pointer
+		}
+	}
+	return false
+}
+
 // storedOnly reports where the entry value of loc is stored to a stack
 // slot when nothing but that store reads it.
 func (a *analysis) storedOnly(loc string) (dataflow.StackOffset, bool) {
@@ -526,6 +552,9 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		if e := a.entry[loc]; e != nil && cv.Name == "sysv" && a.realUse(e, loc) {
 			p.Variadic = true // al: the number of vector registers a variadic call passes
 		}
+	}
+	if len(cv.IntArgs) == 0 && a.vaStart() {
+		p.Variadic = true
 	}
 	saved := a.saveArea()
 	if len(saved) > 0 {
