@@ -275,21 +275,20 @@ func TestCorpusMatrix(t *testing.T) {
 			for _, c := range fg.contradictions {
 				t.Errorf("contradiction: %s", c)
 			}
-			// The thresholds of issue 25, asserted on every cell (see the
-			// report for the figures per cell); where a cell is below a
-			// target, the floor it holds is asserted instead.
+			// Issue 25's targets are ≥ 95% (count), ≥ 90% (class), ≥ 98%
+			// (literals at -O0) and ≥ 90% (-O2/-O3). Every cell holds more;
+			// the floors asserted are what every cell holds (the lowest:
+			// count 95.2% i386 gcc -O2, class 92.5% i386 gcc -O2, literals
+			// 99.3% at -O0 and 97.3% arm64 gcc -O2 above it).
 			if got := pct(fg.countEq, fg.funcs); got < 95 {
 				t.Errorf("parameter count equal to DWARF on %.1f%% of functions, want ≥ 95%%", got)
 			}
-			if got := pct(fg.classEq, fg.funcs); got < 90 && !(tg.Arch == "arm64" && tg.Opt == 0 && tg.Compiler == "gcc") {
-				t.Errorf("parameter classes equal to DWARF on %.1f%% of functions, want ≥ 90%%", got)
+			if got := pct(fg.classEq, fg.funcs); got < 92 {
+				t.Errorf("parameter classes equal to DWARF on %.1f%% of functions, want ≥ 92%%", got)
 			}
-			want := 90.0
+			want := 97.0
 			if tg.Opt == 0 {
-				want = 98
-			}
-			if tg.Arch == "arm64" && tg.Compiler == "gcc" && tg.Opt >= 2 {
-				want = 96 // measured 96.6%: below the 98% this level is not held to, above 90%
+				want = 99
 			}
 			if got := pct(fg.found, fg.lits-fg.absent); got < want {
 				t.Errorf("literal call arguments found: %.1f%%, want ≥ %.0f%%", got, want)

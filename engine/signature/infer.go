@@ -354,13 +354,27 @@ type facts struct {
 	fwidth                int
 }
 
+// isIndexLike reports whether v looks like an array index added to a
+// base pointer: scaled (a shift or multiply, or arm64's lsl lifted as a
+// rotate and mask), extended from a narrower integer, or an induction
+// variable (a phi starting at a small constant).
 func isIndexLike(v *dataflow.Value) bool {
+	if v.Kind == dataflow.Phi {
+		for _, x := range v.Args {
+			if x.Kind == dataflow.ConstValue && x.Lo < 0x10000 {
+				return true
+			}
+		}
+		return false
+	}
 	if v.Kind != dataflow.OpValue {
 		return false
 	}
 	switch v.Op {
-	case lift.Shl, lift.Mul, lift.SExt, lift.ZExt:
+	case lift.Shl, lift.Mul, lift.SExt, lift.ZExt, lift.Ror:
 		return true
+	case lift.And:
+		return len(v.Args) == 2 && v.Args[1].Kind == dataflow.ConstValue && isIndexLike(v.Args[0])
 	}
 	return false
 }
