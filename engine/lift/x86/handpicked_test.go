@@ -221,6 +221,10 @@ var handPicked32 = []string{
 	"fld qword ptr [esp]; fistp dword ptr [esp+8]", "fld qword ptr [esp]; fistp qword ptr [esp+8]",
 	"fld qword ptr [esp]; fistp word ptr [esp+8]", "fld dword ptr [esp]; fist dword ptr [esp+8]; fstp qword ptr [esp+16]",
 	"fld qword ptr [esp]; fisttp dword ptr [esp+8]",
+	"fld qword ptr [esp+8]; fld qword ptr [esp]; fucomi st, st(1); fcmovbe st, st(1); fstp st(1); fstp qword ptr [esp+16]",
+	"fld qword ptr [esp+8]; fld qword ptr [esp]; fucomi st, st(1); fcmovnbe st, st(1); fstp st(1); fstp qword ptr [esp+16]",
+	"fld qword ptr [esp+8]; fld qword ptr [esp]; cmp eax, ebx; fcmovb st, st(1); fcmove st, st(1); fcmovnb st, st(1); fcmovne st, st(1); fstp st(1); fstp qword ptr [esp+16]",
+	"fld qword ptr [esp+8]; fld qword ptr [esp]; fucomi st, st(1); fcmovu st, st(1); fcmovnu st, st(1); fstp st(1); fstp qword ptr [esp+16]",
 	// GCC's (int) cast without SSE3: round toward zero through the
 	// control word, then restore it.
 	"fnstcw word ptr [esp]; movzx eax, word ptr [esp]; or ah, 12; mov word ptr [esp+2], ax; fld qword ptr [esp+8]; fldcw word ptr [esp+2]; fistp dword ptr [esp+16]; fldcw word ptr [esp]",

@@ -247,6 +247,19 @@ func (l *lifter) x87() bool {
 		if op == x86asm.FUCOMIP || op == x86asm.FCOMIP {
 			l.fpop()
 		}
+	case x86asm.FCMOVB, x86asm.FCMOVE, x86asm.FCMOVBE, x86asm.FCMOVU,
+		x86asm.FCMOVNB, x86asm.FCMOVNE, x86asm.FCMOVNBE, x86asm.FCMOVNU:
+		// st0 = cond ? st(i) : st0, on the integer flags
+		i, ok := stIndex(l.arg(n - 1))
+		if n == 0 || !ok {
+			l.unmodelled("x87 operand")
+			return true
+		}
+		cc := map[x86asm.Op]string{
+			x86asm.FCMOVB: "B", x86asm.FCMOVE: "E", x86asm.FCMOVBE: "BE", x86asm.FCMOVU: "P",
+			x86asm.FCMOVNB: "AE", x86asm.FCMOVNE: "NE", x86asm.FCMOVNBE: "A", x86asm.FCMOVNU: "NP",
+		}[op]
+		b.Assign(st(0), b.Op3(lift.Select, 64, l.cond(cc), st(i), st(0)))
 	case x86asm.FNSTCW:
 		l.write(l.arg(0), fpcw)
 	case x86asm.FLDCW:
