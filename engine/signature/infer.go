@@ -704,7 +704,8 @@ func (a *analysis) stackParams() []Param {
 	if len(byOff) == 0 {
 		return nil
 	}
-	a.mergeHalves(byOff)
+	wide := map[int64]bool{}
+	a.mergeHalves(byOff, wide)
 	offs := make([]int64, 0, len(byOff))
 	for o := range byOff {
 		offs = append(offs, o)
@@ -725,6 +726,9 @@ func (a *analysis) stackParams() []Param {
 		for _, l := range loads {
 			w = max(w, int(l.Width))
 		}
+		if wide[o] {
+			w = 64
+		}
 		fs := a.walk(loads)
 		q := Param{Storage: stackName(o), Class: ctypes.ClassInteger, Width: w, Signed: fs.signed || !fs.unsigned, Used: true}
 		switch {
@@ -740,10 +744,11 @@ func (a *analysis) stackParams() []Param {
 	return out
 }
 
-// mergeHalves joins the two 32-bit halves of a 64-bit stack argument that
-// the procedure copies, half by half, into a local it then reads whole
-// (GCC's -O0 copy of a double parameter on i386).
-func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value) {
+// mergeHalves joins the two 32-bit halves of a 64-bit stack argument:
+// those the procedure copies, half by half, into a local it then reads
+// whole (GCC's -O0 copy of a double parameter on i386), and a long long's
+// halves computed on as one (longLong), which it marks in wide.
+func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64]bool) {
 	if a.env.Conv.PtrWidth != 32 {
 		return
 	}
@@ -772,6 +777,11 @@ func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value) {
 		if lo == nil || hi == nil {
 			continue
 		}
+		if a.longLong(lo, hi) {
+			wide[o] = true
+			delete(byOff, o+4)
+			continue
+		}
 		l, ok1 := copied(lo)
 		h, ok2 := copied(hi)
 		if !ok1 || !ok2 || h.Base != l.Base || h.Off != l.Off+4 {
@@ -788,6 +798,85 @@ func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value) {
 			delete(byOff, o+4)
 		}
 	}
+}
+
+// longLong reports whether the 32-bit values loaded from two adjacent
+// stack slots are the low and high halves of one 64-bit integer: the low
+// half's carry (add/adc, sub/sbb) reaches an operation on the high half,
+// or the low half is multiplied widening (mul: the product's upper half
+// read) and the high half truncating by another argument's half (the
+// cross terms of a 64-bit multiply).
+func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
+	isOp := func(v *dataflow.Value, ops ...lift.Op) bool {
+		return v.Kind == dataflow.OpValue && slices.Contains(ops, v.Op)
+	}
+	carryIn := func(v *dataflow.Value) bool {
+		for _, x := range v.Args {
+			if isOp(x, lift.ZExt) && isOp(x.Args[0], lift.CarryAdd, lift.BorrowSub) {
+				return true
+			}
+		}
+		return false
+	}
+	low := func(v *dataflow.Value) bool {
+		for _, u := range a.users[v] {
+			if isOp(u.v, lift.CarryAdd, lift.BorrowSub) {
+				return true
+			}
+			if isOp(u.v, lift.ZExt) && u.v.Width == 64 {
+				for _, m := range a.users[u.v] {
+					if isOp(m.v, lift.Mul) {
+						for _, e := range a.users[m.v] {
+							if isOp(e.v, lift.Extract) && e.v.Aux == 32 {
+								return true
+							}
+						}
+					}
+				}
+			}
+		}
+		return false
+	}
+	high := func(v *dataflow.Value) bool {
+		for _, u := range a.users[v] {
+			x := u.v
+			if isOp(x, lift.Add, lift.Sub) {
+				if carryIn(x) {
+					return true
+				}
+				for _, u2 := range a.users[x] {
+					if isOp(u2.v, lift.Add, lift.Sub) && carryIn(u2.v) {
+						return true
+					}
+				}
+			}
+			if isOp(x, lift.SExt, lift.ZExt) && x.Width == 64 {
+				for _, m := range a.users[x] {
+					if !isOp(m.v, lift.Mul) {
+						continue
+					}
+					other := m.v.Args[1-m.i]
+					if isOp(other, lift.SExt, lift.ZExt) {
+						other = other.Args[0]
+					}
+					if !isOp(other, lift.Load) {
+						continue
+					}
+					truncated := len(a.users[m.v]) > 0
+					for _, e := range a.users[m.v] {
+						if !isOp(e.v, lift.Extract) || e.v.Aux != 0 {
+							truncated = false
+						}
+					}
+					if truncated {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(lo, low) && slices.ContainsFunc(hi, high)
 }
 
 // inferReturn reads what reaches the procedure's returns.
