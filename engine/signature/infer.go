@@ -361,8 +361,13 @@ type facts struct {
 func isIndexLike(v *dataflow.Value) bool {
 	if v.Kind == dataflow.Phi {
 		for _, x := range v.Args {
-			if x.Kind == dataflow.ConstValue && x.Lo < 0x10000 {
-				return true
+			if x.Kind == dataflow.ConstValue && x.Width <= 64 {
+				// a small constant, either sign
+				c := int64(x.Lo << (64 - x.Width))
+				c >>= 64 - x.Width
+				if c > -0x10000 && c < 0x10000 {
+					return true
+				}
 			}
 		}
 		return false
