@@ -87,7 +87,7 @@ func isTransfer(v *dataflow.Value) bool {
 // takes reports whether the callee of transfer t is known to read register
 // loc as an argument.
 func (a *analysis) takes(t *dataflow.Value, loc string) bool {
-	if a.callee(t).proto == nil {
+	if a.callee(t).proto == nil || a.recursive(t) {
 		return false
 	}
 	params, _, _ := a.callParams(t)
@@ -119,6 +119,14 @@ func (b bits) and(c bits) bits    { return bits{b.lo & c.lo, b.hi & c.hi} }
 func (b bits) andNot(c bits) bits { return bits{b.lo &^ c.lo, b.hi &^ c.hi} }
 func (b bits) or(c bits) bits     { return bits{b.lo | c.lo, b.hi | c.hi} }
 func (b bits) zero() bool         { return b.lo == 0 && b.hi == 0 }
+
+// recursive reports whether transfer t calls the procedure itself: what
+// its own previous prototype says it takes is no evidence of what it
+// takes (the fixpoint would keep any parameter once assumed).
+func (a *analysis) recursive(t *dataflow.Value) bool {
+	c := a.callee(t)
+	return c.HasAddress && c.Address == a.f.Entry
+}
 
 // realUse reports whether v (the entry value of loc) is read for the
 // procedure's own purposes.
@@ -208,7 +216,9 @@ func escaped(f *dataflow.Func, offs map[*dataflow.Value]dataflow.StackOffset, us
 
 // mayBeArgument reports whether the stack slot at o may be an outgoing stack
 // argument a callee reads: it lies at or above the stack pointer of a
-// call whose callee is unknown, variadic or takes a stack parameter there.
+// call that passes an argument there (by the callee's prototype, or by
+// what the caller writes when there is none), or whose variadic callee's
+// count is unknown.
 func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
 	if o.Base == 0 && o.Off >= 0 {
 		return true // the caller's frame: an incoming argument's slot
@@ -221,12 +231,12 @@ func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
 		if sp.Base != o.Base || o.Off < sp.Off {
 			continue
 		}
+		// Without a prototype, callParams gives the arguments the caller
+		// writes: the stack slots only once every argument register is
+		// set, as the convention fills them.
 		c := a.callee(t)
-		if c.proto == nil {
-			return true
-		}
 		params, _, _ := a.callParams(t)
-		if c.proto.Variadic && c.proto.format != ctypes.FormatNone && len(params) == len(c.proto.Params) {
+		if c.proto != nil && c.proto.Variadic && c.proto.format != ctypes.FormatNone && len(params) == len(c.proto.Params) {
 			return true // a format the data flow does not know: any count
 		}
 		// The transfer's stack pointer is the callee's at entry (a call's
@@ -611,7 +621,7 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 	// prototype reads them: its own arguments passed on.
 	passed := map[string]Param{}
 	for _, t := range a.transfers {
-		if a.callee(t).proto == nil {
+		if a.callee(t).proto == nil || a.recursive(t) {
 			continue
 		}
 		params, _, _ := a.callParams(t)
