@@ -504,6 +504,31 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 	return fs
 }
 
+// argStores maps the stores on transfer t's memory chain to the outgoing
+// argument offset each writes (-1: none), cached.
+func (a *analysis) argStores(t *dataflow.Value) map[*dataflow.Value]int64 {
+	if out, ok := a.outgoingStores[t]; ok {
+		return out
+	}
+	out := map[*dataflow.Value]int64{}
+	for m, n := t.Args[1], 0; n < 256 && m.Kind == dataflow.OpValue && m.Op == lift.Store; m, n = m.Args[2], n+1 {
+		out[m] = -1
+	}
+	sp, spOK := a.offs[t.Args[2]]
+	for rel, v := range a.outgoing(t) {
+		for m := range out {
+			if m.Args[1] != v {
+				continue
+			}
+			if o, ok := a.offs[m.Args[0]]; ok && spOK && o.Off-sp.Off == rel {
+				out[m] = rel
+			}
+		}
+	}
+	a.outgoingStores[t] = out
+	return out
+}
+
 // passedAsPointer reports whether store st writes an outgoing stack
 // argument that a callee's prototype types as a pointer.
 func (a *analysis) passedAsPointer(st *dataflow.Value) bool {
@@ -511,25 +536,7 @@ func (a *analysis) passedAsPointer(st *dataflow.Value) bool {
 		if a.callee(t).proto == nil {
 			continue
 		}
-		out, ok := a.outgoingStores[t]
-		if !ok {
-			out = map[*dataflow.Value]int64{}
-			for m, n := t.Args[1], 0; n < 256 && m.Kind == dataflow.OpValue && m.Op == lift.Store; m, n = m.Args[2], n+1 {
-				out[m] = -1
-			}
-			for rel, v := range a.outgoing(t) {
-				for m := range out {
-					if m.Args[1] == v {
-						if o, ok := a.offs[m.Args[0]]; ok {
-							if sp, ok := a.offs[t.Args[2]]; ok && o.Off-sp.Off == rel {
-								out[m] = rel
-							}
-						}
-					}
-				}
-			}
-			a.outgoingStores[t] = out
-		}
+		out := a.argStores(t)
 		rel, ok := out[st]
 		if !ok || rel < 0 {
 			continue
@@ -719,7 +726,7 @@ func (a *analysis) stackParams() []Param {
 	if len(byOff) == 0 {
 		return nil
 	}
-	wide := map[int64]bool{}
+	wide := map[int64]Param{}
 	a.mergeHalves(byOff, wide)
 	offs := make([]int64, 0, len(byOff))
 	for o := range byOff {
@@ -741,12 +748,15 @@ func (a *analysis) stackParams() []Param {
 		for _, l := range loads {
 			w = max(w, int(l.Width))
 		}
-		if wide[o] {
+		wq, isWide := wide[o]
+		if isWide {
 			w = 64
 		}
 		fs := a.walk(loads)
 		q := Param{Storage: stackName(o), Class: ctypes.ClassInteger, Width: w, Signed: fs.signed || !fs.unsigned, Used: true}
 		switch {
+		case isWide && wq.Class == ctypes.ClassFloating:
+			q.Class = ctypes.ClassFloating
 		case fs.fwidth != 0:
 			q.Class, q.Width = ctypes.ClassFloating, fs.fwidth
 		case fs.ptr && w == int(cv.PtrWidth):
@@ -761,9 +771,11 @@ func (a *analysis) stackParams() []Param {
 
 // mergeHalves joins the two 32-bit halves of a 64-bit stack argument:
 // those the procedure copies, half by half, into a local it then reads
-// whole (GCC's -O0 copy of a double parameter on i386), and a long long's
-// halves computed on as one (longLong), which it marks in wide.
-func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64]bool) {
+// whole (GCC's -O0 copy of a double parameter on i386), a long long's
+// halves computed on as one (longLong), and halves passed on together as
+// one 64-bit argument of a call (forwardedWhole), which it marks in wide
+// with the class known.
+func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64]Param) {
 	if a.env.Conv.PtrWidth != 32 {
 		return
 	}
@@ -793,7 +805,12 @@ func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64
 			continue
 		}
 		if a.longLong(lo, hi) {
-			wide[o] = true
+			wide[o] = Param{Class: ctypes.ClassInteger}
+			delete(byOff, o+4)
+			continue
+		}
+		if q, ok := a.forwardedWhole(lo, hi); ok {
+			wide[o] = q
 			delete(byOff, o+4)
 			continue
 		}
@@ -813,6 +830,58 @@ func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64
 			delete(byOff, o+4)
 		}
 	}
+}
+
+// forwardedWhole reports whether the two halves are stored as the two
+// halves of one outgoing 64-bit stack argument of a call whose prototype
+// (or format string) types that argument, and returns that parameter.
+func (a *analysis) forwardedWhole(lo, hi []*dataflow.Value) (Param, bool) {
+	// through one copy into a local (GCC -O0 copies its parameters)
+	via := func(vs []*dataflow.Value) []*dataflow.Value {
+		out := slices.Clone(vs)
+		for _, v := range vs {
+			for _, u := range a.users[v] {
+				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
+					if o, ok := a.offs[u.v.Args[0]]; ok && o.Off < 0 {
+						out = append(out, a.slotLoads[o]...)
+					}
+				}
+			}
+		}
+		return out
+	}
+	lo, hi = via(lo), via(hi)
+	rels := func(vs []*dataflow.Value, t *dataflow.Value) map[int64]bool {
+		out := a.argStores(t)
+		set := map[int64]bool{}
+		for _, v := range vs {
+			for _, u := range a.users[v] {
+				if rel, ok := out[u.v]; ok && rel >= 0 && u.i == 1 {
+					set[rel] = true
+				}
+			}
+		}
+		return set
+	}
+	for _, t := range a.transfers {
+		if a.callee(t).proto == nil {
+			continue
+		}
+		rl, rh := rels(lo, t), rels(hi, t)
+		if len(rl) == 0 || len(rh) == 0 {
+			continue
+		}
+		params, _, _ := a.callParams(t)
+		for _, p := range params {
+			if p.Width != 64 || !strings.HasPrefix(p.Storage, "stack+") {
+				continue
+			}
+			if at := parseStack(p.Storage); rl[at] && rh[at+4] {
+				return p, true
+			}
+		}
+	}
+	return Param{}, false
 }
 
 // longLong reports whether the 32-bit values loaded from two adjacent
