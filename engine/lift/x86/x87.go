@@ -250,8 +250,12 @@ func (l *lifter) x87() bool {
 	case x86asm.FCMOVB, x86asm.FCMOVE, x86asm.FCMOVBE, x86asm.FCMOVU,
 		x86asm.FCMOVNB, x86asm.FCMOVNE, x86asm.FCMOVNBE, x86asm.FCMOVNU:
 		// st0 = cond ? st(i) : st0, on the integer flags
+		if n == 0 {
+			l.unmodelled("x87 operand")
+			return true
+		}
 		i, ok := stIndex(l.arg(n - 1))
-		if n == 0 || !ok {
+		if !ok {
 			l.unmodelled("x87 operand")
 			return true
 		}
