@@ -181,6 +181,9 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 			}
 			slots[o] = true
 			for _, l := range a.slotLoads[o] {
+				if precedes(l, u.v) {
+					continue
+				}
 				if a.realBits(l, loc, bitRange(0, int(l.Width)), seen, slots) {
 					return true
 				}
@@ -364,6 +367,32 @@ type facts struct {
 	fwidth                int
 }
 
+// precedes reports whether load l certainly reads memory from before
+// store st: its memory chain, followed back through stores and calls,
+// reaches the procedure's entry without meeting st. A join (a phi) or
+// anything else ends the walk with "not certainly".
+func precedes(l, st *dataflow.Value) bool {
+	if len(l.Args) < 2 {
+		return false
+	}
+	m := l.Args[1]
+	for n := 0; n < 256; n++ {
+		switch {
+		case m == st:
+			return false
+		case m.Kind == dataflow.Entry:
+			return true
+		case m.Kind == dataflow.OpValue && m.Op == lift.Store && len(m.Args) == 3:
+			m = m.Args[2]
+		case m.Kind == dataflow.OpValue && m.Op == lift.Call && len(m.Args) >= 2:
+			m = m.Args[1]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // isIndexLike reports whether v looks like an array index added to a
 // base pointer: scaled (a shift or multiply, or arm64's lsl lifted as a
 // rotate and mask), extended from a narrower integer, or an induction
@@ -400,7 +429,6 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 	var fs facts
 	pw := a.f.Arch.PtrWidth
 	seen := map[*dataflow.Value]bool{}
-	slots := map[dataflow.StackOffset]bool{}
 	work := slices.Clone(roots)
 	add := func(v *dataflow.Value) {
 		if !seen[v] {
@@ -450,10 +478,11 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 					fs.ptr = true
 				}
 				if u.i == 1 {
-					if o, ok := a.offs[v.Args[0]]; ok && !slots[o] {
-						slots[o] = true
+					if o, ok := a.offs[v.Args[0]]; ok {
 						for _, l := range a.slotLoads[o] {
-							add(l)
+							if !precedes(l, v) {
+								add(l)
+							}
 						}
 					}
 				}
