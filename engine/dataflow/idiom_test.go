@@ -57,3 +57,49 @@ f:
 		t.Fatalf("the return hands back %d of %v\n%s", found, want, f)
 	}
 }
+
+// TestStackOffsetsLoopAroundCall: a loop that pushes an argument, calls
+// and pops keeps its stack pointer (a phi of itself around the back
+// edge), so the incoming arguments it reads inside the loop are known
+// offsets.
+func TestStackOffsetsLoopAroundCall(t *testing.T) {
+	const asm = `
+	.text
+	.globl f
+	.type f, @function
+f:
+	sub $12, %esp
+	xor %esi, %esi
+1:
+	mov 16(%esp), %eax
+	push %eax
+	call *24(%esp)
+	add $4, %esp
+	inc %esi
+	cmp $3, %esi
+	jne 1b
+	add $12, %esp
+	ret
+	.size f, .-f
+`
+	obj := assembleObject(t, "loopcall", asm, "-m32")
+	procs := objectProcs(t, obj, 32)
+	if len(procs) != 1 {
+		t.Fatalf("%d procedures", len(procs))
+	}
+	_, f := buildOpt(t, i386, procs[0])
+	offs := StackOffsets(f)
+	got := map[int64]bool{}
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v.Kind == OpValue && v.Op == lift.Load {
+				if o, ok := offs[v.Args[0]]; ok && o.Base == 0 {
+					got[o.Off] = true
+				}
+			}
+		}
+	}
+	if !got[4] || !got[8] {
+		t.Fatalf("loads at entry offsets %v, want +4 (the pushed argument) and +8 (the call's target)\n%s", got, f)
+	}
+}
