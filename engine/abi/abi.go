@@ -117,9 +117,13 @@ func CDecl() *Convention {
 	return &Convention{
 		Name: "cdecl", Arch: "i386", PtrWidth: 32, SP: "esp", RetAddr: 4,
 		StackArgs: 4, StackSlot: 4,
-		IntReturn:   []string{"eax", "edx"},
+		IntReturn: []string{"eax", "edx"},
+		// float and double come back in the x87 st0 (the lifter's named
+		// slot for the top of the register stack); the stack is empty
+		// at a call, so every slot is the callee's.
+		FloatReturn: []string{"st0"},
 		CalleeSaved: []string{"ebx", "ebp", "esi", "edi"},
-		Clobbered:   slices.Concat([]string{"eax", "ecx", "edx"}, x86Flags),
+		Clobbered:   slices.Concat([]string{"eax", "ecx", "edx", "st0", "st1", "st2", "st3", "st4", "st5", "st6", "st7"}, x86Flags),
 		Hidden:      []string{"eax", "ecx", "edx"},
 	}
 }

@@ -100,10 +100,31 @@ func toCopy(v, x *Value) bool {
 // simplify rewrites v in place by an algebraic identity; the arguments it
 // leaves v with are arguments of v's arguments, so they dominate v.
 func simplify(f *Func, v *Value) bool {
-	if v.Lane != 0 || v.Kind != OpValue {
+	if v.Kind != OpValue {
 		return false
 	}
 	a := v.Args
+	// An operand combined with itself, element-wise too (pxor x, x and
+	// pcmpeqd x, x: the idioms for zero and all ones, which read nothing).
+	if len(a) == 2 && a[0] == a[1] && v.Width <= 128 {
+		switch v.Op {
+		case lift.Xor, lift.Sub:
+			v.Op, v.Args, v.Aux, v.Lane = lift.Copy, []*Value{f.Const(v.Width, 0, 0)}, 0, 0
+			return true
+		case lift.Eq:
+			lo, hi := ^uint64(0), ^uint64(0)
+			if v.Width <= 64 {
+				lo, hi = ^uint64(0)>>(64-v.Width), 0
+			} else {
+				hi >>= 128 - v.Width
+			}
+			v.Op, v.Args, v.Aux, v.Lane = lift.Copy, []*Value{f.Const(v.Width, lo, hi)}, 0, 0
+			return true
+		}
+	}
+	if v.Lane != 0 {
+		return false
+	}
 	switch v.Op {
 	case lift.Add, lift.Or, lift.Xor:
 		if len(a) == 2 && isConst(a[1], 0) {

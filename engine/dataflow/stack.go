@@ -20,12 +20,13 @@ type spOff struct {
 // keeps it known and one that moves it makes it unknown.
 func stackOffsets(f *Func) map[*Value]spOff {
 	offs := map[*Value]spOff{}
-	top := map[*Value]bool{} // phis not yet evaluated
+	// Values not yet evaluated: a phi ignores them (optimistically, so
+	// that a loop which pushes and pops around a call, its stack pointer
+	// a phi of itself, keeps its offset).
+	top := map[*Value]bool{}
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
-			if v.Kind == Phi {
-				top[v] = true
-			}
+			top[v] = true
 		}
 	}
 	signed := func(c *Value) int64 {

@@ -27,7 +27,12 @@ func Build(env *Env, insns []*lift.Insn) (*dataflow.Func, error) {
 
 func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 	var out []*lift.Insn
+	changed := false
+	var popped *lift.Insn
 	for i, in := range insns {
+		if in == popped {
+			in = &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic}
+		}
 		for _, s := range in.Stmts {
 			if s.Op != lift.Call || !s.A.IsConst() {
 				continue
@@ -36,13 +41,20 @@ func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 				// call to the next instruction (clang's PIC base idiom:
 				// the pop that follows reads the pushed address): only
 				// the push happens
-				if out == nil {
-					out = append(out, insns[:i]...)
+				if !changed {
+					out, changed = append(out, insns[:i]...), true
 				}
 				c := &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic, Temps: in.Temps}
-				for _, t := range in.Stmts {
-					if t.Op != lift.Call {
-						c.Stmts = append(c.Stmts, t)
+				if reg, ok := popInto(insns, i+1); ok {
+					// and the pop is the address loaded
+					c.Temps = 0
+					c.Stmts = []lift.Stmt{{Op: lift.Copy, Dst: lift.R(reg, 32), A: lift.C(32, in.Next())}}
+					popped = insns[i+1]
+				} else {
+					for _, t := range in.Stmts {
+						if t.Op != lift.Call {
+							c.Stmts = append(c.Stmts, t)
+						}
 					}
 				}
 				in = c
@@ -53,21 +65,34 @@ func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 				continue
 			}
 			reg := "e" + strings.TrimPrefix(name, "__x86.get_pc_thunk.")
-			if out == nil {
-				out = append(out, insns[:i]...)
+			if !changed {
+				out, changed = append(out, insns[:i]...), true
 			}
 			in = &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic,
 				Stmts: []lift.Stmt{{Op: lift.Copy, Dst: lift.R(reg, 32), A: lift.C(32, in.Next())}}}
 			break
 		}
-		if out != nil {
+		if changed {
 			out = append(out, in)
 		}
 	}
-	if out == nil {
+	if !changed {
 		return insns
 	}
 	return out
+}
+
+// popInto reports the register the pop at insns[i] loads, if it is one.
+func popInto(insns []*lift.Insn, i int) (string, bool) {
+	if i >= len(insns) || insns[i].Mnemonic != "pop" {
+		return "", false
+	}
+	for _, s := range insns[i].Stmts {
+		if s.Dst.Kind == lift.Reg && s.Dst.Name != "esp" && s.Dst.Width == 32 {
+			return s.Dst.Name, true
+		}
+	}
+	return "", false
 }
 
 // Program recovers the prototypes of a set of procedures together: a

@@ -29,7 +29,13 @@ type analysis struct {
 	callees   map[*dataflow.Value]*callee
 	// names are the registers the procedure reads or writes anywhere
 	// (a register it never names passes through it unchanged).
-	names     map[string]bool
+	names   map[string]bool
+	escapes map[int32]bool
+	// outgoingStores caches, per transfer, the stores on its memory
+	// chain and the outgoing argument offset each writes (-1: none).
+	outgoingStores map[*dataflow.Value]map[*dataflow.Value]int64
+	// ignore is a use realUse disregards (saveArea's store).
+	ignore    *dataflow.Value
 	transfers []*dataflow.Value
 	passed    map[string]Param
 }
@@ -64,6 +70,8 @@ func newAnalysis(f *dataflow.Func, env *Env) *analysis {
 			}
 		}
 	}
+	a.escapes = escaped(f, a.offs, a.users)
+	a.outgoingStores = map[*dataflow.Value]map[*dataflow.Value]int64{}
 	return a
 }
 
@@ -79,7 +87,7 @@ func isTransfer(v *dataflow.Value) bool {
 // takes reports whether the callee of transfer t is known to read register
 // loc as an argument.
 func (a *analysis) takes(t *dataflow.Value, loc string) bool {
-	if a.callee(t).proto == nil {
+	if a.callee(t).proto == nil || a.recursive(t) {
 		return false
 	}
 	params, _, _ := a.callParams(t)
@@ -91,20 +99,62 @@ func (a *analysis) takes(t *dataflow.Value, loc string) bool {
 	return false
 }
 
-// realUse reports whether v (the entry value of loc, or a phi it flows
-// into) is read for the procedure's own purposes.
-func (a *analysis) realUse(v *dataflow.Value, loc string, seen map[*dataflow.Value]bool) bool {
-	if seen[v] {
+// bits is a set of bit positions of a value up to 128 bits wide (an
+// xmm register).
+type bits struct{ lo, hi uint64 }
+
+func bitRange(lo, n int) bits {
+	var b bits
+	for i := lo; i < lo+n && i < 128; i++ {
+		if i < 64 {
+			b.lo |= 1 << i
+		} else {
+			b.hi |= 1 << (i - 64)
+		}
+	}
+	return b
+}
+
+func (b bits) and(c bits) bits    { return bits{b.lo & c.lo, b.hi & c.hi} }
+func (b bits) andNot(c bits) bits { return bits{b.lo &^ c.lo, b.hi &^ c.hi} }
+func (b bits) or(c bits) bits     { return bits{b.lo | c.lo, b.hi | c.hi} }
+func (b bits) zero() bool         { return b.lo == 0 && b.hi == 0 }
+
+// recursive reports whether transfer t calls the procedure itself: what
+// its own previous prototype says it takes is no evidence of what it
+// takes (the fixpoint would keep any parameter once assumed).
+func (a *analysis) recursive(t *dataflow.Value) bool {
+	c := a.callee(t)
+	return c.HasAddress && c.Address == a.f.Entry
+}
+
+// realUse reports whether v (the entry value of loc) is read for the
+// procedure's own purposes.
+func (a *analysis) realUse(v *dataflow.Value, loc string) bool {
+	return a.realBits(v, loc, bitRange(0, int(v.Width)), map[*dataflow.Value]bits{}, map[dataflow.StackOffset]bool{})
+}
+
+// realBits reports whether the bits live of v (the entry value of loc,
+// or a value carrying some of its bits unchanged) are read for the
+// procedure's own purposes. Bits a partial-register write replaces are
+// not live past it, so writing cl into an otherwise untouched rcx does not
+// make rcx a parameter; a value pushed only to align the stack (clang's
+// push rax) and never loaded back is not read either.
+func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*dataflow.Value]bits, slots map[dataflow.StackOffset]bool) bool {
+	if live.andNot(seen[v]).zero() {
 		return false
 	}
-	seen[v] = true
+	seen[v] = seen[v].or(live)
 	for _, u := range a.users[v] {
 		switch {
+		case u.v == a.ignore:
 		case u.v.Kind == dataflow.Phi:
-			if a.realUse(u.v, loc, seen) {
+			if a.realBits(u.v, loc, live, seen, slots) {
 				return true
 			}
-		case u.v.Op == lift.Return && u.v.Kind == dataflow.OpValue:
+		case u.v.Kind == dataflow.Clobber:
+			// an unmodelled instruction's clobber: not a read
+		case u.v.Op == lift.Return:
 			if u.i < 2 || u.v.Names[u.i-2] != loc {
 				return true
 			}
@@ -112,13 +162,185 @@ func (a *analysis) realUse(v *dataflow.Value, loc string, seen map[*dataflow.Val
 			if u.v.Names[u.i-3] != loc || a.takes(u.v, loc) {
 				return true
 			}
-		case u.v.Kind == dataflow.Clobber:
-			// an unmodelled instruction's clobber: not a read
+		case u.v.Op == lift.Insert && u.i == 0 && len(u.v.Args) == 2:
+			rest := live.andNot(bitRange(int(u.v.Aux), int(u.v.Args[1].Width)))
+			if !rest.zero() && a.realBits(u.v, loc, rest, seen, slots) {
+				return true
+			}
+		case u.v.Op == lift.Extract && len(u.v.Args) == 1:
+			if !live.and(bitRange(int(u.v.Aux), int(u.v.Width))).zero() {
+				return true
+			}
+		case u.v.Op == lift.Store && u.i == 1:
+			o, ok := a.offs[u.v.Args[0]]
+			if !ok || a.escapes[o.Base] || a.mayBeArgument(o) {
+				return true
+			}
+			if slots[o] {
+				continue
+			}
+			slots[o] = true
+			for _, l := range a.slotLoads[o] {
+				if precedes(l, u.v) {
+					continue
+				}
+				if a.realBits(l, loc, bitRange(0, int(l.Width)), seen, slots) {
+					return true
+				}
+			}
 		default:
 			return true
 		}
 	}
 	return false
+}
+
+// escaped reports the frame bases some address of which leaves the
+// reach of stack-pointer tracking (stored, passed in a register, offset
+// by a non-constant): their slots may be read through it.
+func escaped(f *dataflow.Func, offs map[*dataflow.Value]dataflow.StackOffset, users map[*dataflow.Value][]use) map[int32]bool {
+	out := map[int32]bool{}
+	for v, o := range offs {
+		for _, u := range users[v] {
+			if _, ok := offs[u.v]; ok {
+				continue
+			}
+			x := u.v
+			switch {
+			case x.Kind == dataflow.OpValue && (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0:
+			case isTransfer(x) && u.i == 2:
+			default:
+				out[o.Base] = true
+			}
+		}
+	}
+	return out
+}
+
+// mayBeArgument reports whether the stack slot at o may be an outgoing stack
+// argument a callee reads: it lies at or above the stack pointer of a
+// call that passes an argument there (by the callee's prototype, or by
+// what the caller writes when there is none), or whose variadic callee's
+// count is unknown.
+func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
+	if o.Base == 0 && o.Off >= 0 {
+		return true // the caller's frame: an incoming argument's slot
+	}
+	for _, t := range a.transfers {
+		sp, ok := a.offs[t.Args[2]]
+		if !ok {
+			return true
+		}
+		if sp.Base != o.Base || o.Off < sp.Off {
+			continue
+		}
+		// Without a prototype, callParams gives the arguments the caller
+		// writes: the stack slots only once every argument register is
+		// set, as the convention fills them.
+		c := a.callee(t)
+		params, _, _ := a.callParams(t)
+		if c.proto != nil && c.proto.Variadic && c.proto.format != ctypes.FormatNone && len(params) == len(c.proto.Params) {
+			return true // a format the data flow does not know: any count
+		}
+		// The transfer's stack pointer is the callee's at entry (a call's
+		// return address already pushed).
+		at := stackName(o.Off - sp.Off)
+		for _, p := range params {
+			if p.Storage == at {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// saveArea finds the register save area of a variadic procedure's
+// va_start: the last integer argument registers, each stored whole and
+// only stored, to consecutive slots in register order ending with the
+// last register. It returns those registers (none when there is no such
+// area). A procedure that merely spills its parameters stores them in
+// its own order, not as a run ending at the convention's last register
+// with nothing else done with them.
+func (a *analysis) saveArea() map[string]bool {
+	cv := a.env.Conv
+	if cv.Positional || len(cv.IntArgs) < 4 {
+		return nil
+	}
+	slot := func(loc string) (dataflow.StackOffset, bool) {
+		if e := a.entry[loc]; e == nil || e.Width != cv.PtrWidth {
+			return dataflow.StackOffset{}, false
+		}
+		return a.storedOnly(loc)
+	}
+	n := len(cv.IntArgs)
+	last, ok := slot(cv.IntArgs[n-1])
+	if !ok {
+		return nil
+	}
+	out := map[string]bool{cv.IntArgs[n-1]: true}
+	step := int64(cv.PtrWidth / 8)
+	for i := n - 2; i >= 0; i-- {
+		o, ok := slot(cv.IntArgs[i])
+		if !ok || o.Base != last.Base || o.Off != last.Off-int64(n-1-i)*step {
+			break
+		}
+		out[cv.IntArgs[i]] = true
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// vaStart reports whether the procedure takes the address of its incoming
+// stack arguments as a value (va_start of a convention that passes every
+// argument on the stack): an address of that area used other than to load
+// or store at it.
+func (a *analysis) vaStart() bool {
+	for v, o := range a.offs {
+		if o.Base != 0 || o.Off < a.env.Conv.StackArgs {
+			continue
+		}
+		for _, u := range a.users[v] {
+			if _, ok := a.offs[u.v]; ok {
+				continue
+			}
+			x := u.v
+			if x.Kind == dataflow.OpValue && (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0 {
+				continue
+			}
+			if x.Kind == dataflow.Clobber {
+				continue
+			}
+			return true // a phi not known as an offset: a moving pointer
+		}
+	}
+	return false
+}
+
+// storedOnly reports where the entry value of loc is stored to a stack
+// slot when nothing but that store reads it.
+func (a *analysis) storedOnly(loc string) (dataflow.StackOffset, bool) {
+	e := a.entry[loc]
+	if e == nil {
+		return dataflow.StackOffset{}, false
+	}
+	for _, u := range a.users[e] {
+		if u.v.Kind != dataflow.OpValue || u.v.Op != lift.Store || u.i != 1 {
+			continue
+		}
+		o, ok := a.offs[u.v.Args[0]]
+		if !ok {
+			continue
+		}
+		a.ignore = u.v
+		real := a.realUse(e, loc)
+		a.ignore = nil
+		if !real {
+			return o, true
+		}
+	}
+	return dataflow.StackOffset{}, false
 }
 
 // onlySpilled reports whether every use of v stores it to memory.
@@ -145,13 +367,58 @@ type facts struct {
 	fwidth                int
 }
 
+// precedes reports whether load l certainly reads memory from before
+// store st: its memory chain, followed back through stores and calls,
+// reaches the procedure's entry without meeting st. A join (a phi) or
+// anything else ends the walk with "not certainly".
+func precedes(l, st *dataflow.Value) bool {
+	if len(l.Args) < 2 {
+		return false
+	}
+	m := l.Args[1]
+	for n := 0; n < 256; n++ {
+		switch {
+		case m == st:
+			return false
+		case m.Kind == dataflow.Entry:
+			return true
+		case m.Kind == dataflow.OpValue && m.Op == lift.Store && len(m.Args) == 3:
+			m = m.Args[2]
+		case m.Kind == dataflow.OpValue && m.Op == lift.Call && len(m.Args) >= 2:
+			m = m.Args[1]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// isIndexLike reports whether v looks like an array index added to a
+// base pointer: scaled (a shift or multiply, or arm64's lsl lifted as a
+// rotate and mask), extended from a narrower integer, or an induction
+// variable (a phi starting at a small constant).
 func isIndexLike(v *dataflow.Value) bool {
+	if v.Kind == dataflow.Phi {
+		for _, x := range v.Args {
+			if x.Kind == dataflow.ConstValue && x.Width <= 64 {
+				// a small constant, either sign
+				c := int64(x.Lo << (64 - x.Width))
+				c >>= 64 - x.Width
+				if c > -0x10000 && c < 0x10000 {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	if v.Kind != dataflow.OpValue {
 		return false
 	}
 	switch v.Op {
-	case lift.Shl, lift.Mul, lift.SExt, lift.ZExt:
+	case lift.Shl, lift.Mul, lift.SExt, lift.ZExt, lift.Ror:
 		return true
+	case lift.And:
+		return len(v.Args) == 2 && v.Args[1].Kind == dataflow.ConstValue && isIndexLike(v.Args[0])
 	}
 	return false
 }
@@ -162,7 +429,6 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 	var fs facts
 	pw := a.f.Arch.PtrWidth
 	seen := map[*dataflow.Value]bool{}
-	slots := map[dataflow.StackOffset]bool{}
 	work := slices.Clone(roots)
 	add := func(v *dataflow.Value) {
 		if !seen[v] {
@@ -208,11 +474,15 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 				if u.i == 0 && x.Width == pw {
 					fs.ptr = true
 				}
+				if u.i == 1 && x.Width == pw && a.passedAsPointer(v) {
+					fs.ptr = true
+				}
 				if u.i == 1 {
-					if o, ok := a.offs[v.Args[0]]; ok && !slots[o] {
-						slots[o] = true
+					if o, ok := a.offs[v.Args[0]]; ok {
 						for _, l := range a.slotLoads[o] {
-							add(l)
+							if !precedes(l, v) {
+								add(l)
+							}
 						}
 					}
 				}
@@ -263,6 +533,53 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 	return fs
 }
 
+// argStores maps the stores on transfer t's memory chain to the outgoing
+// argument offset each writes (-1: none), cached.
+func (a *analysis) argStores(t *dataflow.Value) map[*dataflow.Value]int64 {
+	if out, ok := a.outgoingStores[t]; ok {
+		return out
+	}
+	out := map[*dataflow.Value]int64{}
+	for m, n := t.Args[1], 0; n < 256 && m.Kind == dataflow.OpValue && m.Op == lift.Store; m, n = m.Args[2], n+1 {
+		out[m] = -1
+	}
+	sp, spOK := a.offs[t.Args[2]]
+	for rel, v := range a.outgoing(t) {
+		for m := range out {
+			if m.Args[1] != v {
+				continue
+			}
+			if o, ok := a.offs[m.Args[0]]; ok && spOK && o.Off-sp.Off == rel {
+				out[m] = rel
+			}
+		}
+	}
+	a.outgoingStores[t] = out
+	return out
+}
+
+// passedAsPointer reports whether store st writes an outgoing stack
+// argument that a callee's prototype types as a pointer.
+func (a *analysis) passedAsPointer(st *dataflow.Value) bool {
+	for _, t := range a.transfers {
+		if a.callee(t).proto == nil {
+			continue
+		}
+		out := a.argStores(t)
+		rel, ok := out[st]
+		if !ok || rel < 0 {
+			continue
+		}
+		params, _, _ := a.callParams(t)
+		for _, p := range params {
+			if p.Storage == stackName(rel) && p.Class == ctypes.ClassPointer {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // usedWidth is the widest part of root its direct uses read.
 func (a *analysis) usedWidth(root *dataflow.Value) int {
 	w := 0
@@ -297,18 +614,30 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		if slices.Contains(cv.IntArgs, loc) {
 			continue
 		}
-		if e := a.entry[loc]; e != nil && cv.Name == "sysv" && a.realUse(e, loc, map[*dataflow.Value]bool{}) {
+		if e := a.entry[loc]; e != nil && cv.Name == "sysv" && a.realUse(e, loc) {
 			p.Variadic = true // al: the number of vector registers a variadic call passes
+		}
+	}
+	if len(cv.IntArgs) == 0 && a.vaStart() {
+		p.Variadic = true
+	}
+	saved := a.saveArea()
+	if len(saved) > 0 {
+		p.Variadic = true
+		for _, loc := range cv.FloatArgs {
+			if _, ok := a.storedOnly(loc); ok {
+				saved[loc] = true // the vector half of the save area
+			}
 		}
 	}
 	lastInt, lastFloat := -1, -1
 	usedReg := map[string]bool{}
 	for _, loc := range slices.Concat(cv.IntArgs, cv.FloatArgs) {
 		e := a.entry[loc]
-		if e == nil || !a.realUse(e, loc, map[*dataflow.Value]bool{}) {
+		if e == nil || !a.realUse(e, loc) {
 			continue
 		}
-		if p.Variadic && a.onlySpilled(e) {
+		if saved[loc] || p.Variadic && a.onlySpilled(e) {
 			continue // the register save area of va_start
 		}
 		usedReg[loc] = true
@@ -328,7 +657,7 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 	// prototype reads them: its own arguments passed on.
 	passed := map[string]Param{}
 	for _, t := range a.transfers {
-		if a.callee(t).proto == nil {
+		if a.callee(t).proto == nil || a.recursive(t) {
 			continue
 		}
 		params, _, _ := a.callParams(t)
@@ -367,7 +696,12 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 			p.Params = append(p.Params, a.regParam(cv.FloatArgs[i], usedReg[cv.FloatArgs[i]]))
 		}
 	}
-	p.Params = append(p.Params, a.stackParams()...)
+	if len(saved) == 0 {
+		// With a register save area, not every integer register holds a
+		// named parameter, so the stack slots read are va_arg's overflow
+		// area, not parameters.
+		p.Params = append(p.Params, a.stackParams()...)
+	}
 	p.Return = a.inferReturn()
 	return p
 }
@@ -421,6 +755,8 @@ func (a *analysis) stackParams() []Param {
 	if len(byOff) == 0 {
 		return nil
 	}
+	wide := map[int64]Param{}
+	a.mergeHalves(byOff, wide)
 	offs := make([]int64, 0, len(byOff))
 	for o := range byOff {
 		offs = append(offs, o)
@@ -441,9 +777,15 @@ func (a *analysis) stackParams() []Param {
 		for _, l := range loads {
 			w = max(w, int(l.Width))
 		}
+		wq, isWide := wide[o]
+		if isWide {
+			w = 64
+		}
 		fs := a.walk(loads)
 		q := Param{Storage: stackName(o), Class: ctypes.ClassInteger, Width: w, Signed: fs.signed || !fs.unsigned, Used: true}
 		switch {
+		case isWide && wq.Class == ctypes.ClassFloating:
+			q.Class = ctypes.ClassFloating
 		case fs.fwidth != 0:
 			q.Class, q.Width = ctypes.ClassFloating, fs.fwidth
 		case fs.ptr && w == int(cv.PtrWidth):
@@ -454,6 +796,200 @@ func (a *analysis) stackParams() []Param {
 		next = o + max(cv.StackSlot, (size+cv.StackSlot-1)/cv.StackSlot*cv.StackSlot)
 	}
 	return out
+}
+
+// mergeHalves joins the two 32-bit halves of a 64-bit stack argument:
+// those the procedure copies, half by half, into a local it then reads
+// whole (GCC's -O0 copy of a double parameter on i386), a long long's
+// halves computed on as one (longLong), and halves passed on together as
+// one 64-bit argument of a call (forwardedWhole), which it marks in wide
+// with the class known.
+func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64]Param) {
+	if a.env.Conv.PtrWidth != 32 {
+		return
+	}
+	copied := func(loads []*dataflow.Value) (dataflow.StackOffset, bool) {
+		for _, l := range loads {
+			if l.Width != 32 {
+				continue
+			}
+			for _, u := range a.users[l] {
+				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
+					if o, ok := a.offs[u.v.Args[0]]; ok {
+						return o, true
+					}
+				}
+			}
+		}
+		return dataflow.StackOffset{}, false
+	}
+	offs := make([]int64, 0, len(byOff))
+	for o := range byOff {
+		offs = append(offs, o)
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	for _, o := range offs {
+		lo, hi := byOff[o], byOff[o+4]
+		if lo == nil || hi == nil {
+			continue
+		}
+		if a.longLong(lo, hi) {
+			wide[o] = Param{Class: ctypes.ClassInteger}
+			delete(byOff, o+4)
+			continue
+		}
+		if q, ok := a.forwardedWhole(lo, hi); ok {
+			wide[o] = q
+			delete(byOff, o+4)
+			continue
+		}
+		l, ok1 := copied(lo)
+		h, ok2 := copied(hi)
+		if !ok1 || !ok2 || h.Base != l.Base || h.Off != l.Off+4 {
+			continue
+		}
+		var wide []*dataflow.Value
+		for _, x := range a.slotLoads[l] {
+			if x.Width == 64 {
+				wide = append(wide, x)
+			}
+		}
+		if len(wide) > 0 {
+			byOff[o] = append(byOff[o], wide...)
+			delete(byOff, o+4)
+		}
+	}
+}
+
+// forwardedWhole reports whether the two halves are stored as the two
+// halves of one outgoing 64-bit stack argument of a call whose prototype
+// (or format string) types that argument, and returns that parameter.
+func (a *analysis) forwardedWhole(lo, hi []*dataflow.Value) (Param, bool) {
+	// through one copy into a local (GCC -O0 copies its parameters)
+	via := func(vs []*dataflow.Value) []*dataflow.Value {
+		out := slices.Clone(vs)
+		for _, v := range vs {
+			for _, u := range a.users[v] {
+				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
+					if o, ok := a.offs[u.v.Args[0]]; ok && o.Off < 0 {
+						out = append(out, a.slotLoads[o]...)
+					}
+				}
+			}
+		}
+		return out
+	}
+	lo, hi = via(lo), via(hi)
+	rels := func(vs []*dataflow.Value, t *dataflow.Value) map[int64]bool {
+		out := a.argStores(t)
+		set := map[int64]bool{}
+		for _, v := range vs {
+			for _, u := range a.users[v] {
+				if rel, ok := out[u.v]; ok && rel >= 0 && u.i == 1 {
+					set[rel] = true
+				}
+			}
+		}
+		return set
+	}
+	for _, t := range a.transfers {
+		if a.callee(t).proto == nil {
+			continue
+		}
+		rl, rh := rels(lo, t), rels(hi, t)
+		if len(rl) == 0 || len(rh) == 0 {
+			continue
+		}
+		params, _, _ := a.callParams(t)
+		for _, p := range params {
+			if p.Width != 64 || !strings.HasPrefix(p.Storage, "stack+") {
+				continue
+			}
+			if at := parseStack(p.Storage); rl[at] && rh[at+4] {
+				return p, true
+			}
+		}
+	}
+	return Param{}, false
+}
+
+// longLong reports whether the 32-bit values loaded from two adjacent
+// stack slots are the low and high halves of one 64-bit integer: the low
+// half's carry (add/adc, sub/sbb) reaches an operation on the high half,
+// or the low half is multiplied widening (mul: the product's upper half
+// read) and the high half truncating by another argument's half (the
+// cross terms of a 64-bit multiply).
+func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
+	isOp := func(v *dataflow.Value, ops ...lift.Op) bool {
+		return v.Kind == dataflow.OpValue && slices.Contains(ops, v.Op)
+	}
+	carryIn := func(v *dataflow.Value) bool {
+		for _, x := range v.Args {
+			if isOp(x, lift.ZExt) && isOp(x.Args[0], lift.CarryAdd, lift.BorrowSub) {
+				return true
+			}
+		}
+		return false
+	}
+	low := func(v *dataflow.Value) bool {
+		for _, u := range a.users[v] {
+			if isOp(u.v, lift.CarryAdd, lift.BorrowSub) {
+				return true
+			}
+			if isOp(u.v, lift.ZExt) && u.v.Width == 64 {
+				for _, m := range a.users[u.v] {
+					if isOp(m.v, lift.Mul) {
+						for _, e := range a.users[m.v] {
+							if isOp(e.v, lift.Extract) && e.v.Aux == 32 {
+								return true
+							}
+						}
+					}
+				}
+			}
+		}
+		return false
+	}
+	high := func(v *dataflow.Value) bool {
+		for _, u := range a.users[v] {
+			x := u.v
+			if isOp(x, lift.Add, lift.Sub) {
+				if carryIn(x) {
+					return true
+				}
+				for _, u2 := range a.users[x] {
+					if isOp(u2.v, lift.Add, lift.Sub) && carryIn(u2.v) {
+						return true
+					}
+				}
+			}
+			if isOp(x, lift.SExt, lift.ZExt) && x.Width == 64 {
+				for _, m := range a.users[x] {
+					if !isOp(m.v, lift.Mul) {
+						continue
+					}
+					other := m.v.Args[1-m.i]
+					if isOp(other, lift.SExt, lift.ZExt) {
+						other = other.Args[0]
+					}
+					if !isOp(other, lift.Load) {
+						continue
+					}
+					truncated := len(a.users[m.v]) > 0
+					for _, e := range a.users[m.v] {
+						if !isOp(e.v, lift.Extract) || e.v.Aux != 0 {
+							truncated = false
+						}
+					}
+					if truncated {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(lo, low) && slices.ContainsFunc(hi, high)
 }
 
 // inferReturn reads what reaches the procedure's returns.

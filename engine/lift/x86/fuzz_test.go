@@ -27,6 +27,12 @@ func FuzzLift(f *testing.F) {
 	f.Add([]byte{0xf3, 0x48, 0xa5}, true)
 	f.Add([]byte{0x66, 0x0f, 0xd7, 0xc0}, false)
 	f.Add([]byte{0xf7, 0xf9}, false)
+	// x87: every escape byte, with a memory and a register operand
+	for op := byte(0xd8); op <= 0xdf; op++ {
+		for _, m := range []byte{0x04, 0x1c, 0x28, 0x38, 0xc1, 0xc9, 0xd1, 0xe0, 0xe9, 0xf1, 0xf9} {
+			f.Add([]byte{op, m, 0x24, 0, 0, 0, 0}, false)
+		}
+	}
 	f.Fuzz(func(t *testing.T, code []byte, long bool) {
 		mode := 32
 		if long {

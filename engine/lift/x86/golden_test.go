@@ -71,7 +71,7 @@ var goldenCases = []struct{ hex, asm string }{
 	{"660fd7c0", "pmovmskb eax, xmm0"},
 	{"660f72e01f", "psrad xmm0, 31"},
 	{"0fa2", "cpuid (unmodelled)"},
-	{"d9c9", "fxch st1 (x87, unmodelled)"},
+	{"dfe0", "fnstsw ax (x87 status word, unmodelled)"},
 	{"c5f9efc0", "vpxor xmm0, xmm0, xmm0 (AVX, unmodelled)"},
 }
 
@@ -88,6 +88,12 @@ var goldenCases32 = []struct{ hex, asm string }{
 	{"c20800", "ret 8"},
 	{"99", "cdq"},
 	{"f7f9", "idiv ecx"},
+	{"dd442404", "fld qword [esp+4] (x87: a push of the named slots)"},
+	{"d9442404", "fld dword [esp+4]"},
+	{"dec1", "faddp st1, st0"},
+	{"d9c9", "fxch st1"},
+	{"dfe9", "fucomip st0, st1"},
+	{"db18", "fistp dword [eax] (the rounding control of fpcw)"},
 	{"658b0514000000", "mov eax, gs:[0x14]"},
 	{"0f5ec1", "divps xmm0, xmm1"},
 }

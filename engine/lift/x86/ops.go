@@ -274,7 +274,7 @@ func (l *lifter) lift() {
 		l.write(l.arg(0), b.Op3(lift.Select, w, equal, y, x))
 		l.writeReg(l.gpr(0), 0, w, b.Op3(lift.Select, w, equal, acc, x))
 	default:
-		if !l.sse() {
+		if !l.sse() && !l.x87() {
 			l.unmodelled(unmodelledReason(op, l.b.In.Mnemonic))
 		}
 	}

@@ -11,7 +11,7 @@ import (
 func unmodelledReason(op x86asm.Op, name string) string {
 	switch {
 	case op >= x86asm.F2XM1 && op <= x86asm.FYL2XP1:
-		return "x87 floating point is not modelled"
+		return "x87 instruction outside the model (status word, 80-bit operands, transcendentals, environment)"
 	case strings.HasPrefix(name, "v") && op != x86asm.VERR && op != x86asm.VERW, strings.HasPrefix(name, "k"):
 		return "AVX/AVX-512 (VEX/EVEX) is not modelled"
 	}

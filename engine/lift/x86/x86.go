@@ -13,8 +13,10 @@
 // forms GCC and clang emit at -O0 to -O3 (the switches in ops.go and
 // sse.go; testdata/golden.txt shows representative ones), with the faults
 // the ISA defines for them as explicit lift.TrapIf (divide error, the #GP of
-// a misaligned aligned access, ud2). Anything else is one lift.Unmodelled
-// statement naming the mnemonic and its family (unmodelled.go): x87, AVX
+// a misaligned aligned access, ud2), and the x87 forms they emit for float
+// and double on i386 (x87.go: the register stack as named slots st0 … st7,
+// values in binary64). Anything else is one lift.Unmodelled statement
+// naming the mnemonic and its family (unmodelled.go): the rest of x87, AVX
 // and AVX-512, system instructions, string instructions other than movs and
 // stos, and any operand the lifter cannot name (segment, control and debug
 // registers). Floating point conversions round as MXCSR's default (to

@@ -164,8 +164,14 @@ int main(void) {
 		memcpy(ST + 0x100, r.xmm, sizeof r.xmm);
 		memcpy(MEM, r.mem, MEMSZ);
 		volatile uint64_t sig = sigsetjmp(jb, 1);
-		if (sig == 0)
+		if (sig == 0) {
+			/* An empty x87 stack, every exception masked, rounding to
+			 * nearest and the precision control at double: the IR's
+			 * x87 model (x87.go) computes in binary64. */
+			static const uint16_t cw = 0x027f;
+			__asm__ volatile("fninit\n\tfldcw %0" : : "m"(cw));
 			rea_enter();
+		}
 		__asm__ volatile("cld");
 		memcpy(r.gpr, ST, sizeof r.gpr);
 #if defined(__i386__)
