@@ -13,8 +13,10 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
@@ -39,9 +41,10 @@ type oracleSec struct {
 }
 
 type byteOracle struct {
-	sliceOff uint64
-	segs     []oracleSeg
-	secs     []oracleSec
+	segmentsOnly bool // secs are the load segments: the file has no section headers
+	sliceOff     uint64
+	segs         []oracleSeg
+	secs         []oracleSec
 }
 
 func elfOracle(t *testing.T, path string) *byteOracle {
@@ -270,8 +273,8 @@ func checkReadBytes(t *testing.T, c provider.Client, file []byte, o *byteOracle,
 		if err != nil {
 			t.Fatalf("section %s: %v", s.name, err)
 		}
-		if got.Section == nil {
-			t.Errorf("section %s: section null", s.name)
+		if (got.Section == nil) != o.segmentsOnly {
+			t.Errorf("section %s: section %v", s.name, got.Section)
 		}
 		if len(s.data) == 0 {
 			bss++
@@ -519,7 +522,10 @@ func TestByteMatcher(t *testing.T) {
 			p.Literal[rng.IntN(n)] = true
 		}
 		var got []int
-		m := newByteMatcher(p)
+		m := newByteMatcher(p, nil)
+		if rng.IntN(2) == 0 {
+			m = newByteMatcher(p, sampleFreq(data, []byteRegion{{off: 0, end: uint64(len(data))}}))
+		}
 		for from := 0; from < len(data); from += 1000 { // chunked as searchBytes scans
 			m.scan(data, from, from+1000, func(i int) { got = append(got, i) })
 		}
@@ -537,7 +543,122 @@ func TestByteMatcher(t *testing.T) {
 			t.Fatalf("pattern %v/%v: %d matches, naive %d", p.Bytes, p.Literal, len(got), len(want))
 		}
 	}
-	if !bytes.Equal(newByteMatcher(provider.BytePattern{Bytes: []byte{1, 0, 2, 3}, Literal: []bool{true, false, true, true}}).anchor, []byte{2, 3}) {
+	if !bytes.Equal(newByteMatcher(provider.BytePattern{Bytes: []byte{1, 0, 2, 3}, Literal: []bool{true, false, true, true}}, nil).anchor, []byte{2, 3}) {
 		t.Error("the anchor is not the longest literal run")
+	}
+}
+
+// BenchmarkSearchBytes: one search_bytes page (offset 0, limit 100) over
+// REA_BENCH_FILE for REA_BENCH_PATTERN (default: a 12-byte pattern with 4
+// wildcards, mov; test rax,rax; je; mov), on a warm client: the first call,
+// which builds the symbol index the page's procedures are named from, is
+// made before the timer and reported as first-call-s. Besides wall time it reports the process's CPU
+// time per search (cpu-s/op, as BenchmarkThumbLibc reports it): on a shared machine wall time also counts
+// waiting for a core. bench/search_bytes.sh compares both with grep -P.
+func BenchmarkSearchBytes(b *testing.B) {
+	path := benchFile(b)
+	pattern := os.Getenv("REA_BENCH_PATTERN")
+	if pattern == "" {
+		pattern = "48 8b ?? ?? 48 85 c0 74 ?? 48 8b ??"
+	}
+	_, _, c := open(b, path)
+	in := provider.Params{"pattern": pattern, "offset": int64(0), "limit": int64(100)}
+	t0 := time.Now()
+	first := do(b, c, provider.OpSearchBytes, in).Normalized.(provider.Page[provider.BytesItem])
+	firstCall := time.Since(t0)
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		do(b, c, provider.OpSearchBytes, in)
+		n++
+	}
+	b.StopTimer()
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(n), "cpu-s/op")
+	b.ReportMetric(float64(*first.Total), "hits")
+	b.ReportMetric(firstCall.Seconds(), "first-call-s") // after ResetTimer, which drops metrics
+}
+
+// TestBytesNoSections: an ELF whose section headers are gone is searched
+// by its load segments, each hit naming its segment, which a limitation
+// says; read_bytes still reads through the program headers.
+func TestBytesNoSections(t *testing.T) {
+	b, err := os.ReadFile(cFixture(t, "bytes-nosections", "gcc", "-O1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// e_shoff, e_shnum and e_shstrndx of an ELF64 header.
+	clear(b[0x28:0x30])
+	clear(b[0x3c:0x40])
+	path := t.TempDir() + "/nosections"
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Sections) != 0 {
+		t.Fatalf("%d sections left", len(f.Sections))
+	}
+	o := &byteOracle{segmentsOnly: true}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		o.segs = append(o.segs, oracleSeg{p.Vaddr, p.Memsz, p.Off, p.Filesz})
+		o.secs = append(o.secs, oracleSec{name: "LOAD[" + strconv.Itoa(len(o.secs)) + "]", addr: p.Vaddr, size: p.Memsz,
+			data: b[p.Off : p.Off+p.Filesz], exec: p.Flags&elf.PF_X != 0})
+	}
+	_, _, c := open(t, path)
+	checkReadBytes(t, c, b, o, 200)
+	checkSearchBytes(t, c, o, "48 ?? ??", "")
+	r := do(t, c, provider.OpSearchBytes, provider.Params{"pattern": "48 ?? ??"})
+	if !slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "no file-backed sections") }) {
+		t.Errorf("limitations %q", r.Limitations)
+	}
+}
+
+// TestBytesBudget: sections that map the same file bytes at several
+// addresses cannot make a search read more than the file's size: two
+// allocated sections stretched over the whole file at addresses of their
+// own exhaust the budget, and the page says so (truncated, total null).
+func TestBytesBudget(t *testing.T) {
+	b, err := os.ReadFile(cFixture(t, "bytes-budget", "gcc", "-O1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoff, shentsize := binary.LittleEndian.Uint64(b[0x28:]), uint64(binary.LittleEndian.Uint16(b[0x3a:]))
+	stretched := 0
+	for i, s := range f.Sections {
+		if s.Name != ".comment" && s.Name != ".interp" {
+			continue
+		}
+		h := b[shoff+uint64(i)*shentsize:]
+		binary.LittleEndian.PutUint32(h[4:], uint32(elf.SHT_PROGBITS))
+		binary.LittleEndian.PutUint64(h[8:], uint64(elf.SHF_ALLOC))
+		binary.LittleEndian.PutUint64(h[16:], uint64(0x10000000*(stretched+1))) // addr
+		binary.LittleEndian.PutUint64(h[24:], 0)                                // offset
+		binary.LittleEndian.PutUint64(h[32:], uint64(len(b)))                   // size
+		stretched++
+	}
+	if stretched != 2 {
+		t.Fatalf("%d sections stretched", stretched)
+	}
+	path := t.TempDir() + "/stretched"
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, c := open(t, path)
+	r := do(t, c, provider.OpSearchBytes, provider.Params{"pattern": "7f 45 4c 46"})
+	p := r.Normalized.(provider.Page[provider.BytesItem])
+	if !p.Truncated || p.Total != nil || p.NextOffset != nil ||
+		!slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "scan budget") }) {
+		t.Fatalf("page %+v limitations %q: want truncated by the budget", p, r.Limitations)
 	}
 }
