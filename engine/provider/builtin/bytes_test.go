@@ -543,8 +543,14 @@ func TestByteMatcher(t *testing.T) {
 			t.Fatalf("pattern %v/%v: %d matches, naive %d", p.Bytes, p.Literal, len(got), len(want))
 		}
 	}
-	if !bytes.Equal(newByteMatcher(provider.BytePattern{Bytes: []byte{1, 0, 2, 3}, Literal: []bool{true, false, true, true}}, nil).anchor, []byte{2, 3}) {
-		t.Error("the anchor is not the longest literal run")
+	var freq [256]int
+	freq[1], freq[2], freq[3] = 1000, 10, 1
+	if m := newByteMatcher(provider.BytePattern{Bytes: []byte{1, 0, 2, 3}, Literal: []bool{true, false, true, true}}, &freq); m.pair || m.o1 != 3 {
+		t.Errorf("anchor %+v: want the rarest byte, 3 at 3", m)
+	}
+	freq[1], freq[2], freq[3] = 1000, 500, 100
+	if m := newByteMatcher(provider.BytePattern{Bytes: []byte{1, 0, 2, 3}, Literal: []bool{true, false, true, true}}, &freq); !m.pair || m.o1 != 2 || m.o2 != 3 {
+		t.Errorf("anchor %+v: want the pair 2, 3 at 2 and 3", m)
 	}
 }
 
