@@ -102,6 +102,17 @@ func (it SearchItem) AppendCanonical(b []byte) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
+// AppendCanonical implements canon.Appender.
+func (it BytesItem) AppendCanonical(b []byte) ([]byte, bool) {
+	b = append(b, `{"address":`...)
+	b = jcs.AppendText(b, it.Address)
+	b = append(b, `,"procedure":`...)
+	b = appendProcRef(b, it.Procedure)
+	b = append(b, `,"section":`...)
+	b = jcs.AppendText(b, it.Section)
+	return append(b, '}'), true
+}
+
 func appendProcRef(b []byte, p *ProcRef) []byte {
 	if p == nil {
 		return append(b, "null"...)

@@ -26,6 +26,9 @@ const (
 	OpSearchProcedures         = "search_procedures"          // Page[SearchItem]
 	OpSearchStrings            = "search_strings"             // Page[SearchItem]
 
+	OpReadBytes   = "read_bytes"   // ReadBytesResult (bytes.go)
+	OpSearchBytes = "search_bytes" // Page[BytesItem] (bytes.go)
+
 	// OpListDependencies lists the load-time dependencies ([]Dependency).
 	OpListDependencies = "list_dependencies"
 	// OpResolveImport is answered by the engine through a Linker, never by

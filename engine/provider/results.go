@@ -150,3 +150,23 @@ type SourceLoc struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 }
+
+// ReadBytesResult is the read_bytes answer (CONTRACTS.md §21): the bytes at
+// address as lowercase hex, the section holding address (null outside every
+// section) and the file offset of its byte (null when the byte is
+// zero-fill, as in .bss). Which bytes are zero-fill is a limitation.
+type ReadBytesResult struct {
+	Address    string  `json:"address"`
+	Hex        string  `json:"hex"`
+	Section    *string `json:"section"`
+	FileOffset *int64  `json:"file_offset"`
+}
+
+// BytesItem is one search_bytes item: where the pattern matched, the
+// section holding the match and the procedure containing it (null outside
+// code, or where no procedure is known to contain it).
+type BytesItem struct {
+	Address   string   `json:"address"`
+	Procedure *ProcRef `json:"procedure"`
+	Section   string   `json:"section"`
+}

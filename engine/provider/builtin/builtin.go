@@ -224,9 +224,11 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{provider.OpProcedureCallers, true},
 		{provider.OpProcedureAssembly, false},
 		{provider.OpProcedureInfo, false},
+		{provider.OpReadBytes, false},
 		{provider.OpReadFunctionInstructions, true},
 		{provider.OpResolveContaining, false},
 		{provider.OpResolveImport, false}, // answered by the engine through provider.Linker (linker.go)
+		{provider.OpSearchBytes, true},
 		{provider.OpSearchProcedures, true},
 		{provider.OpSearchStrings, true},
 		{provider.OpXrefs, true},

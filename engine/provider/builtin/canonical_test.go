@@ -82,6 +82,7 @@ func TestItemsAppendCanonical(t *testing.T) {
 	var strs []provider.StringItem
 	var addrs []provider.AddressItem
 	var found []provider.SearchItem
+	var hits []provider.BytesItem
 	for i, s := range odd {
 		section := s
 		procs = append(procs, provider.ProcedureItem{Address: "0x" + s, Value: s, Aliases: odd[:i], Procedure: provider.ProcedureInfo{External: i%2 == 0, Thunk: i%3 == 0}},
@@ -91,6 +92,8 @@ func TestItemsAppendCanonical(t *testing.T) {
 			provider.AddressItem{Address: "0x6"})
 		found = append(found, provider.SearchItem{Address: "0x7", Value: s, ValueTruncated: i%2 == 1, Procedure: &provider.ProcRef{Address: s, Name: s}},
 			provider.SearchItem{Address: s})
+		hits = append(hits, provider.BytesItem{Address: s, Section: s, Procedure: &provider.ProcRef{Address: "0x8", Name: s}},
+			provider.BytesItem{Address: "0x9", Section: s})
 		names = append(names, provider.NameItem{Address: "0x2", Value: s, Symbol: provider.SymbolInfo{Primary: i%2 == 1, Dynamic: true, Type: s, Source: "analysis"}})
 		strs = append(strs, provider.StringItem{Address: "0x3", Value: s, ValueTruncated: i%2 == 0,
 			String: provider.StringInfo{Encoding: "ascii", Termination: s, ByteLength: i * 1000003, Section: &section}},
@@ -101,6 +104,7 @@ func TestItemsAppendCanonical(t *testing.T) {
 	checkPage(t, strs)
 	checkPage(t, addrs)
 	checkPage(t, found)
+	checkPage(t, hits)
 	// Items that do not write themselves: the page falls back to encoding/json.
 	type plain struct {
 		Zed   string `json:"zed"`

@@ -95,6 +95,7 @@ func exercise(t *testing.T, img *image, data []byte) {
 		}
 	}
 	exerciseLinker(t, c, six)
+	exerciseBytes(t, c, img)
 	if len(six.syms) > 0 {
 		a := provider.FormatAddress(six.syms[len(six.syms)/2].addr)
 		if _, err := c.Do(ctx, provider.OpListNames, provider.Params{"address": a}, nil); err != nil {
@@ -241,4 +242,27 @@ func writeCorpus(t *testing.T, path string, b []byte) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// exerciseBytes reads the first bytes of every segment and searches the
+// image: untrusted headers may only make them refuse (invalid_request),
+// never fail inside (a panic in Do comes back as execution_failure).
+func exerciseBytes(t *testing.T, c *Client, img *image) {
+	ctx := context.Background()
+	check := func(op string, in provider.Params) {
+		_, err := c.Do(ctx, op, in, nil)
+		var fe *fault.Error
+		if err != nil && (!errors.As(err, &fe) || fe.Code != fault.InvalidRequest) {
+			t.Fatalf("%s %v: %v", op, in, err)
+		}
+	}
+	for i, sg := range img.segments {
+		if i == 16 {
+			break
+		}
+		check(provider.OpReadBytes, provider.Params{"address": provider.FormatAddress(sg.start),
+			"length": int64(min(max(sg.end-sg.start, 1), provider.MaxReadBytes))})
+	}
+	check(provider.OpSearchBytes, provider.Params{"pattern": "?? 00 ?? ff", "limit": int64(provider.MaxPageResults)})
+	check(provider.OpSearchBytes, provider.Params{"pattern": "c3"})
 }

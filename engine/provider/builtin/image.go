@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"sort"
@@ -73,6 +74,7 @@ type image struct {
 	sections []section
 	segments []segment // sorted by start, then name
 	ranges   []fileRange
+	loads    []fileRange // the load ranges as the headers give them, by address (read_bytes, bytes.go)
 
 	pcln        *pclnLoc // the Go function table, when there is one (pclntab.go)
 	discovery   []string // function discovery sources used, in canonical order
@@ -146,6 +148,16 @@ func (img *image) finishLayout(raw []fileRange) {
 		}
 	}
 	img.ranges = normalizeRanges(raw, img.sliceSize)
+	// ranges drop file bytes two ranges share, which a string scan must
+	// read once; an address still has its bytes from its own range.
+	img.loads = make([]fileRange, 0, len(raw))
+	for _, r := range raw {
+		if r.off < img.sliceSize && r.end > r.off {
+			r.end = min(r.end, img.sliceSize)
+			img.loads = append(img.loads, r)
+		}
+	}
+	slices.SortStableFunc(img.loads, func(a, b fileRange) int { return cmp.Compare(a.addr, b.addr) })
 }
 
 // normalizeRanges clips ranges to the data size, sorts them by file offset and

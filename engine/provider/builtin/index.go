@@ -172,6 +172,8 @@ func (ix *index) builtFor(op string) bool {
 	case provider.OpResolveImport:
 		_, link := ix.link.peek()
 		return link
+	case provider.OpReadBytes:
+		return true // reads the header model and the mapping only
 	}
 	return syms
 }

@@ -71,7 +71,7 @@ func hasCode(img *image) bool {
 func (c *Client) targetLimitations(op string) []string {
 	lims := slices.Clip(c.ix.img.limitations)
 	switch op {
-	case provider.OpListDocuments, provider.OpListSegments, provider.OpListDependencies:
+	case provider.OpListDocuments, provider.OpListSegments, provider.OpListDependencies, provider.OpReadBytes:
 		return lims
 	case provider.OpListStrings, provider.OpSearchStrings:
 		if stx, ok := c.ix.strs.peek(); ok && stx != nil {

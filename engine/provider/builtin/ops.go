@@ -44,7 +44,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		provider.OpProcedureAddress, provider.OpAddressName, provider.OpResolveContaining, provider.OpReadFunctionInstructions, provider.OpProcedureAssembly,
 		provider.OpProcedureInfo, provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs, provider.OpSearchProcedures, provider.OpSearchStrings,
 		provider.OpBinaryTriage,
-		provider.OpListDependencies:
+		provider.OpListDependencies, provider.OpReadBytes, provider.OpSearchBytes:
 	case provider.OpResolveImport:
 		// The engine answers it across targets, asking each one's Linker.
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
@@ -84,6 +84,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return c.doSearch(ctx, op, in, rep)
 	case provider.OpBinaryTriage:
 		return c.doTriage(ctx, op, rep)
+	case provider.OpReadBytes, provider.OpSearchBytes:
+		return c.doBytes(ctx, op, in, rep) // bytes.go
 	}
 	offset, limit, err := provider.PageParams(op, in)
 	if err != nil {

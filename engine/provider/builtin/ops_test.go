@@ -30,7 +30,7 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
 		"procedure_callees": "offset", "procedure_callers": "offset", "xrefs": "offset",
 		"search_procedures": "offset", "search_strings": "offset", "binary_triage": "none",
-		"list_dependencies": "none", "resolve_import": "none"}
+		"list_dependencies": "none", "resolve_import": "none", "read_bytes": "none", "search_bytes": "offset"}
 	if len(caps) != len(want) {
 		t.Fatalf("caps %d", len(caps))
 	}
