@@ -21,6 +21,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 // CLICommand is one CLI command of the catalog digest (§3.3).
@@ -130,7 +131,7 @@ func (s *Server) MCP() *server.MCPServer { return s.mcp }
 // closes it: client_closed at the end of the input, transport_error when
 // reading failed, server_shutdown when ctx ended first.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	return serveStdio(ctx, s.mcp, r, w, func(err error) {
+	return wire.ServeStdio(ctx, s.mcp, r, w, func(err error) {
 		reason := "client_closed"
 		switch {
 		case ctx.Err() != nil:
@@ -140,6 +141,25 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 		s.CloseAll(context.WithoutCancel(ctx), reason)
 	})
+}
+
+// ServeStreamableHTTP serves MCP over streamable HTTP until ctx ends, then
+// cancels in-flight calls and closes every connection (server_shutdown).
+func (s *Server) ServeStreamableHTTP(ctx context.Context, opts wire.HTTPOptions) error {
+	return wire.ServeStreamableHTTP(ctx, s.mcp, s, opts)
+}
+
+// Detach forgets the engine connection of MCP session id and returns what
+// closes it (wire.Connections); nil when it has none.
+func (s *Server) Detach(id string) func(ctx context.Context, reason string) {
+	s.mu.Lock()
+	sess := s.conns[id]
+	delete(s.conns, id)
+	s.mu.Unlock()
+	if sess == nil || sess.conn == nil {
+		return nil
+	}
+	return func(ctx context.Context, reason string) { sess.conn.Close(ctx, reason) }
 }
 
 // CloseAll closes every engine connection (server shutdown).
@@ -282,7 +302,7 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 			drainNotifications(ctx)
 		}
 		if err != nil {
-			return errorResult(fault.From(spec.Name, err)), nil
+			return wire.ErrorResult(fault.From(spec.Name, err)), nil
 		}
 		if asking, ok := out.(*mcp.CallToolResult); ok { // a 2026-07-28 input request
 			return asking, nil
@@ -409,25 +429,10 @@ func (s *Server) successResult(out any) (*mcp.CallToolResult, error) {
 		}{v})
 	}
 	if err != nil {
-		return errorResult(fault.Internal("encode", err)), nil
+		return wire.ErrorResult(fault.Internal("encode", err)), nil
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: string(b)}},
 		StructuredContent: json.RawMessage(b),
 	}, nil
-}
-
-func errorResult(fe *fault.Error) *mcp.CallToolResult {
-	if fe.Remediation.Action == "" {
-		fe.Remediation.Action = "Call again after correcting the cause."
-	}
-	body := struct {
-		Error *fault.Error `json:"error"`
-	}{fe}
-	b, _ := json.Marshal(body)
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}
 }

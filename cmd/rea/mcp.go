@@ -13,10 +13,11 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
-	var httpOpts tools.HTTPOptions
+	var httpOpts wire.HTTPOptions
 	var toolsetsFlag string
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -28,9 +29,9 @@ func newMCPCommand(g *globals) *cobra.Command {
 				return failWith(cmd, false, err)
 			}
 			if httpOpts.Addr != "" {
-				httpOpts.BearerToken = os.Getenv(tools.BearerTokenEnv)
+				httpOpts.BearerToken = os.Getenv(wire.BearerTokenEnv)
 				if httpOpts.BearerToken == "" && !httpOpts.InsecureNoToken {
-					httpOpts.TokenFile, _ = tools.HTTPTokenPath(os.LookupEnv)
+					httpOpts.TokenFile, _ = wire.HTTPTokenPath(os.LookupEnv)
 				}
 				if err := httpOpts.Validate(); err != nil {
 					return failWith(cmd, false, err)
@@ -80,7 +81,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "rea: --insecure-no-token: any local process can drive this server")
 			}
 			httpOpts.Ready = func(a net.Addr) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
+				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, wire.HTTPEndpoint)
 			}
 			opts.Transport = "http"
 			srv := tools.New(eng, opts)
@@ -94,11 +95,11 @@ func newMCPCommand(g *globals) *cobra.Command {
 	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(tools.ToolsetNames(), ", ")+
 		"; default all; overrides "+tools.ToolsetsEnv+")")
 	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio; clients need the bearer token from "+
-		tools.BearerTokenEnv+" or the file REA names on stderr")
-	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+tools.BearerTokenEnv+")")
+		wire.BearerTokenEnv+" or the file REA names on stderr")
+	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+wire.BearerTokenEnv+")")
 	f.BoolVar(&httpOpts.InsecureNoToken, "insecure-no-token", false, "serve a loopback --http address without a bearer token (any local process can then drive REA)")
 	f.StringArrayVar(&httpOpts.AllowedOrigins, "allowed-origin", nil, "an Origin accepted besides the bound one (repeatable; exact scheme://host[:port])")
-	f.DurationVar(&httpOpts.SessionIdle, "session-idle", tools.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
+	f.DurationVar(&httpOpts.SessionIdle, "session-idle", wire.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
 	return c
 }
 
