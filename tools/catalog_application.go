@@ -1,71 +1,73 @@
 package tools
 
+import "github.com/rea-re/rea/tools/catalog"
+
 // Application analysis (kind application, CONTRACTS.md §2.5, §11):
 // target-free, reads a local directory or ASAR archive directly.
 
-func catApplicationTools() []func() Spec {
-	return []func() Spec{catAnalyzeJavaScriptApplication}
+func catApplicationTools() []func() catalog.Spec {
+	return []func() catalog.Spec{catAnalyzeJavaScriptApplication}
 }
 
-func catAnalyzeJavaScriptApplication() Spec {
-	limits := scIn(scM{
-		"max_entries":              scDef(scInt(1, 1000000), int64(8000)),
-		"max_total_artifact_bytes": scDef(scInt(0, scMaxInt), int64(536870912)),
-		"max_artifact_entry_bytes": scDef(scInt(0, scMaxInt), int64(134217728)),
-		"max_depth":                scDef(scInt(0, 100), int64(64)),
-		"max_path_bytes":           scDef(scInt(1, 65535), int64(4096)),
-		"max_text_files":           scDef(scInt(1, 100000), int64(5000)),
-		"max_total_text_bytes":     scDef(scInt(0, 536870912), int64(134217728)),
-		"max_text_file_bytes":      scDef(scInt(0, 67108864), int64(8388608)),
-		"max_ast_nodes":            scDef(scInt(0, 20000000), int64(2000000)),
-		"max_findings":             scDef(scInt(1, 100000), int64(8000)),
-		"max_parse_milliseconds":   scDef(scInt(1, 600000), int64(30000)),
+func catAnalyzeJavaScriptApplication() catalog.Spec {
+	limits := catalog.In(catalog.M{
+		"max_entries":              catalog.Def(catalog.Int(1, 1000000), int64(8000)),
+		"max_total_artifact_bytes": catalog.Def(catalog.Int(0, catalog.MaxInt), int64(536870912)),
+		"max_artifact_entry_bytes": catalog.Def(catalog.Int(0, catalog.MaxInt), int64(134217728)),
+		"max_depth":                catalog.Def(catalog.Int(0, 100), int64(64)),
+		"max_path_bytes":           catalog.Def(catalog.Int(1, 65535), int64(4096)),
+		"max_text_files":           catalog.Def(catalog.Int(1, 100000), int64(5000)),
+		"max_total_text_bytes":     catalog.Def(catalog.Int(0, 536870912), int64(134217728)),
+		"max_text_file_bytes":      catalog.Def(catalog.Int(0, 67108864), int64(8388608)),
+		"max_ast_nodes":            catalog.Def(catalog.Int(0, 20000000), int64(2000000)),
+		"max_findings":             catalog.Def(catalog.Int(1, 100000), int64(8000)),
+		"max_parse_milliseconds":   catalog.Def(catalog.Int(1, 600000), int64(30000)),
 	})
 
-	site := func(extra scM) scM {
-		return scOutAll(scMerge(scM{"file": scString(), "line": scCount()}, extra))
+	site := func(extra catalog.M) catalog.M {
+		return catalog.OutAll(catalog.Merge(catalog.M{"file": catalog.String(), "line": catalog.Count()}, extra))
 	}
-	flag := func() scM {
-		return scM{"oneOf": []any{scBool(), scEnum("dynamic", "absent")}}
+	flag := func() catalog.M {
+		return catalog.M{"oneOf": []any{catalog.Bool(), catalog.Enum("dynamic", "absent")}}
 	}
-	electronLists := scM{
-		"browser_windows": scList(scOutAll(scM{
-			"file": scString(), "line": scCount(), "column": scCount(),
-			"web_preferences": scOutAll(scM{
+	electronLists := catalog.M{
+		"browser_windows": catalog.List(catalog.OutAll(catalog.M{
+			"file": catalog.String(), "line": catalog.Count(), "column": catalog.Count(),
+			"web_preferences": catalog.OutAll(catalog.M{
 				"nodeIntegration": flag(), "contextIsolation": flag(), "sandbox": flag(), "webviewTag": flag(),
 			}),
-			"preload": scNullable(scString()),
+			"preload": catalog.Nullable(catalog.String()),
 		})),
-		"preload_entrypoints": scList(scOutAll(scM{
-			"path": scString(), "resolved": scBool(),
-			"referenced_from": scList(site(scM{})),
+		"preload_entrypoints": catalog.List(catalog.OutAll(catalog.M{
+			"path": catalog.String(), "resolved": catalog.Bool(),
+			"referenced_from": catalog.List(site(catalog.M{})),
 		})),
-		"context_bridge": scList(site(scM{
-			"api_key": scNullable(scString()), "members": scList(scString()), "dynamic": scBool(),
+		"context_bridge": catalog.List(site(catalog.M{
+			"api_key": catalog.Nullable(catalog.String()), "members": catalog.List(catalog.String()), "dynamic": catalog.Bool(),
 		})),
-		"utility_processes": scList(site(scM{"entrypoint": scNullable(scString()), "resolved": scBool()})),
-		"native_addons":     scList(scOutAll(scM{"path": scString()})),
+		"utility_processes": catalog.List(site(catalog.M{"entrypoint": catalog.Nullable(catalog.String()), "resolved": catalog.Bool()})),
+		"native_addons":     catalog.List(catalog.OutAll(catalog.M{"path": catalog.String()})),
 	}
-	ipc := scOutAll(scM{
-		"main_handlers": scList(site(scM{"channel": scString(),
-			"method": scEnum("handle", "handleOnce", "on", "once")})),
-		"renderer_transmissions": scList(site(scM{"channel": scString(),
-			"method": scEnum("invoke", "send", "sendSync")})),
-		"renderer_listeners":         scList(site(scM{"channel": scString(), "method": scEnum("on", "once")})),
-		"dynamic_channel_operations": scList(site(scM{"method": scString()})),
-		"pairing": scList(scOutAll(scM{
-			"channel": scString(), "status": scEnum("paired", "ambiguous", "unpaired"),
-			"transmissions": scCount(), "handlers": scCount(),
+	ipc := catalog.OutAll(catalog.M{
+		"main_handlers": catalog.List(site(catalog.M{"channel": catalog.String(),
+			"method": catalog.Enum("handle", "handleOnce", "on", "once")})),
+		"renderer_transmissions": catalog.List(site(catalog.M{"channel": catalog.String(),
+			"method": catalog.Enum("invoke", "send", "sendSync")})),
+		"renderer_listeners":         catalog.List(site(catalog.M{"channel": catalog.String(), "method": catalog.Enum("on", "once")})),
+		"dynamic_channel_operations": catalog.List(site(catalog.M{"method": catalog.String()})),
+		"pairing": catalog.List(catalog.OutAll(catalog.M{
+			"channel": catalog.String(), "status": catalog.Enum("paired", "ambiguous", "unpaired"),
+			"transmissions": catalog.Count(), "handlers": catalog.Count(),
 		})),
 	})
-	electron := scOutAll(scMerge(scDeepCopy(electronLists), scM{"ipc": ipc}))
+	electron := catalog.OutAll(catalog.Merge(catalog.DeepCopy(electronLists), catalog.M{"ipc": ipc}))
 
-	counts := func(names ...string) scM {
-		p := scM{}
+	counts := func(names ...string) catalog.M {
+		p := catalog.M{}
 		for _, n := range names {
-			p[n] = scCount()
+			p[n] = catalog.Count()
 		}
-		return scOutAll(p)
+		return catalog.OutAll(p)
 	}
 	summary := counts("browser_windows", "explicit_web_preferences", "preload_entrypoints", "context_bridge_apis",
 		"exposed_api_members", "ipc_literal_channels", "main_handlers", "renderer_transmissions",
@@ -75,56 +77,56 @@ func catAnalyzeJavaScriptApplication() Spec {
 		"omitted_text_files", "policy_filtered_text_files", "invalid_utf8_files", "parsed_javascript_files", "scanned_javascript_files",
 		"visited_ast_nodes", "findings", "parse_failures")
 	// truncated_scopes names the budgets that stopped the analysis (§11.3).
-	statistics["properties"].(scM)["truncated_scopes"] = scList(scString())
-	statistics = scOutAll(statistics["properties"].(scM))
+	statistics["properties"].(catalog.M)["truncated_scopes"] = catalog.List(catalog.String())
+	statistics = catalog.OutAll(statistics["properties"].(catalog.M))
 
-	common := scM{
-		"schema_version":        scConst(int64(1)),
-		"input_path":            scString(),
-		"format":                scEnum("asar", "directory"),
-		"root_sha256":           scHex64(),
-		"inventory_manifest_id": scPat(scPatManifestID),
-		"package": scOutAll(scM{
-			"name": scNullable(scString()), "version": scNullable(scString()),
-			"main": scNullable(scString()), "main_resolved": scNullable(scString()),
+	common := catalog.M{
+		"schema_version":        catalog.Const(int64(1)),
+		"input_path":            catalog.String(),
+		"format":                catalog.Enum("asar", "directory"),
+		"root_sha256":           catalog.Hex64(),
+		"inventory_manifest_id": catalog.Pat(catalog.PatManifestID),
+		"package": catalog.OutAll(catalog.M{
+			"name": catalog.Nullable(catalog.String()), "version": catalog.Nullable(catalog.String()),
+			"main": catalog.Nullable(catalog.String()), "main_resolved": catalog.Nullable(catalog.String()),
 		}),
 		"summary":     summary,
 		"statistics":  statistics,
-		"limitations": scList(scString()),
+		"limitations": catalog.List(catalog.String()),
 	}
 	required := make([]string, 0, len(common))
 	for k := range common {
 		required = append(required, k)
 	}
-	top := scM{}
+	top := catalog.M{}
 	for k, v := range electronLists {
-		lst := scDeepCopy(v.(scM))
+		lst := catalog.DeepCopy(v.(catalog.M))
 		lst["maxItems"] = int64(20)
 		top[k] = lst
 	}
-	topIPC := scM{}
-	for k, v := range ipc["properties"].(scM) {
-		lst := scDeepCopy(v.(scM))
+	topIPC := catalog.M{}
+	for k, v := range ipc["properties"].(catalog.M) {
+		lst := catalog.DeepCopy(v.(catalog.M))
 		lst["maxItems"] = int64(20)
 		topIPC[k] = lst
 	}
-	top["ipc"] = scOut(topIPC)
+	top["ipc"] = catalog.Out(topIPC)
 	// One object for both details: "summary" carries top, "full" electron.
-	result := scOut(scMerge(common, scM{"top": scOut(top), "electron": electron}), required...)
+	result := catalog.Out(catalog.Merge(common, catalog.M{"top": catalog.Out(top), "electron": electron}), required...)
 
-	return Spec{
+	return catalog.Spec{
 		Name:        "analyze_javascript_application",
 		Title:       "Analyze JavaScript application",
-		Description: "Statically analyze an Electron app directory or ASAR: windows, preloads, bridges, IPC." + catSampleText,
+		Description: "Statically analyze an Electron app directory or ASAR: windows, preloads, bridges, IPC." + catalog.SampleText,
 		Kind:        "application",
-		Effects:     catEffects("I"),
+		Effects:     catalog.Effects("I"),
 		Evidence:    true,
-		Input: scIn(scM{
-			"input_path": scAbsPathIn(16384, ""),
-			"format":     scDef(scEnum("auto", "asar", "directory"), "auto"),
-			"detail": scD(scDef(scEnum("summary", "full"), "summary"),
+		Input: catalog.In(catalog.M{
+			"input_path": catalog.AbsPathIn(16384, ""),
+			"format":     catalog.Def(catalog.Enum("auto", "asar", "directory"), "auto"),
+			"detail": catalog.D(catalog.Def(catalog.Enum("summary", "full"), "summary"),
 				"summary: counts and 20 items per list."),
-			"limits": scDef(limits, scM{}),
+			"limits": catalog.Def(limits, catalog.M{}),
 		}, "input_path"),
 		Result:             result,
 		RequiredOperations: nil,

@@ -1,321 +1,323 @@
 package tools
 
+import "github.com/rea-re/rea/tools/catalog"
+
 // Session tools (kind session, CONTRACTS.md §2.1, §2.6, §3, §8).
 
-func catSessionTools() []func() Spec {
-	return []func() Spec{
+func catSessionTools() []func() catalog.Spec {
+	return []func() catalog.Spec{
 		catOpenBinary, catCloseBinary, catBinarySession, catGetEvidenceBundle, catExportEvidenceBundle,
 		catImportEvidenceBundle, catGetNavigationContext, catInspectAddressContext, catCaptureProcessScenario,
 		catCompareArtifacts,
 	}
 }
 
-func catOpenBinary() Spec {
-	return Spec{
+func catOpenBinary() catalog.Spec {
+	return catalog.Spec{
 		Name:        "open_binary",
 		Title:       "Open binary",
 		Description: "Open a binary, archive or directory as a target and bind a provider; start here.",
 		Kind:        "session",
-		Effects:     catEffects("S P I"),
-		Input: scIn(scM{
-			"path":        scAbsPathIn(4096, ""),
-			"provider_id": scM{"type": "string", "minLength": int64(1), "maxLength": int64(64), "pattern": scPatProvider},
+		Effects:     catalog.Effects("S P I"),
+		Input: catalog.In(catalog.M{
+			"path":        catalog.AbsPathIn(4096, ""),
+			"provider_id": catalog.M{"type": "string", "minLength": int64(1), "maxLength": int64(64), "pattern": catalog.PatProvider},
 		}, "path"),
-		Result: scOutAll(scM{
-			"target_id":    scString(),
-			"path":         scString(),
-			"format":       scEnum(scTargetFormats...),
-			"kind":         scEnum(scTargetKinds...),
-			"sha256":       scHex64(),
-			"size":         scCount(),
-			"architecture": scArchitectureOut(),
-			"run_id":       scUUIDOut(),
-			"binding": scNullable(scOutAll(scM{
-				"provider":         scConcreteProvider(),
-				"selection_source": scEnum("request", "environment", "auto-single-candidate"),
+		Result: catalog.OutAll(catalog.M{
+			"target_id":    catalog.String(),
+			"path":         catalog.String(),
+			"format":       catalog.Enum(catalog.TargetFormats...),
+			"kind":         catalog.Enum(catalog.TargetKinds...),
+			"sha256":       catalog.Hex64(),
+			"size":         catalog.Count(),
+			"architecture": catalog.ArchitectureOut(),
+			"run_id":       catalog.UUIDOut(),
+			"binding": catalog.Nullable(catalog.OutAll(catalog.M{
+				"provider":         catalog.ConcreteProvider(),
+				"selection_source": catalog.Enum("request", "environment", "auto-single-candidate"),
 			})),
 		}),
 	}
 }
 
-func catCloseBinary() Spec {
-	return Spec{
+func catCloseBinary() catalog.Spec {
+	return catalog.Spec{
 		Name:        "close_binary",
 		Title:       "Close binary",
 		Description: "Close the target; its Evidence and annotations stay.",
 		Kind:        "session",
-		Effects:     catEffects("S I"),
-		Input:       scIn(scM{}),
-		Result:      scOutAll(scM{"closed": scBool(), "target_id": scNullable(scString()), "run_id": scNullable(scUUIDOut())}),
+		Effects:     catalog.Effects("S I"),
+		Input:       catalog.In(catalog.M{}),
+		Result:      catalog.OutAll(catalog.M{"closed": catalog.Bool(), "target_id": catalog.Nullable(catalog.String()), "run_id": catalog.Nullable(catalog.UUIDOut())}),
 	}
 }
 
-func catBinarySession() Spec {
+func catBinarySession() catalog.Spec {
 	// One object for the three views (§3.2): view and open are always there;
 	// which other keys are depends on view, as the contract lists. A union
 	// of three objects would repeat the shared keys three times.
-	result := scOut(scM{
-		"view":                         scEnum("summary", "capabilities", "full"),
-		"open":                         scBool(),
-		"target":                       scNullable(scTargetOut()),
-		"active_provider":              scNullable(scProviderIdentity()),
-		"alignment":                    scAlignment(),
-		"analysis_activity":            scActivity(),
-		"recommended_actions":          scList(scString()),
-		"capability_family":            scNullable(scEnum(scToolKinds...)),
-		"capabilities":                 scAny(), // a page (capabilities view) or a list (full view)
-		"client_features":              scClientFeaturesOut(),
-		"providers":                    scList(scProviderIdentity()),
-		"analysis_provider_binding":    scNullable(scBinding()),
-		"analysis_provider_candidates": scList(scCandidate()),
-		"analysis_run":                 scNullable(scRun()),
-		"tool_availability":            scList(scToolAvailability()),
-		"server_identity":              scServerIdentity(),
+	result := catalog.Out(catalog.M{
+		"view":                         catalog.Enum("summary", "capabilities", "full"),
+		"open":                         catalog.Bool(),
+		"target":                       catalog.Nullable(catalog.TargetOut()),
+		"active_provider":              catalog.Nullable(catalog.ProviderIdentity()),
+		"alignment":                    catalog.Alignment(),
+		"analysis_activity":            catalog.Activity(),
+		"recommended_actions":          catalog.List(catalog.String()),
+		"capability_family":            catalog.Nullable(catalog.Enum(catalog.ToolKinds...)),
+		"capabilities":                 catalog.Any(), // a page (capabilities view) or a list (full view)
+		"client_features":              catalog.ClientFeaturesOut(),
+		"providers":                    catalog.List(catalog.ProviderIdentity()),
+		"analysis_provider_binding":    catalog.Nullable(catalog.Binding()),
+		"analysis_provider_candidates": catalog.List(catalog.Candidate()),
+		"analysis_run":                 catalog.Nullable(catalog.Run()),
+		"tool_availability":            catalog.List(catalog.ToolAvailability()),
+		"server_identity":              catalog.ServerIdentity(),
 	}, "view", "open")
-	return Spec{
+	return catalog.Spec{
 		Name:        "binary_session",
 		Title:       "Binary session",
 		Description: "Describe the connection: target and next steps, why a tool is unavailable (capabilities), or all (full).",
 		Kind:        "session",
-		Effects:     catEffects("I"),
-		Input: scIn(scM{
-			"detail":                   scDef(scEnum("summary", "capabilities", "full"), "summary"),
-			"capability_family":        scEnum(scToolKinds...),
-			"cursor":                   scDef(scInt(0, scMaxInt), int64(0)),
-			"limit":                    scDef(scInt(1, 100), int64(25)),
-			"expected_package_version": scStr(1, 128),
-			"expected_catalog_digest":  scD(scPat(scPatHex64), "combined_sha256"),
-			"expected_server_path":     scStr(1, 4096),
+		Effects:     catalog.Effects("I"),
+		Input: catalog.In(catalog.M{
+			"detail":                   catalog.Def(catalog.Enum("summary", "capabilities", "full"), "summary"),
+			"capability_family":        catalog.Enum(catalog.ToolKinds...),
+			"cursor":                   catalog.Def(catalog.Int(0, catalog.MaxInt), int64(0)),
+			"limit":                    catalog.Def(catalog.Int(1, 100), int64(25)),
+			"expected_package_version": catalog.Str(1, 128),
+			"expected_catalog_digest":  catalog.D(catalog.Pat(catalog.PatHex64), "combined_sha256"),
+			"expected_server_path":     catalog.Str(1, 4096),
 		}),
 		Result: result,
 	}
 }
 
-func catGetEvidenceBundle() Spec {
-	return Spec{
+func catGetEvidenceBundle() catalog.Spec {
+	return catalog.Spec{
 		Name:        "get_evidence_bundle",
 		Title:       "Get Evidence bundle",
-		Description: "Fetch whole Evidence records by id, run or scope." + catSampleText,
+		Description: "Fetch whole Evidence records by id, run or scope." + catalog.SampleText,
 		Kind:        "session",
-		Effects:     catEffects("I"),
-		Input: scIn(scM{
-			"evidence_ids": scEvidenceIDsIn(1, 10000, ""),
-			"run_id":       scPat(scPatUUID),
-			"scope":        scDef(scEnum("connection", "ledger"), "connection"),
+		Effects:     catalog.Effects("I"),
+		Input: catalog.In(catalog.M{
+			"evidence_ids": catalog.EvidenceIDsIn(1, 10000, ""),
+			"run_id":       catalog.Pat(catalog.PatUUID),
+			"scope":        catalog.Def(catalog.Enum("connection", "ledger"), "connection"),
 		}),
-		Result: scOutAll(scM{
-			"scope":         scEnum("connection", "ledger"),
-			"bundle_digest": scHex64(),
-			"bytes":         scCount(),
-			"record_count":  scCount(),
-			"bundle":        scBundle(),
+		Result: catalog.OutAll(catalog.M{
+			"scope":         catalog.Enum("connection", "ledger"),
+			"bundle_digest": catalog.Hex64(),
+			"bytes":         catalog.Count(),
+			"record_count":  catalog.Count(),
+			"bundle":        catalog.Bundle(),
 		}),
-		resultDepth: 2,
+		ResultDepth: 2,
 	}
 }
 
-func catExportEvidenceBundle() Spec {
-	return Spec{
+func catExportEvidenceBundle() catalog.Spec {
+	return catalog.Spec{
 		Name:        "export_evidence_bundle",
 		Title:       "Export Evidence bundle",
 		Description: "Write this connection's Evidence bundle to a file in an approved Evidence root.",
 		Kind:        "session",
-		Effects:     catEffects("W D"),
-		Input: scIn(scM{
-			"path":      scAbsPathIn(4096, ""),
-			"overwrite": scDef(scBool(), false),
+		Effects:     catalog.Effects("W D"),
+		Input: catalog.In(catalog.M{
+			"path":      catalog.AbsPathIn(4096, ""),
+			"overwrite": catalog.Def(catalog.Bool(), false),
 		}, "path"),
-		Result: scOutAll(scM{
-			"path":          scString(),
-			"bytes":         scCount(),
-			"records":       scCount(),
-			"bundle_digest": scHex64(),
+		Result: catalog.OutAll(catalog.M{
+			"path":          catalog.String(),
+			"bytes":         catalog.Count(),
+			"records":       catalog.Count(),
+			"bundle_digest": catalog.Hex64(),
 		}),
 	}
 }
 
-func catImportEvidenceBundle() Spec {
-	return Spec{
+func catImportEvidenceBundle() catalog.Spec {
+	return catalog.Spec{
 		Name:        "import_evidence_bundle",
 		Title:       "Import Evidence bundle",
 		Description: "Verify a bundle file in an approved Evidence root and merge its records atomically.",
 		Kind:        "session",
-		Effects:     catEffects("S I"),
-		Input: scIn(scM{
-			"path": scAbsPathIn(4096, ""),
+		Effects:     catalog.Effects("S I"),
+		Input: catalog.In(catalog.M{
+			"path": catalog.AbsPathIn(4096, ""),
 		}, "path"),
-		Result: scOutAll(scM{
-			"imported":      scCount(),
-			"duplicates":    scCount(),
-			"total":         scCount(),
-			"bundle_digest": scHex64(),
+		Result: catalog.OutAll(catalog.M{
+			"imported":      catalog.Count(),
+			"duplicates":    catalog.Count(),
+			"total":         catalog.Count(),
+			"bundle_digest": catalog.Hex64(),
 		}),
 	}
 }
 
-func catGetNavigationContext() Spec {
-	return Spec{
+func catGetNavigationContext() catalog.Spec {
+	return catalog.Spec{
 		Name:        "get_navigation_context",
 		Title:       "Get navigation context",
-		Description: "Return the document, cursor and its procedure." + catSampleText,
+		Description: "Return the document, cursor and its procedure." + catalog.SampleText,
 		Kind:        "session",
-		Effects:     catEffects("I"),
-		Input:       scIn(scM{"document": scDocIn()}),
-		Result: scOutAll(scM{
-			"mode":      scEnum("current_selection", "explicit_document"),
-			"document":  scString(),
-			"address":   scAddrOut(),
-			"procedure": scNullable(scProcRef()),
+		Effects:     catalog.Effects("I"),
+		Input:       catalog.In(catalog.M{"document": catalog.DocIn()}),
+		Result: catalog.OutAll(catalog.M{
+			"mode":      catalog.Enum("current_selection", "explicit_document"),
+			"document":  catalog.String(),
+			"address":   catalog.AddrOut(),
+			"procedure": catalog.Nullable(catalog.ProcRef()),
 		}),
 		RequiredOperations: []string{"current_address", "current_document", "resolve_containing_procedure"},
 	}
 }
 
-func catInspectAddressContext() Spec {
+func catInspectAddressContext() catalog.Spec {
 	// A facet is available with a value, or unavailable with an error code
 	// (§1.7) and remediation.
-	facet := func(value scM) scM {
-		return scOut(scM{"state": scEnum("available", "unavailable"), "value": value,
-			"reason": scString(), "remediation": scString()}, "state")
+	facet := func(value catalog.M) catalog.M {
+		return catalog.Out(catalog.M{"state": catalog.Enum("available", "unavailable"), "value": value,
+			"reason": catalog.String(), "remediation": catalog.String()}, "state")
 	}
-	return Spec{
+	return catalog.Spec{
 		Name:        "inspect_address_context",
 		Title:       "Inspect address context",
-		Description: "Return the name, procedure, comments and bookmarks at an address." + catSampleText,
+		Description: "Return the name, procedure, comments and bookmarks at an address." + catalog.SampleText,
 		Kind:        "session",
-		Effects:     catEffects("I"),
-		Input: scIn(scM{
-			"address":  scAddrIn(""),
-			"document": scDocIn(),
+		Effects:     catalog.Effects("I"),
+		Input: catalog.In(catalog.M{
+			"address":  catalog.AddrIn(""),
+			"document": catalog.DocIn(),
 		}, "address"),
-		Result: scOutAll(scM{
-			"address":  scAddrOut(),
-			"document": scNullable(scString()),
-			"name":     facet(scNullable(scString())),
-			"procedure": facet(scM{"oneOf": []any{
-				scOutAll(scM{"query_address": scAddrOut(), "found": scConst(true), "procedure": scProcRef()}),
-				scOutAll(scM{"query_address": scAddrOut(), "found": scConst(false), "procedure": scM{"type": "null"},
-					"reason": scEnum("outside_segments", "not_in_procedure")}),
+		Result: catalog.OutAll(catalog.M{
+			"address":  catalog.AddrOut(),
+			"document": catalog.Nullable(catalog.String()),
+			"name":     facet(catalog.Nullable(catalog.String())),
+			"procedure": facet(catalog.M{"oneOf": []any{
+				catalog.OutAll(catalog.M{"query_address": catalog.AddrOut(), "found": catalog.Const(true), "procedure": catalog.ProcRef()}),
+				catalog.OutAll(catalog.M{"query_address": catalog.AddrOut(), "found": catalog.Const(false), "procedure": catalog.M{"type": "null"},
+					"reason": catalog.Enum("outside_segments", "not_in_procedure")}),
 			}}),
-			"comment":        facet(scNullable(scString())),
-			"inline_comment": facet(scNullable(scString())),
-			"bookmarks":      facet(scList(scOutAll(scM{"address": scAddrOut(), "name": scString()}))),
+			"comment":        facet(catalog.Nullable(catalog.String())),
+			"inline_comment": facet(catalog.Nullable(catalog.String())),
+			"bookmarks":      facet(catalog.List(catalog.OutAll(catalog.M{"address": catalog.AddrOut(), "name": catalog.String()}))),
 		}),
 		RequiredOperations: []string{"address_name", "comment", "inline_comment", "list_bookmarks", "resolve_containing_procedure"},
 	}
 }
 
-func catCaptureProcessScenario() Spec {
-	stepWrite := scIn(scM{
-		"type":      scConst("write"),
-		"data":      scStr(0, 65536),
-		"sensitive": scD(scDef(scBool(), false), "Redact data in the Evidence."),
+func catCaptureProcessScenario() catalog.Spec {
+	stepWrite := catalog.In(catalog.M{
+		"type":      catalog.Const("write"),
+		"data":      catalog.Str(0, 65536),
+		"sensitive": catalog.D(catalog.Def(catalog.Bool(), false), "Redact data in the Evidence."),
 	}, "type", "data")
-	stepWait := scIn(scM{
-		"type":       scConst("wait_output"),
-		"literal":    scStr(1, 10000),
-		"timeout_ms": scInt(1, 300000),
+	stepWait := catalog.In(catalog.M{
+		"type":       catalog.Const("wait_output"),
+		"literal":    catalog.Str(1, 10000),
+		"timeout_ms": catalog.Int(1, 300000),
 	}, "type", "literal", "timeout_ms")
-	stepSleep := scIn(scM{"type": scConst("sleep"), "ms": scInt(0, 60000)}, "type", "ms")
-	stepClose := scIn(scM{"type": scConst("close_stdin")}, "type")
-	stepSignal := scIn(scM{"type": scConst("signal"), "signal": scEnum("SIGINT", "SIGTERM", "SIGHUP")}, "type", "signal")
+	stepSleep := catalog.In(catalog.M{"type": catalog.Const("sleep"), "ms": catalog.Int(0, 60000)}, "type", "ms")
+	stepClose := catalog.In(catalog.M{"type": catalog.Const("close_stdin")}, "type")
+	stepSignal := catalog.In(catalog.M{"type": catalog.Const("signal"), "signal": catalog.Enum("SIGINT", "SIGTERM", "SIGHUP")}, "type", "signal")
 	// anyOf rather than oneOf: the branches exclude each other through the type
 	// const, and anyOf is the combinator more clients accept.
-	step := scM{"type": "object", "anyOf": []any{stepWrite, stepWait, stepSleep, stepClose, stepSignal}}
+	step := catalog.M{"type": "object", "anyOf": []any{stepWrite, stepWait, stepSleep, stepClose, stepSignal}}
 
-	envName := scPat(scPatEnvName)
-	envName["not"] = scM{"enum": []any{"TERM", "REA_PROCESS_RUN_ID"}}
+	envName := catalog.Pat(catalog.PatEnvName)
+	envName["not"] = catalog.M{"enum": []any{"TERM", "REA_PROCESS_RUN_ID"}}
 
-	return Spec{
+	return catalog.Spec{
 		Name:  "capture_process_scenario",
 		Title: "Capture process scenario",
 		Description: "Run a program in a pseudo-terminal with scripted input, recording the transcript; needs a process_capture grant." +
-			catSampleText,
+			catalog.SampleText,
 		Kind:     "session",
-		Effects:  catEffects("S W P N D"),
+		Effects:  catalog.Effects("S W P N D"),
 		Evidence: true,
-		Input: scIn(scM{
-			"executable":        scAbsPathIn(4096, ""),
-			"arguments":         scDef(scArr(scStr(0, 4096), 0, 256), []any{}),
-			"working_directory": scAbsPathIn(4096, ""),
-			"environment_names": scD(scDef(scArr(envName, 0, 64), []any{}), "REA variables passed through."),
-			"stdin_steps":       scDef(scArr(step, 0, 1000), []any{}),
-			"terminal": scD(scDef(scIn(scM{
-				"columns": scDef(scInt(1, 1000), int64(80)),
-				"rows":    scDef(scInt(1, 1000), int64(24)),
-			}), scM{}), ""),
-			"timeout_ms":       scDef(scInt(1, 300000), int64(30000)),
-			"idle_timeout_ms":  scDef(scInt(1, 300000), int64(30000)),
-			"max_output_bytes": scDef(scInt(1, 10000000), int64(1000000)),
-			"network":          scDef(scEnum("none", "loopback", "host"), "none"),
+		Input: catalog.In(catalog.M{
+			"executable":        catalog.AbsPathIn(4096, ""),
+			"arguments":         catalog.Def(catalog.Arr(catalog.Str(0, 4096), 0, 256), []any{}),
+			"working_directory": catalog.AbsPathIn(4096, ""),
+			"environment_names": catalog.D(catalog.Def(catalog.Arr(envName, 0, 64), []any{}), "REA variables passed through."),
+			"stdin_steps":       catalog.Def(catalog.Arr(step, 0, 1000), []any{}),
+			"terminal": catalog.D(catalog.Def(catalog.In(catalog.M{
+				"columns": catalog.Def(catalog.Int(1, 1000), int64(80)),
+				"rows":    catalog.Def(catalog.Int(1, 1000), int64(24)),
+			}), catalog.M{}), ""),
+			"timeout_ms":       catalog.Def(catalog.Int(1, 300000), int64(30000)),
+			"idle_timeout_ms":  catalog.Def(catalog.Int(1, 300000), int64(30000)),
+			"max_output_bytes": catalog.Def(catalog.Int(1, 10000000), int64(1000000)),
+			"network":          catalog.Def(catalog.Enum("none", "loopback", "host"), "none"),
 		}, "executable", "working_directory"),
-		Result: scOutAll(scM{
-			"schema_version":    scConst(int64(1)),
-			"executable":        scOutAll(scM{"path": scString(), "sha256": scHex64()}),
-			"arguments":         scList(scString()),
-			"working_directory": scString(),
-			"environment_names": scList(scString()),
-			"network":           scEnum("none", "loopback", "host"),
-			"terminal":          scOutAll(scM{"columns": scCount(), "rows": scCount()}),
-			"started_at":        scTimeOut(),
-			"completed_at":      scTimeOut(),
-			"duration_ms":       scCount(),
-			"exit": scOutAll(scM{
-				"code":   scNullable(scM{"type": "integer"}),
-				"signal": scNullable(scString()),
-				"reason": scEnum("exited", "timeout", "idle_timeout", "output_limit"),
+		Result: catalog.OutAll(catalog.M{
+			"schema_version":    catalog.Const(int64(1)),
+			"executable":        catalog.OutAll(catalog.M{"path": catalog.String(), "sha256": catalog.Hex64()}),
+			"arguments":         catalog.List(catalog.String()),
+			"working_directory": catalog.String(),
+			"environment_names": catalog.List(catalog.String()),
+			"network":           catalog.Enum("none", "loopback", "host"),
+			"terminal":          catalog.OutAll(catalog.M{"columns": catalog.Count(), "rows": catalog.Count()}),
+			"started_at":        catalog.TimeOut(),
+			"completed_at":      catalog.TimeOut(),
+			"duration_ms":       catalog.Count(),
+			"exit": catalog.OutAll(catalog.M{
+				"code":   catalog.Nullable(catalog.M{"type": "integer"}),
+				"signal": catalog.Nullable(catalog.String()),
+				"reason": catalog.Enum("exited", "timeout", "idle_timeout", "output_limit"),
 			}),
-			"output": scOutAll(scM{
-				"bytes": scCount(), "sha256": scHex64(), "text": scString(),
-				"rendered": scList(scString()), "truncated": scBool(),
+			"output": catalog.OutAll(catalog.M{
+				"bytes": catalog.Count(), "sha256": catalog.Hex64(), "text": catalog.String(),
+				"rendered": catalog.List(catalog.String()), "truncated": catalog.Bool(),
 			}),
-			"steps": scList(scOutAll(scM{
-				"index": scCount(), "type": scEnum("write", "wait_output", "sleep", "close_stdin", "signal"),
-				"outcome": scEnum("done", "timed_out", "target_exited", "skipped"), "at_ms": scCount(),
+			"steps": catalog.List(catalog.OutAll(catalog.M{
+				"index": catalog.Count(), "type": catalog.Enum("write", "wait_output", "sleep", "close_stdin", "signal"),
+				"outcome": catalog.Enum("done", "timed_out", "target_exited", "skipped"), "at_ms": catalog.Count(),
 			})),
-			"processes": scList(scOutAll(scM{
-				"pid": scCount(), "parent_pid": scCount(), "process_group_id": scCount(), "command": scString(),
+			"processes": catalog.List(catalog.OutAll(catalog.M{
+				"pid": catalog.Count(), "parent_pid": catalog.Count(), "process_group_id": catalog.Count(), "command": catalog.String(),
 			})),
-			"cleanup": scOutAll(scM{
-				"process_group": scEnum("already_empty", "terminated"), "verified": scConst(true),
+			"cleanup": catalog.OutAll(catalog.M{
+				"process_group": catalog.Enum("already_empty", "terminated"), "verified": catalog.Const(true),
 			}),
-			"limitations": scList(scString()),
+			"limitations": catalog.List(catalog.String()),
 		}),
 	}
 }
 
-func catCompareArtifacts() Spec {
-	return Spec{
+func catCompareArtifacts() catalog.Spec {
+	return catalog.Spec{
 		Name:        "compare_artifacts",
 		Title:       "Compare artifacts",
-		Description: "Compare two inventory_artifact results (Evidence ids) path by path." + catSampleText,
+		Description: "Compare two inventory_artifact results (Evidence ids) path by path." + catalog.SampleText,
 		Kind:        "session",
-		Effects:     catEffects("I"),
+		Effects:     catalog.Effects("I"),
 		Evidence:    true,
-		Input: scIn(scPageIn(scM{
-			"left_evidence_ids":  scEvidenceIDsIn(1, 100, ""),
-			"right_evidence_ids": scEvidenceIDsIn(1, 100, ""),
+		Input: catalog.In(catalog.PageIn(catalog.M{
+			"left_evidence_ids":  catalog.EvidenceIDsIn(1, 100, ""),
+			"right_evidence_ids": catalog.EvidenceIDsIn(1, 100, ""),
 		}, 500, 100), "left_evidence_ids", "right_evidence_ids"),
-		Result: scOutAll(scM{
-			"status":            scEnum("unchanged", "changed", "truncated", "unknown", "contradiction"),
-			"left_manifest_id":  scPat(scPatManifestID),
-			"right_manifest_id": scPat(scPatManifestID),
-			"summary": scOutAll(scM{
-				"unchanged": scCount(), "added": scCount(), "removed": scCount(), "changed": scCount(),
-				"unknown": scCount(), "contradiction": scCount(),
+		Result: catalog.OutAll(catalog.M{
+			"status":            catalog.Enum("unchanged", "changed", "truncated", "unknown", "contradiction"),
+			"left_manifest_id":  catalog.Pat(catalog.PatManifestID),
+			"right_manifest_id": catalog.Pat(catalog.PatManifestID),
+			"summary": catalog.OutAll(catalog.M{
+				"unchanged": catalog.Count(), "added": catalog.Count(), "removed": catalog.Count(), "changed": catalog.Count(),
+				"unknown": catalog.Count(), "contradiction": catalog.Count(),
 			}),
-			"changes": scPageOf(scOutAll(scM{
-				"classification": scEnum("added", "removed", "changed", "unknown", "contradiction"),
-				"logical_path":   scString(),
-				"dimensions": scList(scEnum("content", "kind", "format", "size", "executable", "relations",
+			"changes": catalog.PageOf(catalog.OutAll(catalog.M{
+				"classification": catalog.Enum("added", "removed", "changed", "unknown", "contradiction"),
+				"logical_path":   catalog.String(),
+				"dimensions": catalog.List(catalog.Enum("content", "kind", "format", "size", "executable", "relations",
 					"metadata", "integrity", "availability")),
-				"left_occurrence_id":  scNullable(scPat(scPatOccurrence)),
-				"right_occurrence_id": scNullable(scPat(scPatOccurrence)),
-				"left_artifact_id":    scNullable(scPat(scPatArtifactID)),
-				"right_artifact_id":   scNullable(scPat(scPatArtifactID)),
-				"evidence_links":      scList(scEvIDOut()),
+				"left_occurrence_id":  catalog.Nullable(catalog.Pat(catalog.PatOccurrence)),
+				"right_occurrence_id": catalog.Nullable(catalog.Pat(catalog.PatOccurrence)),
+				"left_artifact_id":    catalog.Nullable(catalog.Pat(catalog.PatArtifactID)),
+				"right_artifact_id":   catalog.Nullable(catalog.Pat(catalog.PatArtifactID)),
+				"evidence_links":      catalog.List(catalog.EvIDOut()),
 			})),
-			"limitations": scList(scString()),
+			"limitations": catalog.List(catalog.String()),
 		}),
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
 	"github.com/rea-re/rea/tools/wire"
 )
 
@@ -38,7 +39,7 @@ type Options struct {
 	// LookupEnv reads REA's own environment for the variables a capture
 	// names (values reach only the captured child); nil: none.
 	LookupEnv func(string) (string, bool)
-	// Toolsets are the toolsets served (ParseToolsets); nil serves every
+	// Toolsets are the toolsets served (catalog.ParseToolsets); nil serves every
 	// tool (catalog_toolsets.go).
 	Toolsets []string
 	// EvidenceContext is the inline Evidence context's form
@@ -66,10 +67,10 @@ type Server struct {
 	eng     *engine.Engine
 	mcp     *server.MCPServer
 	opts    Options
-	all     []Spec          // the 44 tools, built once: the catalog is static
-	catalog []Spec          // the tools served under opts.Toolsets
-	byName  map[string]Spec // all 42, by name
-	digests Digests         // of the catalog, computed once
+	all     []catalog.Spec          // the 44 tools, built once: the catalog is static
+	catalog []catalog.Spec          // the tools served under opts.Toolsets
+	byName  map[string]catalog.Spec // all 42, by name
+	digests Digests                 // of the catalog, computed once
 	static  staticIdentity
 
 	mu    sync.Mutex
@@ -92,11 +93,11 @@ type session struct {
 // New builds the MCP server and registers the tools of opts.Toolsets (all
 // 42 by default); the others are not registered at all (catalog_toolsets.go).
 func New(eng *engine.Engine, opts Options) *Server {
-	s := &Server{eng: eng, opts: opts, all: Catalog(), byName: map[string]Spec{},
+	s := &Server{eng: eng, opts: opts, all: Catalog(), byName: map[string]catalog.Spec{},
 		static: newStaticIdentity(), conns: map[string]*session{}, states: newRequestStates()}
 	for _, spec := range s.all {
 		s.byName[spec.Name] = spec
-		if catEnabled(spec.Name, opts.Toolsets) {
+		if catalog.Enabled(spec.Name, opts.Toolsets) {
 			s.catalog = append(s.catalog, spec)
 		}
 	}
@@ -111,7 +112,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		s.dropSession(ctx, cs.SessionID(), "client_closed")
 	})
 	s.mcp = server.NewMCPServer("rea", eng.Version(),
-		server.WithInstructions(Instructions),
+		server.WithInstructions(catalog.Instructions),
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools),
@@ -290,7 +291,7 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // (Ev=N) or a Published (Ev=Y).
 type handler func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error)
 
-func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
+func (s *Server) wrap(spec catalog.Spec, h handler) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sess := s.sessionFor(ctx)
 		rep := newReporter(ctx, s.mcp, req, spec.Name)
@@ -315,7 +316,7 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 // state to its handler.
 type roundTripKey struct{}
 
-func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.CallToolRequest, h handler, rep *reporter) (any, error) {
+func (s *Server) call(ctx context.Context, spec catalog.Spec, sess *session, req mcp.CallToolRequest, h handler, rep *reporter) (any, error) {
 	if sess.conn == nil {
 		return nil, fault.New(fault.ExecutionFailure, "The ledger could not record this connection.",
 			"Run `rea doctor` and `rea ledger verify`.", map[string]any{"operation": spec.Name, "reason": "ledger"})
@@ -333,7 +334,7 @@ func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.Cal
 		}
 	}
 	var ref string
-	if takesTarget(spec) {
+	if spec.TakesTarget() {
 		ref = peekTarget(raw)
 	}
 	if err := s.targetVerdict(spec, sess, ref, server.IsModernRequest(ctx)); err != nil {
@@ -343,7 +344,7 @@ func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.Cal
 	if err != nil {
 		return nil, err
 	}
-	if takesTarget(spec) {
+	if spec.TakesTarget() {
 		ref, _ := params.String("target")
 		delete(params, "target")
 		ctx = withTarget(ctx, ref)

@@ -17,10 +17,11 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // handlerFor routes a tool to its handler.
-func (s *Server) handlerFor(spec Spec) handler {
+func (s *Server) handlerFor(spec catalog.Spec) handler {
 	switch spec.Name {
 	case "open_binary":
 		return s.openBinary

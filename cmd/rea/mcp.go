@@ -13,6 +13,7 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/catalog"
 	"github.com/rea-re/rea/tools/wire"
 )
 
@@ -92,8 +93,8 @@ func newMCPCommand(g *globals) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(tools.ToolsetNames(), ", ")+
-		"; default all; overrides "+tools.ToolsetsEnv+")")
+	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(catalog.ToolsetNames(), ", ")+
+		"; default all; overrides "+catalog.ToolsetsEnv+")")
 	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio; clients need the bearer token from "+
 		wire.BearerTokenEnv+" or the file REA names on stderr")
 	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+wire.BearerTokenEnv+")")
@@ -107,10 +108,10 @@ func newMCPCommand(g *globals) *cobra.Command {
 // (it wins), else REA_TOOLSETS when set and not empty, else nil (all).
 func serverToolsets(flagSet bool, flagValue string) ([]string, error) {
 	if flagSet {
-		return tools.ParseToolsets(flagValue, "")
+		return catalog.ParseToolsets(flagValue, "")
 	}
-	if v := os.Getenv(tools.ToolsetsEnv); v != "" {
-		return tools.ParseToolsets(v, tools.ToolsetsEnv)
+	if v := os.Getenv(catalog.ToolsetsEnv); v != "" {
+		return catalog.ParseToolsets(v, catalog.ToolsetsEnv)
 	}
 	return nil, nil
 }
