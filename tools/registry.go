@@ -5,29 +5,59 @@ package tools
 // published.
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
 
 	"github.com/rea-re/rea/engine/canon"
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/tools/catalog"
 )
 
-// catBuilders maps each tool name to the constructor of its spec.
-func catBuilders() map[string]func() catalog.Spec {
-	m := map[string]func() catalog.Spec{}
-	for _, family := range [][]func() catalog.Spec{
-		catSessionTools(), catProviderTools(), catComposedTools(), catArtifactTools(), catApplicationTools(),
-	} {
-		for _, b := range family {
-			build := b
-			m[b().Name] = func() catalog.Spec { return catalog.Complete(build()) }
+// tool is one MCP tool as this server serves it: the spec a client sees and
+// the handler that answers it, declared side by side in the file of the
+// tool's family (session.go, provider.go, composed.go, …). Registration,
+// availability, the catalog digests and the golden snapshots all iterate
+// the same list, so a tool cannot be served without its spec or listed
+// without its handler.
+type tool struct {
+	spec   func() catalog.Spec
+	handle handler
+}
+
+// handler is one tool's body: in holds its validated arguments; it returns
+// the result (Ev=N) or a Published (Ev=Y).
+type handler func(s *Server, ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error)
+
+// input is a tools/call as its handler receives it, its arguments decoded
+// once (catalog.Spec.Decode).
+type input struct {
+	provider.Params        // the arguments (the Evidence parameters)
+	tool            string // the tool's name
+}
+
+// families are every tool of the server, family by family.
+func families() [][]tool {
+	return [][]tool{sessionTools(), evidenceFileTools(), navigationTools(), captureTools(),
+		providerTools(), composedTools(), artifactTools()}
+}
+
+// toolIndex maps each tool name to its tool, the spec completed
+// (catalog.Complete) on every build.
+func toolIndex() map[string]tool {
+	m := map[string]tool{}
+	for _, family := range families() {
+		for _, t := range family {
+			build := t.spec
+			m[build().Name] = tool{spec: func() catalog.Spec { return catalog.Complete(build()) }, handle: t.handle}
 		}
 	}
 	return m
 }
 
-var catIndex = sync.OnceValue(catBuilders)
+var catIndex = sync.OnceValue(toolIndex)
 
 // Catalog returns all 45 tools sorted by name, freshly built.
 func Catalog() []catalog.Spec {
@@ -39,18 +69,18 @@ func Catalog() []catalog.Spec {
 	sort.Strings(names)
 	out := make([]catalog.Spec, len(names))
 	for i, n := range names {
-		out[i] = idx[n]()
+		out[i] = idx[n].spec()
 	}
 	return out
 }
 
 // Lookup returns the spec of the named tool, freshly built.
 func Lookup(name string) (catalog.Spec, bool) {
-	b, ok := catIndex()[name]
+	t, ok := catIndex()[name]
 	if !ok {
 		return catalog.Spec{}, false
 	}
-	return b(), true
+	return t.spec(), true
 }
 
 // catalogDigestEntries is the tool list of §3.3 (sorted by name) that

@@ -19,8 +19,6 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
-	"github.com/rea-re/rea/engine/progress"
-	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/tools/catalog"
 	"github.com/rea-re/rea/tools/wire"
 )
@@ -40,7 +38,7 @@ type Options struct {
 	// names (values reach only the captured child); nil: none.
 	LookupEnv func(string) (string, bool)
 	// Toolsets are the toolsets served (catalog.ParseToolsets); nil serves every
-	// tool (catalog_toolsets.go).
+	// tool (catalog/toolsets.go).
 	Toolsets []string
 	// EvidenceContext is the inline Evidence context's form
 	// (REA_EVIDENCE_CONTEXT); the zero value is compact.
@@ -91,7 +89,7 @@ type session struct {
 }
 
 // New builds the MCP server and registers the tools of opts.Toolsets (all
-// 42 by default); the others are not registered at all (catalog_toolsets.go).
+// 42 by default); the others are not registered at all (catalog/toolsets.go).
 func New(eng *engine.Engine, opts Options) *Server {
 	s := &Server{eng: eng, opts: opts, all: Catalog(), byName: map[string]catalog.Spec{},
 		static: newStaticIdentity(), conns: map[string]*session{}, states: newRequestStates()}
@@ -119,8 +117,9 @@ func New(eng *engine.Engine, opts Options) *Server {
 		server.WithRecovery(),
 		server.WithElicitation(),
 	)
+	idx := catIndex()
 	for _, spec := range s.catalog {
-		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, s.handlerFor(spec)))
+		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, idx[spec.Name].handle))
 	}
 	return s
 }
@@ -287,10 +286,6 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	return out
 }
 
-// handler is one tool's body: params are validated; it returns the result
-// (Ev=N) or a Published (Ev=Y).
-type handler func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error)
-
 func (s *Server) wrap(spec catalog.Spec, h handler) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sess := s.sessionFor(ctx)
@@ -350,7 +345,7 @@ func (s *Server) call(ctx context.Context, spec catalog.Spec, sess *session, req
 		ctx = withTarget(ctx, ref)
 	}
 	rep.start()
-	return h(ctx, sess, params, rep)
+	return h(s, ctx, sess, input{Params: params, tool: spec.Name}, rep)
 }
 
 // unavailableToolError answers a 2026-07-28 call to an unavailable tool (§4).

@@ -1,6 +1,11 @@
 package tools
 
-import "github.com/rea-re/rea/tools/catalog"
+import (
+	"context"
+
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/tools/catalog"
+)
 
 // Provider operations (kind provider, CONTRACTS.md §2.2): each needs an open
 // executable target and a bound provider that declares the operation, and
@@ -21,14 +26,37 @@ func catProvider(name, title, desc, eff string, input, result catalog.M) catalog
 	}
 }
 
-func catProviderTools() []func() catalog.Spec {
-	return []func() catalog.Spec{
-		catListDocuments, catCurrentDocument, catCurrentAddress, catGotoAddress, catListProcedures, catListNames,
-		catListStrings, catListSegments, catAddressName, catProcedureAddress, catResolveContainingProcedure,
-		catProcedureInfo, catProcedureAssembly, catReadFunctionInstructions, catProcedureCallers,
-		catProcedureCallees, catXrefs, catSearchProcedures, catSearchStrings, catComment, catInlineComment,
-		catListBookmarks, catSetComment, catSetInlineComment, catSetBookmark, catUnsetBookmark, catSetAddressName,
-		catListDependencies, catResolveImport,
+func providerTools() []tool {
+	return []tool{
+		{catListDocuments, (*Server).operate},
+		{catCurrentDocument, (*Server).operate},
+		{catCurrentAddress, (*Server).operate},
+		{catGotoAddress, (*Server).operate},
+		{catListProcedures, (*Server).operate},
+		{catListNames, (*Server).operate},
+		{catListStrings, (*Server).operate},
+		{catListSegments, (*Server).operate},
+		{catAddressName, (*Server).operate},
+		{catProcedureAddress, (*Server).operate},
+		{catResolveContainingProcedure, (*Server).operate},
+		{catProcedureInfo, (*Server).operate},
+		{catProcedureAssembly, (*Server).operate},
+		{catReadFunctionInstructions, (*Server).operate},
+		{catProcedureCallers, (*Server).operate},
+		{catProcedureCallees, (*Server).operate},
+		{catXrefs, (*Server).operate},
+		{catSearchProcedures, (*Server).operate},
+		{catSearchStrings, (*Server).operate},
+		{catComment, (*Server).operate},
+		{catInlineComment, (*Server).operate},
+		{catListBookmarks, (*Server).operate},
+		{catSetComment, (*Server).operate},
+		{catSetInlineComment, (*Server).operate},
+		{catSetBookmark, (*Server).operate},
+		{catUnsetBookmark, (*Server).operate},
+		{catSetAddressName, (*Server).operate},
+		{catListDependencies, (*Server).listDependencies},
+		{catResolveImport, (*Server).resolveImport},
 	}
 }
 
@@ -346,4 +374,18 @@ func catSetAddressName() catalog.Spec {
 			"name":     catalog.Str(0, 256),
 			"document": catalog.DocIn(),
 		}, "address", "name"), catalog.Bool())
+}
+
+// operate answers a provider tool: the operation of the same name on the
+// call's target, recorded as Evidence.
+func (s *Server) operate(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
+	return sess.conn.Operate(ctx, targetOf(ctx), in.tool, in.Params, rep)
+}
+
+func (s *Server) listDependencies(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
+	return sess.conn.ListDependencies(ctx, targetOf(ctx), in.Params, rep)
+}
+
+func (s *Server) resolveImport(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
+	return sess.conn.ResolveImport(ctx, targetOf(ctx), in.Params, rep)
 }

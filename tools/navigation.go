@@ -1,0 +1,79 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/rea-re/rea/engine/progress"
+	"github.com/rea-re/rea/tools/catalog"
+)
+
+// Navigation tools (CONTRACTS.md §8): where the analyst is, answered from
+// the target's provider and the connection's state.
+
+func navigationTools() []tool {
+	return []tool{
+		{catGetNavigationContext, (*Server).navigationContext},
+		{catInspectAddressContext, (*Server).inspectAddressContext},
+	}
+}
+
+func catGetNavigationContext() catalog.Spec {
+	return catalog.Spec{
+		Name:        "get_navigation_context",
+		Title:       "Get navigation context",
+		Description: "Return the document, cursor and its procedure." + catalog.SampleText,
+		Kind:        "session",
+		Effects:     catalog.Effects("I"),
+		Input:       catalog.In(catalog.M{"document": catalog.DocIn()}),
+		Result: catalog.OutAll(catalog.M{
+			"mode":      catalog.Enum("current_selection", "explicit_document"),
+			"document":  catalog.String(),
+			"address":   catalog.AddrOut(),
+			"procedure": catalog.Nullable(catalog.ProcRef()),
+		}),
+		RequiredOperations: []string{"current_address", "current_document", "resolve_containing_procedure"},
+	}
+}
+
+func catInspectAddressContext() catalog.Spec {
+	// A facet is available with a value, or unavailable with an error code
+	// (§1.7) and remediation.
+	facet := func(value catalog.M) catalog.M {
+		return catalog.Out(catalog.M{"state": catalog.Enum("available", "unavailable"), "value": value,
+			"reason": catalog.String(), "remediation": catalog.String()}, "state")
+	}
+	return catalog.Spec{
+		Name:        "inspect_address_context",
+		Title:       "Inspect address context",
+		Description: "Return the name, procedure, comments and bookmarks at an address." + catalog.SampleText,
+		Kind:        "session",
+		Effects:     catalog.Effects("I"),
+		Input: catalog.In(catalog.M{
+			"address":  catalog.AddrIn(""),
+			"document": catalog.DocIn(),
+		}, "address"),
+		Result: catalog.OutAll(catalog.M{
+			"address":  catalog.AddrOut(),
+			"document": catalog.Nullable(catalog.String()),
+			"name":     facet(catalog.Nullable(catalog.String())),
+			"procedure": facet(catalog.M{"oneOf": []any{
+				catalog.OutAll(catalog.M{"query_address": catalog.AddrOut(), "found": catalog.Const(true), "procedure": catalog.ProcRef()}),
+				catalog.OutAll(catalog.M{"query_address": catalog.AddrOut(), "found": catalog.Const(false), "procedure": catalog.M{"type": "null"},
+					"reason": catalog.Enum("outside_segments", "not_in_procedure")}),
+			}}),
+			"comment":        facet(catalog.Nullable(catalog.String())),
+			"inline_comment": facet(catalog.Nullable(catalog.String())),
+			"bookmarks":      facet(catalog.List(catalog.OutAll(catalog.M{"address": catalog.AddrOut(), "name": catalog.String()}))),
+		}),
+		RequiredOperations: []string{"address_name", "comment", "inline_comment", "list_bookmarks", "resolve_containing_procedure"},
+	}
+}
+
+func (s *Server) navigationContext(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
+	return sess.conn.NavigationContext(ctx, targetOf(ctx), optionalString(in.Params, "document"))
+}
+
+func (s *Server) inspectAddressContext(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
+	addr, _ := in.Params.String("address")
+	return sess.conn.InspectAddressContext(ctx, targetOf(ctx), addr, optionalString(in.Params, "document"))
+}
