@@ -376,7 +376,7 @@ func pageOf(params provider.Params, prefix string) command.PageRequest {
 func (s *Server) inventoryArtifact(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
 	mode, _ := in.Params.String("integrity_policy")
 	return command.InventoryArtifact(ctx, sess.conn, command.InventoryRequest{
-		Target:     targetOf(ctx),
+		Target:     in.target,
 		Parameters: in.Params,
 		Limits:     traversalLimits(in.Params),
 		Policy: artifact.Policy{Mode: mode, ContinueApproved: in.Params.Bool("integrity_continue_approved", false),
@@ -393,7 +393,7 @@ func (s *Server) extractArtifact(ctx context.Context, sess *session, in input, r
 	}
 	out, _ := in.Params.String("output_root")
 	return command.ExtractArtifact(ctx, sess.conn, command.ExtractRequest{
-		Target:     targetOf(ctx),
+		Target:     in.target,
 		Parameters: in.Params, OutputRoot: out, OccurrenceIDs: stringList(in.Params["occurrence_ids"]),
 		Limits: traversalLimits(in.Params), Page: pageOf(in.Params, ""),
 		AllowHiddenPaths: in.Params.Bool("allow_hidden_paths", false),

@@ -147,7 +147,7 @@ type overviewSegment struct {
 func (s *Server) binaryOverview(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
 	detail, _ := in.Params.String("detail")
 	limit := int(in.Params.Int("limit", 10))
-	return sess.conn.Compose(ctx, targetOf(ctx), "binary_overview", in.Params, rep, func(call engine.Caller) (provider.Result, error) {
+	return sess.conn.Compose(ctx, in.target, "binary_overview", in.Params, rep, func(call engine.Caller) (provider.Result, error) {
 		var docs []string
 		if err := decodeResult(call, "list_documents", provider.Params{}, &docs); err != nil {
 			return provider.Result{}, err
@@ -321,7 +321,7 @@ func (s *Server) callGraph(ctx context.Context, sess *session, in input, rep pro
 	if direction == "backward" {
 		op = "procedure_callers"
 	}
-	return sess.conn.Compose(ctx, targetOf(ctx), "get_call_graph", in.Params, rep, func(inner engine.Caller) (provider.Result, error) {
+	return sess.conn.Compose(ctx, in.target, "get_call_graph", in.Params, rep, func(inner engine.Caller) (provider.Result, error) {
 		userNames := false
 		call := func(op string, p provider.Params) (provider.Result, error) {
 			res, err := inner(op, p)

@@ -70,10 +70,10 @@ func catInspectAddressContext() catalog.Spec {
 }
 
 func (s *Server) navigationContext(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
-	return sess.conn.NavigationContext(ctx, targetOf(ctx), optionalString(in.Params, "document"))
+	return sess.conn.NavigationContext(ctx, in.target, optionalString(in.Params, "document"))
 }
 
 func (s *Server) inspectAddressContext(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
 	addr, _ := in.Params.String("address")
-	return sess.conn.InspectAddressContext(ctx, targetOf(ctx), addr, optionalString(in.Params, "document"))
+	return sess.conn.InspectAddressContext(ctx, in.target, addr, optionalString(in.Params, "document"))
 }

@@ -379,13 +379,13 @@ func catSetAddressName() catalog.Spec {
 // operate answers a provider tool: the operation of the same name on the
 // call's target, recorded as Evidence.
 func (s *Server) operate(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
-	return sess.conn.Operate(ctx, targetOf(ctx), in.tool, in.Params, rep)
+	return sess.conn.Operate(ctx, in.target, in.tool, in.Params, rep)
 }
 
 func (s *Server) listDependencies(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
-	return sess.conn.ListDependencies(ctx, targetOf(ctx), in.Params, rep)
+	return sess.conn.ListDependencies(ctx, in.target, in.Params, rep)
 }
 
 func (s *Server) resolveImport(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
-	return sess.conn.ResolveImport(ctx, targetOf(ctx), in.Params, rep)
+	return sess.conn.ResolveImport(ctx, in.target, in.Params, rep)
 }

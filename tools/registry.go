@@ -31,11 +31,16 @@ type tool struct {
 // the result (Ev=N) or a Published (Ev=Y).
 type handler func(s *Server, ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error)
 
-// input is a tools/call as its handler receives it, its arguments decoded
-// once (catalog.Spec.Decode).
+// input is a tools/call as its handler receives it, its arguments parsed
+// and validated once (Server.arguments).
 type input struct {
-	provider.Params        // the arguments (the Evidence parameters)
+	provider.Params        // the arguments: the Evidence parameters, target excluded
 	tool            string // the tool's name
+	// target is the handle the target argument named; "" is the active
+	// target. It is never a parameter: the subject names the bytes, so the
+	// same call on the same bytes gives the same Evidence id whichever
+	// handle named them (§15.1).
+	target string
 }
 
 // families are every tool of the server, family by family.

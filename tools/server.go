@@ -20,6 +20,7 @@ import (
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/tools/catalog"
+	"github.com/rea-re/rea/tools/schema"
 	"github.com/rea-re/rea/tools/wire"
 )
 
@@ -316,36 +317,54 @@ func (s *Server) call(ctx context.Context, spec catalog.Spec, sess *session, req
 		return nil, fault.New(fault.ExecutionFailure, "The ledger could not record this connection.",
 			"Run `rea doctor` and `rea ledger verify`.", map[string]any{"operation": spec.Name, "reason": "ledger"})
 	}
-	raw := req.Params.RawArguments
-	if len(raw) == 0 {
-		if req.Params.Arguments == nil {
-			raw = json.RawMessage("{}")
-		} else {
-			b, err := json.Marshal(req.Params.Arguments)
-			if err != nil {
-				return nil, fault.Invalid(spec.Name, fault.Issue{Path: "", Reason: "invalid_type", Message: "arguments must be an object"})
-			}
-			raw = b
-		}
-	}
-	var ref string
-	if spec.TakesTarget() {
-		ref = peekTarget(raw)
-	}
-	if err := s.targetVerdict(spec, sess, ref, server.IsModernRequest(ctx)); err != nil {
-		return nil, err
-	}
-	params, err := spec.Decode(raw)
+	in, err := s.arguments(ctx, spec, sess, req)
 	if err != nil {
 		return nil, err
 	}
-	if spec.TakesTarget() {
-		ref, _ := params.String("target")
-		delete(params, "target")
-		ctx = withTarget(ctx, ref)
-	}
 	rep.start()
-	return h(s, ctx, sess, input{Params: params, tool: spec.Name}, rep)
+	return h(s, ctx, sess, in, rep)
+}
+
+// arguments decodes a call's arguments once into its handler's input: the
+// parse that names the target is the one validation reads (CONTRACTS.md
+// §15.1: the target's availability is decided before the arguments are
+// validated, and an invalid target value is left to validation).
+func (s *Server) arguments(ctx context.Context, spec catalog.Spec, sess *session, req mcp.CallToolRequest) (input, error) {
+	var args any = req.Params.RawArguments
+	if len(req.Params.RawArguments) == 0 {
+		if req.Params.Arguments == nil {
+			args = json.RawMessage("{}")
+		} else {
+			// An in-process client's map: through its JSON encoding, as
+			// from the wire (integers as exact literals).
+			b, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return input{}, fault.Invalid(spec.Name, fault.Issue{Path: "", Reason: "invalid_type", Message: "arguments must be an object"})
+			}
+			args = json.RawMessage(b)
+		}
+	}
+	parsed, perr := schema.Parse(spec.Name, args)
+	var ref string
+	if perr == nil && spec.TakesTarget() {
+		ref = parsed.String("target")
+	}
+	if err := s.targetVerdict(spec, sess, ref, server.IsModernRequest(ctx)); err != nil {
+		return input{}, err
+	}
+	if perr != nil {
+		return input{}, perr
+	}
+	params, err := spec.DecodeParsed(parsed)
+	if err != nil {
+		return input{}, err
+	}
+	in := input{Params: params, tool: spec.Name}
+	if spec.TakesTarget() {
+		in.target, _ = params.String("target")
+		delete(params, "target")
+	}
+	return in, nil
 }
 
 // unavailableToolError answers a 2026-07-28 call to an unavailable tool (§4).

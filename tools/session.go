@@ -136,8 +136,8 @@ func catGetEvidenceBundle() catalog.Spec {
 }
 
 // closeBinary closes the call's target (the active one when none is named).
-func (s *Server) closeBinary(ctx context.Context, sess *session, _ input, _ progress.Reporter) (any, error) {
-	return sess.conn.CloseBinary(ctx, targetOf(ctx))
+func (s *Server) closeBinary(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
+	return sess.conn.CloseBinary(ctx, in.target)
 }
 
 func (s *Server) openBinary(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {

@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/rea-re/rea/engine"
@@ -13,35 +11,9 @@ import (
 // Several targets per connection (CONTRACTS.md §15). The tools that act on
 // a target take an optional target argument naming one of the
 // connection's handles; absent, they act on the active target. The
-// argument is taken off the parameters before the handler runs: Evidence
-// parameters never include it (the subject names the bytes, so the same
+// argument is taken off the parameters before the handler runs (it
+// travels as input.target): Evidence parameters never include it (the subject names the bytes, so the same
 // call on the same bytes gives the same id whichever handle named them).
-
-type targetKey struct{}
-
-// withTarget carries a call's target argument ("" = active) to its handler.
-func withTarget(ctx context.Context, ref string) context.Context {
-	return context.WithValue(ctx, targetKey{}, ref)
-}
-
-// targetOf is the call's target argument; "" means the active target.
-func targetOf(ctx context.Context) string {
-	ref, _ := ctx.Value(targetKey{}).(string)
-	return ref
-}
-
-// peekTarget reads the target argument before validation, so availability
-// can be decided for the named target; a malformed value is left to Decode.
-func peekTarget(raw json.RawMessage) string {
-	var args struct {
-		Target any `json:"target"`
-	}
-	if json.Unmarshal(raw, &args) != nil {
-		return ""
-	}
-	ref, _ := args.Target.(string)
-	return ref
-}
 
 // activeFirst is open (a connection's States, in open order) with the
 // active target first; one zero State when none is open.

@@ -253,10 +253,19 @@ func TargetProperty() M {
 }
 
 // Decode validates raw arguments against s.Input (with the integrity union
-// of InputUnion) and returns the Evidence parameters (schema.Decode). An
-// absent target is not a parameter: unlike every other optional key, it
-// selects the target and never enters Evidence (§15.1).
+// of InputUnion) and returns the Evidence parameters (schema.Decode).
 func (s Spec) Decode(args any) (provider.Params, error) {
+	p, err := schema.Parse(s.Name, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.DecodeParsed(p)
+}
+
+// DecodeParsed is Decode of arguments already parsed. An absent target is
+// not a parameter: unlike every other optional key, it selects the target
+// and never enters Evidence (§15.1).
+func (s Spec) DecodeParsed(p schema.Parsed) (provider.Params, error) {
 	in := s.Input
 	if len(s.InputUnion) > 0 {
 		in = make(map[string]any, len(s.Input)+1)
@@ -265,7 +274,7 @@ func (s Spec) Decode(args any) (provider.Params, error) {
 		}
 		in["oneOf"] = s.InputUnion
 	}
-	m, err := schema.Decode(s.Name, in, args)
+	m, err := p.Decode(s.Name, in)
 	if err != nil {
 		return nil, err
 	}

@@ -59,18 +59,57 @@ const (
 // the same parameters); null for a required key or an array item is
 // invalid_type. Decode never panics; every failure is a *fault.Error with
 // code invalid_request.
-func Decode(operation string, schema map[string]any, args any) (params provider.Params, err error) {
+func Decode(operation string, schema map[string]any, args any) (provider.Params, error) {
+	p, err := Parse(operation, args)
+	if err != nil {
+		return nil, err
+	}
+	return p.Decode(operation, schema)
+}
+
+// Parsed is a call's arguments parsed once into the value tree that
+// Decode validates (numbers as json.Number), so that what a call needs
+// before validation (its target) is read from the same parse.
+type Parsed struct {
+	root   any
+	issues []fault.Issue // of the parse; reported with the validation's
+}
+
+// Parse parses args, in any form Decode accepts; unusable input is
+// invalid_request. Parse never panics.
+func Parse(operation string, args any) (p Parsed, err error) {
 	defer func() {
-		if r := recover(); r != nil { // defensive: a schema bug must not crash a handler
-			params, err = nil, fault.Internal(operation, fmt.Errorf("tools: decode %s: %v", operation, r))
+		if r := recover(); r != nil { // defensive, as in Decode
+			p, err = Parsed{}, fault.Internal(operation, fmt.Errorf("tools: decode %s: %v", operation, r))
 		}
 	}()
 	st := &State{}
 	root := st.arguments(args)
 	if len(st.Issues) > 0 && root == nil {
-		return nil, st.fail(operation)
+		return Parsed{}, st.fail(operation)
 	}
-	out := st.Validate(schema, root, "")
+	return Parsed{root: root, issues: st.Issues}, nil
+}
+
+// String is the top-level argument key when it is a string, before
+// validation ("" otherwise).
+func (p Parsed) String(key string) string {
+	m, _ := p.root.(map[string]any)
+	v, _ := m[key].(string)
+	return v
+}
+
+// Decode validates the parsed arguments against schema and returns the
+// Evidence parameters, as the package-level Decode does. The result may
+// share the parsed tree: decode a Parsed once.
+func (p Parsed) Decode(operation string, schema map[string]any) (params provider.Params, err error) {
+	defer func() {
+		if r := recover(); r != nil { // defensive: a schema bug must not crash a handler
+			params, err = nil, fault.Internal(operation, fmt.Errorf("tools: decode %s: %v", operation, r))
+		}
+	}()
+	st := &State{Issues: append([]fault.Issue(nil), p.issues...)}
+	out := st.Validate(schema, p.root, "")
 	if len(st.Issues) > 0 {
 		return nil, st.fail(operation)
 	}
