@@ -7,13 +7,18 @@ import (
 	"github.com/rea-re/rea/tools/catalog"
 )
 
-// Navigation tools (CONTRACTS.md §8): where the analyst is, answered from
-// the target's provider and the connection's state.
+// Navigation tools (CONTRACTS.md §8, and the document and cursor
+// operations of §2.2): where the analyst is, answered from the target's
+// provider and the connection's state.
 
 func navigationTools() []tool {
 	return []tool{
 		{catGetNavigationContext, (*Server).navigationContext},
 		{catInspectAddressContext, (*Server).inspectAddressContext},
+		{catListDocuments, (*Server).operate},
+		{catCurrentDocument, (*Server).operate},
+		{catCurrentAddress, (*Server).operate},
+		{catGotoAddress, (*Server).operate},
 	}
 }
 
@@ -67,6 +72,29 @@ func catInspectAddressContext() catalog.Spec {
 		}),
 		RequiredOperations: []string{"address_name", "comment", "inline_comment", "list_bookmarks", "resolve_containing_procedure"},
 	}
+}
+
+func catListDocuments() catalog.Spec {
+	return catProvider("list_documents", "List documents",
+		"List document names."+catalog.SampleText,
+		"I", catalog.In(catalog.M{}), catalog.List(catalog.String()))
+}
+
+func catCurrentDocument() catalog.Spec {
+	return catProvider("current_document", "Current document",
+		"Return the current document name."+catalog.SampleText, "I", catalog.In(catalog.M{}), catalog.String())
+}
+
+func catCurrentAddress() catalog.Spec {
+	return catProvider("current_address", "Current address",
+		"Return the cursor address (the entry point until goto_address).",
+		"I", catalog.In(catalog.M{"document": catalog.DocIn()}), catalog.AddrOut())
+}
+
+func catGotoAddress() catalog.Spec {
+	return catProvider("goto_address", "Go to address",
+		"Move the cursor to an address inside a segment.",
+		"S I", catalog.In(catalog.M{"address": catalog.AddrIn(""), "document": catalog.DocIn()}, "address"), catalog.AddrOut())
 }
 
 func (s *Server) navigationContext(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {

@@ -45,8 +45,8 @@ type input struct {
 
 // families are every tool of the server, family by family.
 func families() [][]tool {
-	return [][]tool{sessionTools(), evidenceFileTools(), navigationTools(), captureTools(),
-		providerTools(), composedTools(), artifactTools()}
+	return [][]tool{sessionTools(), navigationTools(), procedureTools(), nameTools(), annotationTools(),
+		dependencyTools(), composedTools(), artifactTools(), evidenceFileTools(), captureTools()}
 }
 
 // toolIndex maps each tool name to its tool, the spec completed

@@ -491,38 +491,6 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// TestValidateSchemaSubset covers interpreter paths the catalog inputs do not
-// reach but result checks do: required keys without a property schema,
-// untyped values that may be null, type lists.
-func TestValidateSchemaSubset(t *testing.T) {
-	cases := []struct {
-		schema map[string]any
-		value  string
-		issues int
-	}{
-		{map[string]any{"required": []any{"a"}}, `{}`, 1},
-		{map[string]any{"required": []any{"a"}}, `{"a":1}`, 0},
-		{map[string]any{"properties": map[string]any{"x": map[string]any{}}, "required": []any{"x"}}, `{"x":null}`, 0},
-		{map[string]any{"properties": map[string]any{"x": map[string]any{"type": "string"}}, "required": []any{"x"}}, `{"x":null}`, 1},
-		{map[string]any{"type": []any{"string", "null"}}, `null`, 0},
-		{map[string]any{"type": []any{"string", "null"}}, `1`, 1},
-		{map[string]any{"type": []any{"integer", "number"}}, `1.5`, 0},
-		{map[string]any{"type": "array", "items": map[string]any{}}, `[null,1]`, 0},
-		{map[string]any{"oneOf": []any{map[string]any{"required": []any{"a"}}, map[string]any{"required": []any{"b"}}}}, `{"a":1,"b":2}`, 1},
-		{map[string]any{"anyOf": []any{map[string]any{"required": []any{"a"}}, map[string]any{"required": []any{"b"}}}}, `{"a":1,"b":2}`, 0},
-		{map[string]any{"const": map[string]any{"a": []any{int64(1)}}}, `{"a":[1.0]}`, 0},
-		{map[string]any{"enum": []any{true, nil}}, `null`, 0},
-	}
-	for i, c := range cases {
-		st := &schema.State{}
-		v := st.ParseJSON([]byte("[" + c.value + "]")) // wrapped: a top-level null means no arguments
-		st.Validate(map[string]any{"type": "array", "items": c.schema}, v, "")
-		if len(st.Issues) != c.issues {
-			t.Errorf("case %d %s: issues %+v, want %d", i, c.value, st.Issues, c.issues)
-		}
-	}
-}
-
 func TestDecodeUnicodeLength(t *testing.T) {
 	vdDecodeOK(t, "search_strings", `{"pattern":"`+strings.Repeat("é", 256)+`"}`)
 	vdDecodeOK(t, "set_address_name", `{"address":"1","name":"`+strings.Repeat("😀", 256)+`"}`)
