@@ -18,9 +18,9 @@ import (
 	"github.com/rea-re/rea/tools/schema"
 )
 
-// TestEveryToolHasItsHandler: the families declare each of the 45 tools
-// once, each with a handler, and the catalog is exactly those tools: a
-// spec cannot be published without the handler that answers it.
+// TestEveryToolHasItsHandler: the families declare each tool once, each
+// with a handler, and the catalog is exactly those tools: a spec cannot be
+// published without the handler that answers it.
 func TestEveryToolHasItsHandler(t *testing.T) {
 	seen := map[string]bool{}
 	for _, family := range families() {
@@ -36,8 +36,8 @@ func TestEveryToolHasItsHandler(t *testing.T) {
 		}
 	}
 	cat := Catalog()
-	if len(cat) != 45 || len(seen) != len(cat) {
-		t.Fatalf("%d tools declared, catalog has %d, want 45", len(seen), len(cat))
+	if len(seen) != len(cat) {
+		t.Fatalf("%d tools declared, catalog has %d", len(seen), len(cat))
 	}
 	for _, s := range cat {
 		if !seen[s.Name] {
