@@ -7,6 +7,7 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // ClientRequirements are a tool's client features (§3.4).
@@ -27,16 +28,16 @@ type Mode struct {
 
 // ToolAvailability explains whether one tool is callable now (§3.4).
 type ToolAvailability struct {
-	Name                 string             `json:"name"`
-	Kind                 string             `json:"kind"`
-	ClientRequirements   ClientRequirements `json:"client_requirements"`
-	Effects              *provider.Effects  `json:"effects,omitempty"`
-	Annotations          *Annotations       `json:"annotations,omitempty"`
-	DefaultModeAvailable *bool              `json:"default_mode_available,omitempty"`
-	Modes                []Mode             `json:"modes,omitempty"`
-	Available            bool               `json:"available"`
-	Reason               string             `json:"reason"`
-	Remediation          *string            `json:"remediation"`
+	Name                 string               `json:"name"`
+	Kind                 string               `json:"kind"`
+	ClientRequirements   ClientRequirements   `json:"client_requirements"`
+	Effects              *provider.Effects    `json:"effects,omitempty"`
+	Annotations          *catalog.Annotations `json:"annotations,omitempty"`
+	DefaultModeAvailable *bool                `json:"default_mode_available,omitempty"`
+	Modes                []Mode               `json:"modes,omitempty"`
+	Available            bool                 `json:"available"`
+	Reason               string               `json:"reason"`
+	Remediation          *string              `json:"remediation"`
 	// AvailableFor are the open targets that can serve the tool (§15.2);
 	// absent for tools that take no target and when nothing is open.
 	AvailableFor []string `json:"available_for,omitempty"`
@@ -76,7 +77,7 @@ func (s *Server) availabilityOf(name string, st engine.State, features events.Cl
 }
 
 // evaluate applies the decision order of §3.4 to one tool.
-func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeatures) ToolAvailability {
+func (s *Server) evaluate(spec catalog.Spec, st engine.State, features events.ClientFeatures) ToolAvailability {
 	effects, annotations := spec.Effects, spec.Annotations()
 	a := ToolAvailability{Name: spec.Name, Kind: spec.Kind, Effects: &effects, Annotations: &annotations,
 		ClientRequirements: requirementsOf(spec.Name, features)}
@@ -87,9 +88,9 @@ func (s *Server) evaluate(spec Spec, st engine.State, features events.ClientFeat
 	if spec.Name == "get_navigation_context" {
 		a.Modes, a.DefaultModeAvailable = navigationModesOf(st), new(bool)
 	}
-	if !catEnabled(spec.Name, s.opts.Toolsets) {
+	if !catalog.Enabled(spec.Name, s.opts.Toolsets) {
 		// Not served at all: nothing else about it matters (§0, §3.4).
-		return unavailable("not_in_toolset", catNotInToolset(spec.Name))
+		return unavailable("not_in_toolset", catalog.NotInToolset(spec.Name))
 	}
 	verdict := func() ToolAvailability {
 		if (spec.Name == "export_evidence_bundle" || spec.Name == "import_evidence_bundle") && !s.evidenceRootsConfigured(spec.Name) {

@@ -14,13 +14,96 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/progress"
-	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // capture_process_scenario (CONTRACTS.md §2.6, §9.9): decode and normalize,
 // preflight the exact request through the policy evaluator, ask the user
 // when the evaluator says the request may be approved by asking, then run
 // and publish.
+
+func captureTools() []tool {
+	return []tool{{catCaptureProcessScenario, (*Server).captureProcessScenario}}
+}
+
+func catCaptureProcessScenario() catalog.Spec {
+	stepWrite := catalog.In(catalog.M{
+		"type":      catalog.Const("write"),
+		"data":      catalog.Str(0, 65536),
+		"sensitive": catalog.D(catalog.Def(catalog.Bool(), false), "Redact data in the Evidence."),
+	}, "type", "data")
+	stepWait := catalog.In(catalog.M{
+		"type":       catalog.Const("wait_output"),
+		"literal":    catalog.Str(1, 10000),
+		"timeout_ms": catalog.Int(1, 300000),
+	}, "type", "literal", "timeout_ms")
+	stepSleep := catalog.In(catalog.M{"type": catalog.Const("sleep"), "ms": catalog.Int(0, 60000)}, "type", "ms")
+	stepClose := catalog.In(catalog.M{"type": catalog.Const("close_stdin")}, "type")
+	stepSignal := catalog.In(catalog.M{"type": catalog.Const("signal"), "signal": catalog.Enum("SIGINT", "SIGTERM", "SIGHUP")}, "type", "signal")
+	// anyOf rather than oneOf: the branches exclude each other through the type
+	// const, and anyOf is the combinator more clients accept.
+	step := catalog.M{"type": "object", "anyOf": []any{stepWrite, stepWait, stepSleep, stepClose, stepSignal}}
+
+	envName := catalog.Pat(catalog.PatEnvName)
+	envName["not"] = catalog.M{"enum": []any{"TERM", "REA_PROCESS_RUN_ID"}}
+
+	return catalog.Spec{
+		Name:  "capture_process_scenario",
+		Title: "Capture process scenario",
+		Description: "Run a program in a pseudo-terminal with scripted input, recording the transcript; needs a process_capture grant." +
+			catalog.SampleText,
+		Kind:     "session",
+		Effects:  catalog.Effects("S W P N D"),
+		Evidence: true,
+		Input: catalog.In(catalog.M{
+			"executable":        catalog.AbsPathIn(4096, ""),
+			"arguments":         catalog.Def(catalog.Arr(catalog.Str(0, 4096), 0, 256), []any{}),
+			"working_directory": catalog.AbsPathIn(4096, ""),
+			"environment_names": catalog.D(catalog.Def(catalog.Arr(envName, 0, 64), []any{}), "REA variables passed through."),
+			"stdin_steps":       catalog.Def(catalog.Arr(step, 0, 1000), []any{}),
+			"terminal": catalog.D(catalog.Def(catalog.In(catalog.M{
+				"columns": catalog.Def(catalog.Int(1, 1000), int64(80)),
+				"rows":    catalog.Def(catalog.Int(1, 1000), int64(24)),
+			}), catalog.M{}), ""),
+			"timeout_ms":       catalog.Def(catalog.Int(1, 300000), int64(30000)),
+			"idle_timeout_ms":  catalog.Def(catalog.Int(1, 300000), int64(30000)),
+			"max_output_bytes": catalog.Def(catalog.Int(1, 10000000), int64(1000000)),
+			"network":          catalog.Def(catalog.Enum("none", "loopback", "host"), "none"),
+		}, "executable", "working_directory"),
+		Result: catalog.OutAll(catalog.M{
+			"schema_version":    catalog.Const(int64(1)),
+			"executable":        catalog.OutAll(catalog.M{"path": catalog.String(), "sha256": catalog.Hex64()}),
+			"arguments":         catalog.List(catalog.String()),
+			"working_directory": catalog.String(),
+			"environment_names": catalog.List(catalog.String()),
+			"network":           catalog.Enum("none", "loopback", "host"),
+			"terminal":          catalog.OutAll(catalog.M{"columns": catalog.Count(), "rows": catalog.Count()}),
+			"started_at":        catalog.TimeOut(),
+			"completed_at":      catalog.TimeOut(),
+			"duration_ms":       catalog.Count(),
+			"exit": catalog.OutAll(catalog.M{
+				"code":   catalog.Nullable(catalog.M{"type": "integer"}),
+				"signal": catalog.Nullable(catalog.String()),
+				"reason": catalog.Enum("exited", "timeout", "idle_timeout", "output_limit"),
+			}),
+			"output": catalog.OutAll(catalog.M{
+				"bytes": catalog.Count(), "sha256": catalog.Hex64(), "text": catalog.String(),
+				"rendered": catalog.List(catalog.String()), "truncated": catalog.Bool(),
+			}),
+			"steps": catalog.List(catalog.OutAll(catalog.M{
+				"index": catalog.Count(), "type": catalog.Enum("write", "wait_output", "sleep", "close_stdin", "signal"),
+				"outcome": catalog.Enum("done", "timed_out", "target_exited", "skipped"), "at_ms": catalog.Count(),
+			})),
+			"processes": catalog.List(catalog.OutAll(catalog.M{
+				"pid": catalog.Count(), "parent_pid": catalog.Count(), "process_group_id": catalog.Count(), "command": catalog.String(),
+			})),
+			"cleanup": catalog.OutAll(catalog.M{
+				"process_group": catalog.Enum("already_empty", "terminated"), "verified": catalog.Const(true),
+			}),
+			"limitations": catalog.List(catalog.String()),
+		}),
+	}
+}
 
 // captureGate is the host and policy step of §3.4 for the capture tool: a
 // host that cannot isolate a capture is unsupported_host (probed once), and
@@ -43,8 +126,8 @@ func hostReason(err error) string {
 	return err.Error()
 }
 
-func (s *Server) captureProcessScenario(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-	raw, err := json.Marshal(params)
+func (s *Server) captureProcessScenario(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
+	raw, err := json.Marshal(in.Params)
 	if err != nil {
 		return nil, fault.Internal(capture.Operation, err)
 	}

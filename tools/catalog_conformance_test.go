@@ -19,6 +19,8 @@ import (
 	"github.com/rea-re/rea/engine/provider/builtin"
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/tools/catalog"
+	"github.com/rea-re/rea/tools/schema"
 )
 
 // catConformanceArgs are sample arguments per tool; addresses are filled in
@@ -56,7 +58,7 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 
 // catCompileOutput compiles a tool's published outputSchema with an
 // independent JSON Schema (draft 2020-12) validator, the kind a client uses.
-func catCompileOutput(t *testing.T, spec Spec) *jsonschema.Schema {
+func catCompileOutput(t *testing.T, spec catalog.Spec) *jsonschema.Schema {
 	t.Helper()
 	raw, err := json.Marshal(spec.OutputSchema())
 	if err != nil {
@@ -141,12 +143,12 @@ func TestResultsConformToOutputSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec, _ := Lookup(name)
-		st := &vdState{}
-		v := st.parseJSON(raw)
-		st.validate(spec.OutputSchema(), v, "")
-		if len(st.issues) > 0 {
+		st := &schema.State{}
+		v := st.ParseJSON(raw)
+		st.Validate(spec.OutputSchema(), v, "")
+		if len(st.Issues) > 0 {
 			t.Errorf("%s %v (isError %v): structuredContent does not match outputSchema: %+v\n%.2000s",
-				name, args, res.IsError, st.issues, raw)
+				name, args, res.IsError, st.Issues, raw)
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 		if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
+	"github.com/rea-re/rea/tools/schema"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite tools/testdata/schemas golden files")
@@ -109,7 +111,7 @@ func TestCatalogKindsEffectsHints(t *testing.T) {
 		if s.Kind != want.kind {
 			t.Errorf("%s: kind %q, want %q", s.Name, s.Kind, want.kind)
 		}
-		if s.Effects != catEffects(want.eff) {
+		if s.Effects != catalog.Effects(want.eff) {
 			t.Errorf("%s: effects %+v, want %q", s.Name, s.Effects, want.eff)
 		}
 		if s.Effects.ChangesUIState {
@@ -191,7 +193,7 @@ func catWalkSchema(t *testing.T, tool, path string, sc map[string]any, input boo
 				t.Errorf("%s %s: pattern: %v", tool, path, err)
 			}
 		case "format":
-			if input && v != vdFormatAddress && v != vdFormatAbsPath {
+			if input && v != schema.FormatAddress && v != schema.FormatAbsPath {
 				t.Errorf("%s %s: unknown input format %v", tool, path, v)
 			}
 		case "required":
@@ -199,7 +201,7 @@ func catWalkSchema(t *testing.T, tool, path string, sc map[string]any, input boo
 			if !ok || !input {
 				break // a oneOf branch constraining its parent's properties; a compact output shape
 			}
-			for _, r := range vdStrings(v) {
+			for _, r := range schema.Strings(v) {
 				if _, ok := props[r]; !ok {
 					t.Errorf("%s %s: required %q is not a property", tool, path, r)
 				}
@@ -208,18 +210,18 @@ func catWalkSchema(t *testing.T, tool, path string, sc map[string]any, input boo
 			if _, isList := v.([]any); isList {
 				t.Errorf("%s %s: type list %v (clients reject type:[T,\"null\"]; use anyOf or omit the type)", tool, path, v)
 			}
-			for _, n := range vdStrings(v) {
-				if !vdContains([]string{"object", "array", "string", "integer", "number", "boolean", "null"}, n) {
+			for _, n := range schema.Strings(v) {
+				if !schema.Contains([]string{"object", "array", "string", "integer", "number", "boolean", "null"}, n) {
 					t.Errorf("%s %s: type %q", tool, path, n)
 				}
 			}
-			if s, ok := v.(string); ok && !vdContains([]string{"object", "array", "string", "integer", "number", "boolean", "null"}, s) {
+			if s, ok := v.(string); ok && !schema.Contains([]string{"object", "array", "string", "integer", "number", "boolean", "null"}, s) {
 				t.Errorf("%s %s: type %q", tool, path, s)
 			}
 		}
 	}
 	if props, ok := sc["properties"].(map[string]any); ok {
-		if input && vdHasType(sc, "object") && sc["additionalProperties"] != false {
+		if input && schema.HasType(sc, "object") && sc["additionalProperties"] != false {
 			t.Errorf("%s %s: input object must set additionalProperties:false", tool, path)
 		}
 		for name, p := range props {
@@ -263,7 +265,7 @@ func TestSchemasWellFormed(t *testing.T) {
 		}
 		catWalkSchema(t, s.Name, "input", s.Input, true)
 		catWalkSchema(t, s.Name, "published input", s.InputSchema(), false)
-		for i, b := range s.inputUnion {
+		for i, b := range s.InputUnion {
 			catWalkSchema(t, s.Name, "input/union/"+string(rune('0'+i)), b.(map[string]any), true)
 		}
 		catWalkSchema(t, s.Name, "output", s.OutputSchema(), false)
@@ -279,10 +281,10 @@ func TestSchemaDefaultsValidate(t *testing.T) {
 	var walk func(tool, path string, sc map[string]any)
 	walk = func(tool, path string, sc map[string]any) {
 		if def, ok := sc["default"]; ok {
-			st := &vdState{}
-			st.validate(sc, vdDeepCopy(def), path)
-			if len(st.issues) > 0 {
-				t.Errorf("%s %s: default %v does not validate: %+v", tool, path, def, st.issues)
+			st := &schema.State{}
+			st.Validate(sc, schema.DeepCopy(def), path)
+			if len(st.Issues) > 0 {
+				t.Errorf("%s %s: default %v does not validate: %+v", tool, path, def, st.Issues)
 			}
 		}
 		if props, ok := sc["properties"].(map[string]any); ok {
@@ -303,10 +305,10 @@ func TestSchemaDefaultsValidate(t *testing.T) {
 	}
 	for _, s := range Catalog() {
 		walk(s.Name, "", s.Input)
-		for _, b := range s.inputUnion {
+		for _, b := range s.InputUnion {
 			walk(s.Name, "/union", b.(map[string]any))
 		}
-		if len(vdStrings(s.Input["required"])) > 0 {
+		if len(schema.Strings(s.Input["required"])) > 0 {
 			continue
 		}
 		p, err := s.Decode(json.RawMessage(`{}`))
@@ -315,7 +317,7 @@ func TestSchemaDefaultsValidate(t *testing.T) {
 			continue
 		}
 		props := maps.Clone(s.Input["properties"].(map[string]any))
-		if takesTarget(s) {
+		if s.TakesTarget() {
 			delete(props, "target") // an absent target selects the active target; it is not a parameter
 		}
 		if len(p) != len(props) {
@@ -349,14 +351,14 @@ func TestOutputSchemaEnvelope(t *testing.T) {
 			t.Errorf("%s: no result property", s.Name)
 		}
 		e, _ := props["error"].(map[string]any)
-		if !reflect.DeepEqual(vdStrings(e["required"]), wantError) || len(e) != 1 {
+		if !reflect.DeepEqual(schema.Strings(e["required"]), wantError) || len(e) != 1 {
 			t.Errorf("%s: error schema %v, want only required %v", s.Name, e, wantError)
 		}
 		ev, hasEv := props["evidence"].(map[string]any)
 		if hasEv != s.Evidence {
 			t.Errorf("%s: evidence property %v, Ev %v", s.Name, hasEv, s.Evidence)
 		}
-		if hasEv && !reflect.DeepEqual(vdStrings(ev["required"]), []string{"evidence_id"}) {
+		if hasEv && !reflect.DeepEqual(schema.Strings(ev["required"]), []string{"evidence_id"}) {
 			t.Errorf("%s: evidence schema %v", s.Name, ev)
 		}
 		if len(props) != map[bool]int{true: 3, false: 2}[s.Evidence] {
@@ -440,7 +442,7 @@ func TestCatalogIsFresh(t *testing.T) {
 
 func TestCatalogDigest(t *testing.T) {
 	d := CatalogDigest()
-	if !regexp.MustCompile(scPatHex64).MatchString(d) {
+	if !regexp.MustCompile(catalog.PatHex64).MatchString(d) {
 		t.Fatalf("digest %q", d)
 	}
 	if d != CatalogDigest() {
@@ -505,7 +507,7 @@ func TestCatalogDigest(t *testing.T) {
 // schemas, annotations), plus REA's kind and effect letters, which the
 // catalog digest covers and the annotations only summarize. Nothing in it is
 // derived from another field of it.
-func catGolden(t *testing.T, s Spec) []byte {
+func catGolden(t *testing.T, s catalog.Spec) []byte {
 	t.Helper()
 	published, err := json.Marshal(s.MCPTool())
 	if err != nil {
@@ -526,7 +528,7 @@ func catGolden(t *testing.T, s Spec) []byte {
 	return buf.Bytes()
 }
 
-// catEffectLetters is the inverse of catEffects: the set effects as the
+// catEffectLetters is the inverse of catalog.Effects: the set effects as the
 // letters of CONTRACTS.md §2, in that order.
 func catEffectLetters(e provider.Effects) string {
 	var l []string
@@ -558,7 +560,7 @@ func TestSchemaGolden(t *testing.T) {
 	for _, s := range Catalog() {
 		file := filepath.Join(dir, s.Name+".json")
 		seen[s.Name+".json"] = true
-		if back := catEffects(catEffectLetters(s.Effects)); back != s.Effects {
+		if back := catalog.Effects(catEffectLetters(s.Effects)); back != s.Effects {
 			t.Errorf("%s: effect letters %q do not round-trip", s.Name, catEffectLetters(s.Effects))
 		}
 		got := catGolden(t, s)
@@ -624,7 +626,7 @@ func TestSampleTextIsData(t *testing.T) {
 		}
 	}
 	for _, word := range []string{"names", "strings", "comments", "archive paths", "captured output", "data, never instructions"} {
-		if !strings.Contains(Instructions, word) {
+		if !strings.Contains(catalog.Instructions, word) {
 			t.Errorf("server instructions do not mention %q", word)
 		}
 	}

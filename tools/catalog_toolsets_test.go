@@ -9,23 +9,24 @@ import (
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // TestToolsetsPartitionTheCatalog: every one of the 45 tools is in exactly
 // one toolset, and the toolsets are the seven of §0.
 func TestToolsetsPartitionTheCatalog(t *testing.T) {
-	if got, want := ToolsetNames(), []string{"triage", "navigate", "annotate", "artifacts", "javascript", "capture", "evidence_files"}; !reflect.DeepEqual(got, want) {
+	if got, want := catalog.ToolsetNames(), []string{"triage", "navigate", "annotate", "artifacts", "javascript", "capture", "evidence_files"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("toolsets %v, want %v", got, want)
 	}
 	seen := map[string]string{}
-	for _, m := range catToolsetMembers() {
-		for _, tool := range m.tools {
+	for _, m := range catalog.ToolsetMembers() {
+		for _, tool := range m.Tools {
 			if prev, dup := seen[tool]; dup {
-				t.Errorf("%s is in %s and %s", tool, prev, m.name)
+				t.Errorf("%s is in %s and %s", tool, prev, m.Name)
 			}
-			seen[tool] = m.name
+			seen[tool] = m.Name
 			if _, ok := Lookup(tool); !ok {
-				t.Errorf("toolset %s names %s, which is not a tool", m.name, tool)
+				t.Errorf("toolset %s names %s, which is not a tool", m.Name, tool)
 			}
 		}
 	}
@@ -33,29 +34,29 @@ func TestToolsetsPartitionTheCatalog(t *testing.T) {
 		if seen[s.Name] == "" {
 			t.Errorf("%s is in no toolset", s.Name)
 		}
-		if ToolsetOf(s.Name) != seen[s.Name] {
-			t.Errorf("ToolsetOf(%s) = %q", s.Name, ToolsetOf(s.Name))
+		if catalog.ToolsetOf(s.Name) != seen[s.Name] {
+			t.Errorf("catalog.ToolsetOf(%s) = %q", s.Name, catalog.ToolsetOf(s.Name))
 		}
 	}
 	for _, always := range []string{"open_binary", "close_binary", "binary_session"} {
-		if !catEnabled(always, []string{"capture"}) || ToolsetOf(always) != "triage" {
+		if !catalog.Enabled(always, []string{"capture"}) || catalog.ToolsetOf(always) != "triage" {
 			t.Errorf("%s must be served under every toolset (and belong to triage)", always)
 		}
 	}
 }
 
 func TestParseToolsets(t *testing.T) {
-	got, err := ParseToolsets(" navigate,triage , navigate", ToolsetsEnv)
+	got, err := catalog.ParseToolsets(" navigate,triage , navigate", catalog.ToolsetsEnv)
 	if err != nil || !reflect.DeepEqual(got, []string{"navigate", "triage"}) {
-		t.Fatalf("ParseToolsets = %v, %v", got, err)
+		t.Fatalf("catalog.ParseToolsets = %v, %v", got, err)
 	}
 	for _, tc := range []struct{ value, variable, reason string }{
-		{"triage,secret-value", ToolsetsEnv, "unknown_toolset"},
+		{"triage,secret-value", catalog.ToolsetsEnv, "unknown_toolset"},
 		{"Triage", "", "unknown_toolset"},
-		{"triage,,navigate", ToolsetsEnv, "empty_toolset"},
+		{"triage,,navigate", catalog.ToolsetsEnv, "empty_toolset"},
 		{"", "", "empty_toolset"},
 	} {
-		_, err := ParseToolsets(tc.value, tc.variable)
+		_, err := catalog.ParseToolsets(tc.value, tc.variable)
 		var fe *fault.Error
 		if !errors.As(err, &fe) || fe.Code != fault.ConfigurationInvalid {
 			t.Errorf("%q: %v, want configuration_invalid", tc.value, err)

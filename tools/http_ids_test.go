@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 // TestHTTPRequestIDs: over streamable HTTP as over stdio (CONTRACTS.md §0),
@@ -18,7 +18,7 @@ import (
 // -32600 with id null (they were echoed and served), and initialize on a
 // live session is refused with -32600 (it was answered again).
 func TestHTTPRequestIDs(t *testing.T) {
-	h := startHTTP(t, tools.HTTPOptions{})
+	h := startHTTP(t, wire.HTTPOptions{})
 	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(
 		`{"jsonrpc":"2.0","id":9007199254740993,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
 	if err != nil {

@@ -21,27 +21,27 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 // linkedReadTimeout is the request read deadline of the rea that
-// TestHTTPSlowClientsAndConnectionCap runs (tools.RequestReadTimeout, 30 s,
+// TestHTTPSlowClientsAndConnectionCap runs (wire.RequestReadTimeout, 30 s,
 // replaced at link time so the test takes seconds).
 const linkedReadTimeout = 2 * time.Second
 
 // cutWithin bounds how long after its dial a slow connection may stay
 // open: well above linkedReadTimeout (the machine may be loaded), well
-// below tools.RequestReadTimeout (so the linked deadline is what cut it).
+// below wire.RequestReadTimeout (so the linked deadline is what cut it).
 const cutWithin = 20 * time.Second
 
 // reaLinkedWithReadTimeout builds cmd/rea with linkedReadTimeout in place of
-// tools.RequestReadTimeout. Only the link step differs from testkit.Rea's
+// wire.RequestReadTimeout. Only the link step differs from testkit.Rea's
 // build, which the build cache keeps.
 func reaLinkedWithReadTimeout(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "rea")
 	cmd := exec.Command("go", "build", "-o", bin,
-		"-ldflags", "-X github.com/rea-re/rea/tools.testReadTimeout="+linkedReadTimeout.String(), "github.com/rea-re/rea/cmd/rea")
+		"-ldflags", "-X github.com/rea-re/rea/tools/wire.testReadTimeout="+linkedReadTimeout.String(), "github.com/rea-re/rea/cmd/rea")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -97,7 +97,7 @@ type slowConn struct {
 
 // slowRequest is what a slow connection of kind sends before it stalls.
 func slowRequest(kind, addr string) string {
-	head := "POST " + tools.HTTPEndpoint + " HTTP/1.1\r\nHost: " + addr + "\r\n"
+	head := "POST " + wire.HTTPEndpoint + " HTTP/1.1\r\nHost: " + addr + "\r\n"
 	if kind == "header" {
 		return head + "Content-Ty"
 	}
@@ -184,8 +184,8 @@ func TestHTTPSlowClientsAndConnectionCap(t *testing.T) {
 	t.Logf("rea linked with a %v read deadline in %v", linkedReadTimeout, time.Since(built))
 	began := time.Now()
 	defer func() { t.Logf("flood and checks: %v", time.Since(began)) }()
-	_, url, _ := reaHTTPBinary(t, bin, []string{tools.BearerTokenEnv + "=" + testToken}, filepath.Join(t.TempDir(), "ledger.db"))
-	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), tools.HTTPEndpoint)
+	_, url, _ := reaHTTPBinary(t, bin, []string{wire.BearerTokenEnv + "=" + testToken}, filepath.Join(t.TempDir(), "ledger.db"))
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), wire.HTTPEndpoint)
 
 	// The steady client: mcp-go over a transport whose connections are
 	// counted, with the GET stream that carries notifications.
@@ -290,18 +290,18 @@ func TestHTTPSlowClientsAndConnectionCap(t *testing.T) {
 			break
 		}
 	}
-	slots := tools.MaxHTTPConnections - int(held)
+	slots := wire.MaxHTTPConnections - int(held)
 	t.Logf("steady client: %d connections; wave 1 dialed in %v; first 503 at connection %d of the flood", held, dialing, first503+1)
 	switch {
 	case first503 < 0:
-		t.Fatalf("no connection of 300 was refused (the steady client holds %d, cap %d)", held, tools.MaxHTTPConnections)
+		t.Fatalf("no connection of 300 was refused (the steady client holds %d, cap %d)", held, wire.MaxHTTPConnections)
 	case first503 < slots:
 		t.Errorf("connection %d of the flood was refused; %d slots were free", first503+1, slots)
 	case first503 > slots && dialing < linkedReadTimeout:
 		// Dialing outlasting the deadline frees slots as it goes: then
 		// only the lower bound holds.
 		t.Errorf("connection %d of the flood was the first refused, want %d (the %dth of the server)",
-			first503+1, slots+1, tools.MaxHTTPConnections+1)
+			first503+1, slots+1, wire.MaxHTTPConnections+1)
 	}
 	var refused int
 	for i, sc := range wave1 {

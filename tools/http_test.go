@@ -31,6 +31,7 @@ import (
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef-test-token"
@@ -44,7 +45,7 @@ type httpServer struct {
 	stop func() // cancels serving and waits for it to return
 }
 
-func startHTTP(t testing.TB, opts tools.HTTPOptions) *httpServer {
+func startHTTP(t testing.TB, opts wire.HTTPOptions) *httpServer {
 	t.Helper()
 	led, err := ledger.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
 	if err != nil {
@@ -69,7 +70,7 @@ func startHTTP(t testing.TB, opts tools.HTTPOptions) *httpServer {
 	case err := <-done:
 		t.Fatalf("ServeStreamableHTTP: %v", err)
 	}
-	h := &httpServer{srv: srv, led: led, addr: addr.String(), url: "http://" + addr.String() + tools.HTTPEndpoint}
+	h := &httpServer{srv: srv, led: led, addr: addr.String(), url: "http://" + addr.String() + wire.HTTPEndpoint}
 	var stopped bool
 	h.stop = func() {
 		if stopped {
@@ -223,7 +224,7 @@ func exerciseTwoConnections(t *testing.T, a, b *session, fixture string) {
 // with the state of stdio connections, opened and closed in the ledger.
 func TestHTTPTwoConnections(t *testing.T) {
 	fixture := compileFixture(t, t.TempDir())
-	h := startHTTP(t, tools.HTTPOptions{})
+	h := startHTTP(t, wire.HTTPOptions{})
 	a := connectHTTP(t, h.url, "conn-a", testToken)
 	b := connectHTTP(t, h.url, "conn-b", testToken)
 	// A notification outside any request (a policy reload, a provider exit)
@@ -316,7 +317,7 @@ func post(t *testing.T, url string, hdr map[string]string) *http.Response {
 // and the bound Host pass. A page on another loopback port, or on the same
 // port under another loopback name, is another origin (CONTRACTS.md §0).
 func TestHTTPOriginAndHost(t *testing.T) {
-	h := startHTTP(t, tools.HTTPOptions{AllowedOrigins: []string{"https://app.example:8443", "http://127.0.0.1:5173"}})
+	h := startHTTP(t, wire.HTTPOptions{AllowedOrigins: []string{"https://app.example:8443", "http://127.0.0.1:5173"}})
 	_, port, _ := net.SplitHostPort(h.addr)
 	other := otherPort(t, port)
 	for _, tc := range []struct {
@@ -350,7 +351,7 @@ func TestHTTPOriginAndHost(t *testing.T) {
 		})
 	}
 	// Bound as localhost, the bound origin is http://localhost:PORT.
-	l := startHTTP(t, tools.HTTPOptions{Addr: "localhost:0"})
+	l := startHTTP(t, wire.HTTPOptions{Addr: "localhost:0"})
 	_, lport, _ := net.SplitHostPort(l.addr)
 	for origin, want := range map[string]int{
 		"http://localhost:" + lport:               http.StatusOK,
@@ -382,7 +383,7 @@ func otherPort(t *testing.T, port string) string {
 // TestHTTPBearerToken: with a token configured every request needs it; the
 // MCP client with the token works.
 func TestHTTPBearerToken(t *testing.T) {
-	h := startHTTP(t, tools.HTTPOptions{BearerToken: testToken})
+	h := startHTTP(t, wire.HTTPOptions{BearerToken: testToken})
 	for _, tc := range []struct {
 		name, auth string
 		want       int
@@ -432,27 +433,27 @@ func TestHTTPBearerToken(t *testing.T) {
 func TestHTTPStartupRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		opts     tools.HTTPOptions
+		opts     wire.HTTPOptions
 		reason   string
 		variable string
 	}{
-		{"all interfaces", tools.HTTPOptions{Addr: ":8765"}, "remote_bind_not_allowed", ""},
-		{"unspecified v4", tools.HTTPOptions{Addr: "0.0.0.0:0"}, "remote_bind_not_allowed", ""},
-		{"private address", tools.HTTPOptions{Addr: "192.0.2.10:8765", BearerToken: testToken}, "remote_bind_not_allowed", ""},
-		{"remote without token", tools.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true}, "missing", tools.BearerTokenEnv},
-		{"short token", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: "tok-q7Zx9"}, "too_short", tools.BearerTokenEnv},
-		{"token with space", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: strings.Repeat("a", 20) + " " + strings.Repeat("b", 20)}, "invalid", tools.BearerTokenEnv},
-		{"host name", tools.HTTPOptions{Addr: "example.com:80"}, "http_address_invalid", ""},
-		{"no port", tools.HTTPOptions{Addr: "127.0.0.1"}, "http_address_invalid", ""},
-		{"bad port", tools.HTTPOptions{Addr: "127.0.0.1:70000"}, "http_address_invalid", ""},
-		{"bad origin", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: testToken, AllowedOrigins: []string{"https://a.example/path"}}, "allowed_origin_invalid", ""},
-		{"negative idle", tools.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: testToken, SessionIdle: -time.Second}, "session_idle_invalid", ""},
-		{"loopback without token", tools.HTTPOptions{Addr: "127.0.0.1:0"}, "missing", tools.BearerTokenEnv},
-		{"no token on remote", tools.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true, InsecureNoToken: true}, "insecure_no_token_remote", ""},
-		{"generated token on remote", tools.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true, TokenFile: "/run/user/0/rea/http-token"}, "missing", tools.BearerTokenEnv},
-		{"no token and a token", tools.HTTPOptions{Addr: "127.0.0.1:0", InsecureNoToken: true, BearerToken: testToken}, "token_conflict", tools.BearerTokenEnv},
-		{"no token and a token file", tools.HTTPOptions{Addr: "127.0.0.1:0", InsecureNoToken: true, TokenFile: "/run/user/0/rea/http-token"}, "token_conflict", tools.BearerTokenEnv},
-		{"relative token file", tools.HTTPOptions{Addr: "127.0.0.1:0", TokenFile: "rea/http-token"}, "token_file_invalid", ""},
+		{"all interfaces", wire.HTTPOptions{Addr: ":8765"}, "remote_bind_not_allowed", ""},
+		{"unspecified v4", wire.HTTPOptions{Addr: "0.0.0.0:0"}, "remote_bind_not_allowed", ""},
+		{"private address", wire.HTTPOptions{Addr: "192.0.2.10:8765", BearerToken: testToken}, "remote_bind_not_allowed", ""},
+		{"remote without token", wire.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true}, "missing", wire.BearerTokenEnv},
+		{"short token", wire.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: "tok-q7Zx9"}, "too_short", wire.BearerTokenEnv},
+		{"token with space", wire.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: strings.Repeat("a", 20) + " " + strings.Repeat("b", 20)}, "invalid", wire.BearerTokenEnv},
+		{"host name", wire.HTTPOptions{Addr: "example.com:80"}, "http_address_invalid", ""},
+		{"no port", wire.HTTPOptions{Addr: "127.0.0.1"}, "http_address_invalid", ""},
+		{"bad port", wire.HTTPOptions{Addr: "127.0.0.1:70000"}, "http_address_invalid", ""},
+		{"bad origin", wire.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: testToken, AllowedOrigins: []string{"https://a.example/path"}}, "allowed_origin_invalid", ""},
+		{"negative idle", wire.HTTPOptions{Addr: "127.0.0.1:0", BearerToken: testToken, SessionIdle: -time.Second}, "session_idle_invalid", ""},
+		{"loopback without token", wire.HTTPOptions{Addr: "127.0.0.1:0"}, "missing", wire.BearerTokenEnv},
+		{"no token on remote", wire.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true, InsecureNoToken: true}, "insecure_no_token_remote", ""},
+		{"generated token on remote", wire.HTTPOptions{Addr: "0.0.0.0:0", AllowRemote: true, TokenFile: "/run/user/0/rea/http-token"}, "missing", wire.BearerTokenEnv},
+		{"no token and a token", wire.HTTPOptions{Addr: "127.0.0.1:0", InsecureNoToken: true, BearerToken: testToken}, "token_conflict", wire.BearerTokenEnv},
+		{"no token and a token file", wire.HTTPOptions{Addr: "127.0.0.1:0", InsecureNoToken: true, TokenFile: "/run/user/0/rea/http-token"}, "token_conflict", wire.BearerTokenEnv},
+		{"relative token file", wire.HTTPOptions{Addr: "127.0.0.1:0", TokenFile: "rea/http-token"}, "token_file_invalid", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.Validate()
@@ -475,7 +476,7 @@ func TestHTTPStartupRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, ok := range []tools.HTTPOptions{
+	for _, ok := range []wire.HTTPOptions{
 		{Addr: "127.0.0.1:0", InsecureNoToken: true}, {Addr: "[::1]:0", BearerToken: testToken},
 		{Addr: "localhost:0", TokenFile: "/run/user/0/rea/http-token"}, {Addr: "127.0.0.2:0", InsecureNoToken: true},
 		{Addr: "127.0.0.1:0", BearerToken: testToken},
@@ -490,7 +491,7 @@ func TestHTTPStartupRefusals(t *testing.T) {
 // TestHTTPIdleExpiry: a session silent for the idle period ends, and its
 // engine connection closes with reason idle_timeout; a busy one survives.
 func TestHTTPIdleExpiry(t *testing.T) {
-	h := startHTTP(t, tools.HTTPOptions{SessionIdle: time.Second})
+	h := startHTTP(t, wire.HTTPOptions{SessionIdle: time.Second})
 	fixture := compileFixture(t, t.TempDir())
 	idle := connectHTTP(t, h.url, "idle", testToken)
 	idle.ok("open_binary", map[string]any{"path": fixture})
@@ -519,7 +520,7 @@ func TestHTTPIdleExpiry(t *testing.T) {
 // token in REA_HTTP_BEARER_TOKEN, and returns its MCP URL once it listens.
 func reaHTTP(t *testing.T, ledgerPath string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd, url, _ := reaHTTPEnv(t, []string{tools.BearerTokenEnv + "=" + testToken}, ledgerPath, args...)
+	cmd, url, _ := reaHTTPEnv(t, []string{wire.BearerTokenEnv + "=" + testToken}, ledgerPath, args...)
 	return cmd, url
 }
 
@@ -640,10 +641,10 @@ func TestHTTPBinaryRefusesRemoteBind(t *testing.T) {
 	}{
 		{[]string{"mcp", "--http", "0.0.0.0:0"}, nil},
 		{[]string{"mcp", "--http", "0.0.0.0:0", "--allow-remote"}, nil},
-		{[]string{"mcp", "--http", "127.0.0.1:0"}, []string{tools.BearerTokenEnv + "=tok-q7Zx9"}},
+		{[]string{"mcp", "--http", "127.0.0.1:0"}, []string{wire.BearerTokenEnv + "=tok-q7Zx9"}},
 		{[]string{"mcp", "--session-idle", "1m"}, nil},
 		{[]string{"mcp", "--insecure-no-token"}, nil},
-		{[]string{"mcp", "--http", "127.0.0.1:0", "--insecure-no-token"}, []string{tools.BearerTokenEnv + "=" + testToken}},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--insecure-no-token"}, []string{wire.BearerTokenEnv + "=" + testToken}},
 		{[]string{"mcp", "--http", "0.0.0.0:0", "--allow-remote", "--insecure-no-token"}, nil},
 	} {
 		cmd := exec.Command(testkit.Rea(t), append([]string{"--ledger", filepath.Join(dir, "ledger.db")}, tc.args...)...)
@@ -682,7 +683,7 @@ func rawRequest(t *testing.T, method, url, body string, hdr map[string]string) (
 // 2026-07-28 request is refused with the supported list), initialize
 // negotiates a legacy revision, and GET/DELETE need a live session id.
 func TestHTTPLegacyOnlyAndSessions(t *testing.T) {
-	h := startHTTP(t, tools.HTTPOptions{})
+	h := startHTTP(t, wire.HTTPOptions{})
 	modern := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + mcp.ProtocolVersion20260728 + `"}}}`
 	status, body := rawRequest(t, http.MethodPost, h.url, modern, map[string]string{mcp.HeaderProtocolVersion: mcp.ProtocolVersion20260728})
 	if status != http.StatusBadRequest || !strings.Contains(body, "2025-11-25") {
@@ -731,7 +732,7 @@ func TestHTTPLegacyOnlyAndSessions(t *testing.T) {
 // BenchmarkHTTPRoundTrip: binary_session and a trivial echo tool over
 // streamable HTTP on loopback (compare BenchmarkStdioRoundTrip).
 func BenchmarkHTTPRoundTrip(b *testing.B) {
-	h := startHTTP(b, tools.HTTPOptions{})
+	h := startHTTP(b, wire.HTTPOptions{})
 	h.srv.MCP().AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("text", "")), nil
 	})
@@ -763,8 +764,8 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 // order swapped every pair) so that load on a shared machine falls on both
 // alike. Reported: each server's mean per call and their ratio.
 func BenchmarkHTTPTokenCheck(b *testing.B) {
-	with := connectHTTP(b, startHTTP(b, tools.HTTPOptions{BearerToken: testToken}).url, "with-token", testToken)
-	without := connectHTTP(b, startHTTP(b, tools.HTTPOptions{InsecureNoToken: true}).url, "without-token", testToken)
+	with := connectHTTP(b, startHTTP(b, wire.HTTPOptions{BearerToken: testToken}).url, "with-token", testToken)
+	without := connectHTTP(b, startHTTP(b, wire.HTTPOptions{InsecureNoToken: true}).url, "without-token", testToken)
 	ctx := context.Background()
 	call := mcp.CallToolRequest{}
 	call.Params.Name, call.Params.Arguments = "binary_session", map[string]any{}

@@ -19,7 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/rea-re/rea/internal/testkit"
-	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 // Issue 16 item 4 through a real `rea mcp --http`: a token on every bind,
@@ -31,7 +31,7 @@ import (
 // its runtime directory under the test (it does not exist yet).
 func generatedTokenEnv(t *testing.T) (env []string, tokenPath string) {
 	run := filepath.Join(t.TempDir(), "run")
-	return []string{tools.BearerTokenEnv + "=", "XDG_RUNTIME_DIR=" + run}, filepath.Join(run, "rea", "http-token")
+	return []string{wire.BearerTokenEnv + "=", "XDG_RUNTIME_DIR=" + run}, filepath.Join(run, "rea", "http-token")
 }
 
 // readToken returns the token in path, checking the file's and its
@@ -119,7 +119,7 @@ func TestHTTPGeneratedToken(t *testing.T) {
 	s := connectHTTP(t, url, "generated", tok)
 	s.ok("binary_session", map[string]any{})
 
-	host, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), tools.HTTPEndpoint))
+	host, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), wire.HTTPEndpoint))
 	for origin, want := range map[string]int{
 		"http://" + host + ":" + port:               http.StatusOK,
 		"http://" + host + ":" + otherPort(t, port): http.StatusForbidden,
@@ -217,7 +217,7 @@ func TestHTTPInsecureNoToken(t *testing.T) {
 	if got := sessionCall(t, http.MethodPost, url, held, "Bearer "+testToken); got != http.StatusOK {
 		t.Errorf("the session after a foreign DELETE: %d", got)
 	}
-	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), tools.HTTPEndpoint))
+	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), wire.HTTPEndpoint))
 	if res := post(t, url, map[string]string{"Authorization": "", "Origin": "http://127.0.0.1:" + otherPort(t, port)}); res.StatusCode != http.StatusForbidden {
 		t.Errorf("foreign-port Origin without a token: %d", res.StatusCode)
 	}

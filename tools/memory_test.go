@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/rea-re/rea/internal/testkit"
-	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 // Issue 23, item 3 (CONTRACTS.md §0.3 "Resources"): one analysis index per
@@ -191,7 +191,7 @@ func openAndList(ctx context.Context, s *session, files []string) ([]string, err
 // the first open and after the last answer.
 func httpPeak(t *testing.T, env []string, conns int, files []string, atOnce bool) (before, after map[string]int64) {
 	t.Helper()
-	cmd, url, _ := reaHTTPEnv(t, append([]string{tools.BearerTokenEnv + "=" + testToken}, env...), filepath.Join(t.TempDir(), "ledger.db"))
+	cmd, url, _ := reaHTTPEnv(t, append([]string{wire.BearerTokenEnv + "=" + testToken}, env...), filepath.Join(t.TempDir(), "ledger.db"))
 	pid := cmd.Process.Pid
 	sessions := make([]*session, conns)
 	for i := range sessions {
@@ -270,7 +270,7 @@ func TestHTTPMemoryLimit(t *testing.T) {
 	const limit = 512 << 20
 	files := distinctLarge(t, 16)
 	needFiles(t, files)
-	cmd, url, _ := reaHTTPEnv(t, []string{tools.BearerTokenEnv + "=" + testToken, "REA_MEMORY_LIMIT=512MiB"}, filepath.Join(t.TempDir(), "ledger.db"))
+	cmd, url, _ := reaHTTPEnv(t, []string{wire.BearerTokenEnv + "=" + testToken, "REA_MEMORY_LIMIT=512MiB"}, filepath.Join(t.TempDir(), "ledger.db"))
 	pid := cmd.Process.Pid
 	s := connectHTTP(t, url, "mem-limit", testToken)
 	before := memStatus(t, pid)

@@ -19,8 +19,9 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
-	"github.com/rea-re/rea/engine/progress"
-	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
+	"github.com/rea-re/rea/tools/schema"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 // CLICommand is one CLI command of the catalog digest (§3.3).
@@ -37,8 +38,8 @@ type Options struct {
 	// LookupEnv reads REA's own environment for the variables a capture
 	// names (values reach only the captured child); nil: none.
 	LookupEnv func(string) (string, bool)
-	// Toolsets are the toolsets served (ParseToolsets); nil serves every
-	// tool (catalog_toolsets.go).
+	// Toolsets are the toolsets served (catalog.ParseToolsets); nil serves every
+	// tool (catalog/toolsets.go).
 	Toolsets []string
 	// EvidenceContext is the inline Evidence context's form
 	// (REA_EVIDENCE_CONTEXT); the zero value is compact.
@@ -65,10 +66,10 @@ type Server struct {
 	eng     *engine.Engine
 	mcp     *server.MCPServer
 	opts    Options
-	all     []Spec          // the 44 tools, built once: the catalog is static
-	catalog []Spec          // the tools served under opts.Toolsets
-	byName  map[string]Spec // all 42, by name
-	digests Digests         // of the catalog, computed once
+	all     []catalog.Spec          // the 44 tools, built once: the catalog is static
+	catalog []catalog.Spec          // the tools served under opts.Toolsets
+	byName  map[string]catalog.Spec // all 42, by name
+	digests Digests                 // of the catalog, computed once
 	static  staticIdentity
 
 	mu    sync.Mutex
@@ -89,13 +90,13 @@ type session struct {
 }
 
 // New builds the MCP server and registers the tools of opts.Toolsets (all
-// 42 by default); the others are not registered at all (catalog_toolsets.go).
+// 42 by default); the others are not registered at all (catalog/toolsets.go).
 func New(eng *engine.Engine, opts Options) *Server {
-	s := &Server{eng: eng, opts: opts, all: Catalog(), byName: map[string]Spec{},
+	s := &Server{eng: eng, opts: opts, all: Catalog(), byName: map[string]catalog.Spec{},
 		static: newStaticIdentity(), conns: map[string]*session{}, states: newRequestStates()}
 	for _, spec := range s.all {
 		s.byName[spec.Name] = spec
-		if catEnabled(spec.Name, opts.Toolsets) {
+		if catalog.Enabled(spec.Name, opts.Toolsets) {
 			s.catalog = append(s.catalog, spec)
 		}
 	}
@@ -110,15 +111,16 @@ func New(eng *engine.Engine, opts Options) *Server {
 		s.dropSession(ctx, cs.SessionID(), "client_closed")
 	})
 	s.mcp = server.NewMCPServer("rea", eng.Version(),
-		server.WithInstructions(Instructions),
+		server.WithInstructions(catalog.Instructions),
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools),
 		server.WithRecovery(),
 		server.WithElicitation(),
 	)
+	idx := catIndex()
 	for _, spec := range s.catalog {
-		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, s.handlerFor(spec)))
+		s.mcp.AddTool(spec.MCPTool(), s.wrap(spec, idx[spec.Name].handle))
 	}
 	return s
 }
@@ -130,7 +132,7 @@ func (s *Server) MCP() *server.MCPServer { return s.mcp }
 // closes it: client_closed at the end of the input, transport_error when
 // reading failed, server_shutdown when ctx ended first.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	return serveStdio(ctx, s.mcp, r, w, func(err error) {
+	return wire.ServeStdio(ctx, s.mcp, r, w, func(err error) {
 		reason := "client_closed"
 		switch {
 		case ctx.Err() != nil:
@@ -140,6 +142,25 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 		s.CloseAll(context.WithoutCancel(ctx), reason)
 	})
+}
+
+// ServeStreamableHTTP serves MCP over streamable HTTP until ctx ends, then
+// cancels in-flight calls and closes every connection (server_shutdown).
+func (s *Server) ServeStreamableHTTP(ctx context.Context, opts wire.HTTPOptions) error {
+	return wire.ServeStreamableHTTP(ctx, s.mcp, s, opts)
+}
+
+// Detach forgets the engine connection of MCP session id and returns what
+// closes it (wire.Connections); nil when it has none.
+func (s *Server) Detach(id string) func(ctx context.Context, reason string) {
+	s.mu.Lock()
+	sess := s.conns[id]
+	delete(s.conns, id)
+	s.mu.Unlock()
+	if sess == nil || sess.conn == nil {
+		return nil
+	}
+	return func(ctx context.Context, reason string) { sess.conn.Close(ctx, reason) }
 }
 
 // CloseAll closes every engine connection (server shutdown).
@@ -266,11 +287,7 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	return out
 }
 
-// handler is one tool's body: params are validated; it returns the result
-// (Ev=N) or a Published (Ev=Y).
-type handler func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error)
-
-func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
+func (s *Server) wrap(spec catalog.Spec, h handler) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sess := s.sessionFor(ctx)
 		rep := newReporter(ctx, s.mcp, req, spec.Name)
@@ -282,7 +299,7 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 			drainNotifications(ctx)
 		}
 		if err != nil {
-			return errorResult(fault.From(spec.Name, err)), nil
+			return wire.ErrorResult(fault.From(spec.Name, err)), nil
 		}
 		if asking, ok := out.(*mcp.CallToolResult); ok { // a 2026-07-28 input request
 			return asking, nil
@@ -295,41 +312,59 @@ func (s *Server) wrap(spec Spec, h handler) server.ToolHandlerFunc {
 // state to its handler.
 type roundTripKey struct{}
 
-func (s *Server) call(ctx context.Context, spec Spec, sess *session, req mcp.CallToolRequest, h handler, rep *reporter) (any, error) {
+func (s *Server) call(ctx context.Context, spec catalog.Spec, sess *session, req mcp.CallToolRequest, h handler, rep *reporter) (any, error) {
 	if sess.conn == nil {
 		return nil, fault.New(fault.ExecutionFailure, "The ledger could not record this connection.",
 			"Run `rea doctor` and `rea ledger verify`.", map[string]any{"operation": spec.Name, "reason": "ledger"})
 	}
-	raw := req.Params.RawArguments
-	if len(raw) == 0 {
-		if req.Params.Arguments == nil {
-			raw = json.RawMessage("{}")
-		} else {
-			b, err := json.Marshal(req.Params.Arguments)
-			if err != nil {
-				return nil, fault.Invalid(spec.Name, fault.Issue{Path: "", Reason: "invalid_type", Message: "arguments must be an object"})
-			}
-			raw = b
-		}
-	}
-	var ref string
-	if takesTarget(spec) {
-		ref = peekTarget(raw)
-	}
-	if err := s.targetVerdict(spec, sess, ref, server.IsModernRequest(ctx)); err != nil {
-		return nil, err
-	}
-	params, err := spec.Decode(raw)
+	in, err := s.arguments(ctx, spec, sess, req)
 	if err != nil {
 		return nil, err
 	}
-	if takesTarget(spec) {
-		ref, _ := params.String("target")
-		delete(params, "target")
-		ctx = withTarget(ctx, ref)
-	}
 	rep.start()
-	return h(ctx, sess, params, rep)
+	return h(s, ctx, sess, in, rep)
+}
+
+// arguments decodes a call's arguments once into its handler's input: the
+// parse that names the target is the one validation reads (CONTRACTS.md
+// §15.1: the target's availability is decided before the arguments are
+// validated, and an invalid target value is left to validation).
+func (s *Server) arguments(ctx context.Context, spec catalog.Spec, sess *session, req mcp.CallToolRequest) (input, error) {
+	var args any = req.Params.RawArguments
+	if len(req.Params.RawArguments) == 0 {
+		if req.Params.Arguments == nil {
+			args = json.RawMessage("{}")
+		} else {
+			// An in-process client's map: through its JSON encoding, as
+			// from the wire (integers as exact literals).
+			b, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return input{}, fault.Invalid(spec.Name, fault.Issue{Path: "", Reason: "invalid_type", Message: "arguments must be an object"})
+			}
+			args = json.RawMessage(b)
+		}
+	}
+	parsed, perr := schema.Parse(spec.Name, args)
+	var ref string
+	if perr == nil && spec.TakesTarget() {
+		ref = parsed.String("target")
+	}
+	if err := s.targetVerdict(spec, sess, ref, server.IsModernRequest(ctx)); err != nil {
+		return input{}, err
+	}
+	if perr != nil {
+		return input{}, perr
+	}
+	params, err := spec.DecodeParsed(parsed)
+	if err != nil {
+		return input{}, err
+	}
+	in := input{Params: params, tool: spec.Name}
+	if spec.TakesTarget() {
+		in.target, _ = params.String("target")
+		delete(params, "target")
+	}
+	return in, nil
 }
 
 // unavailableToolError answers a 2026-07-28 call to an unavailable tool (§4).
@@ -409,25 +444,10 @@ func (s *Server) successResult(out any) (*mcp.CallToolResult, error) {
 		}{v})
 	}
 	if err != nil {
-		return errorResult(fault.Internal("encode", err)), nil
+		return wire.ErrorResult(fault.Internal("encode", err)), nil
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: string(b)}},
 		StructuredContent: json.RawMessage(b),
 	}, nil
-}
-
-func errorResult(fe *fault.Error) *mcp.CallToolResult {
-	if fe.Remediation.Action == "" {
-		fe.Remediation.Action = "Call again after correcting the cause."
-	}
-	body := struct {
-		Error *fault.Error `json:"error"`
-	}{fe}
-	b, _ := json.Marshal(body)
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{mcp.TextContent{Type: "text", Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}
 }

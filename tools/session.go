@@ -17,77 +17,133 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
-// handlerFor routes a tool to its handler.
-func (s *Server) handlerFor(spec Spec) handler {
-	switch spec.Name {
-	case "open_binary":
-		return s.openBinary
-	case "close_binary":
-		return func(ctx context.Context, sess *session, _ provider.Params, _ progress.Reporter) (any, error) {
-			return sess.conn.CloseBinary(ctx, targetOf(ctx))
-		}
-	case "binary_session":
-		return s.binarySession
-	case "capture_process_scenario":
-		return s.captureProcessScenario
-	case "get_evidence_bundle":
-		return s.evidenceBundle
-	case "export_evidence_bundle":
-		return s.exportEvidenceBundle
-	case "import_evidence_bundle":
-		return s.importEvidenceBundle
-	case "binary_overview":
-		return s.binaryOverview
-	case "get_call_graph":
-		return s.callGraph
-	case "get_navigation_context":
-		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
-			return sess.conn.NavigationContext(ctx, targetOf(ctx), optionalString(params, "document"))
-		}
-	case "inventory_artifact":
-		return s.inventoryArtifact
-	case "extract_artifact":
-		return s.extractArtifact
-	case "compare_artifacts":
-		return s.compareArtifacts
-	case "analyze_javascript_application":
-		return s.analyzeJavaScriptApplication
-	case "inspect_address_context":
-		return func(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
-			addr, _ := params.String("address")
-			return sess.conn.InspectAddressContext(ctx, targetOf(ctx), addr, optionalString(params, "document"))
-		}
-	case "list_dependencies":
-		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-			return sess.conn.ListDependencies(ctx, targetOf(ctx), params, rep)
-		}
-	case "compare_binaries":
-		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-			return sess.conn.CompareBinaries(ctx, params, rep, nil)
-		}
-	case "resolve_import":
-		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-			return sess.conn.ResolveImport(ctx, targetOf(ctx), params, rep)
-		}
-	}
-	if spec.Kind == "provider" {
-		return func(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-			return sess.conn.Operate(ctx, targetOf(ctx), spec.Name, params, rep)
-		}
-	}
-	return func(ctx context.Context, sess *session, _ provider.Params, _ progress.Reporter) (any, error) {
-		return nil, fault.New(fault.CapabilityUnavailable, "The bound provider does not offer the operations this tool needs.",
-			"See binary_session tool_availability for the remediation.",
-			map[string]any{"operation": spec.Name, "availability_reason": "provider_missing", "provider_id": nil})
+// Session tools (kind session, CONTRACTS.md §2.1, §3): a target's life
+// and what the connection knows of it.
+func sessionTools() []tool {
+	return []tool{
+		{catOpenBinary, (*Server).openBinary},
+		{catCloseBinary, (*Server).closeBinary},
+		{catBinarySession, (*Server).binarySession},
+		{catGetEvidenceBundle, (*Server).evidenceBundle},
 	}
 }
 
-func (s *Server) openBinary(ctx context.Context, sess *session, params provider.Params, rep progress.Reporter) (any, error) {
-	path, _ := params.String("path")
+func catOpenBinary() catalog.Spec {
+	return catalog.Spec{
+		Name:        "open_binary",
+		Title:       "Open binary",
+		Description: "Open a binary, archive or directory as a target and bind a provider; start here.",
+		Kind:        "session",
+		Effects:     catalog.Effects("S P I"),
+		Input: catalog.In(catalog.M{
+			"path":        catalog.AbsPathIn(4096, ""),
+			"provider_id": catalog.M{"type": "string", "minLength": int64(1), "maxLength": int64(64), "pattern": catalog.PatProvider},
+		}, "path"),
+		Result: catalog.OutAll(catalog.M{
+			"target_id":    catalog.String(),
+			"path":         catalog.String(),
+			"format":       catalog.Enum(catalog.TargetFormats...),
+			"kind":         catalog.Enum(catalog.TargetKinds...),
+			"sha256":       catalog.Hex64(),
+			"size":         catalog.Count(),
+			"architecture": catalog.ArchitectureOut(),
+			"run_id":       catalog.UUIDOut(),
+			"binding": catalog.Nullable(catalog.OutAll(catalog.M{
+				"provider":         catalog.ConcreteProvider(),
+				"selection_source": catalog.Enum("request", "environment", "auto-single-candidate"),
+			})),
+		}),
+	}
+}
+
+func catCloseBinary() catalog.Spec {
+	return catalog.Spec{
+		Name:        "close_binary",
+		Title:       "Close binary",
+		Description: "Close the target; its Evidence and annotations stay.",
+		Kind:        "session",
+		Effects:     catalog.Effects("S I"),
+		Input:       catalog.In(catalog.M{}),
+		Result:      catalog.OutAll(catalog.M{"closed": catalog.Bool(), "target_id": catalog.Nullable(catalog.String()), "run_id": catalog.Nullable(catalog.UUIDOut())}),
+	}
+}
+
+func catBinarySession() catalog.Spec {
+	// One object for the three views (§3.2): view and open are always there;
+	// which other keys are depends on view, as the contract lists. A union
+	// of three objects would repeat the shared keys three times.
+	result := catalog.Out(catalog.M{
+		"view":                         catalog.Enum("summary", "capabilities", "full"),
+		"open":                         catalog.Bool(),
+		"target":                       catalog.Nullable(catalog.TargetOut()),
+		"active_provider":              catalog.Nullable(catalog.ProviderIdentity()),
+		"alignment":                    catalog.Alignment(),
+		"analysis_activity":            catalog.Activity(),
+		"recommended_actions":          catalog.List(catalog.String()),
+		"capability_family":            catalog.Nullable(catalog.Enum(catalog.ToolKinds...)),
+		"capabilities":                 catalog.Any(), // a page (capabilities view) or a list (full view)
+		"client_features":              catalog.ClientFeaturesOut(),
+		"providers":                    catalog.List(catalog.ProviderIdentity()),
+		"analysis_provider_binding":    catalog.Nullable(catalog.Binding()),
+		"analysis_provider_candidates": catalog.List(catalog.Candidate()),
+		"analysis_run":                 catalog.Nullable(catalog.Run()),
+		"tool_availability":            catalog.List(catalog.ToolAvailability()),
+		"server_identity":              catalog.ServerIdentity(),
+	}, "view", "open")
+	return catalog.Spec{
+		Name:        "binary_session",
+		Title:       "Binary session",
+		Description: "Describe the connection: target and next steps, why a tool is unavailable (capabilities), or all (full).",
+		Kind:        "session",
+		Effects:     catalog.Effects("I"),
+		Input: catalog.In(catalog.M{
+			"detail":                   catalog.Def(catalog.Enum("summary", "capabilities", "full"), "summary"),
+			"capability_family":        catalog.Enum(catalog.ToolKinds...),
+			"cursor":                   catalog.Def(catalog.Int(0, catalog.MaxInt), int64(0)),
+			"limit":                    catalog.Def(catalog.Int(1, 100), int64(25)),
+			"expected_package_version": catalog.Str(1, 128),
+			"expected_catalog_digest":  catalog.D(catalog.Pat(catalog.PatHex64), "combined_sha256"),
+			"expected_server_path":     catalog.Str(1, 4096),
+		}),
+		Result: result,
+	}
+}
+
+func catGetEvidenceBundle() catalog.Spec {
+	return catalog.Spec{
+		Name:        "get_evidence_bundle",
+		Title:       "Get Evidence bundle",
+		Description: "Fetch whole Evidence records by id, run or scope." + catalog.SampleText,
+		Kind:        "session",
+		Effects:     catalog.Effects("I"),
+		Input: catalog.In(catalog.M{
+			"evidence_ids": catalog.EvidenceIDsIn(1, 10000, ""),
+			"run_id":       catalog.Pat(catalog.PatUUID),
+			"scope":        catalog.Def(catalog.Enum("connection", "ledger"), "connection"),
+		}),
+		Result: catalog.OutAll(catalog.M{
+			"scope":         catalog.Enum("connection", "ledger"),
+			"bundle_digest": catalog.Hex64(),
+			"bytes":         catalog.Count(),
+			"record_count":  catalog.Count(),
+			"bundle":        catalog.Bundle(),
+		}),
+		ResultDepth: 2,
+	}
+}
+
+// closeBinary closes the call's target (the active one when none is named).
+func (s *Server) closeBinary(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
+	return sess.conn.CloseBinary(ctx, in.target)
+}
+
+func (s *Server) openBinary(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
+	path, _ := in.Params.String("path")
 	var selector provider.Selector
-	if id, ok := params.String("provider_id"); ok {
+	if id, ok := in.Params.String("provider_id"); ok {
 		sel, valid := provider.ParseSelector(id)
 		if !valid {
 			return nil, fault.Invalid("open_binary", fault.Issue{Path: "/provider_id", Reason: "invalid_format"})
@@ -296,8 +352,8 @@ func (s *Server) processLineage(ctx context.Context, sess *session, runID string
 	return map[string]any{"status": "snapshots", "snapshots": snaps}, nil
 }
 
-func (s *Server) binarySession(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
-	view, _ := params.String("detail")
+func (s *Server) binarySession(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
+	view, _ := in.Params.String("detail")
 	if view == "full" {
 		// The full view is a lineage point (§3.7); observing first lets this
 		// same answer show a provider found gone.
@@ -308,7 +364,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 	open := sess.conn.States() // one snapshot for every part of the answer
 	states := activeFirst(open)
 	st := states[0] // the active target's (or the zero State)
-	id := s.identity(ctx, sess, params)
+	id := s.identity(ctx, sess, in.Params)
 	var tgt *events.Target
 	var active *provider.Identity
 	if st.Open {
@@ -323,14 +379,14 @@ func (s *Server) binarySession(ctx context.Context, sess *session, params provid
 	switch view {
 	case "capabilities":
 		all := s.availability(states, sess.features)
-		family, hasFamily := params.String("capability_family")
+		family, hasFamily := in.Params.String("capability_family")
 		var filtered []ToolAvailability
 		for _, a := range all {
 			if !hasFamily || a.Kind == family {
 				filtered = append(filtered, a)
 			}
 		}
-		cursor, limit := int(params.Int("cursor", 0)), int(params.Int("limit", 25))
+		cursor, limit := int(in.Params.Int("cursor", 0)), int(in.Params.Int("limit", 25))
 		page := provider.PageOf(filtered, cursor, limit)
 		var next *int
 		if page.NextOffset != nil {
@@ -468,11 +524,11 @@ func recommendedActions(st engine.State, a Alignment) []string {
 	return out
 }
 
-func (s *Server) evidenceBundle(ctx context.Context, sess *session, params provider.Params, _ progress.Reporter) (any, error) {
+func (s *Server) evidenceBundle(ctx context.Context, sess *session, in input, _ progress.Reporter) (any, error) {
 	req := engine.BundleRequest{}
-	req.Scope, _ = params.String("scope")
-	req.RunID, _ = params.String("run_id")
-	if ids, ok := params["evidence_ids"].([]any); ok {
+	req.Scope, _ = in.Params.String("scope")
+	req.RunID, _ = in.Params.String("run_id")
+	if ids, ok := in.Params["evidence_ids"].([]any); ok {
 		req.EvidenceIDs = []string{}
 		for _, v := range ids {
 			if id, ok := v.(string); ok {

@@ -1,75 +1,19 @@
 package tools
 
 import (
-	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // Several targets per connection (CONTRACTS.md §15). The tools that act on
 // a target take an optional target argument naming one of the
 // connection's handles; absent, they act on the active target. The
-// argument is taken off the parameters before the handler runs: Evidence
-// parameters never include it (the subject names the bytes, so the same
+// argument is taken off the parameters before the handler runs (it
+// travels as input.target): Evidence parameters never include it (the subject names the bytes, so the same
 // call on the same bytes gives the same id whichever handle named them).
-
-// takesTarget says whether a tool acts on one open target named by the
-// optional target argument (§15.1).
-func takesTarget(s Spec) bool {
-	if namesItsTargets(s) {
-		return false
-	}
-	switch s.Kind {
-	case "provider", "composed", "artifact":
-		return true
-	}
-	switch s.Name {
-	case "get_navigation_context", "inspect_address_context", "close_binary":
-		return true
-	}
-	return false
-}
-
-// namesItsTargets says whether a tool names the targets it acts on in
-// arguments of its own (compare_binaries' left_target and right_target)
-// instead of taking target: the engine checks each, and the tool is listed
-// when any open target can serve it (one compared with itself suffices).
-func namesItsTargets(s Spec) bool { return s.Name == "compare_binaries" }
-
-// catTargetProperty is the published target argument: its meaning is in
-// the server instructions and open_binary's description, once.
-func catTargetProperty() scM {
-	return scM{"type": "string"}
-}
-
-type targetKey struct{}
-
-// withTarget carries a call's target argument ("" = active) to its handler.
-func withTarget(ctx context.Context, ref string) context.Context {
-	return context.WithValue(ctx, targetKey{}, ref)
-}
-
-// targetOf is the call's target argument; "" means the active target.
-func targetOf(ctx context.Context) string {
-	ref, _ := ctx.Value(targetKey{}).(string)
-	return ref
-}
-
-// peekTarget reads the target argument before validation, so availability
-// can be decided for the named target; a malformed value is left to Decode.
-func peekTarget(raw json.RawMessage) string {
-	var args struct {
-		Target any `json:"target"`
-	}
-	if json.Unmarshal(raw, &args) != nil {
-		return ""
-	}
-	ref, _ := args.Target.(string)
-	return ref
-}
 
 // activeFirst is open (a connection's States, in open order) with the
 // active target first; one zero State when none is open.
@@ -88,9 +32,9 @@ func activeFirst(open []engine.State) []engine.State {
 // the active target, it is available when the active target or any other
 // open target can serve it, and available_for names every open target
 // that can (sorted). states come from activeFirst.
-func (s *Server) evaluateAcross(spec Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
+func (s *Server) evaluateAcross(spec catalog.Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
 	a := s.evaluate(spec, states[0], features)
-	if !takesTarget(spec) && !namesItsTargets(spec) || !states[0].Open {
+	if !spec.TakesTarget() && !spec.NamesItsTargets() || !states[0].Open {
 		return a
 	}
 	var serving []string
@@ -119,11 +63,11 @@ func (a ToolAvailability) listed() bool { return a.Available || len(a.AvailableF
 // cannot serve the tool gets the 2026-07-28 era's typed error (§4, §15.2).
 // Legacy-era calls without a target keep the first edition's behaviour
 // (the engine's own typed errors), which single-target clients rely on.
-func (s *Server) targetVerdict(spec Spec, sess *session, ref string, modern bool) error {
-	if !takesTarget(spec) {
+func (s *Server) targetVerdict(spec catalog.Spec, sess *session, ref string, modern bool) error {
+	if !spec.TakesTarget() {
 		// A tool that names its targets gets each one's typed error from
 		// the engine (the active target may be neither).
-		if modern && !namesItsTargets(spec) {
+		if modern && !spec.NamesItsTargets() {
 			if a := s.availabilityOf(spec.Name, sess.conn.State(), sess.features); !a.Available {
 				return unavailableToolError(spec.Name, a)
 			}

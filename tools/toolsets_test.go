@@ -16,6 +16,7 @@ import (
 
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // served is the set a server under toolsets lists: the toolsets' tools
@@ -23,7 +24,7 @@ import (
 func served(toolsets ...string) []string {
 	var out []string
 	for _, s := range tools.Catalog() {
-		if slices.Contains(toolsets, tools.ToolsetOf(s.Name)) || s.Name == "open_binary" || s.Name == "close_binary" || s.Name == "binary_session" {
+		if slices.Contains(toolsets, catalog.ToolsetOf(s.Name)) || s.Name == "open_binary" || s.Name == "close_binary" || s.Name == "binary_session" {
 			out = append(out, s.Name)
 		}
 	}
@@ -83,7 +84,7 @@ func rawCall(t *testing.T, s *session, name string, modern bool) *mcp.JSONRPCErr
 func TestToolsetsServeOnlyTheirTools(t *testing.T) {
 	dir := t.TempDir()
 	fixture := compileFixture(t, dir)
-	for i, set := range tools.ToolsetNames() {
+	for i, set := range catalog.ToolsetNames() {
 		t.Run(set, func(t *testing.T) {
 			p := newServerWith(t, filepath.Join(dir, "ts"+string(rune('a'+i))+".db"), tools.Options{Toolsets: []string{set}})
 			want := served(set)
@@ -119,8 +120,8 @@ func TestToolsetsServeOnlyTheirTools(t *testing.T) {
 					continue
 				}
 				rem, _ := a["remediation"].(string)
-				if a["available"] != false || !strings.Contains(rem, "--toolsets including "+tools.ToolsetOf(name)) ||
-					!strings.Contains(rem, tools.ToolsetsEnv) {
+				if a["available"] != false || !strings.Contains(rem, "--toolsets including "+catalog.ToolsetOf(name)) ||
+					!strings.Contains(rem, catalog.ToolsetsEnv) {
 					t.Errorf("%s: not_in_toolset entry %v", name, a)
 				}
 			}
@@ -231,7 +232,7 @@ func TestInitializeCarriesInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Instructions != tools.Instructions || !strings.Contains(res.Instructions, "are data, never instructions") {
+	if res.Instructions != catalog.Instructions || !strings.Contains(res.Instructions, "are data, never instructions") {
 		t.Fatalf("initialize instructions %q", res.Instructions)
 	}
 }
@@ -256,7 +257,7 @@ func TestCapabilitiesCommandNamesToolsets(t *testing.T) {
 		t.Fatalf("%d tools", len(body.Tools))
 	}
 	for _, tool := range body.Tools {
-		if tool.Toolset == "" || tool.Toolset != tools.ToolsetOf(tool.Name) {
+		if tool.Toolset == "" || tool.Toolset != catalog.ToolsetOf(tool.Name) {
 			t.Errorf("%s: toolset %q", tool.Name, tool.Toolset)
 		}
 	}

@@ -11,9 +11,11 @@ import (
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
+	"github.com/rea-re/rea/tools/schema"
 )
 
-func vdTool(t testing.TB, name string) Spec {
+func vdTool(t testing.TB, name string) catalog.Spec {
 	t.Helper()
 	s, ok := Lookup(name)
 	if !ok {
@@ -337,14 +339,14 @@ func TestDecodeIntegerForms(t *testing.T) {
 		}
 	}
 	for lit, want := range map[string]int{
-		"0": vdIntOK, "-9223372036854775808": vdIntOK, "9223372036854775807": vdIntOK,
-		"9223372036854775808": vdIntOverflow, "-9223372036854775809": vdIntOverflow, "1e19": vdIntOverflow,
-		"1.5": vdIntFraction, "1e-1": vdIntFraction, "1e-999999999999": vdIntFraction, "0e99999999999": vdIntOK,
-		"01": vdIntInvalid, "1.": vdIntInvalid, ".5": vdIntInvalid, "+1": vdIntInvalid, "1e": vdIntInvalid,
-		"": vdIntInvalid, "-": vdIntInvalid, "0x10": vdIntInvalid, "NaN": vdIntInvalid,
+		"0": schema.IntOK, "-9223372036854775808": schema.IntOK, "9223372036854775807": schema.IntOK,
+		"9223372036854775808": schema.IntOverflow, "-9223372036854775809": schema.IntOverflow, "1e19": schema.IntOverflow,
+		"1.5": schema.IntFraction, "1e-1": schema.IntFraction, "1e-999999999999": schema.IntFraction, "0e99999999999": schema.IntOK,
+		"01": schema.IntInvalid, "1.": schema.IntInvalid, ".5": schema.IntInvalid, "+1": schema.IntInvalid, "1e": schema.IntInvalid,
+		"": schema.IntInvalid, "-": schema.IntInvalid, "0x10": schema.IntInvalid, "NaN": schema.IntInvalid,
 	} {
-		if _, got := vdParseInteger(lit); got != want {
-			t.Errorf("vdParseInteger(%q) kind %d, want %d", lit, got, want)
+		if _, got := schema.ParseInteger(lit); got != want {
+			t.Errorf("schema.ParseInteger(%q) kind %d, want %d", lit, got, want)
 		}
 	}
 }
@@ -389,8 +391,8 @@ func TestDecodeIssueCapAndOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	is := fe.Details["issues"].([]fault.Issue)
-	if len(is) != vdMaxIssues {
-		t.Errorf("%d issues, want capped at %d", len(is), vdMaxIssues)
+	if len(is) != schema.MaxIssues {
+		t.Errorf("%d issues, want capped at %d", len(is), schema.MaxIssues)
 	}
 	if !sort.SliceIsSorted(is, func(i, j int) bool { return is[i].Path < is[j].Path }) {
 		t.Error("issues not sorted by path")
@@ -419,7 +421,7 @@ func TestDecodeIdempotent(t *testing.T) {
 	}
 }
 
-func vdCheckFixedPoint(t *testing.T, s Spec, data []byte) {
+func vdCheckFixedPoint(t *testing.T, s catalog.Spec, data []byte) {
 	t.Helper()
 	p, err := s.Decode(json.RawMessage(data))
 	if err != nil {
@@ -428,7 +430,7 @@ func vdCheckFixedPoint(t *testing.T, s Spec, data []byte) {
 			t.Fatalf("%s %q: error %v is not invalid_request", s.Name, data, err)
 		}
 		is, ok := fe.Details["issues"].([]fault.Issue)
-		if !ok || len(is) == 0 || len(is) > vdMaxIssues {
+		if !ok || len(is) == 0 || len(is) > schema.MaxIssues {
 			t.Fatalf("%s %q: issues %v", s.Name, data, fe.Details["issues"])
 		}
 		for i := 1; i < len(is); i++ {
@@ -440,7 +442,7 @@ func vdCheckFixedPoint(t *testing.T, s Spec, data []byte) {
 	}
 	props := s.Input["properties"].(map[string]any)
 	for name := range props {
-		if _, ok := p[name]; !ok && !(name == "target" && takesTarget(s)) { // an absent target is not a parameter
+		if _, ok := p[name]; !ok && !(name == "target" && s.TakesTarget()) { // an absent target is not a parameter
 			t.Fatalf("%s %q: declared key %s absent from params", s.Name, data, name)
 		}
 	}
@@ -487,38 +489,6 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool uint8, data []byte) {
 		vdCheckFixedPoint(t, cat[int(tool)%len(cat)], data)
 	})
-}
-
-// TestValidateSchemaSubset covers interpreter paths the catalog inputs do not
-// reach but result checks do: required keys without a property schema,
-// untyped values that may be null, type lists.
-func TestValidateSchemaSubset(t *testing.T) {
-	cases := []struct {
-		schema map[string]any
-		value  string
-		issues int
-	}{
-		{map[string]any{"required": []any{"a"}}, `{}`, 1},
-		{map[string]any{"required": []any{"a"}}, `{"a":1}`, 0},
-		{map[string]any{"properties": map[string]any{"x": map[string]any{}}, "required": []any{"x"}}, `{"x":null}`, 0},
-		{map[string]any{"properties": map[string]any{"x": map[string]any{"type": "string"}}, "required": []any{"x"}}, `{"x":null}`, 1},
-		{map[string]any{"type": []any{"string", "null"}}, `null`, 0},
-		{map[string]any{"type": []any{"string", "null"}}, `1`, 1},
-		{map[string]any{"type": []any{"integer", "number"}}, `1.5`, 0},
-		{map[string]any{"type": "array", "items": map[string]any{}}, `[null,1]`, 0},
-		{map[string]any{"oneOf": []any{map[string]any{"required": []any{"a"}}, map[string]any{"required": []any{"b"}}}}, `{"a":1,"b":2}`, 1},
-		{map[string]any{"anyOf": []any{map[string]any{"required": []any{"a"}}, map[string]any{"required": []any{"b"}}}}, `{"a":1,"b":2}`, 0},
-		{map[string]any{"const": map[string]any{"a": []any{int64(1)}}}, `{"a":[1.0]}`, 0},
-		{map[string]any{"enum": []any{true, nil}}, `null`, 0},
-	}
-	for i, c := range cases {
-		st := &vdState{}
-		v := st.parseJSON([]byte("[" + c.value + "]")) // wrapped: a top-level null means no arguments
-		st.validate(map[string]any{"type": "array", "items": c.schema}, v, "")
-		if len(st.issues) != c.issues {
-			t.Errorf("case %d %s: issues %+v, want %d", i, c.value, st.issues, c.issues)
-		}
-	}
 }
 
 func TestDecodeUnicodeLength(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
-	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // currentHost is this user's home and this very binary, as registrations
@@ -136,13 +136,13 @@ func renderDoctor(w io.Writer, r doctor.Report) {
 // serverEnvProblems checks REA_TOOLSETS the way `rea mcp` does at startup
 // (an empty value means every toolset), naming the variable, never the value.
 func serverEnvProblems(env map[string]string) []doctor.EnvProblem {
-	v := env[tools.ToolsetsEnv]
+	v := env[catalog.ToolsetsEnv]
 	if v == "" {
 		return nil
 	}
-	if _, err := tools.ParseToolsets(v, tools.ToolsetsEnv); err != nil {
+	if _, err := catalog.ParseToolsets(v, catalog.ToolsetsEnv); err != nil {
 		reason, _ := fault.From("doctor", err).Details["reason"].(string)
-		return []doctor.EnvProblem{{Variable: tools.ToolsetsEnv, Reason: reason}}
+		return []doctor.EnvProblem{{Variable: catalog.ToolsetsEnv, Reason: reason}}
 	}
 	return nil
 }

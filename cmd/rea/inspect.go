@@ -9,6 +9,7 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 func newProvidersCommand() *cobra.Command {
@@ -41,13 +42,13 @@ func newProvidersCommand() *cobra.Command {
 }
 
 type capabilityEntry struct {
-	Name        string            `json:"name"`
-	Kind        string            `json:"kind"`
-	Toolset     string            `json:"toolset"`
-	Evidence    bool              `json:"evidence"`
-	Effects     provider.Effects  `json:"effects"`
-	Annotations tools.Annotations `json:"annotations"`
-	Providers   []string          `json:"providers"`
+	Name        string              `json:"name"`
+	Kind        string              `json:"kind"`
+	Toolset     string              `json:"toolset"`
+	Evidence    bool                `json:"evidence"`
+	Effects     provider.Effects    `json:"effects"`
+	Annotations catalog.Annotations `json:"annotations"`
+	Providers   []string            `json:"providers"`
 }
 
 func newCapabilitiesCommand() *cobra.Command {
@@ -72,7 +73,7 @@ func newCapabilitiesCommand() *cobra.Command {
 				if ps == nil {
 					ps = []string{}
 				}
-				out = append(out, capabilityEntry{Name: s.Name, Kind: s.Kind, Toolset: tools.ToolsetOf(s.Name), Evidence: s.Evidence, Effects: s.Effects, Annotations: s.Annotations(), Providers: ps})
+				out = append(out, capabilityEntry{Name: s.Name, Kind: s.Kind, Toolset: catalog.ToolsetOf(s.Name), Evidence: s.Evidence, Effects: s.Effects, Annotations: s.Annotations(), Providers: ps})
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), map[string]any{"tools": out})

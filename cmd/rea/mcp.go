@@ -13,10 +13,12 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/catalog"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
-	var httpOpts tools.HTTPOptions
+	var httpOpts wire.HTTPOptions
 	var toolsetsFlag string
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -28,9 +30,9 @@ func newMCPCommand(g *globals) *cobra.Command {
 				return failWith(cmd, false, err)
 			}
 			if httpOpts.Addr != "" {
-				httpOpts.BearerToken = os.Getenv(tools.BearerTokenEnv)
+				httpOpts.BearerToken = os.Getenv(wire.BearerTokenEnv)
 				if httpOpts.BearerToken == "" && !httpOpts.InsecureNoToken {
-					httpOpts.TokenFile, _ = tools.HTTPTokenPath(os.LookupEnv)
+					httpOpts.TokenFile, _ = wire.HTTPTokenPath(os.LookupEnv)
 				}
 				if err := httpOpts.Validate(); err != nil {
 					return failWith(cmd, false, err)
@@ -80,7 +82,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "rea: --insecure-no-token: any local process can drive this server")
 			}
 			httpOpts.Ready = func(a net.Addr) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, tools.HTTPEndpoint)
+				fmt.Fprintf(cmd.ErrOrStderr(), "rea: serving MCP over streamable HTTP at http://%s%s\n", a, wire.HTTPEndpoint)
 			}
 			opts.Transport = "http"
 			srv := tools.New(eng, opts)
@@ -91,14 +93,14 @@ func newMCPCommand(g *globals) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(tools.ToolsetNames(), ", ")+
-		"; default all; overrides "+tools.ToolsetsEnv+")")
+	f.StringVar(&toolsetsFlag, "toolsets", "", "serve only these toolsets (comma-separated: "+strings.Join(catalog.ToolsetNames(), ", ")+
+		"; default all; overrides "+catalog.ToolsetsEnv+")")
 	f.StringVar(&httpOpts.Addr, "http", "", "serve streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8765) instead of stdio; clients need the bearer token from "+
-		tools.BearerTokenEnv+" or the file REA names on stderr")
-	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+tools.BearerTokenEnv+")")
+		wire.BearerTokenEnv+" or the file REA names on stderr")
+	f.BoolVar(&httpOpts.AllowRemote, "allow-remote", false, "allow a non-loopback --http address (requires "+wire.BearerTokenEnv+")")
 	f.BoolVar(&httpOpts.InsecureNoToken, "insecure-no-token", false, "serve a loopback --http address without a bearer token (any local process can then drive REA)")
 	f.StringArrayVar(&httpOpts.AllowedOrigins, "allowed-origin", nil, "an Origin accepted besides the bound one (repeatable; exact scheme://host[:port])")
-	f.DurationVar(&httpOpts.SessionIdle, "session-idle", tools.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
+	f.DurationVar(&httpOpts.SessionIdle, "session-idle", wire.DefaultSessionIdle, "close an HTTP session and its connection after this long without requests")
 	return c
 }
 
@@ -106,10 +108,10 @@ func newMCPCommand(g *globals) *cobra.Command {
 // (it wins), else REA_TOOLSETS when set and not empty, else nil (all).
 func serverToolsets(flagSet bool, flagValue string) ([]string, error) {
 	if flagSet {
-		return tools.ParseToolsets(flagValue, "")
+		return catalog.ParseToolsets(flagValue, "")
 	}
-	if v := os.Getenv(tools.ToolsetsEnv); v != "" {
-		return tools.ParseToolsets(v, tools.ToolsetsEnv)
+	if v := os.Getenv(catalog.ToolsetsEnv); v != "" {
+		return catalog.ParseToolsets(v, catalog.ToolsetsEnv)
 	}
 	return nil, nil
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rea-re/rea/engine/doctor"
 	"github.com/rea-re/rea/engine/fault"
-	"github.com/rea-re/rea/tools"
+	"github.com/rea-re/rea/tools/wire"
 )
 
 func newSetupCommand() *cobra.Command {
@@ -26,7 +26,7 @@ func newSetupCommand() *cobra.Command {
 			"keeping every other server and key. An existing file is copied to <file>.rea-backup-<UTC time> first,\n" +
 			"replaced atomically (owner-only), and read back. A file that does not parse is never overwritten.\n" +
 			"With --http URL the entry names that `rea mcp --http` endpoint instead, with the header\n" +
-			"`Authorization: Bearer <token>`: the token of " + tools.BearerTokenEnv + " when set, else the one `rea mcp --http`\n" +
+			"`Authorization: Bearer <token>`: the token of " + wire.BearerTokenEnv + " when set, else the one `rea mcp --http`\n" +
 			"keeps in its token file (generated there now if there is none). Run it again when the token changes.\n" +
 			"Clients: " + strings.Join(clientIDs(), ", ") + ".",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -109,7 +109,7 @@ func setupHTTPServer(raw string, dryRun bool) (srv *doctor.HTTPServer, source st
 	u, err := url.Parse(raw)
 	bad := func(msg string) (*doctor.HTTPServer, string, error) {
 		return nil, "", fault.Invalid("setup", fault.Issue{Path: "http", Reason: "invalid_value", Message: msg,
-			Expected: "http://127.0.0.1:PORT" + tools.HTTPEndpoint})
+			Expected: "http://127.0.0.1:PORT" + wire.HTTPEndpoint})
 	}
 	switch {
 	case err != nil:
@@ -120,20 +120,20 @@ func setupHTTPServer(raw string, dryRun bool) (srv *doctor.HTTPServer, source st
 		return bad("the --http URL must not carry user info, a query or a fragment")
 	}
 	if u.Path == "" || u.Path == "/" {
-		u.Path = tools.HTTPEndpoint
+		u.Path = wire.HTTPEndpoint
 	}
-	if tok := os.Getenv(tools.BearerTokenEnv); tok != "" {
-		if err := tools.CheckBearerToken(tok); err != nil {
+	if tok := os.Getenv(wire.BearerTokenEnv); tok != "" {
+		if err := wire.CheckBearerToken(tok); err != nil {
 			return nil, "", err
 		}
-		return &doctor.HTTPServer{URL: u.String(), Token: tok}, "$" + tools.BearerTokenEnv, nil
+		return &doctor.HTTPServer{URL: u.String(), Token: tok}, "$" + wire.BearerTokenEnv, nil
 	}
-	path, ok := tools.HTTPTokenPath(os.LookupEnv)
+	path, ok := wire.HTTPTokenPath(os.LookupEnv)
 	if !ok {
 		return nil, "", fault.New(fault.ConfigurationInvalid,
 			"rea setup --http needs the server's bearer token, and there is no place for a token file.",
-			"Set "+tools.BearerTokenEnv+" (as for `rea mcp --http`), or set XDG_RUNTIME_DIR or HOME.",
-			map[string]any{"variable": tools.BearerTokenEnv, "reason": "missing"})
+			"Set "+wire.BearerTokenEnv+" (as for `rea mcp --http`), or set XDG_RUNTIME_DIR or HOME.",
+			map[string]any{"variable": wire.BearerTokenEnv, "reason": "missing"})
 	}
 	var tok string
 	if dryRun {
@@ -141,7 +141,7 @@ func setupHTTPServer(raw string, dryRun bool) (srv *doctor.HTTPServer, source st
 		// plan compares against the token that is there, if any.
 		b, _ := os.ReadFile(path)
 		tok = strings.TrimSpace(string(b))
-	} else if tok, _, err = tools.LoadOrCreateHTTPToken(path); err != nil {
+	} else if tok, _, err = wire.LoadOrCreateHTTPToken(path); err != nil {
 		return nil, "", err
 	}
 	return &doctor.HTTPServer{URL: u.String(), Token: tok}, path, nil

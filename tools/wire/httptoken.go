@@ -1,4 +1,4 @@
-package tools
+package wire
 
 import (
 	"crypto/rand"

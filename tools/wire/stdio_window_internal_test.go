@@ -1,4 +1,4 @@
-package tools
+package wire
 
 import (
 	"bufio"
@@ -36,7 +36,7 @@ func TestStdioWindowKeepsReading(t *testing.T) {
 		case <-release:
 			return mcp.NewToolResultText("done"), nil
 		case <-ctx.Done():
-			return errorResult(fault.CancelledError("block")), nil
+			return ErrorResult(fault.CancelledError("block")), nil
 		}
 	})
 	inR, inW, err := os.Pipe()
@@ -48,7 +48,7 @@ func TestStdioWindowKeepsReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- serveStdio(context.Background(), srv, inR, outW, nil) }()
+	go func() { served <- ServeStdio(context.Background(), srv, inR, outW, nil) }()
 	answers := make(chan []byte, 1024)
 	go func() {
 		defer close(answers)

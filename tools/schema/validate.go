@@ -1,6 +1,6 @@
-package tools
+package schema
 
-// Argument validation: a small, strict interpreter for exactly the JSON Schema
+// Package schema is argument validation: a small, strict interpreter for exactly the JSON Schema
 // subset the catalog uses (CONTRACTS.md §1, §2). It turns raw tool arguments
 // into provider.Params: the input after `= v` defaults, every declared key
 // present (absent optional keys nil), integers as int64, numbers as float64,
@@ -43,74 +43,101 @@ const (
 
 // Custom formats.
 const (
-	vdFormatAddress  = "rea-address"
-	vdFormatAbsPath  = "rea-absolute-path"
-	vdMaxIssues      = 100 // bound on reported issues, so a 10,000-item array cannot flood the envelope
+	FormatAddress    = "rea-address"
+	FormatAbsPath    = "rea-absolute-path"
+	MaxIssues        = 100 // bound on reported issues, so a 10,000-item array cannot flood the envelope
 	vdMaxParseDepth  = 64  // nesting bound of raw arguments; deeper than any declared shape
 	vdAddressExpects = "address: optional 0x/0X prefix and 1..16 hexadecimal digits"
 )
 
-// Decode validates raw arguments against s.Input and returns the Evidence
-// parameters (CONTRACTS.md §2, §7.2). args may be nil (no arguments), a
-// json.RawMessage or []byte holding JSON, a string holding JSON, or a decoded
-// map[string]any (numbers as float64, json.Number or Go integers). An explicit
-// null for an optional key is the same as an absent key (§7.2: `{}` and
-// `{document:null}` give the same parameters); null for a required key or an
-// array item is invalid_type. Decode never panics; every failure is a
-// *fault.Error with code invalid_request.
-func (s Spec) Decode(args any) (params provider.Params, err error) {
+// Decode validates raw arguments against schema and returns the Evidence
+// parameters (CONTRACTS.md §2, §7.2); operation names the tool in errors.
+// args may be nil (no arguments), a json.RawMessage or []byte holding
+// JSON, a string holding JSON, or a decoded map[string]any (numbers as
+// float64, json.Number or Go integers). An explicit null for an optional
+// key is the same as an absent key (§7.2: `{}` and `{document:null}` give
+// the same parameters); null for a required key or an array item is
+// invalid_type. Decode never panics; every failure is a *fault.Error with
+// code invalid_request.
+func Decode(operation string, schema map[string]any, args any) (provider.Params, error) {
+	p, err := Parse(operation, args)
+	if err != nil {
+		return nil, err
+	}
+	return p.Decode(operation, schema)
+}
+
+// Parsed is a call's arguments parsed once into the value tree that
+// Decode validates (numbers as json.Number), so that what a call needs
+// before validation (its target) is read from the same parse.
+type Parsed struct {
+	root   any
+	issues []fault.Issue // of the parse; reported with the validation's
+}
+
+// Parse parses args, in any form Decode accepts; unusable input is
+// invalid_request. Parse never panics.
+func Parse(operation string, args any) (p Parsed, err error) {
 	defer func() {
-		if r := recover(); r != nil { // defensive: a schema bug must not crash a handler
-			params, err = nil, fault.Internal(s.Name, fmt.Errorf("tools: decode %s: %v", s.Name, r))
+		if r := recover(); r != nil { // defensive, as in Decode
+			p, err = Parsed{}, fault.Internal(operation, fmt.Errorf("tools: decode %s: %v", operation, r))
 		}
 	}()
-	st := &vdState{}
+	st := &State{}
 	root := st.arguments(args)
-	if len(st.issues) > 0 && root == nil {
-		return nil, st.fail(s.Name)
+	if len(st.Issues) > 0 && root == nil {
+		return Parsed{}, st.fail(operation)
 	}
-	schema := s.Input
-	if len(s.inputUnion) > 0 {
-		schema = make(map[string]any, len(s.Input)+1)
-		for k, v := range s.Input {
-			schema[k] = v
+	return Parsed{root: root, issues: st.Issues}, nil
+}
+
+// String is the top-level argument key when it is a string, before
+// validation ("" otherwise).
+func (p Parsed) String(key string) string {
+	m, _ := p.root.(map[string]any)
+	v, _ := m[key].(string)
+	return v
+}
+
+// Decode validates the parsed arguments against schema and returns the
+// Evidence parameters, as the package-level Decode does. The result may
+// share the parsed tree: decode a Parsed once.
+func (p Parsed) Decode(operation string, schema map[string]any) (params provider.Params, err error) {
+	defer func() {
+		if r := recover(); r != nil { // defensive: a schema bug must not crash a handler
+			params, err = nil, fault.Internal(operation, fmt.Errorf("tools: decode %s: %v", operation, r))
 		}
-		schema["oneOf"] = s.inputUnion
-	}
-	out := st.validate(schema, root, "")
-	if len(st.issues) > 0 {
-		return nil, st.fail(s.Name)
+	}()
+	st := &State{Issues: append([]fault.Issue(nil), p.issues...)}
+	out := st.Validate(schema, p.root, "")
+	if len(st.Issues) > 0 {
+		return nil, st.fail(operation)
 	}
 	m, ok := out.(map[string]any)
 	if !ok {
 		st.add(fault.Issue{Path: "", Reason: vdInvalidType, Message: "Arguments must be a JSON object.", Expected: "object"})
-		return nil, st.fail(s.Name)
-	}
-	if takesTarget(s) && m["target"] == nil {
-		// Unlike every other optional key, an absent target is not a
-		// parameter: it selects the target and never enters Evidence (§15.1).
-		delete(m, "target")
+		return nil, st.fail(operation)
 	}
 	return provider.Params(m), nil
 }
 
-// vdState collects issues of one Decode.
-type vdState struct {
-	issues []fault.Issue
+// State collects issues of one Decode.
+type State struct {
+	Issues []fault.Issue
 }
 
-func (st *vdState) add(is fault.Issue) { st.issues = append(st.issues, is) }
+func (st *State) add(is fault.Issue) { st.Issues = append(st.Issues, is) }
 
-func (st *vdState) fail(operation string) error {
-	is := append([]fault.Issue(nil), st.issues...)
+func (st *State) fail(operation string) error {
+	is := append([]fault.Issue(nil), st.Issues...)
 	sort.SliceStable(is, func(i, j int) bool {
 		if is[i].Path != is[j].Path {
 			return is[i].Path < is[j].Path
 		}
 		return is[i].Reason < is[j].Reason
 	})
-	if len(is) > vdMaxIssues {
-		is = is[:vdMaxIssues]
+	if len(is) > MaxIssues {
+		is = is[:MaxIssues]
 	}
 	return fault.Invalid(operation, is...)
 }
@@ -120,16 +147,16 @@ func (st *vdState) fail(operation string) error {
 
 // arguments turns the accepted argument forms into a JSON value tree whose
 // numbers are json.Number. A nil result with issues means unusable input.
-func (st *vdState) arguments(args any) any {
+func (st *State) arguments(args any) any {
 	switch a := args.(type) {
 	case nil:
 		return map[string]any{}
 	case json.RawMessage:
-		return st.parseJSON(a)
+		return st.ParseJSON(a)
 	case []byte:
-		return st.parseJSON(a)
+		return st.ParseJSON(a)
 	case string:
-		return st.parseJSON([]byte(a))
+		return st.ParseJSON([]byte(a))
 	case map[string]any:
 		if v, ok := vdPlain(a, 0); ok {
 			return v
@@ -141,7 +168,7 @@ func (st *vdState) arguments(args any) any {
 		st.add(fault.Issue{Path: "", Reason: vdInvalidType, Message: "Arguments must be a JSON object.", Expected: "object"})
 		return nil
 	}
-	return st.parseJSON(b)
+	return st.ParseJSON(b)
 }
 
 // vdPlain copies a decoded map tree, converting numbers to json.Number; ok is
@@ -215,7 +242,7 @@ var errVdTooDeep = errors.New("arguments nest too deeply")
 // parseJSON parses one JSON value strictly: numbers kept as json.Number,
 // duplicate object keys reported, trailing data rejected. Empty input or a
 // top-level null means no arguments.
-func (st *vdState) parseJSON(b []byte) any {
+func (st *State) ParseJSON(b []byte) any {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return map[string]any{}
 	}
@@ -232,7 +259,7 @@ func (st *vdState) parseJSON(b []byte) any {
 		if errors.Is(err, errVdTooDeep) {
 			msg = fmt.Sprintf("Arguments nest deeper than %d levels.", vdMaxParseDepth)
 		}
-		st.issues = append(st.issues[:0], fault.Issue{Path: "", Reason: vdInvalidType, Message: msg, Expected: "object"})
+		st.Issues = append(st.Issues[:0], fault.Issue{Path: "", Reason: vdInvalidType, Message: msg, Expected: "object"})
 		return nil
 	}
 	if v == nil {
@@ -241,7 +268,7 @@ func (st *vdState) parseJSON(b []byte) any {
 	return v
 }
 
-func (st *vdState) parseValue(dec *json.Decoder, path string, depth int) (any, error) {
+func (st *State) parseValue(dec *json.Decoder, path string, depth int) (any, error) {
 	if depth > vdMaxParseDepth {
 		return nil, errVdTooDeep
 	}
@@ -307,7 +334,7 @@ func vdEscape(s string) string { return vdPointerEscaper.Replace(s) }
 
 // validate checks v against sc and returns the normalized value. Issues are
 // added to st; the returned value is meaningful only when none were added.
-func (st *vdState) validate(sc map[string]any, v any, path string) any {
+func (st *State) Validate(sc map[string]any, v any, path string) any {
 	if sc == nil {
 		return v
 	}
@@ -333,9 +360,9 @@ func (st *vdState) validate(sc map[string]any, v any, path string) any {
 		st.constEnum(sc, v, path)
 	}
 	if not, ok := sc["not"].(map[string]any); ok {
-		trial := &vdState{}
-		trial.validate(not, out, path)
-		if len(trial.issues) == 0 {
+		trial := &State{}
+		trial.Validate(not, out, path)
+		if len(trial.Issues) == 0 {
 			st.add(fault.Issue{Path: path, Reason: vdInvalidValue, Message: "The value is not allowed here."})
 		}
 	}
@@ -387,8 +414,8 @@ func vdIsType(name string, v any) bool {
 		if !ok {
 			return false
 		}
-		_, kind := vdParseInteger(lit)
-		return kind == vdIntOK || kind == vdIntOverflow // overflow is out_of_range, not a type error
+		_, kind := ParseInteger(lit)
+		return kind == IntOK || kind == IntOverflow // overflow is out_of_range, not a type error
 	}
 	return false
 }
@@ -415,10 +442,10 @@ func vdAllowsNull(sc map[string]any) bool {
 	if _, typed := sc["type"]; !typed {
 		return true
 	}
-	return vdHasType(sc, "null")
+	return HasType(sc, "null")
 }
 
-func vdHasType(sc map[string]any, name string) bool {
+func HasType(sc map[string]any, name string) bool {
 	switch tt := sc["type"].(type) {
 	case string:
 		return tt == name
@@ -440,9 +467,9 @@ func vdHasType(sc map[string]any, name string) bool {
 
 // object validates properties, unknown keys, required keys, defaults and a
 // oneOf union. Absent optional declared keys end up present with nil.
-func (st *vdState) object(sc map[string]any, v map[string]any, path string) any {
+func (st *State) object(sc map[string]any, v map[string]any, path string) any {
 	props, _ := sc["properties"].(map[string]any)
-	required := vdStrings(sc["required"])
+	required := Strings(sc["required"])
 	out := make(map[string]any, len(props)+len(v))
 
 	keys := make([]string, 0, len(v))
@@ -472,7 +499,7 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 	sort.Strings(names)
 	checked := names
 	for _, r := range required { // required keys a branch constrains without declaring them
-		if _, declared := props[r]; !declared && !vdContains(checked, r) {
+		if _, declared := props[r]; !declared && !Contains(checked, r) {
 			checked = append(checked[:len(checked):len(checked)], r)
 		}
 	}
@@ -480,7 +507,7 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 		psc, _ := props[name].(map[string]any)
 		child := path + "/" + vdEscape(name)
 		val, present := v[name]
-		isRequired := vdContains(required, name)
+		isRequired := Contains(required, name)
 		if _, declared := props[name]; !declared {
 			if !present {
 				st.add(fault.Issue{Path: child, Reason: vdMissingArgument, Message: "This argument is required."})
@@ -496,7 +523,7 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 		}
 		switch {
 		case present:
-			out[name] = st.validate(psc, val, child)
+			out[name] = st.Validate(psc, val, child)
 		case isRequired:
 			is := fault.Issue{Path: child, Reason: vdMissingArgument, Message: "This argument is required."}
 			if c, ok := psc["const"]; ok {
@@ -505,7 +532,7 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 			st.add(is)
 		default:
 			if def, ok := psc["default"]; ok {
-				out[name] = st.validate(psc, vdDeepCopy(def), child)
+				out[name] = st.Validate(psc, DeepCopy(def), child)
 			}
 		}
 	}
@@ -528,8 +555,8 @@ func (st *vdState) object(sc map[string]any, v map[string]any, path string) any 
 
 // touched reports whether an issue was already recorded at or below one of
 // the named properties of the object at path.
-func (st *vdState) touched(path string, names []string) bool {
-	for _, is := range st.issues {
+func (st *State) touched(path string, names []string) bool {
+	for _, is := range st.Issues {
 		for _, n := range names {
 			p := path + "/" + vdEscape(n)
 			if is.Path == p || strings.HasPrefix(is.Path, p+"/") {
@@ -546,7 +573,7 @@ func vdBranchProperties(branches []any) []string {
 		bs, _ := b.(map[string]any)
 		props, _ := bs["properties"].(map[string]any)
 		for k := range props {
-			if !vdContains(names, k) {
+			if !Contains(names, k) {
 				names = append(names, k)
 			}
 		}
@@ -561,14 +588,14 @@ func vdBranchProperties(branches []any) []string {
 // reports the issues of the branch the input evidently meant: the first branch
 // one of whose const-valued properties the input carries; otherwise, when all
 // branches discriminate on one const property, that property's issue.
-func (st *vdState) oneOf(branches []any, v any, path string, firstMatch bool) any {
+func (st *State) oneOf(branches []any, v any, path string, firstMatch bool) any {
 	var matched []int
 	var outs []any
 	for i, b := range branches {
 		bs, _ := b.(map[string]any)
-		trial := &vdState{}
-		o := trial.validate(bs, vdDeepCopy(v), path)
-		if len(trial.issues) == 0 {
+		trial := &State{}
+		o := trial.Validate(bs, DeepCopy(v), path)
+		if len(trial.Issues) == 0 {
 			matched = append(matched, i)
 			outs = append(outs, o)
 		}
@@ -590,7 +617,7 @@ func (st *vdState) oneOf(branches []any, v any, path string, firstMatch bool) an
 				psc, _ := props[name].(map[string]any)
 				c, hasConst := psc["const"]
 				if val, present := m[name]; hasConst && present && vdEqual(val, c) {
-					return st.validate(bs, v, path)
+					return st.Validate(bs, v, path)
 				}
 			}
 		}
@@ -606,7 +633,7 @@ func (st *vdState) oneOf(branches []any, v any, path string, firstMatch bool) an
 		}
 	}
 	bs, _ := branches[0].(map[string]any)
-	return st.validate(bs, v, path)
+	return st.Validate(bs, v, path)
 }
 
 // vdDiscriminator finds the first property (by name) that has a const in
@@ -638,7 +665,7 @@ func vdDiscriminator(branches []any) (string, []string) {
 	return "", nil
 }
 
-func (st *vdState) array(sc map[string]any, v []any, path string) any {
+func (st *State) array(sc map[string]any, v []any, path string) any {
 	n := int64(len(v))
 	lo, hasLo := vdSchemaInt(sc["minItems"])
 	hi, hasHi := vdSchemaInt(sc["maxItems"])
@@ -663,8 +690,8 @@ func (st *vdState) array(sc map[string]any, v []any, path string) any {
 			st.add(fault.Issue{Path: child, Reason: vdInvalidType, Message: "Items must not be null.", Expected: vdTypeText(items["type"])})
 			continue
 		}
-		out[i] = st.validate(items, e, child)
-		if len(st.issues) > vdMaxIssues {
+		out[i] = st.Validate(items, e, child)
+		if len(st.Issues) > MaxIssues {
 			break
 		}
 	}
@@ -672,7 +699,7 @@ func (st *vdState) array(sc map[string]any, v []any, path string) any {
 	return out
 }
 
-func (st *vdState) str(sc map[string]any, s string, path string) any {
+func (st *State) str(sc map[string]any, s string, path string) any {
 	n := int64(utf8.RuneCountInString(s))
 	lo, hasLo := vdSchemaInt(sc["minLength"])
 	hi, hasHi := vdSchemaInt(sc["maxLength"])
@@ -698,14 +725,14 @@ func (st *vdState) str(sc map[string]any, s string, path string) any {
 		}
 	}
 	switch sc["format"] {
-	case vdFormatAddress:
+	case FormatAddress:
 		a, ok := vdNormalizeAddress(s)
 		if !ok {
 			st.add(fault.Issue{Path: path, Reason: vdInvalidFormat, Message: "Expected a hexadecimal address.", Expected: vdAddressExpects})
 			return s
 		}
 		return a
-	case vdFormatAbsPath:
+	case FormatAbsPath:
 		if !strings.HasPrefix(s, "/") || strings.IndexByte(s, 0) >= 0 {
 			st.add(fault.Issue{Path: path, Reason: vdInvalidValue, Message: "Expected an absolute path.", Expected: "absolute POSIX path starting with /"})
 			return s
@@ -715,7 +742,7 @@ func (st *vdState) str(sc map[string]any, s string, path string) any {
 }
 
 func vdPatternExpectation(sc map[string]any, p string) string {
-	if sc["format"] == vdFormatAddress {
+	if sc["format"] == FormatAddress {
 		return vdAddressExpects
 	}
 	return "pattern " + p
@@ -724,24 +751,24 @@ func vdPatternExpectation(sc map[string]any, p string) string {
 // number validates an integer or number value; integers become int64 and
 // numbers float64. A value under a schema without a numeric type is only
 // checked against const/enum and kept as it is.
-func (st *vdState) number(sc map[string]any, v any, path string) any {
+func (st *State) number(sc map[string]any, v any, path string) any {
 	lit, ok := vdNumberLiteral(v)
 	if !ok {
 		st.add(fault.Issue{Path: path, Reason: vdInvalidType, Message: "Expected a number.", Expected: "number"})
 		return v
 	}
-	isInt, isNum := vdHasType(sc, "integer"), vdHasType(sc, "number")
+	isInt, isNum := HasType(sc, "integer"), HasType(sc, "number")
 	if !isInt && !isNum {
 		st.constEnum(sc, v, path)
 		return v
 	}
 	if isInt {
-		i, kind := vdParseInteger(lit)
+		i, kind := ParseInteger(lit)
 		switch {
-		case kind == vdIntOverflow:
+		case kind == IntOverflow:
 			st.rangeIssue(sc, path)
 			return v
-		case kind == vdIntOK:
+		case kind == IntOK:
 			lo, hasLo := vdSchemaInt(sc["minimum"])
 			hi, hasHi := vdSchemaInt(sc["maximum"])
 			if (hasLo && i < lo) || (hasHi && i > hi) {
@@ -770,7 +797,7 @@ func (st *vdState) number(sc map[string]any, v any, path string) any {
 	return f
 }
 
-func (st *vdState) rangeIssue(sc map[string]any, path string) {
+func (st *State) rangeIssue(sc map[string]any, path string) {
 	is := fault.Issue{Path: path, Reason: vdOutOfRange, Message: "The value is out of range."}
 	if lo, ok := vdSchemaInt(sc["minimum"]); ok {
 		is.Minimum = vdPtr(lo)
@@ -782,7 +809,7 @@ func (st *vdState) rangeIssue(sc map[string]any, path string) {
 }
 
 // constEnum checks const and enum; it reports whether v passed.
-func (st *vdState) constEnum(sc map[string]any, v any, path string) bool {
+func (st *State) constEnum(sc map[string]any, v any, path string) bool {
 	if c, ok := sc["const"]; ok && !vdEqual(v, c) {
 		st.add(fault.Issue{Path: path, Reason: vdInvalidValue, Message: "Expected " + vdJSONText(c) + ".", Expected: vdJSONText(c)})
 		return false
@@ -809,10 +836,10 @@ func (st *vdState) constEnum(sc map[string]any, v any, path string) bool {
 // Numbers
 
 const (
-	vdIntOK = iota
-	vdIntFraction
-	vdIntOverflow
-	vdIntInvalid
+	IntOK = iota
+	IntFraction
+	IntOverflow
+	IntInvalid
 )
 
 // vdNumberLiteral renders a numeric value as a JSON number literal.
@@ -838,14 +865,14 @@ func vdNumberLiteral(v any) (string, bool) {
 }
 
 func vdValidNumber(s string) bool {
-	_, kind := vdParseInteger(s)
-	return kind != vdIntInvalid
+	_, kind := ParseInteger(s)
+	return kind != IntInvalid
 }
 
-// vdParseInteger classifies a JSON number literal exactly (no float
+// ParseInteger classifies a JSON number literal exactly (no float
 // rounding): an integral value within int64, a non-integral value, an
 // integral value outside int64, or not a JSON number at all.
-func vdParseInteger(lit string) (int64, int) {
+func ParseInteger(lit string) (int64, int) {
 	i, n := 0, len(lit)
 	neg := false
 	if i < n && lit[i] == '-' {
@@ -858,7 +885,7 @@ func vdParseInteger(lit string) (int64, int) {
 	}
 	intDigits := lit[start:i]
 	if len(intDigits) == 0 || (len(intDigits) > 1 && intDigits[0] == '0') {
-		return 0, vdIntInvalid
+		return 0, IntInvalid
 	}
 	frac := ""
 	if i < n && lit[i] == '.' {
@@ -869,7 +896,7 @@ func vdParseInteger(lit string) (int64, int) {
 		}
 		frac = lit[s:i]
 		if frac == "" {
-			return 0, vdIntInvalid
+			return 0, IntInvalid
 		}
 	}
 	exp := 0
@@ -888,14 +915,14 @@ func vdParseInteger(lit string) (int64, int) {
 			i++
 		}
 		if i == s {
-			return 0, vdIntInvalid
+			return 0, IntInvalid
 		}
 		if eneg {
 			exp = -exp
 		}
 	}
 	if i != n {
-		return 0, vdIntInvalid
+		return 0, IntInvalid
 	}
 	digits := strings.TrimLeft(intDigits+frac, "0")
 	e := exp - len(frac)
@@ -904,28 +931,28 @@ func vdParseInteger(lit string) (int64, int) {
 		e++
 	}
 	if digits == "" {
-		return 0, vdIntOK
+		return 0, IntOK
 	}
 	if e < 0 {
-		return 0, vdIntFraction
+		return 0, IntFraction
 	}
 	if len(digits)+e > 19 {
-		return 0, vdIntOverflow
+		return 0, IntOverflow
 	}
 	u, err := strconv.ParseUint(digits+strings.Repeat("0", e), 10, 64)
 	if err != nil {
-		return 0, vdIntOverflow
+		return 0, IntOverflow
 	}
 	if neg {
 		if u > 1<<63 {
-			return 0, vdIntOverflow
+			return 0, IntOverflow
 		}
-		return int64(-u), vdIntOK //nolint:gosec // u ≤ 2^63: two's complement negation is exact
+		return int64(-u), IntOK //nolint:gosec // u ≤ 2^63: two's complement negation is exact
 	}
 	if u > math.MaxInt64 {
-		return 0, vdIntOverflow
+		return 0, IntOverflow
 	}
-	return int64(u), vdIntOK
+	return int64(u), IntOK
 }
 
 // vdSchemaInt reads an integral schema number (bounds, lengths).
@@ -940,7 +967,7 @@ func vdSchemaInt(v any) (int64, bool) {
 			return int64(x), true
 		}
 	case json.Number:
-		if i, k := vdParseInteger(string(x)); k == vdIntOK {
+		if i, k := ParseInteger(string(x)); k == IntOK {
 			return i, true
 		}
 	}
@@ -1012,9 +1039,9 @@ func vdEqual(a, b any) bool {
 		if !ok {
 			return false
 		}
-		ia, ka := vdParseInteger(la)
-		ib, kb := vdParseInteger(lb)
-		if ka == vdIntOK && kb == vdIntOK {
+		ia, ka := ParseInteger(la)
+		ib, kb := ParseInteger(lb)
+		if ka == IntOK && kb == IntOK {
 			return ia == ib
 		}
 		fa, ea := strconv.ParseFloat(la, 64)
@@ -1071,7 +1098,7 @@ func vdAnySlice(v any) []any {
 	return nil
 }
 
-func vdStrings(v any) []string {
+func Strings(v any) []string {
 	switch x := v.(type) {
 	case []string:
 		return x
@@ -1087,7 +1114,7 @@ func vdStrings(v any) []string {
 	return nil
 }
 
-func vdContains(list []string, s string) bool {
+func Contains(list []string, s string) bool {
 	for _, e := range list {
 		if e == s {
 			return true
@@ -1121,19 +1148,19 @@ func vdJSONText(v any) string {
 	return string(b)
 }
 
-// vdDeepCopy copies maps and slices so defaults never alias the schema.
-func vdDeepCopy(v any) any {
+// DeepCopy copies maps and slices so defaults never alias the schema.
+func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = vdDeepCopy(e)
+			out[k] = DeepCopy(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = vdDeepCopy(e)
+			out[i] = DeepCopy(e)
 		}
 		return out
 	case []string:

@@ -1,4 +1,4 @@
-package tools
+package wire
 
 import (
 	"context"
@@ -63,7 +63,7 @@ const (
 )
 
 // testReadTimeout, when set at link time (go build -ldflags
-// "-X github.com/rea-re/rea/tools.testReadTimeout=2s"), replaces
+// "-X github.com/rea-re/rea/tools/wire.testReadTimeout=2s"), replaces
 // RequestReadTimeout. Only tests build with it, so the deadline tests of a
 // real `rea mcp --http` take seconds, not RequestReadTimeout; nothing at run
 // time can set it (decision: no environment variable, the contract fixes 30 s).
@@ -268,9 +268,20 @@ func normalizeOrigin(v string) (string, bool) {
 	return scheme + "://" + host, true
 }
 
-// ServeStreamableHTTP serves MCP over streamable HTTP until ctx ends, then
+// Connections is what the HTTP transport needs of the server behind it:
+// the engine connection of each MCP session, to close when the session
+// ends. The transport never sees the connections themselves.
+type Connections interface {
+	// Detach forgets the connection of MCP session id and returns what
+	// closes it with a reason; nil when the session has none.
+	Detach(id string) func(ctx context.Context, reason string)
+	// CloseAll closes every connection left (server shutdown).
+	CloseAll(ctx context.Context, reason string)
+}
+
+// ServeStreamableHTTP serves srv over streamable HTTP until ctx ends, then
 // cancels in-flight calls and closes every connection (server_shutdown).
-func (s *Server) ServeStreamableHTTP(ctx context.Context, opts HTTPOptions) error {
+func ServeStreamableHTTP(ctx context.Context, srv *server.MCPServer, conns Connections, opts HTTPOptions) error {
 	cfg, err := opts.check()
 	if err != nil {
 		return err
@@ -296,11 +307,11 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, opts HTTPOptions) erro
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
 	}
-	return s.serveHTTP(ctx, newConnLimit(ln, cfg.maxConns), cfg)
+	return serveHTTP(ctx, srv, conns, newConnLimit(ln, cfg.maxConns), cfg)
 }
 
-func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig) error {
-	ids := newHTTPSessions(s)
+func serveHTTP(ctx context.Context, srv *server.MCPServer, conns Connections, ln net.Listener, cfg httpConfig) error {
+	ids := newHTTPSessions(conns)
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	hs := &http.Server{
@@ -316,7 +327,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig)
 		BaseContext: func(net.Listener) context.Context { return base },
 		ErrorLog:    log.New(io.Discard, "", 0),
 	}
-	sh := server.NewStreamableHTTPServer(s.mcp,
+	sh := server.NewStreamableHTTPServer(srv,
 		server.WithEndpointPath(HTTPEndpoint),
 		server.WithStreamableHTTPServer(hs),
 		server.WithSessionIdManagerResolver(ids),
@@ -344,7 +355,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, cfg httpConfig)
 		hs.Close()
 	}
 	ids.wait()
-	s.CloseAll(context.WithoutCancel(ctx), "server_shutdown") // sessions mcp-go no longer tracked
+	conns.CloseAll(context.WithoutCancel(ctx), "server_shutdown") // sessions mcp-go no longer tracked
 	if serveErr == nil {
 		serveErr = <-served
 	}
@@ -514,7 +525,7 @@ func (g *httpGuard) originAllowed(origin string) bool {
 // request that created it. Terminating one closes its engine connection
 // with the reason that ended it.
 type httpSessions struct {
-	srv *Server
+	conns Connections
 
 	mu       sync.Mutex
 	live     map[string][sha256.Size]byte // id → credential that created it
@@ -525,8 +536,8 @@ type httpSessions struct {
 	closing  sync.WaitGroup
 }
 
-func newHTTPSessions(s *Server) *httpSessions {
-	return &httpSessions{srv: s, live: map[string][sha256.Size]byte{}, reasons: map[string]string{},
+func newHTTPSessions(conns Connections) *httpSessions {
+	return &httpSessions{conns: conns, live: map[string][sha256.Size]byte{}, reasons: map[string]string{},
 		inflight: map[string]int{}, ended: map[string]string{}}
 }
 
@@ -605,28 +616,24 @@ func (m *httpSessions) Terminate(id string) (isNotAllowed bool, err error) {
 	}
 	// Detached now, before mcp-go's unregister hook could close it as
 	// client_closed.
-	sess := m.detach(id)
+	closer := m.detach(id)
 	if reason == "idle_timeout" {
 		// Close waits for a call still running; the sweeper must not.
-		go m.closeConn(sess, reason)
+		go m.closeConn(closer, reason)
 	} else {
-		m.closeConn(sess, reason)
+		m.closeConn(closer, reason)
 	}
 	return false, nil
 }
 
-func (m *httpSessions) detach(id string) *session {
-	m.srv.mu.Lock()
-	defer m.srv.mu.Unlock()
-	sess := m.srv.conns[id]
-	delete(m.srv.conns, id)
-	return sess
+func (m *httpSessions) detach(id string) func(context.Context, string) {
+	return m.conns.Detach(id)
 }
 
-func (m *httpSessions) closeConn(sess *session, reason string) {
+func (m *httpSessions) closeConn(closeConn func(context.Context, string), reason string) {
 	defer m.closing.Done()
-	if sess != nil && sess.conn != nil {
-		sess.conn.Close(context.Background(), reason)
+	if closeConn != nil {
+		closeConn(context.Background(), reason)
 	}
 }
 

@@ -1,4 +1,4 @@
-package tools
+package wire
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -120,9 +121,42 @@ func TestHTTPGuardRemote(t *testing.T) {
 	}
 }
 
+// engineConns is the server's side of Connections over real engine
+// connections, one per MCP session id, as tools.Server keeps them.
+type engineConns struct {
+	mu    sync.Mutex
+	conns map[string]*engine.Connection
+}
+
+func (c *engineConns) Detach(id string) func(context.Context, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	conn := c.conns[id]
+	delete(c.conns, id)
+	if conn == nil {
+		return nil
+	}
+	return func(ctx context.Context, reason string) { conn.Close(ctx, reason) }
+}
+
+func (c *engineConns) CloseAll(ctx context.Context, reason string) {
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.conns))
+	for id := range c.conns {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		if closeConn := c.Detach(id); closeConn != nil {
+			closeConn(ctx, reason)
+		}
+	}
+}
+
 // TestHTTPSessionsLateConnection: a request validated just before its
-// session ended may open a connection for the dead id (sessionFor); the last
-// request of that session closes it with the reason the session ended.
+// session ended may open a connection for the dead id (tools' sessionFor);
+// the last request of that session closes it with the reason the session
+// ended.
 func TestHTTPSessionsLateConnection(t *testing.T) {
 	ctx := context.Background()
 	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
@@ -131,10 +165,17 @@ func TestHTTPSessionsLateConnection(t *testing.T) {
 	}
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
-	srv := New(eng, Options{Transport: "http"})
+	srv := &engineConns{conns: map[string]*engine.Connection{}}
 	ids := newHTTPSessions(srv)
 	open := func(id string) *engine.Connection {
-		return srv.ensureSession(ctx, id, "2025-11-25", nil, events.ClientFeatures{}).conn
+		conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "http", ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.mu.Lock()
+		srv.conns[id] = conn
+		srv.mu.Unlock()
+		return conn
 	}
 	closedReason := func(connID string) string {
 		var reason string

@@ -1,4 +1,4 @@
-package tools
+package catalog
 
 // Toolsets (CONTRACTS.md §0, §4): named parts of the catalog a process
 // serves. `rea mcp --toolsets triage,navigate` (or REA_TOOLSETS; the flag
@@ -40,14 +40,15 @@ import (
 // --toolsets is not given.
 const ToolsetsEnv = "REA_TOOLSETS"
 
-type catToolset struct {
-	name  string
-	tools []string
+// Toolset is one named part of the catalog.
+type Toolset struct {
+	Name  string
+	Tools []string
 }
 
-// catToolsetMembers is the table above, in its order.
-func catToolsetMembers() []catToolset {
-	return []catToolset{
+// ToolsetMembers is the table above, in its order.
+func ToolsetMembers() []Toolset {
+	return []Toolset{
 		{"triage", []string{"open_binary", "close_binary", "binary_session", "binary_overview", "list_documents",
 			"list_procedures", "list_names", "list_strings", "list_segments", "list_bookmarks", "search_procedures",
 			"search_strings", "get_evidence_bundle"}},
@@ -67,17 +68,17 @@ func catToolsetMembers() []catToolset {
 // ToolsetNames are the toolsets, in the documented order.
 func ToolsetNames() []string {
 	var out []string
-	for _, m := range catToolsetMembers() {
-		out = append(out, m.name)
+	for _, m := range ToolsetMembers() {
+		out = append(out, m.Name)
 	}
 	return out
 }
 
 // ToolsetOf names the toolset a tool belongs to ("" for an unknown tool).
 func ToolsetOf(tool string) string {
-	for _, m := range catToolsetMembers() {
-		if slices.Contains(m.tools, tool) {
-			return m.name
+	for _, m := range ToolsetMembers() {
+		if slices.Contains(m.Tools, tool) {
+			return m.Name
 		}
 	}
 	return ""
@@ -123,14 +124,14 @@ func ParseToolsets(value, variable string) ([]string, error) {
 	return out, nil
 }
 
-// catEnabled reports whether a tool is served under toolsets (nil: all).
-func catEnabled(tool string, toolsets []string) bool {
+// Enabled reports whether a tool is served under toolsets (nil: all).
+func Enabled(tool string, toolsets []string) bool {
 	return toolsets == nil || catAlwaysServed(tool) || slices.Contains(toolsets, ToolsetOf(tool))
 }
 
-// catNotInToolset is the availability remediation of a tool that is not
+// NotInToolset is the availability remediation of a tool that is not
 // served (§3.4 reason not_in_toolset).
-func catNotInToolset(tool string) string {
+func NotInToolset(tool string) string {
 	set := ToolsetOf(tool)
 	return "Start REA with --toolsets including " + set + " (or " + ToolsetsEnv + "), e.g. `rea mcp --toolsets " + set +
 		"`, then restart the registered server or its client."

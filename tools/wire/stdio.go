@@ -1,4 +1,4 @@
-package tools
+package wire
 
 import (
 	"bufio"
@@ -119,10 +119,10 @@ type stdioTransport struct {
 	requests     sync.WaitGroup
 }
 
-// serveStdio serves one connection until r ends or ctx is done. end runs
+// ServeStdio serves one connection until r ends or ctx is done. end runs
 // once no request is running any more, before the session is unregistered,
 // with what ended the connection.
-func serveStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, end func(error)) error {
+func ServeStdio(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, end func(error)) error {
 	growPipe(w)
 	t := &stdioTransport{srv: srv, out: w, unread: unreadFunc(w), byKey: map[string]*stdioRequest{}}
 	t.sess = &stdioSession{t: t, notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan elicitationAnswer{}}
@@ -368,14 +368,14 @@ func (t *stdioTransport) cancelRequest(line []byte) {
 	t.mu.Unlock()
 	r.cancel()
 	if name, ok := toolCallName(r); ok {
-		t.writeToolResult(r.id, errorResult(fault.CancelledError(name)))
+		t.writeToolResult(r.id, ErrorResult(fault.CancelledError(name)))
 	}
 }
 
 // refuse answers a request that found too many others waiting.
 func (t *stdioTransport) refuse(r *stdioRequest) {
 	if name, ok := toolCallName(r); ok {
-		t.writeToolResult(r.id, errorResult(fault.New(fault.Truncated,
+		t.writeToolResult(r.id, ErrorResult(fault.New(fault.Truncated,
 			"Too many requests are waiting on this connection.",
 			"Wait for answers to the requests already sent, then send this one again.",
 			map[string]any{"operation": name, "limit": "waiting_requests", "maximum": maxWaiting, "truncated": true})))
@@ -583,7 +583,7 @@ func (t *stdioTransport) waitRead(ctx context.Context) error {
 
 // writeMessage writes one message and a newline in a single Write.
 func (t *stdioTransport) writeMessage(msg any) {
-	b, ok := encodeToolResponse(msg)
+	b, ok := EncodeToolResponse(msg)
 	if !ok {
 		var err error
 		if b, err = json.Marshal(msg); err != nil {
@@ -601,13 +601,14 @@ func (t *stdioTransport) writeRaw(b []byte) {
 	_, _ = t.out.Write(b)
 }
 
-// encodeToolResponse encodes a response carrying a plain tool result: one text content block and structured content that is already
+// EncodeToolResponse encodes a response carrying a plain tool result: one
+// text content block and structured content that is already
 // JSON, nothing else, and text that is valid UTF-8. It reports false for
 // anything else, which encoding/json then writes. The bytes are what
 // CallToolResult.MarshalJSON would produce, in its key order, apart from
 // encoding/json's optional escaping of <, >, & and U+2028/9 (both decode to
 // the same text).
-func encodeToolResponse(msg any) ([]byte, bool) {
+func EncodeToolResponse(msg any) ([]byte, bool) {
 	resp, ok := msg.(mcp.JSONRPCResponse)
 	if !ok {
 		return nil, false

@@ -1,4 +1,4 @@
-package tools
+package catalog
 
 // Instructions are the server instructions of the initialize result. They
 // state once, per connection, what every tool shares, so no tool's schema

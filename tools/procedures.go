@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"github.com/rea-re/rea/tools/catalog"
+)
+
+// Procedure tools (kind provider, CONTRACTS.md §2.2): what the provider
+// knows of a binary's procedures, their code and their calls.
+
+func procedureTools() []tool {
+	return []tool{
+		{catListProcedures, (*Server).operate},
+		{catProcedureAddress, (*Server).operate},
+		{catResolveContainingProcedure, (*Server).operate},
+		{catProcedureInfo, (*Server).operate},
+		{catProcedureAssembly, (*Server).operate},
+		{catReadFunctionInstructions, (*Server).operate},
+		{catProcedureCallers, (*Server).operate},
+		{catProcedureCallees, (*Server).operate},
+		{catXrefs, (*Server).operate},
+		{catSearchProcedures, (*Server).operate},
+	}
+}
+
+func catListProcedures() catalog.Spec {
+	return catProvider("list_procedures", "List procedures",
+		"List procedures by entry address."+catalog.SampleText,
+		"I", catalog.In(catalog.PageIn(catalog.M{"document": catalog.DocIn()}, 500, 100)),
+		catalog.PageOf(catalog.OutAll(catalog.M{
+			"address": catalog.AddrOut(),
+			"value":   catalog.String(),
+			"aliases": catalog.List(catalog.String()),
+			"procedure": catalog.OutAll(catalog.M{
+				"external": catalog.Bool(), "thunk": catalog.Bool(), "thunk_target": catalog.Nullable(catalog.AddrOut()),
+			}),
+		})))
+}
+
+func catProcedureAddress() catalog.Spec {
+	return catProvider("procedure_address", "Procedure address",
+		"Resolve a procedure name or address to its entry address.",
+		"I", catalog.In(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, "procedure"), catalog.AddrOut())
+}
+
+func catResolveContainingProcedure() catalog.Spec {
+	return catProvider("resolve_containing_procedure", "Resolve containing procedure",
+		"Find the procedure containing an address, or why none does."+catalog.SampleText,
+		"I", catalog.In(catalog.M{"address": catalog.AddrIn(""), "document": catalog.DocIn()}, "address"),
+		catalog.M{"oneOf": []any{
+			catalog.OutAll(catalog.M{"query_address": catalog.AddrOut(), "found": catalog.Const(true), "procedure": catalog.ProcRef()}),
+			catalog.OutAll(catalog.M{
+				"query_address": catalog.AddrOut(), "found": catalog.Const(false), "procedure": catalog.M{"type": "null"},
+				"reason": catalog.Enum("outside_segments", "not_in_procedure"),
+			}),
+		}})
+}
+
+func catProcedureInfo() catalog.Spec {
+	return catProvider("procedure_info", "Procedure info",
+		"Describe a procedure: entry, length, blocks, signature, locals, source line."+catalog.SampleText,
+		"I", catalog.In(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, "procedure"),
+		catalog.OutAll(catalog.M{
+			"name":             catalog.String(),
+			"entrypoint":       catalog.AddrOut(),
+			"length":           catalog.Count(),
+			"basicblock_count": catalog.Count(),
+			"signature":        catalog.Nullable(catalog.String()),
+			"locals":           catalog.List(catalog.OutAll(catalog.M{"description": catalog.String(), "provenance": catalog.String()})),
+			"classification": catalog.Nullable(catalog.OutAll(catalog.M{
+				"external": catalog.Bool(), "thunk": catalog.Bool(), "thunk_target": catalog.Nullable(catalog.AddrOut()),
+				"provenance": catalog.String(),
+			})),
+			"source": catalog.Nullable(catalog.OutAll(catalog.M{"file": catalog.String(), "line": catalog.M{"type": "integer"}})),
+		}))
+}
+
+func catProcedureAssembly() catalog.Spec {
+	return catProvider("procedure_assembly", "Procedure assembly",
+		"Disassemble a procedure as text, one instruction per line."+catalog.SampleText,
+		"I", catalog.In(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, "procedure"), catalog.String())
+}
+
+func catReadFunctionInstructions() catalog.Spec {
+	s := catProvider("read_function_instructions", "Read function instructions",
+		"Page through a procedure's instructions."+catalog.SampleText,
+		"I", catalog.In(catalog.M{
+			"procedure": catalog.ProcIn(),
+			"offset":    catalog.Def(catalog.Int(0, 100000), int64(0)),
+			"limit":     catalog.Def(catalog.Int(1, 500), int64(64)),
+			"document":  catalog.DocIn(),
+		}, "procedure"),
+		catalog.OutAll(catalog.M{
+			"procedure": catalog.ProcRef(),
+			"instructions": catalog.PageOf(catalog.OutAll(catalog.M{
+				"address": catalog.AddrOut(), "bytes": catalog.Pat(catalog.PatHexBytes), "text": catalog.String(),
+			})),
+			"limitations": catalog.List(catalog.String()),
+		}))
+	s.ResultDepth = 2 // the instructions page is the answer
+	return s
+}
+
+func catProcedureCallers() catalog.Spec {
+	return catCallEdges("procedure_callers", "Procedure callers", "callers")
+}
+
+func catProcedureCallees() catalog.Spec {
+	return catCallEdges("procedure_callees", "Procedure callees", "callees")
+}
+
+func catXrefs() catalog.Spec {
+	return catProvider("xrefs", "Cross-references",
+		"List the instructions referencing an address."+catalog.SampleText,
+		"I", catalog.In(catalog.PageIn(catalog.M{"document": catalog.DocIn(), "address": catalog.AddrIn(catCursorAddress)}, 1000, 1000)),
+		catalog.PageOf(catAddressItem()))
+}
+
+func catSearchProcedures() catalog.Spec {
+	return catSearch("search_procedures", "Search procedures", "procedure names")
+}
+
+func catCallEdges(name, title, what string) catalog.Spec {
+	return catProvider(name, title,
+		"List the direct "+what+" of a procedure."+catalog.SampleText,
+		"I", catalog.In(catalog.PageIn(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, 1000, 1000), "procedure"),
+		catalog.PageOf(catAddressItem()))
+}
