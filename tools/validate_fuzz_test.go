@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -630,6 +631,144 @@ func vdaClone(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// variants are values for a property of schema sc: generic and boundary
+// values, and, for objects and arrays, a valid value with one member or item
+// replaced by each of that member's variants.
+func (g vdaGen) variants(sc map[string]any) []any {
+	num := func(i int64) json.Number { return json.Number(strconv.FormatInt(i, 10)) }
+	out := []any{
+		nil, true, false, json.Number("0"), json.Number("-1"), json.Number("1.5"), json.Number("1e2"),
+		json.Number("-0.0"), json.Number("1.0"), json.Number("99999999999999999999"), json.Number("1e400"),
+		json.Number("9223372036854775808"), json.Number("-9223372036854775809"),
+		"", "x", "0x", "0X00ff", "0x" + strings.Repeat("f", 16), "0x1" + strings.Repeat("0", 16), "/", "/a\x00b", "relative",
+		[]any{}, []any{nil}, map[string]any{}, map[string]any{"type": "sleep"},
+	}
+	out = append(out, func() []any {
+		a := make([]any, len(vdaPatternSamples))
+		for i, s := range vdaPatternSamples {
+			a[i] = s
+		}
+		return a
+	}()...)
+	for _, kw := range []string{"minimum", "maximum"} {
+		if n, ok := vdaNum(sc[kw]); ok {
+			out = append(out, num(n-1), num(n), num(n+1), json.Number(strconv.FormatInt(n, 10)+".5"))
+		}
+	}
+	for _, kw := range []string{"minLength", "maxLength"} {
+		if n, ok := vdaNum(sc[kw]); ok {
+			for _, l := range []int64{n - 1, n, n + 1} {
+				if l >= 0 {
+					out = append(out, strings.Repeat("m", int(l)), strings.Repeat("é", int(l)))
+				}
+			}
+		}
+	}
+	if e, ok := sc["enum"].([]any); ok {
+		for _, v := range e {
+			out = append(out, v)
+			if s, ok := v.(string); ok {
+				out = append(out, strings.ToUpper(s), s+" ")
+			}
+		}
+	}
+	if c, ok := sc["const"]; ok {
+		out = append(out, c)
+	}
+	if p, ok := sc["pattern"].(string); ok {
+		re := regexp.MustCompile(p)
+		for _, s := range vdaPatternSamples {
+			if re.MatchString(s) {
+				out = append(out, strings.ToUpper(s), s[:len(s)-1], s+"0")
+			}
+		}
+	}
+	switch sc["type"] {
+	case "object":
+		shapes := []map[string]any{sc}
+		if _, ok := sc["properties"]; !ok {
+			for _, kw := range []string{"anyOf", "oneOf"} {
+				bs, _ := sc[kw].([]any)
+				for _, b := range bs {
+					bm, _ := b.(map[string]any)
+					shapes = append(shapes, bm)
+				}
+			}
+		}
+		for _, shape := range shapes {
+			props, _ := shape["properties"].(map[string]any)
+			base := g.object(shape, true)
+			for _, name := range vdSortedKeys(props) {
+				p, _ := props[name].(map[string]any)
+				for _, v := range g.variants(p) {
+					m := vdaClone(base)
+					m[name] = v
+					out = append(out, m)
+				}
+			}
+		}
+	case "array":
+		items, _ := sc["items"].(map[string]any)
+		valid := g.value(sc, true).([]any)
+		for _, n := range []string{"minItems", "maxItems"} {
+			if l, ok := vdaNum(sc[n]); ok && len(valid) > 0 {
+				for _, k := range []int64{l - 1, l, l + 1} {
+					if k >= 0 && k <= 10001 {
+						a := make([]any, k)
+						for i := range a {
+							a[i] = valid[0]
+						}
+						out = append(out, a)
+					}
+				}
+			}
+		}
+		for _, v := range g.variants(items) {
+			out = append(out, []any{v})
+			if len(valid) > 0 {
+				out = append(out, []any{valid[0], v})
+			}
+		}
+	}
+	return out
+}
+
+// TestValidateBoundarySweep runs the differential check on every tool with
+// each property (and each nested member and array item) of a typical and a
+// minimal valid argument object, and of {}, replaced by each of its variants
+// (about 28,000 inputs).
+func TestValidateBoundarySweep(t *testing.T) {
+	tools := vdaLoad(t)
+	counts := map[vdaOutcome]int{}
+	for _, tool := range tools {
+		g := vdaGen{tb: t, tool: tool.name}
+		props, _ := tool.enforced["properties"].(map[string]any)
+		bases := []map[string]any{g.object(tool.enforced, true), g.object(tool.enforced, false), {}}
+		if testing.Short() { // the typical base alone: a third of the time
+			bases = bases[:1]
+		}
+		for _, base := range bases {
+			for _, name := range vdSortedKeys(props) {
+				p, _ := props[name].(map[string]any)
+				for _, v := range g.variants(p) {
+					m := vdaClone(base)
+					m[name] = v
+					raw, err := json.Marshal(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					counts[vdaDiff(t, tool, raw)]++
+				}
+			}
+		}
+	}
+	t.Logf("accepted by both %d, rejected by both %d, deliberate %d",
+		counts[vdaBothAccept], counts[vdaBothReject], counts[vdaDeliberate])
+	if counts[vdaBothAccept] == 0 || counts[vdaBothReject] == 0 {
+		t.Errorf("the sweep is one-sided: %v", counts)
+	}
 }
 
 // ---------------------------------------------------------------------------
