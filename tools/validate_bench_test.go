@@ -79,13 +79,18 @@ func BenchmarkValidateCompile(b *testing.B) {
 // BenchmarkValidateHostile: inputs a client controls that cost the two
 // validators very differently. exponent: an integer argument written as
 // 1e999999 (math/big expands 10^999999 in the library; REA classifies the
-// literal without arithmetic). bundle: get_evidence_bundle at its 10,000-id
-// maximum.
+// literal without arithmetic). steps: capture_process_scenario with 10
+// such sleep steps (the schema allows 1,000). bundle: get_evidence_bundle at
+// its 10,000-id maximum.
 func BenchmarkValidateHostile(b *testing.B) {
 	tools := vdaLoad(b)
 	byName := map[string]vdaTool{}
 	for _, t := range tools {
 		byName[t.name] = t
+	}
+	steps := make([]string, 10)
+	for i := range steps {
+		steps[i] = `{"type":"sleep","ms":1e999999}`
 	}
 	ids := make([]string, 10000)
 	for i := range ids {
@@ -96,6 +101,7 @@ func BenchmarkValidateHostile(b *testing.B) {
 		valid            bool
 	}{
 		{"exponent", "list_procedures", `{"limit":1e999999}`, false},
+		{"steps", "capture_process_scenario", `{"executable":"/bin/sh","working_directory":"/","stdin_steps":[` + strings.Join(steps, ",") + `]}`, false},
 		{"bundle", "get_evidence_bundle", `{"evidence_ids":[` + strings.Join(ids, ",") + `]}`, true},
 	}
 	for _, c := range cases {
