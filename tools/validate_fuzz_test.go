@@ -20,7 +20,7 @@ package tools
 //
 //   - D1 duplicate object keys: REA rejects them (invalid_value at the key),
 //     encoding/json under the library keeps the last one silently.
-//   - D2 nesting deeper than vdMaxParseDepth: REA rejects before validating.
+//   - D2 nesting deeper than vdaMaxDepth: REA rejects before validating.
 //   - D3 the library panics (nil *big.Rat) on a number literal whose
 //     exponent math/big refuses (|exp| > 1e6) under minimum/maximum of a
 //     "number" property: REA must reject such input, and does (out_of_range).
@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func vdaREA(s Spec) (enforced map[string]any, decode func(raw []byte) (provider.
 	}
 	return enforced, func(raw []byte) (provider.Params, error) { return s.Decode(json.RawMessage(raw)) }
 }
+
+// vdaMaxDepth is validate.go's nesting bound of raw arguments (D2).
+const vdaMaxDepth = 64
 
 // vdaTool is one catalog tool with both validators ready.
 type vdaTool struct {
@@ -327,7 +331,7 @@ func vdaDiff(t testing.TB, tool vdaTool, raw []byte) vdaOutcome {
 	if reaErr != nil {
 		issues = vdaIssues(t, tool.name, raw, reaErr)
 	}
-	if dup, depth := vdaShape(raw); dup || depth > vdMaxParseDepth {
+	if dup, depth := vdaShape(raw); dup || depth > vdaMaxDepth {
 		if reaErr == nil {
 			t.Errorf("%s %q: REA accepts input with a duplicate key or nesting %d (D1/D2)", tool.name, raw, depth)
 		}
@@ -455,11 +459,11 @@ func (g vdaGen) object(sc map[string]any, typical bool) map[string]any {
 		}
 	}
 	out := map[string]any{}
-	for _, name := range vdSortedKeys(props) {
+	for _, name := range vdaKeys(props) {
 		if name == "target" { // unpublished; a client omits it
 			continue
 		}
-		if !typical && !vdContains(req, name) {
+		if !typical && !slices.Contains(req, name) {
 			continue
 		}
 		p, _ := props[name].(map[string]any)
@@ -559,8 +563,8 @@ func (g vdaGen) value(sc map[string]any, typical bool) any {
 func (g vdaGen) mutate(sc map[string]any, valid map[string]any, f func(map[string]any) (any, bool)) map[string]any {
 	props, _ := sc["properties"].(map[string]any)
 	req := vdaRequired(sc)
-	names := vdSortedKeys(props)
-	sort.SliceStable(names, func(i, j int) bool { return vdContains(req, names[i]) && !vdContains(req, names[j]) })
+	names := vdaKeys(props)
+	sort.SliceStable(names, func(i, j int) bool { return slices.Contains(req, names[i]) && !slices.Contains(req, names[j]) })
 	for _, name := range names {
 		p, _ := props[name].(map[string]any)
 		if bad, ok := f(p); ok {
@@ -614,7 +618,25 @@ func vdaBadForm(sc map[string]any) (any, bool) {
 	return nil, false
 }
 
-func vdaRequired(sc map[string]any) []string { return vdStrings(sc["required"]) }
+func vdaRequired(sc map[string]any) []string {
+	rs, _ := sc["required"].([]any)
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		if s, ok := r.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func vdaKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
 
 func vdaNum(v any) (int64, bool) {
 	n, ok := v.(json.Number)
@@ -700,7 +722,7 @@ func (g vdaGen) variants(sc map[string]any) []any {
 		for _, shape := range shapes {
 			props, _ := shape["properties"].(map[string]any)
 			base := g.object(shape, true)
-			for _, name := range vdSortedKeys(props) {
+			for _, name := range vdaKeys(props) {
 				p, _ := props[name].(map[string]any)
 				for _, v := range g.variants(p) {
 					m := vdaClone(base)
@@ -750,7 +772,7 @@ func TestValidateBoundarySweep(t *testing.T) {
 			bases = bases[:1]
 		}
 		for _, base := range bases {
-			for _, name := range vdSortedKeys(props) {
+			for _, name := range vdaKeys(props) {
 				p, _ := props[name].(map[string]any)
 				for _, v := range g.variants(p) {
 					m := vdaClone(base)
