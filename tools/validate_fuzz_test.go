@@ -3,8 +3,9 @@ package tools
 // Differential test of REA's argument validator (validate.go) against
 // santhosh-tekuri/jsonschema/v6, an independent draft 2020-12 validator
 // (issue 24 item 6). For every tool of the catalog both must agree on
-// accept/reject, and where REA names a JSON Pointer the library must report
-// an error at, above or below the same instance location.
+// accept/reject; each issue REA reports must have a library error at, above
+// or below its JSON Pointer, and at that very location one of the keyword
+// REA's reason names (vdaLibError says where the library cannot tell).
 //
 // The library is given what a switch to it would give it: the schema Decode
 // enforces (Input plus the unpublished top-level union), with the two
@@ -266,20 +267,67 @@ func vdaIssues(t testing.TB, tool string, raw []byte, err error) []fault.Issue {
 	return is
 }
 
-// vdaLibPointers lists the instance locations of the library's leaf errors
-// as JSON Pointers; required and additionalProperties point at the named
-// properties, as REA's missing_argument and unknown_argument do.
-func vdaLibPointers(err error) []string {
+// vdaLibError is one leaf error of the library: where, the §1.7 reason REA
+// gives for that keyword, and whether any reason may stand there:
+//   - the leaf is a branch of a union (anyOf/oneOf) the input matches none
+//     of, where REA reports the branch the input evidently meant, or the
+//     discriminator as invalid_value with the allowed values;
+//   - the keyword is one the library stops at (type, const, enum, format):
+//     it then checks nothing else at that location, while REA checks
+//     lengths before enum and pattern.
+type vdaLibError struct {
+	path, reason string
+	union, stops bool
+}
+
+// vdaReason maps a library error kind to the §1.7 issue reason REA reports
+// for the same keyword. A union the input matches no branch of (anyOf,
+// oneOf) has its branches' leaves as well.
+func vdaReason(k jsonschema.ErrorKind) string {
+	switch k.(type) {
+	case *kind.Required:
+		return "missing_argument"
+	case *kind.AdditionalProperties:
+		return "unknown_argument"
+	case *kind.Type:
+		return "invalid_type"
+	case *kind.Minimum, *kind.Maximum, *kind.MinLength, *kind.MaxLength, *kind.MinItems, *kind.MaxItems:
+		return "out_of_range"
+	case *kind.Pattern:
+		return "invalid_format"
+	case *kind.Format:
+		return "invalid_format|invalid_value" // an address is invalid_format, a path invalid_value
+	}
+	return "invalid_value" // enum, const, not, oneOf matching several branches
+}
+
+// vdaLibErrors lists the library's leaf errors; required and
+// additionalProperties point at the named properties, as REA's
+// missing_argument and unknown_argument do.
+func vdaLibErrors(err error) []vdaLibError {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []string{""}
+		return []vdaLibError{{path: "", reason: "invalid_type"}}
 	}
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var out []vdaLibError
+	var walk func(e *jsonschema.ValidationError, union bool)
+	walk = func(e *jsonschema.ValidationError, union bool) {
+		if t, ok := e.ErrorKind.(*kind.Type); ok && slices.Equal(t.Want, []string{"null"}) {
+			return // the null alternative of N2, not a keyword of the catalog
+		}
 		if len(e.Causes) > 0 {
+			switch e.ErrorKind.(type) {
+			case *kind.AnyOf, *kind.OneOf:
+				n := 0
+				for _, c := range e.Causes {
+					if t, ok := c.ErrorKind.(*kind.Type); !ok || !slices.Equal(t.Want, []string{"null"}) {
+						n++
+					}
+				}
+				union = union || n > 1
+			}
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, union)
 			}
 			return
 		}
@@ -287,20 +335,23 @@ func vdaLibPointers(err error) []string {
 		for _, tok := range e.InstanceLocation {
 			base += "/" + vdaEscape(tok)
 		}
+		reason := vdaReason(e.ErrorKind)
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
 			for _, m := range k.Missing {
-				out = append(out, base+"/"+vdaEscape(m))
+				out = append(out, vdaLibError{base + "/" + vdaEscape(m), reason, union, false})
 			}
 		case *kind.AdditionalProperties:
 			for _, p := range k.Properties {
-				out = append(out, base+"/"+vdaEscape(p))
+				out = append(out, vdaLibError{base + "/" + vdaEscape(p), reason, union, false})
 			}
+		case *kind.Type, *kind.Const, *kind.Enum, *kind.Format:
+			out = append(out, vdaLibError{base, reason, union, true})
 		default:
-			out = append(out, base)
+			out = append(out, vdaLibError{base, reason, union, false})
 		}
 	}
-	walk(ve)
+	walk(ve, false)
 	return out
 }
 
@@ -363,17 +414,24 @@ func vdaDiff(t testing.TB, tool vdaTool, raw []byte) vdaOutcome {
 		}
 		return vdaBothAccept
 	}
-	lib := vdaLibPointers(libErr)
+	lib := vdaLibErrors(libErr)
 	for _, is := range issues {
-		found := false
-		for _, p := range lib {
-			if vdaRelated(is.Path, p) {
-				found = true
-				break
+		placed, same := false, false
+		for _, le := range lib {
+			if vdaRelated(is.Path, le.path) {
+				placed = true
+				exact := is.Path == le.path
+				if le.union || exact && (le.stops || slices.Contains(strings.Split(le.reason, "|"), is.Reason)) {
+					same = true
+				}
 			}
 		}
-		if !found {
-			t.Errorf("%s %q: REA issue %s at %q; the library's errors are at %q:\n%v",
+		switch {
+		case !placed:
+			t.Errorf("%s %q: REA issue %s at %q; the library's errors are at %v:\n%v",
+				tool.name, raw, is.Reason, is.Path, lib, libErr)
+		case !same:
+			t.Errorf("%s %q: REA issue %s at %q; no library error of that keyword there: %v:\n%v",
 				tool.name, raw, is.Reason, is.Path, lib, libErr)
 		}
 	}
