@@ -1,6 +1,6 @@
 package tools
 
-// Benchmarks of argument validation (issue 24 item 6): REA's validate.go
+// Benchmarks of argument validation (issue 24 item 6): REA's tools/schema/validate.go
 // against santhosh-tekuri/jsonschema/v6 on every tool's input schema, with
 // the arguments vdaCases generates from each schema. One op is one call; a
 // sub-benchmark cycles through the kind's cases of all tools. The library

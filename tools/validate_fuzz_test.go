@@ -1,6 +1,6 @@
 package tools
 
-// Differential test of REA's argument validator (validate.go) against
+// Differential test of REA's argument validator (tools/schema/validate.go) against
 // santhosh-tekuri/jsonschema/v6, an independent draft 2020-12 validator
 // (issue 24 item 6). For every tool of the catalog both must agree on
 // accept/reject; each issue REA reports must have a library error at, above
@@ -45,18 +45,19 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/tools/catalog"
 )
 
 // vdaREA is the one entry into REA's argument validator used by this file
-// and validate_bench_test.go: the schema Decode enforces for s and the Decode
+// and validate_bench_test.go (validator: tools/schema, through catalog.Spec.Decode): the schema Decode enforces for s and the Decode
 // call itself. Retarget it when the validator moves.
-func vdaREA(s Spec) (enforced map[string]any, decode func(raw []byte) (provider.Params, error)) {
+func vdaREA(s catalog.Spec) (enforced map[string]any, decode func(raw []byte) (provider.Params, error)) {
 	enforced = make(map[string]any, len(s.Input)+1)
 	for k, v := range s.Input {
 		enforced[k] = v
 	}
-	if len(s.inputUnion) > 0 {
-		enforced["oneOf"] = s.inputUnion
+	if len(s.InputUnion) > 0 {
+		enforced["oneOf"] = s.InputUnion
 	}
 	return enforced, func(raw []byte) (provider.Params, error) { return s.Decode(json.RawMessage(raw)) }
 }
