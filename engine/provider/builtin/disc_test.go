@@ -39,6 +39,27 @@ func objdumpCallTargets(t *testing.T, objdump, path string, lo, hi uint64) map[u
 	return want
 }
 
+// objdumpJumpTables returns the tables i386 `jmp *ADDR(,%reg,4)`
+// instructions index, as objdump -d shows them.
+func objdumpJumpTables(t *testing.T, objdump, path string) map[uint64]bool {
+	t.Helper()
+	out, err := exec.Command(objdump, "-d", "--no-show-raw-insn", path).Output()
+	if err != nil {
+		t.Fatalf("%s -d %s: %v", objdump, path, err)
+	}
+	re := regexp.MustCompile(`\sjmp\s+\*0x([0-9a-f]+)\(,%e[a-z]{2},4\)`)
+	tabs := map[uint64]bool{}
+	for _, m := range re.FindAllSubmatch(out, -1) {
+		if a, err := strconv.ParseUint(string(m[1]), 16, 64); err == nil {
+			tabs[a] = true
+		}
+	}
+	if len(tabs) == 0 {
+		t.Fatal("objdump shows no jump table: the check would be vacuous")
+	}
+	return tabs
+}
+
 // procStarts returns the addresses of the procedures of c.
 func procStarts(t *testing.T, c provider.Client) map[uint64]bool {
 	t.Helper()
@@ -75,6 +96,13 @@ func TestPEi386CallTargetsAreProcedures(t *testing.T) {
 			hit++
 		} else {
 			t.Logf("missing %#x", a)
+		}
+	}
+	// MSVC keeps jump tables in .text; the instruction that indexes one
+	// names it with a relocated operand, which is no procedure.
+	for a := range objdumpJumpTables(t, objdump, path) {
+		if got[a] {
+			t.Errorf("jump table %#x is a procedure", a)
 		}
 	}
 	share := float64(hit) / float64(len(want))

@@ -44,13 +44,14 @@ type peProcSet struct {
 	caseTarget map[uint64]bool
 	tableWord  map[uint64]bool
 	relocAt    map[uint64]bool
+	operand    map[uint64]bool // values of relocated words in code
 }
 
 // newPEProcSet indexes b's symbols; it is valid while symbols are only
 // appended (mainLocator.add removes some: build the set after it).
 func newPEProcSet(img *image, b *symBuilder) *peProcSet {
 	ps := &peProcSet{img: img, b: b, procs: map[uint64]bool{}, named: map[uint64][]int{}, slots: iatSlots(b),
-		caseTarget: map[uint64]bool{}, tableWord: map[uint64]bool{}}
+		caseTarget: map[uint64]bool{}, tableWord: map[uint64]bool{}, operand: map[uint64]bool{}}
 	for i := range b.syms {
 		s := &b.syms[i]
 		if s.flags&flagProcedure != 0 {
@@ -232,6 +233,9 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 			ps.relocAt = make(map[uint64]bool, len(relocs))
 			for _, r := range relocs {
 				ps.relocAt[r.at] = true
+				if img.execAt(r.at) {
+					ps.operand[r.val] = true
+				}
 			}
 		}
 	}

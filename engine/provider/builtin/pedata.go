@@ -24,8 +24,9 @@ import (
 //   - a relocation inside executable code counts only when the descent
 //     decoded the instruction it patches (an operand, not a table of code
 //     not yet read);
-//   - the target must be outside every instruction decoded so far, and
-//     must decode as code: no undecodable instruction, no zero word, no
+//   - the target must be outside every instruction decoded so far, must
+//     not be a relocated word (a table in code, named by the operand of
+//     the instruction that indexes it), and must decode as code: no undecodable instruction, no zero word, no
 //     padding, before the first return or jump (at most peSeedProbe
 //     instructions).
 
@@ -101,12 +102,23 @@ func x86JumpTable(code []byte) (uint64, bool) {
 
 // jumpTableEntries reads the entries of the i386 table at base: 4-byte
 // words in code, as long as each is a relocated word (when the image has
-// relocations) and a code address.
+// relocations) and a code address, up to the next address an operand of
+// code names (the next table or object: a function pointer table may
+// follow a jump table).
+//
+// A table in a writable section is no jump table (compilers emit those
+// read-only) but a function pointer table a tail call indexes (gcc -O2's
+// `return ops[k](a, b)`): it gives no entries. A const one looks like a
+// jump table and is read as one: its functions are then found only by
+// their calls and the gap sweep.
 func (ps *peProcSet) jumpTableEntries(base uint64) []uint64 {
+	if ps.writableAt(base) {
+		return nil
+	}
 	var out []uint64
 	for k := uint64(0); k < maxJumpTable; k++ {
 		at := base + 4*k
-		if ps.relocAt != nil && !ps.relocAt[at] {
+		if ps.relocAt != nil && !ps.relocAt[at] || k > 0 && ps.operand[at] {
 			break
 		}
 		code, ok := mappedBytes(ps.img, ps.b.data, at)
@@ -120,6 +132,16 @@ func (ps *peProcSet) jumpTableEntries(base uint64) []uint64 {
 		out = append(out, t)
 	}
 	return out
+}
+
+// writableAt reports whether a is in a writable section.
+func (ps *peProcSet) writableAt(a uint64) bool {
+	for i := range ps.img.sections {
+		if s := &ps.img.sections[i]; s.mapped && a >= s.addr && a < s.end() {
+			return s.w
+		}
+	}
+	return false
 }
 
 // mappedBytes returns the file bytes mapped at a, in any section.
@@ -170,6 +192,12 @@ func (s decodedSpans) contains(a uint64) bool {
 // probeCode reports whether the code at a decodes as the start of a
 // procedure (see above).
 func (ps *peProcSet) probeCode(d *decoder, a uint64) bool {
+	if ps.relocAt[a] || ps.tableWord[a] {
+		// A relocated word: a table of addresses (MSVC keeps its jump
+		// tables in .text, after the function), which an operand of the
+		// code that indexes it points to.
+		return false
+	}
 	d.reset()
 	for k := 0; k < peSeedProbe; k++ {
 		code, ok := execCode(ps.img, ps.b.data, a)
@@ -177,6 +205,11 @@ func (ps *peProcSet) probeCode(d *decoder, a uint64) bool {
 			return false
 		}
 		if k == 0 && (x86PadLen(code) > 0 || len(code) >= 2 && code[0] == 0 && code[1] == 0) {
+			return false
+		}
+		if k == 0 && ps.img.arch == "x86" && len(code) >= 3 && code[0] == 0x8b && code[1] == 0x65 && code[2] == 0xe8 {
+			// mov esp, [ebp-0x18]: an MSVC __except block, which its scope
+			// table names; it resumes the frame of the function it is in.
 			return false
 		}
 		it := d.decode(code, a, false)
