@@ -36,12 +36,22 @@ type peProcSet struct {
 	procs map[uint64]bool
 	named map[uint64][]int // symbol-table names in executable code: indices into b.syms
 	slots map[uint64]int   // IAT slot address -> its import symbol (index into b.syms)
+
+	// Discovery through data (pedata.go): the code the descent decoded,
+	// i386 jump-table entries and the words of their tables, and the
+	// addresses base relocations patch (nil: the image has none).
+	spans      []codeRange
+	caseTarget map[uint64]bool
+	tableWord  map[uint64]bool
+	relocAt    map[uint64]bool
+	operand    map[uint64]bool // values of relocated words in code
 }
 
 // newPEProcSet indexes b's symbols; it is valid while symbols are only
 // appended (mainLocator.add removes some: build the set after it).
 func newPEProcSet(img *image, b *symBuilder) *peProcSet {
-	ps := &peProcSet{img: img, b: b, procs: map[uint64]bool{}, named: map[uint64][]int{}, slots: iatSlots(b)}
+	ps := &peProcSet{img: img, b: b, procs: map[uint64]bool{}, named: map[uint64][]int{}, slots: iatSlots(b),
+		caseTarget: map[uint64]bool{}, tableWord: map[uint64]bool{}, operand: map[uint64]bool{}}
 	for i := range b.syms {
 		s := &b.syms[i]
 		if s.flags&flagProcedure != 0 {
@@ -216,7 +226,26 @@ func addPECallTargets(img *image, b *symBuilder, ps *peProcSet) error {
 	// is deterministic, and so is the answer when the budget runs out.
 	slices.Sort(work)
 	budget := maxPdataInsns
-	return ps.descend(work, nil, &budget)
+	var relocs []peReloc
+	if img.arch == "x86" || img.arch == "x86_64" {
+		relocs = peRelocWords(img, b.data)
+		if len(relocs) > 0 {
+			ps.relocAt = make(map[uint64]bool, len(relocs))
+			for _, r := range relocs {
+				ps.relocAt[r.at] = true
+				if img.execAt(r.at) {
+					ps.operand[r.val] = true
+				}
+			}
+		}
+	}
+	if err := ps.descend(work, nil, &budget); err != nil {
+		return err
+	}
+	if len(relocs) == 0 {
+		return nil
+	}
+	return ps.addPEDataSeeds(relocs, &budget)
 }
 
 // descend walks code from each entry in work (a stack) as call-target
@@ -243,6 +272,7 @@ func (ps *peProcSet) descend(work []uint64, covered []codeRange, budget *int) er
 			a := branches[len(branches)-1]
 			branches = branches[:len(branches)-1]
 			d.reset()
+			run := a
 			for !seen[a] && *budget > 0 && (a == entry || !ps.procs[a]) {
 				if err := b.tick(); err != nil {
 					return err
@@ -256,6 +286,15 @@ func (ps *peProcSet) descend(work []uint64, covered []codeRange, budget *int) er
 				it := d.decode(code, a, false)
 				if t, ok := ps.codeAddress(it, covered); ok {
 					work = append(work, t)
+				}
+				if it.flow == flowJump && it.indirect && img.arch == "x86" {
+					if tab, ok := x86JumpTable(code); ok {
+						for k, t := range ps.jumpTableEntries(tab) {
+							ps.tableWord[tab+4*uint64(k)] = true
+							ps.caseTarget[t] = true
+							branches = append(branches, t)
+						}
+					}
 				}
 				if it.hasTarget {
 					switch {
@@ -271,9 +310,13 @@ func (ps *peProcSet) descend(work []uint64, covered []codeRange, budget *int) er
 					}
 				}
 				if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
+					a += uint64(it.n)
 					break
 				}
 				a += uint64(it.n)
+			}
+			if a > run {
+				ps.spans = append(ps.spans, codeRange{run, a})
 			}
 		}
 	}
