@@ -110,6 +110,9 @@ func TestCompareCLIFixture(t *testing.T) {
 // cancelled status once a checkpoint is stored; the next run says on
 // stderr from which phase it resumes and completes.
 func TestCompareCLICtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compares two large executables (libgs, or Go's vet and fix) twice; tools.TestAnalyzeSIGINTCancels keeps a SIGINT in the quick loop")
+	}
 	left, right := testkit.CompareLargePair(t)
 	dir := t.TempDir()
 	ledgerPath := filepath.Join(dir, "ledger.db")
