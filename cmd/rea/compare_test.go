@@ -50,6 +50,7 @@ func TestCompareCLIFixture(t *testing.T) {
 	edits := testkit.CompareFixtureEdits(t)
 	for _, build := range []struct{ arch, opt string }{{"x86_64", "-O2"}, {"arm64", "-O0"}} {
 		t.Run(build.arch+build.opt, func(t *testing.T) {
+			t.Parallel() // each build has its own directory and ledger
 			oldPath, newPath := testkit.CompareFixture(t, build.arch, build.opt, false)
 			dir := t.TempDir()
 			r := reaIn(t, dir, "--ledger", "ledger.db", "compare", oldPath, newPath)
