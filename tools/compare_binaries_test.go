@@ -334,6 +334,9 @@ func phaseOf(p map[string]any) string {
 // result is byte-identical to an uninterrupted run's (the same result
 // blob digest).
 func TestCompareBinariesResumeAcrossRestarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compares two large executables (libgs, or Go's vet and fix) five times across restarts; engine/compare's TestResumeEveryCheckpoint keeps resumption in the quick loop")
+	}
 	leftPath, rightPath := testkit.CompareLargePair(t)
 	args := func(l, r string) map[string]any { return map[string]any{"left_target": l, "right_target": r} }
 

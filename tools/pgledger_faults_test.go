@@ -193,7 +193,7 @@ func rounds(name string, def int) int {
 }
 
 // SIGKILL of a `rea mcp` writer mid-append, REA_TEST_SIGKILL_ROUNDS times
-// (default 20), while another `rea mcp` process keeps writing: after each
+// (default 20; 3 under -short), while another `rea mcp` process keeps writing: after each
 // kill the ledger verifies (no gap, no duplicate event ID, every link), and
 // every Evidence either process was answered with is in it; the surviving
 // writer's calls only ever succeed or fail with a typed retryable error.
@@ -221,6 +221,9 @@ func TestPostgresSIGKILLWriter(t *testing.T) {
 	}()
 
 	n := rounds("REA_TEST_SIGKILL_ROUNDS", 20)
+	if testing.Short() && os.Getenv("REA_TEST_SIGKILL_ROUNDS") == "" {
+		n = 3 // each round starts and kills a rea mcp; the full run keeps 20
+	}
 	for round := range n {
 		victim := startKillable(t, pg)
 		if r, err := victim.call(context.Background(), "open_binary", map[string]any{"path": fixture}); err != nil || r.isError {

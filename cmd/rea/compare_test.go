@@ -50,6 +50,7 @@ func TestCompareCLIFixture(t *testing.T) {
 	edits := testkit.CompareFixtureEdits(t)
 	for _, build := range []struct{ arch, opt string }{{"x86_64", "-O2"}, {"arm64", "-O0"}} {
 		t.Run(build.arch+build.opt, func(t *testing.T) {
+			t.Parallel() // each build has its own directory and ledger
 			oldPath, newPath := testkit.CompareFixture(t, build.arch, build.opt, false)
 			dir := t.TempDir()
 			r := reaIn(t, dir, "--ledger", "ledger.db", "compare", oldPath, newPath)
@@ -110,6 +111,9 @@ func TestCompareCLIFixture(t *testing.T) {
 // cancelled status once a checkpoint is stored; the next run says on
 // stderr from which phase it resumes and completes.
 func TestCompareCLICtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compares two large executables (libgs, or Go's vet and fix) twice; tools.TestAnalyzeSIGINTCancels keeps a SIGINT in the quick loop")
+	}
 	left, right := testkit.CompareLargePair(t)
 	dir := t.TempDir()
 	ledgerPath := filepath.Join(dir, "ledger.db")

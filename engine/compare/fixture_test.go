@@ -144,6 +144,7 @@ func TestSameBinaryTwice(t *testing.T) {
 				name += "-stripped"
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // two compiles and three comparisons, independent of the other builds
 				a := testkit.CompareFixtureBuild(t, 1, cfg.arch, cfg.opt, stripped, t.TempDir(), "-g")
 				b := testkit.CompareFixtureBuild(t, 1, cfg.arch, cfg.opt, stripped, t.TempDir(), "-g")
 				if fileDigest(t, a) == fileDigest(t, b) {

@@ -42,6 +42,7 @@ func TestInstructionSourceMatchesText(t *testing.T) {
 	}
 	for _, pr := range pairs {
 		t.Run(pr.name, func(t *testing.T) {
+			t.Parallel() // each pair is built and compared on its own
 			ctx := context.Background()
 			oldPath, newPath := pr.open(t)
 			fast := comparison(t, oldPath, newPath)

@@ -113,6 +113,7 @@ func TestCorpus(t *testing.T) {
 			for _, link := range links {
 				combo := tg.name + opt + "-" + link
 				t.Run(combo, func(t *testing.T) {
+					t.Parallel() // compiles, strips and runs the oracle's tools: CPU the other core can share
 					cc := needTool(t, tg.cc)
 					strip := needTool(t, tg.strip)
 					dir := t.TempDir()

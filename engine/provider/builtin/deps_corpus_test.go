@@ -44,6 +44,7 @@ func TestDependenciesCorpusEqualLdd(t *testing.T) {
 			}
 			n++
 			t.Run(e.Name(), func(t *testing.T) {
+				t.Parallel() // ldd is a subprocess: the other core can take the next object meanwhile
 				deps, _ := dependenciesOf(t, p)
 				checkAgainstLdd(t, p, deps)
 			})

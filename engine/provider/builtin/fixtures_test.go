@@ -82,6 +82,17 @@ func skipLarge(t *testing.T) {
 	}
 }
 
+// skipShortCase skips, under -short, one case of a table whose first case
+// still runs: the quick loop keeps a representative of the behaviour and
+// leaves the other compilers, architectures and system files (what names
+// the work it saves) to the full run.
+func skipShortCase(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + what + "; the table's first case represents it")
+	}
+}
+
 func requireAll() bool { return os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" }
 
 // needTool skips (or fails under REA_REQUIRE_ALL_TOOLS=1) when name is not on PATH.

@@ -125,8 +125,12 @@ func TestMainStrippedELF(t *testing.T) {
 		{"main-aarch64-static-pie", a + "gcc", a, []string{"-O2", "-static-pie"}},
 		{"main-armhf-static", h + "gcc", h, []string{"-O2", "-static"}},
 	}
-	for _, tw := range twins {
+	for i, tw := range twins {
 		t.Run(tw.name, func(t *testing.T) {
+			if i > 0 {
+				skipShortCase(t, "compiles and strips another of "+strconv.Itoa(len(twins))+" twins")
+			}
+			t.Parallel()
 			full := cFixture(t, tw.name, tw.compiler, tw.flags...)
 			nm := tw.prefix + "nm"
 			arm := strings.HasPrefix(tw.name, "main-armhf")
@@ -244,6 +248,10 @@ func TestMainGo(t *testing.T) {
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, goarch := range []string{"amd64", "arm64"} {
 			t.Run(goos+"-"+goarch, func(t *testing.T) {
+				if goos+goarch != "linuxamd64" {
+					skipShortCase(t, "builds the Go fixture for another GOOS/GOARCH (its standard library too, on a cold build cache)")
+				}
+				t.Parallel()
 				full := goMainFixture(t, goos, goarch, false)
 				want := nmAddrs(t, []string{goBin, "tool", "nm"}, full)["main.main"]
 				if len(want) != 1 {

@@ -65,6 +65,7 @@ func TestOracleBinutils(t *testing.T) {
 	p := New("oracle")
 	for _, f := range oracleFiles() {
 		t.Run(f.name, func(t *testing.T) {
+			t.Parallel() // one file each, through the shared provider as concurrent targets would
 			if _, err := os.Stat(f.path); err != nil {
 				msg := fmt.Sprintf("%s is not installed (Debian package %s); install it to run this test: %v", f.path, f.pkg, err)
 				if requireAll() {

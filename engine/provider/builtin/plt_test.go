@@ -43,6 +43,7 @@ func TestDebianLibraryPLTAndCallees(t *testing.T) {
 	p := New("plt")
 	for _, lib := range debianLibs {
 		t.Run(lib.name, func(t *testing.T) {
+			t.Parallel() // one library each, through the shared provider as concurrent targets would
 			if _, err := os.Stat(lib.path); err != nil {
 				msg := fmt.Sprintf("%s is not installed (Debian package %s); install it to run this test: %v", lib.path, lib.pkg, err)
 				if requireAll() {

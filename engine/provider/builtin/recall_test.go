@@ -183,8 +183,12 @@ var recallFixtures = []recallFixture{
 // 13), and their named seeds, IRELATIVE stubs and callee invariant are
 // checked too.
 func TestStrippedRecall(t *testing.T) {
-	for _, fx := range recallFixtures {
+	for i, fx := range recallFixtures {
 		t.Run(fx.name, func(t *testing.T) {
+			if i > 0 {
+				skipShortCase(t, "compiles, strips and disassembles the fixture for another toolchain")
+			}
+			t.Parallel()
 			if strings.HasPrefix(fx.name, "macho") {
 				needLd64(t)
 			}
