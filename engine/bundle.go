@@ -74,7 +74,7 @@ func (e *Engine) EvidenceBundle(ctx context.Context, connectionID string, req Bu
 		if err := ctx.Err(); err != nil {
 			return BundleResult{}, fault.CancelledError(op).WithCause(err)
 		}
-		r, err := e.loadRecord(ctx, selected[id])
+		r, err := e.loadRecord(ctx, op, selected[id])
 		if err != nil {
 			return BundleResult{}, err
 		}

@@ -46,9 +46,11 @@ func (e *Engine) EvidenceDigest(ctx context.Context, id string) (digest string, 
 	return e.evidenceDigest(ctx, id)
 }
 
-// LoadRecord reads a stored record body and re-verifies its id.
-func (e *Engine) LoadRecord(ctx context.Context, digest string) (*Record, error) {
-	return e.loadRecord(ctx, digest)
+// LoadRecord reads a stored record body for op and re-verifies its id: a
+// body the ledger does not hold is evidence_integrity_mismatch (missing), a
+// read the request's cancellation ended is cancelled.
+func (e *Engine) LoadRecord(ctx context.Context, op, digest string) (*Record, error) {
+	return e.loadRecord(ctx, op, digest)
 }
 
 // SubjectOf is the Evidence subject of an opened target.

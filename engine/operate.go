@@ -292,7 +292,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget
 		if err != nil {
 			return Published{}, fault.From(op, err)
 		}
-		if shown, err = c.eng.loadRecord(ctx, storedDigest); err != nil {
+		if shown, err = c.eng.loadRecord(ctx, op, storedDigest); err != nil {
 			return Published{}, err
 		}
 		stored, err = c.eng.appendEvents(ctx, c.Stream(), -1, append(evs, recorded(storedDigest, false)), nil)
@@ -310,14 +310,25 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget
 // stored.
 var errEvidenceStored = errors.New("engine: evidence record already stored")
 
-// loadRecord reads a stored record body and re-verifies its id.
-func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error) {
+// loadRecord reads a stored record body for op and re-verifies its id.
+// Only a body the ledger does not hold is a missing record: a read that
+// failed because the request was cancelled is cancelled (the driver's error
+// need not wrap context.Canceled, so ctx itself is asked), and a storage
+// failure is ledger_unavailable; either is retryable, a missing record is
+// not.
+func (e *Engine) loadRecord(ctx context.Context, op, digest string) (*Record, error) {
 	body, err := e.cfg.Ledger.Blob(ctx, digest)
-	if err != nil {
+	switch {
+	case err == nil:
+		return evidence.FromBlob(digest, body)
+	case ctx.Err() != nil:
+		return nil, fault.CancelledError(op).WithCause(err)
+	case errors.Is(err, ledger.ErrNotFound):
 		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record is missing.", "Run `rea ledger verify`.",
 			map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
+	default:
+		return nil, fault.From(op, err)
 	}
-	return evidence.FromBlob(digest, body)
 }
 
 // Annotation kinds.

@@ -325,7 +325,7 @@ func loadSide(ctx context.Context, c *engine.Connection, op, pointer string, ids
 				"Pass inventory_artifact Evidence ids recorded in this ledger.",
 				map[string]any{"evidence_id": id, "reason": "missing"})
 		}
-		rec, err := c.Engine().LoadRecord(ctx, digest)
+		rec, err := c.Engine().LoadRecord(ctx, op, digest)
 		if err != nil {
 			return side, nil, err
 		}
