@@ -11,6 +11,7 @@ import (
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -62,7 +63,7 @@ func TestInspectFacetsTheProviderCannotServe(t *testing.T) {
 	}
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(context.Background(), engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(context.Background(), session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}

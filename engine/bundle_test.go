@@ -15,6 +15,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -32,7 +33,7 @@ func TestEvidenceBundleOfAConnection(t *testing.T) {
 	}
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestEvidenceBundleOfAConnection(t *testing.T) {
 		t.Fatalf("bundle records %v, want %v (sorted)", got, ids)
 	}
 
-	other, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	other, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"github.com/rea-re/rea/engine/evidence"
+	"github.com/rea-re/rea/engine/session"
 
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/ledger"
@@ -19,7 +21,7 @@ import (
 // Publish records rec as Evidence of a command on the connection, under
 // on's run (nil: none). extra, if not nil, builds events that commit with
 // the evidence_recorded event, in the same transaction.
-func (c *Connection) Publish(ctx context.Context, rec *Record, on *OpenTarget, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
+func (c *Connection) Publish(ctx context.Context, rec *evidence.Record, on *session.Target, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
 	return c.publishWith(ctx, rec, on, "tool", extra)
 }
 
@@ -49,9 +51,9 @@ func (e *Engine) EvidenceDigest(ctx context.Context, id string) (digest string, 
 // LoadRecord reads a stored record body for op and re-verifies its id: a
 // body the ledger does not hold is evidence_integrity_mismatch (missing), a
 // read the request's cancellation ended is cancelled.
-func (e *Engine) LoadRecord(ctx context.Context, op, digest string) (*Record, error) {
+func (e *Engine) LoadRecord(ctx context.Context, op, digest string) (*evidence.Record, error) {
 	return e.loadRecord(ctx, op, digest)
 }
 
 // SubjectOf is the Evidence subject of an opened target.
-func SubjectOf(t provider.Target) *Subject { return subjectOf(t) }
+func SubjectOf(t provider.Target) *evidence.Subject { return subjectOf(t) }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/policy"
-	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/projections"
 )
@@ -31,7 +29,7 @@ type Connection struct {
 }
 
 // OpenConnection appends connection_opened and returns the connection.
-func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Connection, error) {
+func (e *Engine) OpenConnection(ctx context.Context, info session.Info) (*Connection, error) {
 	sc, err := e.sessions.Open(ctx, info)
 	if err != nil {
 		return nil, err
@@ -41,28 +39,6 @@ func (e *Engine) OpenConnection(ctx context.Context, info ConnectionInfo) (*Conn
 
 // Engine is the connection's engine.
 func (c *Connection) Engine() *Engine { return c.eng }
-
-// The session's names, as tools/ and cmd/ use them.
-type (
-	ConnectionInfo   = session.Info
-	State            = session.State
-	Binding          = session.Binding
-	ProviderActivity = session.ProviderActivity
-	ActiveRequest    = session.ActiveRequest
-	OpenResult       = session.OpenResult
-	OpenedBinding    = session.OpenedBinding
-	CloseResult      = session.CloseResult
-	// OpenTarget is one open target's current run, as an operation or a
-	// command sees it: admitted (Admit) or named by ActiveRun, it stays
-	// open until released.
-	OpenTarget = session.Target
-)
-
-// MaxOpenTargets bounds the open targets of one connection (§15.1).
-const MaxOpenTargets = session.MaxOpenTargets
-
-// TargetRecord is a target's identity as events and binary_session show it.
-func TargetRecord(t provider.Target) events.Target { return session.TargetRecord(t) }
 
 // ReloadPolicy is session.Manager.ReloadPolicy.
 func (e *Engine) ReloadPolicy(ctx context.Context, trigger string) error {

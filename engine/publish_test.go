@@ -14,6 +14,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -29,7 +30,7 @@ func TestRepublicationReusesTheStoredRecord(t *testing.T) {
 	}
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestCancelledRecordReadIsCancelled(t *testing.T) {
 	}
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}
