@@ -115,7 +115,7 @@ func (c *Connection) gotoAddress(ctx context.Context, o *session.Target, doc str
 		return provider.Result{}, fault.Invalid("goto_address", fault.Issue{Path: "/address", Reason: "out_of_range", Message: "outside every segment"})
 	}
 	canonical := provider.FormatAddress(addr)
-	if _, err := c.eng.appendEvents(ctx, c.Stream(), -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
+	if _, err := c.eng.appendEvents(ctx, c.sc.Stream(), -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
 		ConnectionID: c.ID(), RunID: o.RunID(), TargetID: o.ID(), Document: doc, Address: canonical,
 	})}, nil); err != nil {
 		return provider.Result{}, err

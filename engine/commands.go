@@ -29,7 +29,7 @@ func (c *Connection) Publish(ctx context.Context, rec *evidence.Record, on *sess
 // in the appending transaction first (a command storing the blobs its
 // events name).
 func (c *Connection) Append(ctx context.Context, evs []ledger.NewEvent, inTx func(*sql.Tx) error) error {
-	_, err := c.eng.appendEvents(ctx, c.Stream(), -1, evs, inTx)
+	_, err := c.eng.appendEvents(ctx, c.sc.Stream(), -1, evs, inTx)
 	return err
 }
 

@@ -235,7 +235,7 @@ func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*ses
 	if ref == "" {
 		return nil, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "required"})
 	}
-	if err := c.Known(op, ref); err != nil {
+	if err := c.sc.Known(op, ref); err != nil {
 		return nil, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "invalid_value",
 			Message: "no open target of this connection has this id; binary_session lists them"})
 	}

@@ -81,7 +81,7 @@ type library struct {
 // another (CONTRACTS.md §0.3). A name already known needs no question,
 // unless the caller will ask the library more (asking).
 func (c *Connection) libraries(ctx context.Context, op string, except *session.Target, asking bool) (libs []library, limitations []string, release func(), err error) {
-	others, release := c.AdmitOthers(except)
+	others, release := c.sc.AdmitOthers(except)
 	for _, o := range others {
 		if _, ok := o.Client().(provider.Linker); !ok {
 			continue
@@ -113,7 +113,7 @@ func (c *Connection) linkerCall(ctx context.Context, o *session.Target, op strin
 	if !ok {
 		return c.missingOperation(o, op)
 	}
-	if reason, bad := c.Unhealthy(o, op); bad {
+	if reason, bad := c.sc.Unhealthy(o, op); bad {
 		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID, "reason": reason})

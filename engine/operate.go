@@ -37,7 +37,7 @@ func (c *Connection) bound(ctx context.Context, op, ref string) (o *session.Targ
 	}
 	if o.Binding() == nil {
 		release()
-		return nil, nil, c.RecordSelectionFailure(ctx, c.unboundFailure(o, op))
+		return nil, nil, c.sc.RecordSelectionFailure(ctx, c.unboundFailure(o, op))
 	}
 	return o, release, nil
 }
@@ -50,7 +50,7 @@ func (c *Connection) missingOperation(o *session.Target, op string) *fault.Error
 
 // unavailable is provider_unavailable once o's provider was found unhealthy.
 func (c *Connection) unavailable(o *session.Target, op string) error {
-	if reason, bad := c.Unhealthy(o, op); bad {
+	if reason, bad := c.sc.Unhealthy(o, op); bad {
 		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID, "reason": reason})
@@ -154,10 +154,10 @@ func (c *Connection) queued(ctx context.Context, o *session.Target, capability p
 		return provider.Result{}, session.TimeoutError(op, timeout)
 	case err != nil:
 		fe := fault.From(op, err)
-		c.ObserveHealth(ctx, o, op, fe)
+		c.sc.ObserveHealth(ctx, o, op, fe)
 		return provider.Result{}, fe
 	}
-	c.ObserveHealth(ctx, o, op, nil)
+	c.sc.ObserveHealth(ctx, o, op, nil)
 	return res, nil
 }
 
@@ -280,7 +280,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *evidence.Record, o *s
 	if err != nil {
 		return Published{}, fault.From(op, err)
 	}
-	stored, err := c.eng.appendEvents(ctx, c.Stream(), -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
+	stored, err := c.eng.appendEvents(ctx, c.sc.Stream(), -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
 		if _, exists, err := lookup.DigestIn(ctx, tx, rec.EvidenceID); err != nil || exists {
 			return cmp.Or(err, errEvidenceStored)
 		}
@@ -295,7 +295,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *evidence.Record, o *s
 		if shown, err = c.eng.loadRecord(ctx, op, storedDigest); err != nil {
 			return Published{}, err
 		}
-		stored, err = c.eng.appendEvents(ctx, c.Stream(), -1, append(evs, recorded(storedDigest, false)), nil)
+		stored, err = c.eng.appendEvents(ctx, c.sc.Stream(), -1, append(evs, recorded(storedDigest, false)), nil)
 		if err != nil {
 			return Published{}, err
 		}

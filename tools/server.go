@@ -229,10 +229,10 @@ func (s *Server) ensureSession(ctx context.Context, id, protocol string, client 
 	}
 	sess.conn = conn
 	if !server.IsModernRequest(ctx) {
-		conn.OnToolsChanged = func() {
+		conn.OnToolsChanged(func() {
 			sess.notified.Add(1)
 			s.mcp.SendNotificationToSpecificClient(id, mcp.MethodNotificationToolsListChanged, nil)
-		}
+		})
 	}
 	s.conns[id] = sess
 	return sess
