@@ -4,17 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -24,23 +20,7 @@ import (
 // storing its body again.
 func TestRepublicationReusesTheStoredRecord(t *testing.T) {
 	ctx := context.Background()
-	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer led.Close()
-	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.OpenBinary(ctx, self, "partial", nil); err != nil {
-		t.Fatal(err)
-	}
+	led, _, conn := openPartial(t)
 	params := provider.Params{"address": "0x1000"}
 	first, err := conn.Operate(ctx, "", "resolve_containing_procedure", params, progress.Nop{})
 	if err != nil {
@@ -86,23 +66,7 @@ func TestRepublicationReusesTheStoredRecord(t *testing.T) {
 // live context, loads; a digest the ledger never held stays missing.
 func TestCancelledRecordReadIsCancelled(t *testing.T) {
 	ctx := context.Background()
-	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer led.Close()
-	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.OpenBinary(ctx, self, "partial", nil); err != nil {
-		t.Fatal(err)
-	}
+	_, eng, conn := openPartial(t)
 	pub, err := conn.Operate(ctx, "", "resolve_containing_procedure", provider.Params{"address": "0x1000"}, progress.Nop{})
 	if err != nil {
 		t.Fatal(err)
