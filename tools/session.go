@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -204,7 +205,7 @@ type Alignment struct {
 // tools served under toolsets (nil: all 42).
 func CatalogDigests(cli []CLICommand, toolsets []string) (Digests, error) {
 	cli = slices.Clone(cli)
-	slices.SortFunc(cli, func(a, b CLICommand) int { return compareStrings(a.Path, b.Path) })
+	slices.SortFunc(cli, func(a, b CLICommand) int { return cmp.Compare(a.Path, b.Path) })
 	for i := range cli {
 		cli[i].Flags = slices.Sorted(slices.Values(cli[i].Flags))
 		if cli[i].Flags == nil {
@@ -222,16 +223,6 @@ func CatalogDigests(cli []CLICommand, toolsets []string) (Digests, error) {
 	}
 	d.Combined, err = canon.Digest(map[string]any{"cli": cli, "tools": tools})
 	return d, err
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func commandPath() string {
@@ -426,7 +417,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, in input, _ p
 		if caps == nil {
 			caps = []provider.Capability{}
 		}
-		slices.SortFunc(caps, func(a, b provider.Capability) int { return compareStrings(a.Operation, b.Operation) })
+		slices.SortFunc(caps, func(a, b provider.Capability) int { return cmp.Compare(a.Operation, b.Operation) })
 		entries := s.availability(states, sess.features)
 		for i := range entries {
 			entries[i] = entries[i].brief()
