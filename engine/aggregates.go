@@ -8,6 +8,7 @@ import (
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 )
 
 // The aggregate native-context tools (CONTRACTS.md §8) compose operations of
@@ -15,7 +16,7 @@ import (
 // not Evidence: the operations they run publish nothing.
 
 // query answers one operation without publishing Evidence.
-func (c *Connection) query(ctx context.Context, o *OpenTarget, op string, params provider.Params) (json.RawMessage, error) {
+func (c *Connection) query(ctx context.Context, o *session.Target, op string, params provider.Params) (json.RawMessage, error) {
 	res, err := c.invoke(ctx, o, op, params, nil)
 	if err != nil {
 		return nil, err
@@ -75,7 +76,7 @@ func (c *Connection) NavigationContext(ctx context.Context, target string, docum
 	return nc, err
 }
 
-func (c *Connection) containing(ctx context.Context, o *OpenTarget, document, address string) (*ProcedureRef, error) {
+func (c *Connection) containing(ctx context.Context, o *session.Target, document, address string) (*ProcedureRef, error) {
 	b, err := c.query(ctx, o, "resolve_containing_procedure", provider.Params{"document": document, "address": address})
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func (c *Connection) containing(ctx context.Context, o *OpenTarget, document, ad
 	return r.Procedure, nil
 }
 
-func unreadable(op string, o *OpenTarget) *fault.Error {
+func unreadable(op string, o *session.Target) *fault.Error {
 	return fault.New(fault.UnreadableOutput, "The provider's answer does not match its output contract.", "Run `rea doctor`.",
 		map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID})
 }

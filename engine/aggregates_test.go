@@ -11,6 +11,7 @@ import (
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -54,25 +55,35 @@ func (partialClient) Close(context.Context) (provider.Cleanup, error) {
 	return provider.Cleanup{Complete: true}, nil
 }
 
-func TestInspectFacetsTheProviderCannotServe(t *testing.T) {
-	dir := t.TempDir()
-	led, err := ledger.Open(context.Background(), filepath.Join(dir, "ledger.db"), ledger.Options{})
+// openPartial opens a ledger in a fresh directory, an engine over it whose
+// only provider is partialProvider, a connection, and on it the test binary
+// itself (any ELF will do); all are closed when the test ends.
+func openPartial(t *testing.T) (*ledger.Ledger, *engine.Engine, *engine.Connection) {
+	t.Helper()
+	ctx := context.Background()
+	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer led.Close()
+	t.Cleanup(func() { led.Close() })
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(context.Background(), engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable() // any ELF will do: the test binary itself
+	t.Cleanup(func() { conn.Close(ctx, "test") })
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.OpenBinary(context.Background(), self, "partial", nil); err != nil {
+	if _, err := conn.OpenBinary(ctx, self, "partial", nil); err != nil {
 		t.Fatal(err)
 	}
+	return led, eng, conn
+}
+
+func TestInspectFacetsTheProviderCannotServe(t *testing.T) {
+	_, _, conn := openPartial(t)
 	ac, err := conn.InspectAddressContext(context.Background(), "", "0x1000", nil)
 	if err != nil {
 		t.Fatalf("a facet failure failed the whole call: %v", err)

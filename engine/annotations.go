@@ -8,6 +8,7 @@ import (
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
 )
@@ -21,7 +22,7 @@ import (
 // provider operation (CONTRACTS.md §2.2).
 
 // answerLocally runs an engine-owned operation.
-func (c *Connection) answerLocally(ctx context.Context, o *OpenTarget, op string, params provider.Params) (provider.Result, error) {
+func (c *Connection) answerLocally(ctx context.Context, o *session.Target, op string, params provider.Params) (provider.Result, error) {
 	doc := DocumentName(o.Target())
 	if d, ok := params.String("document"); ok && d != doc {
 		return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/document", Reason: "invalid_value", Message: "not a document of this target"})
@@ -64,7 +65,7 @@ func (c *Connection) answerLocally(ctx context.Context, o *OpenTarget, op string
 
 // cursor is the connection's navigation cursor: the target's entry point
 // until goto_address moves it.
-func (c *Connection) cursor(o *OpenTarget) string {
+func (c *Connection) cursor(o *session.Target) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cur, ok := c.cursors[o.RunID()]
@@ -81,14 +82,14 @@ func (c *Connection) cursor(o *OpenTarget) string {
 }
 
 // setCursorLocked moves o's cursor. c.mu is held.
-func (c *Connection) setCursorLocked(o *OpenTarget, addr string) {
+func (c *Connection) setCursorLocked(o *session.Target, addr string) {
 	if c.cursors == nil {
 		c.cursors = map[string]string{}
 	}
 	c.cursors[o.RunID()] = addr
 }
 
-func (c *Connection) addressOrCursor(o *OpenTarget, params provider.Params) string {
+func (c *Connection) addressOrCursor(o *session.Target, params provider.Params) string {
 	if a, ok := params.String("address"); ok {
 		return a
 	}
@@ -104,7 +105,7 @@ func cursorLocation(params provider.Params, addr string) []provider.Location {
 	return []provider.Location{{Kind: "address", Address: addr}}
 }
 
-func (c *Connection) gotoAddress(ctx context.Context, o *OpenTarget, doc string, params provider.Params) (provider.Result, error) {
+func (c *Connection) gotoAddress(ctx context.Context, o *session.Target, doc string, params provider.Params) (provider.Result, error) {
 	addr, _, _ := params.Address("address")
 	inside, err := c.insideSegments(ctx, o, addr)
 	if err != nil {
@@ -114,7 +115,7 @@ func (c *Connection) gotoAddress(ctx context.Context, o *OpenTarget, doc string,
 		return provider.Result{}, fault.Invalid("goto_address", fault.Issue{Path: "/address", Reason: "out_of_range", Message: "outside every segment"})
 	}
 	canonical := provider.FormatAddress(addr)
-	if _, err := c.eng.appendEvents(ctx, c.Stream(), -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
+	if _, err := c.eng.appendEvents(ctx, c.sc.Stream(), -1, []ledger.NewEvent{c.eng.targetEvent(events.CursorMoved, events.CursorMovedData{
 		ConnectionID: c.ID(), RunID: o.RunID(), TargetID: o.ID(), Document: doc, Address: canonical,
 	})}, nil); err != nil {
 		return provider.Result{}, err
@@ -127,7 +128,7 @@ func (c *Connection) gotoAddress(ctx context.Context, o *OpenTarget, doc string,
 
 // insideSegments asks the provider for the segments (no Evidence) and tests
 // containment, ranges end-exclusive.
-func (c *Connection) insideSegments(ctx context.Context, o *OpenTarget, addr uint64) (bool, error) {
+func (c *Connection) insideSegments(ctx context.Context, o *session.Target, addr uint64) (bool, error) {
 	capability, declared := findCapability(o.Binding().Impl().Capabilities(), "list_segments")
 	if !declared {
 		return false, c.missingOperation(o, "list_segments")
@@ -155,7 +156,7 @@ func (c *Connection) insideSegments(ctx context.Context, o *OpenTarget, addr uin
 	return false, nil
 }
 
-func (c *Connection) annotation(ctx context.Context, o *OpenTarget, kind, addr string) (string, bool, error) {
+func (c *Connection) annotation(ctx context.Context, o *session.Target, kind, addr string) (string, bool, error) {
 	v, ok, err := projections.Annotation(ctx, c.eng.cfg.Ledger.ReadDB(), o.Target().SHA256, kind, addr)
 	if err != nil {
 		return "", false, fault.From(kind, err)
@@ -169,7 +170,7 @@ type Bookmark struct {
 	Name    string `json:"name"`
 }
 
-func (c *Connection) bookmarks(ctx context.Context, o *OpenTarget) ([]Bookmark, error) {
+func (c *Connection) bookmarks(ctx context.Context, o *session.Target) ([]Bookmark, error) {
 	all, err := c.annotationsOfKind(ctx, o, kindBookmark)
 	if err != nil {
 		return nil, fault.From("list_bookmarks", err)
@@ -189,7 +190,7 @@ func (c *Connection) bookmarks(ctx context.Context, o *OpenTarget) ([]Bookmark, 
 // setAnnotation appends annotation_set (present) or annotation_removed on the
 // target's stream, then reads the projection back: the result says whether
 // the stored state is what was asked for.
-func (c *Connection) setAnnotation(ctx context.Context, o *OpenTarget, kind string, params provider.Params, value string, present bool) (provider.Result, error) {
+func (c *Connection) setAnnotation(ctx context.Context, o *session.Target, kind string, params provider.Params, value string, present bool) (provider.Result, error) {
 	addr, _ := params.String("address")
 	var ev ledger.NewEvent
 	if present {
@@ -212,7 +213,7 @@ func (c *Connection) setAnnotation(ctx context.Context, o *OpenTarget, kind stri
 // withUserName applies set_address_name for a client that does not show
 // user names itself: a user name overrides the provider's answer to
 // address_name.
-func (c *Connection) withUserName(ctx context.Context, o *OpenTarget, addr string, res provider.Result) (provider.Result, error) {
+func (c *Connection) withUserName(ctx context.Context, o *session.Target, addr string, res provider.Result) (provider.Result, error) {
 	name, ok, err := c.annotation(ctx, o, kindName, addr)
 	if err != nil || !ok {
 		return res, err

@@ -68,27 +68,27 @@ func (e *Engine) EvidenceBundle(ctx context.Context, connectionID string, req Bu
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	records := make([]*Record, 0, len(ids))
+	records := make([]*evidence.Record, 0, len(ids))
 	total := 0
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return BundleResult{}, fault.CancelledError(op).WithCause(err)
 		}
-		r, err := e.loadRecord(ctx, selected[id])
+		r, err := e.loadRecord(ctx, op, selected[id])
 		if err != nil {
 			return BundleResult{}, err
 		}
 		records = append(records, r)
-		if total += len(r.NormalizedResult) + len(r.RawResult); total > MaxBundleBytes {
-			return BundleResult{}, tooLarge("bytes", MaxBundleBytes, total)
+		if total += len(r.NormalizedResult) + len(r.RawResult); total > evidence.MaxBundleBytes {
+			return BundleResult{}, tooLarge("bytes", evidence.MaxBundleBytes, total)
 		}
 	}
-	b, err := BuildBundle(records)
+	b, err := evidence.BuildBundle(records)
 	if err != nil {
 		return BundleResult{}, fault.Internal(op, err)
 	}
-	if len(b) > MaxBundleBytes {
-		return BundleResult{}, tooLarge("bytes", MaxBundleBytes, len(b))
+	if len(b) > evidence.MaxBundleBytes {
+		return BundleResult{}, tooLarge("bytes", evidence.MaxBundleBytes, len(b))
 	}
 	return BundleResult{Scope: scopeName(req.Scope), BundleDigest: canon.SHA256Hex(b), Bytes: len(b), RecordCount: len(records), Bundle: b}, nil
 }

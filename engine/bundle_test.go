@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -15,7 +13,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
-	"github.com/rea-re/rea/ledger"
+	"github.com/rea-re/rea/engine/session"
 )
 
 // get_evidence_bundle as an engine use case: the records a connection
@@ -25,25 +23,7 @@ import (
 // second process), gives the same bytes.
 func TestEvidenceBundleOfAConnection(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	led, err := ledger.Open(ctx, path, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer led.Close()
-	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx, "test")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.OpenBinary(ctx, self, "partial", nil); err != nil {
-		t.Fatal(err)
-	}
+	led, eng, conn := openPartial(t)
 	var ids []string
 	for _, addr := range []string{"0x2000", "0x1000"} {
 		p, err := conn.Operate(ctx, "", "resolve_containing_procedure", provider.Params{"address": addr}, progress.Nop{})
@@ -80,7 +60,7 @@ func TestEvidenceBundleOfAConnection(t *testing.T) {
 		t.Fatalf("bundle records %v, want %v (sorted)", got, ids)
 	}
 
-	other, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	other, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 )
 
 // The operations a binding offers (the provider's declarations and the
@@ -27,7 +28,7 @@ func (c *Connection) Candidates(ctx context.Context) []Candidate {
 // Candidates evaluates every registered provider against st's target (none
 // when st is zero), sorted by id. It never starts a client: availability and
 // support are cheap facts probed once per process.
-func (e *Engine) Candidates(ctx context.Context, st State) []Candidate {
+func (e *Engine) Candidates(ctx context.Context, st session.State) []Candidate {
 	out := []Candidate{}
 	for _, p := range e.cfg.Registry.Providers() {
 		cand := Candidate{Provider: p.Identity(), Availability: p.Availability(ctx), TargetSupport: provider.UnknownSupport()}

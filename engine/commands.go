@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"github.com/rea-re/rea/engine/evidence"
+	"github.com/rea-re/rea/engine/session"
 
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/ledger"
@@ -19,7 +21,7 @@ import (
 // Publish records rec as Evidence of a command on the connection, under
 // on's run (nil: none). extra, if not nil, builds events that commit with
 // the evidence_recorded event, in the same transaction.
-func (c *Connection) Publish(ctx context.Context, rec *Record, on *OpenTarget, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
+func (c *Connection) Publish(ctx context.Context, rec *evidence.Record, on *session.Target, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
 	return c.publishWith(ctx, rec, on, "tool", extra)
 }
 
@@ -27,7 +29,7 @@ func (c *Connection) Publish(ctx context.Context, rec *Record, on *OpenTarget, e
 // in the appending transaction first (a command storing the blobs its
 // events name).
 func (c *Connection) Append(ctx context.Context, evs []ledger.NewEvent, inTx func(*sql.Tx) error) error {
-	_, err := c.eng.appendEvents(ctx, c.Stream(), -1, evs, inTx)
+	_, err := c.eng.appendEvents(ctx, c.sc.Stream(), -1, evs, inTx)
 	return err
 }
 
@@ -46,10 +48,12 @@ func (e *Engine) EvidenceDigest(ctx context.Context, id string) (digest string, 
 	return e.evidenceDigest(ctx, id)
 }
 
-// LoadRecord reads a stored record body and re-verifies its id.
-func (e *Engine) LoadRecord(ctx context.Context, digest string) (*Record, error) {
-	return e.loadRecord(ctx, digest)
+// LoadRecord reads a stored record body for op and re-verifies its id: a
+// body the ledger does not hold is evidence_integrity_mismatch (missing), a
+// read the request's cancellation ended is cancelled.
+func (e *Engine) LoadRecord(ctx context.Context, op, digest string) (*evidence.Record, error) {
+	return e.loadRecord(ctx, op, digest)
 }
 
 // SubjectOf is the Evidence subject of an opened target.
-func SubjectOf(t provider.Target) *Subject { return subjectOf(t) }
+func SubjectOf(t provider.Target) *evidence.Subject { return subjectOf(t) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"github.com/rea-re/rea/engine/evidence"
+	"github.com/rea-re/rea/engine/session"
 	"slices"
 
 	"github.com/rea-re/rea/engine/canon"
@@ -93,7 +95,7 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		}
 		defer releaseRight()
 	}
-	sideOf := func(o *OpenTarget) *compare.ProviderSide {
+	sideOf := func(o *session.Target) *compare.ProviderSide {
 		return &compare.ProviderSide{Client: o.Client(), Call: func(ctx context.Context, inner string, in provider.Params) (provider.Result, error) {
 			return c.invoke(ctx, o, inner, in, nil)
 		}, Queue: func(ctx context.Context, inner string, fn func(context.Context) error) error {
@@ -213,10 +215,10 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		return Published{}, fault.Internal(op, err)
 	}
 	v := c.eng.cfg.Version
-	rec := &Record{SchemaVersion: 2, Claim: Claim{
+	rec := &evidence.Record{SchemaVersion: 2, Claim: evidence.Claim{
 		Provider:      provider.Identity{ID: compareProducer, Name: "REA binary comparison", Version: &v},
-		PredicateType: PredicateAnalysis, Operation: op, Parameters: recorded,
-		Confidence: ConfidenceDerived, Authority: AuthorityShipped,
+		PredicateType: evidence.PredicateAnalysis, Operation: op, Parameters: recorded,
+		Confidence: evidence.ConfidenceDerived, Authority: evidence.AuthorityShipped,
 		Limitations: slices.Clone(ans.Limitations), Locations: []provider.Location{}, EvidenceLinks: []string{},
 	}}
 	if rec.NormalizedResult, err = canon.Marshal(ans); err != nil {
@@ -228,12 +230,12 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 // compareSide admits one side of a comparison: an open, bound executable
 // target whose provider declares the operations compare_binaries reads.
 // An unknown or closed handle is invalid_request at pointer.
-func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*OpenTarget, func(), error) {
+func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*session.Target, func(), error) {
 	op := compare.Operation
 	if ref == "" {
 		return nil, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "required"})
 	}
-	if err := c.Known(op, ref); err != nil {
+	if err := c.sc.Known(op, ref); err != nil {
 		return nil, nil, fault.Invalid(op, fault.Issue{Path: pointer, Reason: "invalid_value",
 			Message: "no open target of this connection has this id; binary_session lists them"})
 	}
@@ -263,7 +265,7 @@ func (c *Connection) compareSide(ctx context.Context, ref, pointer string) (*Ope
 	return o, release, nil
 }
 
-func identityOf(o *OpenTarget) compare.Identity {
+func identityOf(o *session.Target) compare.Identity {
 	return compare.Identity{SHA256: o.Target().SHA256, AnalysisProfileDigest: o.Binding().Profile.Digest}
 }
 

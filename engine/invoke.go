@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"github.com/rea-re/rea/engine/evidence"
+	"github.com/rea-re/rea/engine/session"
 	"maps"
 	"slices"
 
@@ -27,7 +29,7 @@ func (c *Connection) Operate(ctx context.Context, target, op string, params prov
 	if err != nil {
 		return Published{}, err
 	}
-	return c.publishResult(ctx, o, op, params, ConfidenceObserved, res)
+	return c.publishResult(ctx, o, op, params, evidence.ConfidenceObserved, res)
 }
 
 // Caller runs one provider operation inside a composed tool, without
@@ -55,12 +57,12 @@ func (c *Connection) Compose(ctx context.Context, target, op string, params prov
 		return Published{}, err
 	}
 	res.TargetLimitations = appendNew(slices.Clip(res.TargetLimitations), limits...)
-	return c.publishResult(ctx, o, op, params, ConfidenceDerived, res)
+	return c.publishResult(ctx, o, op, params, evidence.ConfidenceDerived, res)
 }
 
 // invoke checks the operation is declared and healthy, then answers it: the
 // engine's own operations here, the rest through the provider.
-func (c *Connection) invoke(ctx context.Context, o *OpenTarget, op string, params provider.Params, rep progress.Reporter) (provider.Result, error) {
+func (c *Connection) invoke(ctx context.Context, o *session.Target, op string, params provider.Params, rep progress.Reporter) (provider.Result, error) {
 	capability, declared := findCapability(o.Binding().Impl().Capabilities(), op)
 	if !declared {
 		if _, own := engineOperations[op]; own {

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/rea-re/rea/engine/evidence"
+	"github.com/rea-re/rea/engine/session"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,7 +44,7 @@ type consultedTarget struct {
 // consultation collects the other targets an answer read.
 type consultation map[consultedTarget]struct{}
 
-func (cs consultation) add(o *OpenTarget) {
+func (cs consultation) add(o *session.Target) {
 	if o.Binding() != nil {
 		cs[consultedTarget{SHA256: o.Target().SHA256, AnalysisProfileDigest: o.Binding().Profile.Digest}] = struct{}{}
 	}
@@ -66,7 +68,7 @@ func (cs consultation) parameter() []any {
 
 // library is an open target as a dependency sees it.
 type library struct {
-	o    *OpenTarget
+	o    *session.Target
 	name string // its LibraryName ("" when it has none)
 }
 
@@ -78,8 +80,8 @@ type library struct {
 // out, with a limitation, so that a call on one target never hangs on
 // another (CONTRACTS.md §0.3). A name already known needs no question,
 // unless the caller will ask the library more (asking).
-func (c *Connection) libraries(ctx context.Context, op string, except *OpenTarget, asking bool) (libs []library, limitations []string, release func(), err error) {
-	others, release := c.AdmitOthers(except)
+func (c *Connection) libraries(ctx context.Context, op string, except *session.Target, asking bool) (libs []library, limitations []string, release func(), err error) {
+	others, release := c.sc.AdmitOthers(except)
 	for _, o := range others {
 		if _, ok := o.Client().(provider.Linker); !ok {
 			continue
@@ -106,12 +108,12 @@ func (c *Connection) libraries(ctx context.Context, op string, except *OpenTarge
 // beside another request to the same client; the caller leaves when ctx
 // ends even if fn does not (session.Target.Run). A provider panic is
 // execution_failure.
-func (c *Connection) linkerCall(ctx context.Context, o *OpenTarget, op string, fn func(provider.Linker) error) error {
+func (c *Connection) linkerCall(ctx context.Context, o *session.Target, op string, fn func(provider.Linker) error) error {
 	l, ok := o.Client().(provider.Linker)
 	if !ok {
 		return c.missingOperation(o, op)
 	}
-	if reason, bad := c.Unhealthy(o, op); bad {
+	if reason, bad := c.sc.Unhealthy(o, op); bad {
 		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID, "reason": reason})
@@ -228,7 +230,7 @@ func (c *Connection) ListDependencies(ctx context.Context, ref string, params pr
 	}
 	res.Normalized = items
 	recorded := withParameter(params, "consulted", consulted.parameter())
-	return c.publishResult(ctx, o, op, recorded, ConfidenceObserved, res)
+	return c.publishResult(ctx, o, op, recorded, evidence.ConfidenceObserved, res)
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -315,13 +317,13 @@ func (c *Connection) ResolveImport(ctx context.Context, ref string, params provi
 	}
 	limitations = appendNew(limitations, skipped...)
 	res := provider.Result{Normalized: ans, Limitations: append(slices.Clip(imp.Limitations), limitations...)}
-	return c.publishResult(ctx, o, op, withParameter(params, "consulted", consulted.parameter()), ConfidenceObserved, res)
+	return c.publishResult(ctx, o, op, withParameter(params, "consulted", consulted.parameter()), evidence.ConfidenceObserved, res)
 }
 
 func reasonOf(r string) *string { return &r }
 
 // resolve finds imp's definition among libs.
-func (c *Connection) resolve(ctx context.Context, op string, o *OpenTarget, q provider.ImportQuery, imp provider.Import,
+func (c *Connection) resolve(ctx context.Context, op string, o *session.Target, q provider.ImportQuery, imp provider.Import,
 	libs []library, consulted consultation) (ImportAnswer, []string, error) {
 	ans := ImportAnswer{Import: ImportRef{Name: imp.Name, Version: imp.Version, Library: imp.Library, Address: imp.Address}}
 	if imp.NotAnImport {
@@ -472,7 +474,7 @@ func (c *Connection) follow(ctx context.Context, op string, lib library, query p
 }
 
 // isLibrary says whether o names itself as a library (an ELF DT_SONAME).
-func (c *Connection) isLibrary(ctx context.Context, op string, o *OpenTarget) bool {
+func (c *Connection) isLibrary(ctx context.Context, op string, o *session.Target) bool {
 	name, err := c.libraryName(ctx, op, o)
 	return err == nil && name != ""
 }
@@ -480,7 +482,7 @@ func (c *Connection) isLibrary(ctx context.Context, op string, o *OpenTarget) bo
 // libraryName is o's Linker.LibraryName, asked once per run: it is a fact
 // of the bytes, and every list_dependencies and resolve_import on the
 // connection asks it of every other open target.
-func (c *Connection) libraryName(ctx context.Context, op string, o *OpenTarget) (string, error) {
+func (c *Connection) libraryName(ctx context.Context, op string, o *session.Target) (string, error) {
 	c.mu.Lock()
 	name, known := c.linkNames[o.RunID()]
 	c.mu.Unlock()

@@ -25,32 +25,32 @@ import (
 // the inline Evidence context naming the event this call appended.
 type Published struct {
 	Result   json.RawMessage
-	Evidence Context
+	Evidence evidence.Context
 }
 
 // bound admits a call on the open, bound target ref names ("" = active),
 // or returns the typed failure of §5.4 / §15.1. release ends the admission.
-func (c *Connection) bound(ctx context.Context, op, ref string) (o *OpenTarget, release func(), err error) {
+func (c *Connection) bound(ctx context.Context, op, ref string) (o *session.Target, release func(), err error) {
 	o, release, err = c.Admit(op, ref)
 	if err != nil {
 		return nil, nil, err
 	}
 	if o.Binding() == nil {
 		release()
-		return nil, nil, c.RecordSelectionFailure(ctx, c.unboundFailure(o, op))
+		return nil, nil, c.sc.RecordSelectionFailure(ctx, c.unboundFailure(o, op))
 	}
 	return o, release, nil
 }
 
-func (c *Connection) missingOperation(o *OpenTarget, op string) *fault.Error {
+func (c *Connection) missingOperation(o *session.Target, op string) *fault.Error {
 	return fault.New(fault.CapabilityUnavailable, "The bound provider does not offer this operation.",
 		"Reopen the target with a provider that offers it (provider_id, --provider or REA_ANALYSIS_PROVIDER).",
 		map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": o.Binding().Provider.ID})
 }
 
 // unavailable is provider_unavailable once o's provider was found unhealthy.
-func (c *Connection) unavailable(o *OpenTarget, op string) error {
-	if reason, bad := c.Unhealthy(o, op); bad {
+func (c *Connection) unavailable(o *session.Target, op string) error {
+	if reason, bad := c.sc.Unhealthy(o, op); bad {
 		return fault.New(fault.ProviderUnavailable, "The provider became unavailable during this session.",
 			"Reopen the target to restart the provider, and run `rea doctor`.",
 			map[string]any{"operation": op, "provider_id": o.Binding().Provider.ID, "reason": reason})
@@ -62,7 +62,7 @@ func (c *Connection) unavailable(o *OpenTarget, op string) error {
 // invoke runs the provider's Do: declared, healthy, in the target's request
 // queue and timeout. The comparison reads the builtin's instructions this
 // way (compare.InstructionSource).
-func (c *Connection) invokeFunc(ctx context.Context, o *OpenTarget, op string, fn func(context.Context) error) error {
+func (c *Connection) invokeFunc(ctx context.Context, o *session.Target, op string, fn func(context.Context) error) error {
 	capability, declared := findCapability(o.Binding().Impl().Capabilities(), op)
 	if !declared {
 		return c.missingOperation(o, op)
@@ -81,11 +81,11 @@ func (c *Connection) invokeFunc(ctx context.Context, o *OpenTarget, op string, f
 	return err
 }
 
-func (c *Connection) publishResult(ctx context.Context, o *OpenTarget, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
-	rec := &Record{SchemaVersion: 2, Subject: subjectOf(o.Target()), Claim: Claim{
+func (c *Connection) publishResult(ctx context.Context, o *session.Target, op string, params provider.Params, confidence string, res provider.Result) (Published, error) {
+	rec := &evidence.Record{SchemaVersion: 2, Subject: subjectOf(o.Target()), Claim: evidence.Claim{
 		Provider: o.Binding().Provider, AnalysisProfile: &o.Binding().Profile,
-		PredicateType: PredicateAnalysis, Operation: op, Parameters: params,
-		Confidence: confidence, Authority: AuthorityShipped,
+		PredicateType: evidence.PredicateAnalysis, Operation: op, Parameters: params,
+		Confidence: confidence, Authority: evidence.AuthorityShipped,
 		Limitations: appendNew(slices.Clip(res.Limitations), res.TargetLimitations...), Locations: locationsOf(params, res.Locations),
 	}}
 	var err error
@@ -115,7 +115,7 @@ var unpagedResults = map[string]string{
 
 // call runs the operation through the client's FIFO queue under the
 // operation's own budget, keeping cancellation and timeout distinct (§6.4).
-func (c *Connection) call(ctx context.Context, o *OpenTarget, capability provider.Capability, params provider.Params, rep progress.Reporter) (provider.Result, error) {
+func (c *Connection) call(ctx context.Context, o *session.Target, capability provider.Capability, params provider.Params, rep progress.Reporter) (provider.Result, error) {
 	return c.queued(ctx, o, capability, func(ctx context.Context) (provider.Result, error) {
 		return safeDo(ctx, o.Client(), capability.Operation, params, rep)
 	})
@@ -126,7 +126,7 @@ func (c *Connection) call(ctx context.Context, o *OpenTarget, capability provide
 // observed for the provider's health. The caller gets cancelled or
 // provider_timeout as soon as its context ends or the budget elapses, even
 // when the provider does not observe its context (session.Target.Run).
-func (c *Connection) queued(ctx context.Context, o *OpenTarget, capability provider.Capability, do func(ctx context.Context) (provider.Result, error)) (provider.Result, error) {
+func (c *Connection) queued(ctx context.Context, o *session.Target, capability provider.Capability, do func(ctx context.Context) (provider.Result, error)) (provider.Result, error) {
 	op := capability.Operation
 	var timeout time.Duration
 	if capability.Limits.TimeoutMS != nil {
@@ -154,10 +154,10 @@ func (c *Connection) queued(ctx context.Context, o *OpenTarget, capability provi
 		return provider.Result{}, session.TimeoutError(op, timeout)
 	case err != nil:
 		fe := fault.From(op, err)
-		c.ObserveHealth(ctx, o, op, fe)
+		c.sc.ObserveHealth(ctx, o, op, fe)
 		return provider.Result{}, fe
 	}
-	c.ObserveHealth(ctx, o, op, nil)
+	c.sc.ObserveHealth(ctx, o, op, nil)
 	return res, nil
 }
 
@@ -173,7 +173,7 @@ func safeDo(ctx context.Context, client provider.Client, op string, params provi
 }
 
 // unboundFailure is §5.4: an operation on an unbound target.
-func (c *Connection) unboundFailure(o *OpenTarget, op string) *provider.SelectionFailure {
+func (c *Connection) unboundFailure(o *session.Target, op string) *provider.SelectionFailure {
 	reason := provider.ReasonTargetUnsupported
 	var rej []provider.Rejection
 	for _, p := range c.eng.cfg.Registry.Providers() {
@@ -217,8 +217,8 @@ func findCapability(cs []provider.Capability, op string) (provider.Capability, b
 // DocumentName is the builtin document name of a target (its basename).
 func DocumentName(t provider.Target) string { return filepath.Base(t.Path) }
 
-func subjectOf(t provider.Target) *Subject {
-	return &Subject{Name: DocumentName(t), Digest: Digest{SHA256: t.SHA256}, Format: t.Format,
+func subjectOf(t provider.Target) *evidence.Subject {
+	return &evidence.Subject{Name: DocumentName(t), Digest: evidence.Digest{SHA256: t.SHA256}, Format: t.Format,
 		Architecture: session.TargetRecord(t).Architecture, LocalPath: t.Path}
 }
 
@@ -235,14 +235,14 @@ func locationsOf(params provider.Params, extra []provider.Location) []provider.L
 // publish records a sealed-or-unsealed record: verify the id, store the body
 // (once), and append evidence_recorded in one transaction whose last act is the
 // cancellation check, so a cancelled request never publishes (§6.6).
-func (c *Connection) publish(ctx context.Context, rec *Record, o *OpenTarget, origin string) (Published, error) {
+func (c *Connection) publish(ctx context.Context, rec *evidence.Record, o *session.Target, origin string) (Published, error) {
 	return c.publishWith(ctx, rec, o, origin, nil)
 }
 
 // publishWith is publish with extra events of the connection's stream, built
 // once the evidence id is known, appended before evidence_recorded in the
 // same transaction: they and the Evidence commit together or not at all.
-func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
+func (c *Connection) publishWith(ctx context.Context, rec *evidence.Record, o *session.Target, origin string, extra func(evidenceID string) []ledger.NewEvent) (Published, error) {
 	op := rec.Operation
 	if err := ctx.Err(); err != nil {
 		return Published{}, fault.CancelledError(op).WithCause(err)
@@ -280,7 +280,7 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget
 	if err != nil {
 		return Published{}, fault.From(op, err)
 	}
-	stored, err := c.eng.appendEvents(ctx, c.Stream(), -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
+	stored, err := c.eng.appendEvents(ctx, c.sc.Stream(), -1, append(slices.Clip(evs), recorded(digest, true)), func(tx *sql.Tx) error {
 		if _, exists, err := lookup.DigestIn(ctx, tx, rec.EvidenceID); err != nil || exists {
 			return cmp.Or(err, errEvidenceStored)
 		}
@@ -292,10 +292,10 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget
 		if err != nil {
 			return Published{}, fault.From(op, err)
 		}
-		if shown, err = c.eng.loadRecord(ctx, storedDigest); err != nil {
+		if shown, err = c.eng.loadRecord(ctx, op, storedDigest); err != nil {
 			return Published{}, err
 		}
-		stored, err = c.eng.appendEvents(ctx, c.Stream(), -1, append(evs, recorded(storedDigest, false)), nil)
+		stored, err = c.eng.appendEvents(ctx, c.sc.Stream(), -1, append(evs, recorded(storedDigest, false)), nil)
 		if err != nil {
 			return Published{}, err
 		}
@@ -303,21 +303,32 @@ func (c *Connection) publishWith(ctx context.Context, rec *Record, o *OpenTarget
 		return Published{}, err
 	}
 	last := stored[len(stored)-1]
-	return Published{Result: shown.NormalizedResult, Evidence: ContextOf(shown, LedgerRef{Seq: last.Seq, EventID: last.ID.String()})}, nil
+	return Published{Result: shown.NormalizedResult, Evidence: evidence.ContextOf(shown, evidence.LedgerRef{Seq: last.Seq, EventID: last.ID.String()})}, nil
 }
 
 // errEvidenceStored rolls back a publication whose record is already
 // stored.
 var errEvidenceStored = errors.New("engine: evidence record already stored")
 
-// loadRecord reads a stored record body and re-verifies its id.
-func (e *Engine) loadRecord(ctx context.Context, digest string) (*Record, error) {
+// loadRecord reads a stored record body for op and re-verifies its id.
+// Only a body the ledger does not hold is a missing record: a read that
+// failed because the request was cancelled is cancelled (the driver's error
+// need not wrap context.Canceled, so ctx itself is asked), and a storage
+// failure is ledger_unavailable; either is retryable, a missing record is
+// not.
+func (e *Engine) loadRecord(ctx context.Context, op, digest string) (*evidence.Record, error) {
 	body, err := e.cfg.Ledger.Blob(ctx, digest)
-	if err != nil {
+	switch {
+	case err == nil:
+		return evidence.FromBlob(digest, body)
+	case ctx.Err() != nil:
+		return nil, fault.CancelledError(op).WithCause(err)
+	case errors.Is(err, ledger.ErrNotFound):
 		return nil, fault.New(fault.EvidenceIntegrityMismatch, "A stored Evidence record is missing.", "Run `rea ledger verify`.",
 			map[string]any{"evidence_id": nil, "reason": "missing"}).WithCause(err)
+	default:
+		return nil, fault.From(op, err)
 	}
-	return evidence.FromBlob(digest, body)
 }
 
 // Annotation kinds.
@@ -333,7 +344,7 @@ const (
 // a name set on any connection, before or after a restart, is what the next
 // answer shows. It runs inside the client's request slot, so no other
 // operation of the client sees the names change under it.
-func (c *Connection) shareUserNames(ctx context.Context, o *OpenTarget, op string) error {
+func (c *Connection) shareUserNames(ctx context.Context, o *session.Target, op string) error {
 	un, ok := o.Client().(provider.UserNames)
 	if !ok {
 		return nil
@@ -353,7 +364,7 @@ func (c *Connection) shareUserNames(ctx context.Context, o *OpenTarget, op strin
 }
 
 // annotationsOfKind lists the open target's annotations of one kind.
-func (c *Connection) annotationsOfKind(ctx context.Context, o *OpenTarget, kind string) ([]projections.StoredAnnotation, error) {
+func (c *Connection) annotationsOfKind(ctx context.Context, o *session.Target, kind string) ([]projections.StoredAnnotation, error) {
 	lk, err := c.eng.lookups(ctx)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
@@ -127,7 +128,7 @@ func TestRevokeProjectGrant(t *testing.T) {
 	if err := live.ReloadPolicy(ctx, policy.TriggerStartup); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := live.OpenConnection(ctx, engine.ConnectionInfo{Transport: "stdio"})
+	conn, err := live.OpenConnection(ctx, session.Info{Transport: "stdio"})
 	if err != nil {
 		t.Fatal(err)
 	}

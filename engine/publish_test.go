@@ -3,12 +3,12 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"errors"
+	"strings"
 	"testing"
 
-	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
+	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/ledger"
@@ -20,23 +20,7 @@ import (
 // storing its body again.
 func TestRepublicationReusesTheStoredRecord(t *testing.T) {
 	ctx := context.Background()
-	led, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer led.Close()
-	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(partialProvider{}), Version: "test"})
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.OpenBinary(ctx, self, "partial", nil); err != nil {
-		t.Fatal(err)
-	}
+	led, _, conn := openPartial(t)
 	params := provider.Params{"address": "0x1000"}
 	first, err := conn.Operate(ctx, "", "resolve_containing_procedure", params, progress.Nop{})
 	if err != nil {
@@ -72,5 +56,40 @@ func TestRepublicationReusesTheStoredRecord(t *testing.T) {
 	}
 	if _, err := led.Blob(ctx, published[0].RecordDigest); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCancelledRecordReadIsCancelled reads a stored record under a request
+// that was cancelled: the ledger's read fails, and that must be the
+// retryable cancelled, not a missing record (evidence_integrity_mismatch
+// tells the client to verify the ledger). The same digest, read under a
+// live context, loads; a digest the ledger never held stays missing.
+func TestCancelledRecordReadIsCancelled(t *testing.T) {
+	ctx := context.Background()
+	_, eng, conn := openPartial(t)
+	pub, err := conn.Operate(ctx, "", "resolve_containing_procedure", provider.Params{"address": "0x1000"}, progress.Nop{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, found, err := eng.EvidenceDigest(ctx, pub.Evidence.EvidenceID)
+	if err != nil || !found {
+		t.Fatalf("digest of %s: found %v, %v", pub.Evidence.EvidenceID, found, err)
+	}
+	const op = "get_evidence_bundle"
+	if _, err := eng.LoadRecord(ctx, op, digest); err != nil {
+		t.Fatalf("live read: %v", err)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = eng.LoadRecord(cancelled, op, digest)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.Cancelled || !fe.Retryable {
+		t.Fatalf("cancelled read answered %v, want retryable cancelled", err)
+	}
+
+	_, err = eng.LoadRecord(ctx, op, strings.Repeat("0", 64))
+	if !errors.As(err, &fe) || fe.Code != fault.EvidenceIntegrityMismatch || fe.Details["reason"] != "missing" {
+		t.Fatalf("read of an absent digest answered %v, want evidence_integrity_mismatch missing", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	engsession "github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/internal/testkit"
 	"github.com/rea-re/rea/ledger"
 	"github.com/rea-re/rea/projections"
@@ -217,7 +218,7 @@ func TestCancelledOpenRecordsNoBinding(t *testing.T) {
 	}
 	defer led.Close()
 	eng := engine.New(engine.Config{Ledger: led, Registry: provider.NewRegistry(builtin.New("test")), Version: "test"})
-	conn, err := eng.OpenConnection(context.Background(), engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(context.Background(), engsession.Info{Transport: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}

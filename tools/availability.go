@@ -4,9 +4,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
 	"github.com/rea-re/rea/engine/provider"
+	engsession "github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools/catalog"
 )
 
@@ -53,7 +53,7 @@ var navigationModes = []struct {
 
 // availability is every tool's entry for the connection's targets
 // (activeFirst): computed for the active target, with available_for.
-func (s *Server) availability(states []engine.State, features events.ClientFeatures) []ToolAvailability {
+func (s *Server) availability(states []engsession.State, features events.ClientFeatures) []ToolAvailability {
 	out := make([]ToolAvailability, 0, len(s.all))
 	for _, spec := range s.all {
 		out = append(out, s.evaluateAcross(spec, states, features))
@@ -72,12 +72,12 @@ func (a ToolAvailability) brief() ToolAvailability {
 	return a
 }
 
-func (s *Server) availabilityOf(name string, st engine.State, features events.ClientFeatures) ToolAvailability {
+func (s *Server) availabilityOf(name string, st engsession.State, features events.ClientFeatures) ToolAvailability {
 	return s.evaluate(s.byName[name], st, features)
 }
 
 // evaluate applies the decision order of §3.4 to one tool.
-func (s *Server) evaluate(spec catalog.Spec, st engine.State, features events.ClientFeatures) ToolAvailability {
+func (s *Server) evaluate(spec catalog.Spec, st engsession.State, features events.ClientFeatures) ToolAvailability {
 	effects, annotations := spec.Effects, spec.Annotations()
 	a := ToolAvailability{Name: spec.Name, Kind: spec.Kind, Effects: &effects, Annotations: &annotations,
 		ClientRequirements: requirementsOf(spec.Name, features)}
@@ -146,7 +146,7 @@ func (s *Server) evaluate(spec catalog.Spec, st engine.State, features events.Cl
 
 // providerVerdict is step 4 of §3.4 for the operations a tool needs; anyOf
 // means one usable operation suffices (inspect_address_context's facets).
-func (s *Server) providerVerdict(a ToolAvailability, st engine.State, ops []string, anyOf bool, unavailable func(string, string) ToolAvailability) ToolAvailability {
+func (s *Server) providerVerdict(a ToolAvailability, st engsession.State, ops []string, anyOf bool, unavailable func(string, string) ToolAvailability) ToolAvailability {
 	if st.Binding == nil {
 		return unavailable("provider_missing", "No analysis provider is bound; reopen the target with provider_id (or --provider / REA_ANALYSIS_PROVIDER) naming a provider that offers "+strings.Join(ops, ", ")+".")
 	}
@@ -175,7 +175,7 @@ func (s *Server) providerVerdict(a ToolAvailability, st engine.State, ops []stri
 	return a
 }
 
-func navigationModesOf(st engine.State) []Mode {
+func navigationModesOf(st engsession.State) []Mode {
 	modes := make([]Mode, 0, 2)
 	for _, m := range navigationModes {
 		var missing []string

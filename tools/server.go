@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rea-re/rea/engine/evidence"
+	engsession "github.com/rea-re/rea/engine/session"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -43,19 +45,19 @@ type Options struct {
 	Toolsets []string
 	// EvidenceContext is the inline Evidence context's form
 	// (REA_EVIDENCE_CONTEXT); the zero value is compact.
-	EvidenceContext engine.ContextForm
+	EvidenceContext evidence.ContextForm
 }
 
 // EvidenceContextFromEnv reads REA_EVIDENCE_CONTEXT through lookup (see
-// engine.ParseContextForm); an invalid value is configuration_invalid
+// evidence.ParseContextForm); an invalid value is configuration_invalid
 // naming the variable, never the value.
-func EvidenceContextFromEnv(lookup func(string) (string, bool)) (engine.ContextForm, error) {
-	v, _ := lookup(engine.ContextFormEnv)
-	form, ok := engine.ParseContextForm(v)
+func EvidenceContextFromEnv(lookup func(string) (string, bool)) (evidence.ContextForm, error) {
+	v, _ := lookup(evidence.ContextFormEnv)
+	form, ok := evidence.ParseContextForm(v)
 	if !ok {
-		return form, fault.New(fault.ConfigurationInvalid, engine.ContextFormEnv+" must be compact or full.",
-			"Set "+engine.ContextFormEnv+" to compact or full (or unset it), then restart the registered server or its client.",
-			map[string]any{"variable": engine.ContextFormEnv, "reason": "invalid_value"})
+		return form, fault.New(fault.ConfigurationInvalid, evidence.ContextFormEnv+" must be compact or full.",
+			"Set "+evidence.ContextFormEnv+" to compact or full (or unset it), then restart the registered server or its client.",
+			map[string]any{"variable": evidence.ContextFormEnv, "reason": "invalid_value"})
 	}
 	return form, nil
 }
@@ -219,7 +221,7 @@ func (s *Server) ensureSession(ctx context.Context, id, protocol string, client 
 		return sess
 	}
 	sess := &session{id: id, protocol: protocol, client: client, features: features}
-	conn, err := s.eng.OpenConnection(context.WithoutCancel(ctx), engine.ConnectionInfo{
+	conn, err := s.eng.OpenConnection(context.WithoutCancel(ctx), engsession.Info{
 		Transport: s.opts.Transport, ProtocolVersion: protocol, Client: client, Features: features,
 	})
 	if err != nil {
@@ -227,10 +229,10 @@ func (s *Server) ensureSession(ctx context.Context, id, protocol string, client 
 	}
 	sess.conn = conn
 	if !server.IsModernRequest(ctx) {
-		conn.OnToolsChanged = func() {
+		conn.OnToolsChanged(func() {
 			sess.notified.Add(1)
 			s.mcp.SendNotificationToSpecificClient(id, mcp.MethodNotificationToolsListChanged, nil)
-		}
+		})
 	}
 	s.conns[id] = sess
 	return sess
@@ -266,7 +268,7 @@ func (s *Server) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	if server.IsModernRequest(ctx) {
 		return tools
 	}
-	states := []engine.State{{}}
+	states := []engsession.State{{}}
 	var features events.ClientFeatures
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
 		s.mu.Lock()
@@ -429,7 +431,7 @@ func (s *Server) successResult(out any) (*mcp.CallToolResult, error) {
 		// context writes itself for the same reason.
 		b = make([]byte, 0, len(v.Result)+512)
 		b = append(append(append(b, `{"result":`...), v.Result...), `,"evidence":`...)
-		if s.opts.EvidenceContext == engine.FullForm {
+		if s.opts.EvidenceContext == evidence.FullForm {
 			var ev []byte
 			if ev, err = json.Marshal(v.Evidence); err == nil {
 				b = append(b, ev...)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	engsession "github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools/catalog"
 )
 
@@ -203,7 +205,7 @@ type Alignment struct {
 // tools served under toolsets (nil: all 42).
 func CatalogDigests(cli []CLICommand, toolsets []string) (Digests, error) {
 	cli = slices.Clone(cli)
-	slices.SortFunc(cli, func(a, b CLICommand) int { return compareStrings(a.Path, b.Path) })
+	slices.SortFunc(cli, func(a, b CLICommand) int { return cmp.Compare(a.Path, b.Path) })
 	for i := range cli {
 		cli[i].Flags = slices.Sorted(slices.Values(cli[i].Flags))
 		if cli[i].Flags == nil {
@@ -221,16 +223,6 @@ func CatalogDigests(cli []CLICommand, toolsets []string) (Digests, error) {
 	}
 	d.Combined, err = canon.Digest(map[string]any{"cli": cli, "tools": tools})
 	return d, err
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func commandPath() string {
@@ -331,8 +323,8 @@ func alignmentOf(params provider.Params, id Identity) Alignment {
 }
 
 type activity struct {
-	Status    string                    `json:"status"`
-	Providers []engine.ProviderActivity `json:"providers"`
+	Status    string                        `json:"status"`
+	Providers []engsession.ProviderActivity `json:"providers"`
 }
 
 type analysisRun struct {
@@ -368,7 +360,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, in input, _ p
 	var tgt *events.Target
 	var active *provider.Identity
 	if st.Open {
-		t := engine.TargetRecord(st.Target)
+		t := engsession.TargetRecord(st.Target)
 		tgt = &t
 	}
 	if st.Binding != nil {
@@ -401,7 +393,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, in input, _ p
 				"next_cursor": next, "has_more": next != nil},
 			"client_features": sess.features}, nil
 	case "full":
-		var binding *engine.Binding
+		var binding *engsession.Binding
 		var run *analysisRun
 		if st.Binding != nil {
 			binding = st.Binding
@@ -425,7 +417,7 @@ func (s *Server) binarySession(ctx context.Context, sess *session, in input, _ p
 		if caps == nil {
 			caps = []provider.Capability{}
 		}
-		slices.SortFunc(caps, func(a, b provider.Capability) int { return compareStrings(a.Operation, b.Operation) })
+		slices.SortFunc(caps, func(a, b provider.Capability) int { return cmp.Compare(a.Operation, b.Operation) })
 		entries := s.availability(states, sess.features)
 		for i := range entries {
 			entries[i] = entries[i].brief()
@@ -441,8 +433,8 @@ func (s *Server) binarySession(ctx context.Context, sess *session, in input, _ p
 }
 
 // activityOf is analysis_activity of one target's provider (§3.8).
-func activityOf(st engine.State) activity {
-	act := activity{Status: "not_observed", Providers: []engine.ProviderActivity{}}
+func activityOf(st engsession.State) activity {
+	act := activity{Status: "not_observed", Providers: []engsession.ProviderActivity{}}
 	if st.Activity != nil {
 		act.Providers = append(act.Providers, *st.Activity)
 		act.Status = "idle"
@@ -470,10 +462,10 @@ type sessionTarget struct {
 }
 
 // summaryTargets lists the open targets in open order.
-func summaryTargets(states []engine.State) []sessionTarget {
+func summaryTargets(states []engsession.State) []sessionTarget {
 	out := make([]sessionTarget, 0, len(states))
 	for _, st := range states {
-		t := engine.TargetRecord(st.Target)
+		t := engsession.TargetRecord(st.Target)
 		e := sessionTarget{TargetID: st.TargetID, Active: st.Active, Path: t.Path, Format: t.Format, Kind: t.Kind,
 			SHA256: t.SHA256, Architecture: t.Architecture, RunID: st.RunID}
 		if st.Binding != nil {
@@ -486,27 +478,27 @@ func summaryTargets(states []engine.State) []sessionTarget {
 
 // fullTarget is one binary_session full-view entry of targets (§15.2).
 type fullTarget struct {
-	TargetID string          `json:"target_id"`
-	Target   events.Target   `json:"target"`
-	Binding  *engine.Binding `json:"analysis_provider_binding"`
-	Run      analysisRun     `json:"analysis_run"`
-	Activity activity        `json:"analysis_activity"`
+	TargetID string              `json:"target_id"`
+	Target   events.Target       `json:"target"`
+	Binding  *engsession.Binding `json:"analysis_provider_binding"`
+	Run      analysisRun         `json:"analysis_run"`
+	Activity activity            `json:"analysis_activity"`
 }
 
-func (s *Server) fullTargets(ctx context.Context, sess *session, states []engine.State) ([]fullTarget, error) {
+func (s *Server) fullTargets(ctx context.Context, sess *session, states []engsession.State) ([]fullTarget, error) {
 	out := make([]fullTarget, 0, len(states))
 	for _, st := range states {
 		lin, err := s.processLineage(ctx, sess, st.RunID)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, fullTarget{TargetID: st.TargetID, Target: engine.TargetRecord(st.Target), Binding: st.Binding,
+		out = append(out, fullTarget{TargetID: st.TargetID, Target: engsession.TargetRecord(st.Target), Binding: st.Binding,
 			Run: analysisRun{RunID: st.RunID, ProcessLineage: lin}, Activity: activityOf(st)})
 	}
 	return out, nil
 }
 
-func recommendedActions(st engine.State, a Alignment) []string {
+func recommendedActions(st engsession.State, a Alignment) []string {
 	out := []string{}
 	if a.State == "mcp_server_restart_required" {
 		out = append(out, "Restart the registered REA MCP server or its client, then compare identity again.")

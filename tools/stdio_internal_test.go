@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/tools/wire"
@@ -33,16 +34,16 @@ func TestEncodeToolResponseMatchesEncodingJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	version := "1 <&>"
-	pub := engine.Published{Result: json.RawMessage(`{"items":["\u2028"]}`), Evidence: engine.Context{SchemaVersion: 2, EvidenceID: "ev_x",
-		Subject: &engine.Subject{Name: "odd \"name\" \x01 \xff", Digest: engine.Digest{SHA256: "ab"}, Format: "elf", LocalPath: "/p"},
-		Claim: engine.Claim{Provider: provider.Identity{ID: "builtin", Name: "b", Version: &version}, Confidence: "observed",
+	pub := engine.Published{Result: json.RawMessage(`{"items":["\u2028"]}`), Evidence: evidence.Context{SchemaVersion: 2, EvidenceID: "ev_x",
+		Subject: &evidence.Subject{Name: "odd \"name\" \x01 \xff", Digest: evidence.Digest{SHA256: "ab"}, Format: "elf", LocalPath: "/p"},
+		Claim: evidence.Claim{Provider: provider.Identity{ID: "builtin", Name: "b", Version: &version}, Confidence: "observed",
 			Authority: "shipped-artifact", Limitations: []string{"a\nb", "c"}, Parameters: map[string]any{"limit": 1}},
-		Ledger: engine.LedgerRef{Seq: 9, EventID: "01J"}}}
+		Ledger: evidence.LedgerRef{Seq: 9, EventID: "01J"}}}
 	compact, err := (&Server{}).successResult(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := (&Server{opts: Options{EvidenceContext: engine.FullForm}}).successResult(pub)
+	full, err := (&Server{opts: Options{EvidenceContext: evidence.FullForm}}).successResult(pub)
 	if err != nil {
 		t.Fatal(err)
 	}

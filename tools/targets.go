@@ -3,8 +3,8 @@ package tools
 import (
 	"slices"
 
-	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/events"
+	engsession "github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools/catalog"
 )
 
@@ -17,12 +17,12 @@ import (
 
 // activeFirst is open (a connection's States, in open order) with the
 // active target first; one zero State when none is open.
-func activeFirst(open []engine.State) []engine.State {
+func activeFirst(open []engsession.State) []engsession.State {
 	if len(open) == 0 {
-		return []engine.State{{}}
+		return []engsession.State{{}}
 	}
-	out := make([]engine.State, 0, len(open))
-	i := max(slices.IndexFunc(open, func(s engine.State) bool { return s.Active }), 0)
+	out := make([]engsession.State, 0, len(open))
+	i := max(slices.IndexFunc(open, func(s engsession.State) bool { return s.Active }), 0)
 	out = append(out, open[i])
 	out = append(out, open[:i]...)
 	return append(out, open[i+1:]...)
@@ -32,7 +32,7 @@ func activeFirst(open []engine.State) []engine.State {
 // the active target, it is available when the active target or any other
 // open target can serve it, and available_for names every open target
 // that can (sorted). states come from activeFirst.
-func (s *Server) evaluateAcross(spec catalog.Spec, states []engine.State, features events.ClientFeatures) ToolAvailability {
+func (s *Server) evaluateAcross(spec catalog.Spec, states []engsession.State, features events.ClientFeatures) ToolAvailability {
 	a := s.evaluate(spec, states[0], features)
 	if !spec.TakesTarget() && !spec.NamesItsTargets() || !states[0].Open {
 		return a

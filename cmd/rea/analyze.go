@@ -18,15 +18,16 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools"
 )
 
 // overview is what `rea analyze` prints.
 type overview struct {
-	Target      engine.OpenResult `json:"target"`
-	Profile     *string           `json:"analysis_profile_digest"`
-	Counts      map[string]int    `json:"counts"`
-	EvidenceIDs map[string]string `json:"evidence_ids"`
+	Target      session.OpenResult `json:"target"`
+	Profile     *string            `json:"analysis_profile_digest"`
+	Counts      map[string]int     `json:"counts"`
+	EvidenceIDs map[string]string  `json:"evidence_ids"`
 	// Limitations are those of the counted operations' Evidence, each once in
 	// order of first appearance: what the counts may lack (a discovery
 	// source not read, bytes not scanned), so no count reads as complete
@@ -88,7 +89,7 @@ func newAnalyzeCommand(g *globals) *cobra.Command {
 }
 
 func analyze(ctx context.Context, eng *engine.Engine, path string, selector provider.Selector, rep progress.Reporter) (overview, error) {
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		return overview{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rea-re/rea/engine/compare"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools"
 )
 
@@ -104,7 +105,7 @@ func logStart(w io.Writer, s engine.ComparisonStart) {
 // comparison through compare_binaries: the first page computes (or
 // resumes, or reads the stored result), the others read the stored result.
 func compareFiles(ctx context.Context, eng *engine.Engine, paths [2]string, statuses []string, rep progress.Reporter, from func(engine.ComparisonStart)) (comparisonReport, error) {
-	conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "cli"})
+	conn, err := eng.OpenConnection(ctx, session.Info{Transport: "cli"})
 	if err != nil {
 		return comparisonReport{}, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools/catalog"
 )
 
@@ -78,7 +79,7 @@ func newDoctorCommand(g *globals) *cobra.Command {
 			eng := engine.New(engine.Config{Registry: reg, Version: version})
 			rep := doctor.Run(ctx, doctor.Input{
 				Host: h, Clients: cs, Version: version, BuildCommit: buildCommit(), LedgerPath: ledgerPath,
-				Candidates: eng.Candidates(ctx, engine.State{}), Env: environMap(), ServerEnvProblems: serverEnvProblems,
+				Candidates: eng.Candidates(ctx, session.State{}), Env: environMap(), ServerEnvProblems: serverEnvProblems,
 			})
 			if asJSON {
 				if err := printJSON(cmd.OutOrStdout(), rep); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rea-re/rea/engine"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/tools"
 	"github.com/rea-re/rea/tools/catalog"
 )
@@ -23,7 +24,7 @@ func newProvidersCommand() *cobra.Command {
 				return err
 			}
 			eng := engine.New(engine.Config{Registry: reg, Version: version})
-			cands := eng.Candidates(cmd.Context(), engine.State{})
+			cands := eng.Candidates(cmd.Context(), session.State{})
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), map[string]any{"providers": cands})
 			}

@@ -3,6 +3,8 @@ package command
 import (
 	"context"
 	"encoding/json"
+	"github.com/rea-re/rea/engine/evidence"
+	"github.com/rea-re/rea/engine/session"
 	"path/filepath"
 	"slices"
 
@@ -73,7 +75,7 @@ type InventoryResult struct {
 
 // artifactTarget admits a call on the open archive or directory target
 // ref names ("" = active) (§2.4, §15.1); release ends the admission.
-func artifactTarget(c *engine.Connection, op, ref string) (*engine.OpenTarget, func(), error) {
+func artifactTarget(c *engine.Connection, op, ref string) (*session.Target, func(), error) {
 	o, release, err := c.Admit(op, ref)
 	if err != nil {
 		return nil, nil, err
@@ -87,7 +89,7 @@ func artifactTarget(c *engine.Connection, op, ref string) (*engine.OpenTarget, f
 	return o, release, nil
 }
 
-func rootOf(o *engine.OpenTarget) artifact.Root {
+func rootOf(o *session.Target) artifact.Root {
 	return artifact.Root{Path: o.Target().Path, Format: o.Target().Format, SHA256: o.Target().SHA256}
 }
 
@@ -131,7 +133,7 @@ func InventoryArtifact(ctx context.Context, c *engine.Connection, req InventoryR
 	for _, oc := range res.Occurrences.Items {
 		paths = append(paths, oc.LogicalPath)
 	}
-	rec, err := artifactRecord(c, op, engine.SubjectOf(o.Target()), ProducerArtifact, req.Parameters, engine.ConfidenceObserved, res, res.Limitations, paths)
+	rec, err := artifactRecord(c, op, engine.SubjectOf(o.Target()), ProducerArtifact, req.Parameters, evidence.ConfidenceObserved, res, res.Limitations, paths)
 	if err != nil {
 		return engine.Published{}, err
 	}
@@ -220,7 +222,7 @@ func ExtractArtifact(ctx context.Context, c *engine.Connection, req ExtractReque
 	for _, a := range res.Artifacts.Items {
 		paths = append(paths, a.RelativePath)
 	}
-	rec, err := artifactRecord(c, op, engine.SubjectOf(o.Target()), ProducerArtifact, req.Parameters, engine.ConfidenceObserved, res, res.Limitations, paths)
+	rec, err := artifactRecord(c, op, engine.SubjectOf(o.Target()), ProducerArtifact, req.Parameters, evidence.ConfidenceObserved, res, res.Limitations, paths)
 	if err != nil {
 		return engine.Published{}, err
 	}
@@ -290,7 +292,7 @@ func CompareArtifacts(ctx context.Context, c *engine.Connection, req CompareRequ
 	for _, ch := range res.Changes.Items {
 		paths = append(paths, ch.LogicalPath)
 	}
-	rec, err := artifactRecord(c, op, nil, ProducerCompare, req.Parameters, engine.ConfidenceDerived, res, res.Limitations, paths)
+	rec, err := artifactRecord(c, op, nil, ProducerCompare, req.Parameters, evidence.ConfidenceDerived, res, res.Limitations, paths)
 	if err != nil {
 		return engine.Published{}, err
 	}
@@ -325,7 +327,7 @@ func loadSide(ctx context.Context, c *engine.Connection, op, pointer string, ids
 				"Pass inventory_artifact Evidence ids recorded in this ledger.",
 				map[string]any{"evidence_id": id, "reason": "missing"})
 		}
-		rec, err := c.Engine().LoadRecord(ctx, digest)
+		rec, err := c.Engine().LoadRecord(ctx, op, digest)
 		if err != nil {
 			return side, nil, err
 		}
@@ -404,9 +406,9 @@ func AnalyzeJavaScriptApplication(ctx context.Context, c *engine.Connection, req
 	}
 	res.InventoryManifestID, res.RootSHA256 = g.Manifest.ManifestID, g.Manifest.RootSHA256
 	rep.Report(progress.Update{Phase: "publish", Message: "recording Evidence"})
-	subject := &engine.Subject{Name: filepath.Base(res.InputPath), Digest: engine.Digest{SHA256: res.RootSHA256},
+	subject := &evidence.Subject{Name: filepath.Base(res.InputPath), Digest: evidence.Digest{SHA256: res.RootSHA256},
 		Format: string(res.Format), LocalPath: res.InputPath}
-	rec, err := artifactRecord(c, op, subject, ProducerJSApp, req.Parameters, engine.ConfidenceObserved, res, nonNil(res.Limitations), nil)
+	rec, err := artifactRecord(c, op, subject, ProducerJSApp, req.Parameters, evidence.ConfidenceObserved, res, nonNil(res.Limitations), nil)
 	if err != nil {
 		return engine.Published{}, err
 	}
@@ -414,7 +416,7 @@ func AnalyzeJavaScriptApplication(ctx context.Context, c *engine.Connection, req
 }
 
 // artifactRecord builds an unsealed record of an internal producer.
-func artifactRecord(c *engine.Connection, op string, subject *engine.Subject, producerID string, params map[string]any, confidence string, result any, limitations, paths []string) (*engine.Record, error) {
+func artifactRecord(c *engine.Connection, op string, subject *evidence.Subject, producerID string, params map[string]any, confidence string, result any, limitations, paths []string) (*evidence.Record, error) {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -425,9 +427,9 @@ func artifactRecord(c *engine.Connection, op string, subject *engine.Subject, pr
 		}
 		locs = append(locs, provider.Location{Kind: "artifact-path", Path: p})
 	}
-	rec := &engine.Record{SchemaVersion: 2, Subject: subject, Claim: engine.Claim{
-		Provider: producer(c.Engine(), producerID), PredicateType: engine.PredicateAnalysis, Operation: op, Parameters: params,
-		Confidence: confidence, Authority: engine.AuthorityShipped, Limitations: nonNil(limitations),
+	rec := &evidence.Record{SchemaVersion: 2, Subject: subject, Claim: evidence.Claim{
+		Provider: producer(c.Engine(), producerID), PredicateType: evidence.PredicateAnalysis, Operation: op, Parameters: params,
+		Confidence: confidence, Authority: evidence.AuthorityShipped, Limitations: nonNil(limitations),
 		Locations: nonNil(locs), EvidenceLinks: []string{},
 	}}
 	var err error

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/evidence"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/capture"
@@ -18,7 +19,7 @@ import (
 // Process capture (CONTRACTS.md §2.6). The permission preflight is the
 // caller's (Authorize, possibly after elicitation): CaptureProcessScenario
 // runs an already authorized request and records its rea.process-capture/v1
-// Evidence. engine.Environment values go to the child only; the record names the
+// Evidence. evidence.Environment values go to the child only; the record names the
 // variables.
 
 // CaptureRequest is the policy request of a capture (§2.6): everything the
@@ -46,7 +47,7 @@ func CaptureProcessScenario(ctx context.Context, c *engine.Connection, req captu
 	if err := ctx.Err(); err != nil { // a cancelled capture publishes nothing (§6.6)
 		return engine.Published{}, fault.CancelledError(capture.Operation).WithCause(err)
 	}
-	subject := &engine.Subject{Name: filepath.Base(res.Executable.Path), Digest: engine.Digest{SHA256: res.Executable.SHA256},
+	subject := &evidence.Subject{Name: filepath.Base(res.Executable.Path), Digest: evidence.Digest{SHA256: res.Executable.SHA256},
 		Format: "file", LocalPath: res.Executable.Path}
 	if real, fi, err := target.Resolve(res.Executable.Path); err == nil {
 		if d, err := target.Detect(real, fi); err == nil {
@@ -55,11 +56,11 @@ func CaptureProcessScenario(ctx context.Context, c *engine.Connection, req captu
 	}
 	id, platform, arch, isolation := capture.EnvironmentID()
 	version := c.Engine().Config().Version
-	rec := &engine.Record{SchemaVersion: 2, Subject: subject, Claim: engine.Claim{
+	rec := &evidence.Record{SchemaVersion: 2, Subject: subject, Claim: evidence.Claim{
 		Provider:      provider.Identity{ID: capture.ProviderID, Name: "REA process capture", Version: &version},
 		PredicateType: capture.PredicateType, Operation: capture.Operation, Parameters: params,
 		Confidence: capture.Confidence, Authority: capture.Authority,
-		Environment: &engine.Environment{ID: id, Platform: platform, Architecture: arch, Isolation: isolation},
+		Environment: &evidence.Environment{ID: id, Platform: platform, Architecture: arch, Isolation: isolation},
 		Limitations: res.Limitations,
 	}}
 	if rec.NormalizedResult, err = canon.Marshal(res); err != nil {

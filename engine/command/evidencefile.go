@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/evidence"
 
 	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/events"
@@ -351,7 +352,7 @@ func ImportEvidenceBundle(ctx context.Context, c *engine.Connection, path string
 	return res, nil
 }
 
-// readApproved reads a regular file of at most engine.MaxBundleBytes at the approved
+// readApproved reads a regular file of at most evidence.MaxBundleBytes at the approved
 // path, refusing a final symlink and a file that is not where it was approved.
 func readApproved(approved string) ([]byte, error) {
 	f, err := os.OpenFile(approved, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
@@ -376,14 +377,14 @@ func readApproved(approved string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, importFailure("not_file")
 	}
-	if fi.Size() > engine.MaxBundleBytes {
+	if fi.Size() > evidence.MaxBundleBytes {
 		return nil, importTooLarge(fi.Size())
 	}
-	b, err := io.ReadAll(io.LimitReader(f, engine.MaxBundleBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, evidence.MaxBundleBytes+1))
 	if err != nil {
 		return nil, importFailure("io").WithCause(err)
 	}
-	if len(b) > engine.MaxBundleBytes {
+	if len(b) > evidence.MaxBundleBytes {
 		return nil, importTooLarge(int64(len(b)))
 	}
 	return b, nil
@@ -391,7 +392,7 @@ func readApproved(approved string) ([]byte, error) {
 
 func importTooLarge(actual int64) *fault.Error {
 	return fault.New(fault.Truncated, "The bundle file exceeds the import bound.", "Import a smaller bundle (at most 64 MiB).",
-		map[string]any{"operation": opImport, "limit": "bytes", "maximum": engine.MaxBundleBytes, "actual": actual, "truncated": true})
+		map[string]any{"operation": opImport, "limit": "bytes", "maximum": evidence.MaxBundleBytes, "actual": actual, "truncated": true})
 }
 
 func importFailure(reason string) *fault.Error {
@@ -422,7 +423,7 @@ var (
 // invalid_json), byte canonicality, the bundle and record schemas, every id,
 // duplicates and order, and finally the whole file against the bundle the
 // records rebuild to, so every section is the canonical one.
-func ParseBundle(raw []byte) ([]*engine.Record, error) {
+func ParseBundle(raw []byte) ([]*evidence.Record, error) {
 	if err := checkJSONBounds(raw); err != nil {
 		return nil, importFailure("invalid_json").WithCause(err)
 	}
@@ -450,9 +451,9 @@ func ParseBundle(raw []byte) ([]*engine.Record, error) {
 	if err := json.Unmarshal(top["records"], &recs); err != nil || recs == nil {
 		return nil, bundleMismatch(nil, "schema")
 	}
-	records := make([]*engine.Record, 0, len(recs))
+	records := make([]*evidence.Record, 0, len(recs))
 	for _, b := range recs {
-		r, err := engine.DecodeRecord(b)
+		r, err := evidence.DecodeRecord(b)
 		if err != nil {
 			return nil, bundleMismatch(nil, "schema").WithCause(err)
 		}
@@ -473,7 +474,7 @@ func ParseBundle(raw []byte) ([]*engine.Record, error) {
 		}
 		records = append(records, r)
 	}
-	rebuilt, err := engine.BuildBundle(records)
+	rebuilt, err := evidence.BuildBundle(records)
 	if err != nil {
 		return nil, bundleMismatch(nil, "schema").WithCause(err)
 	}
@@ -493,14 +494,14 @@ func idOrNil(id string) any {
 // checkRecordSchema checks what strict decoding cannot: versions, id format,
 // enums, and that nothing was absent (a record that re-encodes differently
 // lacked a key or held a value of the wrong shape).
-func checkRecordSchema(r *engine.Record, raw []byte) error {
+func checkRecordSchema(r *evidence.Record, raw []byte) error {
 	if r.SchemaVersion != 2 {
 		return fmt.Errorf("schema_version %d", r.SchemaVersion)
 	}
 	if !evidenceIDRE.MatchString(r.EvidenceID) {
 		return fmt.Errorf("evidence_id format")
 	}
-	if r.PredicateType != engine.PredicateAnalysis && r.PredicateType != "rea.process-capture/v1" {
+	if r.PredicateType != evidence.PredicateAnalysis && r.PredicateType != "rea.process-capture/v1" {
 		return fmt.Errorf("predicate_type")
 	}
 	switch r.Confidence {

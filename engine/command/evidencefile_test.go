@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 )
 
 // bundleRecord is an unsealed record of the kind a bundle carries.
-func bundleRecord() *engine.Record {
+func bundleRecord() *evidence.Record {
 	arch, version := "arm64", "1.0"
-	return &engine.Record{
+	return &evidence.Record{
 		SchemaVersion: 2,
-		Subject:       &engine.Subject{Name: "a.out", Digest: engine.Digest{SHA256: strings.Repeat("a", 64)}, Format: "mach-o", Architecture: &arch, LocalPath: "/tmp/a.out"},
-		Claim: engine.Claim{Provider: provider.Identity{ID: "builtin", Name: "REA builtin", Version: &version}, PredicateType: engine.PredicateAnalysis,
+		Subject:       &evidence.Subject{Name: "a.out", Digest: evidence.Digest{SHA256: strings.Repeat("a", 64)}, Format: "mach-o", Architecture: &arch, LocalPath: "/tmp/a.out"},
+		Claim: evidence.Claim{Provider: provider.Identity{ID: "builtin", Name: "REA builtin", Version: &version}, PredicateType: evidence.PredicateAnalysis,
 			Operation: "health", Parameters: map[string]any{}, Confidence: "observed", Authority: "shipped-artifact"},
 		NormalizedResult: json.RawMessage("true"),
 	}
@@ -28,12 +28,12 @@ func sealedBundle(t testing.TB) []byte {
 	t.Helper()
 	a, b := bundleRecord(), bundleRecord()
 	b.Operation, b.NormalizedResult = "binary_overview", json.RawMessage(`{"functions":3}`)
-	for _, r := range []*engine.Record{a, b} {
+	for _, r := range []*evidence.Record{a, b} {
 		if err := r.Seal(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out, err := engine.BuildBundle([]*engine.Record{b, a})
+	out, err := evidence.BuildBundle([]*evidence.Record{b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestParseBundle(t *testing.T) {
 	if err != nil || len(recs) != 2 || recs[0].EvidenceID >= recs[1].EvidenceID {
 		t.Fatalf("ParseBundle(good) = %d records, %v", len(recs), err)
 	}
-	empty, _ := engine.BuildBundle(nil)
+	empty, _ := evidence.BuildBundle(nil)
 	if recs, err := ParseBundle(empty); err != nil || len(recs) != 0 {
 		t.Fatalf("empty bundle: %v", err)
 	}
@@ -78,7 +78,7 @@ func TestParseBundle(t *testing.T) {
 // accepted is exactly the canonical bundle of its records.
 func FuzzParseBundle(f *testing.F) {
 	f.Add(sealedBundle(f))
-	empty, _ := engine.BuildBundle(nil)
+	empty, _ := evidence.BuildBundle(nil)
 	f.Add(empty)
 	f.Add([]byte(`[[[[[[]]]]]]`))
 	f.Add([]byte(`{"bundle_version":2,"records":[{}]}`))
@@ -90,7 +90,7 @@ func FuzzParseBundle(f *testing.F) {
 			}
 			return
 		}
-		again, err := engine.BuildBundle(recs)
+		again, err := evidence.BuildBundle(recs)
 		if err != nil || string(again) != string(b) {
 			t.Fatalf("accepted a bundle that does not rebuild to itself: %v", err)
 		}

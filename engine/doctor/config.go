@@ -3,7 +3,7 @@ package doctor
 import (
 	"errors"
 
-	"github.com/rea-re/rea/engine"
+	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/policy"
 	"github.com/rea-re/rea/engine/provider"
@@ -32,8 +32,8 @@ func EnvironmentProblems(env map[string]string) []EnvProblem {
 			out = append(out, EnvProblem{"REA_ANALYSIS_PROVIDER", "invalid_value"})
 		}
 	}
-	if _, ok := engine.ParseContextForm(env[engine.ContextFormEnv]); !ok {
-		out = append(out, EnvProblem{engine.ContextFormEnv, "invalid_value"})
+	if _, ok := evidence.ParseContextForm(env[evidence.ContextFormEnv]); !ok {
+		out = append(out, EnvProblem{evidence.ContextFormEnv, "invalid_value"})
 	}
 	for _, v := range otherBoolVars {
 		if s := env[v]; s != "" && s != "true" && s != "false" {

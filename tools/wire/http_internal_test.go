@@ -21,6 +21,7 @@ import (
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/provider/builtin"
+	"github.com/rea-re/rea/engine/session"
 	"github.com/rea-re/rea/ledger"
 )
 
@@ -168,7 +169,7 @@ func TestHTTPSessionsLateConnection(t *testing.T) {
 	srv := &engineConns{conns: map[string]*engine.Connection{}}
 	ids := newHTTPSessions(srv)
 	open := func(id string) *engine.Connection {
-		conn, err := eng.OpenConnection(ctx, engine.ConnectionInfo{Transport: "http", ProtocolVersion: "2025-11-25"})
+		conn, err := eng.OpenConnection(ctx, session.Info{Transport: "http", ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			t.Fatal(err)
 		}
