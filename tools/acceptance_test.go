@@ -59,7 +59,7 @@ func TestBinarySessionBeforeOpen(t *testing.T) {
 			t.Fatal("candidates not sorted by id")
 		}
 	}
-	if len(full.Tools) != 45 {
+	if len(full.Tools) != 47 {
 		t.Fatalf("tool_availability has %d entries", len(full.Tools))
 	}
 	listed := s.toolNames()
