@@ -60,8 +60,8 @@ func TestBinarySessionBeforeOpen(t *testing.T) {
 			t.Fatal("candidates not sorted by id")
 		}
 	}
-	if len(full.Tools) != 45 {
-		t.Fatalf("tool_availability has %d entries", len(full.Tools))
+	if len(full.Tools) != catalogSize() {
+		t.Fatalf("tool_availability has %d entries, want %d", len(full.Tools), catalogSize())
 	}
 	listed := s.toolNames()
 	for _, a := range full.Tools {

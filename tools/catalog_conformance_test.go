@@ -53,6 +53,8 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 		"inspect_address_context":      {"address": entry},
 		"binary_overview":              {"detail": "detailed"},
 		"get_call_graph":               {"address": entry},
+		"read_bytes":                   {"address": entry, "length": 16},
+		"search_bytes":                 {"pattern": "?? 89 e5"},
 	}
 }
 

@@ -45,7 +45,7 @@ type input struct {
 
 // families are every tool of the server, family by family.
 func families() [][]tool {
-	return [][]tool{sessionTools(), navigationTools(), procedureTools(), nameTools(), annotationTools(),
+	return [][]tool{sessionTools(), navigationTools(), procedureTools(), byteTools(), nameTools(), annotationTools(),
 		dependencyTools(), composedTools(), artifactTools(), evidenceFileTools(), captureTools()}
 }
 
@@ -64,7 +64,7 @@ func toolIndex() map[string]tool {
 
 var catIndex = sync.OnceValue(toolIndex)
 
-// Catalog returns all 45 tools sorted by name, freshly built.
+// Catalog returns all 47 tools sorted by name, freshly built.
 func Catalog() []catalog.Spec {
 	idx := catIndex()
 	names := make([]string, 0, len(idx))

@@ -55,8 +55,8 @@ func availabilityOf(t *testing.T, s *session) (map[string]map[string]any, int) {
 	for _, a := range body.Result.ToolAvailability {
 		out[a["name"].(string)] = a
 	}
-	if len(out) != 45 {
-		t.Fatalf("tool_availability has %d entries, want all 45", len(out))
+	if len(out) != catalogSize() {
+		t.Fatalf("tool_availability has %d entries, want all %d", len(out), catalogSize())
 	}
 	return out, body.Result.ServerIdentity.Catalog.Counts.MCPTools
 }
@@ -145,14 +145,19 @@ func TestToolsetsServeOnlyTheirTools(t *testing.T) {
 
 // TestToolsetsDefaultServesAll: without toolsets every tool is served and
 // none is not_in_toolset.
+// catalogSize is the number of tools the catalog holds; the count itself is
+// asserted once, in TestCatalogHas44SortedTools, so that adding a tool
+// changes one test.
+func catalogSize() int { return len(tools.Catalog()) }
+
 func TestToolsetsDefaultServesAll(t *testing.T) {
 	p := newServerWith(t, filepath.Join(t.TempDir(), "ledger.db"), tools.Options{})
-	if names, _ := connectAt(t, p, "2026-07-28").rawToolsList(true); len(names) != 45 {
-		t.Fatalf("default serves %d tools, want 45", len(names))
+	if names, _ := connectAt(t, p, "2026-07-28").rawToolsList(true); len(names) != catalogSize() {
+		t.Fatalf("default serves %d tools, want %d", len(names), catalogSize())
 	}
 	avail, count := availabilityOf(t, connectAt(t, p, "2025-11-25"))
-	if count != 45 {
-		t.Errorf("server_identity counts %d tools, want 45", count)
+	if count != catalogSize() {
+		t.Errorf("server_identity counts %d tools, want %d", count, catalogSize())
 	}
 	for name, a := range avail {
 		if a["reason"] == "not_in_toolset" {
@@ -186,8 +191,8 @@ func TestToolsetsFlagAndEnvironment(t *testing.T) {
 	if got, want := list([]string{"REA_TOOLSETS=no-such-set"}, "--toolsets", "capture"), served("capture"); !slices.Equal(got, want) {
 		t.Errorf("--toolsets over a bad REA_TOOLSETS: %v, want %v", got, want)
 	}
-	if got := list([]string{"REA_TOOLSETS="}); len(got) != 45 {
-		t.Errorf("empty REA_TOOLSETS serves %d tools, want 45", len(got))
+	if got := list([]string{"REA_TOOLSETS="}); len(got) != catalogSize() {
+		t.Errorf("empty REA_TOOLSETS serves %d tools, want %d", len(got), catalogSize())
 	}
 	for _, tc := range []struct {
 		env  []string
@@ -238,7 +243,7 @@ func TestInitializeCarriesInstructions(t *testing.T) {
 }
 
 // TestCapabilitiesCommandNamesToolsets: `rea capabilities --json` gives each
-// of the 45 tools its toolset.
+// tool of the catalog its toolset.
 func TestCapabilitiesCommandNamesToolsets(t *testing.T) {
 	out, err := exec.Command(testkit.Rea(t), "capabilities", "--json").Output()
 	if err != nil {
@@ -253,8 +258,8 @@ func TestCapabilitiesCommandNamesToolsets(t *testing.T) {
 	if err := json.Unmarshal(out, &body); err != nil {
 		t.Fatal(err)
 	}
-	if len(body.Tools) != 45 {
-		t.Fatalf("%d tools", len(body.Tools))
+	if len(body.Tools) != catalogSize() {
+		t.Fatalf("%d tools, want %d", len(body.Tools), catalogSize())
 	}
 	for _, tool := range body.Tools {
 		if tool.Toolset == "" || tool.Toolset != catalog.ToolsetOf(tool.Name) {

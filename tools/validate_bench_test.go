@@ -73,7 +73,7 @@ func BenchmarkValidate(b *testing.B) {
 
 // BenchmarkValidateCompile is the library's one-time cost: all tools'
 // enforced input schemas compiled (from the Go-built schema: JSON round trip,
-// N2 rewrite, compile). One op compiles the whole catalog (45 schemas). REA has no
+// N2 rewrite, compile). One op compiles the whole catalog (every tool's schemas). REA has no
 // compile step: it interprets the schema map on each call and caches
 // compiled patterns.
 func BenchmarkValidateCompile(b *testing.B) {

@@ -6,6 +6,11 @@ import "github.com/rea-re/rea/engine/fault"
 // Every provider answers an operation under these names; the normalized
 // result of each is the type named beside it (results.go, dependencies.go,
 // triage.go), so two providers' answers to one operation encode alike.
+//
+// A new operation is: its name here, its result type and argument helpers
+// in this package (as bytes.go for read_bytes), an entry in each provider's
+// operation table and the file that answers it (builtin/optable.go), and
+// one tool file in tools/ (as tools/bytes.go) whose family registry.go lists.
 const (
 	OpListDocuments  = "list_documents"  // []string
 	OpListSegments   = "list_segments"   // []Segment

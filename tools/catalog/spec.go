@@ -1,6 +1,6 @@
 package catalog
 
-// The MCP tool catalog (CONTRACTS.md §2): 45 tools, each with its effects,
+// The MCP tool catalog (CONTRACTS.md §2): 47 tools, each with its effects,
 // input and result schemas and the provider operations it needs. The catalog
 // is rebuilt on every call from pure constructors, so no caller can mutate
 // another caller's schemas.

@@ -13,7 +13,7 @@ package catalog
 //	                get_navigation_context, inspect_address_context, current_document,
 //	                current_address, goto_address, address_name, procedure_address,
 //	                resolve_containing_procedure, list_dependencies, resolve_import,
-//	                compare_binaries
+//	                compare_binaries, read_bytes, search_bytes
 //	annotate        comment, inline_comment, set_comment, set_inline_comment, set_bookmark,
 //	                unset_bookmark, set_address_name
 //	artifacts       inventory_artifact, extract_artifact, compare_artifacts
@@ -55,7 +55,8 @@ func ToolsetMembers() []Toolset {
 		{"navigate", []string{"procedure_info", "procedure_assembly", "read_function_instructions", "procedure_callers",
 			"procedure_callees", "xrefs", "get_call_graph", "get_navigation_context", "inspect_address_context",
 			"current_document", "current_address", "goto_address", "address_name", "procedure_address",
-			"resolve_containing_procedure", "list_dependencies", "resolve_import", "compare_binaries"}},
+			"resolve_containing_procedure", "list_dependencies", "resolve_import", "compare_binaries", "read_bytes",
+			"search_bytes"}},
 		{"annotate", []string{"comment", "inline_comment", "set_comment", "set_inline_comment", "set_bookmark",
 			"unset_bookmark", "set_address_name"}},
 		{"artifacts", []string{"inventory_artifact", "extract_artifact", "compare_artifacts"}},

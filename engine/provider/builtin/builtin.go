@@ -205,49 +205,11 @@ func (p *Provider) Support(t provider.Target) provider.TargetSupport {
 	return provider.Supported()
 }
 
-// Capabilities declares exactly the implemented operations.
+// Capabilities declares exactly the implemented operations (optable.go).
 func (p *Provider) Capabilities() []provider.Capability {
-	ops := []struct {
-		name  string
-		paged bool
-	}{
-		{provider.OpAddressName, false},
-		{provider.OpBinaryTriage, false},
-		{provider.OpListDependencies, false},
-		{provider.OpListDocuments, false},
-		{provider.OpListNames, true},
-		{provider.OpListProcedures, true},
-		{provider.OpListSegments, false},
-		{provider.OpListStrings, true},
-		{provider.OpProcedureAddress, false},
-		{provider.OpProcedureCallees, true},
-		{provider.OpProcedureCallers, true},
-		{provider.OpProcedureAssembly, false},
-		{provider.OpProcedureInfo, false},
-		{provider.OpReadBytes, false},
-		{provider.OpReadFunctionInstructions, true},
-		{provider.OpResolveContaining, false},
-		{provider.OpResolveImport, false}, // answered by the engine through provider.Linker (linker.go)
-		{provider.OpSearchBytes, true},
-		{provider.OpSearchProcedures, true},
-		{provider.OpSearchStrings, true},
-		{provider.OpXrefs, true},
-	}
-	caps := make([]provider.Capability, 0, len(ops))
-	for _, o := range ops {
-		var max int64
-		if o.paged {
-			switch o.name {
-			case provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs:
-				max = maxEdgeResults
-			case provider.OpSearchProcedures, provider.OpSearchStrings:
-				max = maxSearchResults
-			default:
-				max = provider.MaxPageResults
-			}
-		}
-		c := provider.ReadOnlyCapability(o.name, timeoutMS, max)
-		caps = append(caps, c)
+	caps := make([]provider.Capability, 0, len(builtinOps))
+	for _, o := range builtinOps {
+		caps = append(caps, provider.ReadOnlyCapability(o.name, timeoutMS, o.maxLimit))
 	}
 	return caps
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"reflect"
 	"sync"
-
-	"github.com/rea-re/rea/engine/provider"
 )
 
 // lazy is a value built at most once on success. Concurrent callers wait for
@@ -158,22 +156,17 @@ func (ix *index) memSize(mapped []byte) int64 {
 		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s)
 }
 
-// builtFor reports whether the derived indexes op reads are built, so that
-// a call of op builds nothing (registry.enter).
+// builtFor reports whether the derived indexes op reads (optable.go) are
+// built, so that a call of op builds nothing (registry.enter). An operation
+// outside the table reads the symbol index.
 func (ix *index) builtFor(op string) bool {
-	_, syms := ix.syms.peek()
-	switch op {
-	case provider.OpListStrings, provider.OpSearchStrings:
-		_, strs := ix.strs.peek()
-		return strs
-	case provider.OpXrefs, provider.OpProcedureCallers, provider.OpProcedureCallees:
-		_, refs := ix.refs.peek()
-		return syms && refs
-	case provider.OpResolveImport:
-		_, link := ix.link.peek()
-		return link
-	case provider.OpReadBytes:
-		return true // reads the header model and the mapping only
+	needs := needsSymbols
+	if o, ok := lookupOp(op); ok {
+		needs = o.needs
 	}
-	return syms
+	built := func(need opNeeds, peek func() bool) bool { return needs&need == 0 || peek() }
+	return built(needsSymbols, func() bool { _, ok := ix.syms.peek(); return ok }) &&
+		built(needsStrings, func() bool { _, ok := ix.strs.peek(); return ok }) &&
+		built(needsRefs, func() bool { _, ok := ix.refs.peek(); return ok }) &&
+		built(needsLink, func() bool { _, ok := ix.link.peek(); return ok })
 }

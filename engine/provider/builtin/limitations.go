@@ -2,8 +2,6 @@ package builtin
 
 import (
 	"slices"
-
-	"github.com/rea-re/rea/engine/provider"
 )
 
 // Discovery sources a format has that the built-in analyzer does not read
@@ -70,10 +68,14 @@ func hasCode(img *image) bool {
 // Limitations; the engine carries them into composed operations.
 func (c *Client) targetLimitations(op string) []string {
 	lims := slices.Clip(c.ix.img.limitations)
-	switch op {
-	case provider.OpListDocuments, provider.OpListSegments, provider.OpListDependencies, provider.OpReadBytes:
+	policy := limitsSymbols
+	if o, ok := lookupOp(op); ok {
+		policy = o.limits // optable.go
+	}
+	switch policy {
+	case limitsImage:
 		return lims
-	case provider.OpListStrings, provider.OpSearchStrings:
+	case limitsStrings:
 		if stx, ok := c.ix.strs.peek(); ok && stx != nil {
 			lims = append(lims, stx.limitations...)
 		}
@@ -82,7 +84,7 @@ func (c *Client) targetLimitations(op string) []string {
 	if six, ok := c.ix.syms.peek(); ok && six != nil {
 		lims = append(lims, six.limitations...)
 	}
-	if op == provider.OpProcedureCallers || op == provider.OpXrefs {
+	if policy == limitsSymbolsAndRefs {
 		if rx, ok := c.ix.refs.peek(); ok && rx != nil {
 			lims = append(lims, rx.limitations...)
 		}

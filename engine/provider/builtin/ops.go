@@ -39,25 +39,21 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		}
 	}()
 	rep = progress.OrNop(rep)
-	switch op {
-	case provider.OpListDocuments, provider.OpListSegments, provider.OpListNames, provider.OpListProcedures, provider.OpListStrings,
-		provider.OpProcedureAddress, provider.OpAddressName, provider.OpResolveContaining, provider.OpReadFunctionInstructions, provider.OpProcedureAssembly,
-		provider.OpProcedureInfo, provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs, provider.OpSearchProcedures, provider.OpSearchStrings,
-		provider.OpBinaryTriage,
-		provider.OpListDependencies, provider.OpReadBytes, provider.OpSearchBytes:
-	case provider.OpResolveImport:
-		// The engine answers it across targets, asking each one's Linker.
-		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
-			"resolve_import is answered by the engine through the provider's Linker, not as one provider operation.",
-			"Call the resolve_import tool.",
-			// Not provider_missing: that would mark the declared operation
-			// unhealthy (engine healthScope), and the engine answers it.
-			map[string]any{"operation": op, "availability_reason": "engine_operation", "provider_id": ProviderID})
-	default:
+	o, declared := lookupOp(op) // optable.go
+	switch {
+	case !declared:
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
 			"The bound provider does not offer this operation.",
 			"Use an operation the built-in analyzer declares, or bind another provider.",
 			map[string]any{"operation": op, "availability_reason": "provider_missing", "provider_id": ProviderID})
+	case o.do == nil:
+		// The engine answers it across targets, asking each one's Linker.
+		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
+			op+" is answered by the engine through the provider's Linker, not as one provider operation.",
+			"Call the "+op+" tool.",
+			// Not provider_missing: that would mark the declared operation
+			// unhealthy (engine healthScope), and the engine answers it.
+			map[string]any{"operation": op, "availability_reason": "engine_operation", "provider_id": ProviderID})
 	}
 	if err := c.checkDocument(op, in); err != nil {
 		return provider.Result{}, err
@@ -65,64 +61,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 	if err := ctx.Err(); err != nil {
 		return provider.Result{}, buildFault(op, err)
 	}
-	switch op {
-	case provider.OpListDocuments:
-		return provider.Result{Normalized: []string{c.doc}, Limitations: c.ix.img.limitations}, nil
-	case provider.OpListSegments:
-		return provider.Result{Normalized: c.segments(), Limitations: c.ix.img.limitations}, nil
-	case provider.OpListDependencies:
-		return c.doDependencies(ctx, op)
-	case provider.OpProcedureAddress, provider.OpAddressName, provider.OpResolveContaining:
-		return c.doProcOp(ctx, op, in, rep)
-	case provider.OpReadFunctionInstructions, provider.OpProcedureAssembly:
-		return c.doCodeOp(ctx, op, in, rep)
-	case provider.OpProcedureInfo:
-		return c.doProcedureInfo(ctx, op, in, rep)
-	case provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs:
-		return c.doRefOp(ctx, op, in, rep)
-	case provider.OpSearchProcedures, provider.OpSearchStrings:
-		return c.doSearch(ctx, op, in, rep)
-	case provider.OpBinaryTriage:
-		return c.doTriage(ctx, op, rep)
-	case provider.OpReadBytes, provider.OpSearchBytes:
-		return c.doBytes(ctx, op, in, rep) // bytes.go
-	}
-	offset, limit, err := provider.PageParams(op, in)
-	if err != nil {
-		return provider.Result{}, err
-	}
-	var addr uint64
-	var hasAddr bool
-	if op != provider.OpListProcedures {
-		a, ok, aerr := in.Address("address")
-		if aerr != nil {
-			return provider.Result{}, fault.Invalid(op, fault.Issue{Path: "/address", Reason: "invalid_format"})
-		}
-		addr, hasAddr = a, ok
-	}
-	switch op {
-	case provider.OpListNames, provider.OpListProcedures:
-		six, err := c.symbols(ctx, op, rep)
-		if err != nil {
-			return provider.Result{}, err
-		}
-		lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
-		n := c.namer(six)
-		var page any
-		if op == provider.OpListProcedures {
-			page = n.procedurePage(offset, limit)
-		} else {
-			page = n.namePage(addr, hasAddr, offset, limit)
-		}
-		return provider.Result{Normalized: page, Limitations: append(lims, n.limitations()...)}, nil
-	default: // OpListStrings
-		stx, err := c.strings(ctx, op, rep)
-		if err != nil {
-			return provider.Result{}, err
-		}
-		lims := append(slices.Clip(c.ix.img.limitations), stx.limitations...)
-		return provider.Result{Normalized: c.stringPage(stx, addr, hasAddr, offset, limit), Limitations: lims}, nil
-	}
+	return o.do(c, ctx, op, in, rep)
 }
 
 func (c *Client) checkDocument(op string, in provider.Params) error {

@@ -266,6 +266,9 @@ async function runEra(era, ledger) {
   await ok(stage, 'unset_bookmark', { address: mainAt });
   await ok(stage, 'get_call_graph', { address: mainAt });
   await ok(stage, 'get_call_graph', { address: helperAt, direction: 'backward' });
+  await ok(stage, 'read_bytes', { address: mainAt, length: 16 });
+  await ok(stage, 'search_bytes', { pattern: '?? 89 e5', section: '.text' });
+  await fail(stage, 'search_bytes', { pattern: '?? ??' });
   await ok(stage, 'compare_binaries', { left_target: elf, right_target: elf });
   await ok(stage, 'compare_binaries', { left_target: elf, right_target: elf, status: ['unchanged'], limit: 2 });
   await ok(stage, 'get_navigation_context', {});
