@@ -1,5 +1,3 @@
-package schema
-
 // Package schema is argument validation: a small, strict interpreter for exactly the JSON Schema
 // subset the catalog uses (CONTRACTS.md §1, §2). It turns raw tool arguments
 // into provider.Params: the input after `= v` defaults, every declared key
@@ -31,6 +29,7 @@ package schema
 //     4.6 µs (BenchmarkValidateHostile), a capture_process_scenario call with
 //     1,000 such steps about 50 s, and a "number" argument whose exponent
 //     exceeds 1e6 makes it panic.
+package schema
 
 import (
 	"bytes"
