@@ -55,8 +55,8 @@ func availabilityOf(t *testing.T, s *session) (map[string]map[string]any, int) {
 	for _, a := range body.Result.ToolAvailability {
 		out[a["name"].(string)] = a
 	}
-	if len(out) != 45 {
-		t.Fatalf("tool_availability has %d entries, want all 45", len(out))
+	if len(out) != 46 {
+		t.Fatalf("tool_availability has %d entries, want all 46", len(out))
 	}
 	return out, body.Result.ServerIdentity.Catalog.Counts.MCPTools
 }
@@ -147,12 +147,12 @@ func TestToolsetsServeOnlyTheirTools(t *testing.T) {
 // none is not_in_toolset.
 func TestToolsetsDefaultServesAll(t *testing.T) {
 	p := newServerWith(t, filepath.Join(t.TempDir(), "ledger.db"), tools.Options{})
-	if names, _ := connectAt(t, p, "2026-07-28").rawToolsList(true); len(names) != 45 {
-		t.Fatalf("default serves %d tools, want 45", len(names))
+	if names, _ := connectAt(t, p, "2026-07-28").rawToolsList(true); len(names) != 46 {
+		t.Fatalf("default serves %d tools, want 46", len(names))
 	}
 	avail, count := availabilityOf(t, connectAt(t, p, "2025-11-25"))
-	if count != 45 {
-		t.Errorf("server_identity counts %d tools, want 45", count)
+	if count != 46 {
+		t.Errorf("server_identity counts %d tools, want 46", count)
 	}
 	for name, a := range avail {
 		if a["reason"] == "not_in_toolset" {
@@ -186,8 +186,8 @@ func TestToolsetsFlagAndEnvironment(t *testing.T) {
 	if got, want := list([]string{"REA_TOOLSETS=no-such-set"}, "--toolsets", "capture"), served("capture"); !slices.Equal(got, want) {
 		t.Errorf("--toolsets over a bad REA_TOOLSETS: %v, want %v", got, want)
 	}
-	if got := list([]string{"REA_TOOLSETS="}); len(got) != 45 {
-		t.Errorf("empty REA_TOOLSETS serves %d tools, want 45", len(got))
+	if got := list([]string{"REA_TOOLSETS="}); len(got) != 46 {
+		t.Errorf("empty REA_TOOLSETS serves %d tools, want 46", len(got))
 	}
 	for _, tc := range []struct {
 		env  []string
@@ -238,7 +238,7 @@ func TestInitializeCarriesInstructions(t *testing.T) {
 }
 
 // TestCapabilitiesCommandNamesToolsets: `rea capabilities --json` gives each
-// of the 45 tools its toolset.
+// of the 46 tools its toolset.
 func TestCapabilitiesCommandNamesToolsets(t *testing.T) {
 	out, err := exec.Command(testkit.Rea(t), "capabilities", "--json").Output()
 	if err != nil {
@@ -253,7 +253,7 @@ func TestCapabilitiesCommandNamesToolsets(t *testing.T) {
 	if err := json.Unmarshal(out, &body); err != nil {
 		t.Fatal(err)
 	}
-	if len(body.Tools) != 45 {
+	if len(body.Tools) != 46 {
 		t.Fatalf("%d tools", len(body.Tools))
 	}
 	for _, tool := range body.Tools {

@@ -137,6 +137,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/target"
@@ -222,6 +223,7 @@ func (p *Provider) Capabilities() []provider.Capability {
 		{provider.OpProcedureAddress, false},
 		{provider.OpProcedureCallees, true},
 		{provider.OpProcedureCallers, true},
+		{provider.OpProcedureCalls, true},
 		{provider.OpProcedureAssembly, false},
 		{provider.OpProcedureInfo, false},
 		{provider.OpReadBytes, false},
@@ -337,6 +339,8 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"syntax":             syntax,
 		"symbolization":      1,
 		"triage":             1,
+		"lifting":            1,
+		"lifter":             "rea-lift@" + lift.Version,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }

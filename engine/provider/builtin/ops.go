@@ -44,7 +44,7 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		provider.OpProcedureAddress, provider.OpAddressName, provider.OpResolveContaining, provider.OpReadFunctionInstructions, provider.OpProcedureAssembly,
 		provider.OpProcedureInfo, provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs, provider.OpSearchProcedures, provider.OpSearchStrings,
 		provider.OpBinaryTriage,
-		provider.OpListDependencies, provider.OpReadBytes, provider.OpSearchBytes:
+		provider.OpListDependencies, provider.OpReadBytes, provider.OpSearchBytes, provider.OpProcedureCalls:
 	case provider.OpResolveImport:
 		// The engine answers it across targets, asking each one's Linker.
 		return provider.Result{}, fault.New(fault.CapabilityUnavailable,
@@ -78,6 +78,8 @@ func (c *Client) Do(ctx context.Context, op string, in provider.Params, rep prog
 		return c.doCodeOp(ctx, op, in, rep)
 	case provider.OpProcedureInfo:
 		return c.doProcedureInfo(ctx, op, in, rep)
+	case provider.OpProcedureCalls:
+		return c.doProcedureCalls(ctx, op, in, rep) // calls.go
 	case provider.OpProcedureCallees, provider.OpProcedureCallers, provider.OpXrefs:
 		return c.doRefOp(ctx, op, in, rep)
 	case provider.OpSearchProcedures, provider.OpSearchStrings:

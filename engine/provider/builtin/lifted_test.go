@@ -1,0 +1,242 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/internal/corpus"
+	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/internal/testkit"
+)
+
+// The lifting tests build the signature corpus (engine/internal/corpus)
+// with its -g twin as the oracle, strip it, and ask the builtin provider
+// of the stripped file: procedure_info's prototype against DWARF's
+// parameter count, procedure_calls' arguments against the source's
+// literals.
+
+// strippedCorpus builds the corpus for tg and returns the -g build and a
+// stripped copy.
+func strippedCorpus(t *testing.T, tg corpus.Target) (*corpus.Program, string) {
+	t.Helper()
+	dir := t.TempDir()
+	path, err := corpus.Build(dir, tg)
+	if errors.Is(err, corpus.ErrMissingTool) {
+		testkit.SkipOrFail(t, err.Error())
+		return nil, ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := needTool(t, "strip")
+	out := filepath.Join(dir, "stripped")
+	if b, err := exec.Command(strip, "-o", out, path).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, b)
+	}
+	p, err := corpus.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, out
+}
+
+func callsOf(t *testing.T, c provider.Client, entry uint64) []provider.CallSite {
+	t.Helper()
+	r := do(t, c, provider.OpProcedureCalls, provider.Params{"procedure": provider.FormatAddress(entry), "limit": int64(500)})
+	return r.Normalized.(provider.Page[provider.CallSite]).Items
+}
+
+// literalMatches reports whether v is the source's literal l.
+func literalMatches(p *corpus.Program, l *corpus.Literal, v provider.ArgValue) bool {
+	addr := func() (uint64, bool) {
+		if v.Address == nil {
+			return 0, false
+		}
+		var a uint64
+		_, err := fmt.Sscanf(*v.Address, "0x%x", &a)
+		return a, err == nil
+	}
+	switch l.Kind {
+	case "string":
+		return v.Kind == "string" && v.String != nil && *v.String == l.String
+	case "address":
+		want := p.Image.Symbols[l.Symbol]
+		a, ok := addr()
+		return ok && a == want || v.Integer != nil && uint64(*v.Integer) == want
+	}
+	m := ^uint64(0)
+	if l.Integer >= -1<<31 && l.Integer < 1<<32 {
+		m = 1<<32 - 1
+	}
+	if v.Integer == nil {
+		a, ok := addr()
+		return ok && a&m == uint64(l.Integer)&m
+	}
+	x := uint64(*v.Integer)
+	if l.Integer >= -128 && l.Integer < 256 && x&0xff == uint64(l.Integer)&0xff {
+		return true // a char's upper bits are unspecified
+	}
+	if l.Integer >= -32768 && l.Integer < 65536 && x&0xffff == uint64(l.Integer)&0xffff && x&m>>16 == 0 {
+		return true
+	}
+	return x&m == uint64(l.Integer)&m
+}
+
+// TestProcedureCallsCorpusLiterals: every literal argument of the corpus's
+// source calls is found in procedure_calls of the stripped build, and no
+// reported value contradicts the source (x86-64 gcc -O0 and -O2).
+func TestProcedureCallsCorpusLiterals(t *testing.T) {
+	for _, tg := range []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}} {
+		t.Run(strings.ReplaceAll(tg.String(), "/", "_"), func(t *testing.T) {
+			p, stripped := strippedCorpus(t, tg)
+			if p == nil {
+				return
+			}
+			_, _, c := open(t, stripped)
+			nameAt := map[uint64]string{}
+			for n, a := range p.Image.Symbols {
+				nameAt[a] = n
+			}
+			sites := map[[2]string][]provider.CallSite{}
+			for _, pr := range p.Procs {
+				for _, cs := range callsOf(t, c, pr.Addr) {
+					// the stripped file names local procedures sub_<hex>:
+					// the -g twin's name at the address is the source's
+					name := ""
+					if cs.Callee.Address != nil {
+						var a uint64
+						fmt.Sscanf(*cs.Callee.Address, "0x%x", &a)
+						name = nameAt[a]
+					}
+					if name == "" && cs.Callee.Name != nil {
+						name = bareImport(*cs.Callee.Name)
+					}
+					k := [2]string{pr.Name, name}
+					sites[k] = append(sites[k], cs)
+				}
+			}
+			lits, found, absent := 0, 0, 0
+			var contradictions, missing []string
+			for key, lists := range corpus.Calls(p.Image.Symbols) {
+				got := sites[key]
+				for _, args := range lists {
+					for _, l := range args {
+						if l == nil {
+							continue
+						}
+						lits++
+						if len(got) == 0 {
+							if os.Getenv("REA_SIGNATURE_VERBOSE") != "" {
+								t.Log("absent", key)
+							}
+							absent++ // inlined or folded away
+							continue
+						}
+						hit := false
+						for _, cs := range got {
+							if l.Index < len(cs.Arguments) && literalMatches(p, l, cs.Arguments[l.Index].Value) {
+								hit = true
+								break
+							}
+						}
+						if hit {
+							found++
+						} else {
+							missing = append(missing, fmt.Sprintf("%s→%s arg %d (%s %d %q %s)", l.Caller, l.Callee, l.Index, l.Kind, l.Integer, l.String, l.Symbol))
+						}
+					}
+				}
+				for _, cs := range got {
+					for _, a := range cs.Arguments {
+						switch a.Value.Kind {
+						case "unknown", "expression", "stack":
+							continue
+						}
+						allLit, any := true, false
+						for _, args := range lists {
+							if a.Index >= len(args) || args[a.Index] == nil {
+								allLit = false
+								break
+							}
+							any = any || literalMatches(p, args[a.Index], a.Value)
+						}
+						if allLit && !any {
+							contradictions = append(contradictions, fmt.Sprintf("%s→%s arg %d = %s %q at %s", key[0], key[1], a.Index, a.Value.Kind, a.Value.Text, cs.Address))
+						}
+					}
+				}
+			}
+			share := 100 * float64(found) / float64(max(lits-absent, 1))
+			t.Logf("%s: literals found %.1f%% (%d/%d, %d calls absent), contradictions %d", tg, share, found, lits-absent, absent, len(contradictions))
+			if os.Getenv("REA_SIGNATURE_VERBOSE") != "" {
+				for _, m := range missing {
+					t.Log("  missing", m)
+				}
+			}
+			for _, m := range contradictions {
+				t.Errorf("contradiction: %s", m)
+			}
+			want := 90.0
+			if tg.Opt == 0 {
+				want = 98
+			}
+			if share < want {
+				t.Errorf("literal arguments found: %.1f%%, want ≥ %.0f%%", share, want)
+			}
+		})
+	}
+}
+
+// TestProcedureInfoPrototypeCorpus: procedure_info's prototype on the
+// stripped build has DWARF's parameter count (of the -g twin) on ≥ 95% of
+// the corpus's functions.
+func TestProcedureInfoPrototypeCorpus(t *testing.T) {
+	for _, tg := range []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}} {
+		t.Run(strings.ReplaceAll(tg.String(), "/", "_"), func(t *testing.T) {
+			p, stripped := strippedCorpus(t, tg)
+			if p == nil {
+				return
+			}
+			_, _, c := open(t, stripped)
+			funcs, equal := 0, 0
+			var bad []string
+			for _, name := range corpus.Functions() {
+				addr, ok := p.Image.Symbols[name]
+				want, okd := p.Params[name]
+				if !ok || !okd {
+					continue
+				}
+				funcs++
+				r := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": provider.FormatAddress(addr)})
+				info := r.Normalized.(provider.ProcedureInfoResult)
+				if info.Prototype == nil {
+					bad = append(bad, name+": no prototype")
+					continue
+				}
+				if info.Prototype.Source != "inferred" || info.Signature == nil || info.Frame == nil {
+					t.Errorf("%s: source %q signature %v frame %v", name, info.Prototype.Source, info.Signature, info.Frame)
+				}
+				if len(info.Prototype.Params) == len(want) {
+					equal++
+				} else {
+					bad = append(bad, fmt.Sprintf("%s: %d params, DWARF %d: %s", name, len(info.Prototype.Params), len(want), *info.Signature))
+				}
+			}
+			share := 100 * float64(equal) / float64(max(funcs, 1))
+			t.Logf("%s: parameter count equal to DWARF on %.1f%% (%d/%d)", tg, share, equal, funcs)
+			if os.Getenv("REA_SIGNATURE_VERBOSE") != "" {
+				for _, m := range bad {
+					t.Log("  ", m)
+				}
+			}
+			if funcs < 120 || share < 95 {
+				t.Errorf("parameter count equal to DWARF on %.1f%% of %d functions, want ≥ 95%% of ≥ 120", share, funcs)
+			}
+		})
+	}
+}
