@@ -91,8 +91,8 @@ func catProtoSource() catalog.M {
 
 func catProcedureCalls() catalog.Spec {
 	return catProvider("procedure_calls", "Procedure calls",
-		"List a procedure's call sites with callee and argument values from data flow; target filters by callee."+catalog.SampleText,
-		"I", catalog.In(catalog.PageIn(catalog.M{"procedure": catalog.ProcIn(), "target": catalog.Str(1, 1024), "document": catalog.DocIn()}, 500, 100), "procedure"),
+		"List a procedure's call sites: callee and argument values from data flow."+catalog.SampleText,
+		"I", catalog.In(catalog.PageIn(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, 500, 100), "procedure"),
 		catalog.PageOf(catalog.OutAll(catalog.M{
 			"address": catalog.AddrOut(),
 			"callee": catalog.OutAll(catalog.M{

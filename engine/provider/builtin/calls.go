@@ -2,8 +2,6 @@ package builtin
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -12,7 +10,7 @@ import (
 
 // procedure_calls (CONTRACTS.md §19): the call sites of the lifted
 // procedure (lifted.go) with their callees and argument values, sorted by
-// address; target keeps the calls whose callee has that name or address.
+// address.
 
 func (c *Client) doProcedureCalls(ctx context.Context, op string, in provider.Params, rep progress.Reporter) (provider.Result, error) {
 	offset, limit, err := provider.PageParams(op, in)
@@ -28,26 +26,12 @@ func (c *Client) doProcedureCalls(ctx context.Context, op string, in provider.Pa
 	if err != nil {
 		return provider.Result{}, err
 	}
-	target, filtered := in.String("target")
 	var items []provider.CallSite
 	for _, call := range lp.calls {
-		if filtered && !calleeIs(call.Callee, target) {
-			continue
-		}
 		items = append(items, callSite(call, lp.resolved[call.Addr]))
 	}
 	lims := append(append([]string{}, c.ix.img.limitations...), lp.lims...)
 	return provider.Result{Normalized: provider.PageOf(items, offset, limit), Limitations: append(lims, n.limitations()...)}, nil
-}
-
-// calleeIs matches a target argument: an address (0x…) or a name (an
-// import's name with or without its @plt or @VERSION suffix).
-func calleeIs(ce signature.Callee, target string) bool {
-	if strings.HasPrefix(target, "0x") || strings.HasPrefix(target, "0X") {
-		a, err := strconv.ParseUint(target[2:], 16, 64)
-		return err == nil && ce.HasAddress && ce.Address == a
-	}
-	return ce.Name != "" && (ce.Name == target || bareImport(ce.Name) == bareImport(target))
 }
 
 func callSite(call signature.Call, resolved []uint64) provider.CallSite {
