@@ -33,7 +33,11 @@ func strippedCorpus(t *testing.T, tg corpus.Target) (*corpus.Program, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	strip := needTool(t, "strip")
+	strip := "strip"
+	if tg.Arch == "arm64" {
+		strip = "aarch64-linux-gnu-strip"
+	}
+	strip = needTool(t, strip)
 	out := filepath.Join(dir, "stripped")
 	if b, err := exec.Command(strip, "-o", out, path).CombinedOutput(); err != nil {
 		t.Fatalf("strip: %v\n%s", err, b)
@@ -43,6 +47,17 @@ func strippedCorpus(t *testing.T, tg corpus.Target) (*corpus.Program, string) {
 		t.Fatal(err)
 	}
 	return p, out
+}
+
+// liftCells are the builds the lifting tests ask of: x86-64 gcc -O0 and
+// -O2 always; with -short off, also clang, i386 and arm64 at -O2.
+func liftCells() []corpus.Target {
+	cells := []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}}
+	if !testing.Short() {
+		cells = append(cells, corpus.Target{Arch: "x86-64", Compiler: "clang", Opt: 2},
+			corpus.Target{Arch: "i386", Compiler: "gcc", Opt: 2}, corpus.Target{Arch: "arm64", Compiler: "gcc", Opt: 2})
+	}
+	return cells
 }
 
 func callsOf(t *testing.T, c provider.Client, entry uint64) []provider.CallSite {
@@ -91,7 +106,7 @@ func literalMatches(p *corpus.Program, l *corpus.Literal, v provider.ArgValue) b
 // source calls is found in procedure_calls of the stripped build, and no
 // reported value contradicts the source (x86-64 gcc -O0 and -O2).
 func TestProcedureCallsCorpusLiterals(t *testing.T) {
-	for _, tg := range []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}} {
+	for _, tg := range liftCells() {
 		t.Run(strings.ReplaceAll(tg.String(), "/", "_"), func(t *testing.T) {
 			p, stripped := strippedCorpus(t, tg)
 			if p == nil {
@@ -196,7 +211,7 @@ func TestProcedureCallsCorpusLiterals(t *testing.T) {
 // stripped build has DWARF's parameter count (of the -g twin) on ≥ 95% of
 // the corpus's functions.
 func TestProcedureInfoPrototypeCorpus(t *testing.T) {
-	for _, tg := range []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}} {
+	for _, tg := range liftCells() {
 		t.Run(strings.ReplaceAll(tg.String(), "/", "_"), func(t *testing.T) {
 			p, stripped := strippedCorpus(t, tg)
 			if p == nil {
