@@ -26,7 +26,7 @@ func (c *Client) doProcedureCalls(ctx context.Context, op string, in provider.Pa
 	if err != nil {
 		return provider.Result{}, err
 	}
-	var items []provider.CallSite
+	items := []provider.CallSite{}
 	for _, call := range lp.calls {
 		items = append(items, callSite(call, lp.resolved[call.Addr]))
 	}

@@ -255,3 +255,31 @@ func TestProcedureInfoPrototypeCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestLiftingUnavailableOnArm: 32-bit arm code is not lifted; procedure_info
+// has no prototype (no DWARF in this build) and procedure_calls answers an
+// empty page, each saying why in a limitation.
+func TestLiftingUnavailableOnArm(t *testing.T) {
+	path := cFixture(t, "arm-gcc-marm", "arm-linux-gnueabihf-gcc", "-O1", "-marm")
+	_, _, c := open(t, path)
+	r := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": "rea_add"})
+	info := r.Normalized.(provider.ProcedureInfoResult)
+	if info.Prototype != nil || info.Frame != nil || info.Signature != nil {
+		t.Errorf("arm rea_add: prototype %+v frame %+v signature %v", info.Prototype, info.Frame, info.Signature)
+	}
+	says := func(lims []string) bool {
+		for _, l := range lims {
+			if strings.Contains(l, "lifting is not available for arm code") {
+				return true
+			}
+		}
+		return false
+	}
+	if !says(r.Limitations) {
+		t.Errorf("procedure_info limitations %v", r.Limitations)
+	}
+	r = do(t, c, provider.OpProcedureCalls, provider.Params{"procedure": "main"})
+	if p := r.Normalized.(provider.Page[provider.CallSite]); len(p.Items) != 0 || !says(r.Limitations) {
+		t.Errorf("arm procedure_calls: %+v, limitations %v", p, r.Limitations)
+	}
+}
