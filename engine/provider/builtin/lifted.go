@@ -364,9 +364,20 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
 		return p
 	}
-	insns := make([]*lift.Insn, 0, len(pc.insns))
+	decoded := pc.insns
+	// SSA is built from the entry, the first instruction: code that
+	// recursive descent found below the entry (a cold part reached by a
+	// jump back) is left out, and said.
+	if k := slices.IndexFunc(decoded, func(it insn) bool { return it.addr == entry }); k > 0 {
+		decoded = decoded[k:]
+		p.lims = append(p.lims, "code below the procedure's entry is not lifted: data flow does not see it")
+	} else if k < 0 {
+		p.lims = append(p.lims, "no instruction was decoded at the entry: nothing was lifted")
+		return p
+	}
+	insns := make([]*lift.Insn, 0, len(decoded))
 	bad := 0
-	for _, it := range pc.insns {
+	for _, it := range decoded {
 		n := int(it.n)
 		var in *lift.Insn
 		var err error
@@ -378,10 +389,6 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 			in = &lift.Insn{Addr: it.addr, Len: n, Mnemonic: "(bad)", Stmts: []lift.Stmt{{Op: lift.Unmodelled, Text: "(bad)", Reason: "does not lift"}}}
 		}
 		insns = append(insns, in)
-	}
-	if len(insns) == 0 {
-		p.lims = append(p.lims, "no instruction was decoded at the entry: nothing was lifted")
-		return p
 	}
 	if bad > 0 {
 		p.lims = append(p.lims, "some instructions do not lift; their effects are unknown to data flow")
