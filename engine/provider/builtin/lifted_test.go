@@ -283,3 +283,37 @@ func TestLiftingUnavailableOnArm(t *testing.T) {
 		t.Errorf("arm procedure_calls: %+v, limitations %v", p, r.Limitations)
 	}
 }
+
+// TestLiftCacheAccounted: a lifted procedure is kept in the index and
+// counted in its memory estimate; releasing the index lets it go.
+func TestLiftCacheAccounted(t *testing.T) {
+	path := cFixture(t, "gcc-O0", "gcc", "-O0", "-g")
+	_, _, cl := open(t, path)
+	c := cl.(*Client)
+	do(t, c, provider.OpListProcedures, nil)
+	before := c.ix.memSize(c.data)
+	do(t, c, provider.OpProcedureCalls, provider.Params{"procedure": "main"})
+	if _, ok := c.ix.lifted.procs[mustEntry(t, c, "main")]; !ok {
+		t.Fatal("main is not in the lift cache")
+	}
+	if n := c.ix.lifted.size; n <= 0 {
+		t.Fatalf("lift cache size %d", n)
+	}
+	if after := c.ix.memSize(c.data); after <= before {
+		t.Errorf("index estimate %d after lifting, %d before", after, before)
+	}
+	c.ix.release()
+	if len(c.ix.lifted.procs) != 0 || c.ix.lifted.size != 0 {
+		t.Errorf("released index keeps %d lifted procedures (%d bytes)", len(c.ix.lifted.procs), c.ix.lifted.size)
+	}
+}
+
+func mustEntry(t *testing.T, c *Client, name string) uint64 {
+	t.Helper()
+	r := do(t, c, provider.OpProcedureAddress, provider.Params{"procedure": name})
+	var a uint64
+	if _, err := fmt.Sscanf(r.Normalized.(string), "0x%x", &a); err != nil {
+		t.Fatalf("procedure_address %s: %v (%v)", name, err, r.Normalized)
+	}
+	return a
+}
