@@ -427,15 +427,62 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 }
 
 // frameOf measures the frame: its size is the depth below the entry stack
-// pointer of the lowest stack address the procedure computes (the return
-// address an x86 call pushes lies above it), and the saved registers are the callee-saved registers the
-// entry block stores to the stack before writing them.
+// pointer of the lowest stack address the procedure computes (the stack
+// pointer's own values, slots addressed from it or from a frame pointer
+// copied from it, a leaf's red zone included; the return address an x86
+// call pushes lies above it), and the saved registers are the callee-saved
+// registers the entry block stores to the stack before writing them.
 func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFrame {
 	fr := &procFrame{saved: []string{}}
+	// An address is the entry's stack pointer plus or minus constants; a
+	// realignment or a variable allocation is not, and is not measured.
+	// (Cheaper than dataflow.StackOffsets, which also follows realigned
+	// frames and phis: signature runs that one.)
+	type known struct {
+		off int64
+		ok  bool
+	}
+	memo := map[*dataflow.Value]known{}
+	var off func(v *dataflow.Value, depth int) known
+	off = func(v *dataflow.Value, depth int) known {
+		if k, ok := memo[v]; ok {
+			return k
+		}
+		var k known
+		switch {
+		case depth > 64:
+			return k
+		case v.Kind == dataflow.Entry && v.Loc == f.Arch.SP:
+			k = known{0, true}
+		case v.Kind == dataflow.OpValue && (v.Op == lift.Add || v.Op == lift.Sub) && len(v.Args) == 2 && v.Args[1].Kind == dataflow.ConstValue:
+			if b := off(v.Args[0], depth+1); b.ok {
+				k = known{b.off - int64(v.Args[1].Lo), true}
+				if v.Op == lift.Add {
+					k.off = b.off + int64(v.Args[1].Lo)
+				}
+			}
+		}
+		memo[v] = k
+		return k
+	}
+	// a call's push of its return address belongs to the callee's frame
+	calls := map[uint64]bool{}
+	for _, in := range insns {
+		for _, st := range in.Stmts {
+			if st.Op == lift.Call {
+				calls[in.Addr] = true
+			}
+		}
+	}
 	low := int64(0)
-	for v, o := range dataflow.StackOffsets(f) {
-		if o.Base == 0 && v.Kind == dataflow.OpValue && o.Off < low {
-			low = o.Off
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if calls[v.Addr] {
+				continue
+			}
+			if k := off(v, 0); k.ok && k.off < low {
+				low = k.off
+			}
 		}
 	}
 	fr.size = -low

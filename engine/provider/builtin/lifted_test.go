@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -316,4 +317,58 @@ func mustEntry(t *testing.T, c *Client, name string) uint64 {
 		t.Fatalf("procedure_address %s: %v (%v)", name, err, r.Normalized)
 	}
 	return a
+}
+
+// TestProcedureInfoFrame: the frame's size and saved registers equal what
+// the prologue objdump lists does (pushes of callee-saved registers and the
+// sub of the stack pointer), on gcc -O0 and -O2 builds.
+func TestProcedureInfoFrame(t *testing.T) {
+	objdump := needTool(t, "objdump")
+	for _, build := range [][]string{{"gcc-O0", "-O0"}, {"gcc-O2", "-O2"}} {
+		path := cFixture(t, build[0], "gcc", build[1], "-g")
+		_, _, c := open(t, path)
+		out, err := exec.Command(objdump, "-d", "--no-show-raw-insn", "-M", "intel", path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fn := range []string{"main", "rea_add", "rea_mul", "rea_static_helper"} {
+			// the prologue: pushes and one sub of rsp before the first
+			// transfer (moves of arguments may come between)
+			var size int64
+			saved := []string{}
+			body := string(out)
+			i := strings.Index(body, "<"+fn+">:\n")
+			if i < 0 {
+				t.Fatalf("%s: not in objdump's listing", fn)
+			}
+			for _, line := range strings.Split(body[i:], "\n")[1:] {
+				f := strings.SplitN(line, "\t", 2)
+				if len(f) < 2 {
+					break
+				}
+				ins := strings.Fields(f[1])
+				if len(ins) == 2 && ins[0] == "push" {
+					size += 8
+					saved = append(saved, ins[1])
+				} else if len(ins) == 2 && ins[0] == "sub" && strings.HasPrefix(ins[1], "rsp,0x") {
+					n, _ := strconv.ParseInt(strings.TrimPrefix(ins[1], "rsp,0x"), 16, 64)
+					size += n
+					break
+				} else if len(ins) == 0 || ins[0] == "call" || ins[0] == "ret" || strings.HasPrefix(ins[0], "j") {
+					break // the prologue ends at the first transfer
+				}
+			}
+			pi := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": fn}).Normalized.(provider.ProcedureInfoResult)
+			if pi.Frame == nil || pi.Frame.Size == nil {
+				t.Errorf("%s %s: no frame", build[0], fn)
+				continue
+			}
+			// a leaf at -O0 keeps its locals in the red zone below the
+			// pushes, where slot promotion removes the accesses: the
+			// pushes are the frame then, as objdump's prologue says
+			if *pi.Frame.Size != size || strings.Join(pi.Frame.SavedRegisters, ",") != strings.Join(saved, ",") {
+				t.Errorf("%s %s: frame %d %v, objdump's prologue %d %v", build[0], fn, *pi.Frame.Size, pi.Frame.SavedRegisters, size, saved)
+			}
+		}
+	}
 }
