@@ -342,12 +342,11 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 		return nil, err
 	}
 	view := &liftView{img: c.ix.img, data: c.data, tab: tab, z: z}
-	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, func(a uint64) (*signature.Prototype, bool) {
-		if q, ok := lc.get(a); ok && q.proto != nil {
-			return q.proto, true
-		}
-		return nil, false
-	})
+	// No callee's recovered prototype is consulted (Known nil): what was
+	// lifted before must not change an answer, which would then depend on
+	// the order of the calls. A callee the prototype table names still
+	// gives its arguments.
+	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil)
 	c.releaseInsns(pc.insns)
 	if err := ctx.Err(); err != nil {
 		return nil, buildFault(op, err)

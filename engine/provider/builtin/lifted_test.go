@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -370,5 +371,88 @@ func TestProcedureInfoFrame(t *testing.T) {
 				t.Errorf("%s %s: frame %d %v, objdump's prologue %d %v", build[0], fn, *pi.Frame.Size, pi.Frame.SavedRegisters, size, saved)
 			}
 		}
+	}
+}
+
+// TestLiftConcurrent: clients of one index lift the same procedures at once
+// (run with -race); every answer is the same.
+func TestLiftConcurrent(t *testing.T) {
+	path := cFixture(t, "gcc-O2", "gcc", "-O2", "-g")
+	p, tg, c := open(t, path)
+	c2 := startOn(t, p, tg)
+	procs := allProcedures(t, c)
+	want := map[string]int{}
+	for _, pr := range procs {
+		want[pr.Address] = len(callsOfAddr(t, c, pr.Address))
+	}
+	done := make(chan string, 4)
+	for g := 0; g < 4; g++ {
+		cl := c
+		if g%2 == 1 {
+			cl = c2
+		}
+		go func() {
+			for _, pr := range procs {
+				r, err := cl.Do(t.Context(), provider.OpProcedureCalls, provider.Params{"procedure": pr.Address, "limit": int64(500)}, nil)
+				if err != nil {
+					done <- err.Error()
+					return
+				}
+				if n := len(r.Normalized.(provider.Page[provider.CallSite]).Items); n != want[pr.Address] {
+					done <- fmt.Sprintf("%s: %d calls, then %d", pr.Address, want[pr.Address], n)
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}
+
+func callsOfAddr(t *testing.T, c provider.Client, addr string) []provider.CallSite {
+	t.Helper()
+	r := do(t, c, provider.OpProcedureCalls, provider.Params{"procedure": addr, "limit": int64(500)})
+	return r.Normalized.(provider.Page[provider.CallSite]).Items
+}
+
+// TestLiftOrderIndependent: an answer does not depend on what was lifted
+// before it: the stripped corpus's call sites and prototypes asked in
+// ascending address order on one index equal those asked in descending
+// order on another.
+func TestLiftOrderIndependent(t *testing.T) {
+	p, stripped := strippedCorpus(t, corpus.Target{Arch: "x86-64", Compiler: "gcc", Opt: 2})
+	if p == nil {
+		return
+	}
+	_, _, up := open(t, stripped)
+	_, _, down := open(t, stripped) // New gives each its own registry and index
+	ask := func(c provider.Client, addr string) string {
+		calls := do(t, c, provider.OpProcedureCalls, provider.Params{"procedure": addr, "limit": int64(500)}).Normalized
+		info := do(t, c, provider.OpProcedureInfo, provider.Params{"procedure": addr}).Normalized
+		b, err := json.Marshal([]any{calls, info})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	procs := allProcedures(t, up)
+	got := map[string]string{}
+	for _, pr := range procs {
+		got[pr.Address] = ask(up, pr.Address)
+	}
+	differ := 0
+	for i := len(procs) - 1; i >= 0; i-- {
+		if b := ask(down, procs[i].Address); b != got[procs[i].Address] {
+			if differ++; differ <= 3 {
+				t.Errorf("%s asked in ascending order:\n%.400s\nin descending order:\n%.400s", procs[i].Address, got[procs[i].Address], b)
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d procedures answer differently by order", differ, len(procs))
 	}
 }
