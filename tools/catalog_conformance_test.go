@@ -40,6 +40,7 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 		"read_function_instructions":   {"procedure": "main", "limit": 5},
 		"procedure_callers":            {"procedure": "main"},
 		"procedure_callees":            {"procedure": "main"},
+		"procedure_calls":              {"procedure": "main"},
 		"xrefs":                        {"address": entry},
 		"search_procedures":            {"pattern": "ma"},
 		"search_strings":               {"pattern": "banner"},

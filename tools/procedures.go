@@ -17,6 +17,7 @@ func procedureTools() []tool {
 		{catReadFunctionInstructions, (*Server).operate},
 		{catProcedureCallers, (*Server).operate},
 		{catProcedureCallees, (*Server).operate},
+		{catProcedureCalls, (*Server).operate},
 		{catXrefs, (*Server).operate},
 		{catSearchProcedures, (*Server).operate},
 	}
@@ -65,13 +66,49 @@ func catProcedureInfo() catalog.Spec {
 			"length":           catalog.Count(),
 			"basicblock_count": catalog.Count(),
 			"signature":        catalog.Nullable(catalog.String()),
-			"locals":           catalog.List(catalog.OutAll(catalog.M{"description": catalog.String(), "provenance": catalog.String()})),
+			"prototype": catalog.Nullable(catalog.OutAll(catalog.M{
+				"return": catalog.Nullable(catalog.OutAll(catalog.M{"type": catalog.String(), "storage": catalog.String()})),
+				"params": catalog.List(catalog.OutAll(catalog.M{
+					"name": catalog.String(), "type": catalog.String(), "storage": catalog.String(), "source": catProtoSource(),
+				})),
+				"variadic": catalog.Bool(), "calling_convention": catalog.String(), "source": catProtoSource(),
+			})),
+			"frame": catalog.Nullable(catalog.OutAll(catalog.M{
+				"size": catalog.Nullable(catalog.Count()), "saved_registers": catalog.List(catalog.String()),
+			})),
+			"locals": catalog.List(catalog.OutAll(catalog.M{"description": catalog.String(), "provenance": catalog.String()})),
 			"classification": catalog.Nullable(catalog.OutAll(catalog.M{
 				"external": catalog.Bool(), "thunk": catalog.Bool(), "thunk_target": catalog.Nullable(catalog.AddrOut()),
 				"provenance": catalog.String(),
 			})),
 			"source": catalog.Nullable(catalog.OutAll(catalog.M{"file": catalog.String(), "line": catalog.M{"type": "integer"}})),
 		}))
+}
+
+func catProtoSource() catalog.M {
+	return catalog.Enum("dwarf", "symbol", "prototype_table", "inferred")
+}
+
+func catProcedureCalls() catalog.Spec {
+	return catProvider("procedure_calls", "Procedure calls",
+		"List a procedure's call sites: callee and argument values from data flow."+catalog.SampleText,
+		"I", catalog.In(catalog.PageIn(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, 500, 100), "procedure"),
+		catalog.PageOf(catalog.OutAll(catalog.M{
+			"address": catalog.AddrOut(),
+			"callee": catalog.OutAll(catalog.M{
+				"address": catalog.Nullable(catalog.AddrOut()), "name": catalog.Nullable(catalog.String()),
+				"kind": catalog.Enum("direct", "import", "indirect", "tail"),
+			}),
+			"arguments": catalog.List(catalog.OutAll(catalog.M{
+				"index": catalog.Count(), "storage": catalog.String(),
+				"value": catalog.Out(catalog.M{
+					"kind":    catalog.Enum("constant", "string", "address", "symbol", "stack", "expression", "unknown"),
+					"text":    catalog.String(),
+					"integer": catalog.M{"type": "integer"}, "string": catalog.String(), "address": catalog.AddrOut(),
+				}, "kind", "text"),
+			})),
+			"resolved_targets": catalog.List(catalog.AddrOut()),
+		})))
 }
 
 func catProcedureAssembly() catalog.Spec {

@@ -279,3 +279,9 @@ func mask64(w Width) uint64 {
 	}
 	return 1<<w - 1
 }
+
+// Version names the lifters' semantics: it changes whenever what a lifter
+// produces for some instruction changes, so that an analysis profile that
+// records it (the builtin provider's "lifter") says which lifting its
+// answers came from.
+const Version = "1"

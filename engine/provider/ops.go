@@ -27,6 +27,7 @@ const (
 	OpProcedureInfo            = "procedure_info"             // ProcedureInfoResult
 	OpProcedureCallees         = "procedure_callees"          // Page[AddressItem]
 	OpProcedureCallers         = "procedure_callers"          // Page[AddressItem]
+	OpProcedureCalls           = "procedure_calls"            // Page[CallSite]
 	OpXrefs                    = "xrefs"                      // Page[AddressItem]
 	OpSearchProcedures         = "search_procedures"          // Page[SearchItem]
 	OpSearchStrings            = "search_strings"             // Page[SearchItem]

@@ -126,9 +126,75 @@ type ProcedureInfoResult struct {
 	Length          uint64          `json:"length"`
 	BasicblockCount int             `json:"basicblock_count"`
 	Signature       *string         `json:"signature"`
+	Prototype       *Prototype      `json:"prototype"`
+	Frame           *Frame          `json:"frame"`
 	Locals          []LocalVar      `json:"locals"`
 	Classification  *Classification `json:"classification"`
 	Source          *SourceLoc      `json:"source"`
+}
+
+// Prototype is a procedure's prototype (CONTRACTS.md §0.3): Source is
+// dwarf, symbol, prototype_table or inferred.
+type Prototype struct {
+	Return            *ProtoReturn `json:"return"`
+	Params            []ProtoParam `json:"params"`
+	Variadic          bool         `json:"variadic"`
+	CallingConvention string       `json:"calling_convention"`
+	Source            string       `json:"source"`
+}
+
+// ProtoReturn is a prototype's return value.
+type ProtoReturn struct {
+	Type    string `json:"type"`
+	Storage string `json:"storage"`
+}
+
+// ProtoParam is one parameter of a prototype.
+type ProtoParam struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Storage string `json:"storage"`
+	Source  string `json:"source"`
+}
+
+// Frame is a procedure's stack frame: Size in bytes below the stack
+// pointer at entry (nil when unknown) and the callee-saved registers it
+// stores.
+type Frame struct {
+	Size           *int64   `json:"size"`
+	SavedRegisters []string `json:"saved_registers"`
+}
+
+// CallSite is one procedure_calls item (CONTRACTS.md §19).
+type CallSite struct {
+	Address         string    `json:"address"`
+	Callee          CallTo    `json:"callee"`
+	Arguments       []CallArg `json:"arguments"`
+	ResolvedTargets []string  `json:"resolved_targets"`
+}
+
+// CallTo is a call's callee: Kind is direct, import, indirect or tail.
+type CallTo struct {
+	Address *string `json:"address"`
+	Name    *string `json:"name"`
+	Kind    string  `json:"kind"`
+}
+
+// CallArg is one argument of a call.
+type CallArg struct {
+	Index   int      `json:"index"`
+	Storage string   `json:"storage"`
+	Value   ArgValue `json:"value"`
+}
+
+// ArgValue is an argument's value: Kind is constant, string, address,
+// symbol, stack, expression or unknown.
+type ArgValue struct {
+	Kind    string  `json:"kind"`
+	Text    string  `json:"text"`
+	Integer *int64  `json:"integer,omitempty"`
+	String  *string `json:"string,omitempty"`
+	Address *string `json:"address,omitempty"`
 }
 
 // LocalVar is one local variable and how it was recovered.

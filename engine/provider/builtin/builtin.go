@@ -137,6 +137,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/target"
@@ -299,6 +300,8 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"syntax":             syntax,
 		"symbolization":      1,
 		"triage":             1,
+		"lifting":            1,
+		"lifter":             "rea-lift@" + lift.Version,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }

@@ -102,18 +102,23 @@ func exercise(t *testing.T, img *image, data []byte) {
 			t.Fatal(err)
 		}
 	}
-	// Symbolized disassembly of a few procedures: the symbolizer reads PLT
-	// stubs, dynamic relocations and string bytes. A panic inside Do comes
+	// Symbolized disassembly, prototypes and call sites of a few
+	// procedures: the symbolizer reads PLT stubs, dynamic relocations and
+	// string bytes. A panic inside Do comes
 	// back as execution_failure.
 	for i, k := range six.procs {
 		if i == 8 {
 			break
 		}
 		a := provider.FormatAddress(six.syms[k].addr)
-		_, err := c.Do(ctx, provider.OpProcedureAssembly, provider.Params{"procedure": a}, nil)
-		var fe *fault.Error
-		if err != nil && (!errors.As(err, &fe) || fe.Code == fault.ExecutionFailure) {
-			t.Fatalf("procedure_assembly %s: %v", a, err)
+		// procedure_info and procedure_calls lift the procedure over the
+		// image's relocations and read its DWARF (lifted.go, dwarfproto.go)
+		for _, op := range []string{provider.OpProcedureAssembly, provider.OpProcedureInfo, provider.OpProcedureCalls} {
+			_, err := c.Do(ctx, op, provider.Params{"procedure": a}, nil)
+			var fe *fault.Error
+			if err != nil && (!errors.As(err, &fe) || fe.Code == fault.ExecutionFailure) {
+				t.Fatalf("%s %s: %v", op, a, err)
+			}
 		}
 	}
 }

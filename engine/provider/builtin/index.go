@@ -117,6 +117,9 @@ type index struct {
 	symz  lazy[*symbolizer]
 	link  lazy[*linkIndex] // imports and exports (linker.go)
 
+	lifted  liftCache          // procedures lifted on demand (lifted.go)
+	dprotos lazy[*dwarfProtos] // DWARF's prototypes (dwarfproto.go)
+
 	sizeMu  sync.Mutex // serializes memSize
 	imgSize int64      // estimated heap bytes of img, once computed
 }
@@ -131,6 +134,8 @@ func (ix *index) release() {
 	ix.refs.reset()
 	ix.symz.reset()
 	ix.link.reset()
+	ix.lifted.reset()
+	ix.dprotos.reset()
 }
 
 // memSize estimates the heap bytes ix holds (sizer): the header model and
@@ -152,8 +157,10 @@ func (ix *index) memSize(mapped []byte) int64 {
 	ix.refs.excludeIn(s)
 	ix.symz.excludeIn(s)
 	ix.link.excludeIn(s)
+	ix.lifted.tabs.excludeIn(s)
+	ix.dprotos.excludeIn(s)
 	return ix.imgSize + ix.syms.memSize(s) + ix.strs.memSize(s) + ix.ext.memSize(s) + ix.lines.memSize(s) +
-		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s)
+		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s) + ix.lifted.memSize(s) + ix.dprotos.memSize(s)
 }
 
 // builtFor reports whether the derived indexes op reads (optable.go) are

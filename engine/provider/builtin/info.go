@@ -207,6 +207,25 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	}
 	cl.ThunkTarget = six.thunkTarget(entry)
 	res.Classification = cl
+	lp, err := c.lifted(ctx, op, six, ex, entry)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	lims = append(lims, lp.lims...)
+	res.Prototype, res.Frame = prototypeOf(lp, name, c.ix.img), frameResult(lp)
+	dp, err := c.dwarfProtos(ctx, op)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	if f, ok := dp.funcs[entry]; ok {
+		// DWARF is the source of truth when present
+		tgt, _ := liftTargetOf(c.ix.img)
+		res.Prototype = dwarfPrototype(f, tgt.conv, res.Prototype)
+	}
+	if res.Prototype != nil {
+		sig := protoText(res.Prototype, name)
+		res.Signature = &sig
+	}
 	lx, err := c.lines(ctx, op)
 	if err != nil {
 		return provider.Result{}, err

@@ -31,12 +31,18 @@ func TestProcedureInfoDWARF(t *testing.T) {
 		ln, _ := strconv.Atoi(strings.Fields(line)[0])
 		pi := procInfo(t, c, fn)
 		if pi.Name != fn || pi.Entrypoint != provider.FormatAddress(s.addr) || pi.Length != s.size ||
-			pi.BasicblockCount != 1 || pi.Signature != nil || pi.Locals == nil || len(pi.Locals) != 0 ||
+			pi.BasicblockCount != 1 || pi.Locals == nil || len(pi.Locals) != 0 ||
 			pi.Classification == nil || pi.Classification.External || pi.Classification.Thunk || pi.Classification.Provenance != "symbols" {
 			t.Errorf("%s: %+v (nm %+v)", fn, pi, s)
 		}
 		if pi.Source == nil || pi.Source.Line != ln || filepath.Base(pi.Source.File) != filepath.Base(file) {
 			t.Errorf("%s: source %+v, addr2line %s:%d", fn, pi.Source, file, ln)
+		}
+		// DWARF is the prototype's source of truth; signature is its text.
+		if pi.Prototype == nil || pi.Prototype.Source != "dwarf" || pi.Signature == nil || pi.Frame == nil {
+			t.Errorf("%s: prototype %+v signature %v frame %+v", fn, pi.Prototype, pi.Signature, pi.Frame)
+		} else if want := wantSignature[fn]; *pi.Signature != want {
+			t.Errorf("%s: signature %q, want %q", fn, *pi.Signature, want)
 		}
 	}
 	// An import stub: external thunk from the imports.
@@ -96,4 +102,13 @@ func TestProcedureInfoStripped(t *testing.T) {
 	if !found {
 		t.Errorf("limitations %v", r.Limitations)
 	}
+}
+
+// wantSignature is the fixture's source, as procedure_info renders DWARF's
+// prototypes.
+var wantSignature = map[string]string{
+	"main":              "int main(int argc, char **argv)",
+	"rea_add":           "int rea_add(int a, int b)",
+	"rea_mul":           "int rea_mul(int a, int b)",
+	"rea_static_helper": "int rea_static_helper(const char *s)",
 }

@@ -68,6 +68,7 @@ var builtinOps = []builtinOp{
 	{provider.OpProcedureAddress, (*Client).doProcOp, 0, needsSymbols, limitsSymbols},
 	{provider.OpProcedureCallees, (*Client).doRefOp, maxEdgeResults, needsSymbols | needsRefs, limitsSymbols},
 	{provider.OpProcedureCallers, (*Client).doRefOp, maxEdgeResults, needsSymbols | needsRefs, limitsSymbolsAndRefs},
+	{provider.OpProcedureCalls, (*Client).doProcedureCalls, provider.MaxPageResults, needsSymbols, limitsSymbols}, // calls.go
 	{provider.OpProcedureAssembly, (*Client).doCodeOp, 0, needsSymbols, limitsSymbols},
 	{provider.OpProcedureInfo, (*Client).doProcedureInfo, 0, needsSymbols, limitsSymbols},
 	{provider.OpReadBytes, (*Client).doBytes, 0, 0, limitsImage}, // bytes.go: the header model and the mapping only

@@ -1,0 +1,94 @@
+package builtin
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rea-re/rea/engine/progress"
+)
+
+// BenchmarkLiftLibcVsObjdump lifts every procedure of libc.so.6 (decode,
+// lift, SSA with jump tables and indirect calls, prototype, call sites:
+// what procedure_info and procedure_calls compute, the cache emptied each
+// round) and runs `objdump -d` of the same file, side by side (issue 25's
+// performance figure): it reports both times, their ratio and the p99 and
+// maximum per procedure. REA_BENCH_LIFT_FILE names another file.
+func BenchmarkLiftLibcVsObjdump(b *testing.B) {
+	path := os.Getenv("REA_BENCH_LIFT_FILE")
+	if path == "" {
+		path = "/lib/x86_64-linux-gnu/libc.so.6"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s: %v", path, err)
+	}
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		b.Skip("objdump not installed")
+	}
+	_, _, cl := open(b, path)
+	c := cl.(*Client)
+	ctx := context.Background()
+	six, ex, err := c.extents(ctx, "bench", progress.OrNop(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var entries []uint64
+	for _, p := range allProcedures(b, c) {
+		a, err := strconv.ParseUint(p.Address[2:], 16, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		entries = append(entries, a)
+	}
+	// CPU time as well as wall time: the machine is shared, and the CPU
+	// time of both sides is what the load does not inflate as much.
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	var liftD, objD, liftCPU, objCPU time.Duration
+	var per []time.Duration
+	rounds := 0
+	for b.Loop() {
+		c.ix.lifted.reset()
+		per = per[:0]
+		t0, c0 := time.Now(), cpu()
+		for _, e := range entries {
+			t := time.Now()
+			if _, err := c.lifted(ctx, "bench", six, ex, e); err != nil {
+				b.Fatal(err)
+			}
+			per = append(per, time.Since(t))
+		}
+		liftD += time.Since(t0)
+		liftCPU += cpu() - c0
+		cmd := exec.Command(objdump, "-d", path)
+		cmd.Stdout = io.Discard
+		t1 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		objD += time.Since(t1)
+		objCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		rounds++
+	}
+	slices.Sort(per)
+	b.ReportMetric(float64(len(entries)), "procs")
+	b.ReportMetric(liftD.Seconds()/float64(rounds), "lift-s")
+	b.ReportMetric(objD.Seconds()/float64(rounds), "objdump-s")
+	b.ReportMetric(liftD.Seconds()/objD.Seconds(), "lift/objdump")
+	b.ReportMetric(liftCPU.Seconds()/float64(rounds), "lift-cpu-s")
+	b.ReportMetric(objCPU.Seconds()/float64(rounds), "objdump-cpu-s")
+	b.ReportMetric(liftCPU.Seconds()/objCPU.Seconds(), "lift/objdump-cpu")
+	b.ReportMetric(float64(per[len(per)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(per[len(per)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(float64(c.ix.lifted.memSize(newSizer()))/1e6, "cache-MB")
+}
