@@ -146,7 +146,7 @@ func TestToolsetsServeOnlyTheirTools(t *testing.T) {
 // TestToolsetsDefaultServesAll: without toolsets every tool is served and
 // none is not_in_toolset.
 // catalogSize is the number of tools the catalog holds; the count itself is
-// asserted once, in TestCatalogHas44SortedTools, so that adding a tool
+// asserted once, in TestCatalogHasSortedTools, so that adding a tool
 // changes one test.
 func catalogSize() int { return len(tools.Catalog()) }
 
