@@ -474,10 +474,21 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	// its bounds grow with the code: one Thumb instruction per 2 bytes, one
 	// procedure per 16.
 	maxInsns, maxProcs := maxSeedInsns, maxSeedProcs
-	if arm {
+	// x86, x86_64 and arm64 without unwind tables or symbols search data
+	// and gaps (elfgaps.go): their bounds grow with the code as arm's do.
+	gapsOn := !arm && elfGapsOn(img, symtab)
+	if arm || gapsOn {
 		n := codeBytes(img)
 		maxInsns, maxProcs = max(maxInsns, int(min(n/2, 1<<26))), max(maxProcs, int(min(n/16, 1<<22)))
 	}
+	caseTarget := map[uint64]bool{} // gapsOn: the targets of the jump tables read
+	var got uint64                  // gapsOn, i386: the GOT register's value
+	if gapsOn && img.arch == "x86" {
+		got = elfGOT(img)
+	}
+	dataSeeded, gapRounds := false, 0
+	gapBudget := maxInsns * 4     // gapsOn: the instructions the gap probes may decode
+	gapTried := map[uint64]bool{} // gapsOn: the gap starts probed
 	budget := maxInsns
 	byCall := map[uint64]bool{} // arm: procedures only a call made
 	fall := map[uint64]bool{}   // arm: addresses decoded code falls through to
@@ -605,6 +616,8 @@ descend:
 		}
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
+		var lastData uint64  // gapsOn: the last data address the procedure's code named
+		var lastBound uint64 // gapsOn: the entries of the last range check (x86CmpBound)
 		// arm: the code after a call is decoded last, once the rest of the
 		// procedure has shown which words its loads read as literal-pool
 		// data (the call may not return: bl __stack_chk_fail is followed
@@ -649,6 +662,30 @@ descend:
 				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
+				}
+				if gapsOn && img.arch != "arm64" {
+					if n, ok := x86CmpBound(code, img.arch == "x86_64"); ok {
+						lastBound = n
+					}
+					if disp, ok := i386TableOperand(code); ok && got != 0 && img.arch == "x86" {
+						lastData = uint64(uint32(got + uint64(disp)))
+					} else if it.hasData && it.flow == flowNone {
+						lastData = it.data
+					}
+					if it.flow == flowJump && it.indirect {
+						base := lastData
+						if it.hasData {
+							base = it.data
+						} else if tab, ok := x86JumpTable(code); ok && img.arch == "x86" {
+							base = tab
+						}
+						if base != 0 && !writableAt(img, base) {
+							for _, t := range switchTable(img, b.data, base, entry, got, lastBound, procs) {
+								caseTarget[t] = true
+								branches = append(branches, t)
+							}
+						}
+					}
 				}
 				if t, tthumb, end, ok := thumbVeneer(img, b.data, a); ok && mode {
 					// A Thumb-to-ARM veneer: a tail call in the other mode.
@@ -846,6 +883,38 @@ descend:
 			work = append(work, t)
 		}
 		if more() {
+			goto descend
+		}
+	}
+	if gapsOn && gapRounds < maxGapRoundsELF && gapBudget > 0 && budget > 0 && len(done) < maxProcs {
+		// Then discovery through data and gaps (elfgaps.go), a round at
+		// a time, each round's starts descended before the next.
+		spans := mergeSpans(append(covered, info.fdes...))
+		covered = []codeRange(spans)
+		var starts []uint64
+		d := newDecoder(img)
+		if !dataSeeded {
+			dataSeeded = true
+			for _, t := range elfDataPointers(img, b.data, elfDynSymValue(img, b.data)) {
+				if !procs[t] && !caseTarget[t] && !spans.contains(t) && elfProbe(img, b.data, d, t, spans, procs) {
+					starts = append(starts, t)
+				}
+			}
+		}
+		if len(starts) == 0 {
+			gapRounds++
+			starts = elfGapStarts(img, b.data, spans, procs, caseTarget, gapTried, &gapBudget)
+			if gapRounds == maxGapRoundsELF || gapBudget <= 0 {
+				b.limit(fmt.Sprintf("the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", maxGapRoundsELF, maxInsns*4))
+			}
+		}
+		for _, t := range starts {
+			if !procs[t] {
+				add(t, false, false)
+			}
+			work = append(work, t)
+		}
+		if len(starts) > 0 && more() {
 			goto descend
 		}
 	}

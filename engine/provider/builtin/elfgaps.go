@@ -1,0 +1,423 @@
+package builtin
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// Discovery through data and gaps on ELF without unwind tables (discovery
+// source "code-gaps", x86, x86_64 and arm64; issue 25 item 6). A stripped
+// image built with -fno-asynchronous-unwind-tables names its functions
+// nowhere: .eh_frame covers only the C runtime, and a function that no call
+// reaches (a callback, a table's entry, an exported function nothing in
+// the image calls) is found by the call-target descent only through data.
+// When the image has no full symbol table and its FDEs cover less than
+// half of its code, after the descent (seeds.go):
+//
+//   - the code addresses data holds seed procedures: the targets of
+//     R_*_RELATIVE relocations, and of symbol relocations (R_X86_64_64,
+//     GLOB_DAT, R_386_32, R_AARCH64_ABS64) to defined symbols; in an
+//     executable that is not position-independent (no relocations to read)
+//     every aligned pointer-sized word of the non-executable sections that
+//     points into code;
+//   - then the code no descent decoded is searched a round at a time: in
+//     each undecoded gap of an executable section, past padding (nops,
+//     int3, zero fill), the first instruction is a procedure when the code
+//     from it decodes cleanly to a return or jump (elfProbe). Each round's
+//     starts are descended before the next round, so a gap begins where
+//     the code before it ends.
+//
+// Every seed must decode cleanly and lie outside the code decoded so far.
+// Jump-table targets would look like gaps' starts: the descent reads the
+// tables it meets (x86-64's relative tables after lea table(%rip), i386's
+// absolute and GOT-relative ones, arm64's byte and halfword tables; see
+// switchTable), so case code is decoded as part of its procedure, and a
+// probe that branches into another procedure's decoded body, not to a
+// procedure start, is refused (the tail of a procedure the descent did
+// not finish).
+
+// maxGapRoundsELF and maxGapProbeELF bound the gap search of one image.
+const (
+	maxGapRoundsELF = 1 << 12
+	maxGapProbeELF  = 64
+)
+
+// elfGapsOn reports whether the data and gap search runs for the image:
+// x86, x86_64 or arm64 ELF without a full symbol table whose FDEs cover
+// less than half of the code.
+func elfGapsOn(img *image, symtab bool) bool {
+	if img.elf == nil || symtab {
+		return false
+	}
+	switch img.arch {
+	case "x86", "x86_64", "arm64":
+	default:
+		return false
+	}
+	var fde uint64
+	for _, r := range img.elf.fdes {
+		fde += r.end - r.start
+	}
+	return fde < codeBytes(img)/2
+}
+
+// elfDataPointers returns the code addresses data holds (see above).
+func elfDataPointers(img *image, data []byte, syms func(uint32) (uint64, bool)) []uint64 {
+	var out []uint64
+	_ = eachDynReloc(img, data, func(dr dynReloc, rela bool) (bool, error) {
+		var v uint64
+		switch relocKind(img.elf.machine, dr.typ) {
+		case relocRelative:
+			v = uint64(dr.addend)
+			if !rela {
+				w, ok := elfWordAt(img, data, dr.off)
+				if !ok {
+					return true, nil
+				}
+				v = w
+			}
+		case relocSymbol, relocGlobDat:
+			s, ok := syms(dr.sym)
+			if !ok {
+				return true, nil
+			}
+			v = s + uint64(dr.addend)
+		default:
+			return true, nil
+		}
+		if img.execAt(v) && !img.inPLT(v) {
+			out = append(out, v)
+		}
+		return len(out) < maxSeedProcs, nil
+	})
+	if len(img.elf.relocs) == 0 {
+		w := uint64(4)
+		if img.is64 {
+			w = 8
+		}
+		for i := range img.sections {
+			s := &img.sections[i]
+			if !s.mapped || s.x || s.fsize == 0 || s.off >= uint64(len(data)) {
+				continue
+			}
+			end := min(satAdd(s.off, min(s.size, s.fsize)), uint64(len(data)))
+			o := s.off + (w-s.addr%w)%w
+			for ; o+w <= end && len(out) < maxSeedProcs; o += w {
+				var v uint64
+				if w == 8 {
+					v = img.bo.Uint64(data[o:])
+				} else {
+					v = uint64(img.bo.Uint32(data[o:]))
+				}
+				if v != 0 && img.execAt(v) && !img.inPLT(v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// gapPadLen is the length of the padding at the start of code: x86 nops
+// and int3, two zero bytes; arm64 nop and zero words.
+func gapPadLen(img *image, code []byte) int {
+	if img.arch == "arm64" {
+		if len(code) >= 4 {
+			if w := binary.LittleEndian.Uint32(code); w == 0 || w == 0xd503201f {
+				return 4
+			}
+		}
+		return 0
+	}
+	if n := x86PadLen(code); n > 0 {
+		return n
+	}
+	if img.arch == "x86" {
+		// The lea forms of nop gcc aligns i386 code with (x86Boundary's).
+		for _, pad := range i386LeaNops {
+			if bytes.HasPrefix(code, pad) {
+				return len(pad)
+			}
+		}
+	}
+	if len(code) >= 2 && code[0] == 0 && code[1] == 0 {
+		return 2
+	}
+	return 0
+}
+
+// elfProbe reports whether the code at a decodes as a procedure's start:
+// no undecodable instruction, no padding at a, every direct target in
+// code, no jump into code decoded as another procedure's body (spans, not
+// at a procedure start), up to the first return or unconditional jump
+// within maxGapProbeELF instructions.
+func elfProbe(img *image, data []byte, d *decoder, a uint64, spans decodedSpans, procs map[uint64]bool) bool {
+	d.reset()
+	for k := 0; k < maxGapProbeELF; k++ {
+		code, ok := execCode(img, data, a)
+		if !ok {
+			return false
+		}
+		if k == 0 && gapPadLen(img, code) > 0 {
+			return false
+		}
+		it := d.decode(code, a, false)
+		if it.bad || it.flow == flowStop || it.n == 0 {
+			return false
+		}
+		if it.hasTarget {
+			if !img.execAt(it.target) {
+				return false
+			}
+			if it.flow != flowCall && spans.contains(it.target) && !procs[it.target] {
+				return false
+			}
+		}
+		if it.flow == flowRet || it.flow == flowJump {
+			return true
+		}
+		a += uint64(it.n)
+	}
+	return false
+}
+
+// elfGapStarts returns one round of the gap search (see above): the first
+// instruction past padding of each undecoded gap of the executable
+// sections that elfProbe accepts and that is no case target; tried holds
+// the starts probed in earlier rounds, budget the probes' instructions.
+func elfGapStarts(img *image, data []byte, spans decodedSpans, procs, caseTarget, tried map[uint64]bool, budget *int) []uint64 {
+	d := newDecoder(img)
+	var out []uint64
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || !s.x || s.fsize == 0 {
+			continue
+		}
+		cur, end := s.addr, s.addr+min(s.size, s.fsize)
+		for cur < end && *budget > 0 {
+			// Skip decoded code.
+			for spans.contains(cur) && cur < end {
+				k := spanAt(spans, cur)
+				cur = spans[k].end
+			}
+			if cur >= end {
+				break
+			}
+			gEnd := end
+			if k := spanAfter(spans, cur); k < len(spans) && spans[k].start < end {
+				gEnd = spans[k].start
+			}
+			a := cur
+			for a < gEnd {
+				code, ok := execCode(img, data, a)
+				if !ok {
+					break
+				}
+				n := gapPadLen(img, code[:min(uint64(len(code)), gEnd-a)])
+				if n == 0 {
+					break
+				}
+				a += uint64(n)
+			}
+			// A start refused once is not probed again: the code decoded
+			// since only adds spans a probe may not branch into.
+			if a < gEnd && !tried[a] && !img.inPLT(a) && !procs[a] && !caseTarget[a] && (img.arch != "arm64" || a&3 == 0) {
+				tried[a] = true
+				*budget -= maxGapProbeELF
+				if elfProbe(img, data, d, a, spans, procs) {
+					out = append(out, a)
+				}
+			}
+			cur = gEnd
+		}
+	}
+	return out
+}
+
+// spanAt returns the index of the span containing a (spans.contains(a)).
+func spanAt(s decodedSpans, a uint64) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if s[m].end > a {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// spanAfter returns the index of the first span starting after a.
+func spanAfter(s decodedSpans, a uint64) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if s[m].start > a {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// elfDynSymValue returns the value of dynamic symbol k when it is defined.
+func elfDynSymValue(img *image, data []byte) func(uint32) (uint64, bool) {
+	return func(k uint32) (uint64, bool) {
+		_, _, v, undef, ok := elfDynSym(img, data, k)
+		return v, ok && !undef && v != 0
+	}
+}
+
+// maxSwitchSpan bounds how far past its procedure's entry a case target
+// of a table read by switchTable may lie.
+const maxSwitchSpan = 1 << 16
+
+// switchTable returns the case targets of the jump table an x86 or x86_64
+// indirect jump of the procedure at entry reads, when the table is at
+// base (the last data address the procedure's code named before the jump,
+// or the jump's own memory operand): x86_64 32-bit offsets from the
+// table's start (gcc and clang's position-independent tables), i386
+// absolute words or offsets from the GOT (got: 0 when unknown), and 64-bit
+// absolute words. The table ends at the first entry that is no code
+// address within maxSwitchSpan after entry, or at a procedure start, or
+// after bound entries (the range check before the jump; 0: unknown).
+func switchTable(img *image, data []byte, base, entry, got, bound uint64, procs map[uint64]bool) []uint64 {
+	if img.execAt(base) && img.arch != "x86" {
+		return nil
+	}
+	ok := func(t uint64) bool {
+		return t >= entry && t-entry < maxSwitchSpan && img.execAt(t) && !procs[t] && !img.inPLT(t)
+	}
+	var out []uint64
+	w := uint64(4)
+	if img.arch == "x86_64" {
+		// Relative or, when the first word fails, absolute 64-bit.
+		if b, found := mappedBytes(img, data, base); found && len(b) >= 8 && !ok(base+uint64(int64(int32(binary.LittleEndian.Uint32(b))))) {
+			w = 8
+		}
+	}
+	mode := -1 // i386: 0 absolute, 1 GOT-relative
+	if bound == 0 || bound > maxJumpTable {
+		bound = maxJumpTable
+	}
+	for k := uint64(0); k < bound; k++ {
+		b, found := mappedBytes(img, data, base+w*k)
+		if !found || uint64(len(b)) < w {
+			break
+		}
+		var t uint64
+		switch {
+		case w == 8:
+			t = binary.LittleEndian.Uint64(b)
+		case img.arch == "x86_64":
+			t = base + uint64(int64(int32(binary.LittleEndian.Uint32(b))))
+		default:
+			e := uint64(binary.LittleEndian.Uint32(b))
+			if mode < 0 {
+				mode = 0
+				if !ok(e) && got != 0 {
+					mode = 1
+				}
+			}
+			t = e
+			if mode == 1 {
+				t = uint64(uint32(got + e))
+			}
+		}
+		if !ok(t) {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// elfGOT returns the address i386 position-independent code keeps in its
+// GOT register: the start of .got.plt, else of .got (0: neither).
+func elfGOT(img *image) uint64 {
+	var got uint64
+	for i := range img.sections {
+		switch s := &img.sections[i]; s.name {
+		case ".got.plt":
+			return s.addr
+		case ".got":
+			got = s.addr
+		}
+	}
+	return got
+}
+
+// writableAt reports whether a is in a writable section: a table there is
+// a function pointer table a tail call indexes, no jump table.
+func writableAt(img *image, a uint64) bool {
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && a >= s.addr && a < s.end() {
+			return s.w
+		}
+	}
+	return false
+}
+
+// i386LeaNops are lea reg, [reg+0] with every displacement and SIB form
+// gas pads i386 code with.
+var i386LeaNops = [][]byte{
+	{0x8d, 0x76, 0x00}, {0x8d, 0x7f, 0x00}, {0x8d, 0x74, 0x26, 0x00}, {0x8d, 0xb6, 0, 0, 0, 0},
+	{0x8d, 0xbf, 0, 0, 0, 0}, {0x8d, 0xb4, 0x26, 0, 0, 0, 0}, {0x8d, 0xbc, 0x27, 0, 0, 0, 0},
+	{0x2e, 0x8d, 0xb4, 0x26, 0, 0, 0, 0}, {0x2e, 0x8d, 0x74, 0x26, 0x00}, {0x8d, 0x74, 0x27, 0x00}, {0x8d, 0xb4, 0x27, 0, 0, 0, 0},
+}
+
+// i386TableOperand returns the displacement of an i386 mov or add whose
+// source is [base+index*4+disp] with a base register: position-independent
+// code reads its jump table so, the base holding the GOT address (clang
+// forms it with call/pop, which the decoder's PIC tracking does not follow).
+func i386TableOperand(code []byte) (int64, bool) {
+	if len(code) < 3 || code[0] != 0x8b && code[0] != 0x03 {
+		return 0, false
+	}
+	in, err := x86asm.Decode(code, 32)
+	if err != nil || in.Op != x86asm.MOV && in.Op != x86asm.ADD {
+		return 0, false
+	}
+	m, ok := in.Args[1].(x86asm.Mem)
+	if !ok || m.Base == 0 || m.Base == x86asm.ESP || m.Base == x86asm.EBP || m.Index == 0 || m.Scale != 4 {
+		return 0, false
+	}
+	return m.Disp, true
+}
+
+// x86CmpBound returns n+1 for a cmp or sub of a register and the
+// immediate n (the range check before a jump table's `ja default`: the
+// table has n+1 entries).
+func x86CmpBound(code []byte, is64 bool) (uint64, bool) {
+	if is64 && len(code) > 0 && code[0]&0xf0 == 0x40 {
+		code = code[1:]
+	}
+	if len(code) < 2 {
+		return 0, false
+	}
+	reg := code[1] >> 3 & 7
+	direct := code[1]>>6 == 3 && (reg == 7 || reg == 5)
+	var n uint64
+	switch {
+	case (code[0] == 0x83 || code[0] == 0x80) && direct && len(code) >= 3:
+		n = uint64(code[2])
+	case code[0] == 0x81 && direct && len(code) >= 6:
+		n = uint64(binary.LittleEndian.Uint32(code[2:]))
+	case (code[0] == 0x3d || code[0] == 0x2d) && len(code) >= 5:
+		n = uint64(binary.LittleEndian.Uint32(code[1:]))
+	case code[0] == 0x3c || code[0] == 0x2c:
+		n = uint64(code[1])
+	default:
+		return 0, false
+	}
+	if n >= maxJumpTable {
+		return 0, false
+	}
+	return n + 1, true
+}
