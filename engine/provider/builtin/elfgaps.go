@@ -42,7 +42,7 @@ import (
 // maxGapRoundsELF and maxGapProbeELF bound the gap search of one image.
 const (
 	maxGapRoundsELF = 1 << 12
-	maxGapProbeELF  = 64
+	maxGapProbeELF  = 512
 )
 
 // elfGapsOn reports whether the data and gap search runs for the image:
