@@ -391,33 +391,113 @@ func i386TableOperand(code []byte) (int64, bool) {
 	return m.Disp, true
 }
 
-// x86CmpBound returns n+1 for a cmp or sub of a register and the
-// immediate n (the range check before a jump table's `ja default`: the
-// table has n+1 entries).
+// x86CmpBound returns n+1 for a cmp or sub of a register or memory operand
+// and the immediate n (the range check before a jump table's `ja
+// default`: the table has n+1 entries).
 func x86CmpBound(code []byte, is64 bool) (uint64, bool) {
-	if is64 && len(code) > 0 && code[0]&0xf0 == 0x40 {
-		code = code[1:]
+	op := code
+	if is64 && len(op) > 0 && op[0]&0xf0 == 0x40 {
+		op = op[1:]
 	}
-	if len(code) < 2 {
+	if len(op) < 2 {
 		return 0, false
 	}
-	reg := code[1] >> 3 & 7
-	direct := code[1]>>6 == 3 && (reg == 7 || reg == 5)
-	var n uint64
-	switch {
-	case (code[0] == 0x83 || code[0] == 0x80) && direct && len(code) >= 3:
-		n = uint64(code[2])
-	case code[0] == 0x81 && direct && len(code) >= 6:
-		n = uint64(binary.LittleEndian.Uint32(code[2:]))
-	case (code[0] == 0x3d || code[0] == 0x2d) && len(code) >= 5:
-		n = uint64(binary.LittleEndian.Uint32(code[1:]))
-	case code[0] == 0x3c || code[0] == 0x2c:
-		n = uint64(code[1])
+	switch op[0] {
+	case 0x80, 0x81, 0x83, 0x3c, 0x3d, 0x2c, 0x2d:
 	default:
 		return 0, false
 	}
-	if n >= maxJumpTable {
+	mode := 32
+	if is64 {
+		mode = 64
+	}
+	in, err := x86asm.Decode(code, mode)
+	if err != nil || in.Op != x86asm.CMP && in.Op != x86asm.SUB {
 		return 0, false
 	}
-	return n + 1, true
+	imm, ok := in.Args[1].(x86asm.Imm)
+	if !ok || imm < 0 || imm >= maxJumpTable {
+		return 0, false
+	}
+	return uint64(imm) + 1, true
+}
+
+// a64Switch follows the arm64 instructions that index a jump table, as
+// gcc and clang emit them: cmp wN, #n (n+1 entries); adrp+add of the
+// table; a register-offset load of an entry (ldrb, ldrh: offsets in
+// instructions from a label adr takes, added with sxtb/sxth when signed;
+// ldrsw: byte offsets from the table); then br.
+type a64Switch struct {
+	table, label, bound uint64
+	size                int // bytes per entry, 0: no load seen
+	signed, fromTable   bool
+}
+
+// note records what the instruction w (decoded as it) tells of a table.
+func (s *a64Switch) note(w uint32, it insn, img *image) {
+	switch {
+	case w&0x7f80001f == 0x7100001f: // cmp wN|xN, #imm (subs zr, …)
+		imm := uint64(w >> 10 & 0xfff)
+		if w&(1<<22) != 0 {
+			imm <<= 12
+		}
+		s.bound = 0
+		if imm < maxJumpTable {
+			s.bound = imm + 1
+		}
+	case w&0x9f000000 == 0x10000000 && it.hasData: // adr
+		s.label = it.data
+	case it.hasData && it.flow == flowNone && !img.execAt(it.data):
+		s.table = it.data
+	case w&0xffe00c00 == 0x38600800: // ldrb wT, [xB, xI…]
+		s.size, s.fromTable = 1, false
+	case w&0xffe00c00 == 0x78600800: // ldrh
+		s.size, s.fromTable = 2, false
+	case w&0xffe00c00 == 0xb8a00800: // ldrsw xT, [xB, xI, lsl #2]
+		s.size, s.fromTable, s.signed = 4, true, true
+	case w&0xffe00000 == 0x8b200000: // add xD, xN, wM, <extend> #s
+		opt := w >> 13 & 7
+		s.signed = opt == 4 || opt == 5
+	case w&0xff200000 == 0x8b000000: // add xD, xN, xM, lsl #s
+		s.signed = false
+	}
+}
+
+// targets reads the table the indirect branch of the procedure at entry
+// jumps through, bounded as switchTable's are.
+func (s *a64Switch) targets(img *image, data []byte, entry uint64, procs map[uint64]bool) []uint64 {
+	if s.size == 0 || s.table == 0 || s.bound == 0 || !s.fromTable && s.label == 0 || writableAt(img, s.table) {
+		return nil
+	}
+	var out []uint64
+	for k := uint64(0); k < s.bound; k++ {
+		b, ok := mappedBytes(img, data, s.table+uint64(s.size)*k)
+		if !ok || len(b) < s.size {
+			break
+		}
+		var v uint64
+		switch s.size {
+		case 1:
+			v = uint64(b[0])
+		case 2:
+			v = uint64(binary.LittleEndian.Uint16(b))
+		default:
+			v = uint64(binary.LittleEndian.Uint32(b))
+		}
+		var t uint64
+		if s.fromTable {
+			t = s.table + uint64(sext(v, 32))
+		} else {
+			off := v
+			if s.signed {
+				off = uint64(sext(v, uint(8*s.size)))
+			}
+			t = s.label + off<<2
+		}
+		if t < entry || t-entry >= maxSwitchSpan || !img.execAt(t) || procs[t] {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
 }

@@ -618,6 +618,7 @@ descend:
 		branches := []uint64{entry}
 		var lastData uint64  // gapsOn: the last data address the procedure's code named
 		var lastBound uint64 // gapsOn: the entries of the last range check (x86CmpBound)
+		var a64sw a64Switch  // gapsOn, arm64: the jump table being indexed
 		// arm: the code after a call is decoded last, once the rest of the
 		// procedure has shown which words its loads read as literal-pool
 		// data (the call may not return: bl __stack_chk_fail is followed
@@ -662,6 +663,15 @@ descend:
 				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
+				}
+				if gapsOn && img.arch == "arm64" && len(code) >= 4 {
+					a64sw.note(binary.LittleEndian.Uint32(code), it, img)
+					if it.flow == flowJump && it.indirect {
+						for _, t := range a64sw.targets(img, b.data, entry, procs) {
+							caseTarget[t] = true
+							branches = append(branches, t)
+						}
+					}
 				}
 				if gapsOn && img.arch != "arm64" {
 					if n, ok := x86CmpBound(code, img.arch == "x86_64"); ok {

@@ -1,0 +1,140 @@
+package builtin
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rea-re/rea/engine/internal/corpus"
+)
+
+// elfDiscCell is one build of TestELFNoUnwindDiscovery's matrix.
+type elfDiscCell struct {
+	arch, cc string
+	flags    []string
+	strip    string
+}
+
+var elfDiscCells = []elfDiscCell{
+	{"x86-64", "gcc", nil, "strip"},
+	{"x86-64", "clang", nil, "strip"},
+	{"i386", "i686-linux-gnu-gcc", nil, "i686-linux-gnu-strip"},
+	{"i386", "clang", []string{"--target=i686-linux-gnu"}, "i686-linux-gnu-strip"},
+	{"arm64", "aarch64-linux-gnu-gcc", nil, "aarch64-linux-gnu-strip"},
+	{"arm64", "clang", []string{"--target=aarch64-linux-gnu"}, "aarch64-linux-gnu-strip"},
+}
+
+// elfFuncStarts returns the STT_FUNC symbols of path that lie in
+// executable sections other than the PLT's, and a predicate of those
+// sections.
+func elfFuncStarts(t *testing.T, path string) (map[uint64]string, func(uint64) bool) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type rng struct{ lo, hi uint64 }
+	var code []rng
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR != 0 && !strings.HasPrefix(s.Name, ".plt") {
+			code = append(code, rng{s.Addr, s.Addr + s.Size})
+		}
+	}
+	in := func(a uint64) bool {
+		for _, r := range code {
+			if a >= r.lo && a < r.hi {
+				return true
+			}
+		}
+		return false
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[uint64]string{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF && in(s.Value) {
+			out[s.Value] = s.Name
+		}
+	}
+	return out, in
+}
+
+// elfDiscScore builds src (files in dir) with cell at opt without unwind
+// tables, strips it, and returns recall and precision of the stripped
+// image's procedure starts against the twin's function symbols.
+func elfDiscScore(t *testing.T, dir string, cell elfDiscCell, opt string, srcs []string) (recall, precision float64) {
+	t.Helper()
+	cc := needTool(t, cell.cc)
+	strip := needTool(t, cell.strip)
+	name := strings.ReplaceAll(fmt.Sprintf("%s-%s%s", cell.arch, filepath.Base(cc), opt), "/", "-")
+	full, stripped := filepath.Join(dir, name), filepath.Join(dir, name+"-s")
+	args := append(append([]string{}, cell.flags...), opt, "-w", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-o", full)
+	if err := run(dir, nil, cc, append(args, srcs...)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(dir, nil, strip, "-s", "-o", stripped, full); err != nil {
+		t.Fatal(err)
+	}
+	want, in := elfFuncStarts(t, full)
+	_, _, c := open(t, stripped)
+	got := procStarts(t, c)
+	hit := 0
+	for a, n := range want {
+		if got[a] {
+			hit++
+		} else {
+			t.Logf("missing %#x %s", a, n)
+		}
+	}
+	found, right := 0, 0
+	for a := range got {
+		if !in(a) {
+			continue
+		}
+		found++
+		if _, ok := want[a]; ok {
+			right++
+		} else {
+			t.Logf("procedure %#x is no function of the twin", a)
+		}
+	}
+	recall, precision = float64(hit)/float64(len(want)), float64(right)/float64(max(found, 1))
+	t.Logf("%s %s %s: recall %d/%d (%.4f), precision %d/%d (%.4f)", cell.arch, cell.cc, opt, hit, len(want), recall, right, found, precision)
+	return recall, precision
+}
+
+// TestELFNoUnwindDiscovery: the signature corpus built without unwind
+// tables and stripped, on x86-64, i386 and arm64 with gcc and clang at
+// -O0..-O3 (one cell under -short): ≥ 98% of the twin's function symbols
+// are procedure starts, and ≥ 99% of the procedure starts are function
+// symbols (issue 25 item 6).
+func TestELFNoUnwindDiscovery(t *testing.T) {
+	cells, levels := elfDiscCells, []string{"-O0", "-O1", "-O2", "-O3"}
+	if testing.Short() {
+		cells, levels = cells[:1], []string{"-O2"}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "corpus.c")
+	if err := os.WriteFile(src, []byte(corpus.Source()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cell := range cells {
+		for _, opt := range levels {
+			t.Run(cell.arch+"/"+filepath.Base(cell.cc)+opt, func(t *testing.T) {
+				r, p := elfDiscScore(t, dir, cell, opt, []string{src})
+				if r < 0.98 {
+					t.Errorf("recall %.4f < 0.98", r)
+				}
+				if p < 0.99 {
+					t.Errorf("precision %.4f < 0.99", p)
+				}
+			})
+		}
+	}
+}
