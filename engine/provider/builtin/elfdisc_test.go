@@ -72,7 +72,7 @@ func elfDiscScore(t *testing.T, dir string, cell elfDiscCell, opt string, srcs [
 	t.Helper()
 	cc := needTool(t, cell.cc)
 	strip := needTool(t, cell.strip)
-	name := strings.ReplaceAll(fmt.Sprintf("%s-%s%s", cell.arch, filepath.Base(cc), opt), "/", "-")
+	name := strings.ReplaceAll(fmt.Sprintf("%s-%s%s%s", cell.arch, filepath.Base(cc), strings.Join(cell.flags, ""), opt), "/", "-")
 	full, stripped := filepath.Join(dir, name), filepath.Join(dir, name+"-s")
 	args := append(append([]string{}, cell.flags...), opt, "-w", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-o", full)
 	if err := run(dir, nil, cc, append(args, srcs...)...); err != nil {
@@ -135,6 +135,52 @@ func TestELFNoUnwindDiscovery(t *testing.T) {
 					t.Errorf("precision %.4f < 0.99", p)
 				}
 			})
+		}
+	}
+}
+
+// TestELFNoUnwindMiniLua: a multi-file C program shaped like Lua
+// (testdata/minilua: luaL_Reg-like tables of static functions reached only
+// through them, callbacks passed to qsort and to its own sort, a state
+// holding function pointers, a dispatch loop with a switch), built without
+// unwind tables and stripped, position-independent and not (-no-pie: the
+// pointers are words of .data.rel.ro and .rodata, no relocation names
+// them), on the same matrix: recall ≥ 98% and precision ≥ 99%.
+func TestELFNoUnwindMiniLua(t *testing.T) {
+	srcs, err := filepath.Glob(filepath.Join("testdata", "minilua", "*.c"))
+	if err != nil || len(srcs) < 5 {
+		t.Fatalf("testdata/minilua: %v %v", srcs, err)
+	}
+	for i, s := range srcs {
+		if srcs[i], err = filepath.Abs(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cells, levels := elfDiscCells, []string{"-O0", "-O2", "-O3"}
+	if testing.Short() {
+		cells, levels = cells[:1], []string{"-O2"}
+	}
+	dir := t.TempDir()
+	for _, cell := range cells {
+		for _, pie := range []string{"-pie", "-no-pie"} {
+			for _, opt := range levels {
+				t.Run(cell.arch+"/"+filepath.Base(cell.cc)+pie+opt, func(t *testing.T) {
+					c := cell
+					c.flags = append(append([]string{}, cell.flags...), pie)
+					if pie == "-pie" {
+						c.flags = append(c.flags, "-fPIE")
+					} else {
+						c.flags = append(c.flags, "-fno-PIE")
+					}
+					r, p := elfDiscScore(t, dir, c, opt, srcs)
+					if r < 0.98 {
+						t.Errorf("recall %.4f < 0.98", r)
+					}
+					if p < 0.99 {
+						t.Errorf("precision %.4f < 0.99", p)
+					}
+				})
+			}
 		}
 	}
 }

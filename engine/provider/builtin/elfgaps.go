@@ -391,6 +391,21 @@ func i386TableOperand(code []byte) (int64, bool) {
 	return m.Disp, true
 }
 
+// x64JumpTable returns the address of the table an x86_64 `jmp
+// [disp+reg*8]` (no base register: an executable that is not
+// position-independent) reads, or false.
+func x64JumpTable(code []byte) (uint64, bool) {
+	in, err := x86asm.Decode(code, 64)
+	if err != nil || in.Op != x86asm.JMP {
+		return 0, false
+	}
+	m, ok := in.Args[0].(x86asm.Mem)
+	if !ok || m.Base != 0 || m.Index == 0 || m.Scale != 8 || m.Disp <= 0 {
+		return 0, false
+	}
+	return uint64(m.Disp), true
+}
+
 // x86CmpBound returns n+1 for a cmp or sub of a register or memory operand
 // and the immediate n (the range check before a jump table's `ja
 // default`: the table has n+1 entries).
@@ -424,10 +439,13 @@ func x86CmpBound(code []byte, is64 bool) (uint64, bool) {
 
 // a64Switch follows the arm64 instructions that index a jump table, as
 // gcc and clang emit them: cmp wN, #n (n+1 entries); adrp+add of the
-// table; a register-offset load of an entry (ldrb, ldrh: offsets in
-// instructions from a label adr takes, added with sxtb/sxth when signed;
-// ldrsw: byte offsets from the table); then br.
+// table into a register (clang hoists it out of a loop); a register-offset
+// load of an entry (ldrb, ldrh: offsets in instructions from a label adr
+// takes, added with sxtb/sxth when signed; ldrsw: byte offsets from the
+// table); then br. reg holds the addresses the procedure's code formed,
+// by register.
 type a64Switch struct {
+	reg                 [32]uint64
 	table, label, bound uint64
 	size                int // bytes per entry, 0: no load seen
 	signed, fromTable   bool
@@ -435,6 +453,7 @@ type a64Switch struct {
 
 // note records what the instruction w (decoded as it) tells of a table.
 func (s *a64Switch) note(w uint32, it insn, img *image) {
+	rd, rn := w&31, w>>5&31
 	switch {
 	case w&0x7f80001f == 0x7100001f: // cmp wN|xN, #imm (subs zr, …)
 		imm := uint64(w >> 10 & 0xfff)
@@ -446,27 +465,27 @@ func (s *a64Switch) note(w uint32, it insn, img *image) {
 			s.bound = imm + 1
 		}
 	case w&0x9f000000 == 0x10000000 && it.hasData: // adr
-		s.label = it.data
-	case it.hasData && it.flow == flowNone && !img.execAt(it.data):
-		s.table = it.data
+		s.reg[rd] = it.data
+	case w&0xff800000 == 0x91000000 && it.hasData: // add xD, xN, #lo12 of an adrp pair
+		s.reg[rd] = it.data
 	case w&0xffe00c00 == 0x38600800: // ldrb wT, [xB, xI…]
-		s.size, s.fromTable = 1, false
+		s.table, s.size, s.fromTable = s.reg[rn], 1, false
 	case w&0xffe00c00 == 0x78600800: // ldrh
-		s.size, s.fromTable = 2, false
+		s.table, s.size, s.fromTable = s.reg[rn], 2, false
 	case w&0xffe00c00 == 0xb8a00800: // ldrsw xT, [xB, xI, lsl #2]
-		s.size, s.fromTable, s.signed = 4, true, true
+		s.table, s.size, s.fromTable, s.signed = s.reg[rn], 4, true, true
 	case w&0xffe00000 == 0x8b200000: // add xD, xN, wM, <extend> #s
 		opt := w >> 13 & 7
-		s.signed = opt == 4 || opt == 5
+		s.signed, s.label = opt == 4 || opt == 5, s.reg[rn]
 	case w&0xff200000 == 0x8b000000: // add xD, xN, xM, lsl #s
-		s.signed = false
+		s.signed, s.label = false, s.reg[rn]
 	}
 }
 
 // targets reads the table the indirect branch of the procedure at entry
 // jumps through, bounded as switchTable's are.
 func (s *a64Switch) targets(img *image, data []byte, entry uint64, procs map[uint64]bool) []uint64 {
-	if s.size == 0 || s.table == 0 || s.bound == 0 || !s.fromTable && s.label == 0 || writableAt(img, s.table) {
+	if s.size == 0 || s.table == 0 || img.execAt(s.table) || s.bound == 0 || !s.fromTable && !img.execAt(s.label) || writableAt(img, s.table) {
 		return nil
 	}
 	var out []uint64

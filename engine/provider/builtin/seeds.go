@@ -688,6 +688,8 @@ descend:
 							base = it.data
 						} else if tab, ok := x86JumpTable(code); ok && img.arch == "x86" {
 							base = tab
+						} else if tab, ok := x64JumpTable(code); ok && img.arch == "x86_64" {
+							base = tab
 						}
 						if base != 0 && !writableAt(img, base) {
 							for _, t := range switchTable(img, b.data, base, entry, got, lastBound, procs) {
