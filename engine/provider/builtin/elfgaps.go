@@ -372,23 +372,47 @@ var i386LeaNops = [][]byte{
 	{0x2e, 0x8d, 0xb4, 0x26, 0, 0, 0, 0}, {0x2e, 0x8d, 0x74, 0x26, 0x00}, {0x8d, 0x74, 0x27, 0x00}, {0x8d, 0xb4, 0x27, 0, 0, 0, 0},
 }
 
-// i386TableOperand returns the displacement of an i386 mov or add whose
-// source is [base+index*4+disp] with a base register: position-independent
-// code reads its jump table so, the base holding the GOT address (clang
-// forms it with call/pop, which the decoder's PIC tracking does not follow).
-func i386TableOperand(code []byte) (int64, bool) {
-	if len(code) < 3 || code[0] != 0x8b && code[0] != 0x03 {
+// x86TableOperand returns the address of the jump table a mov or add
+// reads an entry of when its source is indexed: [disp+index*scale] with no
+// base is an absolute table (code that is not position-independent); on
+// i386, [base+index*scale+disp] with neither register the stack or frame
+// pointer is a table disp from the GOT (got; 0: unknown), whose address
+// position-independent code keeps in one of them (gcc -O0 scales the index
+// first: [eax+ebx-disp]; clang forms the GOT address with call/pop, which
+// the decoder's PIC tracking does not follow).
+func x86TableOperand(code []byte, is64 bool, got uint64) (uint64, bool) {
+	op := code
+	if is64 && len(op) > 0 && op[0]&0xf0 == 0x40 {
+		op = op[1:]
+	}
+	if len(op) < 3 || op[0] != 0x8b && op[0] != 0x03 && op[0] != 0x63 {
 		return 0, false
 	}
-	in, err := x86asm.Decode(code, 32)
-	if err != nil || in.Op != x86asm.MOV && in.Op != x86asm.ADD {
+	mode := 32
+	if is64 {
+		mode = 64
+	}
+	in, err := x86asm.Decode(code, mode)
+	if err != nil || in.Op != x86asm.MOV && in.Op != x86asm.ADD && in.Op != x86asm.MOVSXD {
 		return 0, false
 	}
 	m, ok := in.Args[1].(x86asm.Mem)
-	if !ok || m.Base == 0 || m.Base == x86asm.ESP || m.Base == x86asm.EBP || m.Index == 0 || m.Scale != 4 {
+	if !ok || m.Index == 0 || m.Segment != 0 {
 		return 0, false
 	}
-	return m.Disp, true
+	frame := func(r x86asm.Reg) bool {
+		return r == x86asm.ESP || r == x86asm.EBP || r == x86asm.RSP || r == x86asm.RBP
+	}
+	switch {
+	case m.Base == 0 && (m.Scale == 4 || m.Scale == 8) && m.Disp > 0:
+		if is64 {
+			return uint64(m.Disp), true
+		}
+		return uint64(uint32(m.Disp)), true
+	case !is64 && m.Base != 0 && got != 0 && !frame(m.Base) && !frame(m.Index):
+		return uint64(uint32(got + uint64(m.Disp))), true
+	}
+	return 0, false
 }
 
 // x64JumpTable returns the address of the table an x86_64 `jmp
@@ -448,14 +472,14 @@ type a64Switch struct {
 	reg                 [32]uint64
 	table, label, bound uint64
 	size                int // bytes per entry, 0: no load seen
-	signed, fromTable   bool
+	signed              bool
 }
 
 // note records what the instruction w (decoded as it) tells of a table.
 func (s *a64Switch) note(w uint32, it insn, img *image) {
 	rd, rn := w&31, w>>5&31
 	switch {
-	case w&0x7f80001f == 0x7100001f: // cmp wN|xN, #imm (subs zr, …)
+	case w&0x7f800000 == 0x71000000: // cmp wN|xN, #imm (subs zr, …) or subs into a register (clang -O0)
 		imm := uint64(w >> 10 & 0xfff)
 		if w&(1<<22) != 0 {
 			imm <<= 12
@@ -469,23 +493,27 @@ func (s *a64Switch) note(w uint32, it insn, img *image) {
 	case w&0xff800000 == 0x91000000 && it.hasData: // add xD, xN, #lo12 of an adrp pair
 		s.reg[rd] = it.data
 	case w&0xffe00c00 == 0x38600800: // ldrb wT, [xB, xI…]
-		s.table, s.size, s.fromTable = s.reg[rn], 1, false
+		s.table, s.size = s.reg[rn], 1
 	case w&0xffe00c00 == 0x78600800: // ldrh
-		s.table, s.size, s.fromTable = s.reg[rn], 2, false
+		s.table, s.size = s.reg[rn], 2
 	case w&0xffe00c00 == 0xb8a00800: // ldrsw xT, [xB, xI, lsl #2]
-		s.table, s.size, s.fromTable, s.signed = s.reg[rn], 4, true, true
+		s.table, s.size, s.signed = s.reg[rn], 4, true
 	case w&0xffe00000 == 0x8b200000: // add xD, xN, wM, <extend> #s
 		opt := w >> 13 & 7
 		s.signed, s.label = opt == 4 || opt == 5, s.reg[rn]
 	case w&0xff200000 == 0x8b000000: // add xD, xN, xM, lsl #s
-		s.signed, s.label = false, s.reg[rn]
+		s.signed, s.label = s.size == 4, s.reg[rn]
+	}
+	if (w&0x1f000000 == 0x11000000 || w&0x1f000000 == 0x0b000000) && rd != 31 &&
+		!(w&0xff800000 == 0x91000000 && it.hasData) && w&0xffe00000 != 0x8b200000 && w&0xff200000 != 0x8b000000 {
+		s.reg[rd] = 0 // any other add or sub overwrites its destination
 	}
 }
 
 // targets reads the table the indirect branch of the procedure at entry
 // jumps through, bounded as switchTable's are.
 func (s *a64Switch) targets(img *image, data []byte, entry uint64, procs map[uint64]bool) []uint64 {
-	if s.size == 0 || s.table == 0 || img.execAt(s.table) || s.bound == 0 || !s.fromTable && !img.execAt(s.label) || writableAt(img, s.table) {
+	if s.size == 0 || s.table == 0 || img.execAt(s.table) || s.bound == 0 || s.size < 4 && !img.execAt(s.label) || writableAt(img, s.table) {
 		return nil
 	}
 	var out []uint64
@@ -504,8 +532,13 @@ func (s *a64Switch) targets(img *image, data []byte, entry uint64, procs map[uin
 			v = uint64(binary.LittleEndian.Uint32(b))
 		}
 		var t uint64
-		if s.fromTable {
-			t = s.table + uint64(sext(v, 32))
+		if s.size == 4 {
+			// Offsets from an adr's label (clang -O0), else from the table.
+			base := s.table
+			if img.execAt(s.label) {
+				base = s.label
+			}
+			t = base + uint64(sext(v, 32))
 		} else {
 			off := v
 			if s.signed {

@@ -677,8 +677,8 @@ descend:
 					if n, ok := x86CmpBound(code, img.arch == "x86_64"); ok {
 						lastBound = n
 					}
-					if disp, ok := i386TableOperand(code); ok && got != 0 && img.arch == "x86" {
-						lastData = uint64(uint32(got + uint64(disp)))
+					if tab, ok := x86TableOperand(code, img.arch == "x86_64", got); ok {
+						lastData = tab
 					} else if it.hasData && it.flow == flowNone {
 						lastData = it.data
 					}
