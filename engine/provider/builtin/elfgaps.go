@@ -46,10 +46,11 @@ const (
 )
 
 // elfGapsOn reports whether the data and gap search runs for the image:
-// x86, x86_64 or arm64 ELF without a full symbol table whose FDEs cover
-// less than half of the code.
+// x86, x86_64 or arm64 ELF without a full symbol table or Go function
+// table whose FDEs cover less than half of the code.
 func elfGapsOn(img *image, symtab bool) bool {
-	if img.elf == nil || symtab {
+	if img.elf == nil || symtab || img.pcln != nil {
+		// A Go function table names every function already.
 		return false
 	}
 	switch img.arch {
