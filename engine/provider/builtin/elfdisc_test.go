@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,13 @@ func elfDiscScore(t *testing.T, dir string, cell elfDiscCell, opt string, srcs [
 		t.Fatal(err)
 	}
 	want, in := elfFuncStarts(t, full)
+	prof, err := New("v1").Profile(t.Context(), targetFor(t, stripped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if disc, _ := prof.Parameters["function_discovery"].([]any); !slices.Contains(disc, any("code-gaps")) {
+		t.Errorf("function_discovery %v lacks code-gaps", disc)
+	}
 	_, _, c := open(t, stripped)
 	got := procStarts(t, c)
 	hit := 0
