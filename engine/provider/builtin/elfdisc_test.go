@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,15 +156,7 @@ func TestELFNoUnwindDiscovery(t *testing.T) {
 // pointers are words of .data.rel.ro and .rodata, no relocation names
 // them), on the same matrix: recall ≥ 98% and precision ≥ 99%.
 func TestELFNoUnwindMiniLua(t *testing.T) {
-	srcs, err := filepath.Glob(filepath.Join("testdata", "minilua", "*.c"))
-	if err != nil || len(srcs) < 5 {
-		t.Fatalf("testdata/minilua: %v %v", srcs, err)
-	}
-	for i, s := range srcs {
-		if srcs[i], err = filepath.Abs(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	srcs := miniluaSources(t)
 	cells, levels := elfDiscCells, []string{"-O0", "-O2", "-O3"}
 	if testing.Short() {
 		cells, levels = cells[:1], []string{"-O2"}
@@ -191,4 +184,51 @@ func TestELFNoUnwindMiniLua(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzELFNoUnwind feeds the ELF parser mutations of stripped builds
+// without unwind tables (testdata/minilua, compiled at run time; a missing
+// compiler leaves its seed out), whose procedures come from the data and
+// gap search and the jump tables it reads (elfgaps.go): untrusted tables,
+// relocations and code may only make it find less.
+func FuzzELFNoUnwind(f *testing.F) {
+	srcs := miniluaSources(f)
+	dir := f.TempDir()
+	cells := elfDiscCells
+	if testing.Short() {
+		cells = cells[:1]
+	}
+	seeds := 0
+	for i, c := range cells {
+		cc, err := exec.LookPath(c.cc)
+		if err != nil {
+			continue
+		}
+		out := filepath.Join(dir, fmt.Sprintf("seed%d", i))
+		args := append(append([]string{}, c.flags...), "-O2", "-w", "-s", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-o", out)
+		if err := run(dir, nil, cc, append(args, srcs...)...); err != nil {
+			f.Fatalf("%s: %v", c.cc, err)
+		}
+		if b, err := os.ReadFile(out); err == nil {
+			f.Add(b)
+			seeds++
+		}
+	}
+	f.Logf("%d seeds compiled", seeds)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzFormat(t, data, openELF) })
+}
+
+// miniluaSources returns the absolute paths of testdata/minilua's C files.
+func miniluaSources(t testing.TB) []string {
+	t.Helper()
+	srcs, err := filepath.Glob(filepath.Join("testdata", "minilua", "*.c"))
+	if err != nil || len(srcs) < 5 {
+		t.Fatalf("testdata/minilua: %v %v", srcs, err)
+	}
+	for i, s := range srcs {
+		if srcs[i], err = filepath.Abs(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srcs
 }
