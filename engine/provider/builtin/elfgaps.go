@@ -157,83 +157,103 @@ func gapPadLen(img *image, code []byte) int {
 // at a procedure start), up to the first return or unconditional jump
 // within maxGapProbeELF instructions.
 func elfProbe(img *image, data []byte, d *decoder, a uint64, spans decodedSpans, procs map[uint64]bool) bool {
+	ok, _ := elfProbeN(img, data, d, a, spans, procs)
+	return ok
+}
+
+// elfProbeN is elfProbe, also returning the instructions it decoded.
+func elfProbeN(img *image, data []byte, d *decoder, a uint64, spans decodedSpans, procs map[uint64]bool) (bool, int) {
 	d.reset()
 	for k := 0; k < maxGapProbeELF; k++ {
 		code, ok := execCode(img, data, a)
 		if !ok {
-			return false
+			return false, k + 1
 		}
 		if k == 0 && gapPadLen(img, code) > 0 {
-			return false
+			return false, k + 1
 		}
 		it := d.decode(code, a, false)
 		if it.bad || it.flow == flowStop || it.n == 0 {
-			return false
+			return false, k + 1
 		}
 		if it.hasTarget {
 			if !img.execAt(it.target) {
-				return false
+				return false, k + 1
 			}
 			if it.flow != flowCall && spans.contains(it.target) && !procs[it.target] {
-				return false
+				return false, k + 1
 			}
 		}
 		if it.flow == flowRet || it.flow == flowJump {
-			return true
+			return true, k + 1
 		}
 		a += uint64(it.n)
 	}
-	return false
+	return false, maxGapProbeELF
 }
 
 // elfGapStarts returns one round of the gap search (see above): the first
 // instruction past padding of each undecoded gap of the executable
 // sections that elfProbe accepts and that is no case target; tried holds
 // the starts probed in earlier rounds, budget the probes' instructions.
-func elfGapStarts(img *image, data []byte, spans decodedSpans, procs, caseTarget, tried map[uint64]bool, budget *int) []uint64 {
+// With from, only the gaps that begin at those addresses (where the code
+// decoded since the last round ends) are searched: every other gap's
+// start was probed in an earlier round.
+func elfGapStarts(img *image, data []byte, spans decodedSpans, from []uint64, procs, caseTarget, tried map[uint64]bool, budget *int) []uint64 {
 	d := newDecoder(img)
 	var out []uint64
+	probe := func(cur uint64) {
+		if spans.contains(cur) || *budget <= 0 {
+			return
+		}
+		code, ok := execCode(img, data, cur)
+		if !ok {
+			return
+		}
+		gEnd := cur + uint64(len(code))
+		if k := spanAfter(spans, cur); k < len(spans) {
+			gEnd = min(gEnd, spans[k].start)
+		}
+		a := cur
+		for a < gEnd {
+			c, ok := execCode(img, data, a)
+			if !ok {
+				return
+			}
+			n := gapPadLen(img, c[:min(uint64(len(c)), gEnd-a)])
+			if n == 0 {
+				break
+			}
+			a += uint64(n)
+		}
+		// A start refused once is not probed again: the code decoded
+		// since only adds spans a probe may not branch into.
+		if a >= gEnd || tried[a] || img.inPLT(a) || procs[a] || caseTarget[a] || img.arch == "arm64" && a&3 != 0 {
+			return
+		}
+		tried[a] = true
+		ok, n := elfProbeN(img, data, d, a, spans, procs)
+		*budget -= n
+		if ok {
+			out = append(out, a)
+		}
+	}
+	if from != nil {
+		for _, a := range from {
+			probe(a)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
 	for i := range img.sections {
 		s := &img.sections[i]
 		if !s.mapped || !s.x || s.fsize == 0 {
 			continue
 		}
-		cur, end := s.addr, s.addr+min(s.size, s.fsize)
-		for cur < end && *budget > 0 {
-			// Skip decoded code.
-			for spans.contains(cur) && cur < end {
-				k := spanAt(spans, cur)
-				cur = spans[k].end
-			}
-			if cur >= end {
-				break
-			}
-			gEnd := end
-			if k := spanAfter(spans, cur); k < len(spans) && spans[k].start < end {
-				gEnd = spans[k].start
-			}
-			a := cur
-			for a < gEnd {
-				code, ok := execCode(img, data, a)
-				if !ok {
-					break
-				}
-				n := gapPadLen(img, code[:min(uint64(len(code)), gEnd-a)])
-				if n == 0 {
-					break
-				}
-				a += uint64(n)
-			}
-			// A start refused once is not probed again: the code decoded
-			// since only adds spans a probe may not branch into.
-			if a < gEnd && !tried[a] && !img.inPLT(a) && !procs[a] && !caseTarget[a] && (img.arch != "arm64" || a&3 == 0) {
-				tried[a] = true
-				*budget -= maxGapProbeELF
-				if elfProbe(img, data, d, a, spans, procs) {
-					out = append(out, a)
-				}
-			}
-			cur = gEnd
+		end := s.addr + min(s.size, s.fsize)
+		probe(s.addr)
+		for k := spanAfter(spans, s.addr); k < len(spans) && spans[k].end < end && *budget > 0; k++ {
+			probe(spans[k].end)
 		}
 	}
 	return out

@@ -489,6 +489,7 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	dataSeeded, gapRounds := false, 0
 	gapBudget := maxInsns * 4     // gapsOn: the instructions the gap probes may decode
 	gapTried := map[uint64]bool{} // gapsOn: the gap starts probed
+	gapMark := 0                  // gapsOn: covered[gapMark:] was decoded since the last round
 	budget := maxInsns
 	byCall := map[uint64]bool{} // arm: procedures only a call made
 	fall := map[uint64]bool{}   // arm: addresses decoded code falls through to
@@ -898,11 +899,19 @@ descend:
 			goto descend
 		}
 	}
-	if gapsOn && gapRounds < maxGapRoundsELF && gapBudget > 0 && budget > 0 && len(done) < maxProcs {
+	if gapsOn && gapRounds < max(maxGapRoundsELF, maxProcs) && gapBudget > 0 && budget > 0 && len(done) < maxProcs {
 		// Then discovery through data and gaps (elfgaps.go), a round at
 		// a time, each round's starts descended before the next.
+		var from []uint64 // the ends of the code decoded since the last round
+		if gapRounds > 0 {
+			from = make([]uint64, 0, len(covered)-gapMark)
+			for _, r := range covered[gapMark:] {
+				from = append(from, r.end)
+			}
+		}
 		spans := mergeSpans(append(covered, info.fdes...))
 		covered = []codeRange(spans)
+		gapMark = len(covered)
 		var starts []uint64
 		d := newDecoder(img)
 		if !dataSeeded {
@@ -915,9 +924,9 @@ descend:
 		}
 		if len(starts) == 0 {
 			gapRounds++
-			starts = elfGapStarts(img, b.data, spans, procs, caseTarget, gapTried, &gapBudget)
-			if gapRounds == maxGapRoundsELF || gapBudget <= 0 {
-				b.limit(fmt.Sprintf("the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", maxGapRoundsELF, maxInsns*4))
+			starts = elfGapStarts(img, b.data, spans, from, procs, caseTarget, gapTried, &gapBudget)
+			if gapRounds == max(maxGapRoundsELF, maxProcs) || gapBudget <= 0 {
+				b.limit(fmt.Sprintf("the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", max(maxGapRoundsELF, maxProcs), maxInsns*4))
 			}
 		}
 		for _, t := range starts {
