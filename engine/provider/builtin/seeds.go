@@ -55,6 +55,12 @@ import (
 //   - "code-gaps" (stripped images only): the code the descent left
 //     undecoded, searched a round at a time (armgaps.go).
 //
+// x86, x86_64 and arm64 ELF without a full symbol table, Go function table
+// or unwind tables for most of the code add "code-gaps" (elfgaps.go): the
+// descent reads the jump tables it meets, then code pointers that
+// relocations and data hold and the code left undecoded seed more
+// procedures, a round at a time.
+//
 // New procedures are named sub_<hex>, source analysis, with no size.
 
 // armJump is a direct jump of arm code at site to target, in Thumb code
