@@ -17,18 +17,19 @@ import (
 // When the image has no full symbol table and its FDEs cover less than
 // half of its code, after the descent (seeds.go):
 //
-//   - the code addresses data holds seed procedures: the targets of
+//   - the code addresses relocations store seed procedures: the targets of
 //     R_*_RELATIVE relocations, and of symbol relocations (R_X86_64_64,
-//     GLOB_DAT, R_386_32, R_AARCH64_ABS64) to defined symbols; in an
-//     executable that is not position-independent (no relocations to read)
-//     every aligned pointer-sized word of the non-executable sections that
-//     points into code;
+//     GLOB_DAT, R_386_32, R_AARCH64_ABS64) to defined symbols;
 //   - then the code no descent decoded is searched a round at a time: in
 //     each undecoded gap of an executable section, past padding (nops,
 //     int3, zero fill), the first instruction is a procedure when the code
 //     from it decodes cleanly to a return or jump (elfProbe). Each round's
 //     starts are descended before the next round, so a gap begins where
-//     the code before it ends.
+//     the code before it ends;
+//   - last, in an executable that is not position-independent (no
+//     R_*_RELATIVE relocation), every aligned pointer-sized word of the
+//     non-executable sections that points into code not yet decoded
+//     (elfDataWords), then the gaps again.
 //
 // Every seed must decode cleanly and lie outside the code decoded so far.
 // Jump-table targets would look like gaps' starts: the descent reads the
@@ -65,13 +66,17 @@ func elfGapsOn(img *image, symtab bool) bool {
 	return fde < codeBytes(img)/2
 }
 
-// elfDataPointers returns the code addresses data holds (see above).
-func elfDataPointers(img *image, data []byte, syms func(uint32) (uint64, bool)) []uint64 {
+// elfRelocPointers returns the code addresses relocations store (see
+// above), and whether the image has any R_*_RELATIVE relocation (a
+// position-independent image, whose pointers they all are).
+func elfRelocPointers(img *image, data []byte, syms func(uint32) (uint64, bool)) ([]uint64, bool) {
 	var out []uint64
+	relative := false
 	_ = eachDynReloc(img, data, func(dr dynReloc, rela bool) (bool, error) {
 		var v uint64
 		switch relocKind(img.elf.machine, dr.typ) {
 		case relocRelative:
+			relative = true
 			v = uint64(dr.addend)
 			if !rela {
 				w, ok := elfWordAt(img, data, dr.off)
@@ -94,28 +99,37 @@ func elfDataPointers(img *image, data []byte, syms func(uint32) (uint64, bool)) 
 		}
 		return len(out) < maxSeedProcs, nil
 	})
-	if len(img.elf.relocs) == 0 {
-		w := uint64(4)
-		if img.is64 {
-			w = 8
+	slices.Sort(out)
+	return slices.Compact(out), relative
+}
+
+// elfDataWords returns the aligned pointer-sized words of the mapped
+// non-executable sections that point into code: the function pointers of
+// an executable that is not position-independent, where no relocation
+// names them. Absolute jump tables are such words too: they are read
+// last, once the descent and the gap search have decoded the procedures
+// whose switches index them (case targets then lie in decoded code).
+func elfDataWords(img *image, data []byte) []uint64 {
+	var out []uint64
+	w := uint64(4)
+	if img.is64 {
+		w = 8
+	}
+	for i := range img.sections {
+		s := &img.sections[i]
+		if !s.mapped || s.x || s.fsize == 0 || s.off >= uint64(len(data)) {
+			continue
 		}
-		for i := range img.sections {
-			s := &img.sections[i]
-			if !s.mapped || s.x || s.fsize == 0 || s.off >= uint64(len(data)) {
-				continue
+		end := min(satAdd(s.off, min(s.size, s.fsize)), uint64(len(data)))
+		for o := s.off + (w-s.addr%w)%w; o+w <= end && len(out) < maxSeedProcs; o += w {
+			var v uint64
+			if w == 8 {
+				v = img.bo.Uint64(data[o:])
+			} else {
+				v = uint64(img.bo.Uint32(data[o:]))
 			}
-			end := min(satAdd(s.off, min(s.size, s.fsize)), uint64(len(data)))
-			o := s.off + (w-s.addr%w)%w
-			for ; o+w <= end && len(out) < maxSeedProcs; o += w {
-				var v uint64
-				if w == 8 {
-					v = img.bo.Uint64(data[o:])
-				} else {
-					v = uint64(img.bo.Uint32(data[o:]))
-				}
-				if v != 0 && img.execAt(v) && !img.inPLT(v) {
-					out = append(out, v)
-				}
+			if v != 0 && img.execAt(v) && !img.inPLT(v) {
+				out = append(out, v)
 			}
 		}
 	}

@@ -493,9 +493,10 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 		got = elfGOT(img)
 	}
 	dataSeeded, gapRounds := false, 0
-	gapBudget := maxInsns * 4     // gapsOn: the instructions the gap probes may decode
-	gapTried := map[uint64]bool{} // gapsOn: the gap starts probed
-	gapMark := 0                  // gapsOn: covered[gapMark:] was decoded since the last round
+	pie, wordsSeeded := false, false // gapsOn: R_*_RELATIVE relocations exist; data words were read
+	gapBudget := maxInsns * 4        // gapsOn: the instructions the gap probes may decode
+	gapTried := map[uint64]bool{}    // gapsOn: the gap starts probed
+	gapMark := 0                     // gapsOn: covered[gapMark:] was decoded since the last round
 	budget := maxInsns
 	byCall := map[uint64]bool{} // arm: procedures only a call made
 	fall := map[uint64]bool{}   // arm: addresses decoded code falls through to
@@ -920,17 +921,26 @@ descend:
 		gapMark = len(covered)
 		var starts []uint64
 		d := newDecoder(img)
-		if !dataSeeded {
-			dataSeeded = true
-			for _, t := range elfDataPointers(img, b.data, elfDynSymValue(img, b.data)) {
+		seed := func(ptrs []uint64) {
+			for _, t := range ptrs {
 				if !procs[t] && !caseTarget[t] && !spans.contains(t) && elfProbe(img, b.data, d, t, spans, procs) {
 					starts = append(starts, t)
 				}
 			}
 		}
+		if !dataSeeded {
+			dataSeeded = true
+			var ptrs []uint64
+			ptrs, pie = elfRelocPointers(img, b.data, elfDynSymValue(img, b.data))
+			seed(ptrs)
+		}
 		if len(starts) == 0 {
 			gapRounds++
 			starts = elfGapStarts(img, b.data, spans, from, procs, caseTarget, gapTried, &gapBudget)
+			if len(starts) == 0 && !pie && !wordsSeeded {
+				wordsSeeded = true
+				seed(elfDataWords(img, b.data))
+			}
 			if gapRounds == max(maxGapRoundsELF, maxProcs) || gapBudget <= 0 {
 				b.limit(fmt.Sprintf("the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", max(maxGapRoundsELF, maxProcs), maxInsns*4))
 			}
