@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"debug/elf"
+	"slices"
 )
 
 // Naming main where no symbol does (a stripped executable). The start code
@@ -90,10 +91,21 @@ func addMainDiscovery(img *image, data []byte) {
 			src = "start-code"
 		}
 	}
-	if src == "" {
+	// x86, x86_64 and arm64 ELF without symbols or unwind tables search
+	// data and gaps after the descent (elfgaps.go), now that the Go
+	// function table, which turns that search off, is known.
+	gaps := img.elf != nil && img.elf.callTargets &&
+		elfGapsOn(img, slices.ContainsFunc(img.elf.tables, func(t symbolTable) bool { return !t.dynamic }))
+	if src == "" && !gaps {
 		return
 	}
-	used := map[string]bool{src: true}
+	used := map[string]bool{}
+	if src != "" {
+		used[src] = true
+	}
+	if gaps {
+		used["code-gaps"] = true
+	}
 	for _, s := range img.discovery {
 		used[s] = true
 	}

@@ -55,6 +55,12 @@ import (
 //   - "code-gaps" (stripped images only): the code the descent left
 //     undecoded, searched a round at a time (armgaps.go).
 //
+// x86, x86_64 and arm64 ELF without a full symbol table, Go function table
+// or unwind tables for most of the code add "code-gaps" (elfgaps.go): the
+// descent reads the jump tables it meets, then code pointers that
+// relocations and data hold and the code left undecoded seed more
+// procedures, a round at a time.
+//
 // New procedures are named sub_<hex>, source analysis, with no size.
 
 // armJump is a direct jump of arm code at site to target, in Thumb code
@@ -474,10 +480,23 @@ func addSeedProcs(img *image, b *symBuilder, mains []uint64) error {
 	// its bounds grow with the code: one Thumb instruction per 2 bytes, one
 	// procedure per 16.
 	maxInsns, maxProcs := maxSeedInsns, maxSeedProcs
-	if arm {
+	// x86, x86_64 and arm64 without unwind tables or symbols search data
+	// and gaps (elfgaps.go): their bounds grow with the code as arm's do.
+	gapsOn := !arm && elfGapsOn(img, symtab)
+	if arm || gapsOn {
 		n := codeBytes(img)
 		maxInsns, maxProcs = max(maxInsns, int(min(n/2, 1<<26))), max(maxProcs, int(min(n/16, 1<<22)))
 	}
+	caseTarget := map[uint64]bool{} // gapsOn: the targets of the jump tables read
+	var got uint64                  // gapsOn, i386: the GOT register's value
+	if gapsOn && img.arch == "x86" {
+		got = elfGOT(img)
+	}
+	dataSeeded, gapRounds := false, 0
+	pie, wordsSeeded := false, false // gapsOn: R_*_RELATIVE relocations exist; data words were read
+	gapBudget := maxInsns * 4        // gapsOn: the instructions the gap probes may decode
+	gapTried := map[uint64]bool{}    // gapsOn: the gap starts probed
+	gapMark := 0                     // gapsOn: covered[gapMark:] was decoded since the last round
 	budget := maxInsns
 	byCall := map[uint64]bool{} // arm: procedures only a call made
 	fall := map[uint64]bool{}   // arm: addresses decoded code falls through to
@@ -605,6 +624,9 @@ descend:
 		}
 		seen := map[uint64]bool{}
 		branches := []uint64{entry}
+		var lastData uint64  // gapsOn: the last data address the procedure's code named
+		var lastBound uint64 // gapsOn: the entries of the last range check (x86CmpBound)
+		var a64sw a64Switch  // gapsOn, arm64: the jump table being indexed
 		// arm: the code after a call is decoded last, once the rest of the
 		// procedure has shown which words its loads read as literal-pool
 		// data (the call may not return: bl __stack_chk_fail is followed
@@ -649,6 +671,41 @@ descend:
 				}
 				if !arm { // unwindCallTargets' input; it does not run for arm
 					covered = append(covered, codeRange{a, a + uint64(it.n)})
+				}
+				if gapsOn && img.arch == "arm64" && len(code) >= 4 {
+					a64sw.note(binary.LittleEndian.Uint32(code), it, img)
+					if it.flow == flowJump && it.indirect {
+						for _, t := range a64sw.targets(img, b.data, entry, procs) {
+							caseTarget[t] = true
+							branches = append(branches, t)
+						}
+					}
+				}
+				if gapsOn && img.arch != "arm64" {
+					if n, ok := x86CmpBound(code, img.arch == "x86_64"); ok {
+						lastBound = n
+					}
+					if tab, ok := x86TableOperand(code, img.arch == "x86_64", got); ok {
+						lastData = tab
+					} else if it.hasData && it.flow == flowNone {
+						lastData = it.data
+					}
+					if it.flow == flowJump && it.indirect {
+						base := lastData
+						if it.hasData {
+							base = it.data
+						} else if tab, ok := x86JumpTable(code); ok && img.arch == "x86" {
+							base = tab
+						} else if tab, ok := x64JumpTable(code); ok && img.arch == "x86_64" {
+							base = tab
+						}
+						if base != 0 && !writableAt(img, base) {
+							for _, t := range switchTable(img, b.data, base, entry, got, lastBound, procs) {
+								caseTarget[t] = true
+								branches = append(branches, t)
+							}
+						}
+					}
 				}
 				if t, tthumb, end, ok := thumbVeneer(img, b.data, a); ok && mode {
 					// A Thumb-to-ARM veneer: a tail call in the other mode.
@@ -846,6 +903,55 @@ descend:
 			work = append(work, t)
 		}
 		if more() {
+			goto descend
+		}
+	}
+	if gapsOn && gapRounds < max(maxGapRoundsELF, maxProcs) && gapBudget > 0 && budget > 0 && len(done) < maxProcs {
+		// Then discovery through data and gaps (elfgaps.go), a round at
+		// a time, each round's starts descended before the next.
+		var from []uint64 // the ends of the code decoded since the last round
+		if gapRounds > 0 {
+			from = make([]uint64, 0, len(covered)-gapMark)
+			for _, r := range covered[gapMark:] {
+				from = append(from, r.end)
+			}
+		}
+		spans := mergeSpans(append(covered, info.fdes...))
+		covered = []codeRange(spans)
+		gapMark = len(covered)
+		var starts []uint64
+		d := newDecoder(img)
+		seed := func(ptrs []uint64) {
+			for _, t := range ptrs {
+				if !procs[t] && !caseTarget[t] && !spans.contains(t) && elfProbe(img, b.data, d, t, spans, procs) {
+					starts = append(starts, t)
+				}
+			}
+		}
+		if !dataSeeded {
+			dataSeeded = true
+			var ptrs []uint64
+			ptrs, pie = elfRelocPointers(img, b.data, elfDynSymValue(img, b.data))
+			seed(ptrs)
+		}
+		if len(starts) == 0 {
+			gapRounds++
+			starts = elfGapStarts(img, b.data, spans, from, procs, caseTarget, gapTried, &gapBudget)
+			if len(starts) == 0 && !pie && !wordsSeeded {
+				wordsSeeded = true
+				seed(elfDataWords(img, b.data))
+			}
+			if gapRounds == max(maxGapRoundsELF, maxProcs) || gapBudget <= 0 {
+				b.limit(fmt.Sprintf("the search of code no call reaches stopped at its bound (%d rounds, %d instructions probed): functions only it would find may be missing", max(maxGapRoundsELF, maxProcs), maxInsns*4))
+			}
+		}
+		for _, t := range starts {
+			if !procs[t] {
+				add(t, false, false)
+			}
+			work = append(work, t)
+		}
+		if len(starts) > 0 && more() {
 			goto descend
 		}
 	}
