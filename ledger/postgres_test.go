@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -196,11 +195,7 @@ func TestPostgresConnectionLostEveryTime(t *testing.T) {
 // verifies without a gap. Needs REA_TEST_POSTGRES_RESTART (.ci/postgres.sh
 // prints it).
 func TestPostgresServerRestartWhileAppending(t *testing.T) {
-	loc := freshPostgres(t)
-	restart := os.Getenv("REA_TEST_POSTGRES_RESTART")
-	if restart == "" {
-		testkit.SkipOrFail(t, "REA_TEST_POSTGRES_RESTART is not set (.ci/postgres.sh start prints it)")
-	}
+	loc, restart := testkit.PostgresRestart(t) // the cluster alone: the restart cuts every connection
 	const writers = 4
 	handles := make([]*Ledger, writers)
 	for i := range handles {

@@ -3,5 +3,5 @@
 package testkit
 
 // lockFile does not lock where flock is unavailable; the tests that install
-// the packer run on Linux.
-func lockFile(string) (func(), error) { return func() {}, nil }
+// the packer and share a PostgreSQL cluster run on Linux.
+func lockFile(string, bool) (func(), error) { return func() {}, nil }

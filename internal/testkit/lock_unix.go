@@ -7,15 +7,19 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on path, shared by every process
-// that locks the same file; the returned func releases it.
-func lockFile(path string) (func(), error) {
+// lockFile takes an advisory lock on path, exclusive or shared, seen by
+// every process that locks the same file; the returned func releases it.
+func lockFile(path string, exclusive bool) (func(), error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = syscall.Flock(int(f.Fd()), how)
 		if err != syscall.EINTR {
 			break
 		}

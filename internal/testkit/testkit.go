@@ -103,7 +103,7 @@ func (p *npmPackage) install() (string, error) {
 	}
 	// Test binaries of several packages run at once and share the prefix;
 	// the lock keeps two npm installs from writing it together.
-	unlock, err := lockFile(filepath.Join(prefix, ".rea-install.lock"))
+	unlock, err := lockFile(filepath.Join(prefix, ".rea-install.lock"), true)
 	if err != nil {
 		return "", fmt.Errorf("installing %s: %w", p.spec, err)
 	}
@@ -285,11 +285,39 @@ func CompileC(t testing.TB, dir, name, source string, flags ...string) string {
 // starts a private cluster and prints it, and .ci/run exports it.
 const EnvPostgresURL = "REA_TEST_POSTGRES_URL"
 
+// EnvPostgresRestart names the command that restarts the test cluster
+// (`pg_ctl restart -m fast`); `.ci/postgres.sh start DIR` prints it.
+const EnvPostgresRestart = "REA_TEST_POSTGRES_RESTART"
+
 // PostgresURL returns the URL of a new, empty schema of the test database
 // (search_path set in the URL), dropped when the test ends. It skips the
 // test (fails it under RequireAll) when EnvPostgresURL is unset. The URL
 // carries the test cluster's password: never print it.
+//
+// Every package's tests share the one cluster and go test runs packages at
+// the same time, so a test that restarts the server would cut another
+// package's connections mid-test. A test holds a shared lock on a file
+// named for the cluster from here to its end; PostgresRestart holds it
+// exclusively.
 func PostgresURL(t testing.TB) string {
+	t.Helper()
+	return postgresSchema(t, false)
+}
+
+// PostgresRestart is PostgresURL for a test that restarts the server: it
+// waits until no other test (of any process) uses the cluster and keeps
+// them waiting until it ends, and it returns the restart command too. It
+// skips (fails under RequireAll) when either variable is unset.
+func PostgresRestart(t testing.TB) (dbURL, restart string) {
+	t.Helper()
+	restart = os.Getenv(EnvPostgresRestart)
+	if restart == "" {
+		SkipOrFail(t, EnvPostgresRestart+" is not set (.ci/postgres.sh start prints it)")
+	}
+	return postgresSchema(t, true), restart
+}
+
+func postgresSchema(t testing.TB, exclusive bool) string {
 	t.Helper()
 	base := os.Getenv(EnvPostgresURL)
 	if base == "" {
@@ -300,6 +328,14 @@ func PostgresURL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("%s does not parse as a URL", EnvPostgresURL)
 	}
+	// The lock file is named by a digest of the URL (never the URL: it
+	// holds the password).
+	sum := sha256.Sum256([]byte(base))
+	unlock, err := lockFile(filepath.Join(os.TempDir(), "rea-test-postgres-"+hex.EncodeToString(sum[:8])+".lock"), exclusive)
+	if err != nil {
+		t.Fatalf("lock the PostgreSQL test cluster: %v", err)
+	}
+	t.Cleanup(unlock) // registered first: runs after the schema is dropped
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	schema := "rea_t_" + hex.EncodeToString(rnd[:])

@@ -29,7 +29,7 @@ func TestOnlyTestsImport(t *testing.T) {
 // TestLockFileExcludes: a second holder waits until the first releases.
 func TestLockFileExcludes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lock")
-	unlock, err := lockFile(path)
+	unlock, err := lockFile(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestLockFileExcludes(t *testing.T) {
 	released := false
 	done := make(chan bool)
 	go func() {
-		u, err := lockFile(path)
+		u, err := lockFile(path, true)
 		if err != nil {
 			t.Error(err)
 			done <- false
@@ -55,6 +55,47 @@ func TestLockFileExcludes(t *testing.T) {
 	unlock()
 	if !<-done {
 		t.Fatal("second lock taken while the first was held")
+	}
+}
+
+// TestLockFileShared: shared holders coexist (two in one goroutine would
+// hang otherwise), and an exclusive one waits until both have released —
+// how the PostgreSQL tests of several packages share the one cluster while
+// a restarting test has it alone.
+func TestLockFileShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	var unlocks []func()
+	for range 2 {
+		u, err := lockFile(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlocks = append(unlocks, u)
+	}
+	var mu sync.Mutex
+	released := 0
+	done := make(chan int)
+	go func() {
+		u, err := lockFile(path, true)
+		if err != nil {
+			t.Error(err)
+			done <- -1
+			return
+		}
+		mu.Lock()
+		n := released
+		mu.Unlock()
+		u()
+		done <- n
+	}()
+	for _, u := range unlocks {
+		mu.Lock()
+		released++
+		mu.Unlock()
+		u()
+	}
+	if n := <-done; n != 2 {
+		t.Fatalf("exclusive lock taken with %d of 2 shared holders released", n)
 	}
 }
 
