@@ -113,27 +113,10 @@ func resolveCall(f *Func, b *Block, target *Value, img Image, opt Options, ai *a
 		return IndirectCall{}, ReasonBoundTooLarge, fmt.Sprintf("%d entries", rng.hi-rng.lo+1)
 	}
 	c := IndirectCall{First: rng.lo}
-	for i := rng.lo; ; i++ {
-		ev.reset(idx, i)
-		addr, ok := ev.eval(tl.load.Args[0])
-		if !ok {
-			return IndirectCall{}, ReasonTableMemory, fmt.Sprintf("index %d", i)
-		}
-		if i == rng.lo {
-			c.Slot = addr
-		}
-		tgt, ok := ev.eval(target)
-		if !ok {
-			return IndirectCall{}, ReasonTableMemory, fmt.Sprintf("entry at %#x", addr)
-		}
-		tgt &= mask(w)
-		if !img.Executable(tgt) {
-			return IndirectCall{}, ReasonTargetOutside, fmt.Sprintf("index %d → %#x", i, tgt)
-		}
-		c.Targets = append(c.Targets, tgt)
-		if i == rng.hi {
-			break
-		}
+	var reason, detail string
+	c.Slot, c.Targets, reason, detail = readTable(ev, idx, rng, tl.load, target, w, img.Executable)
+	if reason != "" {
+		return IndirectCall{}, reason, detail
 	}
 	return c, "", ""
 }

@@ -76,20 +76,7 @@ func TestIndirectCallsMatrix(t *testing.T) {
 				testkit.SkipOrFail(t, skip)
 			}
 			testkit.Need(t, c.arch.objdump)
-			ef, err := elf.Open(stripped)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ef.Close()
-			df, err := elf.Open(debug)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer df.Close()
-			img, err := newELFImage(ef)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ef, df, img := openTwins(t, stripped, debug)
 			syms := funcSyms(df)
 			resolved, present, candidates := 0, 0, 0
 			for _, name := range []string{"call_tab", "call_op", "call_got"} {

@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"debug/elf"
 	"testing"
 
 	"github.com/rea-re/rea/engine/lift"
@@ -21,20 +20,7 @@ func BenchmarkResolveProcedure(b *testing.B) {
 	if skip != "" {
 		b.Skip(skip)
 	}
-	ef, err := elf.Open(stripped)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ef.Close()
-	df, err := elf.Open(debug)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer df.Close()
-	img, err := newELFImage(ef)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ef, df, img := openTwins(b, stripped, debug)
 	syms := funcSyms(df)
 	_, _, funcs := switchSource()
 	type proc struct {

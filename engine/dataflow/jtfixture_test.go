@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/rea-re/rea/engine/abi"
 	"io"
 	"os"
 	"os/exec"
@@ -16,7 +15,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 
+	"github.com/rea-re/rea/engine/abi"
 	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lift/arm64"
 	"github.com/rea-re/rea/engine/lift/x86"
@@ -30,6 +31,25 @@ import (
 
 // arm64Arch is AAPCS64 as the arm64 lifter names the registers.
 var arm64Arch = ArchFor(abi.AAPCS64())
+
+// openTwins opens a fixture's stripped file, its -g twin and the stripped
+// one's image; both files close when the test ends.
+func openTwins(tb testing.TB, stripped, debug string) (ef, df *elf.File, img *elfImage) {
+	tb.Helper()
+	ef, err := elf.Open(stripped)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ef.Close() })
+	if df, err = elf.Open(debug); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { df.Close() })
+	if img, err = newELFImage(ef); err != nil {
+		tb.Fatal(err)
+	}
+	return ef, df, img
+}
 
 // elfImage is an ELF file's loaded sections, with RELATIVE relocations
 // applied and the GOT slots' symbols named.

@@ -222,29 +222,12 @@ func resolveJump(f *Func, jb *Block, target *Value, img Image, opt Options, ai *
 	if count >= uint64(opt.MaxEntries) {
 		return JumpTable{}, ReasonBoundTooLarge, fmt.Sprintf("%d entries", count+1)
 	}
-	t := JumpTable{First: rng.lo, EntrySize: int(tl.load.Width / 8), Targets: make([]uint64, 0, count+1)}
+	t := JumpTable{First: rng.lo, EntrySize: int(tl.load.Width / 8)}
 	w := f.Arch.PtrWidth
-	for i := rng.lo; ; i++ {
-		ev.reset(idx, i)
-		addr, ok := ev.eval(tl.load.Args[0])
-		if !ok {
-			return JumpTable{}, ReasonTableMemory, fmt.Sprintf("index %d", i)
-		}
-		if i == rng.lo {
-			t.Table = addr
-		}
-		tgt, ok := ev.eval(target)
-		if !ok {
-			return JumpTable{}, ReasonTableMemory, fmt.Sprintf("entry at %#x", addr)
-		}
-		tgt &= mask(w)
-		if !inCode(img, opt, tgt) {
-			return JumpTable{}, ReasonTargetOutside, fmt.Sprintf("index %d → %#x", i, tgt)
-		}
-		t.Targets = append(t.Targets, tgt)
-		if i == rng.hi {
-			break
-		}
+	var reason, detail string
+	t.Table, t.Targets, reason, detail = readTable(ev, idx, rng, tl.load, target, w, func(a uint64) bool { return inCode(img, opt, a) })
+	if reason != "" {
+		return JumpTable{}, reason, detail
 	}
 	// The entry's form: substitute the load by 0 and 1.
 	ev.reset(idx, rng.lo)
@@ -259,6 +242,36 @@ func resolveJump(f *Func, jb *Block, target *Value, img Image, opt Options, ai *
 		t.Default, t.HasDefault = guard.other.Addr, true
 	}
 	return t, "", ""
+}
+
+// readTable evaluates target once for each index of rng (idx set to it):
+// the address the first entry is loaded from, and every target, each of
+// which valid must accept. A jump table and a table of code pointers are
+// read alike; they differ in what a target may be.
+func readTable(ev *evaluator, idx *Value, rng interval, load, target *Value, w lift.Width, valid func(uint64) bool) (first uint64, targets []uint64, reason, detail string) {
+	targets = make([]uint64, 0, rng.hi-rng.lo+1)
+	for i := rng.lo; ; i++ {
+		ev.reset(idx, i)
+		addr, ok := ev.eval(load.Args[0])
+		if !ok {
+			return 0, nil, ReasonTableMemory, fmt.Sprintf("index %d", i)
+		}
+		if i == rng.lo {
+			first = addr
+		}
+		tgt, ok := ev.eval(target)
+		if !ok {
+			return 0, nil, ReasonTableMemory, fmt.Sprintf("entry at %#x", addr)
+		}
+		tgt &= mask(w)
+		if !valid(tgt) {
+			return 0, nil, ReasonTargetOutside, fmt.Sprintf("index %d → %#x", i, tgt)
+		}
+		targets = append(targets, tgt)
+		if i == rng.hi {
+			return first, targets, "", ""
+		}
+	}
 }
 
 // inImage reports whether a value the address addr is computed from (a

@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"bytes"
-	"debug/elf"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,20 +62,7 @@ func checkCell(t *testing.T, cache *testkit.BuildCache, c jtCell) jtCount {
 		testkit.SkipOrFail(t, skip)
 	}
 	testkit.Need(t, c.arch.objdump)
-	ef, err := elf.Open(stripped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	df, err := elf.Open(debug)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer df.Close()
-	img, err := newELFImage(ef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ef, df, img := openTwins(t, stripped, debug)
 	lines, err := readLines(df)
 	if err != nil {
 		t.Fatal(err)
