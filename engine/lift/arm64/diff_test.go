@@ -102,34 +102,23 @@ type job struct {
 
 // runCPU runs every job in one harness process under qemu.
 func runCPU(qemu, exe string, jobs []*job) error {
-	var in bytes.Buffer
-	want := 0
-	for _, j := range jobs {
-		binary.Write(&in, binary.LittleEndian, uint32(len(j.seq.code)))
-		in.Write(j.seq.code)
-		binary.Write(&in, binary.LittleEndian, uint32(len(j.states)))
+	in := make([]lifttest.HarnessJob, len(jobs))
+	for k, j := range jobs {
+		in[k] = lifttest.HarnessJob{Code: j.seq.code, States: make([][]byte, len(j.states))}
 		for i := range j.states {
-			j.states[i].encode(&in)
+			var w bytes.Buffer
+			j.states[i].encode(&w)
+			in[k].States[i] = w.Bytes()
 		}
-		want += len(j.states)
 	}
-	cmd := exec.Command(qemu, "-cpu", "cortex-a57", exe)
-	cmd.Stdin = &in
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("harness: %w: %s", err, errb.String())
+	out, err := lifttest.RunHarness(exec.Command(qemu, "-cpu", "cortex-a57", exe), in, recSize)
+	if err != nil {
+		return err
 	}
-	b := out.Bytes()
-	if len(b) != want*(8+recSize) {
-		return fmt.Errorf("harness: %d bytes of output for %d states", len(b), want)
-	}
-	for _, j := range jobs {
+	for k, j := range jobs {
 		j.cpu = make([]cpuResult, len(j.states))
-		for i := range j.cpu {
-			r := b[:8+recSize]
-			b = b[8+recSize:]
-			j.cpu[i] = cpuResult{signal: binary.LittleEndian.Uint64(r), out: decodeMachine(r[8:])}
+		for i, r := range out[k] {
+			j.cpu[i] = cpuResult{signal: r.Signal, out: decodeMachine(r.State)}
 		}
 	}
 	return nil
@@ -155,17 +144,8 @@ func runIR(insns map[uint64]*lift.Insn, end uint64, m *machine) (*lift.State, er
 	for i, by := range m.mem {
 		st.Mem[memBase+uint64(i)] = by
 	}
-	pc := uint64(codeBase)
-	for steps := 0; pc != end; steps++ {
-		in, ok := insns[pc]
-		if !ok || steps > 10000 {
-			return nil, fmt.Errorf("control left the sequence at %#x after %d steps", pc, steps)
-		}
-		out, err := lift.Step(in, st)
-		if err != nil {
-			return nil, err
-		}
-		pc = out.Next
+	if err := lifttest.Run(insns, st, codeBase, end); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

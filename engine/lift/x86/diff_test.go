@@ -110,28 +110,19 @@ func harness(t *testing.T, mode int) string {
 }
 
 func runCPU(exe string, code []byte, states []machine) ([]cpuResult, error) {
-	var in bytes.Buffer
-	binary.Write(&in, binary.LittleEndian, uint32(len(code)))
-	in.Write(code)
-	binary.Write(&in, binary.LittleEndian, uint32(len(states)))
+	job := lifttest.HarnessJob{Code: code, States: make([][]byte, len(states))}
 	for i := range states {
-		states[i].encode(&in)
+		var w bytes.Buffer
+		states[i].encode(&w)
+		job.States[i] = w.Bytes()
 	}
-	cmd := exec.Command(exe)
-	cmd.Stdin = &in
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("harness: %w: %s", err, errb.String())
-	}
-	b := out.Bytes()
-	if len(b) != len(states)*(8+recSize) {
-		return nil, fmt.Errorf("harness: %d bytes of output for %d states", len(b), len(states))
+	out, err := lifttest.RunHarness(exec.Command(exe), []lifttest.HarnessJob{job}, recSize)
+	if err != nil {
+		return nil, err
 	}
 	res := make([]cpuResult, len(states))
-	for i := range res {
-		r := b[i*(8+recSize):]
-		res[i] = cpuResult{signal: binary.LittleEndian.Uint64(r), out: decodeMachine(r[8:])}
+	for i, r := range out[0] {
+		res[i] = cpuResult{signal: r.Signal, out: decodeMachine(r.State)}
 	}
 	return res, nil
 }
@@ -164,17 +155,8 @@ func runIR(insns map[uint64]*lift.Insn, end uint64, m *machine, mode int) (*lift
 		st.Regs[fmt.Sprintf("st%d", i)] = lift.Value{Undef: true}
 	}
 	st.Regs["fpcw"] = lift.V64(0x027f)
-	pc := uint64(codeBase)
-	for steps := 0; pc != end; steps++ {
-		in, ok := insns[pc]
-		if !ok || steps > 10000 {
-			return nil, fmt.Errorf("control left the sequence at %#x after %d steps", pc, steps)
-		}
-		out, err := lift.Step(in, st)
-		if err != nil {
-			return nil, err
-		}
-		pc = out.Next
+	if err := lifttest.Run(insns, st, codeBase, end); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
