@@ -3,10 +3,10 @@ package arm64
 import (
 	"debug/elf"
 	"os"
-	"sort"
 	"testing"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/engine/lift/internal/lifttest"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -110,18 +110,7 @@ func TestUnmodelledShare(t *testing.T) {
 			by[s.Text]++
 		}
 	}
-	type kv struct {
-		k string
-		v int
-	}
-	var top []kv
-	for k, v := range by {
-		top = append(top, kv{k, v})
-	}
-	sort.Slice(top, func(i, j int) bool { return top[i].v > top[j].v || top[i].v == top[j].v && top[i].k < top[j].k })
-	if len(top) > 30 {
-		top = top[:30]
-	}
+	top := lifttest.Top(by, 30)
 	t.Logf("%s: %d instructions (%d words that do not decode), %d unmodelled (%.2f%%) in %d mnemonics; most frequent: %v",
 		path, total, undecoded, unmodelled, 100*float64(unmodelled)/float64(total), len(by), top)
 	if unmodelled*100 > total*3 {

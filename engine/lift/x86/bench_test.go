@@ -3,12 +3,12 @@ package x86
 import (
 	"debug/elf"
 	"os"
-	"sort"
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/engine/lift/internal/lifttest"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -117,18 +117,7 @@ func TestUnmodelledShare(t *testing.T) {
 			by[s.Text]++
 		}
 	}
-	type kv struct {
-		k string
-		v int
-	}
-	var top []kv
-	for k, v := range by {
-		top = append(top, kv{k, v})
-	}
-	sort.Slice(top, func(i, j int) bool { return top[i].v > top[j].v || top[i].v == top[j].v && top[i].k < top[j].k })
-	if len(top) > 25 {
-		top = top[:25]
-	}
+	top := lifttest.Top(by, 25)
 	t.Logf("%s: %d instructions, %d unmodelled (%.2f%%) in %d mnemonics; most frequent: %v",
 		path, total, unmodelled, 100*float64(unmodelled)/float64(total), len(by), top)
 	if unmodelled*100 > total*3 {

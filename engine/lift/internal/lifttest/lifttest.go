@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,4 +101,26 @@ func RandFloat64(r *rand.Rand) uint64 {
 // RandFloat32 draws a float's bits the way RandFloat64 draws a double's.
 func RandFloat32(r *rand.Rand) uint32 {
 	return math.Float32bits(float32(math.Float64frombits(RandFloat64(r))))
+}
+
+// Count is one key of a tally and how often it occurred.
+type Count struct {
+	Key string
+	N   int
+}
+
+// Top returns the n most frequent keys of by, most frequent first (ties by
+// key), as the unmodelled-instruction reports print them.
+func Top(by map[string]int, n int) []Count {
+	top := make([]Count, 0, len(by))
+	for k, v := range by {
+		top = append(top, Count{k, v})
+	}
+	slices.SortFunc(top, func(a, b Count) int {
+		if a.N != b.N {
+			return b.N - a.N
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return top[:min(n, len(top))]
 }
