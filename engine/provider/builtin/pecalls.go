@@ -475,39 +475,17 @@ func addARM64Gaps(img *image, b *symBuilder, ps *peProcSet, budget *int) ([]uint
 const maxPERelocs = 1 << 22
 
 // peRelocCode returns the code addresses stored at the 64-bit base
-// relocations (IMAGE_REL_BASED_DIR64) of data sections: blocks {PageRVA,
-// BlockSize, then 16-bit entries type<<12 | offset}.
+// relocations (IMAGE_REL_BASED_DIR64) of data sections (eachPEReloc).
 func peRelocCode(img *image, data []byte) []uint64 {
-	info := img.pe
-	off, ok := info.rvaOff(uint64(info.relocDir[0]))
-	if info.relocDir[0] == 0 || !ok || off >= uint64(len(data)) {
+	if !img.is64 {
 		return nil
 	}
-	rel := data[off:min(satAdd(off, uint64(info.relocDir[1])), uint64(len(data)))]
 	var out []uint64
-	n := 0
-	for p := 0; p+8 <= len(rel); {
-		page := uint64(binary.LittleEndian.Uint32(rel[p:]))
-		size := int(binary.LittleEndian.Uint32(rel[p+4:]))
-		if size < 8 || size > len(rel)-p {
-			break
+	eachPEReloc(img, data, func(r peReloc) {
+		if !img.execAt(r.at) && r.val&3 == 0 && img.execAt(r.val) {
+			out = append(out, r.val)
 		}
-		for e := p + 8; e+2 <= p+size && n < maxPERelocs; e, n = e+2, n+1 {
-			v := binary.LittleEndian.Uint16(rel[e:])
-			if v>>12 != 10 { // IMAGE_REL_BASED_DIR64
-				continue
-			}
-			at := info.imageBase + page + uint64(v&0xfff)
-			if img.execAt(at) {
-				continue
-			}
-			o, ok := info.rvaOff(page + uint64(v&0xfff))
-			if t, ok2 := readU(data, img.bo, o, 8); ok && ok2 && t&3 == 0 && img.execAt(t) {
-				out = append(out, t)
-			}
-		}
-		p += size
-	}
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }

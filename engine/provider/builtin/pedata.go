@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"sort"
@@ -41,19 +42,29 @@ const maxJumpTable = 1 << 10
 type peReloc struct{ at, val uint64 }
 
 // peRelocWords returns the relocations of the image's pointer width
-// (HIGHLOW for a 32-bit image, DIR64 for a 64-bit one), sorted by address.
+// (eachPEReloc), sorted by address.
 func peRelocWords(img *image, data []byte) []peReloc {
+	var out []peReloc
+	eachPEReloc(img, data, func(r peReloc) { out = append(out, r) })
+	slices.SortFunc(out, func(a, b peReloc) int { return cmp.Compare(a.at, b.at) })
+	return out
+}
+
+// eachPEReloc calls fn for each base relocation of the image's pointer
+// width (HIGHLOW for a 32-bit image, DIR64 for a 64-bit one) whose word is
+// in the file, in the directory's order: blocks {PageRVA, BlockSize, then
+// 16-bit entries type<<12 | offset}, at most maxPERelocs entries read.
+func eachPEReloc(img *image, data []byte, fn func(peReloc)) {
 	info := img.pe
 	off, ok := info.rvaOff(uint64(info.relocDir[0]))
 	if info.relocDir[0] == 0 || !ok || off >= uint64(len(data)) {
-		return nil
+		return
 	}
 	rel := data[off:min(satAdd(off, uint64(info.relocDir[1])), uint64(len(data)))]
 	typ, w := uint16(3), 4
 	if img.is64 {
 		typ, w = 10, 8
 	}
-	var out []peReloc
 	n := 0
 	for p := 0; p+8 <= len(rel); {
 		page := uint64(binary.LittleEndian.Uint32(rel[p:]))
@@ -69,21 +80,11 @@ func peRelocWords(img *image, data []byte) []peReloc {
 			rva := page + uint64(v&0xfff)
 			o, ok := info.rvaOff(rva)
 			if t, ok2 := readU(data, img.bo, o, w); ok && ok2 {
-				out = append(out, peReloc{at: info.imageBase + rva, val: t})
+				fn(peReloc{at: info.imageBase + rva, val: t})
 			}
 		}
 		p += size
 	}
-	slices.SortFunc(out, func(a, b peReloc) int {
-		switch {
-		case a.at < b.at:
-			return -1
-		case a.at > b.at:
-			return 1
-		}
-		return 0
-	})
-	return out
 }
 
 // x86JumpTable returns the address of the table an i386 `jmp [disp+reg*4]`
