@@ -46,6 +46,11 @@ type Node struct {
 	Cond     *Cond   // If, While, DoWhile
 	Children []*Node // Seq: in order; If: then, else; loops: the body
 	Cases    []Case  // Switch
+	// Once marks a Loop whose body runs once: every path through it
+	// ends in Break, a return or a Goto, and its breaks jump to its end
+	// (printable as do { … } while (0)). It is a block, not a loop:
+	// Stats does not count it.
+	Once bool
 }
 
 // Case is one arm of a Switch: the successor indexes of the switch node

@@ -1,0 +1,387 @@
+package structure
+
+// rctx is what a jump at some position can become: the node that runs
+// when control falls off the end of the position, the break target of
+// the innermost loop or switch (hasBrk without a node: the end of the
+// procedure) and the continue target of the innermost loop (-1: none, or
+// a once block is in the way).
+type rctx struct {
+	fall, brk, cont int
+	hasBrk          bool
+}
+
+// resolver turns jumps into fall-throughs, breaks, continues and, when
+// none applies, gotos; it wraps spans in once blocks (do … while (0))
+// where that turns gotos into breaks.
+type resolver struct {
+	s       *structurer
+	targets map[int]bool // goto targets, for labels
+}
+
+// entry is the node that runs first when control enters it, or fall when
+// it runs nothing (an empty sequence).
+func entry(it *item, fall int) int {
+	switch it.kind {
+	case iSeq:
+		for i := len(it.kids) - 1; i >= 0; i-- {
+			fall = entry(it.kids[i], fall)
+		}
+		return fall
+	case iBlock, iSwitch, iJump:
+		return it.node
+	case iLoop:
+		if it.node >= 0 {
+			return it.node
+		}
+		return entry(it.kids[0], fall)
+	case iIf:
+		return it.cond.first()
+	}
+	return fall
+}
+
+func (c *Cond) first() int {
+	for c.Op != Leaf {
+		c = c.X
+	}
+	return c.Node
+}
+
+func (r *resolver) resolve(it *item, c rctx) {
+	switch it.kind {
+	case iSeq:
+		r.seq(it, c)
+	case iIf:
+		for _, k := range it.kids {
+			r.resolve(k, c)
+		}
+	case iSwitch:
+		b := rctx{brk: c.fall, hasBrk: true, cont: c.cont}
+		for i := len(it.cases) - 1; i >= 0; i-- {
+			b.fall = c.fall // C: an arm falls into the next arm
+			if i+1 < len(it.cases) {
+				b.fall = entry(it.cases[i+1].body, c.fall)
+			}
+			r.resolve(it.cases[i].body, b)
+		}
+	case iLoop:
+		b := rctx{brk: c.fall, hasBrk: true, cont: it.node, fall: it.node}
+		if it.node < 0 { // once: falls out, and catches continue
+			b.fall, b.cont = c.fall, -1
+		}
+		r.resolve(it.kids[0], b)
+	case iJump:
+		y := it.node
+		switch {
+		case y == c.fall:
+			it.res = Seq
+		case c.hasBrk && y == c.brk:
+			it.res = Break
+		case y == c.cont:
+			it.res = Continue
+		default:
+			it.res = Goto
+		}
+	}
+}
+
+// seq resolves a sequence's elements and wraps a span of them in a once
+// block when more jumps become breaks than breaks and continues become
+// gotos.
+func (r *resolver) seq(it *item, c rctx) {
+	tried := map[int]bool{}
+	for {
+		falls := make([]int, len(it.kids))
+		f := c.fall
+		for i := len(it.kids) - 1; i >= 0; i-- {
+			falls[i] = f
+			f = entry(it.kids[i], f)
+		}
+		for i, k := range it.kids {
+			r.resolve(k, rctx{fall: falls[i], brk: c.brk, hasBrk: c.hasBrk, cont: c.cont})
+		}
+		wrapped := false
+		for k := 1; k < len(it.kids) && !wrapped; k++ {
+			y := entry(it.kids[k], falls[k])
+			if y < 0 || tried[y] {
+				continue
+			}
+			gain, lose, first := 0, 0, -1
+			for i := 0; i < k; i++ {
+				g, l := r.wrapCost(it.kids[i], y, false)
+				if g > 0 && first < 0 {
+					first = i
+				}
+				if first >= 0 {
+					gain += g
+					lose += l
+				}
+			}
+			if first < 0 {
+				continue
+			}
+			tried[y] = true
+			if gain <= lose {
+				continue
+			}
+			once := &item{kind: iLoop, node: -1, kids: []*item{seqOf(it.kids[first:k]...)}}
+			kids := append([]*item{}, it.kids[:first]...)
+			kids = append(kids, once)
+			it.kids = append(kids, it.kids[k:]...)
+			wrapped = true
+		}
+		if !wrapped {
+			return
+		}
+	}
+}
+
+// wrapCost counts, in it, the gotos to y a once block around it would
+// make breaks (those outside nested loops and switches), and the breaks
+// and continues it would make gotos.
+func (r *resolver) wrapCost(it *item, y int, inSwitch bool) (gain, lose int) {
+	switch it.kind {
+	case iSeq, iIf:
+		for _, k := range it.kids {
+			g, l := r.wrapCost(k, y, inSwitch)
+			gain += g
+			lose += l
+		}
+	case iSwitch:
+		for _, cs := range it.cases {
+			g, l := r.wrapCost(cs.body, y, true)
+			gain += g
+			lose += l
+		}
+	case iLoop:
+		lose += r.continues(it.kids[0], it.node)
+	case iJump:
+		switch {
+		case it.res == Goto && it.node == y && !inSwitch:
+			gain++
+		case it.res == Break && it.node != y && !inSwitch, it.res == Continue:
+			lose++
+		}
+	}
+	return gain, lose
+}
+
+// continues counts the continues in a loop body that do not continue it
+// (a once block passes them on).
+func (r *resolver) continues(it *item, header int) int {
+	if header >= 0 {
+		return 0
+	}
+	n := 0
+	var walk func(*item)
+	walk = func(it *item) {
+		switch it.kind {
+		case iSeq, iIf:
+			for _, k := range it.kids {
+				walk(k)
+			}
+		case iSwitch:
+			for _, cs := range it.cases {
+				walk(cs.body)
+			}
+		case iLoop:
+			if it.node < 0 {
+				walk(it.kids[0])
+			}
+		case iJump:
+			if it.res == Continue {
+				n++
+			}
+		}
+	}
+	walk(it)
+	return n
+}
+
+// tree converts the resolved items to Nodes, with a Label before each
+// goto target and loops recognised as while and do-while.
+func (r *resolver) tree(it *item) *Node {
+	r.targets = map[int]bool{}
+	r.gotos(it)
+	return r.node(it)
+}
+
+func (r *resolver) gotos(it *item) {
+	switch it.kind {
+	case iJump:
+		if it.res == Goto {
+			r.targets[it.node] = true
+		}
+	case iSwitch:
+		for _, cs := range it.cases {
+			r.gotos(cs.body)
+		}
+	default:
+		for _, k := range it.kids {
+			r.gotos(k)
+		}
+	}
+}
+
+func (r *resolver) node(it *item) *Node {
+	switch it.kind {
+	case iSeq:
+		out := &Node{Kind: Seq}
+		for _, k := range it.kids {
+			if n := r.node(k); n != nil {
+				if n.Kind == Seq {
+					out.Children = append(out.Children, n.Children...)
+				} else {
+					out.Children = append(out.Children, n)
+				}
+			}
+		}
+		return out
+	case iBlock:
+		b := &Node{Kind: Block, Node: it.node}
+		if r.targets[it.node] {
+			return &Node{Kind: Seq, Children: []*Node{{Kind: Label, Node: it.node}, b}}
+		}
+		return b
+	case iIf:
+		then, els := r.node(it.kids[0]), r.node(it.kids[1])
+		c := it.cond
+		if empty(then) && !empty(els) {
+			then, els, c = els, then, c.negated()
+		}
+		if empty(els) {
+			els = nil
+		}
+		return &Node{Kind: If, Cond: c, Children: []*Node{then, els}}
+	case iSwitch:
+		sw := &Node{Kind: Switch, Node: it.node}
+		for _, cs := range it.cases {
+			sw.Cases = append(sw.Cases, Case{Succs: cs.succs, Body: r.node(cs.body)})
+		}
+		return sw
+	case iLoop:
+		body := r.node(it.kids[0])
+		if it.node < 0 {
+			if !endsInJump(body) {
+				body.Children = append(body.Children, &Node{Kind: Break})
+			}
+			return &Node{Kind: Loop, Once: true, Children: []*Node{body}}
+		}
+		return r.loop(it.node, body)
+	case iJump:
+		switch it.res {
+		case Break, Continue:
+			return &Node{Kind: it.res}
+		case Goto:
+			return &Node{Kind: Goto, Node: it.node}
+		}
+	}
+	return nil
+}
+
+func empty(n *Node) bool { return n == nil || n.Kind == Seq && len(n.Children) == 0 }
+
+func isBreak(n *Node) bool {
+	return n != nil && (n.Kind == Break || n.Kind == Seq && len(n.Children) == 1 && n.Children[0].Kind == Break)
+}
+
+// endsInJump reports whether a sequence's last statement leaves it.
+func endsInJump(n *Node) bool {
+	if len(n.Children) == 0 {
+		return false
+	}
+	switch n.Children[len(n.Children)-1].Kind {
+	case Break, Continue, Goto:
+		return true
+	}
+	return false
+}
+
+// negated is !c, by De Morgan down to the leaves.
+func (c *Cond) negated() *Cond {
+	switch c.Op {
+	case And:
+		return &Cond{Op: Or, X: c.X.negated(), Y: c.Y.negated()}
+	case Or:
+		return &Cond{Op: And, X: c.X.negated(), Y: c.Y.negated()}
+	}
+	return &Cond{Op: Leaf, Node: c.Node, Negate: !c.Negate}
+}
+
+// loop is for (;;) body, or while (c) when the header is pure and tests
+// the exit first, or do … while (c) when the body ends testing the exit
+// and no continue needs the top.
+func (r *resolver) loop(h int, body *Node) *Node {
+	ch := body.Children
+	s := r.s
+	// while: [Block h, If(c …) with one arm break, rest…]
+	if k := 0; len(ch) >= 2 && ch[k].Kind == Block && ch[k].Node == h && h < len(s.g.Pure) && s.g.Pure[h] &&
+		ch[1].Kind == If && ch[1].Cond.first() == h {
+		iff := ch[1]
+		var c *Cond
+		var rest *Node
+		switch {
+		case isBreak(iff.Children[1]):
+			c, rest = iff.Cond, iff.Children[0]
+		case isBreak(iff.Children[0]):
+			c, rest = iff.Cond.negated(), iff.Children[1]
+		}
+		if c != nil {
+			nb := &Node{Kind: Seq}
+			if rest != nil {
+				if rest.Kind == Seq {
+					nb.Children = append(nb.Children, rest.Children...)
+				} else {
+					nb.Children = append(nb.Children, rest)
+				}
+			}
+			nb.Children = append(nb.Children, ch[2:]...)
+			w := &Node{Kind: While, Cond: c, Children: []*Node{nb}}
+			s.leafOnly[h] = true
+			if r.targets[h] {
+				return &Node{Kind: Seq, Children: []*Node{{Kind: Label, Node: h}, w}}
+			}
+			return w
+		}
+	}
+	// do-while: […, Block l, If(c …) with arms {empty, break}]
+	if n := len(ch); n >= 2 && ch[n-1].Kind == If && ch[n-2].Kind == Block &&
+		ch[n-1].Cond.first() == ch[n-2].Node && !continues(body) {
+		iff := ch[n-1]
+		var c *Cond
+		switch {
+		case empty(iff.Children[0]) && isBreak(iff.Children[1]):
+			c = iff.Cond
+		case isBreak(iff.Children[0]) && empty(iff.Children[1]):
+			c = iff.Cond.negated()
+		}
+		if c != nil {
+			return &Node{Kind: DoWhile, Cond: c, Children: []*Node{{Kind: Seq, Children: ch[:n-1]}}}
+		}
+	}
+	return &Node{Kind: Loop, Children: []*Node{body}}
+}
+
+// continues reports whether n continues the loop whose body it is.
+func continues(n *Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case Continue:
+		return true
+	case Seq, If:
+		for _, k := range n.Children {
+			if continues(k) {
+				return true
+			}
+		}
+	case Switch:
+		for _, cs := range n.Cases {
+			if continues(cs.Body) {
+				return true
+			}
+		}
+	}
+	return false
+}
