@@ -49,13 +49,14 @@ func Stats(n *Node) (gotos, loops, switches int) {
 // Block, or, for a pure node that has no Block, where its condition is
 // tested. A two-way or switch node's test must come right after its
 // Block, with no other block in between. Every reachable node is visited
-// at exactly one place in the tree.
+// at exactly one place in the tree, but for exit nodes (no successors),
+// whose Block may be repeated.
 func Check(g Graph, tree *Node) error {
 	s, err := analyse(g)
 	if err != nil {
 		return err
 	}
-	var c compiler
+	c := compiler{g: g}
 	c.labels = map[int]int{}
 	c.blockAt = map[int]int{}
 	c.leafAt = map[int]int{}
@@ -141,6 +142,7 @@ type instr struct {
 }
 
 type compiler struct {
+	g       Graph
 	prog    []instr
 	labels  map[int]int
 	blockAt map[int]int
@@ -182,10 +184,12 @@ func (c *compiler) emit(n *Node, brk, cont int) {
 			c.emit(k, brk, cont)
 		}
 	case Block:
-		if _, dup := c.blockAt[n.Node]; dup {
+		pc := c.add(instr{op: opBlock, node: n.Node})
+		if _, dup := c.blockAt[n.Node]; !dup {
+			c.blockAt[n.Node] = pc
+		} else if n.Node < 0 || n.Node >= len(c.g.Succs) || len(c.g.Succs[n.Node]) > 0 {
 			c.fail("node %d has two blocks", n.Node)
 		}
-		c.blockAt[n.Node] = c.add(instr{op: opBlock, node: n.Node})
 	case Label:
 		if _, dup := c.labels[n.Node]; dup {
 			c.fail("node %d has two labels", n.Node)

@@ -209,7 +209,7 @@ func (r *resolver) tree(it *item) *Node {
 func (r *resolver) gotos(it *item) {
 	switch it.kind {
 	case iJump:
-		if it.res == Goto {
+		if it.res == Goto && len(r.s.succ[it.node]) > 0 {
 			r.targets[it.node] = true
 		}
 	case iSwitch:
@@ -273,6 +273,10 @@ func (r *resolver) node(it *item) *Node {
 		case Break, Continue:
 			return &Node{Kind: it.res}
 		case Goto:
+			if len(r.s.succ[it.node]) == 0 {
+				// a return: its block again rather than a goto
+				return &Node{Kind: Block, Node: it.node}
+			}
 			return &Node{Kind: Goto, Node: it.node}
 		}
 	}

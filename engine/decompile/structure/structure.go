@@ -396,10 +396,10 @@ func (s *structurer) doTree(x int) *item {
 		sort.Slice(in, func(i, j int) bool { return s.num[in[i]] < s.num[in[j]] })
 		out = out[len(out)-1:]
 	}
-	if len(out) == 0 {
-		// no merge after the loop: the follow is an exit target
-		// reached by one edge, preferably the header's or a latch's,
-		// else the one that dominates most
+	if len(out) == 0 && !s.exitsAway(x) {
+		// no merge after the loop and no exit to what follows it: the
+		// follow is an exit target reached by one edge, preferably the
+		// header's or a latch's, else the one that dominates most
 		best, rank := -1, -1
 		for _, u := range s.rpo {
 			if s.inner[u] != x || s.leafOnly[u] || len(s.succ[u]) > 2 {
@@ -436,6 +436,23 @@ func (s *structurer) doTree(x int) *item {
 		kids = append(kids, s.doTree(m))
 	}
 	return seqOf(kids...)
+}
+
+// exitsAway reports whether the loop headed by h has an exit edge to a
+// node h does not dominate: that exit is a break only when the loop is
+// followed by what follows it in its context.
+func (s *structurer) exitsAway(h int) bool {
+	for _, u := range s.rpo {
+		if !s.loop[h][u] {
+			continue
+		}
+		for i, y := range s.succ[u] {
+			if !s.loop[h][y] && s.kind[u][i] != retreat && !s.dominates(h, y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // latch reports whether u has a back edge to h.

@@ -112,7 +112,7 @@ func TestCheckRejects(t *testing.T) {
 	}{
 		{"swapped-arms", ifElse, seq(blk(0), &Node{Kind: If, Cond: leaf(0), Children: []*Node{blk(2), blk(1)}}, blk(3))},
 		{"missing-node", ifElse, seq(blk(0), &Node{Kind: If, Cond: leaf(0), Children: []*Node{blk(1), nil}}, blk(3))},
-		{"duplicate", ifElse, seq(blk(0), &Node{Kind: If, Cond: leaf(0), Children: []*Node{seq(blk(1), blk(3)), blk(2)}}, blk(3))},
+		{"duplicate", ifElse, seq(blk(0), &Node{Kind: If, Cond: leaf(0), Children: []*Node{blk(1), seq(blk(2), blk(1))}}, blk(3))},
 		{"no-test", ifElse, seq(blk(0), blk(1), blk(2), blk(3))},
 		{"wrong-entry", ifElse, seq(blk(1), blk(0), &Node{Kind: If, Cond: leaf(0), Children: []*Node{nil, blk(2)}}, blk(3))},
 		{"test-after-other-block", ifElse, seq(blk(0), blk(2), &Node{Kind: If, Cond: leaf(0), Children: []*Node{blk(1), nil}}, blk(3))},
