@@ -49,8 +49,8 @@ func Stats(n *Node) (gotos, loops, switches int) {
 // Block, or, for a pure node that has no Block, where its condition is
 // tested. A two-way or switch node's test must come right after its
 // Block, with no other block in between. Every reachable node is visited
-// at exactly one place in the tree, but for exit nodes (no successors),
-// whose Block may be repeated.
+// at one place at least, and at exactly one when g.Unique; every place
+// is followed.
 func Check(g Graph, tree *Node) error {
 	s, err := analyse(g)
 	if err != nil {
@@ -58,8 +58,8 @@ func Check(g Graph, tree *Node) error {
 	}
 	c := compiler{g: g}
 	c.labels = map[int]int{}
-	c.blockAt = map[int]int{}
-	c.leafAt = map[int]int{}
+	c.blockAt = map[int][]int{}
+	c.leafAt = map[int][]int{}
 	c.emit(tree, -1, -1)
 	c.prog = append(c.prog, instr{op: opEnd})
 	if c.err != nil {
@@ -90,6 +90,10 @@ func Check(g Graph, tree *Node) error {
 			return fmt.Errorf("%w: node %d has no block", ErrUnfaithful, x)
 		case !hasBlock && (x >= len(g.Pure) || !g.Pure[x]):
 			return fmt.Errorf("%w: node %d is tested without its block but is not pure", ErrUnfaithful, x)
+		case !hasBlock && len(c.leafAt[x]) > 1:
+			return fmt.Errorf("%w: node %d is visited at two tests", ErrUnfaithful, x)
+		case hasBlock && g.Unique && len(c.leafAt[x]) > 1:
+			return fmt.Errorf("%w: node %d is tested twice", ErrUnfaithful, x)
 		}
 	}
 	for x := range c.leafAt {
@@ -106,15 +110,18 @@ func Check(g Graph, tree *Node) error {
 		return fmt.Errorf("%w: from the start: %v", ErrUnfaithful, err)
 	}
 	for _, x := range s.rpo {
-		for i, y := range g.Succs[x] {
-			var err error
-			if pc, ok := c.blockAt[x]; ok {
-				err = m.run(pc+1, x, i, y)
-			} else {
-				err = m.run(c.leafAt[x], x, i, y)
+		starts := c.leafAt[x] // a pure node visited at its test
+		if pcs, ok := c.blockAt[x]; ok {
+			starts = nil
+			for _, pc := range pcs {
+				starts = append(starts, pc+1)
 			}
-			if err != nil {
-				return fmt.Errorf("%w: node %d, successor %d (node %d): %v", ErrUnfaithful, x, i, y, err)
+		}
+		for _, pc := range starts {
+			for i, y := range g.Succs[x] {
+				if err := m.run(pc, x, i, y); err != nil {
+					return fmt.Errorf("%w: node %d, successor %d (node %d): %v", ErrUnfaithful, x, i, y, err)
+				}
 			}
 		}
 	}
@@ -145,9 +152,9 @@ type compiler struct {
 	g       Graph
 	prog    []instr
 	labels  map[int]int
-	blockAt map[int]int
-	leafAt  map[int]int
-	marks   []int // label id → address
+	blockAt map[int][]int // a node's blocks' addresses
+	leafAt  map[int][]int // a node's tests' addresses
+	marks   []int         // label id → address
 	err     error
 }
 
@@ -184,12 +191,10 @@ func (c *compiler) emit(n *Node, brk, cont int) {
 			c.emit(k, brk, cont)
 		}
 	case Block:
-		pc := c.add(instr{op: opBlock, node: n.Node})
-		if _, dup := c.blockAt[n.Node]; !dup {
-			c.blockAt[n.Node] = pc
-		} else if n.Node < 0 || n.Node >= len(c.g.Succs) || len(c.g.Succs[n.Node]) > 0 {
+		if len(c.blockAt[n.Node]) > 0 && c.g.Unique {
 			c.fail("node %d has two blocks", n.Node)
 		}
+		c.blockAt[n.Node] = append(c.blockAt[n.Node], c.add(instr{op: opBlock, node: n.Node}))
 	case Label:
 		if _, dup := c.labels[n.Node]; dup {
 			c.fail("node %d has two labels", n.Node)
@@ -302,10 +307,7 @@ func (c *compiler) cond(k *Cond, t, f int) {
 	}
 	switch k.Op {
 	case Leaf:
-		if _, dup := c.leafAt[k.Node]; dup {
-			c.fail("node %d is tested twice", k.Node)
-		}
-		c.leafAt[k.Node] = c.add(instr{op: opLeaf, node: k.Node, negate: k.Negate, t: -2 - t, f: -2 - f})
+		c.leafAt[k.Node] = append(c.leafAt[k.Node], c.add(instr{op: opLeaf, node: k.Node, negate: k.Negate, t: -2 - t, f: -2 - f}))
 	case And:
 		mid := c.newLabel()
 		c.cond(k.X, mid, f)

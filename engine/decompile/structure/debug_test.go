@@ -1,10 +1,10 @@
 package structure
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
-	"encoding/json"
 )
 
 func TestDebugRender(t *testing.T) {

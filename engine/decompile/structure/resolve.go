@@ -15,6 +15,8 @@ type rctx struct {
 // where that turns gotos into breaks.
 type resolver struct {
 	s       *structurer
+	depth   int          // copies within copies
+	dupAll  bool         // copy any dupable node, not only returns
 	targets map[int]bool // goto targets, for labels
 }
 
@@ -80,90 +82,134 @@ func (r *resolver) resolve(it *item, c rctx) {
 		case y == c.cont:
 			it.res = Continue
 		default:
-			it.res = Goto
+			it.res, it.copy = Goto, nil
+			if !r.s.g.Unique && r.depth < 4 && r.s.dupable(y) && (r.dupAll || len(r.s.succ[y]) == 0) {
+				// a copy of y's block, its jumps resolved here
+				cp := r.s.copyCode(y)
+				r.depth++
+				r.resolve(cp, c)
+				r.depth--
+				if !hasGoto(cp) {
+					it.res, it.copy = Block, cp
+				}
+			}
 		}
 	}
+}
+
+// hasGoto reports whether it holds a goto.
+func hasGoto(it *item) bool {
+	switch it.kind {
+	case iJump:
+		return it.res == Goto || it.res == Block && hasGoto(it.copy)
+	case iSwitch:
+		for _, cs := range it.cases {
+			if hasGoto(cs.body) {
+				return true
+			}
+		}
+	}
+	for _, k := range it.kids {
+		if hasGoto(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // seq resolves a sequence's elements and wraps a span of them in a once
 // block when more jumps become breaks than breaks and continues become
 // gotos.
 func (r *resolver) seq(it *item, c rctx) {
-	tried := map[int]bool{}
-	for {
-		falls := make([]int, len(it.kids))
-		f := c.fall
-		for i := len(it.kids) - 1; i >= 0; i-- {
-			falls[i] = f
-			f = entry(it.kids[i], f)
+	falls := make([]int, len(it.kids))
+	f := c.fall
+	for i := len(it.kids) - 1; i >= 0; i-- {
+		falls[i] = f
+		f = entry(it.kids[i], f)
+	}
+	at := func(i int) rctx { return rctx{fall: falls[i], brk: c.brk, hasBrk: c.hasBrk, cont: c.cont} }
+	for i, k := range it.kids {
+		r.resolve(k, at(i))
+	}
+	costs := make([]spanCost, len(it.kids))
+	for i, k := range it.kids {
+		costs[i] = r.cost(k)
+	}
+	for k := 1; k < len(it.kids); k++ {
+		y := entry(it.kids[k], falls[k])
+		if y < 0 {
+			continue
 		}
-		for i, k := range it.kids {
-			r.resolve(k, rctx{fall: falls[i], brk: c.brk, hasBrk: c.hasBrk, cont: c.cont})
+		gain, lose, first := 0, 0, -1
+		for i := 0; i < k; i++ {
+			g := costs[i].gotos[y]
+			if g > 0 && first < 0 {
+				first = i
+			}
+			if first >= 0 {
+				gain += g
+				lose += costs[i].breaks - costs[i].breaksTo[y] + costs[i].continues
+			}
 		}
-		wrapped := false
-		for k := 1; k < len(it.kids) && !wrapped; k++ {
-			y := entry(it.kids[k], falls[k])
-			if y < 0 || tried[y] {
-				continue
-			}
-			gain, lose, first := 0, 0, -1
-			for i := 0; i < k; i++ {
-				g, l := r.wrapCost(it.kids[i], y, false)
-				if g > 0 && first < 0 {
-					first = i
-				}
-				if first >= 0 {
-					gain += g
-					lose += l
-				}
-			}
-			if first < 0 {
-				continue
-			}
-			tried[y] = true
-			if gain <= lose {
-				continue
-			}
-			once := &item{kind: iLoop, node: -1, kids: []*item{seqOf(it.kids[first:k]...)}}
-			kids := append([]*item{}, it.kids[:first]...)
-			kids = append(kids, once)
-			it.kids = append(kids, it.kids[k:]...)
-			wrapped = true
+		if first < 0 || gain <= lose {
+			continue
 		}
-		if !wrapped {
-			return
-		}
+		// Only the wrapped span's context changes: resolve it again.
+		once := &item{kind: iLoop, node: -1, kids: []*item{seqOf(it.kids[first:k]...)}}
+		kids := append([]*item{}, it.kids[:first]...)
+		kids = append(kids, once)
+		it.kids = append(kids, it.kids[k:]...)
+		falls = append(append(falls[:first:first], y), falls[k:]...)
+		r.resolve(once, at(first))
+		costs = append(append(costs[:first:first], r.cost(once)), costs[k:]...)
+		k = first + 1
 	}
 }
 
-// wrapCost counts, in it, the gotos to y a once block around it would
-// make breaks (those outside nested loops and switches), and the breaks
-// and continues it would make gotos.
-func (r *resolver) wrapCost(it *item, y int, inSwitch bool) (gain, lose int) {
-	switch it.kind {
-	case iSeq, iIf:
-		for _, k := range it.kids {
-			g, l := r.wrapCost(k, y, inSwitch)
-			gain += g
-			lose += l
-		}
-	case iSwitch:
-		for _, cs := range it.cases {
-			g, l := r.wrapCost(cs.body, y, true)
-			gain += g
-			lose += l
-		}
-	case iLoop:
-		lose += r.continues(it.kids[0], it.node)
-	case iJump:
-		switch {
-		case it.res == Goto && it.node == y && !inSwitch:
-			gain++
-		case it.res == Break && it.node != y && !inSwitch, it.res == Continue:
-			lose++
+// spanCost is what wrapping an element in a once block changes: its
+// gotos by target outside nested loops and switches (they would become
+// breaks), and its breaks and continues that would become gotos.
+type spanCost struct {
+	gotos, breaksTo map[int]int
+	breaks          int
+	continues       int
+}
+
+func (r *resolver) cost(it *item) spanCost {
+	c := spanCost{gotos: map[int]int{}, breaksTo: map[int]int{}}
+	var walk func(it *item, inSwitch bool)
+	walk = func(it *item, inSwitch bool) {
+		switch it.kind {
+		case iSeq, iIf:
+			for _, k := range it.kids {
+				walk(k, inSwitch)
+			}
+		case iSwitch:
+			for _, cs := range it.cases {
+				walk(cs.body, true)
+			}
+		case iLoop:
+			c.continues += r.continues(it.kids[0], it.node)
+		case iJump:
+			switch it.res {
+			case Block:
+				walk(it.copy, inSwitch)
+			case Goto:
+				if !inSwitch {
+					c.gotos[it.node]++
+				}
+			case Break:
+				if !inSwitch {
+					c.breaks++
+					c.breaksTo[it.node]++
+				}
+			case Continue:
+				c.continues++
+			}
 		}
 	}
-	return gain, lose
+	walk(it, false)
+	return c
 }
 
 // continues counts the continues in a loop body that do not continue it
@@ -191,6 +237,8 @@ func (r *resolver) continues(it *item, header int) int {
 		case iJump:
 			if it.res == Continue {
 				n++
+			} else if it.res == Block {
+				walk(it.copy)
 			}
 		}
 	}
@@ -209,8 +257,10 @@ func (r *resolver) tree(it *item) *Node {
 func (r *resolver) gotos(it *item) {
 	switch it.kind {
 	case iJump:
-		if it.res == Goto && len(r.s.succ[it.node]) > 0 {
+		if it.res == Goto {
 			r.targets[it.node] = true
+		} else if it.res == Block {
+			r.gotos(it.copy)
 		}
 	case iSwitch:
 		for _, cs := range it.cases {
@@ -239,7 +289,7 @@ func (r *resolver) node(it *item) *Node {
 		return out
 	case iBlock:
 		b := &Node{Kind: Block, Node: it.node}
-		if r.targets[it.node] {
+		if r.targets[it.node] && !it.copied {
 			return &Node{Kind: Seq, Children: []*Node{{Kind: Label, Node: it.node}, b}}
 		}
 		return b
@@ -273,11 +323,9 @@ func (r *resolver) node(it *item) *Node {
 		case Break, Continue:
 			return &Node{Kind: it.res}
 		case Goto:
-			if len(r.s.succ[it.node]) == 0 {
-				// a return: its block again rather than a goto
-				return &Node{Kind: Block, Node: it.node}
-			}
 			return &Node{Kind: Goto, Node: it.node}
+		case Block:
+			return r.node(it.copy)
 		}
 	}
 	return nil

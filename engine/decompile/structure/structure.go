@@ -37,6 +37,7 @@ type structurer struct {
 	size     []int    // nodes in the dominator subtree
 	follow   []bool   // a loop's follow reached by a single edge: jumped to
 	inner    []int    // the header of the innermost loop holding a node, or -1
+	preds    [][]int  // predecessors over forward and back edges
 }
 
 // chain is a two-way node's condition and the edges it takes when true
@@ -56,6 +57,11 @@ func Structure(g Graph) (*Node, error) {
 	}
 	it := s.doTree(g.Entry)
 	r := resolver{s: s}
+	// Returns are repeated rather than jumped to; then once blocks
+	// turn the gotos they can into breaks; then the blocks of nodes that
+	// dominate nothing are repeated where gotos remain.
+	r.resolve(it, rctx{fall: -1, brk: -1, cont: -1})
+	r.dupAll = true
 	r.resolve(it, rctx{fall: -1, brk: -1, cont: -1})
 	return r.tree(it), nil
 }
@@ -304,14 +310,17 @@ func (s *structurer) dominates(a, b int) bool {
 // without passing through h.
 func (s *structurer) naturalLoop(h int) []bool {
 	n := len(s.succ)
-	preds := make([][]int, n) // built lazily once per call: graphs are small
-	for _, u := range s.rpo {
-		for i, v := range s.succ[u] {
-			if s.kind[u][i] != retreat {
-				preds[v] = append(preds[v], u)
+	if s.preds == nil {
+		s.preds = make([][]int, n)
+		for _, u := range s.rpo {
+			for i, v := range s.succ[u] {
+				if s.kind[u][i] != retreat {
+					s.preds[v] = append(s.preds[v], u)
+				}
 			}
 		}
 	}
+	preds := s.preds
 	in := make([]bool, n)
 	in[h] = true
 	var work []int
@@ -342,7 +351,10 @@ type item struct {
 	cond  *Cond
 	kids  []*item // seq: in order; if: then, else; loop: body
 	cases []itemCase
-	res   Kind // jump: Seq (elided), Break, Continue or Goto
+	res   Kind  // jump: Seq (elided), Break, Continue, Goto or Block (copy)
+	copy  *item // jump: the copy of the target's code that replaces it
+	// copied marks a block repeated for a jump: it takes no label
+	copied bool
 }
 
 type itemCase struct {
@@ -453,6 +465,28 @@ func (s *structurer) exitsAway(h int) bool {
 		}
 	}
 	return false
+}
+
+// dupable reports whether y's code may be repeated where a goto to it
+// would be: one block whose branches are all jumps (it dominates no
+// other node), no loop header, its test its own.
+func (s *structurer) dupable(y int) bool {
+	return s.size[y] == 1 && !s.header[y] && !s.leafOnly[y] && len(s.succ[y]) <= 2 &&
+		(len(s.succ[y]) < 2 || s.chains[y].cond.Op == Leaf)
+}
+
+// copyCode is y's block and its branches as jumps.
+func (s *structurer) copyCode(y int) *item {
+	blk := &item{kind: iBlock, node: y, copied: true}
+	jump := func(i int) *item { return &item{kind: iJump, node: s.succ[y][i]} }
+	switch len(s.succ[y]) {
+	case 0:
+		return seqOf(blk)
+	case 1:
+		return seqOf(blk, jump(0))
+	}
+	c := s.chains[y]
+	return seqOf(blk, &item{kind: iIf, cond: c.cond, kids: []*item{jump(c.t[1]), jump(c.f[1])}})
 }
 
 // latch reports whether u has a back edge to h.

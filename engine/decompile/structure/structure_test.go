@@ -62,8 +62,16 @@ func TestConstructs(t *testing.T) {
 			want: []string{"if ((c0 && c1)) {\n  B2;\n}"}, absent: []string{"B1;"}},
 		{name: "or", g: graph([]int{1}, []int{2, 1}, []int{2, 3}, []int{3}, nil),
 			want: []string{"if ((c0 || c1)) {\n  B2;\n}"}, absent: []string{"B1;"}},
-		{name: "or-impure", g: graph(nil, []int{2, 1}, []int{2, 3}, []int{3}, nil),
-			want: []string{"do {", "} while (0);"}},
+		{name: "or-impure", g: graph(nil, []int{2, 1}, []int{2, 3}, []int{3}, []int{4}, nil),
+			want: []string{"do {\n  if (!c0) {\n    B1;\n    if (!c1) {\n      break;", "} while (0);\nB3;"}},
+		{name: "return-repeated", g: graph(nil, []int{2, 1}, []int{2, 3}, []int{3}, nil),
+			want: []string{"if (!c1) {\n    B3;\n  }\n}\nB2;\nB3;"}},
+		{name: "latch-repeated", g: graph(nil, []int{1}, []int{2, 6}, []int{3, 4}, []int{5, 4}, []int{5}, []int{1, 6}, nil), loops: 1},
+		// continue the outer loop from the inner one: no construct of
+		// C does it without a flag
+		{name: "multi-level-continue", g: graph(nil, []int{1}, []int{6, 2}, []int{7, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, nil), gotos: 1, loops: 2},
+		// leave two loops at once to a return: the return is repeated
+		{name: "multi-level-return", g: graph(nil, []int{1}, []int{2, 5}, []int{3, 4}, []int{2, 5}, []int{1}, nil), loops: 2},
 		{name: "while-and", g: graph([]int{1, 2}, []int{1}, []int{2, 4}, []int{3, 4}, []int{1}, nil), loops: 1,
 			want: []string{"while ((c1 && c2)) {\n  B3;\n}"}},
 		{name: "switch", g: graph(nil, []int{1, 2, 3, 2}, []int{4}, []int{4}, []int{4}, nil), switches: 1,
