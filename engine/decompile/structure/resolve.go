@@ -164,6 +164,63 @@ func (r *resolver) seq(it *item, c rctx) {
 		costs = append(append(costs[:first:first], r.cost(once)), costs[k:]...)
 		k = first + 1
 	}
+	if r.dupAll {
+		r.dissolve(it, c)
+	}
+}
+
+// dissolve takes out of a sequence a one-block node x that only jumps to
+// the next element y, when gotos to y remain before it: each jump to x
+// then becomes a copy of x whose jump to y can be a break or a
+// fall-through. It keeps the change only if no goto to x results.
+func (r *resolver) dissolve(it *item, c rctx) {
+	for k := 1; k+2 < len(it.kids); k++ {
+		b, j := it.kids[k], it.kids[k+1]
+		if b.kind != iBlock || b.copied || j.kind != iJump {
+			continue
+		}
+		x, y := b.node, j.node
+		s := r.s
+		if !s.dupable(x) || len(s.succ[x]) != 1 || s.gotoIn[x] || y != entry(it.kids[k+2], -1) {
+			continue
+		}
+		found := false
+		for i := 0; i < k && !found; i++ {
+			found = r.gotoTo(it.kids[i], y)
+		}
+		if !found {
+			continue
+		}
+		old := it.kids
+		it.kids = append(append([]*item{}, old[:k]...), old[k+2:]...)
+		r.seq(it, c)
+		if !r.gotoTo(it, x) {
+			return
+		}
+		it.kids = old
+		r.seq(it, c)
+		return
+	}
+}
+
+// gotoTo reports whether it holds a goto to x.
+func (r *resolver) gotoTo(it *item, x int) bool {
+	switch it.kind {
+	case iJump:
+		return it.res == Goto && it.node == x || it.res == Block && r.gotoTo(it.copy, x)
+	case iSwitch:
+		for _, cs := range it.cases {
+			if r.gotoTo(cs.body, x) {
+				return true
+			}
+		}
+	}
+	for _, k := range it.kids {
+		if r.gotoTo(k, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // spanCost is what wrapping an element in a once block changes: its

@@ -459,7 +459,7 @@ func (s *structurer) exitsAway(h int) bool {
 			continue
 		}
 		for i, y := range s.succ[u] {
-			if !s.loop[h][y] && s.kind[u][i] != retreat && !s.dominates(h, y) {
+			if !s.loop[h][y] && s.kind[u][i] != retreat && !s.dominates(h, y) && !s.returns(y, 4) {
 				return true
 			}
 		}
@@ -487,6 +487,21 @@ func (s *structurer) copyCode(y int) *item {
 	}
 	c := s.chains[y]
 	return seqOf(blk, &item{kind: iIf, cond: c.cond, kids: []*item{jump(c.t[1]), jump(c.f[1])}})
+}
+
+// returns reports whether y's code can be repeated wherever it is jumped
+// to: a return, or a node that dominates nothing whose branches lead to
+// such nodes (within depth).
+func (s *structurer) returns(y, depth int) bool {
+	if s.g.Unique || depth == 0 || !s.dupable(y) {
+		return false
+	}
+	for i, z := range s.succ[y] {
+		if s.kind[y][i] != fwd || !s.returns(z, depth-1) {
+			return false
+		}
+	}
+	return true
 }
 
 // latch reports whether u has a back edge to h.

@@ -67,9 +67,13 @@ func TestConstructs(t *testing.T) {
 		{name: "return-repeated", g: graph(nil, []int{2, 1}, []int{2, 3}, []int{3}, nil),
 			want: []string{"if (!c1) {\n    B3;\n  }\n}\nB2;\nB3;"}},
 		{name: "latch-repeated", g: graph(nil, []int{1}, []int{2, 6}, []int{3, 4}, []int{5, 4}, []int{5}, []int{1, 6}, nil), loops: 1},
-		// continue the outer loop from the inner one: no construct of
-		// C does it without a flag
-		{name: "multi-level-continue", g: graph(nil, []int{1}, []int{6, 2}, []int{7, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, nil), gotos: 1, loops: 2},
+		// continue the outer loop from the inner one: the inner loop's
+		// follow is the outer latch, its other exit leads to a return
+		// and is repeated
+		{name: "multi-level-continue", g: graph(nil, []int{1}, []int{6, 2}, []int{7, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, nil), loops: 2},
+		// the same, but the other exit leads on: no construct of C
+		// continues the outer loop without a flag
+		{name: "multi-level-continue-goto", g: graph(nil, []int{1}, []int{6, 2}, []int{8, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, []int{8}, []int{9}, []int{10}, nil), gotos: 2, loops: 2},
 		// leave two loops at once to a return: the return is repeated
 		{name: "multi-level-return", g: graph(nil, []int{1}, []int{2, 5}, []int{3, 4}, []int{2, 5}, []int{1}, nil), loops: 2},
 		{name: "while-and", g: graph([]int{1, 2}, []int{1}, []int{2, 4}, []int{3, 4}, []int{1}, nil), loops: 1,
