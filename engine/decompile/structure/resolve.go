@@ -14,10 +14,13 @@ type rctx struct {
 // none applies, gotos; it wraps spans in once blocks (do … while (0))
 // where that turns gotos into breaks.
 type resolver struct {
-	s       *structurer
-	depth   int          // copies within copies
-	dupAll  bool         // copy any dupable node, not only returns
-	targets map[int]bool // goto targets, for labels
+	s      *structurer
+	depth  int  // copies within copies
+	dupAll bool // copy any dupable node, not only returns
+	// reverting resolves a sequence again after a dissolve that did not
+	// pay, without trying it again
+	reverting bool
+	targets   map[int]bool // goto targets, for labels
 }
 
 // entry is the node that runs first when control enters it, or fall when
@@ -164,7 +167,7 @@ func (r *resolver) seq(it *item, c rctx) {
 		costs = append(append(costs[:first:first], r.cost(once)), costs[k:]...)
 		k = first + 1
 	}
-	if r.dupAll {
+	if r.dupAll && !r.reverting {
 		r.dissolve(it, c)
 	}
 }
@@ -181,7 +184,8 @@ func (r *resolver) dissolve(it *item, c rctx) {
 		}
 		x, y := b.node, j.node
 		s := r.s
-		if !s.dupable(x) || len(s.succ[x]) != 1 || s.gotoIn[x] || y != entry(it.kids[k+2], -1) {
+		if !s.dupable(x) || len(s.succ[x]) != 1 || s.fwdIn[x] < 2 || s.gotoIn[x] || y != entry(it.kids[k+2], -1) {
+			// a merge: only jumps reach it
 			continue
 		}
 		found := false
@@ -198,7 +202,9 @@ func (r *resolver) dissolve(it *item, c rctx) {
 			return
 		}
 		it.kids = old
+		r.reverting = true
 		r.seq(it, c)
+		r.reverting = false
 		return
 	}
 }

@@ -55,15 +55,56 @@ func Structure(g Graph) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := s.doTree(g.Entry)
-	r := resolver{s: s}
-	// Returns are repeated rather than jumped to; then once blocks
-	// turn the gotos they can into breaks; then the blocks of nodes that
-	// dominate nothing are repeated where gotos remain.
+	if tree := s.build(true); labelled(tree) {
+		return tree, nil
+	}
+	// a dissolved node is still the target of a goto from a copy
+	// elsewhere: build again without dissolving
+	return s.build(false), nil
+}
+
+// build makes the items and resolves their jumps: returns are repeated
+// rather than jumped to; then once blocks turn the gotos they can into
+// breaks; then the blocks of nodes that dominate nothing are repeated
+// where gotos remain.
+func (s *structurer) build(dissolve bool) *Node {
+	s.follow = make([]bool, len(s.succ))
+	it := s.doTree(s.g.Entry)
+	r := resolver{s: s, reverting: !dissolve}
 	r.resolve(it, rctx{fall: -1, brk: -1, cont: -1})
 	r.dupAll = true
 	r.resolve(it, rctx{fall: -1, brk: -1, cont: -1})
-	return r.tree(it), nil
+	return r.tree(it)
+}
+
+// labelled reports whether every goto of tree has its label.
+func labelled(tree *Node) bool {
+	labels, gotos := map[int]bool{}, map[int]bool{}
+	var walk func(*Node)
+	walk = func(n *Node) {
+		if n == nil {
+			return
+		}
+		switch n.Kind {
+		case Label:
+			labels[n.Node] = true
+		case Goto:
+			gotos[n.Node] = true
+		}
+		for _, k := range n.Children {
+			walk(k)
+		}
+		for _, c := range n.Cases {
+			walk(c.Body)
+		}
+	}
+	walk(tree)
+	for x := range gotos {
+		if !labels[x] {
+			return false
+		}
+	}
+	return true
 }
 
 func analyse(g Graph) (*structurer, error) {
