@@ -184,7 +184,7 @@ func TestCorpusStructure(t *testing.T) {
 			if gs == nil {
 				continue
 			}
-			var red, irr, gotos, irrGotos, loops, switches, onces, repeats, maxN int
+			var red, irr, gotos, irrGotos, loops, switches, onces, repeats, uniqueGotos, maxN int
 			for _, cg := range gs {
 				tree, err := structure.Structure(cg.g)
 				if err != nil {
@@ -201,7 +201,18 @@ func TestCorpusStructure(t *testing.T) {
 				onces += countOnce(tree)
 				repeats += countBlocks(tree) - distinctBlocks(tree)
 				maxN = max(maxN, len(cg.g.Succs))
+				u := cg.g
+				u.Unique = true
+				ut, err := structure.Structure(u)
+				if err == nil {
+					err = structure.Check(u, ut)
+				}
+				if err != nil {
+					t.Errorf("%s %s (unique): %v", tg, cg.name, err)
+				}
+				ug, _, _ := structure.Stats(ut)
 				if reducible(cg.g) {
+					uniqueGotos += ug
 					red++
 					gotos += gt
 					if gt > 0 {
@@ -213,10 +224,10 @@ func TestCorpusStructure(t *testing.T) {
 					irrGotos += gt
 				}
 			}
-			rows = append(rows, fmt.Sprintf("%-18s %6d %9d %11d %11d %6d %8d %6d %8d %9d", tg, len(gs), red, gotos, irrGotos, loops, switches, onces, repeats, maxN))
+			rows = append(rows, fmt.Sprintf("%-18s %6d %9d %11d %11d %6d %8d %6d %8d %14d %9d", tg, len(gs), red, gotos, irrGotos, loops, switches, onces, repeats, uniqueGotos, maxN))
 		}
 	}
-	t.Logf("\n%-18s %6s %9s %11s %11s %6s %8s %6s %8s %9s\n%s", "target", "procs", "reducible", "gotos(red)", "gotos(irr)", "loops", "switches", "onces", "repeats", "maxblocks", strings.Join(rows, "\n"))
+	t.Logf("\n%-18s %6s %9s %11s %11s %6s %8s %6s %8s %14s %9s\n%s", "target", "procs", "reducible", "gotos(red)", "gotos(irr)", "loops", "switches", "onces", "repeats", "unique:gotos", "maxblocks", strings.Join(rows, "\n"))
 	// The procedures left with gotos leave two loops at once to a node
 	// that is not a return (a continue of the outer loop from the inner
 	// one, vectorised loops' epilogues): C has no construct for that

@@ -43,12 +43,15 @@ func FuzzStructure(f *testing.F) {
 	f.Add([]byte{8, 4, 0x81, 0x82, 3, 0x85, 0x80, 6, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g := fuzzGraph(b)
-		tree, err := Structure(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Check(g, tree); err != nil {
-			t.Fatalf("%v\n%v\n%s", err, g.Succs, render(tree))
+		for _, unique := range []bool{false, true} {
+			g.Unique = unique
+			tree, err := Structure(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Check(g, tree); err != nil {
+				t.Fatalf("unique %v: %v\n%v\n%s", unique, err, g.Succs, render(tree))
+			}
 		}
 	})
 }

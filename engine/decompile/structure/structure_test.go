@@ -157,3 +157,21 @@ func TestMalformed(t *testing.T) {
 		}
 	}
 }
+
+// TestUnique: with Graph.Unique no block repeats, and Check holds the
+// tree to it; the returns the default repeats become gotos.
+func TestUnique(t *testing.T) {
+	g := graph(nil, []int{1}, []int{2, 5}, []int{3, 4}, []int{2, 5}, []int{1}, nil) // leave two loops to a return
+	tree, text := structured(t, g)
+	if gotos, _, _ := Stats(tree); gotos != 0 || strings.Count(text, "B5;") != 2 {
+		t.Fatalf("default: want the return repeated, no goto\n%s", text)
+	}
+	g.Unique = true
+	if err := Check(g, tree); !errors.Is(err, ErrUnfaithful) {
+		t.Fatalf("Check(Unique) of a tree with a repeated block = %v", err)
+	}
+	tree, text = structured(t, g)
+	if gotos, _, _ := Stats(tree); gotos != 1 || strings.Count(text, "B5;") != 1 {
+		t.Fatalf("unique: want one goto to the return, one block\n%s", text)
+	}
+}
