@@ -368,16 +368,56 @@ func (im *image) Executable(addr uint64) bool {
 
 func (im *image) Import(uint64) (string, bool) { return "", false }
 
-// BenchmarkStructureLarge structures a 200-node graph of nested loops and
-// crossing diamonds (ladder), larger than any procedure of the corpus.
+// BenchmarkStructureLarge structures 200-node graphs larger than any
+// procedure of the corpus: loops of diamonds with breaks, nested two deep
+// (reducible), and a ladder of crossing diamonds and loops entered from
+// the side (irreducible, the worst case found).
 func BenchmarkStructureLarge(b *testing.B) {
-	g := ladder(200)
+	b.Run("reducible", func(b *testing.B) { benchGraph(b, loops(200)) })
+	b.Run("ladder", func(b *testing.B) { benchGraph(b, ladder(200)) })
+}
+
+func benchGraph(b *testing.B, g structure.Graph) {
+	tree, err := structure.Structure(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := structure.Check(g, tree); err != nil {
+		b.Fatal(err)
+	}
+	gotos, nl, _ := structure.Stats(tree)
 	b.ResetTimer()
+	defer func() {
+		b.ReportMetric(float64(gotos), "gotos")
+		b.ReportMetric(float64(nl), "loops")
+	}()
 	for i := 0; i < b.N; i++ {
 		if _, err := structure.Structure(g); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// loops is n nodes in units of ten: an outer loop whose header tests
+// the exit, a diamond, an inner loop with a break to a return and a
+// latch, then the next unit.
+func loops(n int) structure.Graph {
+	g := structure.Graph{Succs: make([][]int, n)}
+	u := 0
+	for ; u+10 < n; u += 10 {
+		h, next := u, u+10
+		g.Succs[h] = []int{h + 1, next}    // while (c)
+		g.Succs[h+1] = []int{h + 2, h + 3} // if
+		g.Succs[h+2] = []int{h + 4}
+		g.Succs[h+3] = []int{h + 4}
+		g.Succs[h+4] = []int{h + 5}        // inner loop header
+		g.Succs[h+5] = []int{h + 6, h + 9} // break to a return
+		g.Succs[h+6] = []int{h + 7, h + 8}
+		g.Succs[h+7] = []int{h + 4} // inner latch
+		g.Succs[h+8] = []int{h}     // outer latch
+		g.Succs[h+9] = nil          // return
+	}
+	return g
 }
 
 // ladder is n nodes of nested loops and diamonds: node i branches to

@@ -20,6 +20,7 @@ type resolver struct {
 	// reverting resolves a sequence again after a dissolve that did not
 	// pay, without trying it again
 	reverting bool
+	tried     map[int]bool // nodes a dissolve was tried for
 	targets   map[int]bool // goto targets, for labels
 }
 
@@ -52,13 +53,15 @@ func (c *Cond) first() int {
 	return c.Node
 }
 
-func (r *resolver) resolve(it *item, c rctx) {
+// resolve resolves the jumps in it and returns how many are gotos.
+func (r *resolver) resolve(it *item, c rctx) int {
+	n := 0
 	switch it.kind {
 	case iSeq:
-		r.seq(it, c)
+		n = r.seq(it, c)
 	case iIf:
 		for _, k := range it.kids {
-			r.resolve(k, c)
+			n += r.resolve(k, c)
 		}
 	case iSwitch:
 		b := rctx{brk: c.fall, hasBrk: true, cont: c.cont}
@@ -67,14 +70,14 @@ func (r *resolver) resolve(it *item, c rctx) {
 			if i+1 < len(it.cases) {
 				b.fall = entry(it.cases[i+1].body, c.fall)
 			}
-			r.resolve(it.cases[i].body, b)
+			n += r.resolve(it.cases[i].body, b)
 		}
 	case iLoop:
 		b := rctx{brk: c.fall, hasBrk: true, cont: it.node, fall: it.node}
 		if it.node < 0 { // once: falls out, and catches continue
 			b.fall, b.cont = c.fall, -1
 		}
-		r.resolve(it.kids[0], b)
+		n = r.resolve(it.kids[0], b)
 	case iJump:
 		y := it.node
 		switch {
@@ -96,8 +99,12 @@ func (r *resolver) resolve(it *item, c rctx) {
 					it.res, it.copy = Block, cp
 				}
 			}
+			if it.res == Goto {
+				n = 1
+			}
 		}
 	}
+	return n
 }
 
 // hasGoto reports whether it holds a goto.
@@ -123,7 +130,7 @@ func hasGoto(it *item) bool {
 // seq resolves a sequence's elements and wraps a span of them in a once
 // block when more jumps become breaks than breaks and continues become
 // gotos.
-func (r *resolver) seq(it *item, c rctx) {
+func (r *resolver) seq(it *item, c rctx) int {
 	falls := make([]int, len(it.kids))
 	f := c.fall
 	for i := len(it.kids) - 1; i >= 0; i-- {
@@ -131,9 +138,14 @@ func (r *resolver) seq(it *item, c rctx) {
 		f = entry(it.kids[i], f)
 	}
 	at := func(i int) rctx { return rctx{fall: falls[i], brk: c.brk, hasBrk: c.hasBrk, cont: c.cont} }
+	total := 0
 	for i, k := range it.kids {
-		r.resolve(k, at(i))
+		total += r.resolve(k, at(i))
 	}
+	if total == 0 {
+		return 0 // nothing to wrap or dissolve for
+	}
+	changed := false
 	costs := make([]spanCost, len(it.kids))
 	for i, k := range it.kids {
 		costs[i] = r.cost(k)
@@ -166,17 +178,41 @@ func (r *resolver) seq(it *item, c rctx) {
 		r.resolve(once, at(first))
 		costs = append(append(costs[:first:first], r.cost(once)), costs[k:]...)
 		k = first + 1
+		changed = true
 	}
-	if r.dupAll && !r.reverting {
-		r.dissolve(it, c)
+	if r.dupAll && !r.reverting && r.dissolve(it, c) {
+		changed = true
 	}
+	if changed {
+		return countGotos(it)
+	}
+	return total
+}
+
+// countGotos counts the gotos in it.
+func countGotos(it *item) int {
+	n := 0
+	switch it.kind {
+	case iJump:
+		if it.res == Goto {
+			n++
+		}
+	case iSwitch:
+		for _, cs := range it.cases {
+			n += countGotos(cs.body)
+		}
+	}
+	for _, k := range it.kids {
+		n += countGotos(k)
+	}
+	return n
 }
 
 // dissolve takes out of a sequence a one-block node x that only jumps to
 // the next element y, when gotos to y remain before it: each jump to x
 // then becomes a copy of x whose jump to y can be a break or a
 // fall-through. It keeps the change only if no goto to x results.
-func (r *resolver) dissolve(it *item, c rctx) {
+func (r *resolver) dissolve(it *item, c rctx) bool {
 	for k := 1; k+2 < len(it.kids); k++ {
 		b, j := it.kids[k], it.kids[k+1]
 		if b.kind != iBlock || b.copied || j.kind != iJump {
@@ -184,7 +220,7 @@ func (r *resolver) dissolve(it *item, c rctx) {
 		}
 		x, y := b.node, j.node
 		s := r.s
-		if !s.dupable(x) || len(s.succ[x]) != 1 || s.fwdIn[x] < 2 || s.gotoIn[x] || y != entry(it.kids[k+2], -1) {
+		if r.tried[x] || !s.dupable(x) || len(s.succ[x]) != 1 || s.fwdIn[x] < 2 || s.gotoIn[x] || y != entry(it.kids[k+2], -1) {
 			// a merge: only jumps reach it
 			continue
 		}
@@ -195,18 +231,23 @@ func (r *resolver) dissolve(it *item, c rctx) {
 		if !found {
 			continue
 		}
+		if r.tried == nil {
+			r.tried = map[int]bool{}
+		}
+		r.tried[x] = true // once: nested sequences are resolved again
 		old := it.kids
 		it.kids = append(append([]*item{}, old[:k]...), old[k+2:]...)
 		r.seq(it, c)
 		if !r.gotoTo(it, x) {
-			return
+			return true
 		}
 		it.kids = old
 		r.reverting = true
 		r.seq(it, c)
 		r.reverting = false
-		return
+		return false
 	}
+	return false
 }
 
 // gotoTo reports whether it holds a goto to x.
