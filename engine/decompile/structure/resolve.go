@@ -21,7 +21,11 @@ type resolver struct {
 	// pay, without trying it again
 	reverting bool
 	tried     map[int]bool // nodes a dissolve was tried for
-	targets   map[int]bool // goto targets, for labels
+	// work counts resolve calls; past budget no span is wrapped or
+	// dissolved, so that re-resolving nested spans stays linear-ish on
+	// large irreducible graphs
+	work, budget int
+	targets      map[int]bool // goto targets, for labels
 }
 
 // entry is the node that runs first when control enters it, or fall when
@@ -55,6 +59,7 @@ func (c *Cond) first() int {
 
 // resolve resolves the jumps in it and returns how many are gotos.
 func (r *resolver) resolve(it *item, c rctx) int {
+	r.work++
 	n := 0
 	switch it.kind {
 	case iSeq:
@@ -142,21 +147,30 @@ func (r *resolver) seq(it *item, c rctx) int {
 	for i, k := range it.kids {
 		total += r.resolve(k, at(i))
 	}
-	if total == 0 {
-		return 0 // nothing to wrap or dissolve for
+	if total == 0 || r.work > r.budget {
+		// nothing to wrap or dissolve for, or the refinements have
+		// had their share: what remains stays a goto
+		return total
 	}
 	changed := false
 	costs := make([]spanCost, len(it.kids))
 	for i, k := range it.kids {
 		costs[i] = r.cost(k)
 	}
-	for k := 1; k < len(it.kids); k++ {
+	firstGoto := map[int]int{} // target → the first element with a goto to it
+	for i := len(costs) - 1; i >= 0; i-- {
+		for y := range costs[i].gotos {
+			firstGoto[y] = i
+		}
+	}
+	for k := 1; k < len(it.kids) && r.work <= r.budget; k++ {
 		y := entry(it.kids[k], falls[k])
-		if y < 0 {
+		if f, ok := firstGoto[y]; y < 0 || !ok || f >= k {
 			continue
 		}
 		gain, lose, first := 0, 0, -1
-		for i := 0; i < k; i++ {
+		for i := firstGoto[y]; i < k; i++ {
+			r.work++
 			g := costs[i].gotos[y]
 			if g > 0 && first < 0 {
 				first = i
@@ -177,6 +191,15 @@ func (r *resolver) seq(it *item, c rctx) int {
 		falls = append(append(falls[:first:first], y), falls[k:]...)
 		r.resolve(once, at(first))
 		costs = append(append(costs[:first:first], r.cost(once)), costs[k:]...)
+		r.work += len(it.kids) + len(firstGoto)
+		for y, i := range firstGoto {
+			switch {
+			case i >= k:
+				firstGoto[y] = i - (k - first - 1)
+			case i >= first:
+				firstGoto[y] = first
+			}
+		}
 		k = first + 1
 		changed = true
 	}
@@ -283,6 +306,7 @@ func (r *resolver) cost(it *item) spanCost {
 	c := spanCost{gotos: map[int]int{}, breaksTo: map[int]int{}}
 	var walk func(it *item, inSwitch bool)
 	walk = func(it *item, inSwitch bool) {
+		r.work++
 		switch it.kind {
 		case iSeq, iIf:
 			for _, k := range it.kids {

@@ -70,7 +70,7 @@ func Structure(g Graph) (*Node, error) {
 func (s *structurer) build(dissolve bool) *Node {
 	s.follow = make([]bool, len(s.succ))
 	it := s.doTree(s.g.Entry)
-	r := resolver{s: s, reverting: !dissolve}
+	r := resolver{s: s, reverting: !dissolve, budget: 256*len(s.rpo) + 16384}
 	r.resolve(it, rctx{fall: -1, brk: -1, cont: -1})
 	r.dupAll = true
 	r.resolve(it, rctx{fall: -1, brk: -1, cont: -1})
