@@ -440,7 +440,7 @@ func (r *resolver) node(it *item) *Node {
 	case iLoop:
 		body := r.node(it.kids[0])
 		if it.node < 0 {
-			if !endsInJump(body) {
+			if !r.leaves(body) {
 				body.Children = append(body.Children, &Node{Kind: Break})
 			}
 			return &Node{Kind: Loop, Once: true, Children: []*Node{body}}
@@ -465,14 +465,22 @@ func isBreak(n *Node) bool {
 	return n != nil && (n.Kind == Break || n.Kind == Seq && len(n.Children) == 1 && n.Children[0].Kind == Break)
 }
 
-// endsInJump reports whether a sequence's last statement leaves it.
-func endsInJump(n *Node) bool {
-	if len(n.Children) == 0 {
+// leaves reports whether control never falls off the end of n: it ends
+// in a break, continue, goto or return, or in an if both of whose arms
+// do.
+func (r *resolver) leaves(n *Node) bool {
+	if n == nil {
 		return false
 	}
-	switch n.Children[len(n.Children)-1].Kind {
+	switch n.Kind {
+	case Seq:
+		return len(n.Children) > 0 && r.leaves(n.Children[len(n.Children)-1])
 	case Break, Continue, Goto:
 		return true
+	case Block:
+		return len(r.s.succ[n.Node]) == 0
+	case If:
+		return len(n.Children) == 2 && r.leaves(n.Children[0]) && r.leaves(n.Children[1])
 	}
 	return false
 }
