@@ -185,7 +185,7 @@ func TestCorpusStructure(t *testing.T) {
 			if gs == nil {
 				continue
 			}
-			var red, irr, gotos, irrGotos, loops, switches, onces, repeats, uniqueGotos, maxN int
+			var red, irr, gotos, irrGotos, loops, switches, onces, repeats, uniqueGotos, endless, maxN int
 			for _, cg := range gs {
 				tree, err := structure.Structure(cg.g)
 				if err != nil {
@@ -200,6 +200,7 @@ func TestCorpusStructure(t *testing.T) {
 				loops += lp
 				switches += sw
 				onces += countOnce(tree)
+				endless += countKind(tree, structure.Loop) - countOnce(tree)
 				repeats += countBlocks(tree) - distinctBlocks(tree)
 				maxN = max(maxN, len(cg.g.Succs))
 				u := cg.g
@@ -225,10 +226,10 @@ func TestCorpusStructure(t *testing.T) {
 					irrGotos += gt
 				}
 			}
-			rows = append(rows, fmt.Sprintf("%-18s %6d %9d %11d %11d %6d %8d %6d %8d %14d %9d", tg, len(gs), red, gotos, irrGotos, loops, switches, onces, repeats, uniqueGotos, maxN))
+			rows = append(rows, fmt.Sprintf("%-18s %6d %9d %11d %11d %6d %8d %7d %6d %8d %14d %9d", tg, len(gs), red, gotos, irrGotos, loops, endless, switches, onces, repeats, uniqueGotos, maxN))
 		}
 	}
-	t.Logf("\n%-18s %6s %9s %11s %11s %6s %8s %6s %8s %14s %9s\n%s", "target", "procs", "reducible", "gotos(red)", "gotos(irr)", "loops", "switches", "onces", "repeats", "unique:gotos", "maxblocks", strings.Join(rows, "\n"))
+	t.Logf("\n%-18s %6s %9s %11s %11s %6s %8s %7s %6s %8s %14s %9s\n%s", "target", "procs", "reducible", "gotos(red)", "gotos(irr)", "loops", "for(;;)", "switches", "onces", "repeats", "unique:gotos", "maxblocks", strings.Join(rows, "\n"))
 	// The procedures left with gotos leave two loops at once to a node
 	// that is not a return (a continue of the outer loop from the inner
 	// one, vectorised loops' epilogues): C has no construct for that
@@ -279,6 +280,23 @@ func distinctBlocks(n *structure.Node) int {
 	}
 	walk(n)
 	return len(seen)
+}
+
+func countKind(n *structure.Node, k structure.Kind) int {
+	if n == nil {
+		return 0
+	}
+	c := 0
+	if n.Kind == k {
+		c++
+	}
+	for _, ch := range n.Children {
+		c += countKind(ch, k)
+	}
+	for _, cs := range n.Cases {
+		c += countKind(cs.Body, k)
+	}
+	return c
 }
 
 func countOnce(n *structure.Node) int {

@@ -430,6 +430,13 @@ func (r *resolver) node(it *item) *Node {
 		if empty(els) {
 			els = nil
 		}
+		// an arm that only leaves becomes a guard: if (!c) break; rest
+		switch {
+		case els != nil && r.exit(els) && !r.exit(then):
+			return &Node{Kind: Seq, Children: append([]*Node{{Kind: If, Cond: c.negated(), Children: []*Node{els, nil}}}, flat(then)...)}
+		case els != nil && r.exit(then) && !r.exit(els):
+			return &Node{Kind: Seq, Children: append([]*Node{{Kind: If, Cond: c, Children: []*Node{then, nil}}}, flat(els)...)}
+		}
 		return &Node{Kind: If, Cond: c, Children: []*Node{then, els}}
 	case iSwitch:
 		sw := &Node{Kind: Switch, Node: it.node}
@@ -463,6 +470,31 @@ func empty(n *Node) bool { return n == nil || n.Kind == Seq && len(n.Children) =
 
 func isBreak(n *Node) bool {
 	return n != nil && (n.Kind == Break || n.Kind == Seq && len(n.Children) == 1 && n.Children[0].Kind == Break)
+}
+
+// exit reports whether n is a short way out: at most three blocks and
+// jumps, control never falling off its end.
+func (r *resolver) exit(n *Node) bool {
+	ks := flat(n)
+	if len(ks) > 3 || !r.leaves(n) {
+		return false
+	}
+	for _, k := range ks {
+		switch k.Kind {
+		case Block, Break, Continue, Goto, Label:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// flat is n's statements: a sequence's children, else n itself.
+func flat(n *Node) []*Node {
+	if n.Kind == Seq {
+		return n.Children
+	}
+	return []*Node{n}
 }
 
 // leaves reports whether control never falls off the end of n: it ends

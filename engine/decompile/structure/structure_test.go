@@ -47,7 +47,7 @@ func TestConstructs(t *testing.T) {
 		{name: "while", g: graph([]int{1}, []int{1}, []int{2, 3}, []int{1}, nil), loops: 1,
 			want: []string{"while (c1) {\n  B2;\n}"}},
 		{name: "impure-header", g: graph(nil, []int{1}, []int{2, 3}, []int{1}, nil), loops: 1,
-			want: []string{"for (;;) {\n  B1;\n  if (c1) {\n    B2;\n  } else {\n    break;"}},
+			want: []string{"for (;;) {\n  B1;\n  if (!c1) {\n    break;\n  }\n  B2;\n}"}},
 		{name: "do-while", g: graph(nil, []int{1}, []int{2}, []int{1, 3}, nil), loops: 1,
 			want: []string{"do {\n  B1;\n  B2;\n} while (c2);"}},
 		{name: "self-loop", g: graph(nil, []int{0, 1}, nil), loops: 1,
