@@ -20,24 +20,28 @@
 //     postorder; a loop header wraps its code in for (;;). A loop's follow
 //     is its last merge outside the loop (the others run inside and end
 //     in break), or else an exit target reached by one edge, unless the
-//     loop also exits to what follows it in its context. A switch's merge
-//     targets are its arms, so one arm falls into the next.
+//     loop also exits to what follows it in its context (after the loop
+//     successor refinement of "No More Gotos", Yakdan et al., NDSS 2015).
+//     A switch's merge targets are its arms, so one arm falls into the
+//     next.
 //  4. Each jump then becomes, by position: nothing (control falls there),
 //     break, continue, a repeated block, or a goto. Returns are repeated
 //     rather than jumped to; a span of a sequence is wrapped in a once
-//     block (do { … } while (0), [Node.Once]) when that turns more gotos
-//     into breaks than it costs; a node that dominates no other (one
-//     block, all its branches jumps) is repeated where a goto to it would
-//     remain, when its own jumps resolve there (multi-level exits of
-//     nested loops, per "No More Gotos", Yakdan et al., NDSS 2015, §
-//     on loop successor refinement, without its condition variables).
+//     block (do { … } while (0), [Node.Once]: the C form of Ramsey's
+//     block) when that turns more gotos into breaks than it costs; a node
+//     that dominates no other (one block, all its branches jumps) is
+//     repeated where a goto to it would remain and its own jumps resolve
+//     there (tail duplication), and such a merge whose successor is still
+//     a goto target is dissolved into copies.
 //  5. for (;;) becomes while (c) when a pure header tests the exit first,
 //     and do … while (c) when the body ends with the exit test and
-//     nothing continues it.
+//     nothing continues it; an arm that only leaves becomes a guard
+//     (if (!c) break;).
 //
 // Gotos remain for irreducible graphs and, in reducible ones, for an exit
-// of two loops at once to a node that is not a return (C needs a flag
-// there; the tree has none). [Graph.Unique] turns repetition off.
+// of two loops at once to a node that is not a return, and for acyclic
+// regions whose merges cross (C needs a flag there; the tree has none).
+// [Graph.Unique] turns repetition off.
 //
 // # The tree's semantics ([Check] verifies them)
 //
@@ -50,7 +54,12 @@
 // next arm as in C; successor indexes listed in no arm go to the default
 // arm (empty Succs), or past the switch when there is none. Break and
 // Continue bind to the innermost loop (a Once block included) or switch
-// (break only), as in C. Unreachable nodes are left out.
+// (break only), as in C. Unreachable nodes are left out; a node's Block
+// may repeat unless [Graph.Unique].
+//
+// An edge has no place of its own in the tree: a caller whose edges carry
+// copies (out of SSA) splits those edges into nodes of their own before
+// structuring, and marks no node Pure whose out-edges carry copies.
 package structure
 
 // Graph is a control-flow graph over the nodes 0..len(Succs)-1.
