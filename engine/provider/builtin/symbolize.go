@@ -29,10 +29,11 @@ import (
 // when the bytes there, in a mapped non-executable section, are a
 // NUL-terminated run of at least minPreviewBytes printable characters (tab,
 // newline and other common control characters allowed, and escaped), cut to
-// maxPreviewChars characters.
+// maxPreviewChars characters; else, in a data section, as the symbol that
+// covers it or, when none does, as an offset in its section (dataNote).
 
 const (
-	minPreviewBytes = 2
+	minPreviewBytes = 1
 	maxPreviewChars = 40
 	maxPreviewScan  = 4096
 )
@@ -228,7 +229,12 @@ func isHexDigit(b byte) bool {
 }
 
 // dataNote is a data reference's note: the address's own name, else the
-// string stored there, else the nearest name plus offset.
+// string stored there, else, in a non-executable section, the name of the
+// symbol that covers the address plus the offset or, when none does, the
+// section plus the offset (`<.rodata+0x978>`: never an offset from a name
+// in another section). An address in executable code keeps the nearest
+// name; one outside every section of an image that has sections is shown
+// alone.
 func (a *annotator) dataNote(addr uint64) string {
 	if _, off, ok := a.symbolFor(addr); ok && off == 0 {
 		return a.symbolic(addr)
@@ -236,7 +242,22 @@ func (a *annotator) dataNote(addr uint64) string {
 	if s, ok := a.stringAt(addr); ok {
 		return s
 	}
-	return a.symbolic(addr)
+	s := a.img.sectionAt(addr, a.z.all)
+	switch {
+	case s == nil && len(a.z.all) > 0:
+		return provider.FormatAddress(addr)
+	case s == nil || s.x:
+		return a.symbolic(addr)
+	}
+	name, off, ok := a.dataName(addr, s)
+	if !ok {
+		name, off = s.name, addr-s.addr
+	}
+	out := provider.FormatAddress(addr) + " <" + lineSafe(name)
+	if off != 0 {
+		out += "+0x" + strconv.FormatUint(off, 16)
+	}
+	return out + ">"
 }
 
 // stringAt returns the quoted preview of the string stored at addr.
