@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rea-re/rea/engine/canon"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -365,4 +367,55 @@ func checkReferencesObjdump(t *testing.T, od, path string) {
 	if strs == 0 {
 		t.Fatal("no string reference compared")
 	}
+}
+
+// TestProcedureReferencesTruncated: a function referring to 90 strings of
+// 1,000 characters (90 KB of values) answers within the byte budget, says
+// truncated, and lists every reference below one address and none above
+// it: each string it lists is one of the source's, in address order, and
+// the first one left out lies above the last one listed.
+func TestProcedureReferencesTruncated(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("#include <stdio.h>\nvoid rea_many(void) {\n")
+	for i := range 90 {
+		fmt.Fprintf(&src, "\tputs(\"%02d%s\");\n", i, strings.Repeat(string(rune('a'+i%26)), 998))
+	}
+	src.WriteString("}\nint main(void) { rea_many(); return 0; }\n")
+	path := keyedFixture(t, "refs-many", []string{"cc", "gcc", src.String()}, func(dir, out string) (string, error) {
+		if _, err := exec.LookPath("gcc"); err != nil {
+			return "tool gcc is not installed; install it to run this test", nil
+		}
+		if err := os.WriteFile(filepath.Join(dir, "many.c"), []byte(src.String()), 0o644); err != nil {
+			return "", err
+		}
+		return "", run(dir, nil, "gcc", "-O1", "-o", out, "many.c")
+	})
+	_, _, c := open(t, path)
+	r := do(t, c, provider.OpProcedureReferences, provider.Params{"procedure": "rea_many"}).Normalized.(provider.References)
+	b, err := canon.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Truncated || len(b) > provider.ResultBudget || len(r.Strings) == 0 || len(r.Strings) >= 90 {
+		t.Fatalf("truncated %v, %d bytes, %d strings", r.Truncated, len(b), len(r.Strings))
+	}
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	var last uint64
+	for _, s := range r.Strings {
+		a := parseAddr(t, s.Address)
+		if a <= last || fileString(t, ef, a) != s.Value || len(s.Value) != 1000 {
+			t.Errorf("string %s (%d bytes) out of order or not the file's", s.Address, len(s.Value))
+		}
+		last = a
+	}
+	// puts is at a lower address (.plt) than .rodata: listed; nothing of
+	// .rodata above the last string is.
+	if len(r.Imports) != 1 || r.Imports[0].Name != "puts" || len(r.Data) != 0 {
+		t.Errorf("imports %+v, data %+v", r.Imports, r.Data)
+	}
+	t.Logf("%d of 90 strings in %d bytes", len(r.Strings), len(b))
 }
