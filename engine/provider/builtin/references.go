@@ -75,10 +75,19 @@ func (c *Client) doProcedureReferences(ctx context.Context, op string, in provid
 		}
 	}
 	isEntry := func(a uint64) bool { lo, hi := procsAt(n.six, a); return lo < hi }
+	thunks := map[uint64]string{} // import thunks by address, with their imports' names
+	thunk := func(a uint64) bool {
+		name, seen := thunks[a]
+		if !seen {
+			name = c.importThunk(z, a)
+			thunks[a] = name
+		}
+		return name != ""
+	}
 	for _, it := range pc.insns {
 		if it.hasTarget {
 			switch t := it.target; {
-			case isImport(z, c.data, t):
+			case isImport(z, c.data, t) || thunk(t):
 				add(t, refImport, 0)
 			case isEntry(t) && (it.flow == flowCall || t != entry):
 				add(t, refProcedure, 0)
@@ -150,7 +159,9 @@ func (c *Client) doProcedureReferences(ctx context.Context, op string, in provid
 			}
 		case refImport:
 			r := provider.RefImport{Address: a}
-			r.Name, _ = z.importAt(c.data, it.addr)
+			if r.Name = thunks[it.addr]; r.Name == "" {
+				r.Name, _ = z.importAt(c.data, it.addr)
+			}
 			if u, user := n.user.At(it.addr); user {
 				r.Name = u // the user's name (set_address_name) is the one shown
 				n.use.Shown(it.addr)
@@ -185,6 +196,22 @@ func accRank(acc uint8) int {
 		return 2
 	}
 	return 1
+}
+
+// importThunk is the name of the import a thunk at a jumps to through its
+// slot (`jmp [rip+slot]`, `jmp [slot]`: a PE import thunk, or an ELF PLT
+// entry of a -z now build that no PLT stub names), or "".
+func (c *Client) importThunk(z *symbolizer, a uint64) string {
+	code, ok := c.codeAt(a)
+	if !ok {
+		return ""
+	}
+	it := newDecoder(c.ix.img).decode(code, a, false)
+	if it.flow != flowJump || !it.indirect || !it.hasData {
+		return ""
+	}
+	name, _ := z.importAt(c.data, it.data)
+	return name
 }
 
 func isImport(z *symbolizer, data []byte, a uint64) bool {

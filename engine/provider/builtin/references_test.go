@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"debug/pe"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ __attribute__((noipa)) int rea_ref_subject(int n) {
 	const char *home = getenv("REA_REF_HOME");
 	if (!home)
 		puts("rea ref: home unset");
-	unsetenv("REA_REF_TMP");
+	remove("REA_REF_TMP");
 	rea_ref_counter += rea_ref_helper_a("r") + rea_ref_table[n & 3];
 	return home ? rea_ref_helper_b("\n", home) + rea_ref_counter : 0;
 }
@@ -58,7 +59,13 @@ func refsFixture(t *testing.T, name, compiler string, flags ...string) string {
 		if err := os.WriteFile(src, []byte(refsFixtureC), 0o644); err != nil {
 			return "", err
 		}
-		return "", run(dir, nil, compiler, append(append([]string{}, flags...), "-o", out, src)...)
+		if err := run(dir, nil, compiler, append(append([]string{}, flags...), "-o", out, src)...); err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(out + ".exe"); err == nil {
+			return "", os.Rename(out+".exe", out) // mingw's name
+		}
+		return "", nil
 	})
 }
 
@@ -66,7 +73,8 @@ func refsFixture(t *testing.T, name, compiler string, flags ...string) string {
 // its source's, at the addresses nm gives and, for strings, whose bytes in
 // the file are the values; on x86-64 at two optimization levels, i386 PIC
 // (whose GOT base comes from a __x86.get_pc_thunk procedure, the one extra
-// procedure allowed) and arm64.
+// procedure allowed), arm64, and x86-64 PE (imports called through their
+// thunks, and one through its IAT slot).
 func TestProcedureReferencesFixture(t *testing.T) {
 	cases := []struct {
 		name, compiler, nm string
@@ -76,6 +84,7 @@ func TestProcedureReferencesFixture(t *testing.T) {
 		{"refs-gcc-O2", "gcc", "nm", []string{"-O2"}},
 		{"refs-i686-O2", "i686-linux-gnu-gcc", "i686-linux-gnu-nm", []string{"-O2", "-fPIE", "-pie"}},
 		{"refs-aarch64-O2", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-nm", []string{"-O2"}},
+		{"refs-mingw64-O2", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-nm", []string{"-O2"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,21 +92,17 @@ func TestProcedureReferencesFixture(t *testing.T) {
 				skipShortCase(t, "a cross-compiled fixture")
 			}
 			path := refsFixture(t, tc.name, tc.compiler, tc.flags...)
-			syms := nmSymbolsWith(t, tc.nm, path)
+			syms := nmAddresses(t, tc.nm, path)
 			_, _, c := open(t, path)
 			r := do(t, c, provider.OpProcedureReferences, provider.Params{"procedure": "rea_ref_subject"}).Normalized.(provider.References)
 			if r.Truncated {
 				t.Error("truncated")
 			}
-			ef, err := elf.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ef.Close()
+			strAt := fileStrings(t, path)
 			var values []string
 			for _, s := range r.Strings {
 				values = append(values, s.Value)
-				if got := fileString(t, ef, parseAddr(t, s.Address)); got != s.Value || s.ValueTruncated {
+				if got := strAt(parseAddr(t, s.Address)); got != s.Value || s.ValueTruncated {
 					t.Errorf("string at %s: %q, the file holds %q", s.Address, s.Value, got)
 				}
 			}
@@ -108,7 +113,7 @@ func TestProcedureReferencesFixture(t *testing.T) {
 			wantData := []provider.RefData{}
 			for _, g := range []struct{ name, section string }{{"rea_ref_counter", ".bss"}, {"rea_ref_table", ".data"}} {
 				name := g.name
-				wantData = append(wantData, provider.RefData{Address: provider.FormatAddress(nmFind(t, syms, g.name).addr), Name: &name, Section: g.section})
+				wantData = append(wantData, provider.RefData{Address: provider.FormatAddress(nmAt(t, syms, g.name)), Name: &name, Section: g.section})
 			}
 			slices.SortFunc(wantData, func(x, y provider.RefData) int { return strings.Compare(x.Address, y.Address) })
 			if len(r.Data) != 2 {
@@ -128,7 +133,7 @@ func TestProcedureReferencesFixture(t *testing.T) {
 				imports = append(imports, im.Name)
 			}
 			slices.Sort(imports)
-			if want := []string{"getenv", "puts", "unsetenv"}; !slices.Equal(imports, want) {
+			if want := []string{"getenv", "puts", "remove"}; !slices.Equal(imports, want) {
 				t.Errorf("imports %+v, want %v", r.Imports, want)
 			}
 			var procs []string
@@ -137,7 +142,7 @@ func TestProcedureReferencesFixture(t *testing.T) {
 					continue
 				}
 				procs = append(procs, p.Name)
-				if want := nmFind(t, syms, p.Name).addr; parseAddr(t, p.Address) != want {
+				if want := nmAt(t, syms, p.Name); parseAddr(t, p.Address) != want {
 					t.Errorf("procedure %s at %s, nm says %#x", p.Name, p.Address, want)
 				}
 			}
@@ -153,6 +158,67 @@ func TestProcedureReferencesFixture(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// nmAddresses maps the defined symbols nm lists to their addresses (COFF
+// symbols have no sizes, so nm -S is not asked).
+func nmAddresses(t *testing.T, tool, path string) map[string]uint64 {
+	t.Helper()
+	out, err := exec.Command(needTool(t, tool), "--defined-only", path).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	m := map[string]uint64{}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if f := strings.Fields(line); len(f) == 3 {
+			if a, err := strconv.ParseUint(f[0], 16, 64); err == nil {
+				m[f[2]] = a
+			}
+		}
+	}
+	return m
+}
+
+func nmAt(t *testing.T, syms map[string]uint64, name string) uint64 {
+	t.Helper()
+	a, ok := syms[name]
+	if !ok {
+		t.Fatalf("nm: no symbol %s", name)
+	}
+	return a
+}
+
+// fileStrings reads NUL-terminated strings at addresses of an ELF or PE
+// file's sections (debug/elf, debug/pe: independent of the provider's
+// mapping).
+func fileStrings(t *testing.T, path string) func(uint64) string {
+	t.Helper()
+	if ef, err := elf.Open(path); err == nil {
+		t.Cleanup(func() { ef.Close() })
+		return func(a uint64) string { return fileString(t, ef, a) }
+	}
+	pf, err := pe.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pf.Close() })
+	base := pf.OptionalHeader.(*pe.OptionalHeader64).ImageBase
+	return func(a uint64) string {
+		for _, s := range pf.Sections {
+			if lo := base + uint64(s.VirtualAddress); a >= lo && a < lo+uint64(s.VirtualSize) {
+				b, err := s.Data()
+				if err != nil || a-lo >= uint64(len(b)) {
+					return "<no bytes>"
+				}
+				b = b[a-lo:]
+				if k := bytes.IndexByte(b, 0); k >= 0 {
+					return string(b[:k])
+				}
+				return string(b)
+			}
+		}
+		return "<no section>"
 	}
 }
 

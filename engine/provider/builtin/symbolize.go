@@ -323,19 +323,18 @@ func (a *annotator) dataName(addr uint64, s *section) (name string, off uint64, 
 }
 
 // importAt names the import at addr by its bare name: an ELF PLT stub, an
-// imported symbol (an import thunk or IAT slot), or a GOT slot a dynamic
-// relocation fills.
+// imported symbol (an import thunk or IAT slot, whichever name is primary
+// there), or a GOT slot a dynamic relocation fills.
 func (z *symbolizer) importAt(data []byte, addr uint64) (string, bool) {
 	i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr >= addr })
-	if i < len(z.ents) && z.ents[i].addr == addr {
-		e := z.ents[i]
-		if e.ref < 0 {
-			return bareImport(z.stubs[-1-e.ref].name(data)), true
+	if i < len(z.ents) && z.ents[i].addr == addr && z.ents[i].ref < 0 {
+		return bareImport(z.stubs[-1-z.ents[i].ref].name(data)), true
+	}
+	syms := z.six.syms
+	for k := sort.Search(len(syms), func(k int) bool { return syms[k].addr >= addr }); k < len(syms) && syms[k].addr == addr; k++ {
+		if syms[k].source == srcImported {
+			return bareImport(nameString(z.six.name(data, &syms[k]))), true
 		}
-		if s := &z.six.syms[e.ref]; s.source == srcImported {
-			return bareImport(nameString(z.six.name(data, s))), true
-		}
-		return "", false
 	}
 	if k := sort.Search(len(z.slots), func(k int) bool { return z.slots[k].addr >= addr }); k < len(z.slots) && z.slots[k].addr == addr {
 		s := z.slots[k]
