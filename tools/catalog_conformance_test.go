@@ -41,6 +41,7 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 		"procedure_callers":            {"procedure": "main"},
 		"procedure_callees":            {"procedure": "main"},
 		"procedure_calls":              {"procedure": "main"},
+		"procedure_references":         {"procedure": "main"},
 		"xrefs":                        {"address": entry},
 		"search_procedures":            {"pattern": "ma"},
 		"search_strings":               {"pattern": "banner"},

@@ -18,6 +18,7 @@ func procedureTools() []tool {
 		{catProcedureCallers, (*Server).operate},
 		{catProcedureCallees, (*Server).operate},
 		{catProcedureCalls, (*Server).operate},
+		{catProcedureReferences, (*Server).operate},
 		{catXrefs, (*Server).operate},
 		{catSearchProcedures, (*Server).operate},
 	}
@@ -109,6 +110,23 @@ func catProcedureCalls() catalog.Spec {
 			})),
 			"resolved_targets": catalog.List(catalog.AddrOut()),
 		})))
+}
+
+func catProcedureReferences() catalog.Spec {
+	named := func() catalog.M {
+		return catalog.List(catalog.OutAll(catalog.M{"address": catalog.AddrOut(), "name": catalog.String()}))
+	}
+	return catProvider("procedure_references", "Procedure references",
+		"List the strings, data, imports and procedures a procedure refers to."+catalog.SampleText,
+		"I", catalog.In(catalog.M{"procedure": catalog.ProcIn(), "document": catalog.DocIn()}, "procedure"),
+		catalog.OutAll(catalog.M{
+			"strings": catalog.List(catalog.OutAll(catalog.M{"address": catalog.AddrOut(), "value": catalog.String(), "value_truncated": catalog.Bool()})),
+			"data": catalog.List(catalog.OutAll(catalog.M{
+				"address": catalog.AddrOut(), "name": catalog.Nullable(catalog.String()), "section": catalog.String(),
+				"access": catalog.Enum("read", "write", "address"),
+			})),
+			"imports": named(), "procedures": named(), "truncated": catalog.Bool(),
+		}))
 }
 
 func catProcedureAssembly() catalog.Spec {

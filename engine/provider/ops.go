@@ -28,6 +28,7 @@ const (
 	OpProcedureCallees         = "procedure_callees"          // Page[AddressItem]
 	OpProcedureCallers         = "procedure_callers"          // Page[AddressItem]
 	OpProcedureCalls           = "procedure_calls"            // Page[CallSite]
+	OpProcedureReferences      = "procedure_references"       // References
 	OpXrefs                    = "xrefs"                      // Page[AddressItem]
 	OpSearchProcedures         = "search_procedures"          // Page[SearchItem]
 	OpSearchStrings            = "search_strings"             // Page[SearchItem]

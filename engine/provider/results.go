@@ -173,6 +173,52 @@ type CallSite struct {
 	ResolvedTargets []string  `json:"resolved_targets"`
 }
 
+// References is procedure_references' answer (CONTRACTS.md §19): what a
+// procedure's instructions refer to, each list by address and each address
+// once. Truncated says the lists were cut at one address to keep the answer
+// within ResultBudget: every reference below it is listed, none at or above.
+type References struct {
+	Strings    []RefString    `json:"strings"`
+	Data       []RefData      `json:"data"`
+	Imports    []RefImport    `json:"imports"`
+	Procedures []RefProcedure `json:"procedures"`
+	Truncated  bool           `json:"truncated"`
+}
+
+// RefString is a referenced string: its text from its address up to its
+// terminator, cut as list_strings cuts values.
+type RefString struct {
+	Address        string `json:"address"`
+	Value          string `json:"value"`
+	ValueTruncated bool   `json:"value_truncated"`
+}
+
+// RefData is a referenced data address other than a string or an import
+// slot: its name (the name at the address, or the covering symbol plus the
+// offset) or nil, its section, and how the procedure uses it (Access is
+// read, write or address; a store anywhere makes it write, else a load
+// read).
+type RefData struct {
+	Address string  `json:"address"`
+	Name    *string `json:"name"`
+	Section string  `json:"section"`
+	Access  string  `json:"access"`
+}
+
+// RefImport is a referenced import: a PLT stub or import thunk called or
+// jumped to, or an import slot (GOT, IAT) read, by the import's name.
+type RefImport struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
+
+// RefProcedure is a procedure the procedure calls, jumps to or takes the
+// address of.
+type RefProcedure struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
+
 // CallTo is a call's callee: Kind is direct, import, indirect or tail.
 type CallTo struct {
 	Address *string `json:"address"`

@@ -63,6 +63,9 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 	d := newDecoder(c.ix.img)
 	d.code = c.codeAt // arm literal-pool words and i386 PIC thunks, for data references
 	d.thumb = pc.thumb
+	if c.ix.img.arch == "x86" {
+		d.picAt = map[uint64]picState{}
+	}
 	if end, known := ex.extentOf(entry); known {
 		n := end - entry
 		if n > uint64(len(code)) {

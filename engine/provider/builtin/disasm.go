@@ -39,12 +39,54 @@ type insn struct {
 	target    uint64 // direct branch or call target
 	hasData   bool
 	data      uint64 // referenced data address (RIP-relative, ADRP pair, literal)
+	acc       uint8  // how the instruction uses data (accessOf); 0 when the decoder does not say
 	it        uint8  // Thumb: the IT state the instruction was decoded in
 	pool      bool   // arm: data a $d mapping symbol marks (poolInsn), not an instruction
 	toggle    bool   // arm: the direct target is in the other instruction set (blx immediate)
 	lit       uint8  // arm: the bytes at data that this pc-relative load reads (a literal pool's), or 0
 	text      string // filled only when asked for
 }
+
+// How an instruction uses its data address (insn.acc): it loads from it,
+// stores to it (a read-modify-write counts as a store), or only forms the
+// address (lea, adr, adrp+add, an immediate).
+const (
+	accRead uint8 = iota + 1
+	accWrite
+	accAddress
+)
+
+// accessOf is how it uses it.data: the decoder's word where it gives one
+// (x86, arm64), else a literal-pool load reads and any other pc-relative
+// operand (adr, add rD, pc) forms an address.
+func accessOf(it insn) uint8 {
+	switch {
+	case it.acc != 0:
+		return it.acc
+	case it.lit != 0:
+		return accRead
+	}
+	return accAddress
+}
+
+// x86ReadsFirst lists the operations whose first operand, when it is in
+// memory, is only read: compares, pushes, branches, one-operand multiplies
+// and divides, loads of control state, prefetches, and the x87 operations
+// other than its stores (FLD m64 has its source first).
+var x86ReadsFirst = func() map[x86asm.Op]bool {
+	m := map[x86asm.Op]bool{}
+	for _, op := range []x86asm.Op{x86asm.CMP, x86asm.TEST, x86asm.PUSH, x86asm.CALL, x86asm.JMP, x86asm.LCALL, x86asm.LJMP,
+		x86asm.BT, x86asm.MUL, x86asm.DIV, x86asm.IDIV, x86asm.IMUL, x86asm.LDMXCSR, x86asm.VLDMXCSR, x86asm.NOP,
+		x86asm.PREFETCHNTA, x86asm.PREFETCHT0, x86asm.PREFETCHT1, x86asm.PREFETCHT2, x86asm.PREFETCHW, x86asm.CLFLUSH,
+		x86asm.XRSTOR, x86asm.XRSTOR64, x86asm.XRSTORS, x86asm.XRSTORS64, x86asm.FXRSTOR, x86asm.FXRSTOR64,
+		x86asm.LGDT, x86asm.LIDT, x86asm.LLDT, x86asm.LMSW, x86asm.VERR, x86asm.VERW, x86asm.INVLPG,
+		x86asm.FADD, x86asm.FBLD, x86asm.FCOM, x86asm.FCOMP, x86asm.FDIV, x86asm.FDIVR, x86asm.FIADD, x86asm.FICOM,
+		x86asm.FICOMP, x86asm.FIDIV, x86asm.FIDIVR, x86asm.FILD, x86asm.FIMUL, x86asm.FISUB, x86asm.FISUBR, x86asm.FLD,
+		x86asm.FLDCW, x86asm.FLDENV, x86asm.FMUL, x86asm.FRSTOR, x86asm.FSUB, x86asm.FSUBR} {
+		m[op] = true
+	}
+	return m
+}()
 
 // decoder decodes one instruction of code at pc; n >= 1 on return.
 type decoder struct {
@@ -69,6 +111,20 @@ type decoder struct {
 	it     uint8
 	twrite uint32
 	tlit   int
+	// picAt, when not nil, keeps the i386 PIC base registers known at the
+	// targets of forward branches (decodeProc sets it): code that follows a
+	// return or a jump, reached only by such a branch (a compiler's cold
+	// path after the epilogue), starts from the registers known there, not
+	// from those the epilogue's pop forgot. ended says the sequential flow
+	// ended (or the decoder was reset) and no kept target was reached since.
+	picAt map[uint64]picState
+	ended bool
+}
+
+// picState is the i386 registers known at a branch target (decoder.picAt).
+type picState struct {
+	page  [8]uint64
+	valid uint32
 }
 
 func newDecoder(img *image) *decoder {
@@ -107,7 +163,7 @@ func (d *decoder) isAbs(v uint64) bool {
 	return false
 }
 
-func (d *decoder) reset() { d.valid, d.it = 0, 0 }
+func (d *decoder) reset() { d.valid, d.it, d.ended = 0, 0, true }
 
 // decode decodes the instruction at pc; withText renders its text.
 func (d *decoder) decode(code []byte, pc uint64, withText bool) insn {
@@ -146,6 +202,12 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 		}
 		return it
 	}
+	if mode == 32 && d.picAt != nil && d.ended {
+		if st, ok := d.picAt[pc]; ok {
+			copy(d.page[:8], st.page[:])
+			d.valid, d.ended = d.valid&^0xff|st.valid, false
+		}
+	}
 	in, err := x86asm.Decode(code, mode)
 	if err != nil || in.Len == 0 {
 		// Marked, because decoding this one byte alone would not fail the
@@ -170,7 +232,7 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 	case in.Op == x86asm.UD2 || in.Op == x86asm.HLT || in.Op == x86asm.UD1 || in.Op == x86asm.UD0:
 		it.flow = flowStop
 	}
-	for _, a := range in.Args {
+	for i, a := range in.Args {
 		if a == nil {
 			break
 		}
@@ -184,6 +246,14 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 		case x86asm.Mem:
 			if it.flow == flowCall || it.flow == flowJump {
 				it.indirect = true
+			}
+			switch {
+			case in.Op == x86asm.LEA:
+				it.acc = accAddress
+			case i == 0 && !x86ReadsFirst[in.Op]:
+				it.acc = accWrite
+			default:
+				it.acc = accRead
 			}
 			switch {
 			case a.Base == x86asm.RIP:
@@ -206,12 +276,15 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 				v = uint64(uint32(a))
 			}
 			if it.flow == flowNone && !it.hasData && d.isAbs(v) {
-				it.hasData, it.data = true, v
+				it.hasData, it.data, it.acc = true, v, accAddress
 			}
 		}
 	}
 	if mode == 32 {
 		d.trackPIC(&in, &it)
+		if d.picAt != nil {
+			d.notePIC(it)
+		}
 	}
 	if withText {
 		it.text = x86asm.IntelSyntax(in, pc, nil)
@@ -274,6 +347,22 @@ func (d *decoder) trackPIC(in *x86asm.Inst, it *insn) {
 	}
 	if r, ok := gpr(in.Args[0]); ok {
 		d.valid &^= 1 << r
+	}
+}
+
+// notePIC keeps the known registers at a forward branch's target and
+// notes whether it ends the sequential flow (decoder.picAt).
+func (d *decoder) notePIC(it insn) {
+	if it.flow == flowJump || it.flow == flowRet || it.flow == flowStop {
+		d.ended = true // until a kept target is reached (padding may come first)
+	}
+	if !it.hasTarget || it.target <= it.addr || it.flow != flowJump && it.flow != flowCondJump || d.valid&0xff == 0 {
+		return
+	}
+	if _, ok := d.picAt[it.target]; !ok {
+		st := picState{valid: d.valid & 0xff}
+		copy(st.page[:], d.page[:8])
+		d.picAt[it.target] = st
 	}
 }
 
@@ -406,16 +495,16 @@ func (d *decoder) decodeARM64(code []byte, pc uint64, withText bool) insn {
 		keep = true
 	case x&0x9f000000 == 0x10000000: // ADR
 		imm := sext(uint64((x>>5)&0x7ffff)<<2|uint64((x>>29)&3), 21)
-		it.hasData, it.data = true, pc+uint64(imm)
+		it.hasData, it.data, it.acc = true, pc+uint64(imm), accAddress
 	case x&0x3b000000 == 0x18000000: // LDR (literal)
-		it.hasData, it.data = true, pc+uint64(sext(uint64((x>>5)&0x7ffff)<<2, 21))
+		it.hasData, it.data, it.acc = true, pc+uint64(sext(uint64((x>>5)&0x7ffff)<<2, 21)), accRead
 	case x&0x7f800000 == 0x11000000: // ADD (immediate), 32 or 64 bit, no flags
 		if d.valid&(1<<rn) != 0 {
 			imm := uint64((x >> 10) & 0xfff)
 			if (x>>22)&1 == 1 {
 				imm <<= 12
 			}
-			it.hasData, it.data = true, d.page[rn]+imm
+			it.hasData, it.data, it.acc = true, d.page[rn]+imm, accAddress
 		}
 	case x&0x3b000000 == 0x39000000: // LDR/STR (unsigned immediate)
 		if d.valid&(1<<rn) != 0 {
@@ -423,7 +512,11 @@ func (d *decoder) decodeARM64(code []byte, pc uint64, withText bool) insn {
 			if (x>>26)&1 == 1 && scale == 0 && (x>>23)&1 == 1 {
 				scale = 4
 			}
-			it.hasData, it.data = true, d.page[rn]+uint64((x>>10)&0xfff)<<scale
+			it.hasData, it.data, it.acc = true, d.page[rn]+uint64((x>>10)&0xfff)<<scale, accRead
+			// A store: opc 00 of the integer forms; L clear of the SIMD ones.
+			if (x>>26)&1 == 0 && (x>>22)&3 == 0 || (x>>26)&1 == 1 && (x>>22)&1 == 0 {
+				it.acc = accWrite
+			}
 		}
 	}
 	if it.flow != flowNone {
@@ -518,6 +611,9 @@ func (d *decoder) decodeARM(code []byte, pc uint64, withText bool) insn {
 			off = -off
 		}
 		it.hasData, it.data, it.lit = true, uint64(uint32(int64(pc)+8+off)), 4
+		if x&(1<<20) == 0 {
+			it.acc = accWrite // vstr
+		}
 		if x&0x100 != 0 {
 			it.lit = 8 // a double
 		}

@@ -112,8 +112,9 @@ func exercise(t *testing.T, img *image, data []byte) {
 		}
 		a := provider.FormatAddress(six.syms[k].addr)
 		// procedure_info and procedure_calls lift the procedure over the
-		// image's relocations and read its DWARF (lifted.go, dwarfproto.go)
-		for _, op := range []string{provider.OpProcedureAssembly, provider.OpProcedureInfo, provider.OpProcedureCalls} {
+		// image's relocations and read its DWARF (lifted.go, dwarfproto.go);
+		// procedure_references reads the bytes its operands point at
+		for _, op := range []string{provider.OpProcedureAssembly, provider.OpProcedureInfo, provider.OpProcedureCalls, provider.OpProcedureReferences} {
 			_, err := c.Do(ctx, op, provider.Params{"procedure": a}, nil)
 			var fe *fault.Error
 			if err != nil && (!errors.As(err, &fe) || fe.Code == fault.ExecutionFailure) {

@@ -229,6 +229,19 @@ func (img *image) fileSectionIndex() []int {
 	return idx
 }
 
+// mappedSectionIndex lists mapped sections of nonzero size by address,
+// zero-fill ones included.
+func (img *image) mappedSectionIndex() []int {
+	var idx []int
+	for i := range img.sections {
+		if s := &img.sections[i]; s.mapped && s.size > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return img.sections[idx[i]].addr < img.sections[idx[j]].addr })
+	return idx
+}
+
 // satAdd adds without wrapping past the top of the address space.
 func satAdd(a, b uint64) uint64 {
 	if s := a + b; s >= a {

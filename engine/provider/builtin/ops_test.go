@@ -28,7 +28,7 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
 		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
-		"procedure_callees": "offset", "procedure_callers": "offset", "procedure_calls": "offset", "xrefs": "offset",
+		"procedure_callees": "offset", "procedure_callers": "offset", "procedure_calls": "offset", "procedure_references": "none", "xrefs": "offset",
 		"search_procedures": "offset", "search_strings": "offset", "binary_triage": "none",
 		"list_dependencies": "none", "resolve_import": "none", "read_bytes": "none", "search_bytes": "offset"}
 	if len(caps) != len(want) {

@@ -71,7 +71,8 @@ var builtinOps = []builtinOp{
 	{provider.OpProcedureCalls, (*Client).doProcedureCalls, provider.MaxPageResults, needsSymbols, limitsSymbols}, // calls.go
 	{provider.OpProcedureAssembly, (*Client).doCodeOp, 0, needsSymbols, limitsSymbols},
 	{provider.OpProcedureInfo, (*Client).doProcedureInfo, 0, needsSymbols, limitsSymbols},
-	{provider.OpReadBytes, (*Client).doBytes, 0, 0, limitsImage}, // bytes.go: the header model and the mapping only
+	{provider.OpProcedureReferences, (*Client).doProcedureReferences, 0, needsSymbols, limitsSymbols}, // references.go
+	{provider.OpReadBytes, (*Client).doBytes, 0, 0, limitsImage},                                      // bytes.go: the header model and the mapping only
 	{provider.OpReadFunctionInstructions, (*Client).doCodeOp, provider.MaxPageResults, needsSymbols, limitsSymbols},
 	{provider.OpResolveContaining, (*Client).doProcOp, 0, needsSymbols, limitsSymbols},
 	{provider.OpResolveImport, nil, 0, needsLink, limitsSymbols}, // answered by the engine through provider.Linker (linker.go)

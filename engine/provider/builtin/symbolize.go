@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"sort"
 	"strconv"
@@ -28,10 +29,11 @@ import (
 // when the bytes there, in a mapped non-executable section, are a
 // NUL-terminated run of at least minPreviewBytes printable characters (tab,
 // newline and other common control characters allowed, and escaped), cut to
-// maxPreviewChars characters.
+// maxPreviewChars characters; else, in a data section, as the symbol that
+// covers it or, when none does, as an offset in its section (dataNote).
 
 const (
-	minPreviewBytes = 2
+	minPreviewBytes = 1
 	maxPreviewChars = 40
 	maxPreviewScan  = 4096
 )
@@ -44,6 +46,7 @@ type symbolizer struct {
 	stubs []pltStub  // ELF PLT stubs an entry may refer to
 	slots []slotName // GOT slots named by dynamic relocations, by address
 	secs  []int      // mapped, file-backed sections by address (string previews)
+	all   []int      // mapped sections by address, zero-fill ones too (data operands)
 }
 
 // symEntry names addr: ref >= 0 is an index into six.syms, ref < 0 the PLT
@@ -61,7 +64,7 @@ type slotName struct {
 }
 
 func buildSymbolizer(ctx context.Context, img *image, data []byte, six *symIndex) (*symbolizer, error) {
-	z := &symbolizer{six: six, secs: img.fileSectionIndex()}
+	z := &symbolizer{six: six, secs: img.fileSectionIndex(), all: img.mappedSectionIndex()}
 	n := 0
 	tick := func() error {
 		n++
@@ -226,7 +229,12 @@ func isHexDigit(b byte) bool {
 }
 
 // dataNote is a data reference's note: the address's own name, else the
-// string stored there, else the nearest name plus offset.
+// string stored there, else, in a non-executable section, the name of the
+// symbol that covers the address plus the offset or, when none does, the
+// section plus the offset (`<.rodata+0x978>`: never an offset from a name
+// in another section). An address in executable code keeps the nearest
+// name; one outside every section of an image that has sections is shown
+// alone.
 func (a *annotator) dataNote(addr uint64) string {
 	if _, off, ok := a.symbolFor(addr); ok && off == 0 {
 		return a.symbolic(addr)
@@ -234,29 +242,119 @@ func (a *annotator) dataNote(addr uint64) string {
 	if s, ok := a.stringAt(addr); ok {
 		return s
 	}
-	return a.symbolic(addr)
+	s := a.img.sectionAt(addr, a.z.all)
+	switch {
+	case s == nil && len(a.z.all) > 0:
+		return provider.FormatAddress(addr)
+	case s == nil || s.x:
+		return a.symbolic(addr)
+	}
+	name, off, ok := a.dataName(addr, s)
+	if !ok {
+		name, off = s.name, addr-s.addr
+	}
+	out := provider.FormatAddress(addr) + " <" + lineSafe(name)
+	if off != 0 {
+		out += "+0x" + strconv.FormatUint(off, 16)
+	}
+	return out + ">"
 }
 
 // stringAt returns the quoted preview of the string stored at addr.
 func (a *annotator) stringAt(addr uint64) (string, bool) {
+	b, ok := a.textAt(addr)
+	if !ok || len(b) < minPreviewBytes {
+		return "", false
+	}
+	return previewString(b)
+}
+
+// textAt returns the string stored at addr: the bytes up to a NUL within
+// maxPreviewScan bytes, at least one, in a mapped, file-backed,
+// non-executable section, that are text (isText).
+func (a *annotator) textAt(addr uint64) ([]byte, bool) {
 	s := a.img.sectionAt(addr, a.z.secs)
 	if s == nil || s.x {
-		return "", false
+		return nil, false
 	}
 	off := s.off + (addr - s.addr)
 	end := min(satAdd(s.off, min(s.fsize, s.size)), uint64(len(a.data)), satAdd(off, maxPreviewScan))
 	if off >= end {
-		return "", false
+		return nil, false
 	}
 	b := a.data[off:end]
-	n := 0
-	for n < len(b) && b[n] != 0 {
-		n++
+	n := bytes.IndexByte(b, 0)
+	if n < 1 || !isText(b[:n]) {
+		return nil, false // no terminator in reach, empty, or not text
 	}
-	if n == len(b) || n < minPreviewBytes {
-		return "", false // no terminator in reach, or too short to be text
+	return b[:n], true
+}
+
+// dataName names a data address in section s: the name at the address,
+// else the nearest name before it in s whose symbol's size covers it, plus
+// the offset; ok=false when no symbol covers the address.
+func (a *annotator) dataName(addr uint64, s *section) (name string, off uint64, ok bool) {
+	if name, off, ok := a.symbolFor(addr); ok && off == 0 {
+		return name, 0, true
 	}
-	return previewString(b[:n])
+	z := a.z
+	i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr > addr }) - 1
+	if i < 0 || z.ents[i].ref < 0 || z.ents[i].addr < s.addr {
+		return "", 0, false
+	}
+	e := z.ents[i]
+	// the largest size among the address's symbols (the primary name may be
+	// an alias without one)
+	var size uint64
+	for k := sort.Search(len(z.six.syms), func(k int) bool { return z.six.syms[k].addr >= e.addr }); k < len(z.six.syms) && z.six.syms[k].addr == e.addr; k++ {
+		size = max(size, z.six.syms[k].size)
+	}
+	if addr-e.addr >= size {
+		return "", 0, false
+	}
+	// a user name at a nearer address names no symbol and covers nothing
+	if u, user := a.names.user.Before(addr); user && u.Address > e.addr {
+		return "", 0, false
+	}
+	if name, ok := a.names.displayName(e.addr); ok {
+		return name, addr - e.addr, true
+	}
+	return a.entryName(e), addr - e.addr, true
+}
+
+// importAt names the import at addr by its bare name: an ELF PLT stub, an
+// imported symbol (an import thunk or IAT slot, whichever name is primary
+// there), or a GOT slot a dynamic relocation fills.
+func (z *symbolizer) importAt(data []byte, addr uint64) (string, bool) {
+	i := sort.Search(len(z.ents), func(i int) bool { return z.ents[i].addr >= addr })
+	if i < len(z.ents) && z.ents[i].addr == addr && z.ents[i].ref < 0 {
+		return bareImport(z.stubs[-1-z.ents[i].ref].name(data)), true
+	}
+	syms := z.six.syms
+	for k := sort.Search(len(syms), func(k int) bool { return syms[k].addr >= addr }); k < len(syms) && syms[k].addr == addr; k++ {
+		if syms[k].source == srcImported {
+			return bareImport(nameString(z.six.name(data, &syms[k]))), true
+		}
+	}
+	if k := sort.Search(len(z.slots), func(k int) bool { return z.slots[k].addr >= addr }); k < len(z.slots) && z.slots[k].addr == addr {
+		s := z.slots[k]
+		return bareImport(nameString(data[s.nameOff : s.nameOff+uint64(s.nameLen)])), true
+	}
+	return "", false
+}
+
+// isText reports whether b is text a preview shows: valid UTF-8 of
+// printable characters and the common control characters previewEscape
+// escapes.
+func isText(b []byte) bool {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 || !unicode.IsPrint(r) && previewEscape(r) == "" {
+			return false
+		}
+		b = b[size:]
+	}
+	return true
 }
 
 // previewString quotes b, escaping control characters, cut to
@@ -264,12 +362,8 @@ func (a *annotator) stringAt(addr uint64) (string, bool) {
 // not text: invalid UTF-8, or a character that is neither printable nor a
 // common control character.
 func previewString(b []byte) (string, bool) {
-	for t := b; len(t) > 0; {
-		r, size := utf8.DecodeRune(t)
-		if r == utf8.RuneError && size <= 1 || !unicode.IsPrint(r) && previewEscape(r) == "" {
-			return "", false
-		}
-		t = t[size:]
+	if !isText(b) {
+		return "", false
 	}
 	var out strings.Builder
 	out.WriteByte('"')

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -554,4 +555,260 @@ func TestSymbolizedNameEscaped(t *testing.T) {
 			t.Errorf("line %q is not an instruction line", line)
 		}
 	}
+}
+
+// TestSymbolizationDataRules is issue 27 item 5's acceptance on every
+// instruction procedure_assembly lists in the .text of Debian's ssh and
+// curl, against objdump -d's `# <address>` operands, the section table, the
+// symbol tables and the file's bytes (debug/elf):
+//
+//   - an operand objdump resolves has a note, and a note has an operand
+//     objdump resolves at the same address;
+//   - where the file holds a NUL-terminated text of at least one character
+//     (oracleText) and no symbol or import slot is at the address, the note
+//     is that text: its preview, unescaped, is the text or, cut (…), a
+//     prefix of it;
+//   - otherwise, in a data section, the note is a symbol of that section
+//     that covers the address (its own address, or an offset below its
+//     size), an import slot's name, or the section's name with the offset
+//     from the section start when no symbol covers it; never a name from
+//     another section. An address in no section is shown alone.
+//
+// -short: ssh only.
+func TestSymbolizationDataRules(t *testing.T) {
+	od := needTool(t, "objdump")
+	for _, s := range []struct{ path, pkg string }{{"/usr/bin/ssh", "openssh-client"}, {"/usr/bin/curl", "curl"}} {
+		t.Run(s.pkg, func(t *testing.T) {
+			if s.pkg == "curl" {
+				skipShortCase(t, "a second binary")
+			}
+			if _, err := os.Stat(s.path); err != nil {
+				msg := s.path + " is not installed (Debian package " + s.pkg + "): " + err.Error()
+				if requireAll() {
+					t.Fatal(msg)
+				}
+				t.Skip(msg)
+			}
+			checkDataRules(t, od, s.path)
+		})
+	}
+}
+
+// elfSym is a symbol of the file as debug/elf reads it.
+type elfSym struct {
+	name        string
+	value, size uint64
+}
+
+var reaDataNote = regexp.MustCompile(`^0x([0-9a-f]+)(?: <(.*)>)?$`)
+
+func checkDataRules(t *testing.T, od, path string) {
+	ops, _ := objdumpOperands(t, od, path)
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	var syms []elfSym
+	for _, get := range []func() ([]elf.Symbol, error){ef.Symbols, ef.DynamicSymbols} {
+		ss, _ := get()
+		for _, s := range ss {
+			if s.Section != elf.SHN_UNDEF && s.Name != "" && elf.ST_TYPE(s.Info) != elf.STT_TLS && elf.ST_TYPE(s.Info) != elf.STT_SECTION {
+				syms = append(syms, elfSym{s.Name, s.Value, s.Size})
+			}
+		}
+	}
+	slotNames := map[uint64]string{}
+	dyn, _ := ef.DynamicSymbols()
+	for _, s := range ef.Sections {
+		if s.Type != elf.SHT_RELA {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ; len(b) >= 24; b = b[24:] {
+			info := ef.ByteOrder.Uint64(b[8:])
+			if typ := elf.R_X86_64(info & 0xffffffff); (typ == elf.R_X86_64_GLOB_DAT || typ == elf.R_X86_64_JMP_SLOT) && info>>32 > 0 && int(info>>32) <= len(dyn) {
+				slotNames[ef.ByteOrder.Uint64(b)] = dyn[info>>32-1].Name
+			}
+		}
+	}
+	sectionOf := func(a uint64) *elf.Section {
+		for _, s := range ef.Sections {
+			if s.Flags&elf.SHF_ALLOC != 0 && s.Size > 0 && a >= s.Addr && a < s.Addr+s.Size && s.Flags&elf.SHF_TLS == 0 {
+				return s
+			}
+		}
+		return nil
+	}
+	bare := func(n string) string { n, _, _ = strings.Cut(n, "@"); return n }
+	ownName := func(a uint64) bool {
+		if _, ok := slotNames[a]; ok {
+			return true
+		}
+		return slices.ContainsFunc(syms, func(s elfSym) bool { return s.value == a })
+	}
+	covers := func(sec *elf.Section, a uint64) (elfSym, bool) {
+		for _, s := range syms {
+			if s.value <= a && (a == s.value || a-s.value < s.size) && s.value >= sec.Addr && s.value < sec.Addr+sec.Size {
+				return s, true
+			}
+		}
+		return elfSym{}, false
+	}
+	text := ef.Section(".text")
+	if text == nil {
+		t.Fatal("no .text")
+	}
+	_, _, pcl := open(t, path)
+	c := pcl.(*Client)
+	ctx := context.Background()
+	six, err := c.symbols(ctx, "test", progress.OrNop(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[uint64]string{}
+	insns := 0
+	for _, k := range six.entries {
+		e := six.syms[six.procs[k]].addr
+		if e < text.Addr || e >= text.Addr+text.Size {
+			continue
+		}
+		if _, err := c.ProcedureInstructions(ctx, "", e, func(_, _ int, addr uint64, _ int, line string) {
+			if addr < text.Addr || addr >= text.Addr+text.Size {
+				return
+			}
+			insns++
+			if _, note, ok := strings.Cut(line, " ; "); ok {
+				notes[addr] = note
+			} else if _, seen := notes[addr]; !seen {
+				notes[addr] = ""
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var bad []string
+	fail := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
+	strs, sectionRel, named, slots, code, outside := 0, 0, 0, 0, 0, 0
+	for a, note := range notes {
+		v, hasOp := ops[a]
+		switch {
+		case !hasOp && note == "":
+			continue
+		case !hasOp:
+			fail("%#x: note %q, objdump resolves no operand", a, note)
+			continue
+		case note == "":
+			fail("%#x: objdump's operand %#x has no note", a, v)
+			continue
+		}
+		str, isStr := oracleText(ef, v)
+		if strings.HasPrefix(note, `"`) {
+			if !isStr || ownName(v) {
+				fail("%#x: note %s at %#x, which holds no text or has a name", a, note, v)
+				continue
+			}
+			p, cut := unquotePreview(note)
+			if !cut && p != str || cut && !strings.HasPrefix(str, p) {
+				fail("%#x: note %s, the file holds %q", a, note, str)
+			}
+			strs++
+			continue
+		}
+		m := reaDataNote.FindStringSubmatch(note)
+		if m == nil {
+			fail("%#x: note %q is neither a string nor an address", a, note)
+			continue
+		}
+		if w, _ := strconv.ParseUint(m[1], 16, 64); w != v {
+			fail("%#x: note %s, objdump's operand %#x", a, note, v)
+			continue
+		}
+		if isStr && !ownName(v) {
+			fail("%#x: note %s, but %#x holds the text %q", a, note, v, str)
+			continue
+		}
+		sec := sectionOf(v)
+		switch {
+		case sec == nil:
+			if m[2] != "" {
+				fail("%#x: %#x is in no section, note %s", a, v, note)
+			}
+			outside++
+			continue
+		case sec.Flags&elf.SHF_EXECINSTR != 0:
+			code++ // code addresses keep the nearest name (TestSymbolizationObjdump)
+			continue
+		}
+		name, off := splitSym(m[2])
+		if name == sec.Name {
+			if uint64(off) != v-sec.Addr {
+				fail("%#x: note %s, %#x is %s+%#x", a, note, v, sec.Name, v-sec.Addr)
+			}
+			if s, ok := covers(sec, v); ok {
+				fail("%#x: note %s, but symbol %s (%#x, size %d) covers %#x", a, note, s.name, s.value, s.size, v)
+			}
+			sectionRel++
+			continue
+		}
+		if n, ok := slotNames[v]; ok && off == 0 && bare(n) == bare(name) {
+			slots++
+			continue
+		}
+		base := v - uint64(off)
+		if off < 0 || !slices.ContainsFunc(syms, func(s elfSym) bool {
+			return bare(s.name) == bare(name) && s.value == base && (off == 0 || uint64(off) < s.size)
+		}) || base < sec.Addr {
+			fail("%#x: note %s: no symbol %s of %s covers %#x", a, note, name, sec.Name, v)
+			continue
+		}
+		named++
+	}
+	t.Logf("%s: %d .text instructions, %d notes: %d strings, %d section-relative, %d symbols, %d import slots, %d code addresses, %d outside sections; %d break the rules",
+		path, insns, strs+sectionRel+named+slots+code+outside, strs, sectionRel, named, slots, code, outside, len(bad))
+	slices.Sort(bad)
+	for i, b := range bad {
+		if i == 40 {
+			t.Errorf("… and %d more", len(bad)-i)
+			break
+		}
+		t.Error(b)
+	}
+	if strs == 0 || sectionRel == 0 {
+		t.Error("no string or section-relative note checked")
+	}
+}
+
+// unquotePreview undoes previewString's quoting; cut says it ended in "…".
+func unquotePreview(q string) (string, bool) {
+	q = strings.TrimSuffix(strings.TrimPrefix(q, `"`), `"`)
+	cut := strings.HasSuffix(q, "…")
+	q = strings.TrimSuffix(q, "…")
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if q[i] != '\\' || i+1 == len(q) {
+			b.WriteByte(q[i])
+			continue
+		}
+		i++
+		switch q[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'x':
+			if v, err := strconv.ParseUint(q[i+1:min(i+3, len(q))], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+			}
+		default:
+			b.WriteByte(q[i])
+		}
+	}
+	return b.String(), cut
 }

@@ -247,6 +247,7 @@ async function runEra(era, ledger) {
   await ok(stage, 'procedure_info', { procedure: 'main' });
   await ok(stage, 'procedure_assembly', { procedure: 'main' });
   await ok(stage, 'procedure_calls', { procedure: 'main' });
+  await ok(stage, 'procedure_references', { procedure: 'main' });
   await ok(stage, 'read_function_instructions', { procedure: 'main' });
   await ok(stage, 'procedure_callers', { procedure: 'exported_twice' });
   const callees = await ok(stage, 'procedure_callees', { procedure: 'main' });
