@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/binary"
+	"sync"
 
 	"github.com/rea-re/rea/engine/provider"
 )
@@ -50,6 +51,42 @@ func (c *Client) jumpThunk(ctx context.Context, op string, six *symIndex, ex *ex
 	return j.target, true, true, nil
 }
 
+// jumpThunks maps the entry of every jump thunk to its direct target, or
+// to noJumpTarget for an indirect jump.
+type jumpThunks map[uint64]uint64
+
+const noJumpTarget = ^uint64(0)
+
+// jumpThunksOf finds every jump thunk once (the procedures of known extent
+// up to maxJumpThunk bytes, decoded); a filtered listing reads them all on
+// every page.
+func (c *Client) jumpThunksOf(ctx context.Context, op string, six *symIndex, ex *extentIndex) (jumpThunks, error) {
+	return c.ix.jumps.get(ctx, func(ctx context.Context) (jumpThunks, error) {
+		m := jumpThunks{}
+		for i, e := range ex.ext {
+			if i&1023 == 1023 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if e.end <= e.start || e.end-e.start > maxJumpThunk {
+				continue
+			}
+			t, has, ok, err := c.jumpThunk(ctx, op, six, ex, e.start)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				if !has {
+					t = noJumpTarget
+				}
+				m[e.start] = t
+			}
+		}
+		return m, nil
+	})
+}
+
 // landingPad reports an x86 endbr64/endbr32 or an arm64 bti.
 func (c *Client) landingPad(it insn) bool {
 	code, ok := c.codeAt(it.addr)
@@ -79,12 +116,16 @@ func (c *Client) classify(ctx context.Context, op string, six *symIndex, ex *ext
 	if cl.Thunk {
 		return nil
 	}
-	t, has, ok, err := c.jumpThunk(ctx, op, six, ex, addr)
-	if err != nil || !ok {
-		return err
+	jumps, err := c.jumpThunksOf(ctx, op, six, ex)
+	if err != nil {
+		return buildFault(op, err)
+	}
+	t, ok := jumps[addr]
+	if !ok {
+		return nil
 	}
 	cl.Thunk = true
-	if has {
+	if t != noJumpTarget {
 		s := provider.FormatAddress(t)
 		cl.ThunkTarget = &s
 	}
@@ -125,9 +166,35 @@ func (c *Client) procLength(ctx context.Context, op string, six *symIndex, ex *e
 	return 0, nil
 }
 
+// filteredListing remembers the last filtered listing of a client, so that
+// paging through it filters once: it holds for the same filter, symbol
+// index and user names (named_only reads them).
+type filteredListing struct {
+	mu   sync.Mutex
+	six  *symIndex
+	user *provider.NameSet
+	f    provider.ProcedureFilter
+	keys []uint32
+}
+
 // filteredEntries lists the entry indexes (into six.entries) that pass f,
 // in address order.
 func (n *namer) filteredEntries(ctx context.Context, op string, ex *extentIndex, f provider.ProcedureFilter) ([]uint32, error) {
+	l := &n.c.filtered
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.keys != nil && l.six == n.six && l.user == n.user && l.f == f {
+		return l.keys, nil
+	}
+	keys, err := n.filter(ctx, op, ex, f)
+	if err != nil {
+		return nil, err
+	}
+	l.six, l.user, l.f, l.keys = n.six, n.user, f, keys
+	return keys, nil
+}
+
+func (n *namer) filter(ctx context.Context, op string, ex *extentIndex, f provider.ProcedureFilter) ([]uint32, error) {
 	c, six := n.c, n.six
 	var keys []uint32
 	for k := range six.entries {
