@@ -25,7 +25,7 @@ func procedureTools() []tool {
 
 func catListProcedures() catalog.Spec {
 	return catProvider("list_procedures", "List procedures",
-		"List procedures by entry address; thunks are import stubs and lone jumps."+catalog.SampleText,
+		"List procedures by entry address. named_only: symbol or user names; thunks: import stubs, lone jumps."+catalog.SampleText,
 		"I", catalog.In(catalog.PageIn(catalog.M{"document": catalog.DocIn(),
 			"named_only":     catalog.Def(catalog.Bool(), false),
 			"exclude_thunks": catalog.Def(catalog.Bool(), false),
