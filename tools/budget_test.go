@@ -271,7 +271,7 @@ func TestProcedureAssemblyOverBudgetIsTruncated(t *testing.T) {
 
 // get_call_graph pages its edges within the byte budget: 300 procedures
 // with 500-character names that each call 12 others give a depth-2 graph of
-// 157 nodes and 156 edges whose nodes take about 80 KB, more than one page;
+// up to 157 nodes and 156 edges whose nodes take about 80 KB, more than one page;
 // every page is within the budget (wholeCallGraph checks) and the pages
 // hold the graph a walk over procedure_callees finds, each edge once.
 func TestCallGraphByteBudget(t *testing.T) {
