@@ -3,6 +3,8 @@ package tools_test
 import (
 	"debug/elf"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rea-re/rea/engine/provider"
@@ -150,57 +152,39 @@ func TestCallGraph(t *testing.T) {
 		return result[string](t, s.ok("procedure_address", map[string]any{"procedure": name}))
 	}
 	mainA, twice, helper := addr("main"), addr("exported_twice"), addr("helper_add")
-	type graph struct {
-		Root  string
-		Nodes []struct {
-			Address, Status string
-			Name            *string
-			Depth           int
-			Calls           []struct {
-				Address   string
-				Name      *string
-				Procedure *struct{ Address, Name string }
-			}
-		}
-		Truncated bool
-	}
-	depthOf := func(g graph, a string) int {
-		for _, n := range g.Nodes {
-			if n.Address == a {
-				return n.Depth
-			}
-		}
-		return -1
-	}
-	fwd := result[graph](t, s.ok("get_call_graph", map[string]any{"address": mainA, "depth": 2}))
-	if fwd.Root != mainA || depthOf(fwd, mainA) != 0 || depthOf(fwd, twice) != 1 || depthOf(fwd, helper) != 2 || fwd.Truncated {
-		t.Fatalf("forward: %+v", fwd)
-	}
-	back := result[graph](t, s.ok("get_call_graph", map[string]any{"address": helper, "direction": "backward", "depth": 2}))
-	if depthOf(back, twice) != 1 || depthOf(back, mainA) != 2 {
-		t.Fatalf("backward: %+v", back)
-	}
-	small := result[graph](t, s.ok("get_call_graph", map[string]any{"address": mainA, "max_nodes": 1}))
-	if len(small.Nodes) != 1 || !small.Truncated {
-		t.Fatalf("max_nodes 1: %+v", small)
-	}
-	for i := 1; i < len(fwd.Nodes); i++ {
-		if fwd.Nodes[i-1].Depth > fwd.Nodes[i].Depth {
-			t.Fatal("nodes not ordered by depth")
-		}
-	}
-	// Every node and every edge carries its name.
 	want := map[string]string{mainA: "main", twice: "exported_twice", helper: "helper_add"}
-	for _, g := range []graph{fwd, back} {
-		for _, n := range g.Nodes {
-			if n.Name == nil || (want[n.Address] != "" && *n.Name != want[n.Address]) {
-				t.Errorf("node %s: name %v", n.Address, n.Name)
+	// walk pages the graph and checks that every node carries its name.
+	walk := func(args map[string]any) (map[graphEdge]bool, string) {
+		edges, names, root, _ := wholeCallGraph(t, s, args)
+		for a, n := range names {
+			if n == nil || (want[a] != "" && *n != want[a]) {
+				t.Errorf("%v: node %s named %v", args, a, nameOrNil(n))
 			}
-			for _, e := range n.Calls {
-				if e.Name == nil || e.Procedure == nil || e.Procedure.Address != e.Address || (want[e.Address] != "" && *e.Name != want[e.Address]) {
-					t.Errorf("edge %s → %s: %+v", n.Address, e.Address, e)
-				}
-			}
+		}
+		return edges, root
+	}
+	fwd, root := walk(map[string]any{"procedure": "main", "depth": 2})
+	if root != mainA || !fwd[graphEdge{mainA, twice}] || !fwd[graphEdge{twice, helper}] {
+		t.Fatalf("forward from main: root %s, edges %v", root, fwd)
+	}
+	if one, _ := walk(map[string]any{"address": mainA, "depth": 1}); !one[graphEdge{mainA, twice}] || one[graphEdge{twice, helper}] {
+		t.Fatalf("depth 1 from main: edges %v", one)
+	}
+	// Backward, edges are still [caller, callee].
+	back, root := walk(map[string]any{"procedure": "helper_add", "direction": "backward", "depth": 2})
+	if root != helper || !back[graphEdge{twice, helper}] || !back[graphEdge{mainA, twice}] || back[graphEdge{helper, twice}] {
+		t.Fatalf("backward from helper_add: root %s, edges %v", root, back)
+	}
+	// max_nodes cuts the graph: truncated, not resumable, said in a limitation.
+	r := s.ok("get_call_graph", map[string]any{"procedure": "main", "max_nodes": 1})
+	small := result[callGraph](t, r)
+	if len(small.Nodes) != 1 || len(small.Edges) != 0 || !small.Truncated || small.NextOffset != nil ||
+		!slices.ContainsFunc(limitationsOf(t, r), func(l string) bool { return strings.HasPrefix(l, "max_nodes (1)") }) {
+		t.Fatalf("max_nodes 1: %+v, limitations %v", small, limitationsOf(t, r))
+	}
+	for _, args := range []map[string]any{{}, {"procedure": "main", "address": mainA}, {"procedure": "rea_no_such_procedure"}} {
+		if e := s.errorOf("get_call_graph", args); e["code"] != "invalid_request" {
+			t.Errorf("get_call_graph %v: %v", args, e)
 		}
 	}
 }

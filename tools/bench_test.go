@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -483,4 +484,41 @@ func sha256sumAndNM(b *testing.B, path string) time.Duration {
 		}
 	}
 	return time.Since(start)
+}
+
+// BenchmarkCallGraphSSH is one get_call_graph answer over in-process MCP on
+// Debian's ssh (REA_BENCH_FILE for another file), from main: depth 1, and
+// every page of depth 2 (max_nodes 5000), each page recomputing the walk.
+func BenchmarkCallGraphSSH(b *testing.B) {
+	path := os.Getenv("REA_BENCH_FILE")
+	if path == "" {
+		path = "/usr/bin/ssh"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s: %v", path, err)
+	}
+	s := startInProcess(b, newInProcessServer(b, filepath.Join(b.TempDir(), "ledger.db")))
+	s.ok("open_binary", map[string]any{"path": path})
+	s.ok("get_call_graph", map[string]any{"procedure": "main", "depth": 2, "max_nodes": 5000}) // indexes built
+	for _, depth := range []int{1, 2} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			pages, bytes := 0, 0
+			for b.Loop() {
+				for offset := 0; ; pages++ {
+					r := s.ok("get_call_graph", map[string]any{"procedure": "main", "depth": depth, "max_nodes": 5000, "offset": offset})
+					bytes += len(r.Text)
+					g := result[struct {
+						NextOffset *int `json:"next_offset"`
+					}](b, r)
+					if g.NextOffset == nil {
+						pages++
+						break
+					}
+					offset = *g.NextOffset
+				}
+			}
+			b.ReportMetric(float64(pages)/float64(b.N), "pages/op")
+			b.ReportMetric(float64(bytes)/float64(b.N), "bytes/op")
+		})
+	}
 }

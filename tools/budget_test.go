@@ -131,6 +131,9 @@ func checkDefaultAnswers(t *testing.T, path string, openArgs map[string]any, env
 			t.Logf("%-58s (not callable with default arguments: needs %s)", tool.Name, missing)
 			continue
 		}
+		if tool.Name == "get_call_graph" {
+			args["procedure"] = procedure // procedure or address, neither required alone
+		}
 		label := tool.Name
 		if len(args) > 0 {
 			b, _ := json.Marshal(args)
@@ -266,27 +269,29 @@ func TestProcedureAssemblyOverBudgetIsTruncated(t *testing.T) {
 	}
 }
 
-// get_call_graph stops expanding, truncated, before its answer exceeds the
-// byte budget: 300 procedures that each call 12 others give a depth-2 graph
-// of up to 157 nodes (under the default max_nodes of 200) whose named call
-// items would be about 150 KB.
+// get_call_graph pages its edges within the byte budget: 300 procedures
+// with 500-character names that each call 12 others give a depth-2 graph of
+// up to 157 nodes and 156 edges whose nodes take about 80 KB, more than one page;
+// every page is within the budget (wholeCallGraph checks) and the pages
+// hold the graph a walk over procedure_callees finds, each edge once.
 func TestCallGraphByteBudget(t *testing.T) {
 	const n, fanout = 300, 12
+	long := strings.Repeat("x", 500)
 	var src strings.Builder
 	for i := range n {
-		fmt.Fprintf(&src, "void f%d(void);\n", i)
+		fmt.Fprintf(&src, "void %s%d(void);\n", long, i)
 	}
 	src.WriteString("volatile int sink;\n")
 	for i := range n {
-		fmt.Fprintf(&src, "void f%d(void) {\n\tif (sink) return;\n\tsink = %d;\n", i, i)
+		fmt.Fprintf(&src, "void %s%d(void) {\n\tif (sink) return;\n\tsink = %d;\n", long, i, i)
 		for k := range fanout {
-			fmt.Fprintf(&src, "\tf%d();\n", (i*7+k*13+1)%n)
+			fmt.Fprintf(&src, "\t%s%d();\n", long, (i*7+k*13+1)%n)
 		}
 		src.WriteString("}\n")
 	}
 	src.WriteString("int main(void) {\n")
 	for k := range fanout {
-		fmt.Fprintf(&src, "\tf%d();\n", k)
+		fmt.Fprintf(&src, "\t%s%d();\n", long, k)
 	}
 	src.WriteString("\treturn 0;\n}\n")
 	dir := t.TempDir()
@@ -294,26 +299,16 @@ func TestCallGraphByteBudget(t *testing.T) {
 	s := startInProcess(t, newInProcessServer(t, filepath.Join(dir, "ledger.db")))
 	s.ok("open_binary", map[string]any{"path": bin})
 	mainA := result[string](t, s.ok("procedure_address", map[string]any{"procedure": "main"}))
-	r := s.ok("get_call_graph", map[string]any{"address": mainA})
-	sz := sizesOf(t, r)
-	g := result[struct {
-		Nodes []struct {
-			Address string
-			Depth   int
-		}
-		Truncated bool
-	}](t, r)
-	t.Logf("get_call_graph from main: %d nodes, result %d B", len(g.Nodes), sz.result)
-	if sz.result > answerBudget || !g.Truncated || len(g.Nodes) < 2 || g.Nodes[0].Address != mainA {
-		t.Fatalf("call graph: %d nodes, %d B, truncated %v", len(g.Nodes), sz.result, g.Truncated)
+	want, _ := calleeBFS(t, s, mainA, 2)
+	got, names, _, pages := wholeCallGraph(t, s, map[string]any{"procedure": "main"})
+	t.Logf("get_call_graph from main: %d nodes, %d edges, %d pages", len(names), len(got), pages)
+	if pages < 2 || len(want) != fanout+fanout*fanout || !mapsEqual(got, want) {
+		t.Fatalf("call graph: %d edges in %d pages, the procedure_callees walk %d", len(got), pages, len(want))
 	}
-	// Within the budget nothing changes: one level from main.
-	one := result[struct {
-		Nodes     []any
-		Truncated bool
-	}](t, s.ok("get_call_graph", map[string]any{"address": mainA, "depth": 1}))
-	if one.Truncated || len(one.Nodes) != fanout+1 {
-		t.Fatalf("depth 1: %d nodes, truncated %v", len(one.Nodes), one.Truncated)
+	// One level from main fits one page.
+	one := result[callGraph](t, s.ok("get_call_graph", map[string]any{"address": mainA, "depth": 1}))
+	if one.Truncated || len(one.Nodes) != fanout+1 || len(one.Edges) != fanout {
+		t.Fatalf("depth 1: %d nodes, %d edges, truncated %v", len(one.Nodes), len(one.Edges), one.Truncated)
 	}
 }
 

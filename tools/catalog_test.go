@@ -150,7 +150,7 @@ func TestCatalogKindsEffectsHints(t *testing.T) {
 func TestCatalogRequiredOperations(t *testing.T) {
 	want := map[string][]string{
 		"binary_overview":         {"list_documents", "list_procedures", "list_segments", "list_strings"},
-		"get_call_graph":          {"address_name", "procedure_callees", "procedure_callers"},
+		"get_call_graph":          {"address_name", "procedure_address", "procedure_callees", "procedure_callers"},
 		"compare_binaries":        {"list_procedures", "read_function_instructions"},
 		"inspect_address_context": {"address_name", "comment", "inline_comment", "list_bookmarks", "resolve_containing_procedure"},
 		"get_navigation_context":  {"current_address", "current_document", "resolve_containing_procedure"},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/rea-re/rea/engine"
@@ -56,34 +57,31 @@ func catBinaryOverview() catalog.Spec {
 }
 
 func catGetCallGraph() catalog.Spec {
-	node := catalog.M{"oneOf": []any{
-		catalog.OutAll(catalog.M{"address": catalog.AddrOut(), "name": catalog.Nullable(catalog.String()), "depth": catalog.Count(), "status": catalog.Const("ok"),
-			"calls": catalog.List(catAddressItem())}),
-		catalog.OutAll(catalog.M{"address": catalog.AddrOut(), "name": catalog.Nullable(catalog.String()), "depth": catalog.Count(), "status": catalog.Const("error"),
-			"error": catalog.ErrorEnvelope()}),
-	}}
 	return catalog.Spec{
 		Name:        "get_call_graph",
 		Title:       "Get call graph",
-		Description: "Walk direct calls breadth-first from a procedure, to callees or callers." + catalog.SampleText,
+		Description: "Walk direct calls breadth-first from a procedure, to callees or callers; edges are [caller, callee] node indexes, paged." + catalog.SampleText,
 		Kind:        "composed",
 		Effects:     catalog.Effects("I"),
 		Evidence:    true,
-		Input: catalog.In(catalog.M{
+		Input: catalog.In(catalog.PageIn(catalog.M{
+			"procedure": catalog.ProcIn(),
 			"address":   catalog.AddrIn(""),
 			"direction": catalog.Def(catalog.Enum("forward", "backward"), "forward"),
 			"depth":     catalog.Def(catalog.Int(1, 5), int64(2)),
-			"max_nodes": catalog.Def(catalog.Int(1, 1000), int64(200)),
-		}, "address"),
+			"max_nodes": catalog.Def(catalog.Int(1, maxCallGraphNodes), int64(200)),
+		}, 1000, 500)),
 		Result: catalog.OutAll(catalog.M{
-			"root":      catalog.AddrOut(),
-			"direction": catalog.Enum("forward", "backward"),
-			"depth":     catalog.Count(),
-			"nodes":     catalog.List(node),
-			"truncated": catalog.Bool(),
+			"root":  catalog.AddrOut(),
+			"depth": catalog.Count(),
+			"nodes": catalog.List(catalog.Out(catalog.M{"address": catalog.AddrOut(), "name": catalog.Nullable(catalog.String()),
+				"error": catalog.ErrorEnvelope()}, "address", "name")),
+			"edges":       catalog.List(catalog.Arr(catalog.Count(), 2, 2)),
+			"truncated":   catalog.Bool(),
+			"next_offset": catalog.Nullable(catalog.Count()),
 		}),
-		ResultDepth:        2, // nodes are the answer
-		RequiredOperations: []string{"address_name", "procedure_callees", "procedure_callers"},
+		ResultDepth:        2, // nodes and edges are the answer
+		RequiredOperations: []string{"address_name", "procedure_address", "procedure_callees", "procedure_callers"},
 	}
 }
 
@@ -283,43 +281,192 @@ type procRef struct {
 	Name    string `json:"name"`
 }
 
-type callGraphNode struct {
-	Address string     `json:"address"`
-	Name    *string    `json:"name"`
-	Depth   int        `json:"depth"`
-	Status  string     `json:"status"` // ok
-	Calls   []edgeItem `json:"calls"`
-}
+// maxCallGraphNodes bounds max_nodes: the work of one walk, which every page
+// of a graph repeats.
+const maxCallGraphNodes = 5000
 
-type callGraphErrorNode struct {
+// callGraphNode is one node of a get_call_graph page; Error is set when the
+// node's own edges could not be read (a node error never fails the call).
+type callGraphNode struct {
 	Address string       `json:"address"`
 	Name    *string      `json:"name"`
-	Depth   int          `json:"depth"`
-	Status  string       `json:"status"` // error
-	Error   *fault.Error `json:"error"`
+	Error   *fault.Error `json:"error,omitempty"`
 }
 
-// callGraphEnvelope bounds the bytes of a call graph's members other than
-// its nodes (root, direction, depth, truncated, the brackets).
+// callGraphPage is get_call_graph's result (CONTRACTS.md §0.3): the nodes
+// this page's edges name (and the root), each once, sorted by address, and
+// the page's edges as sorted [caller, callee] index pairs into them.
+type callGraphPage struct {
+	Root       string           `json:"root"`
+	Depth      int              `json:"depth"`
+	Nodes      []*callGraphNode `json:"nodes"`
+	Edges      [][2]int         `json:"edges"`
+	Truncated  bool             `json:"truncated"`
+	NextOffset *int             `json:"next_offset"`
+}
+
+// callGraph is the whole graph of one walk: every node reached, every edge
+// read, in walk order.
+type callGraph struct {
+	root  uint64
+	depth int
+	nodes map[uint64]*callGraphNode
+	edges [][2]uint64 // [caller, callee], in walk order
+	cut   bool        // max_nodes left nodes (and the edges to them) out
+}
+
+// walkCallGraph reads the graph breadth first from root: the procedures
+// fewer than depth calls away are expanded, in order of (distance, address),
+// each through every page of op (procedure_callees forward,
+// procedure_callers backward), its edges in the order op lists them. So the
+// graph holds every node at most depth calls away and every edge out of (or,
+// backward, into) a node fewer than depth calls away; at most maxNodes
+// nodes, the edges to a node left out being left out too (cut).
+func walkCallGraph(call engine.Caller, op string, root uint64, rootName *string, depth, maxNodes int) (*callGraph, error) {
+	g := &callGraph{root: root, depth: depth,
+		nodes: map[uint64]*callGraphNode{root: {Address: provider.FormatAddress(root), Name: rootName}}}
+	frontier := []uint64{root}
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		slices.Sort(frontier)
+		var next []uint64
+		for _, a := range frontier {
+			items, err := allEdges(call, op, provider.FormatAddress(a))
+			if err != nil {
+				fe := fault.From(op, err)
+				if fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
+					return nil, fe
+				}
+				g.nodes[a].Error = fe
+				continue
+			}
+			for _, e := range items {
+				b, err := provider.ParseAddress(e.Address)
+				if err != nil {
+					return nil, fault.New(fault.UnreadableOutput, "The provider's answer does not match its output contract.",
+						"Run `rea doctor`.", map[string]any{"operation": op, "provider_id": nil})
+				}
+				if _, seen := g.nodes[b]; !seen {
+					if len(g.nodes) >= maxNodes {
+						g.cut = true
+						continue
+					}
+					g.nodes[b] = &callGraphNode{Address: provider.FormatAddress(b), Name: e.Name}
+					next = append(next, b)
+				}
+				if op == provider.OpProcedureCallers {
+					g.edges = append(g.edges, [2]uint64{b, a})
+				} else {
+					g.edges = append(g.edges, [2]uint64{a, b})
+				}
+			}
+		}
+		frontier = next
+	}
+	return g, nil
+}
+
+// callGraphEnvelope bounds the bytes of a page's members other than its
+// nodes and edges (root, depth, truncated, next_offset, the brackets).
 const callGraphEnvelope = 256
 
-// callGraph walks procedure_callees (forward) or procedure_callers (backward)
-// breadth first from address, to depth levels and at most maxNodes nodes.
-// Every node lists all of its direct edges (every page) and carries its name:
-// the root's from address_name, every other node's from the edge item that
-// reached it (the provider's one display name either way). A node whose
-// edges cannot be read is an error node, never a failed call; truncated says
-// that maxNodes or the answer's byte budget stopped the expansion. The budget
-// is measured on each node as encoded, whatever its shape; the root node is
-// always returned.
+// callGraphEdgeBytes bounds one edge's bytes, `[i,j],`: a page within the
+// byte budget holds fewer than 10,000 nodes (each takes more than 7 bytes),
+// so an index has at most 4 digits.
+const callGraphEdgeBytes = len("[9999,9999],")
+
+// page is the edges [offset, offset+limit) of the walk order, fewer when
+// their nodes and themselves would exceed the answer's byte budget (at
+// least one edge when any is left), with the root and the nodes they name.
+// The pages from offset 0 on, each from the last's next_offset, hold every
+// edge exactly once. truncated says that more edges follow (next_offset)
+// or that max_nodes cut the graph.
+func (g *callGraph) page(offset, limit int) (callGraphPage, error) {
+	onPage := map[uint64]bool{}
+	size := callGraphEnvelope
+	add := func(a uint64) (int, error) {
+		if onPage[a] {
+			return 0, nil
+		}
+		b, err := json.Marshal(g.nodes[a])
+		if err != nil {
+			return 0, fault.Internal("get_call_graph", err)
+		}
+		return len(b) + 1, nil
+	}
+	n, err := add(g.root)
+	if err != nil {
+		return callGraphPage{}, err
+	}
+	size += n
+	onPage[g.root] = true
+	end := min(offset, len(g.edges))
+	for end < len(g.edges) && end-offset < limit {
+		e := g.edges[end]
+		grow := callGraphEdgeBytes
+		for i, a := range e {
+			if i == 1 && a == e[0] {
+				break
+			}
+			n, err := add(a)
+			if err != nil {
+				return callGraphPage{}, err
+			}
+			grow += n
+		}
+		if end > offset && size+grow > provider.ResultBudget {
+			break
+		}
+		size += grow
+		onPage[e[0]], onPage[e[1]] = true, true
+		end++
+	}
+	addrs := make([]uint64, 0, len(onPage))
+	for a := range onPage {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	index := make(map[uint64]int, len(addrs))
+	p := callGraphPage{Root: provider.FormatAddress(g.root), Depth: g.depth, Nodes: make([]*callGraphNode, len(addrs)),
+		Edges: make([][2]int, 0, end-min(offset, end)), Truncated: g.cut}
+	for i, a := range addrs {
+		index[a] = i
+		p.Nodes[i] = g.nodes[a]
+	}
+	for _, e := range g.edges[min(offset, end):end] {
+		p.Edges = append(p.Edges, [2]int{index[e[0]], index[e[1]]})
+	}
+	slices.SortFunc(p.Edges, func(x, y [2]int) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) })
+	if end < len(g.edges) {
+		p.NextOffset, p.Truncated = &end, true
+	}
+	return p, nil
+}
+
+// callGraph answers get_call_graph: the root is the procedure named by
+// procedure or address (procedure_address), its name from address_name;
+// every other node's name is the one the edge item that reached it gives
+// (the provider's one display name either way). The walk is
+// walkCallGraph's, repeated by every page; a page is callGraph.page.
 func (s *Server) callGraph(ctx context.Context, sess *session, in input, rep progress.Reporter) (any, error) {
-	root, _ := in.Params.String("address")
+	proc, hasProc := in.Params.String("procedure")
+	addr, hasAddr := in.Params.String("address")
+	switch {
+	case hasProc && hasAddr:
+		return nil, fault.Invalid("get_call_graph", fault.Issue{Path: "/address", Reason: "invalid_value",
+			Message: "Pass procedure or address, not both."})
+	case !hasProc && !hasAddr:
+		return nil, fault.Invalid("get_call_graph", fault.Issue{Path: "/procedure", Reason: "missing_argument"})
+	case hasAddr:
+		proc = addr
+	}
 	direction, _ := in.Params.String("direction")
 	depth := int(in.Params.Int("depth", 2))
 	maxNodes := int(in.Params.Int("max_nodes", 200))
-	op := "procedure_callees"
+	offset := int(min(in.Params.Int("offset", 0), 1<<53))
+	limit := int(in.Params.Int("limit", 500))
+	op := provider.OpProcedureCallees
 	if direction == "backward" {
-		op = "procedure_callers"
+		op = provider.OpProcedureCallers
 	}
 	return sess.conn.Compose(ctx, in.target, "get_call_graph", in.Params, rep, func(inner engine.Caller) (provider.Result, error) {
 		userNames := false
@@ -328,78 +475,35 @@ func (s *Server) callGraph(ctx context.Context, sess *session, in input, rep pro
 			userNames = userNames || provider.ShowsUserNames(res.Limitations)
 			return res, err
 		}
-		var rootName *string
-		if err := decodeResult(call, "address_name", provider.Params{"address": root, "document": nil}, &rootName); err != nil {
+		var rootText string
+		if err := decodeResult(call, provider.OpProcedureAddress, provider.Params{"procedure": proc, "document": nil}, &rootText); err != nil {
 			return provider.Result{}, err
 		}
-		nodes := []any{}
-		size := callGraphEnvelope
-		// add appends a node unless it would take the answer over its byte
-		// budget.
-		add := func(n any) (bool, error) {
-			b, err := json.Marshal(n)
-			if err != nil {
-				return false, fault.Internal("get_call_graph", err)
-			}
-			if len(nodes) > 0 && size+len(b)+1 > provider.ResultBudget {
-				return false, nil
-			}
-			size += len(b) + 1
-			nodes = append(nodes, n)
-			return true, nil
+		root, err := provider.ParseAddress(rootText)
+		if err != nil {
+			return provider.Result{}, fault.New(fault.UnreadableOutput, "The provider's answer does not match its output contract.",
+				"Run `rea doctor`.", map[string]any{"operation": provider.OpProcedureAddress, "provider_id": nil})
 		}
-		seen := map[string]bool{root: true}
-		names := map[string]*string{root: rootName}
-		frontier := []string{root}
-		truncated := false
-	walk:
-		for d := 0; len(frontier) > 0; d++ {
-			slices.SortFunc(frontier, compareAddresses)
-			var next []string
-			for _, addr := range frontier {
-				edges, edgeErr := allEdges(call, op, addr)
-				var node any = callGraphNode{Address: addr, Name: names[addr], Depth: d, Status: "ok", Calls: edges}
-				if edgeErr != nil {
-					if fe := fault.From(op, edgeErr); fe.Code == fault.Cancelled || fe.Code == fault.ProviderTimeout {
-						return provider.Result{}, fe
-					}
-					node = callGraphErrorNode{Address: addr, Name: names[addr], Depth: d, Status: "error", Error: fault.From(op, edgeErr)}
-				}
-				fits, err := add(node)
-				if err != nil {
-					return provider.Result{}, err
-				}
-				if !fits {
-					truncated = true
-					break walk
-				}
-				if edgeErr != nil {
-					continue
-				}
-				if d == depth {
-					continue
-				}
-				for _, e := range edges {
-					if seen[e.Address] {
-						continue
-					}
-					if len(seen) >= maxNodes {
-						truncated = true
-						break
-					}
-					seen[e.Address] = true
-					names[e.Address] = e.Name
-					next = append(next, e.Address)
-				}
-			}
-			frontier = next
+		var rootName *string
+		if err := decodeResult(call, provider.OpAddressName, provider.Params{"address": rootText, "document": nil}, &rootName); err != nil {
+			return provider.Result{}, err
+		}
+		g, err := walkCallGraph(call, op, root, rootName, depth, maxNodes)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		p, err := g.page(offset, limit)
+		if err != nil {
+			return provider.Result{}, err
 		}
 		var lims []string
 		if userNames {
 			lims = append(lims, provider.LimitationSomeUserNames)
 		}
-		return provider.Result{Normalized: map[string]any{"root": root, "direction": direction, "depth": depth,
-			"nodes": nodes, "truncated": truncated}, Limitations: lims}, nil
+		if g.cut {
+			lims = append(lims, fmt.Sprintf("max_nodes (%d) stopped the walk: calls to further procedures are not in the graph", maxNodes))
+		}
+		return provider.Result{Normalized: p, Limitations: lims}, nil
 	})
 }
 
@@ -425,10 +529,4 @@ func allEdges(call engine.Caller, op, addr string) ([]edgeItem, error) {
 		}
 		offset = *page.NextOffset
 	}
-}
-
-func compareAddresses(a, b string) int {
-	x, _ := provider.ParseAddress(a)
-	y, _ := provider.ParseAddress(b)
-	return cmp.Compare(x, y)
 }

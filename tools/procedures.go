@@ -26,8 +26,12 @@ func procedureTools() []tool {
 
 func catListProcedures() catalog.Spec {
 	return catProvider("list_procedures", "List procedures",
-		"List procedures by entry address."+catalog.SampleText,
-		"I", catalog.In(catalog.PageIn(catalog.M{"document": catalog.DocIn()}, 500, 100)),
+		"List procedures by entry address. named_only: symbol or user names; thunks: import stubs, lone jumps."+catalog.SampleText,
+		"I", catalog.In(catalog.PageIn(catalog.M{"document": catalog.DocIn(),
+			"named_only":     catalog.Def(catalog.Bool(), false),
+			"exclude_thunks": catalog.Def(catalog.Bool(), false),
+			"min_length":     catalog.Def(catalog.Int(0, catalog.MaxInt), int64(0)),
+		}, 500, 100)),
 		catalog.PageOf(catalog.OutAll(catalog.M{
 			"address": catalog.AddrOut(),
 			"value":   catalog.String(),

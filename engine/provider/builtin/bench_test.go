@@ -204,3 +204,81 @@ func BenchmarkProcedurePage(b *testing.B) {
 	}
 	b.ReportMetric(float64(items)/float64(b.N), "items/op")
 }
+
+// BenchmarkProcedurePageFiltered is one list_procedures page of 500 at
+// each filter of issue 27 (every page filters every entry again: a filtered
+// listing is not cached), cycling through the pages.
+func BenchmarkProcedurePageFiltered(b *testing.B) {
+	path := benchFile(b)
+	c := startOn(b, New("bench"), targetFor(b, path))
+	for _, bc := range []struct {
+		name    string
+		filters provider.Params
+	}{
+		{"none", nil},
+		{"named_only+exclude_thunks", provider.Params{"named_only": true, "exclude_thunks": true}},
+		{"exclude_thunks", provider.Params{"exclude_thunks": true}},
+		{"min_length=64", provider.Params{"min_length": int64(64)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			page := func(off int) provider.Page[provider.ProcedureItem] {
+				in := provider.Params{"offset": int64(off), "limit": int64(500), "document": nil}
+				for k, v := range bc.filters {
+					in[k] = v
+				}
+				return do(b, c, provider.OpListProcedures, in).Normalized.(provider.Page[provider.ProcedureItem])
+			}
+			total := *page(0).Total
+			b.ReportAllocs()
+			off, items := 0, 0
+			for b.Loop() {
+				p := page(off)
+				items += len(p.Items)
+				if off += len(p.Items); off >= total {
+					off = 0
+				}
+			}
+			b.ReportMetric(float64(items)/float64(b.N), "items/op")
+			b.ReportMetric(float64(total), "total")
+		})
+		if bc.filters == nil {
+			continue
+		}
+		// The first page of a filter: every entry filtered (the jump
+		// thunks and the extents already found).
+		b.Run(bc.name+"/first", func(b *testing.B) {
+			in := provider.Params{"offset": int64(0), "limit": int64(500), "document": nil}
+			for k, v := range bc.filters {
+				in[k] = v
+			}
+			for b.Loop() {
+				c.(*Client).filtered.mu.Lock()
+				c.(*Client).filtered.keys = nil
+				c.(*Client).filtered.mu.Unlock()
+				do(b, c, provider.OpListProcedures, in)
+			}
+		})
+	}
+}
+
+// BenchmarkJumpThunks finds every jump thunk of REA_BENCH_FILE (the index a
+// list_procedures call builds once after the extents).
+func BenchmarkJumpThunks(b *testing.B) {
+	c := startOn(b, New("bench"), targetFor(b, benchFile(b))).(*Client)
+	ctx := context.Background()
+	six, ex, err := c.extents(ctx, provider.OpListProcedures, progress.Nop{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int
+	for b.Loop() {
+		c.ix.jumps.reset()
+		m, err := c.jumpThunksOf(ctx, provider.OpListProcedures, six, ex)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(m)
+	}
+	b.ReportMetric(float64(n), "thunks")
+	b.ReportMetric(float64(len(six.entries)), "procedures")
+}

@@ -47,7 +47,11 @@
 //     .plt.got; IRELATIVE slots, static executables included), named
 //     "<symbol>@plt" or "*ABS*+0x<resolver>@plt" as objdump names them,
 //     thunk:true, external:false, thunk_target the definition (or the ifunc
-//     resolver) in the image, plus the entry point named "entry" (source
+//     resolver) in the image; a procedure whose known extent is one
+//     unconditional jump out of it (after at most endbr or bti) is a jump
+//     thunk, thunk:true, thunk_target its direct target or null
+//     (procfilter.go, which also answers list_procedures' filters); plus
+//     the entry point named "entry" (source
 //     "analysis") when no procedure symbol starts there. ELF also: each
 //     .eh_frame FDE start (outside PLT sections) where no procedure symbol
 //     starts, the code pointers of .preinit_array/.init_array/.fini_array
@@ -472,6 +476,8 @@ type Client struct {
 	user atomic.Pointer[provider.NameSet] // the user's names (set_address_name)
 
 	insns sync.Pool // *[]insn: decodeProc's scratch (insnScratch)
+
+	filtered filteredListing // the last filtered list_procedures (procfilter.go)
 }
 
 var (

@@ -86,7 +86,15 @@ func exercise(t *testing.T, img *image, data []byte) {
 	}
 	c := bareClient("fuzz", "/nonexistent-rea-fuzz/fuzz", img, data)
 	c.segments()
-	c.namer(six).procedurePage(0, provider.MaxPageResults)
+	ex, err := buildExtents(ctx, six, unwindRanges(img, data))
+	if err != nil {
+		t.Fatalf("extents: %v", err)
+	}
+	for _, f := range []provider.ProcedureFilter{{}, {NamedOnly: true, ExcludeThunks: true, MinLength: 8}} {
+		if _, err := c.namer(six).procedurePage(ctx, provider.OpListProcedures, ex, f, 0, provider.MaxPageResults); err != nil {
+			t.Fatalf("list_procedures %+v: %v", f, err)
+		}
+	}
 	c.namer(six).namePage(0, false, 0, provider.MaxPageResults)
 	c.stringPage(stx, 0, false, 0, provider.MaxPageResults)
 	for _, op := range []string{provider.OpListDocuments, provider.OpListSegments, provider.OpListProcedures, provider.OpListNames, provider.OpListStrings, provider.OpListDependencies} {

@@ -116,6 +116,7 @@ type index struct {
 	refs  lazy[*refIndex]
 	symz  lazy[*symbolizer]
 	link  lazy[*linkIndex] // imports and exports (linker.go)
+	jumps lazy[jumpThunks] // the jump thunks (procfilter.go)
 
 	lifted  liftCache          // procedures lifted on demand (lifted.go)
 	dprotos lazy[*dwarfProtos] // DWARF's prototypes (dwarfproto.go)
@@ -134,6 +135,7 @@ func (ix *index) release() {
 	ix.refs.reset()
 	ix.symz.reset()
 	ix.link.reset()
+	ix.jumps.reset()
 	ix.lifted.reset()
 	ix.dprotos.reset()
 }
@@ -157,10 +159,11 @@ func (ix *index) memSize(mapped []byte) int64 {
 	ix.refs.excludeIn(s)
 	ix.symz.excludeIn(s)
 	ix.link.excludeIn(s)
+	ix.jumps.excludeIn(s)
 	ix.lifted.tabs.excludeIn(s)
 	ix.dprotos.excludeIn(s)
 	return ix.imgSize + ix.syms.memSize(s) + ix.strs.memSize(s) + ix.ext.memSize(s) + ix.lines.memSize(s) +
-		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s) + ix.lifted.memSize(s) + ix.dprotos.memSize(s)
+		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s) + ix.jumps.memSize(s) + ix.lifted.memSize(s) + ix.dprotos.memSize(s)
 }
 
 // builtFor reports whether the derived indexes op reads (optable.go) are

@@ -195,17 +195,20 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	lo, hi := procsAt(six, entry)
 	cl := &provider.Classification{Provenance: "analysis"}
 	for _, k := range six.procs[lo:hi] {
-		s := &six.syms[k]
-		cl.External = cl.External || s.flags&flagExternal != 0
-		cl.Thunk = cl.Thunk || s.flags&flagThunk != 0
-		switch {
+		switch s := &six.syms[k]; {
 		case s.source == srcImported:
 			cl.Provenance = "imports"
 		case s.source == srcDefault && cl.Provenance == "analysis":
 			cl.Provenance = "symbols"
 		}
 	}
-	cl.ThunkTarget = six.thunkTarget(entry)
+	if lo < hi { // an entry: classified as its list_procedures item
+		var pi provider.ProcedureInfo
+		if err := c.classify(ctx, op, six, ex, sort.Search(len(six.entries), func(k int) bool { return six.entries[k] >= uint32(lo) }), &pi); err != nil {
+			return provider.Result{}, err
+		}
+		cl.External, cl.Thunk, cl.ThunkTarget = pi.External, pi.Thunk, pi.ThunkTarget
+	}
 	res.Classification = cl
 	lp, err := c.lifted(ctx, op, six, ex, entry)
 	if err != nil {

@@ -229,22 +229,30 @@ func (c *Client) segments() []provider.Segment {
 }
 
 // procedurePage lists procedures, one item per entry address.
-func (n *namer) procedurePage(offset, limit int) provider.Page[provider.ProcedureItem] {
+func (n *namer) procedurePage(ctx context.Context, op string, ex *extentIndex, f provider.ProcedureFilter, offset, limit int) (provider.Page[provider.ProcedureItem], error) {
 	six := n.six
-	page := provider.PageOf(six.entries, offset, limit)
-	start := min(offset, len(six.entries))
+	keys := six.entries // the page's items are entry indexes k: start+i unfiltered, keys[start+i] filtered
+	if f.Active() {
+		kept, err := n.filteredEntries(ctx, op, ex, f)
+		if err != nil {
+			return provider.Page[provider.ProcedureItem]{}, err
+		}
+		keys = kept
+	}
+	page := provider.PageOf(keys, offset, limit)
+	start := min(offset, len(keys))
 	items := make([]provider.ProcedureItem, 0, len(page.Items))
 	least := 0 // a lower bound of the items' canonical bytes
 	for i := range page.Items {
-		addr, value, aliases := n.procedureNames(start + i)
-		it := provider.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases}
-		lo, hi := six.entryRange(start + i)
-		for _, k := range six.procs[lo:hi] {
-			s := &six.syms[k]
-			it.Procedure.External = it.Procedure.External || s.flags&flagExternal != 0
-			it.Procedure.Thunk = it.Procedure.Thunk || s.flags&flagThunk != 0
+		k := start + i
+		if f.Active() {
+			k = int(page.Items[i])
 		}
-		it.Procedure.ThunkTarget = six.thunkTarget(addr)
+		addr, value, aliases := n.procedureNames(k)
+		it := provider.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases}
+		if err := n.c.classify(ctx, op, six, ex, k, &it.Procedure); err != nil {
+			return provider.Page[provider.ProcedureItem]{}, err
+		}
 		items = append(items, it)
 		// Names are most of a page: once the items so far cannot fit the
 		// byte budget, the rest of the page would be built only to be cut.
@@ -254,7 +262,7 @@ func (n *namer) procedurePage(offset, limit int) provider.Page[provider.Procedur
 	}
 	page = page.Prefix(len(items))
 	return provider.Page[provider.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
-		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}, nil
 }
 
 // procedureItemSkeleton is a ProcedureItem's canonical form with empty

@@ -130,19 +130,30 @@ func (c *Client) doListing(ctx context.Context, op string, in provider.Params, r
 		addr, hasAddr = a, ok
 	}
 	switch op {
-	case provider.OpListNames, provider.OpListProcedures:
+	case provider.OpListProcedures:
+		f, err := provider.ProcedureFilterOf(op, in)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		six, ex, err := c.extents(ctx, op, rep) // the extents classify jump thunks
+		if err != nil {
+			return provider.Result{}, err
+		}
+		lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
+		n := c.namer(six)
+		page, err := n.procedurePage(ctx, op, ex, f, offset, limit)
+		if err != nil {
+			return provider.Result{}, err
+		}
+		return provider.Result{Normalized: page, Limitations: append(lims, n.limitations()...)}, nil
+	case provider.OpListNames:
 		six, err := c.symbols(ctx, op, rep)
 		if err != nil {
 			return provider.Result{}, err
 		}
 		lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
 		n := c.namer(six)
-		var page any
-		if op == provider.OpListProcedures {
-			page = n.procedurePage(offset, limit)
-		} else {
-			page = n.namePage(addr, hasAddr, offset, limit)
-		}
+		page := n.namePage(addr, hasAddr, offset, limit)
 		return provider.Result{Normalized: page, Limitations: append(lims, n.limitations()...)}, nil
 	default: // OpListStrings
 		stx, err := c.strings(ctx, op, rep)

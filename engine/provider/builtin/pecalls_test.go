@@ -106,11 +106,17 @@ func TestPEThunksAndLabels(t *testing.T) {
 				_, _, c := open(t, path)
 				m := map[string]bool{}
 				for _, p := range allProcedures(t, c) {
-					if p.Procedure.Thunk {
-						m[p.Address] = true
-						if !p.Procedure.External {
-							t.Errorf("%s: thunk %s %s is not external", filepath.Base(path), p.Address, p.Value)
-						}
+					if !p.Procedure.Thunk {
+						continue
+					}
+					m[p.Address] = true
+					if p.Procedure.External {
+						continue
+					}
+					// Not an import's: a jump thunk, one jmp (register_frame_ctor).
+					fi := do(t, c, provider.OpReadFunctionInstructions, provider.Params{"procedure": p.Address}).Normalized.(provider.FunctionInstructions)
+					if is := fi.Instructions.Items; len(is) != 1 || !strings.HasPrefix(is[0].Text, "jmp") {
+						t.Errorf("%s: thunk %s %s is not external and not one jmp: %v", filepath.Base(path), p.Address, p.Value, is)
 					}
 				}
 				return m

@@ -278,7 +278,19 @@ func (c *Client) doNamed(ctx context.Context, op string, in provider.Params, rep
 			return provider.Result{}, err
 		}
 		if op == provider.OpListProcedures {
-			return provider.Result{Normalized: n.procedurePage(offset, limit), Limitations: lims}, nil
+			f, err := provider.ProcedureFilterOf(op, in)
+			if err != nil {
+				return provider.Result{}, err
+			}
+			if f.MinLength > 0 {
+				// Lengths are gdb's disassembly of each procedure, one
+				// request per procedure; the filter would ask for all.
+				return provider.Result{}, fault.New(fault.CapabilityUnavailable,
+					"The gdb provider has no procedure lengths without disassembling every procedure, so min_length is not offered.",
+					"Drop min_length, or open the target with provider_id builtin.",
+					map[string]any{"operation": op, "availability_reason": "argument_unsupported", "provider_id": ProviderID})
+			}
+			return provider.Result{Normalized: n.procedurePage(f, offset, limit), Limitations: lims}, nil
 		}
 		a, has, aerr := in.Address("address")
 		if aerr != nil {

@@ -589,3 +589,39 @@ func TestUserNamesAndAliases(t *testing.T) {
 		t.Errorf("address_name: %v %v", r.Normalized, err)
 	}
 }
+
+// list_procedures' filters on gdb: every procedure is a minimal symbol, so
+// named_only keeps all; exclude_thunks drops exactly the "NAME@plt" stubs;
+// min_length is refused as capability_unavailable (gdb's symbol table has
+// no lengths), never ignored, and the refusal does not mark the operation
+// unhealthy (its availability_reason is not provider_missing).
+func TestListProcedureFilters(t *testing.T) {
+	g := startClient(t, enabled(t), fixture(t))
+	all := allPages[provider.ProcedureItem](t, g, provider.OpListProcedures, nil)
+	named := allPages[provider.ProcedureItem](t, g, provider.OpListProcedures, provider.Params{"named_only": true})
+	if len(named) != len(all) {
+		t.Errorf("named_only: %d of %d", len(named), len(all))
+	}
+	kept := map[string]bool{}
+	for _, it := range allPages[provider.ProcedureItem](t, g, provider.OpListProcedures, provider.Params{"exclude_thunks": true}) {
+		kept[it.Address] = true
+	}
+	stubs := 0
+	for _, it := range all {
+		stub := strings.HasSuffix(it.Value, "@plt")
+		if stub {
+			stubs++
+		}
+		if it.Procedure.Thunk != stub || kept[it.Address] == stub {
+			t.Errorf("%s %s: thunk %v, kept by exclude_thunks %v", it.Address, it.Value, it.Procedure.Thunk, kept[it.Address])
+		}
+	}
+	if stubs == 0 || len(kept) != len(all)-stubs {
+		t.Errorf("exclude_thunks: %d kept of %d with %d stubs", len(kept), len(all), stubs)
+	}
+	_, err := g.Do(context.Background(), provider.OpListProcedures, provider.Params{"min_length": int64(16), "document": nil}, nil)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.CapabilityUnavailable || fe.Details["availability_reason"] == "provider_missing" {
+		t.Errorf("min_length: %v", err)
+	}
+}

@@ -45,34 +45,58 @@ func (n *namer) procName(a uint64) (string, bool) {
 	return n.displayName(a)
 }
 
-func (n *namer) procedurePage(offset, limit int) provider.Page[provider.ProcedureItem] {
+// procedurePage lists the procedures that pass f: every one is named (a
+// minimal symbol, or the user's name), so NamedOnly keeps all; a thunk is
+// an import stub ("NAME@plt"); MinLength is refused before (doNamed).
+func (n *namer) procedurePage(f provider.ProcedureFilter, offset, limit int) provider.Page[provider.ProcedureItem] {
 	t := n.tab
-	page := provider.PageOf(t.entries, offset, limit)
-	start := min(offset, len(t.entries))
-	items := make([]provider.ProcedureItem, len(page.Items))
-	for i, lo := range page.Items {
-		hi := len(t.procs)
-		if start+i+1 < len(t.entries) {
-			hi = t.entries[start+i+1]
+	keys := t.entries
+	if f.ExcludeThunks {
+		keys = []int{}
+		for k := range t.entries {
+			if !n.stubAt(k) {
+				keys = append(keys, k)
+			}
 		}
+	}
+	page := provider.PageOf(keys, offset, limit)
+	start := min(offset, len(keys))
+	items := make([]provider.ProcedureItem, len(page.Items))
+	for i := range page.Items {
+		k := start + i
+		if f.ExcludeThunks {
+			k = page.Items[i]
+		}
+		lo, hi := t.entryRange(k)
 		addr := t.syms[t.procs[lo]].addr
 		value, _ := n.displayName(addr)
 		aliases := make([]string, 0, hi-lo)
-		stub := false
-		for _, k := range t.procs[lo:hi] {
-			aliases = append(aliases, t.syms[k].name)
-			stub = stub || isStub(&t.syms[k])
+		for _, j := range t.procs[lo:hi] {
+			aliases = append(aliases, t.syms[j].name)
 		}
 		slices.Sort(aliases)
 		aliases = slices.Compact(aliases)
 		if j, found := slices.BinarySearch(aliases, value); found {
 			aliases = slices.Delete(aliases, j, j+1)
 		}
+		stub := n.stubAt(k)
 		items[i] = provider.ProcedureItem{Address: provider.FormatAddress(addr), Value: value, Aliases: aliases,
 			Procedure: provider.ProcedureInfo{External: stub, Thunk: stub}}
 	}
 	return provider.Page[provider.ProcedureItem]{Items: items, Offset: page.Offset, Limit: page.Limit,
 		Returned: page.Returned, Total: page.Total, NextOffset: page.NextOffset, Truncated: page.Truncated}
+}
+
+// stubAt reports whether a symbol of the k-th entry is an import stub.
+func (n *namer) stubAt(k int) bool {
+	t := n.tab
+	lo, hi := t.entryRange(k)
+	for _, j := range t.procs[lo:hi] {
+		if isStub(&t.syms[j]) {
+			return true
+		}
+	}
+	return false
 }
 
 func (n *namer) namePage(a uint64, hasAddr bool, offset, limit int) provider.Page[provider.NameItem] {

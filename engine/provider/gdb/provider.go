@@ -18,7 +18,9 @@
 //   - Names and procedures are gdb's minimal symbols (`maint print msymbols`:
 //     ELF .symtab and .dynsym merged, linkage names, plus gdb's "NAME@plt"
 //     stubs); procedures are those in code sections. Functions gdb knows only
-//     from DWARF (no ELF symbol) are not listed.
+//     from DWARF (no ELF symbol) are not listed. list_procedures' thunks
+//     are the stubs; named_only keeps every procedure; min_length is
+//     refused (capability_unavailable): the symbols carry no lengths.
 //   - Segments: gdb does not expose program headers, so each allocated
 //     section (`maint info sections`) is listed as its own segment.
 //   - Procedure extents and disassembly are gdb's (`-data-disassemble -a`):

@@ -257,3 +257,12 @@ func arm64Flow(text string) (bool, string) {
 	}
 	return false, ""
 }
+
+// entryRange is the range of procs at the k-th entry address.
+func (t *symTable) entryRange(k int) (int, int) {
+	hi := len(t.procs)
+	if k+1 < len(t.entries) {
+		hi = t.entries[k+1]
+	}
+	return t.entries[k], hi
+}
