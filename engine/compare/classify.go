@@ -214,7 +214,8 @@ func (r *run) classifyPair(l, rt int32) class {
 			}
 		}
 	}
-	return class{Status: statusCode(StatusChanged), Similarity: sim, ChangedBlocks: max(len(a), len(b)) - common}
+	return class{Status: statusCode(StatusChanged), Similarity: sim, ChangedBlocks: max(len(a), len(b)) - common,
+		Delta: r.delta(l, rt, a, b, common)}
 }
 
 var statusNames = [...]string{StatusUnchanged, StatusChanged, StatusAdded, StatusRemoved, StatusUnknown}

@@ -41,7 +41,7 @@ func FuzzNormalize(f *testing.F) {
 	}
 	six := &sideIndex{entries: map[uint64]int32{0x1200: 0}, segments: []Range{{0x1000, 0x3000}}}
 	f.Fuzz(func(t *testing.T, text string) {
-		n := normalizeText(text, six)
+		n := normalizeText(text, six, false)
 		_ = isNop(n.tok)
 		_ = syntheticName(text, 0x1200)
 	})

@@ -45,6 +45,7 @@ type Item struct {
 	Right         *ProcRef `json:"right"`
 	Similarity    *float64 `json:"similarity"`
 	ChangedBlocks *int     `json:"changed_blocks"`
+	Delta         *Delta   `json:"delta,omitempty"` // changed only
 
 	leftAddr, rightAddr uint64
 }

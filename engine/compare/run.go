@@ -88,6 +88,7 @@ type class struct {
 	Status        uint8   `json:"s"`
 	Similarity    float64 `json:"m"`
 	ChangedBlocks int     `json:"b"`
+	Delta         *Delta  `json:"d,omitempty"`
 }
 
 func (c *Comparison) newRun() (*run, error) {
@@ -250,7 +251,7 @@ func (r *run) decode(ctx context.Context, which int) error {
 			if err != nil {
 				return err
 			}
-			s.code = append(s.code, normalizeCode(&r.toks, s, code))
+			s.code = append(s.code, normalizeCode(&r.toks, s, code, isStub(procs[i])))
 		}
 		if r.toks.isFull() {
 			return tooManyTokens()
@@ -269,7 +270,7 @@ func (r *run) sideOf(which int) Side {
 // normalizeCode normalizes a procedure's instructions. No-operations are
 // left out (alignment padding moves with the code); a branch to one goes to
 // the instruction after it.
-func normalizeCode(toks *tokens, s *side, code Code) procCode {
+func normalizeCode(toks *tokens, s *side, code Code, stub bool) procCode {
 	pc := procCode{complete: code.Complete, reason: code.Reason}
 	if len(code.Instructions) == 0 && pc.complete {
 		pc.complete, pc.reason = false, "no instructions were decoded"
@@ -278,7 +279,7 @@ func normalizeCode(toks *tokens, s *side, code Code) procCode {
 	at := make(map[uint64]int, len(code.Instructions))
 	kept := 0
 	for i, in := range code.Instructions {
-		ns[i] = normalizeText(in.Text, &s.idx)
+		ns[i] = normalizeText(in.Text, &s.idx, stub)
 		at[in.Address] = kept
 		if !isNop(ns[i].tok) {
 			kept++
@@ -310,6 +311,11 @@ func normalizeCode(toks *tokens, s *side, code Code) procCode {
 	}
 	return pc
 }
+
+// isStub reports whether p is a stub through a slot: a PLT entry (of an
+// import, or of the image's own interposable function) or an import thunk,
+// which list_procedures marks thunk.
+func isStub(p Procedure) bool { return p.Thunk }
 
 func (s *side) setListing(l Listing) {
 	s.listing = l
@@ -398,7 +404,7 @@ func (r *run) result() (*Result, error) {
 		}
 		if it.Status == StatusChanged {
 			s, b := c.Similarity, c.ChangedBlocks
-			it.Similarity, it.ChangedBlocks = &s, &b
+			it.Similarity, it.ChangedBlocks, it.Delta = &s, &b, c.Delta
 		}
 		switch it.Status {
 		case StatusUnchanged:
@@ -501,7 +507,7 @@ func startPrefetch(ctx context.Context, sd Side, toks *tokens) *prefetch {
 				p.codes <- fetched{err: err}
 				return
 			}
-			pc := normalizeCode(toks, s, c)
+			pc := normalizeCode(toks, s, c, isStub(pr))
 			if toks.isFull() {
 				p.codes <- fetched{err: tooManyTokens()}
 				return
