@@ -48,12 +48,10 @@ func (r *run) factsOf(w int, p int32) facts {
 	f := facts{calls: map[string]string{}, strings: map[string]bool{}, constants: map[string]bool{}}
 	for _, x := range s.code[p].insns {
 		tok := string(r.toks.bytes(x.tok()))
-		if x.flow() == flowCall || x.flow() == flowJump {
-			if x.ref() == refProc {
-				f.calls["p"+strconv.FormatInt(r.calleeKey(w, x.val), 10)] = s.listing.Procedures[x.val].Name
-			} else if n := slotName(tok); n != "" {
-				f.calls["i"+n] = n
-			}
+		if x.ref() == refProc && (x.flow() == flowCall || x.flow() == flowJump) {
+			f.calls["p"+strconv.FormatInt(r.calleeKey(w, x.val), 10)] = s.listing.Procedures[x.val].Name
+		} else if n := slotName(tok); n != "" && x.flow() != flowNone {
+			f.calls["i"+n] = n // a call or tail call through a GOT or IAT slot
 		}
 		if str, ok := tokenString(tok); ok {
 			f.strings[str] = true
