@@ -33,16 +33,23 @@ func FuzzRestore(f *testing.F) {
 	})
 }
 
-// FuzzNormalize: any instruction text normalizes without a panic.
+// FuzzNormalize: any instruction text normalizes without a panic, as a
+// stub's too, and the delta's readers of a token take whatever it spells.
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"call 0x1200 <f3>", "lea rdi, ptr [rip+0xf65] ; \"hi\"", "add x0, x0, #0x948 ; \"bye\"",
-		"adrp x0, 0x1f000", "jz 0x1012 <_init+0x12>", "b.ne 0x12a0", "mov edi, 0x2693", "rip+", " ; ", "0x <"} {
+		"adrp x0, 0x1f000", "jz 0x1012 <_init+0x12>", "jmp qword ptr [rip+0x2fe2] ; 0x4018 <puts>", "push 0xb3",
+		"mov rax, qword ptr [rip+0x10] ; 0x4020 <buf.12>", "b.ne 0x12a0", "mov edi, 0x2693", "rip+", " ; ", "0x <"} {
 		f.Add(s)
 	}
 	six := &sideIndex{entries: map[uint64]int32{0x1200: 0}, segments: []Range{{0x1000, 0x3000}}}
 	f.Fuzz(func(t *testing.T, text string) {
-		n := normalizeText(text, six, false)
-		_ = isNop(n.tok)
+		for _, stub := range []bool{false, true} {
+			n := normalizeText(text, six, stub)
+			_ = isNop(n.tok)
+			_ = slotName(n.tok)
+			_, _ = tokenString(n.tok)
+			eachImmediate(n.tok, func(string) {})
+		}
 		_ = syntheticName(text, 0x1200)
 	})
 }

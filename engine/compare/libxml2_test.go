@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rea-re/rea/internal/testkit"
 )
@@ -78,6 +79,7 @@ func TestCompareLibxml2SecurityPair(t *testing.T) {
 		if lo.inPLT(it.leftAddr) && ro.inPLT(it.rightAddr) {
 			t.Errorf("changed %s is a PLT stub", it.Left.Name)
 		}
+		checkDelta(t, it, l, r)
 	}
 
 	// The changed exported functions equal the oracle's.
@@ -120,6 +122,88 @@ func TestCompareLibxml2SecurityPair(t *testing.T) {
 	}
 	t.Logf("%d items changed, each different in the oracle; changed exported functions %d of %d, oracle %d",
 		changed, len(got), exported, len(want))
+}
+
+var (
+	oracleString = regexp.MustCompile(`# ("(?:[^"\\]|\\.)*")$`)
+	oraclePLT    = regexp.MustCompile(`plt:(\S+)$`)
+)
+
+// oracleFacts are the strings and the PLT stubs' imports a normalized
+// oracle text reaches.
+func oracleFacts(text string) (strs, imports map[string]bool) {
+	strs, imports = map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		if m := oracleString.FindStringSubmatch(line); m != nil {
+			if s, err := strconv.Unquote(m[1]); err == nil {
+				strs[s] = true
+			}
+		}
+		if m := oraclePLT.FindStringSubmatch(line); m != nil {
+			imports[m[1]] = true
+		}
+	}
+	return strs, imports
+}
+
+// checkDelta compares a changed item's strings and calls of PLT stubs with
+// the oracle's texts of its two sides: each one the delta names is on its
+// side only, and each one of at least minPreview characters that is on one
+// side only is named (while the list has room). A string the delta names
+// may be a preview, cut and ended with "…".
+func checkDelta(t *testing.T, it Item, left, right string) {
+	t.Helper()
+	ls, li := oracleFacts(left)
+	rs, ri := oracleFacts(right)
+	has := func(set map[string]bool, s string) bool {
+		if set[s] {
+			return true
+		}
+		if cut, ok := strings.CutSuffix(s, "…"); ok {
+			for v := range set {
+				if strings.HasPrefix(v, cut) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	named := func(list []string, s string) bool {
+		return slices.ContainsFunc(list, func(v string) bool { return has(map[string]bool{s: true}, v) })
+	}
+	d := it.Delta
+	for _, c := range []struct {
+		what        string
+		list        []string
+		this, other map[string]bool
+	}{{"strings_added", d.StringsAdded, rs, ls}, {"strings_removed", d.StringsRemoved, ls, rs}} {
+		for _, s := range c.list {
+			if !has(c.this, s) || !strings.HasSuffix(s, "…") && c.other[s] {
+				t.Errorf("%s: %s names %q, which the oracle does not have on that side only", it.Left.Name, c.what, s)
+			}
+		}
+		for s := range c.this {
+			if !c.other[s] && utf8.RuneCountInString(s) >= minPreview && len(c.list) < maxDeltaList && !named(c.list, s) {
+				t.Errorf("%s: %s lacks %q", it.Left.Name, c.what, s)
+			}
+		}
+	}
+	for _, c := range []struct {
+		what        string
+		list        []string
+		this, other map[string]bool
+	}{{"calls_added", d.CallsAdded, ri, li}, {"calls_removed", d.CallsRemoved, li, ri}} {
+		for _, name := range c.list {
+			if imp, ok := strings.CutSuffix(name, "@plt"); ok && (!c.this[imp] || c.other[imp]) {
+				t.Errorf("%s: %s names %s, which the oracle does not call on that side only", it.Left.Name, c.what, name)
+			}
+		}
+		for imp := range c.this {
+			if !c.other[imp] && len(c.list) < maxDeltaList && !slices.Contains(c.list, imp+"@plt") {
+				t.Errorf("%s: %s lacks %s@plt", it.Left.Name, c.what, imp)
+			}
+		}
+	}
 }
 
 // libxml2Pair is the pair .ci/run fetches. Unset, the test skips only where
