@@ -62,7 +62,7 @@ func (nopSide) Instructions(context.Context, Procedure) (Code, error) { return C
 // FuzzDecodeResult: a stored result that does not parse is refused, and
 // one that does pages without a panic.
 func FuzzDecodeResult(f *testing.F) {
-	f.Add([]byte(`{"comparison_id":"cmp_","left":{"sha256":"","analysis_profile_digest":""},"right":{"sha256":"","analysis_profile_digest":""},"summary":{"unchanged":0,"changed":0,"added":0,"removed":0,"unknown":0,"matched_by":{"name":0,"structure":0,"call_graph":0}},"items":[{"status":"added","match":null,"left":null,"right":{"address":"0x10","name":"a"},"similarity":null,"changed_blocks":null}],"limitations":[]}`))
+	f.Add([]byte(`{"version":2,"comparison_id":"cmp_","left":{"sha256":"","analysis_profile_digest":""},"right":{"sha256":"","analysis_profile_digest":""},"summary":{"unchanged":0,"changed":0,"added":0,"removed":0,"unknown":0,"matched_by":{"name":0,"structure":0,"call_graph":0}},"items":[{"status":"added","match":null,"left":null,"right":{"address":"0x10","name":"a"},"similarity":null,"changed_blocks":null}],"limitations":[]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeResult(b)
 		if err != nil {

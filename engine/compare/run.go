@@ -368,7 +368,7 @@ func (r *run) result() (*Result, error) {
 		p := s.listing.Procedures[i]
 		return &ProcRef{Address: formatAddr(p.Address), Name: p.Name}
 	}
-	res := &Result{ComparisonID: r.id, Left: r.c.LeftID, Right: r.c.RightID, Items: []Item{}}
+	res := &Result{Version: resultVersion, ComparisonID: r.id, Left: r.c.LeftID, Right: r.c.RightID, Items: []Item{}}
 	kinds := map[uint8]string{kindName: MatchName, kindStructHash: MatchStructure, kindShape: MatchStructure, kindCallGraph: MatchCallGraph}
 	var undecoded [2][]string
 	for w, s := range r.s {
