@@ -17,7 +17,8 @@ import (
 // side calls or jumps to that the other side does not, callees compared
 // through the matching as classification compares them; each named as its
 // side names it. Strings: the string operands one side has and the other
-// lacks. ConstantsChanged: the distinct immediate operands (not addresses,
+// lacks, as the tokens keep them (previews of at least minPreview
+// characters, cut where the provider cuts them). ConstantsChanged: the distinct immediate operands (not addresses,
 // not memory displacements) present on one side only, the larger count of
 // the two sides.
 type Delta struct {
