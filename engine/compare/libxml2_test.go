@@ -24,7 +24,7 @@ import (
 // or a relocation index), and carries a delta.
 func TestCompareLibxml2SecurityPair(t *testing.T) {
 	if testing.Short() && !testkit.RequireAll() {
-		t.Skip("-short: compares two 1.4 MB libraries and disassembles both with objdump (minutes under -race); TestCompareSlotsMoved keeps moved slots in the quick loop")
+		t.Skip("-short: compares two 1.7 MB libraries and disassembles both with objdump (minutes under -race); TestCompareSlotsMoved keeps moved slots in the quick loop")
 	}
 	lp, rp := libxml2Pair(t)
 	objdump := testkit.Need(t, "objdump")
