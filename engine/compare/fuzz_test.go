@@ -13,7 +13,7 @@ func FuzzRestore(f *testing.F) {
 	l := Listing{Procedures: []Procedure{{Address: 0x10, Name: "a"}, {Address: 0x20, Name: "sub_20"}}, Segments: []Range{{0, 0x100}}}
 	var toks tokens
 	batch := encodeBatch(&toks, []procCode{{complete: true, insns: []insn{newInsn(toks.id("ret"), refNone, flowEnd, 0)}}})
-	f.Add([]byte(`{"version":1}`), encodeListing(l), batch)
+	f.Add([]byte(`{"version":2}`), encodeListing(l), batch)
 	f.Fuzz(func(t *testing.T, state, listing, batch []byte) {
 		parts := map[string][]byte{}
 		for _, b := range [][]byte{listing, batch} {
