@@ -50,6 +50,7 @@ func FuzzNormalize(f *testing.F) {
 			_, _ = tokenString(n.tok)
 			eachImmediate(n.tok, func(string) {})
 		}
+		_, _ = gotBase(Instruction{Address: 0x11fc, Text: text}, six)
 		_ = syntheticName(text, 0x1200)
 	})
 }

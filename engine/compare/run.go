@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -280,6 +281,11 @@ func normalizeCode(toks *tokens, s *side, code Code, stub bool) procCode {
 	kept := 0
 	for i, in := range code.Instructions {
 		ns[i] = normalizeText(in.Text, &s.idx, stub)
+		if i > 0 && ns[i-1].flow == flowCall {
+			if tok, ok := gotBase(in, &s.idx); ok {
+				ns[i].tok = tok
+			}
+		}
 		at[in.Address] = kept
 		if !isNop(ns[i].tok) {
 			kept++
@@ -310,6 +316,37 @@ func normalizeCode(toks *tokens, s *side, code Code, stub bool) procCode {
 		pc.insns = append(pc.insns, newInsn(toks.id(n.tok), ref, n.flow, val))
 	}
 	return pc
+}
+
+// gotBase recognizes i386 position-independent code's GOT base, the
+// "add ebx, 0x2df8" after the call of __x86.get_pc_thunk.bx (in.Address is
+// the thunk's return address): its immediate is the distance from the code
+// to the GOT, which changes whenever the code moves. It is one when the sum
+// lands in a segment other than the code's (the GOT is writable data); the
+// token then masks it.
+func gotBase(in Instruction, six *sideIndex) (string, bool) {
+	reg, imm, ok := strings.Cut(strings.TrimPrefix(in.Text, "add "), ", ")
+	if !ok || len(in.Text) < 4 || in.Text[:4] != "add " || len(reg) != 3 || reg[0] != 'e' {
+		return "", false
+	}
+	v, ok := parseHex(imm)
+	if !ok {
+		return "", false
+	}
+	at := uint64(uint32(in.Address + v))
+	code, data := -1, -1
+	for k, g := range six.segments {
+		if in.Address >= g.Start && in.Address < g.End {
+			code = k
+		}
+		if at >= g.Start && at < g.End {
+			data = k
+		}
+	}
+	if code < 0 || data < 0 || code == data {
+		return "", false
+	}
+	return "add " + reg + ", #", true
 }
 
 // isStub reports whether p is a stub through a slot: a PLT entry (of an

@@ -34,16 +34,21 @@ int main(int argc, char **argv) { swapped(argv[argc - 1]); return same(argv[0]) 
 // TestCompareSlotsMoved: a procedure whose calls reach the same imports
 // through slots that moved is unchanged, and so are the stubs themselves;
 // one that calls another import is changed, its delta naming both (PLT
-// stubs, -fno-plt GOT calls, PE import thunks).
+// stubs of x86-64, arm64 and i386, whose code moved relative to its GOT;
+// -fno-plt GOT calls; x86-64 and i686 PE import thunks).
 func TestCompareSlotsMoved(t *testing.T) {
 	for _, c := range []struct {
 		name, cc, ext  string
 		flags          []string
+		prefix         string // of C names (i686 PE)
 		removed, added string
 	}{
-		{"elf-plt", "gcc", "", []string{"-O2"}, "perror@plt", "remove@plt"},
-		{"elf-got", "gcc", "", []string{"-O2", "-fno-plt"}, "perror", "remove"},
-		{"pe-iat", "x86_64-w64-mingw32-gcc", ".exe", []string{"-O2"}, "perror", "remove"},
+		{"elf-plt", "gcc", "", []string{"-O2"}, "", "perror@plt", "remove@plt"},
+		{"elf-got", "gcc", "", []string{"-O2", "-fno-plt"}, "", "perror", "remove"},
+		{"pe-iat", "x86_64-w64-mingw32-gcc", ".exe", []string{"-O2"}, "", "perror", "remove"},
+		{"arm64-plt", "aarch64-linux-gnu-gcc", "", []string{"-O2"}, "", "perror@plt", "remove@plt"},
+		{"i686-plt", "i686-linux-gnu-gcc", "", []string{"-O2"}, "", "perror@plt", "remove@plt"},
+		{"pe-i686-iat", "i686-w64-mingw32-gcc", ".exe", []string{"-O2"}, "_", "_perror", "_remove"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cc := testkit.Need(t, c.cc)
@@ -69,10 +74,10 @@ func TestCompareSlotsMoved(t *testing.T) {
 					byName[it.Left.Name] = it
 				}
 			}
-			if it := byName["same"]; it.Status != StatusUnchanged || it.Right == nil || it.Right.Name != "same" {
+			if it := byName[c.prefix+"same"]; it.Status != StatusUnchanged || it.Right == nil || it.Right.Name != c.prefix+"same" {
 				t.Errorf("same: %s, paired with %+v; want unchanged", it.Status, it.Right)
 			}
-			sw := byName["swapped"]
+			sw := byName[c.prefix+"swapped"]
 			if sw.Status != StatusChanged || sw.Delta == nil {
 				t.Fatalf("swapped: %s %+v; want changed with a delta", sw.Status, sw.Delta)
 			}
@@ -92,7 +97,7 @@ func TestCompareSlotsMoved(t *testing.T) {
 					t.Errorf("%s: %s", it.Left.Name, it.Status)
 				}
 			}
-			same := byName["same"]
+			same := byName[c.prefix+"same"]
 			if moved == 0 && same.leftAddr == same.rightAddr {
 				t.Fatal("neither the stubs nor same() moved: the fixture does not test moved slots")
 			}
