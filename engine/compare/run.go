@@ -281,7 +281,7 @@ func normalizeCode(toks *tokens, s *side, code Code, stub bool) procCode {
 	kept := 0
 	for i, in := range code.Instructions {
 		ns[i] = normalizeText(in.Text, &s.idx, stub)
-		if i > 0 && ns[i-1].flow == flowCall {
+		if i > 0 && ns[i-1].flow == flowCall && ns[i-1].hasTgt {
 			if tok, ok := gotBase(in, &s.idx); ok {
 				ns[i].tok = tok
 			}
