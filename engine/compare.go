@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"github.com/rea-re/rea/engine/evidence"
 	"github.com/rea-re/rea/engine/session"
 	"slices"
@@ -141,11 +142,12 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 		// A result whose blob is absent (a ledger imported from an export
 		// that did not carry it) is computed again.
 		if b, err := led.Blob(ctx, known.ResultDigest); err == nil {
-			if res, err = compare.DecodeResult(b); err != nil {
+			if res, err = compare.DecodeResult(b); errors.Is(err, compare.ErrStale) {
+				res, known.ResultDigest = nil, "" // another version's: computed again
+			} else if err != nil {
 				return Published{}, fault.New(fault.EvidenceIntegrityMismatch, "The stored comparison result is damaged.",
 					"Run `rea ledger verify`.", map[string]any{"evidence_id": nil, "reason": "id_mismatch"}).WithCause(err)
-			}
-			if from != nil {
+			} else if from != nil {
 				from(ComparisonStart{ComparisonID: id, Stored: true})
 			}
 		} else {
@@ -164,7 +166,7 @@ func (c *Connection) CompareBinaries(ctx context.Context, params provider.Params
 			}
 			return b, err
 		}
-		if state, err := load(known.StateDigest); err == nil {
+		if state, err := load(known.StateDigest); err == nil && !compare.StaleState(state) {
 			if from != nil {
 				from(ComparisonStart{ComparisonID: id, Phase: known.Phase, Completed: known.Completed, Total: known.Total})
 			}

@@ -109,10 +109,11 @@ func catCompareBinaries() catalog.Spec {
 			"left": side, "right": side,
 			"summary": catalog.OutAll(catalog.M{"unchanged": catalog.Count(), "changed": catalog.Count(), "added": catalog.Count(), "removed": catalog.Count(),
 				"unknown": catalog.Count(), "matched_by": catalog.OutAll(catalog.M{"name": catalog.Count(), "structure": catalog.Count(), "call_graph": catalog.Count()})}),
-			"procedures": catalog.PageOf(catalog.OutAll(catalog.M{
+			"procedures": catalog.PageOf(catalog.Out(catalog.M{
 				"status": catalog.Enum(status...), "match": catalog.Nullable(catalog.Enum("name", "structure", "call_graph")),
 				"left": ref, "right": ref, "similarity": catalog.Nullable(catalog.M{"type": "number"}), "changed_blocks": catalog.Nullable(catalog.Count()),
-			})),
+				"delta": catalog.M{"type": "object"}, // changed only (CONTRACTS.md §0.3)
+			}, "status", "match", "left", "right", "similarity", "changed_blocks")),
 			"comparison_id": catalog.String(),
 			"limitations":   catalog.List(catalog.String()),
 		}),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -187,9 +188,40 @@ func printComparison(w io.Writer, r comparisonReport) {
 			line += "  (" + termText(*it.Match) + ")"
 		}
 		fmt.Fprintln(w, line)
+		if it.Delta != nil {
+			fmt.Fprintln(w, "          "+deltaText(it.Delta))
+		}
 	}
 	for _, l := range r.Limitations {
 		fmt.Fprintln(w, "limitation  "+termText(l))
 	}
 	fmt.Fprintf(w, "evidence    %s\n", strings.Join(r.EvidenceIDs, " "))
+}
+
+// deltaText is a changed item's delta on one line: "blocks +added
+// -removed ~changed", then the calls and strings added (+) and removed (-)
+// and the count of changed constants, each only when there are some.
+func deltaText(d *compare.Delta) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "blocks +%d -%d ~%d", d.BlocksAdded, d.BlocksRemoved, d.BlocksChanged)
+	list := func(label string, added, removed []string, quote bool) {
+		if len(added)+len(removed) == 0 {
+			return
+		}
+		b.WriteString("  " + label)
+		for i, l := range [][]string{added, removed} {
+			for _, v := range l {
+				if quote {
+					v = strconv.Quote(v)
+				}
+				b.WriteString(" " + "+-"[i:i+1] + termText(v)) // names and strings are the sample's
+			}
+		}
+	}
+	list("calls", d.CallsAdded, d.CallsRemoved, false)
+	list("strings", d.StringsAdded, d.StringsRemoved, true)
+	if d.ConstantsChanged > 0 {
+		fmt.Fprintf(&b, "  constants %d", d.ConstantsChanged)
+	}
+	return b.String()
 }

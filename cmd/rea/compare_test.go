@@ -66,6 +66,10 @@ func TestCompareCLIFixture(t *testing.T) {
 			if len(got["unchanged"]) != 0 || !strings.Contains(string(r.stderr), "starting (no checkpoint)") {
 				t.Errorf("default listing: %v; stderr %s", got, r.stderr)
 			}
+			// Each changed line is followed by its delta.
+			if n := len(regexp.MustCompile(`(?m)^changed .*\n {10}blocks \+\d+ -\d+ ~\d+`).FindAll(r.stdout, -1)); n != len(edits.Changed) {
+				t.Errorf("%d changed lines with a delta line, want %d:\n%s", n, len(edits.Changed), r.stdout)
+			}
 			if !regexp.MustCompile(`summary +\d+ unchanged, 6 changed, 3 added, 2 removed, 0 unknown`).Match(r.stdout) {
 				t.Errorf("summary line:\n%s", r.stdout)
 			}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -72,10 +73,11 @@ func TestCompareFilesBench(t *testing.T) {
 	t.Logf("summary %+v", res.Summary)
 	shown := 0
 	for _, it := range res.Items {
-		if it.Status == StatusChanged && shown < 20 {
+		if it.Status == StatusChanged && shown < 100 {
 			shown++
-			t.Logf("changed (%s, similarity %.4f, %d blocks): %s %s / %s %s", *it.Match, *it.Similarity, *it.ChangedBlocks,
-				it.Left.Address, it.Left.Name, it.Right.Address, it.Right.Name)
+			d, _ := json.Marshal(it.Delta)
+			t.Logf("changed (%s, similarity %.4f, %d blocks): %s %s / %s %s %s", *it.Match, *it.Similarity, *it.ChangedBlocks,
+				it.Left.Address, it.Left.Name, it.Right.Address, it.Right.Name, d)
 		}
 	}
 	if os.Getenv("REA_COMPARE_MODE") == "fresh" {

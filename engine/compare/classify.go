@@ -13,12 +13,16 @@ import (
 // when neither is paired and their code is structurally identical.
 
 // sameTarget reports whether left procedure l and right procedure rt are
-// the same callee.
+// the same callee: paired, or both unpaired and structurally identical
+// (never two stubs: a stub is the import its name says).
 func (r *run) sameTarget(l, rt int32) bool {
 	if p := r.partner[left][l]; p >= 0 || r.partner[right][rt] >= 0 {
 		return p == rt
 	}
 	L, R := r.s[left], r.s[right]
+	if isStub(L.listing.Procedures[l]) || isStub(R.listing.Procedures[rt]) {
+		return false // stubs of different imports may be the same code (i386: no slot named)
+	}
 	return L.structH != nil && L.code[l].complete && R.code[rt].complete && L.structH[l] == R.structH[rt]
 }
 
@@ -178,7 +182,7 @@ func (r *run) calleeKey(w int, p int32) int64 {
 		return int64(p)
 	}
 	s := r.s[w]
-	if s.structH == nil || !s.code[p].complete {
+	if s.structH == nil || !s.code[p].complete || isStub(s.listing.Procedures[p]) {
 		return -1 - int64(p) - int64(w)<<40 // never equal across sides
 	}
 	return -1<<62 | int64(binary.LittleEndian.Uint64(s.structH[p][:])>>2)
@@ -214,7 +218,8 @@ func (r *run) classifyPair(l, rt int32) class {
 			}
 		}
 	}
-	return class{Status: statusCode(StatusChanged), Similarity: sim, ChangedBlocks: max(len(a), len(b)) - common}
+	return class{Status: statusCode(StatusChanged), Similarity: sim, ChangedBlocks: max(len(a), len(b)) - common,
+		Delta: r.delta(l, rt, a, b, common)}
 }
 
 var statusNames = [...]string{StatusUnchanged, StatusChanged, StatusAdded, StatusRemoved, StatusUnknown}

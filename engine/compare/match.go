@@ -167,8 +167,8 @@ func (r *run) matchStructurePhase(ctx context.Context) error {
 	// Eligibility is fixed by the matches made before each pass, so that a
 	// resumed pass sees the groups an uninterrupted one saw.
 	before := func(w int, i int, kinds ...uint8) bool {
-		if !r.s[w].code[i].complete {
-			return false
+		if !r.s[w].code[i].complete || isStub(r.s[w].listing.Procedures[i]) {
+			return false // a stub is its import: paired by name only
 		}
 		p := r.partner[w][i]
 		if p < 0 {

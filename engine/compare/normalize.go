@@ -87,8 +87,11 @@ type normalized struct {
 	flow   uint8
 }
 
-// normalizeText normalizes one instruction's text.
-func normalizeText(text string, six *sideIndex) normalized {
+// normalizeText normalizes one instruction's text. stub is set for a
+// stub through a slot (isStub), whose numbers are all slot addresses and
+// relocation indices (the PLT's "push 0xb3"), which move when any import
+// is added; the symbol it reaches is kept in the slot's name (symbolName).
+func normalizeText(text string, six *sideIndex, stub bool) normalized {
 	var n normalized
 	body, ann, hasAnn := strings.Cut(text, " ; ")
 	mn, ops, _ := strings.Cut(strings.TrimSpace(body), " ")
@@ -96,7 +99,7 @@ func normalizeText(text string, six *sideIndex) normalized {
 		mn = strings.ToLower(mn)
 	}
 	n.flow = flowOf(mn, ops)
-	if !hasAnn && six.pic && (n.flow == flowNone || n.flow == flowEnd) && mn != "adrp" && mn != "adr" &&
+	if !stub && !hasAnn && six.pic && (n.flow == flowNone || n.flow == flowEnd) && mn != "adrp" && mn != "adr" &&
 		!strings.Contains(ops, " <") && !strings.Contains(ops, "rip") {
 		n.tok = mn // nothing to mask: the text is the token (no copy)
 		if ops != "" {
@@ -113,7 +116,7 @@ func normalizeText(text string, six *sideIndex) normalized {
 	if ops != "" {
 		b.WriteByte(' ')
 	}
-	maskAll := mn == "adrp" || mn == "adr"
+	maskAll := stub || mn == "adrp" || mn == "adr"
 	ripMasked := false
 	// A direct target "0x… <…>" in the operands.
 	if i := strings.Index(ops, " <"); i >= 0 {
@@ -150,6 +153,10 @@ func normalizeText(text string, six *sideIndex) normalized {
 			if _, isProc := six.entries[v]; isProc {
 				n.target, n.hasTgt = v, true // a procedure's address taken
 				b.WriteString(" ;P")
+			} else if name, ok := symbolName(ann, v); ok {
+				b.WriteString(" ;<") // a GOT/IAT slot or a named datum: what it names is content
+				b.WriteString(name)
+				b.WriteByte('>')
 			} else {
 				b.WriteString(" ;D")
 			}
@@ -159,6 +166,39 @@ func normalizeText(text string, six *sideIndex) normalized {
 	}
 	n.tok = b.String()
 	return n
+}
+
+// symbolName reads the symbol of an annotation "0x… <name>" that names
+// the address itself: an import's GOT or IAT slot ("<memcpy>"), an exported
+// variable. A call through a slot so compares by the import it reaches,
+// wherever the slot sits. An offset from a symbol ("<_fini+0x978>"), a
+// section-relative label ("<.rodata+0x10>") or a name derived from the
+// address (data_4010) is where the datum sits, not what it is: none is
+// kept. A compiler's numbering of local statics ("buf.12") is masked.
+func symbolName(ann string, addr uint64) (string, bool) {
+	_, rest, _ := strings.Cut(ann, " ")
+	if len(rest) < 3 || rest[0] != '<' || rest[len(rest)-1] != '>' {
+		return "", false
+	}
+	name := rest[1 : len(rest)-1]
+	if name == "" || name[0] == '.' || strings.ContainsAny(name, "<> ") || strings.Contains(name, "+0x") ||
+		strings.Contains(name, "-0x") || syntheticName(name, addr) {
+		return "", false
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" {
+		name = name[:i+1] + "#"
+	}
+	return name, true
+}
+
+// slotName is the symbol a token keeps from its annotation (symbolName),
+// or "".
+func slotName(tok string) string {
+	i := strings.LastIndex(tok, " ;<")
+	if i < 0 || !strings.HasSuffix(tok, ">") {
+		return ""
+	}
+	return tok[i+3 : len(tok)-1]
 }
 
 // minPreview is the shortest string preview kept in a token: shorter ones

@@ -45,6 +45,7 @@ type Item struct {
 	Right         *ProcRef `json:"right"`
 	Similarity    *float64 `json:"similarity"`
 	ChangedBlocks *int     `json:"changed_blocks"`
+	Delta         *Delta   `json:"delta,omitempty"` // changed only
 
 	leftAddr, rightAddr uint64
 }
@@ -69,6 +70,7 @@ type Summary struct {
 // Result is a whole comparison: what Page serves pages from and what the
 // engine stores (Encode) in the comparison_completed blob.
 type Result struct {
+	Version      int      `json:"version"` // resultVersion
 	ComparisonID string   `json:"comparison_id"`
 	Left         Identity `json:"left"`
 	Right        Identity `json:"right"`
@@ -136,13 +138,17 @@ func (r *Result) Encode() ([]byte, error) {
 	return b, nil
 }
 
-// DecodeResult reads a result that Encode wrote.
+// DecodeResult reads a result that Encode wrote; one of another version
+// is ErrStale.
 func DecodeResult(b []byte) (*Result, error) {
 	var r Result
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("compare: decode result: %w", err)
+	}
+	if r.Version != resultVersion {
+		return nil, fmt.Errorf("%w: result version %d", ErrStale, r.Version)
 	}
 	for i := range r.Items {
 		it := &r.Items[i]

@@ -119,14 +119,16 @@ func TestResumeEveryCheckpoint(t *testing.T) {
 	}
 }
 
-// TestResumeRejectsForeignState: a state of another comparison, or one that
-// does not parse, is refused with a typed error, never half-used.
+// TestResumeRejectsForeignState: a state of another comparison, of another
+// version, or one that does not parse, is refused with a typed error, never
+// half-used.
 func TestResumeRejectsForeignState(t *testing.T) {
 	oldPath, newPath := testkit.CompareFixture(t, "x86_64", "-O0", false)
 	var st store
 	c := comparison(t, oldPath, newPath)
 	c.Checkpoint = st.save
-	if _, err := c.Run(context.Background()); err != nil {
+	res, err := c.Run(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	other := comparison(t, newPath, oldPath) // sides swapped: another comparison_id
@@ -135,6 +137,19 @@ func TestResumeRejectsForeignState(t *testing.T) {
 	}
 	if _, err := c.Resume(context.Background(), []byte("{"), st.load); !errors.Is(err, errState) {
 		t.Fatalf("malformed state: %v", err)
+	}
+	// A state or a result of another version of the comparison is stale:
+	// the engine computes afresh rather than serve what it no longer computes.
+	old := bytes.Replace(st.cps[2].State, []byte(`"version":2`), []byte(`"version":1`), 1)
+	if bytes.Equal(old, st.cps[2].State) || !StaleState(old) || StaleState(st.cps[2].State) {
+		t.Fatalf("StaleState of a version-1 state %v, of this version's %v", StaleState(old), StaleState(st.cps[2].State))
+	}
+	if _, err := c.Resume(context.Background(), old, st.load); !errors.Is(err, ErrStale) {
+		t.Fatalf("version-1 state: %v", err)
+	}
+	b := bytes.Replace(encoded(t, res), []byte(`"version":2`), []byte(`"version":1`), 1)
+	if _, err := DecodeResult(b); !errors.Is(err, ErrStale) {
+		t.Fatalf("version-1 result: %v", err)
 	}
 }
 

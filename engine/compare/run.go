@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
@@ -88,6 +89,7 @@ type class struct {
 	Status        uint8   `json:"s"`
 	Similarity    float64 `json:"m"`
 	ChangedBlocks int     `json:"b"`
+	Delta         *Delta  `json:"d,omitempty"`
 }
 
 func (c *Comparison) newRun() (*run, error) {
@@ -250,7 +252,7 @@ func (r *run) decode(ctx context.Context, which int) error {
 			if err != nil {
 				return err
 			}
-			s.code = append(s.code, normalizeCode(&r.toks, s, code))
+			s.code = append(s.code, normalizeCode(&r.toks, s, code, isStub(procs[i])))
 		}
 		if r.toks.isFull() {
 			return tooManyTokens()
@@ -269,7 +271,7 @@ func (r *run) sideOf(which int) Side {
 // normalizeCode normalizes a procedure's instructions. No-operations are
 // left out (alignment padding moves with the code); a branch to one goes to
 // the instruction after it.
-func normalizeCode(toks *tokens, s *side, code Code) procCode {
+func normalizeCode(toks *tokens, s *side, code Code, stub bool) procCode {
 	pc := procCode{complete: code.Complete, reason: code.Reason}
 	if len(code.Instructions) == 0 && pc.complete {
 		pc.complete, pc.reason = false, "no instructions were decoded"
@@ -278,7 +280,12 @@ func normalizeCode(toks *tokens, s *side, code Code) procCode {
 	at := make(map[uint64]int, len(code.Instructions))
 	kept := 0
 	for i, in := range code.Instructions {
-		ns[i] = normalizeText(in.Text, &s.idx)
+		ns[i] = normalizeText(in.Text, &s.idx, stub)
+		if i > 0 && ns[i-1].flow == flowCall && ns[i-1].hasTgt {
+			if tok, ok := gotBase(in, &s.idx); ok {
+				ns[i].tok = tok
+			}
+		}
 		at[in.Address] = kept
 		if !isNop(ns[i].tok) {
 			kept++
@@ -310,6 +317,42 @@ func normalizeCode(toks *tokens, s *side, code Code) procCode {
 	}
 	return pc
 }
+
+// gotBase recognizes i386 position-independent code's GOT base, the
+// "add ebx, 0x2df8" after the call of __x86.get_pc_thunk.bx (in.Address is
+// the thunk's return address): its immediate is the distance from the code
+// to the GOT, which changes whenever the code moves. It is one when the sum
+// lands in a segment other than the code's (the GOT is writable data); the
+// token then masks it.
+func gotBase(in Instruction, six *sideIndex) (string, bool) {
+	reg, imm, ok := strings.Cut(strings.TrimPrefix(in.Text, "add "), ", ")
+	if !ok || len(in.Text) < 4 || in.Text[:4] != "add " || len(reg) != 3 || reg[0] != 'e' {
+		return "", false
+	}
+	v, ok := parseHex(imm)
+	if !ok {
+		return "", false
+	}
+	at := uint64(uint32(in.Address + v))
+	code, data := -1, -1
+	for k, g := range six.segments {
+		if in.Address >= g.Start && in.Address < g.End {
+			code = k
+		}
+		if at >= g.Start && at < g.End {
+			data = k
+		}
+	}
+	if code < 0 || data < 0 || code == data {
+		return "", false
+	}
+	return "add " + reg + ", #", true
+}
+
+// isStub reports whether p is a stub through a slot: a PLT entry (of an
+// import, or of the image's own interposable function) or an import thunk,
+// which list_procedures marks thunk.
+func isStub(p Procedure) bool { return p.Thunk }
 
 func (s *side) setListing(l Listing) {
 	s.listing = l
@@ -362,7 +405,7 @@ func (r *run) result() (*Result, error) {
 		p := s.listing.Procedures[i]
 		return &ProcRef{Address: formatAddr(p.Address), Name: p.Name}
 	}
-	res := &Result{ComparisonID: r.id, Left: r.c.LeftID, Right: r.c.RightID, Items: []Item{}}
+	res := &Result{Version: resultVersion, ComparisonID: r.id, Left: r.c.LeftID, Right: r.c.RightID, Items: []Item{}}
 	kinds := map[uint8]string{kindName: MatchName, kindStructHash: MatchStructure, kindShape: MatchStructure, kindCallGraph: MatchCallGraph}
 	var undecoded [2][]string
 	for w, s := range r.s {
@@ -398,7 +441,7 @@ func (r *run) result() (*Result, error) {
 		}
 		if it.Status == StatusChanged {
 			s, b := c.Similarity, c.ChangedBlocks
-			it.Similarity, it.ChangedBlocks = &s, &b
+			it.Similarity, it.ChangedBlocks, it.Delta = &s, &b, c.Delta
 		}
 		switch it.Status {
 		case StatusUnchanged:
@@ -501,7 +544,7 @@ func startPrefetch(ctx context.Context, sd Side, toks *tokens) *prefetch {
 				p.codes <- fetched{err: err}
 				return
 			}
-			pc := normalizeCode(toks, s, c)
+			pc := normalizeCode(toks, s, c, isStub(pr))
 			if toks.isFull() {
 				p.codes <- fetched{err: tooManyTokens()}
 				return

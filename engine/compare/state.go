@@ -20,7 +20,27 @@ import (
 // compact binary form. Fingerprints and call references are recomputed
 // from the decoded procedures on resume: they are pure functions of them.
 
-const stateVersion = 1
+// stateVersion and resultVersion name what a stored state or result
+// holds; one stored by another version is stale (ErrStale) and computed
+// again: the comparison_id names the inputs only. Version 2: stubs compare
+// by the symbol their slot names, changed items carry delta.
+const (
+	stateVersion  = 2
+	resultVersion = 2
+)
+
+// ErrStale is the error of a checkpoint state or a stored result written
+// by another version of the comparison: the caller computes afresh.
+var ErrStale = errors.New("compare: stored by another version of the comparison")
+
+// StaleState reports whether a checkpoint state was written by another
+// version of the comparison (Resume would refuse it with ErrStale).
+func StaleState(state []byte) bool {
+	var m struct {
+		Version int `json:"version"`
+	}
+	return json.Unmarshal(state, &m) == nil && m.Version != stateVersion
+}
 
 type manifest struct {
 	Version      int        `json:"version"`
@@ -95,7 +115,10 @@ func (r *run) restore(ctx context.Context, state []byte, load func(string) ([]by
 	if err := dec.Decode(&m); err != nil {
 		return stateErr("%v", err)
 	}
-	if m.Version != stateVersion || m.ComparisonID != r.id {
+	if m.Version != stateVersion {
+		return fault.Internal(Operation, fmt.Errorf("%w: checkpoint state version %d", ErrStale, m.Version))
+	}
+	if m.ComparisonID != r.id {
 		return stateErr("version %d, comparison %s", m.Version, m.ComparisonID)
 	}
 	ph := -1
