@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -221,6 +222,10 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 		// DWARF is the source of truth when present
 		tgt, _ := liftTargetOf(c.ix.img)
 		res.Prototype = dwarfPrototype(f, tgt.conv, res.Prototype)
+		res.Locals = c.dwarfLocals(f, entry)
+		if len(f.locals) == maxLocals {
+			lims = append(lims, "locals: the first "+strconv.Itoa(maxLocals)+" DWARF variables only")
+		}
 	}
 	if res.Prototype != nil {
 		sig := protoText(res.Prototype, name)
