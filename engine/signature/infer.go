@@ -292,6 +292,58 @@ func (a *analysis) saveArea() map[string]bool {
 	return out
 }
 
+// homeSaveArea finds the save area of a Win64 variadic procedure's
+// va_start: the argument registers from the first unnamed one to the last
+// are each stored whole, and only stored, to their home slots (the 32 bytes
+// above the return address), and the address of the first of those slots
+// is taken as a value (the va_list). A procedure that merely spills its
+// parameters home (gcc -O0) takes no slot's address. It returns those
+// registers (none when there is no such area or the convention has no
+// home slots).
+func (a *analysis) homeSaveArea() map[string]bool {
+	cv := a.env.Conv
+	if !cv.Positional || cv.StackSlot == 0 {
+		return nil
+	}
+	n := len(cv.IntArgs)
+	home := func(i int) int64 { return cv.RetAddr + int64(i)*cv.StackSlot }
+	first := -1
+	for v, o := range a.offs {
+		if o.Base != 0 || o.Off < home(1) || o.Off > home(n-1) || (o.Off-home(0))%cv.StackSlot != 0 {
+			continue
+		}
+		i := int((o.Off - home(0)) / cv.StackSlot)
+		for _, u := range a.users[v] {
+			if _, ok := a.offs[u.v]; ok {
+				continue
+			}
+			x := u.v
+			if x.Kind == dataflow.OpValue && (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0 || x.Kind == dataflow.Clobber {
+				continue
+			}
+			if first < 0 || i < first {
+				first = i
+			}
+		}
+	}
+	if first < 1 {
+		return nil
+	}
+	out := map[string]bool{}
+	for i := first; i < n; i++ {
+		loc := cv.IntArgs[i]
+		if e := a.entry[loc]; e == nil || e.Width != cv.PtrWidth {
+			return nil
+		}
+		o, ok := a.storedOnly(loc)
+		if !ok || o.Base != 0 || o.Off != home(i) {
+			return nil
+		}
+		out[loc] = true
+	}
+	return out
+}
+
 // vaStart reports whether the procedure takes the address of its incoming
 // stack arguments as a value (va_start of a convention that passes every
 // argument on the stack): an address of that area used other than to load
@@ -622,6 +674,9 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		p.Variadic = true
 	}
 	saved := a.saveArea()
+	if cv.Positional {
+		saved = a.homeSaveArea()
+	}
 	if len(saved) > 0 {
 		p.Variadic = true
 		for _, loc := range cv.FloatArgs {

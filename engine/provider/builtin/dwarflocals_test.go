@@ -72,6 +72,7 @@ func TestProcedureInfoLocalsDWARF(t *testing.T) {
 		cc, opt string
 		m32     bool
 		arm64   bool
+		llp64   bool // long is 4 bytes (Win64)
 		flags   []string
 	}
 	cells := []cell{
@@ -80,11 +81,17 @@ func TestProcedureInfoLocalsDWARF(t *testing.T) {
 		{cc: "i686-linux-gnu-gcc", opt: "-O0", m32: true}, {cc: "i686-linux-gnu-gcc", opt: "-O2", m32: true},
 		{cc: "clang", opt: "-O0", m32: true, flags: []string{"--target=i686-linux-gnu"}},
 		{cc: "aarch64-linux-gnu-gcc", opt: "-O0", arm64: true}, {cc: "aarch64-linux-gnu-gcc", opt: "-O2", arm64: true},
+		// PE/COFF with DWARF: REA's PE path reads it (LLP64: long is 4 bytes)
+		{cc: "x86_64-w64-mingw32-gcc", opt: "-O0", llp64: true}, {cc: "x86_64-w64-mingw32-gcc", opt: "-O2", llp64: true},
 	}
 	for _, cl := range cells {
 		name := "locals-" + cl.cc + cl.opt + strings.Join(cl.flags, "")
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
-			path := keyedFixture(t, strings.ReplaceAll(name, "=", "-"), append([]string{"cc", cl.cc, cl.opt, localsC}, cl.flags...), func(dir, out string) (string, error) {
+			file := strings.ReplaceAll(name, "=", "-")
+			if cl.llp64 {
+				file += ".exe" // mingw's gcc would append it
+			}
+			path := keyedFixture(t, file, append([]string{"cc", cl.cc, cl.opt, localsC}, cl.flags...), func(dir, out string) (string, error) {
 				if _, err := exec.LookPath(cl.cc); err != nil {
 					return "tool " + cl.cc + " is not installed; install it to run this test", nil
 				}
@@ -108,7 +115,7 @@ func TestProcedureInfoLocalsDWARF(t *testing.T) {
 					continue
 				}
 				size := w.size
-				if cl.m32 && w.size32 != 0 {
+				if (cl.m32 || cl.llp64) && w.size32 != 0 {
 					size = w.size32
 				}
 				// clang names long and short without gcc's "int"
@@ -169,9 +176,16 @@ func TestProcedureInfoLocalsDWARF(t *testing.T) {
 // symbol name.N, clang function.name).
 func staticAddr(t *testing.T, path, name string) uint64 {
 	t.Helper()
-	for _, s := range nmSymbols(t, path) {
-		if strings.HasPrefix(s.name, name+".") || strings.HasSuffix(s.name, "."+name) {
-			return s.addr
+	out, err := exec.Command(needTool(t, "nm"), "--defined-only", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && (strings.HasPrefix(f[2], name+".") || strings.HasSuffix(f[2], "."+name)) {
+			if a, err := strconv.ParseUint(f[0], 16, 64); err == nil {
+				return a
+			}
 		}
 	}
 	t.Fatalf("no symbol for static %s", name)
