@@ -26,8 +26,8 @@ type Program struct {
 	// Platform is "linux" (ELF) or "windows" (PE): with Arch, it picks
 	// the calling convention (abi.ForArch).
 	Platform string
-	Procs []Proc
-	Image *Image
+	Procs    []Proc
+	Image    *Image
 	// Params is the DWARF oracle: per procedure name, its parameters'
 	// classes ("integer", "pointer", "floating", "aggregate") in order.
 	Params   map[string][]string
