@@ -129,7 +129,9 @@ func measure(t *testing.T, tg corpus.Target) figures {
 	env := envFor(p)
 	funcs := map[uint64]*dataflow.Func{}
 	byName := map[string]uint64{}
+	env.Pops = map[uint64]int64{}
 	for _, pr := range p.Procs {
+		env.Pops[pr.Addr] = signature.CalleePops(pr.Insns, env.Conv.SP)
 		f, err := signature.Build(env, pr.Insns)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tg, pr.Name, err)

@@ -38,6 +38,10 @@ type analysis struct {
 	ignore    *dataflow.Value
 	transfers []*dataflow.Value
 	passed    map[string]Param
+	// noReturnFlow: realUse does not count a value handed back in a
+	// register (as the upper bits of a partly written ecx copied to edx,
+	// a result register, would be) as read
+	noReturnFlow bool
 }
 
 func (a *analysis) named(r string) bool { return a.names[r] }
@@ -155,7 +159,7 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 		case u.v.Kind == dataflow.Clobber:
 			// an unmodelled instruction's clobber: not a read
 		case u.v.Op == lift.Return:
-			if u.i < 2 || u.v.Names[u.i-2] != loc {
+			if (u.i < 2 || u.v.Names[u.i-2] != loc) && !a.noReturnFlow {
 				return true
 			}
 		case isTransfer(u.v) && u.i >= 3:
@@ -656,6 +660,12 @@ func (a *analysis) usedWidth(root *dataflow.Value) int {
 // Infer recovers the prototype of the procedure f under env.
 func Infer(f *dataflow.Func, env *Env) *Prototype {
 	a := newAnalysis(f, env)
+	if cv := a.i386Convention(); cv != nil {
+		e := *env
+		e.Conv = cv
+		env = &e
+		a = newAnalysis(f, env)
+	}
 	cv := env.Conv
 	p := &Prototype{Convention: cv.Name, Source: "inferred"}
 	type regParam struct {
@@ -755,7 +765,11 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		// With a register save area, not every integer register holds a
 		// named parameter, so the stack slots read are va_arg's overflow
 		// area, not parameters.
-		p.Params = append(p.Params, a.stackParams()...)
+		stack := a.stackParams()
+		if pops := env.Pops[f.Entry]; cv.CalleePops && pops > 0 {
+			stack = poppedParams(cv, stack, pops)
+		}
+		p.Params = append(p.Params, stack...)
 	}
 	p.Return = a.inferReturn()
 	return p

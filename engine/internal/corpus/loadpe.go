@@ -90,7 +90,7 @@ func loadPE(path string) (*Program, error) {
 			continue
 		}
 		if mode == 32 {
-			name = strings.TrimPrefix(name, "_")
+			name = undecorate(name)
 		}
 		if execSec[k] {
 			bounds[k] = append(bounds[k], addr)
@@ -160,4 +160,21 @@ func secIndex(secs []section, addr uint64) int {
 		}
 	}
 	return 0
+}
+
+// undecorate is the C name of an i386 COFF symbol: _name (cdecl),
+// _name@N (stdcall), @name@N (fastcall).
+func undecorate(name string) string {
+	switch {
+	case strings.HasPrefix(name, "@"):
+		name = name[1:]
+	case strings.HasPrefix(name, "_"):
+		name = name[1:]
+	default:
+		return name
+	}
+	if i := strings.LastIndexByte(name, '@'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" && i+1 < len(name) {
+		name = name[:i]
+	}
+	return name
 }

@@ -409,7 +409,8 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		p.lims = append(p.lims, "the procedure's SSA form could not be built: "+err.Error())
 		return p
 	}
-	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known}
+	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known,
+		Pops: map[uint64]int64{entry: signature.CalleePops(insns, tgt.conv.SP)}}
 	p.proto = signature.Infer(res.Func, env)
 	p.calls = signature.Calls(res.Func, env)
 	for _, ic := range res.Calls {
