@@ -148,6 +148,9 @@ func buildDWARFProtos(ctx context.Context, img *image, data []byte) (dp *dwarfPr
 					return
 				}
 				switch {
+				case k.Tag == dwarf.TagFormalParameter && depth == 0 && k.Val(dwarf.AttrVarParam) == true:
+					// Go's results (~r0): DW_AT_variable_parameter marks an
+					// output parameter, which no C compiler emits
 				case k.Tag == dwarf.TagFormalParameter && depth == 0:
 					typ, float, size, _ := typeOf(k)
 					name, _ := attr(k, dwarf.AttrName).(string)

@@ -221,7 +221,7 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	if f, ok := dp.funcs[entry]; ok {
 		// DWARF is the source of truth when present
 		tgt, _ := liftTargetOf(c.ix.img)
-		res.Prototype = dwarfPrototype(f, tgt.conv, res.Prototype)
+		res.Prototype = dwarfPrototype(f, goConvention(tgt, c.ix.img, c.data, entry), res.Prototype)
 		res.Locals = c.dwarfLocals(f, entry)
 		if len(f.locals) == maxLocals {
 			lims = append(lims, "locals: the first "+strconv.Itoa(maxLocals)+" DWARF variables only")
