@@ -93,6 +93,8 @@ type frameBase struct {
 	reg string
 	off int64 // cfa: the frame base minus the entry stack pointer
 	ok  bool
+	// prologue is the procedure's first bytes (entryRelative)
+	prologue []byte
 }
 
 // resolveFrameBase reads DW_AT_frame_base. retAddr is how far a call
@@ -103,23 +105,6 @@ func resolveFrameBase(v any, arch string, retAddr int64, prologue []byte) frameB
 	expr, ok := v.([]byte)
 	if !ok || len(expr) == 0 {
 		return frameBase{}
-	}
-	entryRelative := func(reg string) (int64, bool) {
-		mode := 64
-		switch {
-		case arch == "x86" && (reg == "ebp" || reg == "esp"):
-			mode = 32
-		case arch == "x86_64" && (reg == "rbp" || reg == "rsp"):
-		default:
-			return 0, false
-		}
-		fp, fpOK, sp := x86Prologue(mode, prologue)
-		if reg == "rbp" || reg == "ebp" {
-			return fp, fpOK
-		}
-		// the stack pointer as a frame base stays where the prologue
-		// leaves it, but only a prologue that allocates says where that is
-		return sp, sp != 0
 	}
 	var reg string
 	var off int64
@@ -138,10 +123,39 @@ func resolveFrameBase(v any, arch string, retAddr int64, prologue []byte) frameB
 	if reg == "" {
 		return frameBase{}
 	}
-	if d, ok := entryRelative(reg); ok {
-		return frameBase{cfa: true, off: d + off, ok: true}
+	if d, ok := entryRelative(arch, reg, prologue); ok {
+		return frameBase{cfa: true, off: d + off, ok: true, prologue: prologue}
 	}
-	return frameBase{reg: reg, off: off, ok: true}
+	return frameBase{reg: reg, off: off, ok: true, prologue: prologue}
+}
+
+// entryRelative is where reg stands relative to the entry stack pointer
+// after the procedure's prologue, when the prologue is one of the plain
+// forms x86Prologue and arm64Prologue follow: the frame pointer it sets
+// from the stack pointer, or the stack pointer once it allocated the
+// frame (a stack pointer as a frame base or a location's base stays there
+// for the procedure's body).
+func entryRelative(arch, reg string, prologue []byte) (int64, bool) {
+	if arch == "arm64" && (reg == "x29" || reg == "sp") {
+		fp, fpOK, sp := arm64Prologue(prologue)
+		if reg == "x29" {
+			return fp, fpOK
+		}
+		return sp, sp != 0
+	}
+	mode := 64
+	switch {
+	case arch == "x86" && (reg == "ebp" || reg == "esp"):
+		mode = 32
+	case arch == "x86_64" && (reg == "rbp" || reg == "rsp"):
+	default:
+		return 0, false
+	}
+	fp, fpOK, sp := x86Prologue(mode, prologue)
+	if reg == "rbp" || reg == "ebp" {
+		return fp, fpOK
+	}
+	return sp, sp != 0
 }
 
 // x86Prologue walks the opening instructions of an x86 procedure that
@@ -207,6 +221,40 @@ func x86Prologue(mode int, code []byte) (fp int64, fpOK bool, sp int64) {
 	return
 }
 
+// arm64Prologue is x86Prologue for arm64: stack allocation (sub sp, sp,
+// #imm; stp or str with pre-index writeback of sp), stores to the frame
+// (stp/str at an offset from sp) and the frame pointer set from sp (add
+// x29, sp, #imm, mov x29, sp among them).
+func arm64Prologue(code []byte) (fp int64, fpOK bool, sp int64) {
+	for ; len(code) >= 4; code = code[4:] {
+		w := binary.LittleEndian.Uint32(code)
+		rn, rd := w>>5&31, w&31
+		switch {
+		case w>>23 == 0x1a2 && rn == 31 && rd == 31: // sub sp, sp, #imm{, lsl 12}
+			imm := int64(w >> 10 & 0xfff)
+			if w>>22&1 == 1 {
+				imm <<= 12
+			}
+			sp -= imm
+		case w&0xffc00000 == 0xa9800000 && rn == 31, w&0xffc00000 == 0x6d800000 && rn == 31: // stp x/d, [sp, #-n]!
+			sp += int64(int8(byte(w>>15&0x7f)<<1)>>1) * 8
+		case w&0xffe00c00 == 0xf8000c00 && rn == 31: // str x, [sp, #-n]!
+			sp += int64(int16(uint16(w>>12&0x1ff)<<7) >> 7)
+		case (w&0xffc00000 == 0xa9000000 || w&0xffc00000 == 0x6d000000 || w&0xffc00000 == 0xf9000000) && rn == 31:
+			// a store at an offset from sp: the frame's contents
+		case w>>23 == 0x122 && rn == 31 && rd == 29: // add x29, sp, #imm (mov x29, sp)
+			imm := int64(w >> 10 & 0xfff)
+			if w>>22&1 == 1 {
+				imm <<= 12
+			}
+			fp, fpOK = sp+imm, true
+		default:
+			return
+		}
+	}
+	return
+}
+
 // localStorage renders a variable's location.
 func localStorage(l *dwarfLocal, fb frameBase, arch string, ptr int) string {
 	if l.constant {
@@ -247,6 +295,9 @@ func exprStorage(expr []byte, fb frameBase, arch string, ptr int) string {
 	case op >= opBreg0 && op < opBreg0+32:
 		if off, k := sleb(rest); k > 0 && k == len(rest) {
 			if r := dwarfRegName(arch, uint64(op-opBreg0)); r != "" {
+				if d, ok := entryRelative(arch, r, fb.prologue); ok {
+					return relative("stack", d+off)
+				}
 				return relative(r, off)
 			}
 		}

@@ -81,6 +81,8 @@ func TestProcedureInfoLocalsDWARF(t *testing.T) {
 		{cc: "i686-linux-gnu-gcc", opt: "-O0", m32: true}, {cc: "i686-linux-gnu-gcc", opt: "-O2", m32: true},
 		{cc: "clang", opt: "-O0", m32: true, flags: []string{"--target=i686-linux-gnu"}},
 		{cc: "aarch64-linux-gnu-gcc", opt: "-O0", arm64: true}, {cc: "aarch64-linux-gnu-gcc", opt: "-O2", arm64: true},
+		{cc: "clang", opt: "-O0", arm64: true, flags: []string{"--target=aarch64-linux-gnu"}},
+		{cc: "clang", opt: "-O2", arm64: true, flags: []string{"--target=aarch64-linux-gnu"}},
 		// PE/COFF with DWARF: REA's PE path reads it (LLP64: long is 4 bytes)
 		{cc: "x86_64-w64-mingw32-gcc", opt: "-O0", llp64: true}, {cc: "x86_64-w64-mingw32-gcc", opt: "-O2", llp64: true},
 	}
@@ -303,7 +305,7 @@ func arm64MarkerSlots(t *testing.T, objdump, path, fn string) map[string]string 
 	sub := regexp.MustCompile(`^sub sp, sp, #0x([0-9a-f]+)$`)
 	fpSet := regexp.MustCompile(`^(mov x29, sp|add x29, sp, #0x([0-9a-f]+))$`)
 	load := regexp.MustCompile(`^mov [wx](\d+), #(0x[0-9a-f]+)`)
-	store := regexp.MustCompile(`^str[hb]? [wx](\d+), \[(sp|x29)(, #(\d+))?\]$`)
+	store := regexp.MustCompile(`^(?:str|stur)[hb]? [wx](\d+), \[(sp|x29)(, #(-?\d+))?\]$`)
 	depth, fp, haveFP := int64(0), int64(0), false
 	consts := map[string]string{}
 	slots := map[string]string{}
@@ -332,7 +334,7 @@ func arm64MarkerSlots(t *testing.T, objdump, path, fn string) map[string]string 
 			if !ok {
 				continue
 			}
-			off, _ := strconv.ParseInt("0"+m[4], 10, 64)
+			off, _ := strconv.ParseInt(m[4], 10, 64) // "" reads as 0
 			base := depth
 			if m[2] == "x29" {
 				if !haveFP {
