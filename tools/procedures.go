@@ -81,7 +81,10 @@ func catProcedureInfo() catalog.Spec {
 			"frame": catalog.Nullable(catalog.OutAll(catalog.M{
 				"size": catalog.Nullable(catalog.Count()), "saved_registers": catalog.List(catalog.String()),
 			})),
-			"locals": catalog.List(catalog.OutAll(catalog.M{"description": catalog.String(), "provenance": catalog.String()})),
+			"locals": catalog.List(catalog.OutAll(catalog.M{
+				"description": catalog.String(), "provenance": catalog.String(), "name": catalog.String(),
+				"storage": catalog.String(), "size": catalog.Nullable(catalog.Count()), "type": catalog.String(),
+			})),
 			"classification": catalog.Nullable(catalog.OutAll(catalog.M{
 				"external": catalog.Bool(), "thunk": catalog.Bool(), "thunk_target": catalog.Nullable(catalog.AddrOut()),
 				"provenance": catalog.String(),

@@ -20,7 +20,7 @@ import (
 type Convention struct {
 	// Name is the convention's name as procedure_info.prototype's
 	// calling_convention spells it: "sysv", "win64", "cdecl", "stdcall",
-	// "fastcall", "aapcs64".
+	// "fastcall", "aapcs64", "abiinternal" (Go's register ABI).
 	Name string
 	// Arch is the architecture as the lifters' Arch names spell it:
 	// "x86-64", "i386", "arm64".
@@ -163,6 +163,36 @@ func AAPCS64() *Convention {
 		CalleeSaved: slices.Concat(regs("x", 19, 29), regs("v", 8, 15)),
 		Clobbered:   slices.Concat(regs("x", 0, 18), []string{"x30"}, regs("v", 0, 7), regs("v", 16, 31), arm64Flags),
 		Hidden:      []string{"x8"},
+	}
+}
+
+// GoAMD64 is Go's internal register ABI (ABIInternal, Go ≥ 1.17) on
+// amd64: nine integer registers, fifteen floating-point ones, results in
+// the same registers; r14 holds the goroutine and x15 is zero, both fixed;
+// no other register survives a call.
+func GoAMD64() *Convention {
+	ints := []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}
+	return &Convention{
+		Name: "abiinternal", Arch: "x86-64", PtrWidth: 64, SP: "rsp", RetAddr: 8,
+		IntArgs: ints, FloatArgs: regs("xmm", 0, 14),
+		StackArgs: 8, StackSlot: 8,
+		IntReturn: ints, FloatReturn: regs("xmm", 0, 14),
+		CalleeSaved: []string{"rbp", "r14", "xmm15"},
+		Clobbered:   slices.Concat(ints, []string{"rdx", "r12", "r13", "r15"}, regs("xmm", 0, 14), x86Flags),
+	}
+}
+
+// GoARM64 is Go's internal register ABI on arm64 (Go ≥ 1.18): sixteen
+// integer and sixteen floating-point registers, results in the same; x28
+// holds the goroutine and x29 the frame pointer.
+func GoARM64() *Convention {
+	return &Convention{
+		Name: "abiinternal", Arch: "arm64", PtrWidth: 64, SP: "sp", RetAddr: 0,
+		IntArgs: regs("x", 0, 15), FloatArgs: regs("v", 0, 15),
+		StackArgs: 8, StackSlot: 8,
+		IntReturn: regs("x", 0, 15), FloatReturn: regs("v", 0, 15),
+		CalleeSaved: []string{"x28", "x29"},
+		Clobbered:   slices.Concat(regs("x", 0, 27), []string{"x30"}, regs("v", 0, 31), arm64Flags),
 	}
 }
 

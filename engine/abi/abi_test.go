@@ -10,7 +10,7 @@ import (
 // argument and result register is clobbered by a call, and the stack
 // pointer is neither.
 func TestConventionsConsistent(t *testing.T) {
-	for _, c := range []*Convention{SysV(), Win64(), CDecl(), StdCall(), FastCall(), AAPCS64()} {
+	for _, c := range []*Convention{SysV(), Win64(), CDecl(), StdCall(), FastCall(), AAPCS64(), GoAMD64(), GoARM64()} {
 		for _, r := range slices.Concat(c.Args(), c.IntReturn, c.FloatReturn) {
 			if slices.Contains(c.CalleeSaved, r) {
 				t.Errorf("%s: %s is an argument or result and callee-saved", c.Name, r)

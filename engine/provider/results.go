@@ -243,10 +243,17 @@ type ArgValue struct {
 	Address *string `json:"address,omitempty"`
 }
 
-// LocalVar is one local variable and how it was recovered.
+// LocalVar is one local variable and how it was recovered: Storage is a
+// register name, "stack±0x.." from the entry stack pointer, a
+// register-relative offset, a static address, "varies" (a location list),
+// "none", "constant" or "expression"; Size is nil when unknown.
 type LocalVar struct {
 	Description string `json:"description"`
 	Provenance  string `json:"provenance"`
+	Name        string `json:"name"`
+	Storage     string `json:"storage"`
+	Size        *int64 `json:"size"`
+	Type        string `json:"type"`
 }
 
 // Classification classifies a procedure.

@@ -38,6 +38,10 @@ type analysis struct {
 	ignore    *dataflow.Value
 	transfers []*dataflow.Value
 	passed    map[string]Param
+	// noReturnFlow: realUse does not count a value handed back in a
+	// register (as the upper bits of a partly written ecx copied to edx,
+	// a result register, would be) as read
+	noReturnFlow bool
 }
 
 func (a *analysis) named(r string) bool { return a.names[r] }
@@ -155,7 +159,7 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 		case u.v.Kind == dataflow.Clobber:
 			// an unmodelled instruction's clobber: not a read
 		case u.v.Op == lift.Return:
-			if u.i < 2 || u.v.Names[u.i-2] != loc {
+			if (u.i < 2 || u.v.Names[u.i-2] != loc) && !a.noReturnFlow {
 				return true
 			}
 		case isTransfer(u.v) && u.i >= 3:
@@ -288,6 +292,58 @@ func (a *analysis) saveArea() map[string]bool {
 	}
 	if len(out) < 2 {
 		return nil
+	}
+	return out
+}
+
+// homeSaveArea finds the save area of a Win64 variadic procedure's
+// va_start: the argument registers from the first unnamed one to the last
+// are each stored whole, and only stored, to their home slots (the 32 bytes
+// above the return address), and the address of the first of those slots
+// is taken as a value (the va_list). A procedure that merely spills its
+// parameters home (gcc -O0) takes no slot's address. It returns those
+// registers (none when there is no such area or the convention has no
+// home slots).
+func (a *analysis) homeSaveArea() map[string]bool {
+	cv := a.env.Conv
+	if !cv.Positional || cv.StackSlot == 0 {
+		return nil
+	}
+	n := len(cv.IntArgs)
+	home := func(i int) int64 { return cv.RetAddr + int64(i)*cv.StackSlot }
+	first := -1
+	for v, o := range a.offs {
+		if o.Base != 0 || o.Off < home(1) || o.Off > home(n-1) || (o.Off-home(0))%cv.StackSlot != 0 {
+			continue
+		}
+		i := int((o.Off - home(0)) / cv.StackSlot)
+		for _, u := range a.users[v] {
+			if _, ok := a.offs[u.v]; ok {
+				continue
+			}
+			x := u.v
+			if x.Kind == dataflow.OpValue && (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0 || x.Kind == dataflow.Clobber {
+				continue
+			}
+			if first < 0 || i < first {
+				first = i
+			}
+		}
+	}
+	if first < 1 {
+		return nil
+	}
+	out := map[string]bool{}
+	for i := first; i < n; i++ {
+		loc := cv.IntArgs[i]
+		if e := a.entry[loc]; e == nil || e.Width != cv.PtrWidth {
+			return nil
+		}
+		o, ok := a.storedOnly(loc)
+		if !ok || o.Base != 0 || o.Off != home(i) {
+			return nil
+		}
+		out[loc] = true
 	}
 	return out
 }
@@ -604,6 +660,12 @@ func (a *analysis) usedWidth(root *dataflow.Value) int {
 // Infer recovers the prototype of the procedure f under env.
 func Infer(f *dataflow.Func, env *Env) *Prototype {
 	a := newAnalysis(f, env)
+	if cv := a.i386Convention(); cv != nil {
+		e := *env
+		e.Conv = cv
+		env = &e
+		a = newAnalysis(f, env)
+	}
 	cv := env.Conv
 	p := &Prototype{Convention: cv.Name, Source: "inferred"}
 	type regParam struct {
@@ -622,6 +684,9 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		p.Variadic = true
 	}
 	saved := a.saveArea()
+	if cv.Positional {
+		saved = a.homeSaveArea()
+	}
 	if len(saved) > 0 {
 		p.Variadic = true
 		for _, loc := range cv.FloatArgs {
@@ -700,7 +765,11 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		// With a register save area, not every integer register holds a
 		// named parameter, so the stack slots read are va_arg's overflow
 		// area, not parameters.
-		p.Params = append(p.Params, a.stackParams()...)
+		stack := a.stackParams()
+		if pops := env.Pops[f.Entry]; cv.CalleePops && pops > 0 {
+			stack = poppedParams(cv, stack, pops)
+		}
+		p.Params = append(p.Params, stack...)
 	}
 	p.Return = a.inferReturn()
 	return p

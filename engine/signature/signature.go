@@ -58,6 +58,12 @@ type Env struct {
 	// Known returns the recovered prototype of the procedure at addr (of
 	// the same program), when there is one; may be nil.
 	Known func(addr uint64) (*Prototype, bool)
+	// Pops is, by procedure entry, how many bytes the procedure's returns
+	// remove beyond the return address (i386 `ret imm16`, CalleePops): a
+	// callee-pops convention (stdcall, fastcall) with that many bytes of
+	// stack arguments. Absent or 0 when it removes none or is not known;
+	// may be nil.
+	Pops map[uint64]int64
 }
 
 // Class is a parameter's class as the convention and the contract see

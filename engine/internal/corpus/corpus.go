@@ -27,14 +27,14 @@ func Source() string { return source }
 // Target is one build of the corpus.
 type Target struct {
 	Arch     string // "x86-64", "i386", "arm64"
-	Compiler string // "gcc", "clang"
+	Compiler string // "gcc", "clang", "mingw" (x86_64-w64-mingw32-gcc: PE, Win64)
 	Opt      int    // 0 … 3
 }
 
 func (t Target) String() string { return fmt.Sprintf("%s/%s/O%d", t.Arch, t.Compiler, t.Opt) }
 
 // Targets is the full matrix: three architectures, two compilers, four
-// levels.
+// levels, and mingw's x86-64 PE (the Win64 convention) at four levels.
 func Targets() []Target {
 	var out []Target
 	for _, a := range []string{"x86-64", "i386", "arm64"} {
@@ -43,6 +43,9 @@ func Targets() []Target {
 				out = append(out, Target{a, c, o})
 			}
 		}
+	}
+	for o := 0; o <= 3; o++ {
+		out = append(out, Target{"x86-64", "mingw", o})
 	}
 	return out
 }
@@ -58,6 +61,13 @@ func (t Target) command() (string, []string) {
 			return "i686-linux-gnu-gcc", nil
 		case "arm64":
 			return "aarch64-linux-gnu-gcc", nil
+		}
+	case "mingw":
+		switch t.Arch {
+		case "x86-64":
+			return "x86_64-w64-mingw32-gcc", nil
+		case "i386":
+			return "i686-w64-mingw32-gcc", nil
 		}
 	case "clang":
 		switch t.Arch {
@@ -93,6 +103,9 @@ func Build(dir string, t Target) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, strings.NewReplacer("/", "-").Replace(t.String()))
+	if t.Compiler == "mingw" {
+		out += ".exe"
+	}
 	args := append(flags, fmt.Sprintf("-O%d", t.Opt), "-g", "-w", "-fno-stack-protector", "-fcf-protection=none", "-o", out, src)
 	if t.Arch == "arm64" && t.Compiler == "gcc" || t.Arch == "arm64" && t.Compiler == "clang" {
 		args = append(flags, fmt.Sprintf("-O%d", t.Opt), "-g", "-w", "-fno-stack-protector", "-o", out, src)

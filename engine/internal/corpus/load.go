@@ -22,9 +22,12 @@ type Proc struct {
 
 // Program is what the tests read of one build.
 type Program struct {
-	Arch  string
-	Procs []Proc
-	Image *Image
+	Arch string
+	// Platform is "linux" (ELF) or "windows" (PE): with Arch, it picks
+	// the calling convention (abi.ForArch).
+	Platform string
+	Procs    []Proc
+	Image    *Image
 	// Params is the DWARF oracle: per procedure name, its parameters'
 	// classes ("integer", "pointer", "floating", "aggregate") in order.
 	Params   map[string][]string
@@ -36,21 +39,27 @@ type Program struct {
 // with contents, FUNC and OBJECT symbols, PLT stubs named name@plt and
 // GOT slots named by their relocations, both imports.
 type Image struct {
-	secs    []*elf.Section
-	data    map[*elf.Section][]byte
+	secs    []section
 	syms    map[uint64]string
 	imports map[uint64]string
 	// Symbols maps every FUNC and OBJECT symbol's name to its address.
 	Symbols map[string]uint64
 }
 
+// section is a loaded section: data is nil for one without file contents
+// (.bss), and shorter than size when the loader zero-fills the rest.
+type section struct {
+	addr, size uint64
+	data       []byte
+}
+
 // ReadString implements signature.Image.
 func (im *Image) ReadString(addr uint64) (string, bool) {
 	for _, s := range im.secs {
-		if s.Type == elf.SHT_NOBITS || addr < s.Addr || addr >= s.Addr+s.Size {
+		if s.data == nil || addr < s.addr || addr >= s.addr+uint64(len(s.data)) {
 			continue
 		}
-		d := im.data[s][addr-s.Addr:]
+		d := s.data[addr-s.addr:]
 		if n := strings.IndexByte(string(d[:min(len(d), 4096)]), 0); n >= 0 {
 			return string(d[:n]), true
 		}
@@ -73,21 +82,24 @@ func (im *Image) Symbol(addr uint64) (string, bool, bool) {
 // Mapped implements signature.Image.
 func (im *Image) Mapped(addr uint64) bool {
 	for _, s := range im.secs {
-		if addr >= s.Addr && addr < s.Addr+s.Size {
+		if addr >= s.addr && addr < s.addr+s.size {
 			return true
 		}
 	}
 	return false
 }
 
-// Load reads the build at path.
+// Load reads the build at path (ELF, or PE for the mingw builds).
 func Load(path string) (*Program, error) {
+	if isPE(path) {
+		return loadPE(path)
+	}
 	ef, err := elf.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer ef.Close()
-	p := &Program{Image: &Image{data: map[*elf.Section][]byte{}, syms: map[uint64]string{}, imports: map[uint64]string{}, Symbols: map[string]uint64{}}}
+	p := &Program{Platform: "linux", Image: &Image{syms: map[uint64]string{}, imports: map[uint64]string{}, Symbols: map[string]uint64{}}}
 	mode := 64
 	switch ef.Machine {
 	case elf.EM_X86_64:
@@ -100,16 +112,19 @@ func Load(path string) (*Program, error) {
 		return nil, fmt.Errorf("corpus: machine %v", ef.Machine)
 	}
 	im := p.Image
+	data := map[*elf.Section][]byte{}
 	for _, s := range ef.Sections {
 		if s.Flags&elf.SHF_ALLOC == 0 || s.Addr == 0 {
 			continue
 		}
-		im.secs = append(im.secs, s)
+		sec := section{addr: s.Addr, size: s.Size}
 		if s.Type != elf.SHT_NOBITS {
-			if im.data[s], err = s.Data(); err != nil {
+			if sec.data, err = s.Data(); err != nil {
 				return nil, err
 			}
+			data[s] = sec.data
 		}
+		im.secs = append(im.secs, sec)
 	}
 	syms, err := ef.Symbols()
 	if err != nil {
@@ -126,7 +141,7 @@ func Load(path string) (*Program, error) {
 			continue
 		}
 		sec := ef.Sections[s.Section]
-		d := im.data[sec]
+		d := data[sec]
 		if d == nil || s.Value < sec.Addr || s.Value+s.Size > sec.Addr+uint64(len(d)) {
 			continue
 		}
@@ -137,7 +152,11 @@ func Load(path string) (*Program, error) {
 	if err := p.readImports(ef, mode); err != nil {
 		return nil, err
 	}
-	if err := p.readDWARF(ef); err != nil {
+	d, err := ef.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.readDWARF(d); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -295,11 +314,7 @@ func mask(w lift.Width) uint64 {
 }
 
 // readDWARF fills the oracle of parameter classes.
-func (p *Program) readDWARF(ef *elf.File) error {
-	d, err := ef.DWARF()
-	if err != nil {
-		return err
-	}
+func (p *Program) readDWARF(d *dwarf.Data) error {
 	p.Params, p.Sizes, p.Variadic = map[string][]string{}, map[string][]int{}, map[string]bool{}
 	r := d.Reader()
 	for {
@@ -332,7 +347,7 @@ func (p *Program) readDWARF(ef *elf.File) error {
 		}
 		var classes []string
 		var sizes []int
-		variadic := false
+		variadic, bad := false, false
 		for {
 			c, err := r.Next()
 			if err != nil {
@@ -343,7 +358,14 @@ func (p *Program) readDWARF(ef *elf.File) error {
 			}
 			switch c.Tag {
 			case dwarf.TagFormalParameter:
-				off, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+				off, ok := c.Val(dwarf.AttrType).(dwarf.Offset)
+				if !ok {
+					// a concrete instance of an inlined function (the
+					// runtime's, in a mingw build): its abstract origin
+					// has the types; no corpus function is one
+					bad = true
+					break
+				}
 				t, err := d.Type(off)
 				if err != nil {
 					return err
@@ -357,7 +379,7 @@ func (p *Program) readDWARF(ef *elf.File) error {
 				r.SkipChildren()
 			}
 		}
-		if hasLow && name != "" {
+		if hasLow && name != "" && !bad {
 			p.Params[name] = classes
 			p.Sizes[name] = sizes
 			p.Variadic[name] = variadic

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rea-re/rea/engine/internal/corpus"
@@ -76,9 +77,17 @@ func procStarts(t *testing.T, c provider.Client) map[uint64]bool {
 
 // TestPEi386CallTargetsAreProcedures: on an i386 PE without .pdata every
 // direct call target inside .text that objdump shows is a procedure
-// (issue 27 item 7): Debian python3-distlib's t32.exe (MSVC CRT).
+// (issue 27 item 7): Debian python3-distlib's t32.exe and w32.exe (MSVC
+// CRT); and the same on its x86-64 launchers, whose .pdata the descent
+// complements.
 func TestPEi386CallTargetsAreProcedures(t *testing.T) {
-	const path = "/usr/lib/python3/dist-packages/distlib/t32.exe"
+	for _, name := range []string{"t32.exe", "w32.exe", "t64.exe", "w64.exe"} {
+		t.Run(name, func(t *testing.T) { peCallTargetsAreProcedures(t, name) })
+	}
+}
+
+func peCallTargetsAreProcedures(t *testing.T, name string) {
+	path := "/usr/lib/python3/dist-packages/distlib/" + name
 	if _, err := os.Stat(path); err != nil {
 		if os.Getenv("REA_REQUIRE_ALL_TOOLS") == "1" {
 			t.Fatalf("%s: %v (Debian python3-distlib)", path, err)
@@ -98,15 +107,17 @@ func TestPEi386CallTargetsAreProcedures(t *testing.T) {
 			t.Logf("missing %#x", a)
 		}
 	}
-	// MSVC keeps jump tables in .text; the instruction that indexes one
-	// names it with a relocated operand, which is no procedure.
-	for a := range objdumpJumpTables(t, objdump, path) {
-		if got[a] {
-			t.Errorf("jump table %#x is a procedure", a)
+	// MSVC keeps i386 jump tables in .text; the instruction that indexes
+	// one names it with a relocated operand, which is no procedure.
+	if strings.Contains(name, "32") {
+		for a := range objdumpJumpTables(t, objdump, path) {
+			if got[a] {
+				t.Errorf("jump table %#x is a procedure", a)
+			}
 		}
 	}
 	share := float64(hit) / float64(len(want))
-	t.Logf("t32.exe: %d of %d direct call targets in .text are procedures (%.4f)", hit, len(want), share)
+	t.Logf("%s: %d of %d direct call targets in .text are procedures (%.4f); %d procedures", name, hit, len(want), share, len(got))
 	if share < 0.99 {
 		t.Errorf("share %.4f < 0.99", share)
 	}
@@ -117,9 +128,16 @@ func TestPEi386CallTargetsAreProcedures(t *testing.T) {
 // objdump's direct call targets inside .text are procedures (issue 27 item
 // 7), and every procedure found is a function of the unstripped twin
 // (precision ≥ 99%, against its nm text symbols).
-func TestPEi386CorpusCallTargets(t *testing.T) {
-	cc := needTool(t, "i686-w64-mingw32-gcc")
-	strip := needTool(t, "i686-w64-mingw32-strip")
+func TestPEi386CorpusCallTargets(t *testing.T) { mingwCorpusCallTargets(t, "i686-w64-mingw32-") }
+
+// TestPEx64CorpusCallTargets is TestPEi386CorpusCallTargets for a mingw
+// x86-64 build: without unwind tables mingw emits no .pdata for the
+// corpus's functions, so discovery is the descent's and the data's.
+func TestPEx64CorpusCallTargets(t *testing.T) { mingwCorpusCallTargets(t, "x86_64-w64-mingw32-") }
+
+func mingwCorpusCallTargets(t *testing.T, prefix string) {
+	cc := needTool(t, prefix+"gcc")
+	strip := needTool(t, prefix+"strip")
 	objdump := needTool(t, "objdump")
 	levels := []string{"-O2"}
 	if !testing.Short() {
@@ -154,7 +172,7 @@ func TestPEi386CorpusCallTargets(t *testing.T) {
 			// The oracle of precision: the twin's text symbols (functions
 			// and the assembly labels of the runtime).
 			funcs := map[uint64]bool{}
-			for _, as := range nmAddrs(t, []string{"i686-w64-mingw32-nm"}, full) {
+			for _, as := range nmAddrs(t, []string{prefix + "nm"}, full) {
 				for _, a := range as {
 					funcs[a] = true
 				}

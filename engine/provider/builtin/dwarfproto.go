@@ -20,9 +20,11 @@ import (
 
 // dwarfFunc is one subprogram's prototype as DWARF declares it.
 type dwarfFunc struct {
-	ret      string // "" for void
-	params   []dwarfParam
-	variadic bool
+	ret       string // "" for void
+	params    []dwarfParam
+	variadic  bool
+	frameBase any // raw DW_AT_frame_base
+	locals    []dwarfLocal
 }
 
 type dwarfParam struct {
@@ -134,23 +136,48 @@ func buildDWARFProtos(ctx context.Context, img *image, data []byte) (dp *dwarfPr
 		}
 		f := &dwarfFunc{}
 		f.ret, _, _, _ = typeOf(e)
-		// its parameters are its direct children
-		for e.Children {
-			k, err := rd.Next()
-			if err != nil || k == nil || k.Tag == 0 {
-				break
+		f.frameBase = e.Val(dwarf.AttrFrameBase)
+		// its parameters are its direct children; its locals are variables
+		// among them and in its lexical blocks (an inlined callee's are the
+		// callee's, a nested function's its own)
+		var scope func(depth int)
+		scope = func(depth int) {
+			for {
+				k, err := rd.Next()
+				if err != nil || k == nil || k.Tag == 0 {
+					return
+				}
+				switch {
+				case k.Tag == dwarf.TagFormalParameter && depth == 0 && k.Val(dwarf.AttrVarParam) == true:
+					// Go's results (~r0): DW_AT_variable_parameter marks an
+					// output parameter, which no C compiler emits
+				case k.Tag == dwarf.TagFormalParameter && depth == 0:
+					typ, float, size, _ := typeOf(k)
+					name, _ := attr(k, dwarf.AttrName).(string)
+					f.params = append(f.params, dwarfParam{name: name, typ: typ, float: float, size: size})
+				case k.Tag == dwarf.TagUnspecifiedParameters && depth == 0:
+					f.variadic = true
+				case k.Tag == dwarf.TagVariable && len(f.locals) < maxLocals && k.Val(dwarf.AttrDeclaration) == nil:
+					typ, size := "", int64(-1)
+					if off, ok := attr(k, dwarf.AttrType).(dwarf.Offset); ok {
+						if t, err := d.Type(off); err == nil {
+							typ, size = localType(t), t.Size()
+						}
+					}
+					name, _ := attr(k, dwarf.AttrName).(string)
+					f.locals = append(f.locals, dwarfLocal{name: name, typ: typ, size: size,
+						loc: k.Val(dwarf.AttrLocation), constant: k.Val(dwarf.AttrConstValue) != nil})
+				case k.Tag == dwarf.TagLexDwarfBlock && k.Children && depth < 32:
+					scope(depth + 1)
+					continue
+				}
+				if k.Children {
+					rd.SkipChildren()
+				}
 			}
-			switch k.Tag {
-			case dwarf.TagFormalParameter:
-				typ, float, size, _ := typeOf(k)
-				name, _ := attr(k, dwarf.AttrName).(string)
-				f.params = append(f.params, dwarfParam{name: name, typ: typ, float: float, size: size})
-			case dwarf.TagUnspecifiedParameters:
-				f.variadic = true
-			}
-			if k.Children {
-				rd.SkipChildren()
-			}
+		}
+		if e.Children {
+			scope(0)
 		}
 		if low, ok := e.Val(dwarf.AttrLowpc).(uint64); ok && low != 0 {
 			if _, seen := dp.funcs[low]; !seen {
@@ -188,6 +215,25 @@ func cType(t dwarf.Type, depth int) string {
 		return "void"
 	}
 	return t.String()
+}
+
+// localType renders a variable's type: C's declarator for an array
+// ("char[32]"), cType otherwise.
+func localType(t dwarf.Type) string {
+	dims := ""
+	for i := 0; i < 8; i++ {
+		a, ok := t.(*dwarf.ArrayType)
+		if !ok {
+			break
+		}
+		if a.Count >= 0 {
+			dims += "[" + strconv.FormatInt(a.Count, 10) + "]"
+		} else {
+			dims += "[]"
+		}
+		t = a.Type
+	}
+	return cType(t, 0) + dims
 }
 
 func underlying(t dwarf.Type) dwarf.Type {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -223,7 +224,11 @@ func (c *Client) doProcedureInfo(ctx context.Context, op string, in provider.Par
 	if f, ok := dp.funcs[entry]; ok {
 		// DWARF is the source of truth when present
 		tgt, _ := liftTargetOf(c.ix.img)
-		res.Prototype = dwarfPrototype(f, tgt.conv, res.Prototype)
+		res.Prototype = dwarfPrototype(f, goConvention(tgt, c.ix.img, c.data, entry), res.Prototype)
+		res.Locals = c.dwarfLocals(f, entry)
+		if len(f.locals) == maxLocals {
+			lims = append(lims, "locals: the first "+strconv.Itoa(maxLocals)+" DWARF variables only")
+		}
 	}
 	if res.Prototype != nil {
 		sig := protoText(res.Prototype, name)

@@ -287,6 +287,25 @@ type liftTarget struct {
 	abi  ctypes.ABI
 }
 
+// goConvention is Go's register ABI for the architecture of tgt when the
+// procedure at entry is Go code compiled to it (pclntab), else tgt's own.
+func goConvention(tgt liftTarget, img *image, data []byte, entry uint64) *abi.Convention {
+	if img.pcln == nil || tgt.conv == nil {
+		return tgt.conv
+	}
+	t, _, ok := img.goTable(data)
+	if !ok || !t.abiInternal(entry) {
+		return tgt.conv
+	}
+	switch tgt.conv.Arch {
+	case "x86-64":
+		return abi.GoAMD64()
+	case "arm64":
+		return abi.GoARM64()
+	}
+	return tgt.conv
+}
+
 func liftTargetOf(img *image) (liftTarget, string) {
 	platform := "linux"
 	if img.format == "pe" {
@@ -329,6 +348,7 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	if why != "" {
 		return &liftedProc{lims: []string{why}}, nil
 	}
+	tgt.conv = goConvention(tgt, c.ix.img, c.data, entry)
 	tab, err := lc.tabs.get(ctx, func(context.Context) (*liftTables, error) { return buildLiftTables(c.ix.img, c.data), nil })
 	if err != nil {
 		return nil, buildFault(op, err)
@@ -409,7 +429,8 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		p.lims = append(p.lims, "the procedure's SSA form could not be built: "+err.Error())
 		return p
 	}
-	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known}
+	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known,
+		Pops: map[uint64]int64{entry: signature.CalleePops(insns, tgt.conv.SP)}}
 	p.proto = signature.Infer(res.Func, env)
 	p.calls = signature.Calls(res.Func, env)
 	for _, ic := range res.Calls {

@@ -36,8 +36,11 @@ func strippedCorpus(t *testing.T, tg corpus.Target) (*corpus.Program, string) {
 		t.Fatal(err)
 	}
 	strip := "strip"
-	if tg.Arch == "arm64" {
+	switch {
+	case tg.Arch == "arm64":
 		strip = "aarch64-linux-gnu-strip"
+	case tg.Compiler == "mingw":
+		strip = "x86_64-w64-mingw32-strip"
 	}
 	strip = needTool(t, strip)
 	out := filepath.Join(dir, "stripped")
@@ -52,12 +55,14 @@ func strippedCorpus(t *testing.T, tg corpus.Target) (*corpus.Program, string) {
 }
 
 // liftCells are the builds the lifting tests ask of: x86-64 gcc -O0 and
-// -O2 always; with -short off, also clang, i386 and arm64 at -O2.
+// -O2 always; with -short off, also clang, i386, arm64 and mingw's x86-64
+// PE (Win64) at -O2.
 func liftCells() []corpus.Target {
 	cells := []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}}
 	if !testing.Short() {
 		cells = append(cells, corpus.Target{Arch: "x86-64", Compiler: "clang", Opt: 2},
-			corpus.Target{Arch: "i386", Compiler: "gcc", Opt: 2}, corpus.Target{Arch: "arm64", Compiler: "gcc", Opt: 2})
+			corpus.Target{Arch: "i386", Compiler: "gcc", Opt: 2}, corpus.Target{Arch: "arm64", Compiler: "gcc", Opt: 2},
+			corpus.Target{Arch: "x86-64", Compiler: "mingw", Opt: 2})
 	}
 	return cells
 }

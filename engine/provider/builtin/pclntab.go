@@ -338,6 +338,38 @@ func (t *pclntab) find(a uint64) (int, bool) {
 	return i, i < t.numFuncs() && t.entry(i) == a
 }
 
+// funcFlagAsm is abi.FuncFlagAsm: the function is written in assembly
+// (ABI0, arguments on the stack).
+const funcFlagAsm = 1 << 2
+
+// abiInternal reports whether the function entered at entry is Go code
+// compiled to Go's register ABI: a 1.18+ table (the first with register
+// arguments on both amd64 and arm64) lists it, without the assembly flag.
+// The flag byte follows funcID in the record's word after cuOffset (1.18)
+// or startLine (1.20+).
+func (t *pclntab) abiInternal(entry uint64) bool {
+	if t.version < 118 {
+		return false
+	}
+	i, ok := t.find(entry)
+	if !ok {
+		return false
+	}
+	k := uint64(funcCuOff + 1)
+	if t.version >= 120 {
+		k++
+	}
+	w, ok := t.funcField(i, k)
+	if !ok {
+		return false
+	}
+	flag := byte(w >> 8) // funcID, flag, pad, nfuncdata in memory order
+	if t.bo == binary.BigEndian {
+		flag = byte(w >> 16)
+	}
+	return flag&funcFlagAsm == 0
+}
+
 // lookup returns the entry of the first function named name.
 func (t *pclntab) lookup(name string) (uint64, bool) {
 	for i := 0; i < t.numFuncs(); i++ {

@@ -325,6 +325,7 @@ func FuzzPclntab(f *testing.F) {
 		tab.lookup("main.main")
 		for i := 0; i < min(tab.numFuncs(), 64); i++ {
 			tab.codeSize(i)
+			tab.abiInternal(tab.entry(i))
 			if off, n, _, ok := tab.source(i); ok && off+uint64(n) > uint64(len(data)) {
 				t.Fatalf("source %d out of bounds", i)
 			}

@@ -205,7 +205,12 @@ func (ps *peProcSet) addThunk(a, n uint64, k int) {
 // (see above).
 func peDescentArch(img *image) bool {
 	switch img.arch {
-	case "x86", "x86_64", "arm64":
+	case "x86", "x86_64":
+		// x86-64 with .pdata too: a compiler told to emit no unwind tables
+		// (mingw's -fno-asynchronous-unwind-tables) leaves functions that
+		// call others, and so everything they call, outside .pdata
+		return true
+	case "arm64":
 		return len(img.pe.pdataStarts) == 0
 	}
 	return false

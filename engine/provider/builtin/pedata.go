@@ -260,7 +260,7 @@ func (ps *peProcSet) addPEDataSeeds(relocs []peReloc, budget *int) error {
 			ps.add(t, 0)
 			work = append(work, t)
 		}
-		if len(work) == 0 && img.arch == "x86" {
+		if len(work) == 0 && (img.arch == "x86" || img.arch == "x86_64") {
 			for _, t := range ps.sweepGaps(spans, budget) {
 				ps.add(t, 0)
 				work = append(work, t)
@@ -325,7 +325,8 @@ func x86JumpRegFollows(code []byte) bool {
 
 // x86Boundary reports whether the code before a ends a procedure or pads
 // between two: ret, ret imm16, int3 or nop padding, a jump, or the lea
-// forms of nop gcc aligns with on i386 (lea 0(%esi),%esi and kin).
+// forms of nop gcc aligns with on i386 (lea 0(%esi),%esi and kin) and
+// the multi-byte nops.
 func x86Boundary(img *image, data []byte, a uint64) bool {
 	if a < 8 {
 		return false
@@ -348,6 +349,9 @@ func x86Boundary(img *image, data []byte, a uint64) bool {
 	for _, pad := range [][]byte{
 		{0x8d, 0x76, 0x00}, {0x8d, 0x7f, 0x00}, {0x8d, 0x74, 0x26, 0x00}, {0x8d, 0xb6, 0, 0, 0, 0},
 		{0x8d, 0xbf, 0, 0, 0, 0}, {0x8d, 0xb4, 0x26, 0, 0, 0, 0}, {0x8d, 0xbc, 0x27, 0, 0, 0, 0},
+		// the multi-byte nops (0f 1f /0) x86-64 compilers align with
+		{0x0f, 0x1f, 0x00}, {0x0f, 0x1f, 0x40, 0x00}, {0x0f, 0x1f, 0x44, 0x00, 0x00},
+		{0x0f, 0x1f, 0x80, 0, 0, 0, 0}, {0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0},
 	} {
 		if bytes.HasSuffix(c, pad) {
 			return true
