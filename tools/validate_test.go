@@ -180,7 +180,8 @@ func TestDecodeAddressNormalization(t *testing.T) {
 
 func TestDecodeDefaultsAndNils(t *testing.T) {
 	p := vdDecodeOK(t, "list_procedures", `{}`)
-	want := provider.Params{"document": nil, "offset": int64(0), "limit": int64(100)}
+	want := provider.Params{"document": nil, "offset": int64(0), "limit": int64(100),
+		"named_only": false, "exclude_thunks": false, "min_length": int64(0)}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("list_procedures {} = %#v, want %#v", p, want)
 	}
