@@ -410,8 +410,7 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		return p
 	}
 	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known}
-	p.proto = signature.Infer(res.Func, env)
-	p.calls = signature.Calls(res.Func, env)
+	p.proto, p.calls = signature.Analyze(res.Func, env)
 	for _, ic := range res.Calls {
 		if len(ic.Targets) > 0 {
 			if p.resolved == nil {
