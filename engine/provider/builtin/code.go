@@ -46,10 +46,27 @@ type procCode struct {
 	thumb bool // arm: Thumb code
 	insns []insn
 	lims  []string
+	// x86 are the x86asm decodings of insns (decodeProcForLift), sorted
+	// by address; an instruction without one (endbr, bad) has none.
+	x86 []x86Decoded
 }
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
+	return c.decodeProcWith(ctx, op, six, ex, entry, withText, false)
+}
+
+// decodeProcForLift is decodeProc keeping x86asm's decodings (procCode.x86)
+// for the lifter.
+func (c *Client) decodeProcForLift(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64) (*procCode, error) {
+	pc, err := c.decodeProcWith(ctx, op, six, ex, entry, false, true)
+	if err == nil && !slices.IsSortedFunc(pc.x86, func(a, b x86Decoded) int { return cmp.Compare(a.addr, b.addr) }) {
+		slices.SortFunc(pc.x86, func(a, b x86Decoded) int { return cmp.Compare(a.addr, b.addr) })
+	}
+	return pc, err
+}
+
+func (c *Client) decodeProcWith(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText, keepX86 bool) (*procCode, error) {
 	pc := &procCode{entry: entry}
 	var inferred string
 	if pc.thumb, inferred = c.armMode(six, entry); inferred != "" {
@@ -63,6 +80,9 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 	d := newDecoder(c.ix.img)
 	d.code = c.codeAt // arm literal-pool words and i386 PIC thunks, for data references
 	d.thumb = pc.thumb
+	if keepX86 {
+		d.keptX86 = &pc.x86
+	}
 	if end, known := ex.extentOf(entry); known {
 		n := end - entry
 		if n > uint64(len(code)) {

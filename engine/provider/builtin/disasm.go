@@ -69,6 +69,15 @@ type decoder struct {
 	it     uint8
 	twrite uint32
 	tlit   int
+	// keptX86, when set, receives every x86 instruction x86asm decoded
+	// (not endbr, not bad ones), so that lifting does not decode again.
+	keptX86 *[]x86Decoded
+}
+
+// x86Decoded is an instruction as x86asm decoded it at addr.
+type x86Decoded struct {
+	addr uint64
+	inst x86asm.Inst
 }
 
 func newDecoder(img *image) *decoder {
@@ -156,6 +165,9 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 			it.text = "(bad)"
 		}
 		return it
+	}
+	if d.keptX86 != nil {
+		*d.keptX86 = append(*d.keptX86, x86Decoded{pc, in})
 	}
 	it := insn{addr: pc, n: uint8(in.Len)}
 	switch {

@@ -311,11 +311,19 @@ func liftTargetOf(img *image) (liftTarget, string) {
 	return liftTarget{}, "lifting is not available for " + arch + " code: no prototype or call arguments are recovered"
 }
 
-func (t liftTarget) lift(code []byte, addr uint64) (*lift.Insn, error) {
-	if t.mode == 0 {
-		return arm64.Lift(code, addr)
+// procLifter lifts the instructions of one procedure with the lifters'
+// scratch space reused from one instruction to the next.
+type procLifter struct {
+	t   liftTarget
+	x86 x86.Lifter
+	arm arm64.Lifter
+}
+
+func (l *procLifter) lift(code []byte, addr uint64) (*lift.Insn, error) {
+	if l.t.mode == 0 {
+		return l.arm.Lift(code, addr)
 	}
-	return x86.Lift(code, addr, t.mode)
+	return l.x86.Lift(code, addr, l.t.mode)
 }
 
 // lifted returns the lifting of the procedure at entry, building it on
@@ -337,7 +345,7 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	if err != nil {
 		return nil, err
 	}
-	pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
+	pc, err := c.decodeProcForLift(ctx, op, six, ex, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -376,12 +384,20 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	}
 	insns := make([]*lift.Insn, 0, len(decoded))
 	bad := 0
+	lf := &procLifter{t: tgt}
+	kept := pc.x86 // by address, as decoded is
 	for _, it := range decoded {
 		n := int(it.n)
 		var in *lift.Insn
 		var err error
-		if code, ok := codeAt(it.addr); ok && len(code) >= n {
-			in, err = tgt.lift(code[:n], it.addr)
+		for len(kept) > 0 && kept[0].addr < it.addr {
+			kept = kept[1:]
+		}
+		if len(kept) > 0 && kept[0].addr == it.addr && kept[0].inst.Len == n {
+			// x86asm's decoding of the same bytes, kept by the decoder
+			in = lf.x86.LiftInst(kept[0].inst, it.addr)
+		} else if code, ok := codeAt(it.addr); ok && len(code) >= n {
+			in, err = lf.lift(code[:n], it.addr)
 		}
 		if in == nil || err != nil || in.Len != n {
 			bad++
@@ -397,7 +413,7 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		if !ok {
 			return nil, false
 		}
-		in, err := tgt.lift(code[:min(len(code), 16)], a)
+		in, err := lf.lift(code[:min(len(code), 16)], a)
 		return in, err == nil
 	}}
 	if end, ok := ex.extentOf(entry); ok {
