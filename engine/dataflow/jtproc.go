@@ -41,9 +41,13 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	// reaches the jump around its guard): their edges are taken out again
 	// and they stay unresolved.
 	dropped := map[uint64]bool{}
+	if opt.Scratch == nil {
+		opt.Scratch = &Scratch{}
+	}
+	defer opt.Scratch.release()
 	r := &Resolution{}
 	for round := 0; ; round++ {
-		f, err := BuildWith(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn})
+		f, err := BuildWith(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch})
 		if err != nil {
 			return nil, err
 		}
@@ -76,6 +80,7 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	})
 	slices.SortFunc(r.UnresolvedJumps, func(a, b Unresolved) int { return cmpU64(a.Addr, b.Addr) })
 	r.Calls, r.UnresolvedCalls = ResolveIndirectCalls(r.Func, img, opt)
+	r.Func.scr = nil // the caller's Scratch serves its next procedure, not this Func
 	// A jump resolved as a tail call is no longer an unresolved jump.
 	r.UnresolvedJumps = slices.DeleteFunc(r.UnresolvedJumps, func(u Unresolved) bool {
 		return slices.ContainsFunc(r.Calls, func(c IndirectCall) bool { return c.Tail && c.Call == u.Addr })

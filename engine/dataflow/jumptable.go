@@ -73,6 +73,9 @@ type Options struct {
 	// follows, and a table base kept in a register may no longer be one
 	// value at the jump.
 	NoReturn func(target uint64) bool
+	// Scratch is working memory ResolveProcedure's builds and passes
+	// reuse (nil: its own for this call).
+	Scratch *Scratch
 }
 
 // JumpTable is one resolved indirect jump.

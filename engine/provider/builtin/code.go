@@ -53,21 +53,23 @@ type procCode struct {
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
-	return c.decodeProcWith(ctx, op, six, ex, entry, withText, false)
+	return c.decodeProcWith(ctx, op, six, ex, entry, withText, nil)
 }
 
 // decodeProcForLift is decodeProc keeping x86asm's decodings (procCode.x86)
 // for the lifter.
-func (c *Client) decodeProcForLift(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64) (*procCode, error) {
-	pc, err := c.decodeProcWith(ctx, op, six, ex, entry, false, true)
+func (c *Client) decodeProcForLift(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, kept []x86Decoded) (*procCode, error) {
+	pc, err := c.decodeProcWith(ctx, op, six, ex, entry, false, kept)
 	if err == nil && !slices.IsSortedFunc(pc.x86, func(a, b x86Decoded) int { return cmp.Compare(a.addr, b.addr) }) {
 		slices.SortFunc(pc.x86, func(a, b x86Decoded) int { return cmp.Compare(a.addr, b.addr) })
 	}
 	return pc, err
 }
 
-func (c *Client) decodeProcWith(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText, keepX86 bool) (*procCode, error) {
-	pc := &procCode{entry: entry}
+// decodeProcWith is decodeProc; a non-nil kept (empty, with capacity)
+// receives x86asm's decodings (procCode.x86).
+func (c *Client) decodeProcWith(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool, kept []x86Decoded) (*procCode, error) {
+	pc := &procCode{entry: entry, x86: kept}
 	var inferred string
 	if pc.thumb, inferred = c.armMode(six, entry); inferred != "" {
 		pc.lims = append(pc.lims, inferred)
@@ -80,7 +82,7 @@ func (c *Client) decodeProcWith(ctx context.Context, op string, six *symIndex, e
 	d := newDecoder(c.ix.img)
 	d.code = c.codeAt // arm literal-pool words and i386 PIC thunks, for data references
 	d.thumb = pc.thumb
-	if keepX86 {
+	if kept != nil {
 		d.keptX86 = &pc.x86
 	}
 	if end, known := ex.extentOf(entry); known {

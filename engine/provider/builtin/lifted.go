@@ -30,6 +30,14 @@ import (
 // call sites are recovered (package signature). The result is kept per
 // procedure in the index (liftCache), counted in its memory estimate.
 
+// liftScratch is the memory lifting one procedure reuses from the last
+// (Client.lifts): the decoder's kept x86 decodings and data flow's
+// working memory.
+type liftScratch struct {
+	x86 []x86Decoded
+	df  dataflow.Scratch
+}
+
 // liftedProc is what lifting recovers of one procedure.
 type liftedProc struct {
 	proto    *signature.Prototype // nil when the procedure was not lifted
@@ -345,7 +353,11 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	if err != nil {
 		return nil, err
 	}
-	pc, err := c.decodeProcForLift(ctx, op, six, ex, entry)
+	scr, _ := c.lifts.Get().(*liftScratch)
+	if scr == nil {
+		scr = &liftScratch{x86: make([]x86Decoded, 0, 256)}
+	}
+	pc, err := c.decodeProcForLift(ctx, op, six, ex, entry, scr.x86[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -354,8 +366,13 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	// lifted before must not change an answer, which would then depend on
 	// the order of the calls. A callee the prototype table names still
 	// gives its arguments.
-	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil)
+	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, &scr.df)
 	c.releaseInsns(pc.insns)
+	if cap(pc.x86) <= 1<<14 { // an outsized one would stay pinned for the odd large procedure
+		clear(pc.x86)
+		scr.x86 = pc.x86[:0]
+		c.lifts.Put(scr)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, buildFault(op, err)
 	}
@@ -365,7 +382,7 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 
 // liftProcedure lifts the decoded instructions of pc and recovers what
 // data flow answers of them.
-func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool)) *liftedProc {
+func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) *liftedProc {
 	p := &liftedProc{}
 	if pc.thumb {
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
@@ -408,7 +425,7 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	if bad > 0 {
 		p.lims = append(p.lims, "some instructions do not lift; their effects are unknown to data flow")
 	}
-	opt := dataflow.Options{Lift: func(a uint64) (*lift.Insn, bool) {
+	opt := dataflow.Options{Scratch: scr, Lift: func(a uint64) (*lift.Insn, bool) {
 		code, ok := codeAt(a)
 		if !ok {
 			return nil, false
@@ -453,13 +470,13 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFram
 	// (Cheaper than dataflow.StackOffsets, which also follows realigned
 	// frames and phis: signature runs that one.)
 	type known struct {
-		off int64
-		ok  bool
+		off       int64
+		ok, found bool
 	}
-	memo := map[*dataflow.Value]known{}
+	memo := make([]known, f.IDBound()) // by value ID
 	var off func(v *dataflow.Value, depth int) known
 	off = func(v *dataflow.Value, depth int) known {
-		if k, ok := memo[v]; ok {
+		if k := memo[v.ID]; k.found {
 			return k
 		}
 		var k known
@@ -467,16 +484,17 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFram
 		case depth > 64:
 			return k
 		case v.Kind == dataflow.Entry && v.Loc == f.Arch.SP:
-			k = known{0, true}
+			k = known{off: 0, ok: true}
 		case v.Kind == dataflow.OpValue && (v.Op == lift.Add || v.Op == lift.Sub) && len(v.Args) == 2 && v.Args[1].Kind == dataflow.ConstValue:
 			if b := off(v.Args[0], depth+1); b.ok {
-				k = known{b.off - int64(v.Args[1].Lo), true}
+				k = known{off: b.off - int64(v.Args[1].Lo), ok: true}
 				if v.Op == lift.Add {
 					k.off = b.off + int64(v.Args[1].Lo)
 				}
 			}
 		}
-		memo[v] = k
+		k.found = true
+		memo[v.ID] = k
 		return k
 	}
 	// a call's push of its return address belongs to the callee's frame
