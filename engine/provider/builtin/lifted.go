@@ -41,7 +41,7 @@ type liftScratch struct {
 // liftedProc is what lifting recovers of one procedure.
 type liftedProc struct {
 	proto    *signature.Prototype // nil when the procedure was not lifted
-	calls    []signature.Call
+	calls    []byte               // the call sites, packed (packCalls)
 	resolved map[uint64][]uint64 // indirect call → targets data flow resolved
 	frame    *procFrame
 	lims     []string
@@ -383,10 +383,17 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 // liftProcedure lifts the decoded instructions of pc and recovers what
 // data flow answers of them.
 func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) *liftedProc {
+	p, calls := liftProcedureCalls(tgt, view, codeAt, pc, ex, entry, known, scr)
+	p.calls = packCalls(calls)
+	return p
+}
+
+// liftProcedureCalls is liftProcedure with the call sites unpacked.
+func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) (*liftedProc, []signature.Call) {
 	p := &liftedProc{}
 	if pc.thumb {
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
-		return p
+		return p, nil
 	}
 	decoded := pc.insns
 	// SSA is built from the entry, the first instruction: code that
@@ -397,7 +404,7 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		p.lims = append(p.lims, "code below the procedure's entry is not lifted: data flow does not see it")
 	} else if k < 0 {
 		p.lims = append(p.lims, "no instruction was decoded at the entry: nothing was lifted")
-		return p
+		return p, nil
 	}
 	insns := make([]*lift.Insn, 0, len(decoded))
 	bad := 0
@@ -440,10 +447,11 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	res, err := dataflow.ResolveProcedure(arch, insns, view, opt)
 	if err != nil {
 		p.lims = append(p.lims, "the procedure's SSA form could not be built: "+err.Error())
-		return p
+		return p, nil
 	}
 	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known}
-	p.proto, p.calls = signature.Analyze(res.Func, env)
+	var calls []signature.Call
+	p.proto, calls = signature.Analyze(res.Func, env)
 	for _, ic := range res.Calls {
 		if len(ic.Targets) > 0 {
 			if p.resolved == nil {
@@ -454,7 +462,7 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	}
 	p.frame = frameOf(res.Func, insns, tgt.conv)
 	p.lims = append(p.lims, res.Func.Limitations...)
-	return p
+	return p, calls
 }
 
 // frameOf measures the frame: its size is the depth below the entry stack

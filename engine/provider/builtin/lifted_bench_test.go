@@ -20,6 +20,15 @@ import (
 // round) and runs `objdump -d` of the same file, side by side (issue 25's
 // performance figure): it reports both times, their ratio and the p99 and
 // maximum per procedure. REA_BENCH_LIFT_FILE names another file.
+//
+// Memory: the process's peak RSS once the indexes lifting reads are built
+// (symbols, extents, symbolizer, the header model: index-rss-MB), and
+// again with every procedure lifted and cached (peak-rss-MB), the same
+// process, so that the second over the first is what lifting everything
+// costs; index-MB and cache-MB are the index's own estimates (sizer) of
+// those indexes and of the lift cache. The first round's lifting is the
+// one measured (-benchtime 1x): later rounds start from an emptied cache
+// but a grown heap.
 func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	path := os.Getenv("REA_BENCH_LIFT_FILE")
 	if path == "" {
@@ -39,6 +48,9 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if _, err := c.symbolizer(ctx, "bench", six); err != nil {
+		b.Fatal(err)
+	}
 	var entries []uint64
 	for _, p := range allProcedures(b, c) {
 		a, err := strconv.ParseUint(p.Address[2:], 16, 64)
@@ -54,6 +66,13 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
+	maxRSS := func() float64 {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return float64(ru.Maxrss) * 1024 / 1e6 // KiB on Linux
+	}
+	indexRSS, indexMB := maxRSS(), float64(c.ix.memSize(c.data))/1e6
+	var peakRSS float64
 	var liftD, objD, liftCPU, objCPU time.Duration
 	var per []time.Duration
 	rounds := 0
@@ -70,6 +89,9 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		}
 		liftD += time.Since(t0)
 		liftCPU += cpu() - c0
+		if rounds == 0 {
+			peakRSS = maxRSS()
+		}
 		cmd := exec.Command(objdump, "-d", path)
 		cmd.Stdout = io.Discard
 		t1 := time.Now()
@@ -91,4 +113,8 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	b.ReportMetric(float64(per[len(per)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(per[len(per)-1].Microseconds())/1000, "max-ms")
 	b.ReportMetric(float64(c.ix.lifted.memSize(newSizer()))/1e6, "cache-MB")
+	b.ReportMetric(indexMB, "index-MB")
+	b.ReportMetric(indexRSS, "index-rss-MB")
+	b.ReportMetric(peakRSS, "peak-rss-MB")
+	b.ReportMetric(peakRSS/indexRSS, "peak/index-rss")
 }
