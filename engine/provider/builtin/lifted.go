@@ -42,7 +42,7 @@ type liftScratch struct {
 type liftedProc struct {
 	proto    *signature.Prototype // nil when the procedure was not lifted
 	calls    []byte               // the call sites, packed (packCalls)
-	resolved map[uint64][]uint64 // indirect call → targets data flow resolved
+	resolved map[uint64][]uint64  // indirect call → targets data flow resolved
 	frame    *procFrame
 	lims     []string
 }
