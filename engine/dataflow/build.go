@@ -43,30 +43,43 @@ type BuildExtra struct {
 
 // BuildWith is Build with what extra says of the control flow.
 func BuildWith(arch *Arch, insns []*lift.Insn, extra BuildExtra) (*Func, error) {
+	if err := validate(insns); err != nil {
+		return nil, err
+	}
+	return buildValid(arch, insns, extra), nil
+}
+
+// validate checks insns as BuildWith requires.
+func validate(insns []*lift.Insn) error {
 	if len(insns) == 0 {
-		return nil, ErrEmpty
+		return ErrEmpty
 	}
 	for _, in := range insns {
 		if err := lift.Validate(in); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+			return fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 	}
+	return nil
+}
+
+// buildValid is BuildWith of instructions validate accepted.
+func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	p := newProc(insns, extra)
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	f.scr = extra.Scratch
 	if p.unmodelled {
-		return f, nil // any memory may change: no slot is promoted
+		return f // any memory may change: no slot is promoted
 	}
 	copyPropagate(f)
 	promote, slots := findSlots(f)
 	if len(slots) == 0 {
-		return f, nil
+		return f
 	}
 	g := p.ssa(arch, promote)
 	g.Slots = slots
 	g.scr = f.scr
-	return g, nil
+	return g
 }
 
 // proc is the procedure's statements, numbered in order (a statement's

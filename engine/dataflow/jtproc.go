@@ -45,12 +45,13 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 		opt.Scratch = &Scratch{}
 	}
 	defer opt.Scratch.release()
+	// Validated once: each round builds from the same instructions.
+	if err := validate(insns); err != nil {
+		return nil, err
+	}
 	r := &Resolution{}
 	for round := 0; ; round++ {
-		f, err := BuildWith(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch})
-		if err != nil {
-			return nil, err
-		}
+		f := buildValid(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch})
 		Optimize(f)
 		tables, unresolved := ResolveJumpTables(f, img, opt)
 		r.Func, r.Tables, r.UnresolvedJumps = f, tables, unresolved
