@@ -117,3 +117,59 @@ func FuzzUnpackCalls(f *testing.F) {
 		}
 	})
 }
+
+// TestLiftReuseSameAnswers: lifting from the decoder's kept x86asm
+// decodings with one Scratch shared by every procedure (what lifted does)
+// answers exactly what lifting from the bytes with fresh memory for each
+// procedure answers, on every procedure of libc.so.6.
+func TestLiftReuseSameAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: lifts every procedure of libc.so.6 twice")
+	}
+	_, _, cl := open(t, "/lib/x86_64-linux-gnu/libc.so.6")
+	c := cl.(*Client)
+	ctx := context.Background()
+	six, ex, err := c.extents(ctx, "test", progress.OrNop(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := c.symbolizer(ctx, "test", six)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt, why := liftTargetOf(c.ix.img)
+	if why != "" {
+		t.Fatal(why)
+	}
+	view := &liftView{img: c.ix.img, data: c.data, tab: buildLiftTables(c.ix.img, c.data), z: z}
+	shared := &dataflow.Scratch{}
+	procs, kept, lifted := 0, 0, 0
+	for _, p := range allProcedures(t, c) {
+		a, err := strconv.ParseUint(p.Address[2:], 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := c.decodeProc(ctx, "test", six, ex, a, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantCalls := liftProcedureCalls(tgt, view, c.codeAt, plain, ex, a, nil, &dataflow.Scratch{})
+		withKept, err := c.decodeProcForLift(ctx, "test", six, ex, a, []x86Decoded{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotCalls := liftProcedureCalls(tgt, view, c.codeAt, withKept, ex, a, nil, shared)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotCalls, wantCalls) {
+			t.Fatalf("%s: reused decoding and memory change the answer:\n got %+v %+v\nwant %+v %+v", p.Address, got, gotCalls, want, wantCalls)
+		}
+		procs++
+		kept += len(withKept.x86)
+		if got.proto != nil {
+			lifted++
+		}
+	}
+	if procs < 1000 || kept < 100000 || lifted < procs*9/10 {
+		t.Fatalf("%d procedures, %d lifted, %d kept decodings: the test sees too little", procs, lifted, kept)
+	}
+	t.Logf("%d procedures (%d lifted), %d instructions lifted from kept decodings", procs, lifted, kept)
+}
