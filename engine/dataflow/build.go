@@ -36,32 +36,50 @@ type BuildExtra struct {
 	// (exit, abort, a PLT stub of one): the block ends at the call, with
 	// no fall-through into the code the compiler placed after it.
 	NoReturn func(target uint64) bool
+	// Scratch is working memory the passes over the result reuse (nil:
+	// the Func's own, made on first use).
+	Scratch *Scratch
 }
 
 // BuildWith is Build with what extra says of the control flow.
 func BuildWith(arch *Arch, insns []*lift.Insn, extra BuildExtra) (*Func, error) {
+	if err := validate(insns); err != nil {
+		return nil, err
+	}
+	return buildValid(arch, insns, extra), nil
+}
+
+// validate checks insns as BuildWith requires.
+func validate(insns []*lift.Insn) error {
 	if len(insns) == 0 {
-		return nil, ErrEmpty
+		return ErrEmpty
 	}
 	for _, in := range insns {
 		if err := lift.Validate(in); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+			return fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 	}
+	return nil
+}
+
+// buildValid is BuildWith of instructions validate accepted.
+func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	p := newProc(insns, extra)
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
+	f.scr = extra.Scratch
 	if p.unmodelled {
-		return f, nil // any memory may change: no slot is promoted
+		return f // any memory may change: no slot is promoted
 	}
 	copyPropagate(f)
 	promote, slots := findSlots(f)
 	if len(slots) == 0 {
-		return f, nil
+		return f
 	}
 	g := p.ssa(arch, promote)
 	g.Slots = slots
-	return g, nil
+	g.scr = f.scr
+	return g
 }
 
 // proc is the procedure's statements, numbered in order (a statement's
@@ -403,7 +421,7 @@ func (bd *builder) seal(b *Block) {
 func (bd *builder) write(b *Block, loc string, v *Value) {
 	d := bd.defs[b.ID]
 	if d == nil {
-		d = make([]*Value, len(bd.locID))
+		d = bd.f.pointers(len(bd.locID))
 		bd.defs[b.ID] = d
 	}
 	d[bd.locID[loc]] = v
@@ -434,7 +452,7 @@ func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
 }
 
 func (bd *builder) newPhi(b *Block, loc string, w lift.Width) *Value {
-	v := &Value{ID: bd.f.newID(), Kind: Phi, Width: w, Loc: loc, Block: b, Addr: b.Addr, pos: -1}
+	v := bd.f.value(Value{ID: bd.f.newID(), Kind: Phi, Width: w, Loc: loc, Block: b, Addr: b.Addr, pos: -1})
 	// Phis stay in front of the block's operations.
 	n := 0
 	for n < len(b.Values) && b.Values[n].Kind == Phi {
@@ -445,7 +463,7 @@ func (bd *builder) newPhi(b *Block, loc string, w lift.Width) *Value {
 }
 
 func (bd *builder) addPhiOperands(phi *Value) {
-	phi.Args = make([]*Value, len(phi.Block.Preds))
+	phi.Args = bd.f.pointers(len(phi.Block.Preds))
 	for i, p := range phi.Block.Preds {
 		phi.Args[i] = bd.conv(p, bd.read(p, phi.Loc, phi.Width), phi.Width)
 	}
@@ -453,7 +471,7 @@ func (bd *builder) addPhiOperands(phi *Value) {
 
 func (bd *builder) entryValue(loc string, w lift.Width) *Value {
 	e := bd.f.Blocks[0]
-	v := &Value{ID: bd.f.newID(), Kind: Entry, Width: w, Loc: loc, Block: e, Addr: bd.f.Entry, pos: -1}
+	v := bd.f.value(Value{ID: bd.f.newID(), Kind: Entry, Width: w, Loc: loc, Block: e, Addr: bd.f.Entry, pos: -1})
 	if _, slot := bd.slotWidth(loc); slot {
 		// A slot read before any write reads whatever the stack held.
 		v.Kind, v.Op = OpValue, lift.Undef
@@ -483,7 +501,7 @@ func (bd *builder) conv(b *Block, v *Value, w lift.Width) *Value {
 	if v.Width > w {
 		op = lift.Trunc
 	}
-	c := &Value{ID: bd.f.newID(), Kind: OpValue, Op: op, Width: w, Args: []*Value{v}, Block: b, Addr: v.Addr, pos: -1}
+	c := bd.f.value(Value{ID: bd.f.newID(), Kind: OpValue, Op: op, Width: w, Args: bd.f.args(v), Block: b, Addr: v.Addr, pos: -1})
 	// Conversions of phi arguments go before the predecessor's control.
 	n := len(b.Values)
 	if b.Control() != nil {
@@ -539,7 +557,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	}
 	f, arch := bd.f, bd.arch
 	mk := func(op lift.Op, w lift.Width, args ...*Value) *Value {
-		return &Value{Kind: OpValue, Op: op, Width: w, Args: args, Addr: in.Addr, pos: g, Lane: s.Lane, Aux: s.Aux, Text: s.Text, Reason: s.Reason}
+		return f.value(Value{Kind: OpValue, Op: op, Width: w, Args: f.args(args...), Addr: in.Addr, pos: g, Lane: s.Lane, Aux: s.Aux, Text: s.Text, Reason: s.Reason})
 	}
 	def := func(v *Value) {
 		switch s.Dst.Kind {
@@ -591,11 +609,11 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			if !bd.p.named(r) {
 				continue
 			}
-			bd.write(b, r, bd.emit(b, &Value{Kind: Clobber, Loc: r, Width: bd.p.widthOf(r, arch.PtrWidth), Args: []*Value{c}, Addr: in.Addr, pos: -1}))
+			bd.write(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.widthOf(r, arch.PtrWidth), Args: f.args(c), Addr: in.Addr, pos: -1})))
 		}
 		if arch.CallPop != 0 {
 			w := bd.p.widthOf(arch.SP, arch.PtrWidth)
-			v := bd.emit(b, &Value{Kind: OpValue, Op: lift.Add, Width: w, Args: []*Value{sp(), f.Const(w, uint64(arch.CallPop), 0)}, Loc: arch.SP, Addr: in.Addr, pos: -1})
+			v := bd.emit(b, f.value(Value{Kind: OpValue, Op: lift.Add, Width: w, Args: f.args(sp(), f.Const(w, uint64(arch.CallPop), 0)), Loc: arch.SP, Addr: in.Addr, pos: -1}))
 			bd.write(b, arch.SP, v)
 		}
 	case lift.Return:
@@ -629,7 +647,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		u := bd.emit(b, mk(lift.Unmodelled, 0, mem()))
 		bd.write(b, Mem, u)
 		for _, r := range bd.p.regs {
-			bd.write(b, r, bd.emit(b, &Value{Kind: Clobber, Loc: r, Width: bd.p.widths[r], Args: []*Value{u}, Addr: in.Addr, pos: -1}))
+			bd.write(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.widths[r], Args: f.args(u), Addr: in.Addr, pos: -1})))
 		}
 		f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: %s not modelled (%s)", in.Addr, s.Text, s.Reason))
 	default:
@@ -647,7 +665,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 // location a callee or the caller could read.
 func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
 	arch := bd.arch
-	j := &Value{Kind: OpValue, Op: lift.Jump, Args: []*Value{target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth))}, Addr: addr, pos: g}
+	j := bd.f.value(Value{Kind: OpValue, Op: lift.Jump, Args: []*Value{target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth))}, Addr: addr, pos: g})
 	for _, r := range bd.exitLocs {
 		if !bd.p.named(r) {
 			continue

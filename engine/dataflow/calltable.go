@@ -41,7 +41,7 @@ func ResolveIndirectCalls(f *Func, img Image, opt Options) ([]IndirectCall, []Un
 		opt.MaxEntries = DefaultMaxEntries
 	}
 	computeDominators(f)
-	ai := &aliasInfo{offs: stackOffsets(f)}
+	ai := &aliasInfo{f: f}
 	var calls []IndirectCall
 	var refused []Unresolved
 	for _, b := range f.Blocks {

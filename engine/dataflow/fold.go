@@ -238,11 +238,18 @@ func valueNumber(f *Func) bool {
 	}
 	// The dominator tree is Build's, or foldBranches' after it changed the
 	// graph; no other pass changes blocks or edges.
-	table := map[vnKey]*Value{}
+	s := f.scratch()
+	if s.vn == nil {
+		s.vn = map[vnKey]*Value{}
+	}
+	table := s.vn
 	fw := newForwarding(f)
+	// added holds the keys each block on the dominator path entered, its
+	// own from mark on: a stack shared by the whole walk.
+	added := s.vnAdded[:0]
 	var walk func(b *Block)
 	walk = func(b *Block) {
-		var added []vnKey
+		mark := len(added)
 		for _, v := range b.Values {
 			if !pure(v) && !(v.Kind == OpValue && v.Op == lift.Load) || len(v.Args) > 3 {
 				continue
@@ -262,11 +269,13 @@ func valueNumber(f *Func) bool {
 		for _, c := range b.dom {
 			walk(c)
 		}
-		for _, k := range added {
+		for _, k := range added[mark:] {
 			delete(table, k)
 		}
+		added = added[:mark]
 	}
 	walk(f.Blocks[0])
+	s.vnAdded = added[:0]
 	replaceAll(f, fw)
 	return fw.n > 0
 }

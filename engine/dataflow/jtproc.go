@@ -41,12 +41,17 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	// reaches the jump around its guard): their edges are taken out again
 	// and they stay unresolved.
 	dropped := map[uint64]bool{}
+	if opt.Scratch == nil {
+		opt.Scratch = &Scratch{}
+	}
+	defer opt.Scratch.release()
+	// Validated once: each round builds from the same instructions.
+	if err := validate(insns); err != nil {
+		return nil, err
+	}
 	r := &Resolution{}
 	for round := 0; ; round++ {
-		f, err := BuildWith(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn})
-		if err != nil {
-			return nil, err
-		}
+		f := buildValid(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch})
 		Optimize(f)
 		tables, unresolved := ResolveJumpTables(f, img, opt)
 		r.Func, r.Tables, r.UnresolvedJumps = f, tables, unresolved
@@ -76,6 +81,7 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	})
 	slices.SortFunc(r.UnresolvedJumps, func(a, b Unresolved) int { return cmpU64(a.Addr, b.Addr) })
 	r.Calls, r.UnresolvedCalls = ResolveIndirectCalls(r.Func, img, opt)
+	r.Func.scr = nil // the caller's Scratch serves its next procedure, not this Func
 	// A jump resolved as a tail call is no longer an unresolved jump.
 	r.UnresolvedJumps = slices.DeleteFunc(r.UnresolvedJumps, func(u Unresolved) bool {
 		return slices.ContainsFunc(r.Calls, func(c IndirectCall) bool { return c.Tail && c.Call == u.Addr })

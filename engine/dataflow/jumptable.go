@@ -73,6 +73,9 @@ type Options struct {
 	// follows, and a table base kept in a register may no longer be one
 	// value at the jump.
 	NoReturn func(target uint64) bool
+	// Scratch is working memory ResolveProcedure's builds and passes
+	// reuse (nil: its own for this call).
+	Scratch *Scratch
 }
 
 // JumpTable is one resolved indirect jump.
@@ -128,7 +131,7 @@ func ResolveJumpTables(f *Func, img Image, opt Options) ([]JumpTable, []Unresolv
 		opt.MaxEntries = DefaultMaxEntries
 	}
 	computeDominators(f)
-	ai := &aliasInfo{offs: stackOffsets(f)}
+	ai := &aliasInfo{f: f}
 	var tables []JumpTable
 	var refused []Unresolved
 	for _, b := range f.Blocks {
@@ -625,9 +628,19 @@ func derive(v, below *Value, r interval) (interval, bool) {
 }
 
 // aliasInfo is what sameComputation knows of the stack: the values that
-// are the entry stack pointer plus a known offset.
+// are the entry stack pointer plus a known offset, tracked on first use
+// (most procedures have no indirect transfer to ask about).
 type aliasInfo struct {
-	offs map[*Value]spOff
+	f      *Func
+	offs   spTable
+	traced bool
+}
+
+func (ai *aliasInfo) of(v *Value) (spOff, bool) {
+	if !ai.traced {
+		ai.offs, ai.traced = stackOffsets(ai.f), true
+	}
+	return ai.offs.of(v)
 }
 
 // sameMem reports whether a load from addr reads the same memory under
@@ -642,7 +655,7 @@ func (ai *aliasInfo) sameMem(a, b, addr *Value) bool {
 	if ai == nil {
 		return false
 	}
-	if o, ok := ai.offs[addr]; ok && o.known {
+	if _, ok := ai.of(addr); ok {
 		return false // the load reads the frame itself
 	}
 	for _, p := range [2][2]*Value{{a, b}, {b, a}} {
@@ -654,8 +667,8 @@ func (ai *aliasInfo) sameMem(a, b, addr *Value) bool {
 			if m.Kind != OpValue || m.Op != lift.Store || len(m.Args) != 3 {
 				break
 			}
-			o, ok := ai.offs[m.Args[0]]
-			if !ok || !o.known || o.off >= 0 {
+			o, ok := ai.of(m.Args[0])
+			if !ok || o.off >= 0 {
 				break
 			}
 			m = m.Args[2]

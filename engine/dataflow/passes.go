@@ -29,7 +29,21 @@ type forwarding struct {
 	n  int
 }
 
-func newForwarding(f *Func) *forwarding { return &forwarding{to: make([]*Value, f.nextID+1)} }
+// newForwarding returns an empty forwarding over f's values, in f's
+// scratch memory: a pass holds one at a time, and the next pass's call
+// reuses it.
+func newForwarding(f *Func) *forwarding {
+	s := f.scratch()
+	n := f.nextID + 1
+	if cap(s.fw.to) < n {
+		s.fw.to = make([]*Value, n, n+n/4)
+	} else {
+		s.fw.to = s.fw.to[:n]
+		clear(s.fw.to)
+	}
+	s.fw.n = 0
+	return &s.fw
+}
 
 func (fw *forwarding) set(v, w *Value) {
 	if fw.to[v.ID] == nil {
@@ -63,22 +77,33 @@ func replaceAll(f *Func, fw *forwarding) {
 			}
 			w = x
 		}
-		fw.to[v.ID] = w
+		if fw.to[v.ID] != w {
+			fw.to[v.ID] = w
+		}
 		return w
 	}
+	// Pointers are written only where they change: with the collector
+	// running, every pointer store pays a write barrier.
 	for _, b := range f.Blocks {
-		out := b.Values[:0]
-		for _, v := range b.Values {
+		n := 0
+		for k, v := range b.Values {
 			if fw.get(v) != nil {
 				continue
 			}
 			for i, a := range v.Args {
-				v.Args[i] = resolve(a)
+				if r := resolve(a); r != a {
+					v.Args[i] = r
+				}
 			}
-			out = append(out, v)
+			if n != k {
+				b.Values[n] = v
+			}
+			n++
 		}
-		clear(b.Values[len(out):])
-		b.Values = out
+		if n < len(b.Values) {
+			clear(b.Values[n:])
+			b.Values = b.Values[:n]
+		}
 	}
 }
 
@@ -155,7 +180,7 @@ func pure(v *Value) bool {
 // start: stores (to memory that is not a promoted slot: promoted stores are
 // already gone), calls, traps, unmodelled instructions and control.
 func eliminateDeadCode(f *Func) bool {
-	live := make([]bool, f.nextID+1)
+	live := f.scratch().bools(f.nextID + 1)
 	var work []*Value
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
@@ -181,16 +206,20 @@ func eliminateDeadCode(f *Func) bool {
 	}
 	changed := false
 	for _, b := range f.Blocks {
-		out := b.Values[:0]
-		for _, v := range b.Values {
+		n := 0
+		for k, v := range b.Values {
 			if live[v.ID] {
-				out = append(out, v)
-			} else {
-				changed = true
+				if n != k {
+					b.Values[n] = v
+				}
+				n++
 			}
 		}
-		clear(b.Values[len(out):])
-		b.Values = out
+		if n < len(b.Values) {
+			changed = true
+			clear(b.Values[n:])
+			b.Values = b.Values[:n]
+		}
 	}
 	return changed
 }

@@ -134,6 +134,85 @@ type Func struct {
 
 	nextID int
 	consts map[constKey]*Value
+	scr    *Scratch
+	// vals and ptrs are the chunks values and argument lists are carved
+	// from: a procedure's values live and die together, and one
+	// allocation per chunk is far fewer than one per value.
+	vals []Value
+	ptrs []*Value
+}
+
+const maxChunk = 1024
+
+// value returns a copy of v allocated in f's chunks.
+func (f *Func) value(v Value) *Value {
+	if len(f.vals) == cap(f.vals) {
+		f.vals = make([]Value, 0, min(maxChunk, max(32, 2*cap(f.vals))))
+	}
+	f.vals = append(f.vals, v)
+	return &f.vals[len(f.vals)-1]
+}
+
+// pointers returns n nil pointers allocated in f's chunks; appending to the
+// result copies it (its capacity is n).
+func (f *Func) pointers(n int) []*Value {
+	if n > maxChunk/4 {
+		return make([]*Value, n)
+	}
+	if cap(f.ptrs)-len(f.ptrs) < n {
+		f.ptrs = make([]*Value, 0, max(n, min(maxChunk, max(64, 2*cap(f.ptrs)))))
+	}
+	k := len(f.ptrs)
+	f.ptrs = f.ptrs[:k+n]
+	return f.ptrs[k : k+n : k+n]
+}
+
+// args returns a copy of a allocated in f's chunks.
+func (f *Func) args(a ...*Value) []*Value {
+	if len(a) == 0 {
+		return nil
+	}
+	s := f.pointers(len(a))
+	copy(s, a)
+	return s
+}
+
+// Scratch is working memory the passes reuse from one pass, one
+// rebuild and (when a caller passes the same Scratch in Options) one
+// procedure to the next, instead of allocating it per pass. A Scratch
+// serves one procedure at a time: a caller lifting in parallel keeps one
+// per worker (a sync.Pool of its own, say). The zero Scratch is ready.
+type Scratch struct {
+	fw      forwarding
+	vn      map[vnKey]*Value
+	vnAdded []vnKey
+	flags   []bool
+}
+
+// scratch returns f's scratch memory, made on first use.
+func (f *Func) scratch() *Scratch {
+	if f.scr == nil {
+		f.scr = &Scratch{}
+	}
+	return f.scr
+}
+
+// release drops what s still points at of the last procedure (reused
+// memory keeps its capacity, not the values).
+func (s *Scratch) release() {
+	clear(s.fw.to)
+	s.fw.to = s.fw.to[:0]
+}
+
+// bools returns n false values in s's reusable flag memory.
+func (s *Scratch) bools(n int) []bool {
+	if cap(s.flags) < n {
+		s.flags = make([]bool, n, n+n/4)
+	} else {
+		s.flags = s.flags[:n]
+		clear(s.flags)
+	}
+	return s.flags
 }
 
 type constKey struct {
@@ -153,12 +232,16 @@ func (f *Func) Const(w lift.Width, lo, hi uint64) *Value {
 	if v, ok := f.consts[k]; ok {
 		return v
 	}
-	v := &Value{ID: f.newID(), Kind: ConstValue, Width: w, Lo: c.Lo, Hi: hi, pos: -1}
+	v := f.value(Value{ID: f.newID(), Kind: ConstValue, Width: w, Lo: c.Lo, Hi: hi, pos: -1})
 	f.consts[k] = v
 	return v
 }
 
 func (f *Func) newID() int { f.nextID++; return f.nextID }
+
+// IDBound is above the ID of every value of f: a caller's per-value
+// table can be a slice of this length.
+func (f *Func) IDBound() int { return f.nextID + 1 }
 
 // NumValues is the number of values in blocks.
 func (f *Func) NumValues() int {

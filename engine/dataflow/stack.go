@@ -15,18 +15,32 @@ type spOff struct {
 	known bool
 }
 
+// spTable is what stack-pointer tracking knows of f's values, indexed by
+// value ID (dense: a procedure's IDs are small consecutive integers, and
+// the passes ask of nearly every value).
+type spTable []spOff
+
+// of returns the known offset of v; ok is false when tracking does not
+// know v as a frame base plus a constant.
+func (t spTable) of(v *Value) (spOff, bool) {
+	if v.ID < len(t) && t[v.ID].known {
+		return t[v.ID], true
+	}
+	return spOff{}, false
+}
+
 // stackOffsets tracks the stack pointer through f: the optimistic fixpoint
 // over reverse postorder, so that a loop that restores the stack pointer
 // keeps it known and one that moves it makes it unknown.
-func stackOffsets(f *Func) map[*Value]spOff {
-	offs := map[*Value]spOff{}
+func stackOffsets(f *Func) spTable {
+	offs := make(spTable, f.nextID+1)
 	// Values not yet evaluated: a phi ignores them (optimistically, so
 	// that a loop which pushes and pops around a call, its stack pointer
 	// a phi of itself, keeps its offset).
-	top := map[*Value]bool{}
+	top := make([]bool, f.nextID+1)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
-			top[v] = true
+			top[v.ID] = true
 		}
 	}
 	signed := func(c *Value) int64 {
@@ -47,11 +61,11 @@ func stackOffsets(f *Func) map[*Value]spOff {
 			var r spOff
 			first := true
 			for _, a := range v.Args {
-				if top[a] {
+				if top[a.ID] {
 					continue
 				}
-				x, ok := offs[a]
-				if !ok || !x.known {
+				x, ok := offs.of(a)
+				if !ok {
 					return spOff{}, false
 				}
 				if first {
@@ -71,17 +85,17 @@ func stackOffsets(f *Func) map[*Value]spOff {
 		if len(v.Args) == 0 || v.Lane != 0 || v.Width != f.Arch.PtrWidth {
 			return spOff{}, false
 		}
-		x, ok := offs[v.Args[0]]
+		x, ok := offs.of(v.Args[0])
 		switch v.Op {
 		case lift.Copy:
-			return x, ok && x.known
+			return x, ok
 		case lift.Add, lift.Sub:
 			a, c := v.Args[0], v.Args[1]
 			if v.Op == lift.Add && !ok && c.Kind != ConstValue {
 				a, c = c, a
-				x, ok = offs[a]
+				x, ok = offs.of(a)
 			}
-			if !ok || !x.known || c.Kind != ConstValue {
+			if !ok || c.Kind != ConstValue {
 				return spOff{}, false
 			}
 			if v.Op == lift.Add {
@@ -92,7 +106,7 @@ func stackOffsets(f *Func) map[*Value]spOff {
 			return x, true
 		case lift.And:
 			c := v.Args[1]
-			if !ok || !x.known || c.Kind != ConstValue {
+			if !ok || c.Kind != ConstValue {
 				return spOff{}, false
 			}
 			if m := -signed(c); m > 0 && m&(m-1) == 0 && v.pos >= 0 {
@@ -106,17 +120,17 @@ func stackOffsets(f *Func) map[*Value]spOff {
 		for _, b := range f.Blocks {
 			for _, v := range b.Values {
 				r, ok := eval(v)
-				old, had := offs[v]
-				delete(top, v)
+				old := offs[v.ID]
+				top[v.ID] = false
 				if !ok {
-					if had {
-						delete(offs, v)
+					if old.known {
+						offs[v.ID] = spOff{}
 						changed = true
 					}
 					continue
 				}
-				if !had || old != r {
-					offs[v] = r
+				if old != r {
+					offs[v.ID] = r
 					changed = true
 				}
 			}
@@ -150,25 +164,26 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	// register). An escaped frame address can reach any slot of its frame,
 	// so an escape poisons the whole base. One-bit results (the flags of
 	// `sub rsp, 16`, comparisons) carry no address.
-	taint := map[*Value]int32{}
-	for v, x := range offs {
+	// taint[id] is the base plus one of a tainted value, 0 when untainted.
+	taint := make([]int32, len(offs))
+	for id, x := range offs {
 		if x.known {
-			taint[v] = x.base
+			taint[id] = x.base + 1
 		}
 	}
 	for changed := true; changed; {
 		changed = false
 		for _, b := range f.Blocks {
 			for _, v := range b.Values {
-				if _, ok := taint[v]; ok || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
+				if taint[v.ID] != 0 || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
 					continue
 				}
 				if v.Kind == OpValue && (v.Op == lift.Load || v.Op == lift.Store || v.Op == lift.Call || v.Op == lift.Unmodelled) {
 					continue
 				}
 				for _, a := range v.Args {
-					if base, ok := taint[a]; ok {
-						taint[v] = base
+					if a.ID < len(taint) && taint[a.ID] != 0 {
+						taint[v.ID] = taint[a.ID]
 						changed = true
 						break
 					}
@@ -188,11 +203,11 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 				continue
 			}
 			for k, a := range v.Args {
-				base, ok := taint[a]
-				if !ok {
+				if a.ID >= len(taint) || taint[a.ID] == 0 {
 					continue
 				}
-				_, known := offs[a]
+				base := taint[a.ID] - 1
+				_, known := offs.of(a)
 				switch v.Op {
 				case lift.Load, lift.Store:
 					if k == 1 || k == 0 && !known {
@@ -206,16 +221,16 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 			}
 			switch {
 			case v.Kind == OpValue && v.Op == lift.Load:
-				if x, ok := offs[v.Args[0]]; ok && x.known {
+				if x, ok := offs.of(v.Args[0]); ok {
 					accs = append(accs, access{v.pos, x.base, x.off, v.Width})
 				}
 			case v.Kind == OpValue && v.Op == lift.Store:
-				if x, ok := offs[v.Args[0]]; ok && x.known {
+				if x, ok := offs.of(v.Args[0]); ok {
 					accs = append(accs, access{v.pos, x.base, x.off, v.Args[1].Width})
 				}
 			case v.Kind == OpValue && v.Op == lift.Call:
-				x, ok := offs[v.Args[2]]
-				calls = append(calls, callSP{x, ok && x.known})
+				x, ok := offs.of(v.Args[2])
+				calls = append(calls, callSP{x, ok})
 			}
 		}
 	}
@@ -296,16 +311,36 @@ type StackOffset struct {
 	Off  int64
 }
 
+// StackTable is what stack-pointer tracking knows of the values of one
+// Func (see StackOffsets), held densely by value ID: prototype and
+// call-argument recovery ask of most values, a map per procedure costs
+// more than the tracking itself.
+type StackTable struct{ t spTable }
+
+// NewStackTable tracks the stack pointer through f. The table describes f
+// as it is: a pass run on f afterwards makes it stale.
+func NewStackTable(f *Func) *StackTable { return &StackTable{stackOffsets(f)} }
+
+// Of returns what tracking knows of v: a frame base plus a constant, or
+// ok=false.
+func (s *StackTable) Of(v *Value) (StackOffset, bool) {
+	x, ok := s.t.of(v)
+	return StackOffset{Base: x.base, Off: x.off}, ok
+}
+
 // StackOffsets returns the values of f that stack-pointer tracking knows
 // as a frame base plus a constant: the stack pointer's own values, frame
 // pointers, the addresses of stack slots and of incoming stack arguments.
 // Prototype and call-argument recovery read incoming arguments and
-// outgoing stack arguments from it.
+// outgoing stack arguments from it (through StackTable, its dense form).
 func StackOffsets(f *Func) map[*Value]StackOffset {
+	t := stackOffsets(f)
 	out := map[*Value]StackOffset{}
-	for v, x := range stackOffsets(f) {
-		if x.known {
-			out[v] = StackOffset{Base: x.base, Off: x.off}
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if x, ok := t.of(v); ok {
+				out[v] = StackOffset{Base: x.base, Off: x.off}
+			}
 		}
 	}
 	return out

@@ -180,7 +180,11 @@ func mask(w lift.Width) uint64 {
 
 // Calls lists the call sites of f, sorted by address.
 func Calls(f *dataflow.Func, env *Env) []Call {
-	a := newAnalysis(f, env)
+	return newAnalysis(f, env).calls()
+}
+
+func (a *analysis) calls() []Call {
+	f := a.f
 	var out []Call
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
@@ -264,12 +268,12 @@ func (a *analysis) outgoing(t *dataflow.Value) map[int64]*dataflow.Value {
 	if len(t.Args) < 3 {
 		return out
 	}
-	sp, ok := a.offs[t.Args[2]]
+	sp, ok := a.offs.Of(t.Args[2])
 	if !ok {
 		return out
 	}
 	for m, n := t.Args[1], 0; n < 256 && m.Kind == dataflow.OpValue && m.Op == lift.Store; m, n = m.Args[2], n+1 {
-		o, ok := a.offs[m.Args[0]]
+		o, ok := a.offs.Of(m.Args[0])
 		if !ok || o.Base != sp.Base {
 			continue
 		}
@@ -454,7 +458,7 @@ func (a *analysis) classify(v *dataflow.Value, q Param) Value {
 		}
 		return Value{Kind: KindConstant, Text: fmt.Sprint(n), Integer: n, HasInt: true}
 	}
-	if o, ok := a.offs[v]; ok {
+	if o, ok := a.offs.Of(v); ok {
 		if o.Base == 0 {
 			return Value{Kind: KindStack, Text: fmt.Sprintf("sp%+#x", o.Off)}
 		}
@@ -473,7 +477,7 @@ func (a *analysis) render(v *dataflow.Value, depth int) string {
 	if x, ok := a.constant(v, 0); ok {
 		return hex(x)
 	}
-	if o, ok := a.offs[v]; ok && o.Base == 0 {
+	if o, ok := a.offs.Of(v); ok && o.Base == 0 {
 		return fmt.Sprintf("sp%+#x", o.Off)
 	}
 	switch v.Kind {

@@ -1,6 +1,7 @@
 package signature
 
 import (
+	"iter"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,7 +21,7 @@ type use struct {
 type analysis struct {
 	f     *dataflow.Func
 	env   *Env
-	offs  map[*dataflow.Value]dataflow.StackOffset
+	offs  *dataflow.StackTable
 	users map[*dataflow.Value][]use
 	entry map[string]*dataflow.Value
 	// slotLoads are the loads at each known stack offset (frames whose
@@ -47,7 +48,7 @@ type analysis struct {
 func (a *analysis) named(r string) bool { return a.names[r] }
 
 func newAnalysis(f *dataflow.Func, env *Env) *analysis {
-	a := &analysis{f: f, env: env, offs: dataflow.StackOffsets(f), users: map[*dataflow.Value][]use{},
+	a := &analysis{f: f, env: env, offs: dataflow.NewStackTable(f), users: map[*dataflow.Value][]use{},
 		entry: map[string]*dataflow.Value{}, slotLoads: map[dataflow.StackOffset][]*dataflow.Value{}, callees: map[*dataflow.Value]*callee{}}
 	a.names = map[string]bool{}
 	for _, b := range f.Blocks {
@@ -68,7 +69,7 @@ func newAnalysis(f *dataflow.Func, env *Env) *analysis {
 				a.entry[v.Loc] = v
 			}
 			if v.Kind == dataflow.OpValue && v.Op == lift.Load {
-				if o, ok := a.offs[v.Args[0]]; ok {
+				if o, ok := a.offs.Of(v.Args[0]); ok {
 					a.slotLoads[o] = append(a.slotLoads[o], v)
 				}
 			}
@@ -176,7 +177,7 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 				return true
 			}
 		case u.v.Op == lift.Store && u.i == 1:
-			o, ok := a.offs[u.v.Args[0]]
+			o, ok := a.offs.Of(u.v.Args[0])
 			if !ok || a.escapes[o.Base] || a.mayBeArgument(o) {
 				return true
 			}
@@ -202,11 +203,11 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 // escaped reports the frame bases some address of which leaves the
 // reach of stack-pointer tracking (stored, passed in a register, offset
 // by a non-constant): their slots may be read through it.
-func escaped(f *dataflow.Func, offs map[*dataflow.Value]dataflow.StackOffset, users map[*dataflow.Value][]use) map[int32]bool {
+func escaped(f *dataflow.Func, offs *dataflow.StackTable, users map[*dataflow.Value][]use) map[int32]bool {
 	out := map[int32]bool{}
-	for v, o := range offs {
+	for v, o := range knownOffsets(f, offs) {
 		for _, u := range users[v] {
-			if _, ok := offs[u.v]; ok {
+			if _, ok := offs.Of(u.v); ok {
 				continue
 			}
 			x := u.v
@@ -221,6 +222,20 @@ func escaped(f *dataflow.Func, offs map[*dataflow.Value]dataflow.StackOffset, us
 	return out
 }
 
+// knownOffsets yields the values of f's blocks whose stack offset offs
+// knows, in block order.
+func knownOffsets(f *dataflow.Func, offs *dataflow.StackTable) iter.Seq2[*dataflow.Value, dataflow.StackOffset] {
+	return func(yield func(*dataflow.Value, dataflow.StackOffset) bool) {
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				if o, ok := offs.Of(v); ok && !yield(v, o) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // mayBeArgument reports whether the stack slot at o may be an outgoing stack
 // argument a callee reads: it lies at or above the stack pointer of a
 // call that passes an argument there (by the callee's prototype, or by
@@ -231,7 +246,7 @@ func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
 		return true // the caller's frame: an incoming argument's slot
 	}
 	for _, t := range a.transfers {
-		sp, ok := a.offs[t.Args[2]]
+		sp, ok := a.offs.Of(t.Args[2])
 		if !ok {
 			return true
 		}
@@ -312,13 +327,13 @@ func (a *analysis) homeSaveArea() map[string]bool {
 	n := len(cv.IntArgs)
 	home := func(i int) int64 { return cv.RetAddr + int64(i)*cv.StackSlot }
 	first := -1
-	for v, o := range a.offs {
+	for v, o := range knownOffsets(a.f, a.offs) {
 		if o.Base != 0 || o.Off < home(1) || o.Off > home(n-1) || (o.Off-home(0))%cv.StackSlot != 0 {
 			continue
 		}
 		i := int((o.Off - home(0)) / cv.StackSlot)
 		for _, u := range a.users[v] {
-			if _, ok := a.offs[u.v]; ok {
+			if _, ok := a.offs.Of(u.v); ok {
 				continue
 			}
 			x := u.v
@@ -353,12 +368,12 @@ func (a *analysis) homeSaveArea() map[string]bool {
 // argument on the stack): an address of that area used other than to load
 // or store at it.
 func (a *analysis) vaStart() bool {
-	for v, o := range a.offs {
+	for v, o := range knownOffsets(a.f, a.offs) {
 		if o.Base != 0 || o.Off < a.env.Conv.StackArgs {
 			continue
 		}
 		for _, u := range a.users[v] {
-			if _, ok := a.offs[u.v]; ok {
+			if _, ok := a.offs.Of(u.v); ok {
 				continue
 			}
 			x := u.v
@@ -385,7 +400,7 @@ func (a *analysis) storedOnly(loc string) (dataflow.StackOffset, bool) {
 		if u.v.Kind != dataflow.OpValue || u.v.Op != lift.Store || u.i != 1 {
 			continue
 		}
-		o, ok := a.offs[u.v.Args[0]]
+		o, ok := a.offs.Of(u.v.Args[0])
 		if !ok {
 			continue
 		}
@@ -534,7 +549,7 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 					fs.ptr = true
 				}
 				if u.i == 1 {
-					if o, ok := a.offs[v.Args[0]]; ok {
+					if o, ok := a.offs.Of(v.Args[0]); ok {
 						for _, l := range a.slotLoads[o] {
 							if !precedes(l, v) {
 								add(l)
@@ -599,13 +614,13 @@ func (a *analysis) argStores(t *dataflow.Value) map[*dataflow.Value]int64 {
 	for m, n := t.Args[1], 0; n < 256 && m.Kind == dataflow.OpValue && m.Op == lift.Store; m, n = m.Args[2], n+1 {
 		out[m] = -1
 	}
-	sp, spOK := a.offs[t.Args[2]]
+	sp, spOK := a.offs.Of(t.Args[2])
 	for rel, v := range a.outgoing(t) {
 		for m := range out {
 			if m.Args[1] != v {
 				continue
 			}
-			if o, ok := a.offs[m.Args[0]]; ok && spOK && o.Off-sp.Off == rel {
+			if o, ok := a.offs.Of(m.Args[0]); ok && spOK && o.Off-sp.Off == rel {
 				out[m] = rel
 			}
 		}
@@ -659,13 +674,27 @@ func (a *analysis) usedWidth(root *dataflow.Value) int {
 
 // Infer recovers the prototype of the procedure f under env.
 func Infer(f *dataflow.Func, env *Env) *Prototype {
+	return newAnalysis(f, env).infer()
+}
+
+// Analyze is Infer and Calls of f under env, sharing one analysis of f
+// (stack offsets, uses, callees) instead of building it twice.
+func Analyze(f *dataflow.Func, env *Env) (*Prototype, []Call) {
 	a := newAnalysis(f, env)
+	p := a.infer()
+	return p, a.calls()
+}
+
+// infer is the prototype; an i386 procedure assumed cdecl whose code says
+// otherwise (stdcall's pops, fastcall's registers) is analysed again under
+// that convention.
+func (a *analysis) infer() *Prototype {
 	if cv := a.i386Convention(); cv != nil {
-		e := *env
+		e := *a.env
 		e.Conv = cv
-		env = &e
-		a = newAnalysis(f, env)
+		a = newAnalysis(a.f, &e)
 	}
+	env := a.env
 	cv := env.Conv
 	p := &Prototype{Convention: cv.Name, Source: "inferred"}
 	type regParam struct {
@@ -766,7 +795,7 @@ func Infer(f *dataflow.Func, env *Env) *Prototype {
 		// named parameter, so the stack slots read are va_arg's overflow
 		// area, not parameters.
 		stack := a.stackParams()
-		if pops := env.Pops[f.Entry]; cv.CalleePops && pops > 0 {
+		if pops := env.Pops[a.f.Entry]; cv.CalleePops && pops > 0 {
 			stack = poppedParams(cv, stack, pops)
 		}
 		p.Params = append(p.Params, stack...)
@@ -884,7 +913,7 @@ func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64
 			}
 			for _, u := range a.users[l] {
 				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
-					if o, ok := a.offs[u.v.Args[0]]; ok {
+					if o, ok := a.offs.Of(u.v.Args[0]); ok {
 						return o, true
 					}
 				}
@@ -940,7 +969,7 @@ func (a *analysis) forwardedWhole(lo, hi []*dataflow.Value) (Param, bool) {
 		for _, v := range vs {
 			for _, u := range a.users[v] {
 				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
-					if o, ok := a.offs[u.v.Args[0]]; ok && o.Off < 0 {
+					if o, ok := a.offs.Of(u.v.Args[0]); ok && o.Off < 0 {
 						out = append(out, a.slotLoads[o]...)
 					}
 				}

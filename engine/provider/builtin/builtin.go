@@ -476,6 +476,7 @@ type Client struct {
 	user atomic.Pointer[provider.NameSet] // the user's names (set_address_name)
 
 	insns sync.Pool // *[]insn: decodeProc's scratch (insnScratch)
+	lifts sync.Pool // *liftScratch: lifting's scratch (lifted)
 
 	filtered filteredListing // the last filtered list_procedures (procfilter.go)
 }

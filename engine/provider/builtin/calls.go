@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -26,8 +27,12 @@ func (c *Client) doProcedureCalls(ctx context.Context, op string, in provider.Pa
 	if err != nil {
 		return provider.Result{}, err
 	}
+	calls, ok := unpackCalls(lp.calls)
+	if !ok {
+		return provider.Result{}, buildFault(op, errors.New("the lift cache's call sites do not unpack"))
+	}
 	items := []provider.CallSite{}
-	for _, call := range lp.calls {
+	for _, call := range calls {
 		items = append(items, callSite(call, lp.resolved[call.Addr]))
 	}
 	lims := append(append([]string{}, c.ix.img.limitations...), lp.lims...)

@@ -46,11 +46,30 @@ type procCode struct {
 	thumb bool // arm: Thumb code
 	insns []insn
 	lims  []string
+	// x86 are the x86asm decodings of insns (decodeProcForLift), sorted
+	// by address; an instruction without one (endbr, bad) has none.
+	x86 []x86Decoded
 }
 
 // decodeProc decodes the procedure at entry.
 func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool) (*procCode, error) {
-	pc := &procCode{entry: entry}
+	return c.decodeProcWith(ctx, op, six, ex, entry, withText, nil)
+}
+
+// decodeProcForLift is decodeProc keeping x86asm's decodings (procCode.x86)
+// for the lifter.
+func (c *Client) decodeProcForLift(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, kept []x86Decoded) (*procCode, error) {
+	pc, err := c.decodeProcWith(ctx, op, six, ex, entry, false, kept)
+	if err == nil && !slices.IsSortedFunc(pc.x86, func(a, b x86Decoded) int { return cmp.Compare(a.addr, b.addr) }) {
+		slices.SortFunc(pc.x86, func(a, b x86Decoded) int { return cmp.Compare(a.addr, b.addr) })
+	}
+	return pc, err
+}
+
+// decodeProcWith is decodeProc; a non-nil kept (empty, with capacity)
+// receives x86asm's decodings (procCode.x86).
+func (c *Client) decodeProcWith(ctx context.Context, op string, six *symIndex, ex *extentIndex, entry uint64, withText bool, kept []x86Decoded) (*procCode, error) {
+	pc := &procCode{entry: entry, x86: kept}
 	var inferred string
 	if pc.thumb, inferred = c.armMode(six, entry); inferred != "" {
 		pc.lims = append(pc.lims, inferred)
@@ -65,6 +84,9 @@ func (c *Client) decodeProc(ctx context.Context, op string, six *symIndex, ex *e
 	d.thumb = pc.thumb
 	if c.ix.img.arch == "x86" {
 		d.picAt = map[uint64]picState{}
+	}
+	if kept != nil {
+		d.keptX86 = &pc.x86
 	}
 	if end, known := ex.extentOf(entry); known {
 		n := end - entry

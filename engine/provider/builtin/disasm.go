@@ -119,6 +119,15 @@ type decoder struct {
 	// ended (or the decoder was reset) and no kept target was reached since.
 	picAt map[uint64]picState
 	ended bool
+	// keptX86, when set, receives every x86 instruction x86asm decoded
+	// (not endbr, not bad ones), so that lifting does not decode again.
+	keptX86 *[]x86Decoded
+}
+
+// x86Decoded is an instruction as x86asm decoded it at addr.
+type x86Decoded struct {
+	addr uint64
+	inst x86asm.Inst
 }
 
 // picState is the i386 registers known at a branch target (decoder.picAt).
@@ -218,6 +227,9 @@ func (d *decoder) decodeX86(code []byte, pc uint64, withText bool) insn {
 			it.text = "(bad)"
 		}
 		return it
+	}
+	if d.keptX86 != nil {
+		*d.keptX86 = append(*d.keptX86, x86Decoded{pc, in})
 	}
 	it := insn{addr: pc, n: uint8(in.Len)}
 	switch {

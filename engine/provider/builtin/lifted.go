@@ -30,11 +30,19 @@ import (
 // call sites are recovered (package signature). The result is kept per
 // procedure in the index (liftCache), counted in its memory estimate.
 
+// liftScratch is the memory lifting one procedure reuses from the last
+// (Client.lifts): the decoder's kept x86 decodings and data flow's
+// working memory.
+type liftScratch struct {
+	x86 []x86Decoded
+	df  dataflow.Scratch
+}
+
 // liftedProc is what lifting recovers of one procedure.
 type liftedProc struct {
 	proto    *signature.Prototype // nil when the procedure was not lifted
-	calls    []signature.Call
-	resolved map[uint64][]uint64 // indirect call → targets data flow resolved
+	calls    []byte               // the call sites, packed (packCalls)
+	resolved map[uint64][]uint64  // indirect call → targets data flow resolved
 	frame    *procFrame
 	lims     []string
 }
@@ -330,11 +338,19 @@ func liftTargetOf(img *image) (liftTarget, string) {
 	return liftTarget{}, "lifting is not available for " + arch + " code: no prototype or call arguments are recovered"
 }
 
-func (t liftTarget) lift(code []byte, addr uint64) (*lift.Insn, error) {
-	if t.mode == 0 {
-		return arm64.Lift(code, addr)
+// procLifter lifts the instructions of one procedure with the lifters'
+// scratch space reused from one instruction to the next.
+type procLifter struct {
+	t   liftTarget
+	x86 x86.Lifter
+	arm arm64.Lifter
+}
+
+func (l *procLifter) lift(code []byte, addr uint64) (*lift.Insn, error) {
+	if l.t.mode == 0 {
+		return l.arm.Lift(code, addr)
 	}
-	return x86.Lift(code, addr, t.mode)
+	return l.x86.Lift(code, addr, l.t.mode)
 }
 
 // lifted returns the lifting of the procedure at entry, building it on
@@ -357,7 +373,11 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	if err != nil {
 		return nil, err
 	}
-	pc, err := c.decodeProc(ctx, op, six, ex, entry, false)
+	scr, _ := c.lifts.Get().(*liftScratch)
+	if scr == nil {
+		scr = &liftScratch{x86: make([]x86Decoded, 0, 256)}
+	}
+	pc, err := c.decodeProcForLift(ctx, op, six, ex, entry, scr.x86[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -366,8 +386,13 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	// lifted before must not change an answer, which would then depend on
 	// the order of the calls. A callee the prototype table names still
 	// gives its arguments.
-	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil)
+	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, &scr.df)
 	c.releaseInsns(pc.insns)
+	if cap(pc.x86) <= 1<<14 { // an outsized one would stay pinned for the odd large procedure
+		clear(pc.x86)
+		scr.x86 = pc.x86[:0]
+		c.lifts.Put(scr)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, buildFault(op, err)
 	}
@@ -377,11 +402,18 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 
 // liftProcedure lifts the decoded instructions of pc and recovers what
 // data flow answers of them.
-func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool)) *liftedProc {
+func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) *liftedProc {
+	p, calls := liftProcedureCalls(tgt, view, codeAt, pc, ex, entry, known, scr)
+	p.calls = packCalls(calls)
+	return p
+}
+
+// liftProcedureCalls is liftProcedure with the call sites unpacked.
+func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) (*liftedProc, []signature.Call) {
 	p := &liftedProc{}
 	if pc.thumb {
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
-		return p
+		return p, nil
 	}
 	decoded := pc.insns
 	// SSA is built from the entry, the first instruction: code that
@@ -392,16 +424,24 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 		p.lims = append(p.lims, "code below the procedure's entry is not lifted: data flow does not see it")
 	} else if k < 0 {
 		p.lims = append(p.lims, "no instruction was decoded at the entry: nothing was lifted")
-		return p
+		return p, nil
 	}
 	insns := make([]*lift.Insn, 0, len(decoded))
 	bad := 0
+	lf := &procLifter{t: tgt}
+	kept := pc.x86 // by address, as decoded is
 	for _, it := range decoded {
 		n := int(it.n)
 		var in *lift.Insn
 		var err error
-		if code, ok := codeAt(it.addr); ok && len(code) >= n {
-			in, err = tgt.lift(code[:n], it.addr)
+		for len(kept) > 0 && kept[0].addr < it.addr {
+			kept = kept[1:]
+		}
+		if len(kept) > 0 && kept[0].addr == it.addr && kept[0].inst.Len == n {
+			// x86asm's decoding of the same bytes, kept by the decoder
+			in = lf.x86.LiftInst(kept[0].inst, it.addr)
+		} else if code, ok := codeAt(it.addr); ok && len(code) >= n {
+			in, err = lf.lift(code[:n], it.addr)
 		}
 		if in == nil || err != nil || in.Len != n {
 			bad++
@@ -412,12 +452,12 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	if bad > 0 {
 		p.lims = append(p.lims, "some instructions do not lift; their effects are unknown to data flow")
 	}
-	opt := dataflow.Options{Lift: func(a uint64) (*lift.Insn, bool) {
+	opt := dataflow.Options{Scratch: scr, Lift: func(a uint64) (*lift.Insn, bool) {
 		code, ok := codeAt(a)
 		if !ok {
 			return nil, false
 		}
-		in, err := tgt.lift(code[:min(len(code), 16)], a)
+		in, err := lf.lift(code[:min(len(code), 16)], a)
 		return in, err == nil
 	}}
 	if end, ok := ex.extentOf(entry); ok {
@@ -427,12 +467,12 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	res, err := dataflow.ResolveProcedure(arch, insns, view, opt)
 	if err != nil {
 		p.lims = append(p.lims, "the procedure's SSA form could not be built: "+err.Error())
-		return p
+		return p, nil
 	}
 	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known,
 		Pops: map[uint64]int64{entry: signature.CalleePops(insns, tgt.conv.SP)}}
-	p.proto = signature.Infer(res.Func, env)
-	p.calls = signature.Calls(res.Func, env)
+	var calls []signature.Call
+	p.proto, calls = signature.Analyze(res.Func, env)
 	for _, ic := range res.Calls {
 		if len(ic.Targets) > 0 {
 			if p.resolved == nil {
@@ -443,7 +483,7 @@ func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, 
 	}
 	p.frame = frameOf(res.Func, insns, tgt.conv)
 	p.lims = append(p.lims, res.Func.Limitations...)
-	return p
+	return p, calls
 }
 
 // frameOf measures the frame: its size is the depth below the entry stack
@@ -459,13 +499,13 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFram
 	// (Cheaper than dataflow.StackOffsets, which also follows realigned
 	// frames and phis: signature runs that one.)
 	type known struct {
-		off int64
-		ok  bool
+		off       int64
+		ok, found bool
 	}
-	memo := map[*dataflow.Value]known{}
+	memo := make([]known, f.IDBound()) // by value ID
 	var off func(v *dataflow.Value, depth int) known
 	off = func(v *dataflow.Value, depth int) known {
-		if k, ok := memo[v]; ok {
+		if k := memo[v.ID]; k.found {
 			return k
 		}
 		var k known
@@ -473,16 +513,17 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFram
 		case depth > 64:
 			return k
 		case v.Kind == dataflow.Entry && v.Loc == f.Arch.SP:
-			k = known{0, true}
+			k = known{off: 0, ok: true}
 		case v.Kind == dataflow.OpValue && (v.Op == lift.Add || v.Op == lift.Sub) && len(v.Args) == 2 && v.Args[1].Kind == dataflow.ConstValue:
 			if b := off(v.Args[0], depth+1); b.ok {
-				k = known{b.off - int64(v.Args[1].Lo), true}
+				k = known{off: b.off - int64(v.Args[1].Lo), ok: true}
 				if v.Op == lift.Add {
 					k.off = b.off + int64(v.Args[1].Lo)
 				}
 			}
 		}
-		memo[v] = k
+		k.found = true
+		memo[v.ID] = k
 		return k
 	}
 	// a call's push of its return address belongs to the callee's frame

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -20,6 +21,15 @@ import (
 // round) and runs `objdump -d` of the same file, side by side (issue 25's
 // performance figure): it reports both times, their ratio and the p99 and
 // maximum per procedure. REA_BENCH_LIFT_FILE names another file.
+//
+// Memory: the process's peak RSS once the indexes lifting reads are built
+// (symbols, extents, symbolizer, the header model: index-rss-MB), and
+// again with every procedure lifted and cached (peak-rss-MB), the same
+// process, so that the second over the first is what lifting everything
+// costs; index-MB and cache-MB are the index's own estimates (sizer) of
+// those indexes and of the lift cache. The first round's lifting is the
+// one measured (-benchtime 1x): later rounds start from an emptied cache
+// but a grown heap.
 func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	path := os.Getenv("REA_BENCH_LIFT_FILE")
 	if path == "" {
@@ -39,6 +49,9 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if _, err := c.symbolizer(ctx, "bench", six); err != nil {
+		b.Fatal(err)
+	}
 	var entries []uint64
 	for _, p := range allProcedures(b, c) {
 		a, err := strconv.ParseUint(p.Address[2:], 16, 64)
@@ -54,22 +67,44 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
+	maxRSS := func() float64 {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return float64(ru.Maxrss) * 1024 / 1e6 // KiB on Linux
+	}
+	indexRSS, indexMB := maxRSS(), float64(c.ix.memSize(c.data))/1e6
+	var peakRSS float64
+	// The lifting goroutine's own thread's CPU time per procedure
+	// (p99-cpu-ms): on a loaded machine a procedure's wall time is mostly
+	// waiting for a core. The collector's background workers run on other
+	// threads and are not in it; its assists are.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	threadCPU := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	var liftD, objD, liftCPU, objCPU time.Duration
-	var per []time.Duration
+	var per, perCPU []time.Duration
 	rounds := 0
 	for b.Loop() {
 		c.ix.lifted.reset()
-		per = per[:0]
+		per, perCPU = per[:0], perCPU[:0]
 		t0, c0 := time.Now(), cpu()
 		for _, e := range entries {
-			t := time.Now()
+			t, tc := time.Now(), threadCPU()
 			if _, err := c.lifted(ctx, "bench", six, ex, e); err != nil {
 				b.Fatal(err)
 			}
 			per = append(per, time.Since(t))
+			perCPU = append(perCPU, threadCPU()-tc)
 		}
 		liftD += time.Since(t0)
 		liftCPU += cpu() - c0
+		if rounds == 0 {
+			peakRSS = maxRSS()
+		}
 		cmd := exec.Command(objdump, "-d", path)
 		cmd.Stdout = io.Discard
 		t1 := time.Now()
@@ -81,6 +116,7 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		rounds++
 	}
 	slices.Sort(per)
+	slices.Sort(perCPU)
 	b.ReportMetric(float64(len(entries)), "procs")
 	b.ReportMetric(liftD.Seconds()/float64(rounds), "lift-s")
 	b.ReportMetric(objD.Seconds()/float64(rounds), "objdump-s")
@@ -90,5 +126,13 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	b.ReportMetric(liftCPU.Seconds()/objCPU.Seconds(), "lift/objdump-cpu")
 	b.ReportMetric(float64(per[len(per)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(per[len(per)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(float64(perCPU[len(perCPU)/2].Microseconds())/1000, "p50-cpu-ms")
+	b.ReportMetric(float64(perCPU[len(perCPU)*99/100].Microseconds())/1000, "p99-cpu-ms")
+	b.ReportMetric(float64(perCPU[len(perCPU)-1].Microseconds())/1000, "max-cpu-ms")
+	b.ReportMetric(float64(per[len(per)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(c.ix.lifted.memSize(newSizer()))/1e6, "cache-MB")
+	b.ReportMetric(indexMB, "index-MB")
+	b.ReportMetric(indexRSS, "index-rss-MB")
+	b.ReportMetric(peakRSS, "peak-rss-MB")
+	b.ReportMetric(peakRSS/indexRSS, "peak/index-rss")
 }
