@@ -132,7 +132,7 @@ func Stub(c Case) string {
 		fmt.Fprintf(&b, "\t(void)%s;\n", p.Name)
 	}
 	if c.Proto.Return != "void" {
-		fmt.Fprintf(&b, "\t%s r;\n\t__builtin_memset(&r, 0, sizeof r);\n\treturn r;\n", c.Proto.Return)
+		fmt.Fprintf(&b, "\t%s reexec_zero_;\n\t__builtin_memset(&reexec_zero_, 0, sizeof reexec_zero_);\n\treturn reexec_zero_;\n", c.Proto.Return)
 	}
 	b.WriteString("}\n")
 	return b.String()

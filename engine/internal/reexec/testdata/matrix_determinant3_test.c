@@ -1,5 +1,5 @@
 #include "check.h"
-double matrix_determinant3(const double m[9]);
+double matrix_determinant3(const double *m);
 int main(void) {
 	double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 	CHECK_NEAR(matrix_determinant3(id), 1, 1e-12);
