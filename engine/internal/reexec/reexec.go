@@ -3,7 +3,10 @@
 // (testdata/<name>.c, the function last, after the includes and types it
 // needs), each with an assertion main of its own (testdata/<name>_test.c,
 // which declares the function's prototype itself and prints the failing
-// line and exits non-zero on a failed assertion). The harness builds a
+// line and exits non-zero on a failed assertion). A function calls libc
+// only, never another corpus function; a static helper in its file is
+// marked by a "helper of <name>" comment on its definition line and listed
+// in Case.Helpers (the decompiler has to emit it too). The harness builds a
 // function the way a user would — alone in its own object at -O0 … -O3,
 // linked with its test main — for the decompiler to read, and checks a
 // translation unit that defines the function (the decompiler's output, or
@@ -32,6 +35,9 @@ type Case struct {
 	Source string    // testdata/<name>.c: the includes, the types, then the function
 	Test   string    // testdata/<name>_test.c: main and its own prototype of the function
 	Proto  Prototype // parsed from Source's definition
+	// Helpers are the names of the static functions Source defines
+	// besides the function (each marked "helper of <name>").
+	Helpers []string
 }
 
 // Cases returns the corpus sorted by name. It fails when a file breaks
@@ -65,7 +71,11 @@ func Cases() ([]Case, error) {
 		if p.Name != name {
 			return nil, fmt.Errorf("reexec: %s defines %s, not %s", n, p.Name, name)
 		}
-		out = append(out, Case{Name: name, Source: string(src), Test: string(test), Proto: p})
+		helpers, err := staticHelpers(string(src), name)
+		if err != nil {
+			return nil, fmt.Errorf("reexec: %s: %w", n, err)
+		}
+		out = append(out, Case{Name: name, Source: string(src), Test: string(test), Proto: p, Helpers: helpers})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -78,4 +88,21 @@ func header() string {
 		panic("reexec: embedded check.h is missing: " + err.Error()) // the package's own files
 	}
 	return string(b)
+}
+
+// staticHelpers returns the static functions defined in src, each of
+// which must be marked "helper of name".
+func staticHelpers(src, name string) ([]string, error) {
+	var out []string
+	for _, line := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(line, "static ") || !strings.Contains(line, "(") || strings.HasSuffix(strings.TrimSpace(line), ";") {
+			continue
+		}
+		if !strings.Contains(line, "helper of "+name) {
+			return nil, fmt.Errorf("static function %q is not marked \"helper of %s\"", line, name)
+		}
+		_, h := splitDecl(strings.TrimSpace(line[:strings.IndexByte(line, '(')]))
+		out = append(out, h)
+	}
+	return out, nil
 }

@@ -95,12 +95,12 @@ func (t *Table) Below(goal func(Config) float64) []Config {
 // String prints one row per architecture and toolchain, one column per
 // level: "pass/total (percent)"; cells without verdicts are "-".
 func (t *Table) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-6s %-6s", "arch", "cc")
+	var b, head strings.Builder
+	fmt.Fprintf(&head, "%-6s %-6s", "arch", "cc")
 	for _, l := range Levels {
-		fmt.Fprintf(&b, " %-16s", fmt.Sprintf("O%d", l))
+		fmt.Fprintf(&head, " %-16s", fmt.Sprintf("O%d", l))
 	}
-	b.WriteString("\n")
+	b.WriteString(strings.TrimRight(head.String(), " ") + "\n")
 	for _, a := range Arches {
 		for _, tc := range Toolchains {
 			row := false
