@@ -55,10 +55,10 @@ func TestPrototypes(t *testing.T) {
 func TestPrototypeRejects(t *testing.T) {
 	for _, src := range []string{
 		"int f(int a) {\n\treturn a;\n}\nint g(void) {\n\treturn 0;\n}\n", // two definitions
-		"int f(int a) {\n\treturn a;\n}\nint x;\n",                         // not last
-		"static int f(int a) {\n\treturn a;\n}\n",                          // no external definition
-		"int f(int, ...) {\n\treturn 0;\n}\n",                              // unnamed, variadic
-		"int f(int a[4]) {\n\treturn a[0];\n}\n",                           // array declarator
+		"int f(int a) {\n\treturn a;\n}\nint x;\n",                        // not last
+		"static int f(int a) {\n\treturn a;\n}\n",                         // no external definition
+		"int f(int, ...) {\n\treturn 0;\n}\n",                             // unnamed, variadic
+		"int f(int a[4]) {\n\treturn a[0];\n}\n",                          // array declarator
 	} {
 		if p, err := ParsePrototype(src); err == nil {
 			t.Errorf("ParsePrototype accepted %q as %+v", src, p)
