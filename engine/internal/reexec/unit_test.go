@@ -166,3 +166,51 @@ func FuzzParsePrototype(f *testing.F) {
 		}
 	})
 }
+
+// TestSweep: a sweep with the original sources as units passes every
+// case; one whose unit function fails, or hands back a stub, fails every
+// case, each with its reason.
+func TestSweep(t *testing.T) {
+	need(t, GCC, AMD64)
+	cs := cases(t)[:3]
+	cells := []Config{{GCC, 0, AMD64}, {GCC, 2, AMD64}}
+	ctx := context.Background()
+	tab, outs, err := harness.Sweep(ctx, cs, cells, func(_ context.Context, c Case, b Binary) (string, error) {
+		if b.Func != c.Name || b.Addr == 0 {
+			return "", errors.New("no function in the build")
+		}
+		return c.Source, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cell := range cells {
+		if p, n := tab.Counts(cell); p != 3 || n != 3 {
+			t.Errorf("%s: %d/%d pass with the originals, want 3/3\n%v", cell, p, n, outs)
+		}
+	}
+	tab, outs, err = harness.Sweep(ctx, cs, cells, func(_ context.Context, c Case, _ Binary) (string, error) {
+		if c.Name == cs[0].Name {
+			return "", errors.New("cannot decompile")
+		}
+		return Stub(c), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 6 {
+		t.Fatalf("%d outcomes, want 6", len(outs))
+	}
+	for _, o := range outs {
+		want := "run"
+		if o.Case == cs[0].Name {
+			want = "unit"
+		}
+		if o.Result.Pass || o.Result.Stage != want {
+			t.Errorf("%s %s: pass %v stage %q, want a failure at %q", o.Case, o.Config, o.Result.Pass, o.Result.Stage, want)
+		}
+	}
+	if got := tab.Below(Goal); len(got) != 2 {
+		t.Errorf("Below(Goal) = %v, want both cells", got)
+	}
+}
