@@ -12,6 +12,17 @@
 // translation unit that defines the function (the decompiler's output, or
 // a stub) by linking it with the same main and running it.
 //
+// Build compiles the function with the compiler's defaults and -O<n> only
+// (what a user's build looks like, inlining of its own callees included),
+// the test main at -O0, and links them with -lm; Check compiles a unit at
+// -O0 -std=gnu11. arm64 builds use aarch64-linux-gnu-gcc or clang
+// --target=aarch64-linux-gnu and run under qemu-aarch64 -L
+// /usr/aarch64-linux-gnu. Sweep runs a whole matrix for a decompiler and
+// Table prints its pass rates (compiler × level × architecture).
+//
+// Every test main fails against a stub of its function (Stub: the same
+// prototype, a body that returns zero), so a pass means something.
+//
 // It is a helper of tests and never imported by the product.
 package reexec
 

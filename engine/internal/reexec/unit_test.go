@@ -18,6 +18,9 @@ func TestPrototypes(t *testing.T) {
 		if !strings.Contains(c.Test, c.Proto.String()) {
 			t.Errorf("%s: the test main does not declare %q", c.Name, c.Proto.String())
 		}
+		if n := strings.Count(c.Test, "CHECK"); n < 5 {
+			t.Errorf("%s: the test main has %d assertions, want ≥ 5", c.Name, n)
+		}
 		if !strings.Contains(c.Test, `#include "check.h"`) {
 			t.Errorf("%s: the test main does not include check.h", c.Name)
 		}
