@@ -30,12 +30,14 @@ const (
 	ARM64 Arch      = "arm64"
 )
 
-// Toolchains and Arches are the matrix's axes; Levels are -O0 … -O3.
-var (
-	Toolchains = []Toolchain{GCC, Clang}
-	Arches     = []Arch{AMD64, ARM64}
-	Levels     = []int{0, 1, 2, 3}
-)
+// Toolchains is the matrix's compiler axis.
+func Toolchains() []Toolchain { return []Toolchain{GCC, Clang} }
+
+// Arches is the matrix's architecture axis.
+func Arches() []Arch { return []Arch{AMD64, ARM64} }
+
+// Levels is the matrix's optimisation axis, -O0 … -O3.
+func Levels() []int { return []int{0, 1, 2, 3} }
 
 // Config is one cell of the matrix.
 type Config struct {
@@ -49,9 +51,9 @@ func (c Config) String() string { return fmt.Sprintf("%s/%s/O%d", c.Arch, c.Tool
 // Matrix is every cell: toolchain × level × architecture.
 func Matrix() []Config {
 	var out []Config
-	for _, a := range Arches {
-		for _, t := range Toolchains {
-			for _, l := range Levels {
+	for _, a := range Arches() {
+		for _, t := range Toolchains() {
+			for _, l := range Levels() {
 				out = append(out, Config{t, l, a})
 			}
 		}

@@ -100,8 +100,8 @@ func cells(t *testing.T) []Config {
 		need(t, GCC, AMD64)
 		return []Config{{GCC, 0, AMD64}, {GCC, 2, AMD64}}
 	}
-	for _, tc := range Toolchains {
-		for _, a := range Arches {
+	for _, tc := range Toolchains() {
+		for _, a := range Arches() {
 			need(t, tc, a)
 		}
 	}

@@ -97,16 +97,16 @@ func (t *Table) Below(goal func(Config) float64) []Config {
 func (t *Table) String() string {
 	var b, head strings.Builder
 	fmt.Fprintf(&head, "%-6s %-6s", "arch", "cc")
-	for _, l := range Levels {
+	for _, l := range Levels() {
 		fmt.Fprintf(&head, " %-16s", fmt.Sprintf("O%d", l))
 	}
 	b.WriteString(strings.TrimRight(head.String(), " ") + "\n")
-	for _, a := range Arches {
-		for _, tc := range Toolchains {
+	for _, a := range Arches() {
+		for _, tc := range Toolchains() {
 			row := false
 			var line strings.Builder
 			fmt.Fprintf(&line, "%-6s %-6s", a, tc)
-			for _, l := range Levels {
+			for _, l := range Levels() {
 				p, n := t.Counts(Config{tc, l, a})
 				cell := "-"
 				if n > 0 {

@@ -120,8 +120,8 @@ func TestCheckStages(t *testing.T) {
 		byName[c.Name] = c
 	}
 	c := byName["gcd_u32"]
-	for _, tc := range Toolchains {
-		for _, a := range Arches {
+	for _, tc := range Toolchains() {
+		for _, a := range Arches() {
 			t.Run(string(tc)+"/"+string(a), func(t *testing.T) {
 				if testing.Short() && (tc != GCC || a != AMD64) {
 					t.Skip("-short: gcc amd64 only")
