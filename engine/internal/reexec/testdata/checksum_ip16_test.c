@@ -1,0 +1,17 @@
+#include "check.h"
+#include <stddef.h>
+#include <stdint.h>
+uint16_t checksum_ip16(const uint8_t *p, size_t n);
+int main(void) {
+	const uint8_t hdr[20] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+	                         0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
+	CHECK(checksum_ip16(hdr, 20) == 0xb861);
+	CHECK(checksum_ip16(hdr, 0) == 0xffff);
+	const uint8_t one[1] = {0x12};
+	CHECK(checksum_ip16(one, 1) == 0xedff);
+	const uint8_t ff[4] = {0xff, 0xff, 0xff, 0xff};
+	CHECK(checksum_ip16(ff, 4) == 0x0000);
+	const uint8_t w[2] = {0x00, 0x01};
+	CHECK(checksum_ip16(w, 2) == 0xfffe);
+	return 0;
+}

@@ -1,0 +1,3 @@
+int sign_of(long long v) {
+	return (v > 0) - (v < 0);
+}
