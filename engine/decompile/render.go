@@ -1,0 +1,538 @@
+package decompile
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rea-re/rea/engine/ctypes"
+	"github.com/rea-re/rea/engine/dataflow"
+	"github.com/rea-re/rea/engine/decompile/structure"
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// ex renders v as an expression.
+func (e *emitter) ex(v *value) cx {
+	switch v.Kind {
+	case dataflow.ConstValue:
+		return e.constant(v)
+	case dataflow.Entry:
+		return e.entry(v, v.Width)
+	}
+	if n, ok := e.vars[v]; ok {
+		c := atom(n)
+		return c
+	}
+	if v.Kind != dataflow.OpValue || !e.inline[v] {
+		return num(max(v.Width, 1), 0, 0)
+	}
+	e.note(v.Addr)
+	return e.op(v)
+}
+
+// constant renders a constant: a string literal's address when the
+// image has a string there is still a number (its identity matters to
+// the code); a symbol's address is the symbol.
+func (e *emitter) constant(v *value) cx {
+	return num(v.Width, v.Lo, v.Hi)
+}
+
+// entry renders the value a location has at entry, at width w.
+func (e *emitter) entry(v *value, w lift.Width) cx {
+	cv := e.in.Env.Conv
+	if v.Loc == cv.SP {
+		e.frame = true
+		return atom("sp0")
+	}
+	k, ok := e.params[v.Loc]
+	if !ok {
+		return num(max(w, 1), 0, 0)
+	}
+	q := e.proto.Params[k]
+	name := "a" + strconv.Itoa(k+1)
+	switch q.Class {
+	case ctypes.ClassFloating:
+		fw := 64
+		if q.Width == 32 {
+			fw = 32
+		}
+		c := e.h.b(fw, atom(name))
+		if w != lift.Width(fw) {
+			return cast(uT(w), c)
+		}
+		return c
+	case ctypes.ClassPointer:
+		return cast(uT(w), atom(name))
+	}
+	c := cast(uT(w), atom(name))
+	if w == lift.Width(q.Width) && q.Signed {
+		c.relOp = "" // no comparison
+		c.bits = ""
+	}
+	return c
+}
+
+// param reports whether v is the entry value of a parameter.
+func (e *emitter) param(v *value) (int, bool) {
+	if v.Kind != dataflow.Entry {
+		return 0, false
+	}
+	k, ok := e.params[v.Loc]
+	return k, ok
+}
+
+// op renders the operation v.
+func (e *emitter) op(v *value) cx {
+	switch v.Op {
+	case lift.Load:
+		return cx{s: "*(" + memT(v.Width) + " *)" + e.addr(v.Args[0]).at(pUnary), p: pUnary}
+	case lift.Trunc, lift.ZExt, lift.Extract:
+		// a parameter read at its own width is the parameter
+		if k, ok := e.param(v.Args[0]); ok && (v.Op != lift.Extract || v.Aux == 0) && v.Width <= v.Args[0].Width {
+			q := e.proto.Params[k]
+			if q.Class == ctypes.ClassFloating && int(v.Width) == q.Width || q.Class != ctypes.ClassFloating && int(v.Width) <= max(q.Width, 64) {
+				return e.entry(v.Args[0], v.Width)
+			}
+		}
+	case lift.Slt, lift.Sle, lift.SDiv, lift.SRem, lift.AShr, lift.SExt, lift.SToF:
+	}
+	args := make([]opnd, 0, 3)
+	for _, a := range v.Args {
+		if a.IsMem() {
+			continue
+		}
+		o := opnd{c: e.ex(a), w: a.Width}
+		if k, ok := e.param(a); ok {
+			// a signed parameter compared or divided at its own width
+			q := e.proto.Params[k]
+			if q.Class == ctypes.ClassInteger && q.Signed && int(a.Width) == q.Width {
+				o.c = cast(uT(a.Width), atom("a"+strconv.Itoa(k+1)))
+			}
+		}
+		args = append(args, o)
+	}
+	var c cx
+	var ok bool
+	if v.Lane != 0 {
+		c, ok = e.h.lanes(v.Op, v.Width, v.Lane, v.Aux, args)
+	} else {
+		c, ok = e.h.scalar(v.Op, v.Width, v.Aux, args)
+	}
+	if !ok {
+		e.h.unmodelled()
+		e.limit(fmt.Sprintf("IR operation %s is not expressed in C: a trapping helper stands for it", v.Op))
+		return cx{s: "(__rea_unmodelled(" + quoteC(v.Op.String()) + "), (" + uT(max(v.Width, 1)) + ")0)", p: pAtom}
+	}
+	return c
+}
+
+// memT is the C type of a memory access of width w.
+func memT(w lift.Width) string {
+	if w == 128 {
+		return "__rea_u128u"
+	}
+	return uT(w)
+}
+
+// addr renders an address: a pointer parameter plus a constant stays a
+// pointer expression.
+func (e *emitter) addr(v *value) cx {
+	if k, ok := e.param(v); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+		return atom("a" + strconv.Itoa(k+1))
+	}
+	if v.Kind == dataflow.OpValue && e.inline[v] && v.Op == lift.Add && len(v.Args) == 2 {
+		if k, ok := e.param(v.Args[0]); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+			e.note(v.Addr)
+			o := opnd{c: e.ex(v.Args[1]), w: v.Args[1].Width}
+			p := atom("a" + strconv.Itoa(k+1))
+			if o.c.isConst && signExt(o.c.val, o.w) < 0 {
+				return bin(p, "-", atom(strconv.FormatInt(-signExt(o.c.val, o.w), 10)), pAdd)
+			}
+			if o.c.isConst {
+				return bin(p, "+", atom(strconv.FormatInt(signExt(o.c.val, o.w), 10)), pAdd)
+			}
+			return bin(p, "+", o.c, pAdd)
+		}
+	}
+	return e.ex(v)
+}
+
+// statement renders the statement of v, if it has one.
+func (e *emitter) statement(v *value) (string, bool) {
+	switch {
+	case v.Kind == dataflow.OpValue && v.Op == lift.Store:
+		a := e.addr(v.Args[0])
+		return "*(" + memT(v.Args[1].Width) + " *)" + a.at(pUnary) + " = " + e.ex(v.Args[1]).s + ";", true
+	case v.Kind == dataflow.OpValue && v.Op == lift.Call:
+		return e.callStmt(v), true
+	case v.Kind == dataflow.OpValue && v.Op == lift.TrapIf:
+		return "if (" + e.ex(v.Args[0]).s + ") __builtin_trap();", true
+	case v.Kind == dataflow.OpValue && v.Op == lift.Unmodelled:
+		e.h.unmodelled()
+		e.limit(fmt.Sprintf("unmodelled instruction %s: a trapping helper call stands for it", v.Text))
+		return "__rea_unmodelled(" + quoteC(v.Text) + ");", true
+	case v.Kind == dataflow.OpValue && !sideEffect(v):
+		if n, ok := e.vars[v]; ok {
+			return n + " = " + e.op(v).s + ";", true
+		}
+	}
+	return "", false
+}
+
+// callExpr renders the call of ci.
+func (e *emitter) callExpr(ci *callInfo) cx {
+	var args []cx
+	for _, a := range ci.args {
+		var x cx
+		switch {
+		case a.isStr:
+			x = atom(quoteC(a.str))
+		case a.param >= 0:
+			x = atom("a" + strconv.Itoa(a.param+1))
+			if e.proto.Params[a.param].Class != ctypes.ClassPointer && a.q.Class == ctypes.ClassPointer {
+				x = cast("void *", x)
+			}
+		case a.v == nil:
+			x = atom("0")
+		default:
+			x = e.ex(a.v)
+			switch a.q.Class {
+			case ctypes.ClassPointer:
+				if !strings.HasPrefix(x.s, "(void *)") {
+					x = cast("void *", x)
+				}
+			case ctypes.ClassFloating:
+				fw := 64
+				if a.q.Width == 32 {
+					fw = 32
+				}
+				x = e.h.fl(fw, opnd{c: x, w: a.v.Width})
+			default:
+				if a.v.Width > 64 {
+					x = cast("uint64_t", x)
+				}
+			}
+		}
+		args = append(args, x)
+	}
+	fn := ci.name
+	if fn == "" {
+		fn = "((uint64_t (*)())" + e.ex(ci.target).at(pUnary) + ")"
+		if ci.target.Kind == dataflow.OpValue && ci.target.Op == lift.Load {
+			e.unresolved++
+		}
+	}
+	return call(fn, args...)
+}
+
+// result converts a call's result to the return register's form.
+func (e *emitter) result(ci *callInfo, c cx) cx {
+	if ci.ret == nil {
+		return c
+	}
+	switch ci.ret.Class {
+	case ctypes.ClassPointer:
+		return cast("uint64_t", c)
+	case ctypes.ClassFloating:
+		fw := 64
+		if ci.ret.Width == 32 {
+			fw = 32
+		}
+		return e.h.b(fw, c)
+	}
+	return c
+}
+
+func (e *emitter) callStmt(v *value) string {
+	ci := e.info[v]
+	e.note(v.Addr)
+	c := e.callExpr(ci)
+	var res *value
+	for cl, call := range e.retOf {
+		if call == v && e.vars[cl] != "" && (res == nil || cl.ID < res.ID) {
+			res = cl
+		}
+	}
+	if res == nil {
+		return c.s + ";"
+	}
+	if ci.ret == nil {
+		e.limit("a call's result is read but its callee returns nothing: 0 is read")
+		return c.s + "; " + e.vars[res] + " = 0;"
+	}
+	return e.vars[res] + " = " + e.result(ci, c).s + ";"
+}
+
+// retText renders the return of x, the register form of the result.
+func (e *emitter) retText(x cx, w lift.Width) string {
+	r := e.proto.Return
+	if r == nil {
+		return "return;"
+	}
+	switch r.Class {
+	case ctypes.ClassPointer:
+		return "return " + cast("uint8_t *", x).s + ";"
+	case ctypes.ClassFloating:
+		fw := 64
+		if r.Width == 32 {
+			fw = 32
+		}
+		return "return " + e.h.fl(fw, opnd{c: x, w: w}).s + ";"
+	}
+	if w > 64 {
+		x = cast("uint64_t", x)
+	}
+	return "return " + x.s + ";"
+}
+
+// render builds the nodes of the emitter's graph: each block's
+// statements and terminator, and the copies of each edge.
+func (e *emitter) render() {
+	nb := len(e.f.Blocks)
+	for _, b := range e.f.Blocks {
+		e.nodes = append(e.nodes, &node{block: b})
+	}
+	succs := make([][]int, nb)
+	for i, b := range e.f.Blocks {
+		n := e.nodes[i]
+		for _, v := range b.Values {
+			if !e.live[v] {
+				continue
+			}
+			var as []uint64
+			e.collect = &as
+			e.note(v.Addr)
+			if t, ok := e.statement(v); ok {
+				n.stmts = append(n.stmts, line{t, as})
+			}
+			e.collect = nil
+		}
+		e.terminator(n, b)
+		for k, s := range b.Succs {
+			cs := e.copies(b, s)
+			switch {
+			case len(cs) == 0:
+				succs[i] = append(succs[i], e.blockIdx[s])
+			case len(b.Succs) == 1:
+				n.stmts = append(n.stmts, cs...)
+				succs[i] = append(succs[i], e.blockIdx[s])
+			default:
+				_ = k
+				e.nodes = append(e.nodes, &node{stmts: cs})
+				succs = append(succs, []int{e.blockIdx[s]})
+				succs[i] = append(succs[i], len(e.nodes)-1)
+			}
+		}
+	}
+	e.graph = structure.Graph{Entry: 0, Succs: succs, Pure: make([]bool, len(e.nodes))}
+	for i, n := range e.nodes {
+		e.graph.Pure[i] = len(n.stmts) == 0
+	}
+}
+
+// terminator renders b's control: a condition, a switch, or the exit
+// statements (return, tail call, a transfer the text cannot follow).
+func (e *emitter) terminator(n *node, b *dataflow.Block) {
+	c := b.Control()
+	var as []uint64
+	e.collect = &as
+	defer func() { e.collect = nil }()
+	if c != nil {
+		e.note(c.Addr)
+	}
+	switch {
+	case c != nil && c.Op == lift.Branch:
+		n.cond = e.ex(c.Args[0])
+		n.condAddrs = as
+	case c != nil && c.Op == lift.Jump && len(b.Succs) > 1:
+		n.sw = true
+		n.cond = e.ex(c.Args[0])
+		n.condAddrs = as
+		for _, s := range b.Succs {
+			n.cases = append(n.cases, s.Addr)
+		}
+	case len(b.Succs) > 0:
+	case c != nil && c.Op == lift.Return:
+		if r := e.retValue(c); r != nil {
+			n.stmts = append(n.stmts, line{e.retText(e.ex(r), r.Width), as})
+		} else {
+			if e.proto.Return != nil {
+				e.limit("a return hands back no value the procedure computed: 0 is returned")
+				n.stmts = append(n.stmts, line{e.retText(atom("0"), 64), as})
+			} else {
+				n.stmts = append(n.stmts, line{"return;", as})
+			}
+		}
+	case c != nil && c.Op == lift.Jump && e.info[c] != nil:
+		ci := e.info[c]
+		x := e.callExpr(ci)
+		if e.proto.Return == nil || ci.ret == nil {
+			n.stmts = append(n.stmts, line{x.s + ";", as}, line{"return;", nil})
+			if e.proto.Return != nil {
+				n.stmts[len(n.stmts)-1].text = "return 0;"
+			}
+		} else {
+			w := lift.Width(64)
+			if ci.ret.Class == ctypes.ClassFloating {
+				w = lift.Width(ci.ret.Width)
+			}
+			n.stmts = append(n.stmts, line{e.retText(e.result(ci, x), w), as})
+		}
+	case c != nil && c.Op == lift.Jump && len(c.Args) > 0:
+		e.h.outside()
+		t := c.Args[0]
+		if t.Kind == dataflow.ConstValue {
+			e.limit(fmt.Sprintf("a branch leaves the procedure for %#x: a trapping helper stands for it", t.Lo))
+		} else {
+			e.unresolved++
+			e.limit("an indirect jump is not resolved: a trapping helper stands for it")
+		}
+		x := e.ex(t)
+		if t.Width < 64 {
+			x = cast("uint64_t", x)
+		}
+		n.stmts = append(n.stmts, line{"__rea_goto(" + x.s + ");", as})
+		if e.proto.Return != nil {
+			n.stmts = append(n.stmts, line{e.retText(atom("0"), 64), nil})
+		}
+	default:
+		e.h.outside()
+		e.limit("a path runs off the end of the procedure: a trapping helper stands for it")
+		n.stmts = append(n.stmts, line{fmt.Sprintf("__rea_goto(%#x);", b.Addr), as})
+		if e.proto.Return != nil {
+			n.stmts = append(n.stmts, line{e.retText(atom("0"), 64), nil})
+		}
+	}
+}
+
+// copies renders the parallel copy of edge b → s into its phis'
+// variables, sequenced so that no copy overwrites a variable a later one
+// reads; a cycle goes through a temporary.
+func (e *emitter) copies(b, s *dataflow.Block) []line {
+	k := slices.Index(s.Preds, b)
+	type cp struct {
+		dst   string
+		src   *value
+		txt   cx
+		as    []uint64
+		reads map[string]bool
+	}
+	var cps []*cp
+	for _, v := range s.Values {
+		if v.Kind != dataflow.Phi {
+			continue
+		}
+		d, ok := e.vars[v]
+		if !ok || k < 0 || k >= len(v.Args) {
+			continue
+		}
+		src := v.Args[k]
+		if e.vars[src] == d {
+			continue // the variable already holds it
+		}
+		c := &cp{dst: d, src: src, reads: map[string]bool{}}
+		e.reads(src, c.reads)
+		var as []uint64
+		e.collect = &as
+		c.txt = e.ex(src)
+		e.collect = nil
+		c.as = as
+		cps = append(cps, c)
+	}
+	var out []line
+	for len(cps) > 0 {
+		done := false
+		for i, c := range cps {
+			blocked := false
+			for j, o := range cps {
+				if j != i && o.reads[c.dst] {
+					blocked = true
+					break
+				}
+			}
+			if !blocked {
+				out = append(out, line{c.dst + " = " + c.txt.s + ";", c.as})
+				cps = slices.Delete(cps, i, i+1)
+				done = true
+				break
+			}
+		}
+		if done {
+			continue
+		}
+		// a cycle: the first copy's source goes through a temporary
+		c := cps[0]
+		t := e.newTemp(e.vtype[c.dst])
+		out = append(out, line{t + " = " + c.txt.s + ";", c.as})
+		c.txt, c.reads, c.as = atom(t), map[string]bool{}, nil
+	}
+	return out
+}
+
+func (e *emitter) newTemp(t string) string {
+	e.nvar++
+	n := fmt.Sprintf("v%d", e.nvar)
+	e.decl = append(e.decl, n)
+	e.vtype[n] = t
+	return n
+}
+
+// reads adds the variables the expression of v reads to out.
+func (e *emitter) reads(v *value, out map[string]bool) {
+	if n, ok := e.vars[v]; ok {
+		out[n] = true
+		return
+	}
+	if v.Kind == dataflow.OpValue && e.inline[v] {
+		for _, d := range e.deps(v) {
+			e.reads(d, out)
+		}
+	}
+}
+
+// gotoTree is the control tree of g in goto form: each node's label and
+// statements in order, a two-way node's condition as `if (c) goto L;`,
+// a switch of gotos; a jump to the node printed next is left out.
+func gotoTree(g structure.Graph) (*structure.Node, error) {
+	seq := &structure.Node{Kind: structure.Seq}
+	n := len(g.Succs)
+	add := func(k *structure.Node) { seq.Children = append(seq.Children, k) }
+	for i := 0; i < n; i++ {
+		next := i + 1
+		add(&structure.Node{Kind: structure.Label, Node: i})
+		add(&structure.Node{Kind: structure.Block, Node: i})
+		ss := g.Succs[i]
+		switch len(ss) {
+		case 0:
+		case 1:
+			if ss[0] != next {
+				add(&structure.Node{Kind: structure.Goto, Node: ss[0]})
+			}
+		case 2:
+			if ss[0] == next {
+				add(&structure.Node{Kind: structure.If, Cond: &structure.Cond{Op: structure.Leaf, Node: i, Negate: true},
+					Children: []*structure.Node{{Kind: structure.Goto, Node: ss[1]}, nil}})
+				continue
+			}
+			add(&structure.Node{Kind: structure.If, Cond: &structure.Cond{Op: structure.Leaf, Node: i},
+				Children: []*structure.Node{{Kind: structure.Goto, Node: ss[0]}, nil}})
+			if ss[1] != next {
+				add(&structure.Node{Kind: structure.Goto, Node: ss[1]})
+			}
+		default:
+			sw := &structure.Node{Kind: structure.Switch, Node: i}
+			byTarget := map[int]int{}
+			for k, s := range ss {
+				if c, ok := byTarget[s]; ok {
+					sw.Cases[c].Succs = append(sw.Cases[c].Succs, k)
+					continue
+				}
+				byTarget[s] = len(sw.Cases)
+				sw.Cases = append(sw.Cases, structure.Case{Succs: []int{k}, Body: &structure.Node{Kind: structure.Goto, Node: s}})
+			}
+			add(sw)
+		}
+	}
+	return seq, nil
+}
