@@ -36,6 +36,9 @@ type cx struct {
 	bits string
 	// rel: the expression is a comparison relOp of relL and relR, so that
 	// its negation can flip the operator instead of adding a '!'.
+	// sform: the same value read as a signed integer, when it has a
+	// shorter form than a cast (a signed parameter).
+	sform string
 	relOp      string
 	relL, relR cx2
 }
@@ -192,7 +195,7 @@ func num(w lift.Width, lo, hi uint64) cx {
 }
 
 func hexnum(v uint64) string {
-	if v < 10 {
+	if v < 256 && v != 0x7f && v != 0x80 && v != 0xff && v != 0xf0 {
 		return strconv.FormatUint(v, 10)
 	}
 	return fmt.Sprintf("%#x", v)

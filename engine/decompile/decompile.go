@@ -33,6 +33,16 @@ type Input struct {
 	// Names gives callees' display names (user names); nil or a miss:
 	// the image's symbol, else sub_<hex>.
 	Names func(addr uint64) (string, bool)
+	// SymbolAt names the object or procedure an address lies in, with
+	// its start and size, so that addresses of globals print as the
+	// symbols (nil: they print as numbers). An object in read-only memory
+	// (ReadOnly) of at most 4 KiB is defined in the prelude with its
+	// bytes.
+	SymbolAt func(addr uint64) (name string, start, size uint64, ok bool)
+	// ReadOnly returns the bytes at addr when they lie in memory the
+	// program cannot write (a constant pool): a load from there prints as
+	// its value (nil: loads stay loads).
+	ReadOnly func(addr uint64, n int) ([]byte, bool)
 	// Insns are the lifted instructions, for the address map's ranges
 	// (nil: each range is one byte long).
 	Insns []*lift.Insn
@@ -85,6 +95,7 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	e.prepare()
 	e.liveness()
 	e.decide()
+	e.findAddrConsts()
 	e.render()
 	tree, err := structureOf(e.graph)
 	if err != nil {
@@ -124,7 +135,8 @@ func Graph(f *dataflow.Func) structure.Graph {
 
 // finish prints the tree and assembles the result.
 func (e *emitter) finish(tree *structure.Node) *Result {
-	p := &printer{e: e}
+	p := &printer{e: e, labels: map[int]bool{}}
+	p.collectLabels(tree)
 	p.header()
 	p.indent = 1
 	p.node(tree)

@@ -89,6 +89,7 @@ type emitter struct {
 	graph          structure.Graph
 	blockIdx       map[*dataflow.Block]int
 	collect        *[]uint64
+	addrConsts     map[*value]bool
 	selfProto      string
 	incomingStores []line
 }
@@ -119,7 +120,7 @@ func (e *emitter) prepare() {
 	for i, q := range e.proto.Params {
 		e.params[q.Storage] = i
 	}
-	e.self = cName(e.in.Name)
+	e.self = globalName(e.in.Name)
 	if e.self == "" {
 		e.self = fmt.Sprintf("sub_%x", e.f.Entry)
 	}
@@ -205,7 +206,7 @@ func (e *emitter) callOf(v *value) *callInfo {
 					proto = p
 				}
 			}
-			ci.name = cName(name)
+			ci.name = globalName(name)
 			if ci.name == "" {
 				ci.name = fmt.Sprintf("sub_%x", addr)
 			}
@@ -219,7 +220,7 @@ func (e *emitter) callOf(v *value) *callInfo {
 		if f, ok := ctypes.Lookup(name, env.ABI); ok {
 			proto = signature.FromTable(f, env)
 		}
-		ci.name = cName(name)
+		ci.name = globalName(name)
 	}
 	if ci.name == "" {
 		ci.target = v.Args[0]
@@ -420,4 +421,19 @@ func cName(s string) string {
 		s += "_"
 	}
 	return s
+}
+
+// globalName is cName for a name of the program, kept apart from the
+// emitter's own locals (a1…, v1…, frame, sp0).
+func globalName(s string) string {
+	n := cName(s)
+	if n == "frame" || n == "sp0" {
+		return n + "_"
+	}
+	if len(n) > 1 && (n[0] == 'a' || n[0] == 'v') {
+		if _, err := strconv.Atoi(n[1:]); err == nil {
+			return n + "_"
+		}
+	}
+	return n
 }

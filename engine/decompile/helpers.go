@@ -2,6 +2,8 @@ package decompile
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"sort"
 	"strings"
 
@@ -76,6 +78,11 @@ const inl = "static inline __attribute__((unused)) "
 func (h *helperSet) f(fw int, x cx) cx {
 	if x.bits != "" {
 		return cx{s: x.bits, p: pAtom}.reparen()
+	}
+	if x.isConst {
+		if c, ok := floatLit(fw, x.val); ok {
+			return c
+		}
 	}
 	name := fmt.Sprintf("__rea_f%d", fw)
 	t, u := floatT(fw), uT(lift.Width(fw))
@@ -229,4 +236,31 @@ func (h *helperSet) bitop(op lift.Op, w lift.Width, args ...cx) cx {
 		}
 	})
 	return call(name, args...)
+}
+
+// floatLit renders the float of format fw with bits v as a C literal
+// that reads back exactly (not for NaNs and infinities).
+func floatLit(fw int, v uint64) (cx, bool) {
+	var f float64
+	bits := 64
+	if fw == 32 {
+		f, bits = float64(math.Float32frombits(uint32(v))), 32
+	} else {
+		f = math.Float64frombits(v)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return cx{}, false
+	}
+	s := strconv.FormatFloat(f, 'g', -1, bits)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	if fw == 32 {
+		s += "f"
+	}
+	c := atom(s)
+	if f < 0 || s[0] == '-' {
+		c.p = pUnary
+	}
+	return c, true
 }

@@ -244,6 +244,11 @@ func (e *emitter) decide() {
 			eval[v] = pt
 		}
 	}
+	for v := range e.live {
+		if e.cheap(v) {
+			e.inline[v] = true
+		}
+	}
 	for _, b := range e.f.Blocks {
 		for _, v := range b.Values {
 			if !e.live[v] || e.inline[v] || len(e.uses[v]) == 0 {
@@ -266,4 +271,44 @@ func (e *emitter) newVar(v *value) string {
 	e.decl = append(e.decl, n)
 	e.vtype[n] = uT(v.Width)
 	return n
+}
+
+// cheap reports whether v is worth repeating at each use rather than
+// naming: a conversion of a value that never changes (a parameter, the
+// entry stack pointer, a constant) or one operation on such values.
+func (e *emitter) cheap(v *value) bool {
+	if v.Kind != dataflow.OpValue || sideEffect(v) || v.Lane != 0 {
+		return false
+	}
+	switch v.Op {
+	case lift.Trunc, lift.ZExt, lift.SExt, lift.Extract, lift.Copy, lift.Add, lift.Sub:
+	case lift.Load:
+		_, ok := e.constLoad(v)
+		return ok
+	default:
+		return false
+	}
+	for _, a := range v.Args {
+		if a.IsMem() {
+			continue
+		}
+		if a.Kind != dataflow.Entry && a.Kind != dataflow.ConstValue {
+			if v.Op == lift.Add || v.Op == lift.Sub || !e.cheapLeaf(a) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cheapLeaf: a conversion of a parameter is itself cheap (two casts).
+func (e *emitter) cheapLeaf(a *value) bool {
+	if a.Kind != dataflow.OpValue {
+		return false
+	}
+	switch a.Op {
+	case lift.Trunc, lift.ZExt, lift.SExt, lift.Extract:
+		return a.Args[0].Kind == dataflow.Entry
+	}
+	return false
 }

@@ -39,6 +39,9 @@ func signed(o opnd) cx {
 	if o.c.isConst {
 		return signedNum(o.w, o.c.val)
 	}
+	if o.c.sform != "" {
+		return atom(o.c.sform)
+	}
 	if o.w == 1 {
 		return cx{s: "-(int)" + o.c.at(pUnary), p: pUnary}
 	}

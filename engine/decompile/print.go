@@ -70,8 +70,6 @@ func (p *printer) header() {
 			}
 		}
 	}
-	p.labels = map[int]bool{}
-	p.collectLabels(nil)
 }
 
 func stackOff(s string) (int64, bool) {

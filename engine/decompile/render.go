@@ -35,6 +35,28 @@ func (e *emitter) ex(v *value) cx {
 // image has a string there is still a number (its identity matters to
 // the code); a symbol's address is the symbol.
 func (e *emitter) constant(v *value) cx {
+	if e.in.SymbolAt != nil && e.addrConsts[v] {
+		if name, start, size, ok := e.in.SymbolAt(v.Lo); ok {
+			n := globalName(name)
+			off := v.Lo - start
+			var c cx
+			switch d, ok := e.decls[n]; {
+			case n == "":
+				return num(v.Width, v.Lo, v.Hi)
+			case n == e.self || ok && !strings.HasPrefix(d, "extern ") && !strings.HasPrefix(d, "static "):
+				c = cast(uT(v.Width), atom("&"+n))
+			default:
+				if !ok {
+					e.decls[n] = e.objectDecl(n, start, size)
+				}
+				c = cast(uT(v.Width), atom(n))
+			}
+			if off != 0 {
+				c = bin(c, "+", num(v.Width, off, 0), pAdd)
+			}
+			return c
+		}
+	}
 	return num(v.Width, v.Lo, v.Hi)
 }
 
@@ -65,10 +87,12 @@ func (e *emitter) entry(v *value, w lift.Width) cx {
 	case ctypes.ClassPointer:
 		return cast(uT(w), atom(name))
 	}
+	if w == lift.Width(q.Width) && !q.Signed && w >= 32 {
+		return atom(name)
+	}
 	c := cast(uT(w), atom(name))
 	if w == lift.Width(q.Width) && q.Signed {
-		c.relOp = "" // no comparison
-		c.bits = ""
+		c.sform = name
 	}
 	return c
 }
@@ -86,7 +110,10 @@ func (e *emitter) param(v *value) (int, bool) {
 func (e *emitter) op(v *value) cx {
 	switch v.Op {
 	case lift.Load:
-		return cx{s: "*(" + memT(v.Width) + " *)" + e.addr(v.Args[0]).at(pUnary), p: pUnary}
+		if c, ok := e.constLoad(v); ok {
+			return c
+		}
+		return e.mem(v.Width, v.Args[0])
 	case lift.Trunc, lift.ZExt, lift.Extract:
 		// a parameter read at its own width is the parameter
 		if k, ok := e.param(v.Args[0]); ok && (v.Op != lift.Extract || v.Aux == 0) && v.Width <= v.Args[0].Width {
@@ -108,6 +135,7 @@ func (e *emitter) op(v *value) cx {
 			q := e.proto.Params[k]
 			if q.Class == ctypes.ClassInteger && q.Signed && int(a.Width) == q.Width {
 				o.c = cast(uT(a.Width), atom("a"+strconv.Itoa(k+1)))
+				o.c.sform = "a" + strconv.Itoa(k+1)
 			}
 		}
 		args = append(args, o)
@@ -155,15 +183,23 @@ func (e *emitter) addr(v *value) cx {
 			return bin(p, "+", o.c, pAdd)
 		}
 	}
-	return e.ex(v)
+	c := e.ex(v)
+	if r, ok := strings.CutPrefix(c.s, "(uint64_t)"); ok && isIdent(r) && c.p == pUnary {
+		return atom(r) // a symbol: an array of bytes
+	}
+	if r, ok := strings.CutPrefix(c.s, "(uint64_t)"); ok && c.p == pAdd {
+		if n, off, ok := strings.Cut(r, " + "); ok && isIdent(n) {
+			return bin(atom(n), "+", atom(off), pAdd)
+		}
+	}
+	return c
 }
 
 // statement renders the statement of v, if it has one.
 func (e *emitter) statement(v *value) (string, bool) {
 	switch {
 	case v.Kind == dataflow.OpValue && v.Op == lift.Store:
-		a := e.addr(v.Args[0])
-		return "*(" + memT(v.Args[1].Width) + " *)" + a.at(pUnary) + " = " + e.ex(v.Args[1]).s + ";", true
+		return e.mem(v.Args[1].Width, v.Args[0]).s + " = " + e.ex(v.Args[1]).s + ";", true
 	case v.Kind == dataflow.OpValue && v.Op == lift.Call:
 		return e.callStmt(v), true
 	case v.Kind == dataflow.OpValue && v.Op == lift.TrapIf:
@@ -535,4 +571,143 @@ func gotoTree(g structure.Graph) (*structure.Node, error) {
 		}
 	}
 	return seq, nil
+}
+
+// constLoad renders a load from a constant address in read-only memory
+// as the value there.
+func (e *emitter) constLoad(v *value) (cx, bool) {
+	a := v.Args[0]
+	if e.in.ReadOnly == nil || a.Kind != dataflow.ConstValue || v.Width < 8 {
+		return cx{}, false
+	}
+	b, ok := e.in.ReadOnly(a.Lo, int(v.Width/8))
+	if !ok || len(b) != int(v.Width/8) {
+		return cx{}, false
+	}
+	var lo, hi uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		if i >= 8 {
+			hi = hi<<8 | uint64(b[i])
+		} else {
+			lo = lo<<8 | uint64(b[i])
+		}
+	}
+	return num(v.Width, lo, hi), true
+}
+
+// findAddrConsts marks the constants the procedure uses as addresses:
+// those that reach the address of a load or store, or a pointer argument
+// of a call, through copies, phis and additions (an addend only from
+// 0x1000 up, so that a field offset stays a number).
+func (e *emitter) findAddrConsts() {
+	e.addrConsts = map[*value]bool{}
+	seen := map[*value]bool{}
+	var walk func(v *value, direct bool, depth int)
+	walk = func(v *value, direct bool, depth int) {
+		if v == nil || depth > 8 || seen[v] && !direct {
+			return
+		}
+		seen[v] = true
+		switch {
+		case v.Kind == dataflow.ConstValue:
+			if v.Width == e.in.Env.Conv.PtrWidth && (direct || v.Lo >= 0x1000) {
+				e.addrConsts[v] = true
+			}
+		case v.Kind == dataflow.Phi:
+			for _, a := range v.Args {
+				walk(a, direct, depth+1)
+			}
+		case v.Kind == dataflow.OpValue && (v.Op == lift.Copy || v.Op == lift.Add || v.Op == lift.Sub):
+			for i, a := range v.Args {
+				walk(a, v.Op == lift.Copy || v.Op == lift.Sub && i == 0 && false, depth+1)
+			}
+		}
+	}
+	for v := range e.live {
+		switch {
+		case v.Kind != dataflow.OpValue:
+		case v.Op == lift.Load || v.Op == lift.Store:
+			walk(v.Args[0], true, 0)
+		}
+	}
+	for _, ci := range e.info {
+		for _, a := range ci.args {
+			if a.v != nil && a.q.Class == ctypes.ClassPointer {
+				walk(a.v, true, 0)
+			}
+		}
+	}
+}
+
+// objectDecl declares the object name at [start, start+size): with its
+// bytes when it is read-only and small, else as an external array.
+func (e *emitter) objectDecl(name string, start, size uint64) string {
+	if e.in.ReadOnly != nil && size > 0 && size <= 4096 {
+		if b, ok := e.in.ReadOnly(start, int(size)); ok && len(b) == int(size) {
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "static const uint8_t %s[%d] __attribute__((aligned(16))) = {", name, size)
+			for i, x := range b {
+				if i > 0 {
+					sb.WriteString(",")
+				}
+				sb.WriteString(strconv.Itoa(int(x)))
+			}
+			sb.WriteString("};")
+			return sb.String()
+		}
+	}
+	return "extern uint8_t " + name + "[];"
+}
+
+// mem renders the memory access of width w at address a: an element of
+// an array when the address is a base plus an index scaled by the
+// access's size, else a dereference of the address.
+func (e *emitter) mem(w lift.Width, a *value) cx {
+	t := memT(w)
+	size := uint64(w / 8)
+	if a.Kind == dataflow.OpValue && e.inline[a] && a.Op == lift.Add && len(a.Args) == 2 && w >= 8 {
+		for k := 0; k < 2; k++ {
+			base, idx := a.Args[k], a.Args[1-k]
+			if idx.Kind == dataflow.ConstValue {
+				continue
+			}
+			var i *value
+			switch {
+			case idx.Kind == dataflow.OpValue && e.inline[idx] && idx.Op == lift.Mul && idx.Args[1].Kind == dataflow.ConstValue && idx.Args[1].Lo == size:
+				i = idx.Args[0]
+			case idx.Kind == dataflow.OpValue && e.inline[idx] && idx.Op == lift.Shl && idx.Args[1].Kind == dataflow.ConstValue && size > 1 && uint64(1)<<idx.Args[1].Lo == size:
+				i = idx.Args[0]
+			case size == 1:
+				if p, ok := e.param(base); !ok || e.proto.Params[p].Class != ctypes.ClassPointer {
+					continue
+				}
+				i = idx
+			default:
+				continue
+			}
+			e.note(a.Addr)
+			if i != idx {
+				e.note(idx.Addr)
+			}
+			b := e.addr(base)
+			var ix cx
+			switch {
+			case i.Kind == dataflow.OpValue && e.inline[i] && i.Op == lift.ZExt && i.Args[0].Width > 1:
+				e.note(i.Addr)
+				ix = e.ex(i.Args[0])
+			case i.Kind == dataflow.OpValue && e.inline[i] && i.Op == lift.SExt && i.Args[0].Width > 1:
+				e.note(i.Addr)
+				ix = signed(opnd{c: e.ex(i.Args[0]), w: i.Args[0].Width})
+			default:
+				ix = e.ex(i)
+			}
+			if size == 1 && b.p == pAtom && !strings.HasPrefix(b.s, "(") {
+				if p, ok := e.param(base); ok && e.proto.Params[p].Class == ctypes.ClassPointer {
+					return atom(b.s + "[" + ix.s + "]")
+				}
+			}
+			return atom("((" + t + " *)" + b.at(pUnary) + ")[" + ix.s + "]")
+		}
+	}
+	return cx{s: "*(" + t + " *)" + e.addr(a).at(pUnary), p: pUnary}
 }
