@@ -38,7 +38,7 @@ type cx struct {
 	// its negation can flip the operator instead of adding a '!'.
 	// sform: the same value read as a signed integer, when it has a
 	// shorter form than a cast (a signed parameter).
-	sform string
+	sform      string
 	relOp      string
 	relL, relR cx2
 }

@@ -3,8 +3,8 @@ package decompile
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rea-re/rea/engine/lift"
