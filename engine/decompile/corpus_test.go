@@ -180,6 +180,7 @@ func decompileAll(t testing.TB, tg corpus.Target, rename func(string) string) ([
 	env := envFor(p)
 	arch := dataflow.ArchFor(env.Conv)
 	funcs := map[uint64]*dataflow.Func{}
+	tables := map[uint64][]dataflow.JumpTable{}
 	for _, pr := range p.Procs {
 		end := pr.Addr
 		if n := len(pr.Insns); n > 0 {
@@ -190,6 +191,7 @@ func decompileAll(t testing.TB, tg corpus.Target, rename func(string) string) ([
 			t.Fatalf("%s %s: %v", tg, pr.Name, err)
 		}
 		funcs[pr.Addr] = r.Func
+		tables[pr.Addr] = r.Tables
 	}
 	protos := signature.Program(funcs, env, 4)
 	env.Known = func(a uint64) (*signature.Prototype, bool) { q, ok := protos[a]; return q, ok }
@@ -204,7 +206,7 @@ func decompileAll(t testing.TB, tg corpus.Target, rename func(string) string) ([
 		if rename != nil {
 			name = rename(name)
 		}
-		in := decompile.Input{Func: f, Env: env, Prototype: protos[pr.Addr], Name: name, Insns: pr.Insns, SymbolAt: im.symbolAt, ReadOnly: im.readOnly,
+		in := decompile.Input{Func: f, Env: env, Prototype: protos[pr.Addr], Name: name, Insns: pr.Insns, SymbolAt: im.symbolAt, ReadOnly: im.readOnly, Tables: tables[pr.Addr],
 			Names: func(a uint64) (string, bool) { n, ok := names[a]; return n, ok }}
 		res, err := decompile.Decompile(context.Background(), in)
 		if err != nil {

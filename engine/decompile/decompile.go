@@ -43,6 +43,10 @@ type Input struct {
 	// program cannot write (a constant pool): a load from there prints as
 	// its value (nil: loads stay loads).
 	ReadOnly func(addr uint64, n int) ([]byte, bool)
+	// Tables are the procedure's resolved jump tables (ResolveProcedure's
+	// Tables): a switch on a table's index prints as a switch on the
+	// index with the case values (without: a switch on the target).
+	Tables []dataflow.JumpTable
 	// Insns are the lifted instructions, for the address map's ranges
 	// (nil: each range is one byte long).
 	Insns []*lift.Insn

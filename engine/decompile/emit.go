@@ -31,7 +31,7 @@ type node struct {
 	cond      cx
 	condAddrs []uint64
 	sw        bool
-	cases     []uint64
+	cases     [][]uint64 // per successor: the case values leading to it
 }
 
 // useSite is where a value is read: a value of the same procedure, or
@@ -89,6 +89,7 @@ type emitter struct {
 	graph          structure.Graph
 	blockIdx       map[*dataflow.Block]int
 	collect        *[]uint64
+	switches       map[*value]*switchInfo
 	addrConsts     map[*value]bool
 	selfProto      string
 	incomingStores []line
@@ -129,6 +130,7 @@ func (e *emitter) prepare() {
 		e.limit("the procedure is variadic: its unnamed arguments are not available to the C text")
 	}
 	e.offs = dataflow.StackOffsets(e.f)
+	e.findSwitches()
 	for _, c := range signature.Calls(e.f, e.in.Env) {
 		e.calls[c.Addr] = c
 	}

@@ -79,7 +79,11 @@ func (e *emitter) deps(v *value) []*value {
 		switch {
 		case len(v.Args) == 0:
 		case len(v.Block.Succs) > 0:
-			add(v.Args[0])
+			if si := e.switches[v]; si != nil {
+				add(si.index)
+			} else {
+				add(v.Args[0])
+			}
 		case e.info[v] != nil:
 			add(e.info[v].deps...)
 		case v.Args[0].Kind != dataflow.ConstValue:

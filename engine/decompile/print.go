@@ -218,12 +218,12 @@ func (p *printer) node(n *structure.Node) {
 			vals := make([]uint64, 0, len(c.Succs))
 			for _, s := range c.Succs {
 				if s < len(nd.cases) {
-					vals = append(vals, nd.cases[s])
+					vals = append(vals, nd.cases[s]...)
 				}
 			}
 			sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
 			for _, v := range vals {
-				p.line(fmt.Sprintf("case %#x:", v), nil)
+				p.line("case "+hexnum(v)+":", nil)
 			}
 			p.body(c.Body)
 		}

@@ -383,11 +383,21 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 		n.condAddrs = as
 	case c != nil && c.Op == lift.Jump && len(b.Succs) > 1:
 		n.sw = true
-		n.cond = e.ex(c.Args[0])
-		n.condAddrs = as
-		for _, s := range b.Succs {
-			n.cases = append(n.cases, s.Addr)
+		if si := e.switches[c]; si != nil {
+			n.cond = e.ex(si.index)
+			if i := si.index; i.Kind == dataflow.OpValue && e.inline[i] && i.Op == lift.ZExt && i.Args[0].Width > 1 && si.fits(i.Args[0].Width) {
+				n.cond = e.ex(i.Args[0])
+			}
+			for _, s := range b.Succs {
+				n.cases = append(n.cases, si.cases[s.Addr])
+			}
+		} else {
+			n.cond = e.ex(c.Args[0])
+			for _, s := range b.Succs {
+				n.cases = append(n.cases, []uint64{s.Addr})
+			}
 		}
+		n.condAddrs = as
 	case len(b.Succs) > 0:
 	case c != nil && c.Op == lift.Return:
 		if r := e.retValue(c); r != nil {
@@ -710,4 +720,87 @@ func (e *emitter) mem(w lift.Width, a *value) cx {
 		}
 	}
 	return cx{s: "*(" + t + " *)" + e.addr(a).at(pUnary), p: pUnary}
+}
+
+// switchInfo is a switch on a jump table's index: the index value and,
+// per target address, the index values that lead there.
+type switchInfo struct {
+	index *value
+	cases map[uint64][]uint64
+}
+
+// findSwitches finds, for each resolved table, the index its jump's
+// target is loaded with: the target's computation holds a load of the
+// entry size from K + index·size.
+func (si *switchInfo) fits(w lift.Width) bool {
+	for _, vs := range si.cases {
+		for _, v := range vs {
+			if v > maskOf(w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (e *emitter) findSwitches() {
+	e.switches = map[*value]*switchInfo{}
+	for _, b := range e.f.Blocks {
+		c := b.Control()
+		if c == nil || c.Op != lift.Jump || len(b.Succs) < 2 || len(c.Args) == 0 {
+			continue
+		}
+		for _, jt := range e.in.Tables {
+			if jt.Jump != c.Addr || jt.EntrySize <= 0 {
+				continue
+			}
+			if si := tableIndex(c.Args[0], jt, 0); si != nil {
+				e.switches[c] = si
+			}
+		}
+	}
+}
+
+func tableIndex(v *value, jt dataflow.JumpTable, depth int) *switchInfo {
+	if v == nil || depth > 6 || v.Kind != dataflow.OpValue {
+		return nil
+	}
+	size := uint64(jt.EntrySize)
+	if v.Op == lift.Load && uint64(v.Width/8) == size {
+		a := v.Args[0]
+		if a.Kind == dataflow.OpValue && a.Op == lift.Add && len(a.Args) == 2 {
+			for k := 0; k < 2; k++ {
+				base, idx := a.Args[k], a.Args[1-k]
+				if base.Kind != dataflow.ConstValue {
+					continue
+				}
+				var i *value
+				switch {
+				case idx.Kind == dataflow.OpValue && idx.Op == lift.Mul && idx.Args[1].Kind == dataflow.ConstValue && idx.Args[1].Lo == size:
+					i = idx.Args[0]
+				case idx.Kind == dataflow.OpValue && idx.Op == lift.Shl && idx.Args[1].Kind == dataflow.ConstValue && idx.Args[1].Lo < 8 && 1<<idx.Args[1].Lo == size:
+					i = idx.Args[0]
+				case size == 1:
+					i = idx
+				default:
+					continue
+				}
+				si := &switchInfo{index: i, cases: map[uint64][]uint64{}}
+				for n, t := range jt.Targets {
+					at := jt.Table + uint64(n)*size
+					if (at-base.Lo)%size != 0 {
+						return nil
+					}
+					si.cases[t] = append(si.cases[t], ((at-base.Lo)/size)&maskOf(i.Width))
+				}
+				return si
+			}
+		}
+	}
+	for _, a := range v.Args {
+		if si := tableIndex(a, jt, depth+1); si != nil {
+			return si
+		}
+	}
+	return nil
 }
