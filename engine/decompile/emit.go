@@ -380,10 +380,13 @@ func (e *emitter) signatureText(name string, p *signature.Prototype, decl bool) 
 		}
 		ps = append(ps, t)
 	}
-	if p.Variadic {
+	switch {
+	case p.Variadic && len(ps) > 0:
 		ps = append(ps, "...")
-	}
-	if len(ps) == 0 {
+	case p.Variadic && decl:
+		// C11 has no variadic function without a named parameter: an
+		// unprototyped declaration takes any arguments
+	case len(ps) == 0:
 		ps = []string{"void"}
 	}
 	sep := " "

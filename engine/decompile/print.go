@@ -19,6 +19,7 @@ type printer struct {
 	indent int
 	stats  Stats
 	labels map[int]bool
+	byAddr map[uint64]int
 }
 
 func (p *printer) line(s string, as []uint64) {
@@ -95,11 +96,24 @@ func (p *printer) collectLabels(n *structure.Node) {
 	}
 }
 
+// label names node n's label: its address, with the block's number when
+// another block starts at the same address (a block split inside an
+// instruction).
 func (p *printer) label(n int) string {
-	if n < len(p.e.f.Blocks) {
-		return fmt.Sprintf("L_%x", p.e.f.Blocks[n].Addr)
+	if n >= len(p.e.f.Blocks) {
+		return fmt.Sprintf("E%d", n)
 	}
-	return fmt.Sprintf("E%d", n)
+	if p.byAddr == nil {
+		p.byAddr = map[uint64]int{}
+		for _, b := range p.e.f.Blocks {
+			p.byAddr[b.Addr]++
+		}
+	}
+	a := p.e.f.Blocks[n].Addr
+	if p.byAddr[a] > 1 {
+		return fmt.Sprintf("L_%x_%d", a, n)
+	}
+	return fmt.Sprintf("L_%x", a)
 }
 
 // cond renders a condition of the tree.
