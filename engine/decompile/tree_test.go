@@ -56,7 +56,9 @@ func TestPrintsEveryKind(t *testing.T) {
 		{sw: true, cond: atom("a1"), cases: [][]uint64{{1, 2}, {3}}},
 		{stmts: []line{{"a1 = a1 - 1;", []uint64{0x1000}}}},
 	}
-	leaf := func(n int, neg bool) *structure.Cond { return &structure.Cond{Op: structure.Leaf, Node: n, Negate: neg} }
+	leaf := func(n int, neg bool) *structure.Cond {
+		return &structure.Cond{Op: structure.Leaf, Node: n, Negate: neg}
+	}
 	blk := &structure.Node{Kind: structure.Block, Node: 3}
 	tree := &structure.Node{Kind: structure.Seq, Children: []*structure.Node{
 		{Kind: structure.While, Cond: &structure.Cond{Op: structure.And, X: leaf(0, false), Y: leaf(1, true)}, Children: []*structure.Node{
