@@ -300,6 +300,65 @@ func TestCorpusCompiles(t *testing.T) {
 	t.Logf("units that compile (target, compiler, compiled/total):\n%s", strings.Join(table, "\n"))
 }
 
+// asmBytes is the size of each procedure's disassembly text (objdump -d
+// --no-show-raw-insn -M intel, one line per instruction): the reference
+// the readability figure compares code bytes with.
+func asmBytes(t testing.TB, path string) map[string]int {
+	od := testkit.Need(t, "objdump")
+	b, err := exec.Command(od, "-d", "--no-show-raw-insn", "-M", "intel", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	cur := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasSuffix(l, ">:") {
+			if i := strings.Index(l, "<"); i >= 0 {
+				cur = l[i+1 : len(l)-2]
+			}
+			continue
+		}
+		if cur != "" && strings.HasPrefix(l, " ") && strings.Contains(l, ":") {
+			out[cur] += len(strings.TrimSpace(l)) + 1
+		}
+	}
+	return out
+}
+
+// TestCodeBytes measures the median ratio of code bytes to disassembly
+// bytes over the corpus functions at -O2 (the goal: ≤ 0.5 once
+// the text is structured; goto form is larger).
+func TestCodeBytes(t *testing.T) {
+	inCorpus := map[string]bool{}
+	for _, n := range corpus.Functions() {
+		inCorpus[n] = true
+	}
+	for _, c := range []string{"gcc", "clang"} {
+		tg := corpus.Target{Arch: "x86-64", Compiler: c, Opt: 2}
+		units, _, path := decompileAll(t, tg, nil)
+		if units == nil {
+			return
+		}
+		asm := asmBytes(t, path)
+		var ratios []float64
+		codeTotal, asmTotal := 0, 0
+		for _, u := range units {
+			a := asm[u.name]
+			if !inCorpus[u.name] || a == 0 {
+				continue
+			}
+			ratios = append(ratios, float64(len(u.res.Code))/float64(a))
+			codeTotal += len(u.res.Code)
+			asmTotal += a
+		}
+		if len(ratios) == 0 {
+			t.Fatalf("%s: no function measured", tg)
+		}
+		sort.Float64s(ratios)
+		t.Logf("%s: %d functions, median code/assembly bytes %.2f (total %d / %d = %.2f)", tg, len(ratios), ratios[len(ratios)/2], codeTotal, asmTotal, float64(codeTotal)/float64(asmTotal))
+	}
+}
+
 // TestDump prints the units named by REA_DECOMPILE_DUMP (comma-separated)
 // of the build REA_DECOMPILE_TARGET (default x86-64/gcc/O2): a reading aid.
 func TestDump(t *testing.T) {

@@ -99,6 +99,7 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	e.prepare()
 	e.liveness()
 	e.decide()
+	e.coalesce()
 	e.findAddrConsts()
 	e.render()
 	tree, err := structureOf(e.graph)

@@ -89,6 +89,7 @@ type emitter struct {
 	graph          structure.Graph
 	blockIdx       map[*dataflow.Block]int
 	collect        *[]uint64
+	evalPt         map[*value]int // an inlined value's evaluation point in its block
 	switches       map[*value]*switchInfo
 	addrConsts     map[*value]bool
 	selfProto      string

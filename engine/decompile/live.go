@@ -218,6 +218,7 @@ func (e *emitter) storeRead(s *value) bool {
 // names the others.
 func (e *emitter) decide() {
 	eval := map[*value]int{}
+	e.evalPt = eval
 	for _, b := range e.f.Blocks {
 		n := len(b.Values)
 		cnt := make([]int, n+1)

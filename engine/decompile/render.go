@@ -122,7 +122,13 @@ func (e *emitter) op(v *value) cx {
 				return e.entry(v.Args[0], v.Width)
 			}
 		}
-	case lift.Slt, lift.Sle, lift.SDiv, lift.SRem, lift.AShr, lift.SExt, lift.SToF:
+	case lift.Insert:
+		// x's sign spread over the upper half (cdq, cqo): a sign extension
+		if x, ok := signSpread(v); ok {
+			e.note(v.Args[1].Addr)
+			c, _ := e.h.scalar(lift.SExt, v.Width, 0, []opnd{{c: e.ex(x), w: x.Width}})
+			return c
+		}
 	}
 	args := make([]opnd, 0, 3)
 	for _, a := range v.Args {
@@ -803,4 +809,23 @@ func tableIndex(v *value, jt dataflow.JumpTable, depth int) *switchInfo {
 		}
 	}
 	return nil
+}
+
+// signSpread recognises Insert(zext x, ashr(x, w-1), w) of width 2w.
+func signSpread(v *value) (*value, bool) {
+	if len(v.Args) != 2 || v.Aux <= 0 || lift.Width(v.Aux*2) != v.Width {
+		return nil, false
+	}
+	a, b := v.Args[0], v.Args[1]
+	if b.Kind != dataflow.OpValue || b.Op != lift.AShr || len(b.Args) != 2 || b.Args[1].Kind != dataflow.ConstValue || b.Args[1].Lo != uint64(v.Aux-1) {
+		return nil, false
+	}
+	x := b.Args[0]
+	if x.Width != lift.Width(v.Aux) {
+		return nil, false
+	}
+	if a == x || a.Kind == dataflow.OpValue && a.Op == lift.ZExt && a.Args[0] == x {
+		return x, true
+	}
+	return nil, false
 }
