@@ -52,7 +52,10 @@ type callInfo struct {
 }
 
 type argInfo struct {
-	v     *value // nil: param or zero
+	// consts: the argument takes the named constants of a prototype
+	// table entry (open's flags…).
+	consts *ctypes.Param
+	v      *value // nil: param or zero
 	param int    // ≥ 0: the procedure's own parameter passed on
 	q     signature.Param
 	str   string
@@ -188,6 +191,7 @@ func (e *emitter) callOf(v *value) *callInfo {
 	ci := &callInfo{}
 	sc, known := e.calls[v.Addr]
 	var proto *signature.Prototype
+	var table *ctypes.Func
 	env := e.in.Env
 	if known && sc.Callee.HasAddress {
 		addr := sc.Callee.Address
@@ -203,7 +207,7 @@ func (e *emitter) callOf(v *value) *callInfo {
 				name = sc.Callee.Name
 			}
 			if f, ok := ctypes.Lookup(name, env.ABI); ok && name != "" {
-				proto = signature.FromTable(f, env)
+				proto, table = signature.FromTable(f, env), &f
 			} else if env.Known != nil {
 				if p, ok := env.Known(addr); ok {
 					proto = p
@@ -221,7 +225,7 @@ func (e *emitter) callOf(v *value) *callInfo {
 		// through a GOT slot
 		name := sc.Callee.Name
 		if f, ok := ctypes.Lookup(name, env.ABI); ok {
-			proto = signature.FromTable(f, env)
+			proto, table = signature.FromTable(f, env), &f
 		}
 		ci.name = globalName(name)
 	}
@@ -244,6 +248,9 @@ func (e *emitter) callOf(v *value) *callInfo {
 			q.Class = ctypes.ClassFloating
 		}
 		ai := argInfo{q: q, param: -1}
+		if table != nil && i < len(table.Params) && table.Params[i].Consts != nil {
+			ai.consts = &table.Params[i]
+		}
 		if strings.HasPrefix(a.Storage, "stack+") {
 			if stores == nil {
 				stores = e.outgoing(v)

@@ -58,7 +58,9 @@ func (p *printer) header() {
 				hi = max(hi, off+16)
 			}
 		}
-		below := (-lo+64+15)/16*16 + 8
+		// the entry stack pointer's alignment: 16 bytes before the call
+		// pushed its return address
+		below := (-lo+64+15)/16*16 + (16-e.in.Env.Conv.RetAddr%16)%16
 		p.line(fmt.Sprintf("uint8_t frame[%d] __attribute__((aligned(16)));", below+hi+8), nil)
 		p.line(fmt.Sprintf("uint64_t sp0 = (uint64_t)(frame + %d); /* the stack pointer at entry */", below), nil)
 		for i, q := range e.proto.Params {

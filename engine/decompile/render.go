@@ -237,6 +237,8 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 			}
 		case a.v == nil:
 			x = atom("0")
+		case a.consts != nil && a.v.Kind == dataflow.ConstValue:
+			x = e.macros(a.consts, a.v.Lo)
 		default:
 			x = e.ex(a.v)
 			switch a.q.Class {
@@ -828,4 +830,28 @@ func signSpread(v *value) (*value, bool) {
 		return x, true
 	}
 	return nil, false
+}
+
+// macros renders a constant argument with the names of its constants
+// (O_WRONLY|O_CREAT), each defined in the prelude unless a header the
+// unit does not include would define it.
+func (e *emitter) macros(p *ctypes.Param, raw uint64) cx {
+	abi := e.in.Env.ABI
+	text := p.Render(raw, abi)
+	vals := map[string]int64{}
+	for _, c := range p.Consts.Consts(abi) {
+		vals[c.Name] = c.Value
+	}
+	for _, part := range strings.Split(text, "|") {
+		if v, ok := vals[part]; ok && isIdent(part) {
+			e.decls["#"+part] = fmt.Sprintf("#ifndef %s\n#define %s (%d)\n#endif", part, part, v)
+		}
+	}
+	c := atom(text)
+	if strings.Contains(text, "|") {
+		c.p = pBor
+	} else if strings.HasPrefix(text, "-") {
+		c.p = pUnary
+	}
+	return c
 }
