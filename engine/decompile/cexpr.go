@@ -33,7 +33,8 @@ type cx struct {
 	val     uint64
 	// bits: s is a bit cast of the float expression bits (so that a
 	// conversion back is bits itself).
-	bits string
+	bits  string
+	bitsW int // the float format bits is of
 	// rel: the expression is a comparison relOp of relL and relR, so that
 	// its negation can flip the operator instead of adding a '!'.
 	// sform: the same value read as a signed integer, when it has a
@@ -124,7 +125,14 @@ func isIdent(s string) bool {
 	return true
 }
 
-func cast(t string, c cx) cx { return cx{s: "(" + t + ")" + c.at(pUnary), p: pUnary} }
+func cast(t string, c cx) cx {
+	r := cx{s: "(" + t + ")" + c.at(pUnary), p: pUnary}
+	// a zero extension keeps a float's bits in the low part
+	if c.bits != "" && (t == "__rea_u128" || t == "uint64_t" && c.bitsW <= 64 || t == "uint32_t" && c.bitsW == 32) {
+		r.bits, r.bitsW = c.bits, c.bitsW
+	}
+	return r
+}
 
 func call(name string, args ...cx) cx {
 	s := name + "("

@@ -56,10 +56,10 @@ type argInfo struct {
 	// table entry (open's flags…).
 	consts *ctypes.Param
 	v      *value // nil: param or zero
-	param int    // ≥ 0: the procedure's own parameter passed on
-	q     signature.Param
-	str   string
-	isStr bool
+	param  int    // ≥ 0: the procedure's own parameter passed on
+	q      signature.Param
+	str    string
+	isStr  bool
 }
 
 type emitter struct {

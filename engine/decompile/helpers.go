@@ -76,7 +76,7 @@ const inl = "static inline __attribute__((unused)) "
 
 // bitcast helpers: float ↔ IEEE bits.
 func (h *helperSet) f(fw int, x cx) cx {
-	if x.bits != "" {
+	if x.bits != "" && x.bitsW == fw {
 		return cx{s: x.bits, p: pAtom}.reparen()
 	}
 	if x.isConst {
@@ -99,7 +99,7 @@ func (h *helperSet) b(fw int, x cx) cx {
 		return fmt.Sprintf("%s%s %s(%s f) { %s x; __builtin_memcpy(&x, &f, sizeof x); return x; }\n", inl, u, name, t, u)
 	})
 	c := call(name, x)
-	c.bits = x.s
+	c.bits, c.bitsW = x.s, fw
 	if x.p < pCond {
 		c.bits = "(" + x.s + ")"
 	}

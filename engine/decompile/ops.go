@@ -123,9 +123,9 @@ func (h *helperSet) scalar(op lift.Op, w lift.Width, aux int32, args []opnd) (cx
 		}
 		return wrap(w, cx{s: "~" + typed(a).at(pUnary), p: pUnary}), true
 	case lift.Eq:
-		return rel(a.c, "==", b.c, pEq), true
+		return rel(eqForm(a), "==", eqForm(b), pEq), true
 	case lift.Ne:
-		return rel(a.c, "!=", b.c, pEq), true
+		return rel(eqForm(a), "!=", eqForm(b), pEq), true
 	case lift.Ult:
 		return rel(a.c, "<", b.c, pRel), true
 	case lift.Ule:
@@ -279,7 +279,7 @@ func (h *helperSet) fl(fw int, o opnd) cx {
 }
 
 func (h *helperSet) narrow(fw int, o opnd) cx {
-	if o.w != lift.Width(fw) && o.c.bits == "" {
+	if o.w != lift.Width(fw) && (o.c.bits == "" || o.c.bitsW != fw) {
 		return cast(uT(lift.Width(fw)), o.c)
 	}
 	return o.c
@@ -388,4 +388,13 @@ func (h *helperSet) lanes(op lift.Op, w, lane lift.Width, aux int32, args []opnd
 		bArg = args[1].c
 	}
 	return call(name, args[0].c, bArg), true
+}
+
+// eqForm is o for an equality: a signed parameter of 32 bits or more
+// compares equal exactly when its unsigned view does.
+func eqForm(o opnd) cx {
+	if o.c.sform != "" && o.w >= 32 {
+		return atom(o.c.sform)
+	}
+	return o.c
 }
