@@ -176,11 +176,10 @@ func (h *helperSet) fminmax(op lift.Op, fw int, a, b cx) cx {
 		if kind == "max" || kind == "maxnum" {
 			pick = "b : a"
 		}
-		nan := "return __rea_b%[1]d(x + y);"
+		nan := fmt.Sprintf("return __rea_b%d(x + y);", fw)
 		if kind == "minnum" || kind == "maxnum" {
 			nan = "if (x != x) return b; if (y != y) return a;"
 		}
-		nan = fmt.Sprintf(nan, fw)
 		return fmt.Sprintf("%s%s %s(%s a, %s b) {\n\t%s x = __rea_f%d(a), y = __rea_f%d(b);\n\tif (x != x || y != y) { %s }\n\treturn %s ? %s;\n}\n",
 			inl, u, name, u, u, floatT(fw), fw, fw, nan, less, pick)
 	})
