@@ -270,10 +270,17 @@ func x86Targets() []corpus.Target {
 }
 
 // TestCorpusCompiles decompiles every procedure of the corpus built with
-// gcc and clang at -O0…-O3 for x86-64 and compiles each unit with gcc and
-// clang -std=gnu11 -c.
+// gcc and clang at -O0…-O3 for x86-64 (and -O0, -O2 for arm64) and
+// compiles each unit with gcc and clang -std=gnu11 -c (the host's: the
+// unit is C whatever the architecture it was lifted from). Every unit must
+// compile.
 func TestCorpusCompiles(t *testing.T) {
 	targets := x86Targets()
+	for _, c := range []string{"gcc", "clang"} {
+		for _, o := range []int{0, 2} {
+			targets = append(targets, corpus.Target{Arch: "arm64", Compiler: c, Opt: o})
+		}
+	}
 	if testing.Short() {
 		targets = []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}}
 	}
