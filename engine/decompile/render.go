@@ -409,6 +409,12 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 	case len(b.Succs) > 0:
 	case c != nil && c.Op == lift.Return:
 		if r := e.retValue(c); r != nil {
+			// an extension to the register's width the return type drops
+			if q := e.proto.Return; r.Kind == dataflow.OpValue && e.inline[r] && (r.Op == lift.ZExt || r.Op == lift.SExt) &&
+				q.Class == ctypes.ClassInteger && int(r.Args[0].Width) >= q.Width && r.Args[0].Width > 1 {
+				e.note(r.Addr)
+				r = r.Args[0]
+			}
 			n.stmts = append(n.stmts, line{e.retText(e.ex(r), r.Width), as})
 		} else {
 			if e.proto.Return != nil {
