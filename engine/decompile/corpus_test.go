@@ -259,6 +259,25 @@ func compileUnits(t testing.TB, cc string, units []unit) map[string]string {
 	return failed
 }
 
+// only keeps the targets REA_DECOMPILE_TARGETS names (comma-separated
+// prefixes such as "arm64" or "x86-64/clang"); unset: all.
+func only(ts []corpus.Target) []corpus.Target {
+	f := os.Getenv("REA_DECOMPILE_TARGETS")
+	if f == "" {
+		return ts
+	}
+	var out []corpus.Target
+	for _, t := range ts {
+		for _, p := range strings.Split(f, ",") {
+			if strings.HasPrefix(t.String(), p) {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
 func x86Targets() []corpus.Target {
 	var out []corpus.Target
 	for _, c := range []string{"gcc", "clang"} {
@@ -285,7 +304,7 @@ func TestCorpusCompiles(t *testing.T) {
 		targets = []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}}
 	}
 	var table []string
-	for _, tg := range targets {
+	for _, tg := range only(targets) {
 		units, _, _ := decompileAll(t, tg, nil)
 		if units == nil {
 			return
