@@ -28,9 +28,11 @@ const (
 	OpProcedureCallees         = "procedure_callees"          // Page[AddressItem]
 	OpProcedureCallers         = "procedure_callers"          // Page[AddressItem]
 	OpProcedureCalls           = "procedure_calls"            // Page[CallSite]
+	OpProcedurePseudoCode      = "procedure_pseudo_code"      // PseudoCode (pseudo.go)
 	OpXrefs                    = "xrefs"                      // Page[AddressItem]
 	OpSearchProcedures         = "search_procedures"          // Page[SearchItem]
 	OpSearchStrings            = "search_strings"             // Page[SearchItem]
+	OpSearchPseudoCode         = "search_pseudo_code"         // Page[PseudoLine] (pseudo.go)
 
 	OpReadBytes   = "read_bytes"   // ReadBytesResult (bytes.go)
 	OpSearchBytes = "search_bytes" // Page[BytesItem] (bytes.go)

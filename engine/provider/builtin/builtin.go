@@ -136,6 +136,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rea-re/rea/engine/decompile"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lineage"
@@ -302,6 +303,8 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"triage":             1,
 		"lifting":            1,
 		"lifter":             "rea-lift@" + lift.Version,
+		"pseudo_code":        1,
+		"decompiler":         "rea-decompile@" + decompile.Version,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }
