@@ -363,7 +363,7 @@ func (c *Client) doSearchPseudoCode(ctx context.Context, op string, in provider.
 	if err != nil {
 		return provider.Result{}, err
 	}
-	procs, err := c.pseudoAll(ctx, op, pe, n.user, rep)
+	procs, skipped, err := c.pseudoAll(ctx, op, pe, n.user, rep)
 	if err != nil {
 		return provider.Result{}, err
 	}
@@ -376,6 +376,9 @@ func (c *Client) doSearchPseudoCode(ctx context.Context, op string, in provider.
 		}
 	}
 	lims := append(slices.Clip(c.ix.img.limitations), six.limitations...)
+	if skipped > 0 {
+		lims = append(lims, strconv.Itoa(skipped)+" thunk or external procedure(s) were not searched")
+	}
 	if failed > 0 {
 		lims = append(lims, strconv.Itoa(failed)+" procedure(s) have no pseudo-code and were not searched")
 	}
@@ -385,11 +388,23 @@ func (c *Client) doSearchPseudoCode(ctx context.Context, op string, in provider.
 // pseudoAll decompiles every procedure of the index in entry order on a
 // bounded pool of workers, reporting progress by procedure; cancellation is
 // read between procedures.
-func (c *Client) pseudoAll(ctx context.Context, op string, pe *pseudoEnv, user *provider.NameSet, rep progress.Reporter) ([]*pseudoProc, error) {
-	entries := make([]uint64, len(pe.six.entries))
-	for k := range pe.six.entries {
-		lo, _ := pe.six.entryRange(k)
-		entries[k] = pe.six.syms[pe.six.procs[lo]].addr
+func (c *Client) pseudoAll(ctx context.Context, op string, pe *pseudoEnv, user *provider.NameSet, rep progress.Reporter) ([]*pseudoProc, int, error) {
+	// Thunks (PLT stubs, import jumps) and external procedures hold no
+	// code of their own to search: they are left out, and counted.
+	six := pe.six
+	entries := make([]uint64, 0, len(six.entries))
+	skipped := 0
+	for k := range six.entries {
+		lo, hi := six.entryRange(k)
+		thunk := false
+		for _, i := range six.procs[lo:hi] {
+			thunk = thunk || six.syms[i].flags&(flagThunk|flagExternal) != 0
+		}
+		if thunk {
+			skipped++
+			continue
+		}
+		entries = append(entries, six.syms[six.procs[lo]].addr)
 	}
 	out := make([]*pseudoProc, len(entries))
 	total := float64(len(entries))
@@ -436,9 +451,9 @@ func (c *Client) pseudoAll(ctx context.Context, op string, pe *pseudoEnv, user *
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, 0, firstErr
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // searchPseudo pages the lines of procs that re matches, in entry and line
