@@ -254,6 +254,9 @@ func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, us
 		finish()
 		return p, nil
 	}
+	if n := unreachedEffects(res.Func, insns); n > 0 {
+		lims = append(lims, strconv.Itoa(n)+" call or store instruction(s) of the procedure are not reached from its entry (exception landing pads, code only a table reaches): the text leaves them out")
+	}
 	env := &signature.Env{Conv: pe.tgt.conv, ABI: pe.tgt.abi, Image: pe.view}
 	in := decompile.Input{Func: res.Func, Env: env, Name: name, Tables: res.Tables, Insns: insns, Limitations: lims,
 		Names: userName,
@@ -481,4 +484,31 @@ func searchPseudo(re *regexp.Regexp, procs []*pseudoProc, offset, limit int) (pr
 		page.NextOffset, page.Truncated = &end, true
 	}
 	return page, failed
+}
+
+// unreachedEffects counts the lifted calls and stores that no block of f
+// holds: code the procedure's extent covers that its entry does not reach
+// (an exception landing pad is reached through the unwinder's tables only).
+// Calls and stores have effects, so optimization never removes them: one
+// missing from f was never reached.
+func unreachedEffects(f *dataflow.Func, insns []*lift.Insn) int {
+	seen := map[uint64]bool{}
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			seen[v.Addr] = true
+		}
+	}
+	n := 0
+	for _, in := range insns {
+		if seen[in.Addr] {
+			continue
+		}
+		for _, st := range in.Stmts {
+			if st.Op == lift.Call || st.Op == lift.Store {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
