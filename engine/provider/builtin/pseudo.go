@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rea-re/rea/engine/dataflow"
 	"github.com/rea-re/rea/engine/decompile"
@@ -45,6 +46,7 @@ type pseudoProc struct {
 	// failure says why the procedure has no text ("" when it has one).
 	failure string
 	size    int64
+	took    time.Duration // the decompilation's wall time (benchmarks read it)
 }
 
 // current reports whether p's names are those of the user's names now.
@@ -207,6 +209,7 @@ func liftForDecompile(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byt
 // decompileProc decompiles the procedure at entry; a procedure that cannot
 // be decompiled is a pseudoProc with its failure.
 func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, user *provider.NameSet, entry uint64) (p *pseudoProc, err error) {
+	start := time.Now()
 	p = &pseudoProc{}
 	consulted := map[uint64]string{}
 	userName := func(a uint64) (string, bool) {
@@ -224,6 +227,7 @@ func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, us
 	}
 	p.whole.Procedure = provider.ProcRef{Address: provider.FormatAddress(entry), Name: name}
 	finish := func() {
+		p.took = time.Since(start)
 		for a, n := range consulted {
 			p.users = append(p.users, provider.UserName{Address: a, Name: n})
 		}
