@@ -82,10 +82,6 @@ type Stats struct {
 	Gotos, Loops, Switches, UnresolvedIndirect int
 }
 
-// structureOf builds the control tree of g. It is goto form until the
-// structurer lands (issue 26 item 1): then this is structure.Structure.
-var structureOf = gotoTree
-
 // Decompile renders in.Func as C. The output is deterministic: the same
 // input gives the same bytes.
 func Decompile(ctx context.Context, in Input) (*Result, error) {
@@ -102,9 +98,15 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	e.coalesce()
 	e.findAddrConsts()
 	e.render()
-	tree, err := structureOf(e.graph)
+	tree, err := structure.Structure(e.graph)
 	if err != nil {
-		return nil, fmt.Errorf("decompile: %w", err)
+		// The structurer refuses a graph it cannot make faithful (its own
+		// check fails, or the graph is too large): the goto form is still
+		// the procedure, stated as such.
+		e.limit("the control flow is printed in goto form: " + err.Error())
+		if tree, err = gotoTree(e.graph); err != nil {
+			return nil, fmt.Errorf("decompile: %w", err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -217,7 +217,16 @@ func (p *printer) node(n *structure.Node) {
 		c, as := p.cond(n.Cond)
 		p.line("} while ("+c.s+");", as)
 	case structure.Loop:
-		p.stats.Loops++
+		if n.Once && !continues(n.Children[0]) {
+			// a block left by break: every path through it leaves
+			p.line("do {", nil)
+			p.body(n.Children[0])
+			p.line("} while (0);", nil)
+			return
+		}
+		if !n.Once {
+			p.stats.Loops++
+		}
 		p.line("for (;;) {", nil)
 		p.body(n.Children[0])
 		p.line("}", nil)
@@ -276,4 +285,29 @@ func (e *emitter) prelude() string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// continues reports whether a continue in n binds to the loop whose body n
+// is (a do … while (0) would turn it into a leave).
+func continues(n *structure.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case structure.Continue:
+		return true
+	case structure.Loop, structure.While, structure.DoWhile:
+		return false
+	}
+	for _, c := range n.Children {
+		if continues(c) {
+			return true
+		}
+	}
+	for _, c := range n.Cases {
+		if continues(c.Body) {
+			return true
+		}
+	}
+	return false
 }
