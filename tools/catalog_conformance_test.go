@@ -42,6 +42,8 @@ func catConformanceArgs(entry string) map[string]map[string]any {
 		"procedure_callees":            {"procedure": "main"},
 		"procedure_calls":              {"procedure": "main"},
 		"procedure_references":         {"procedure": "main"},
+		"procedure_pseudo_code":        {"procedure": "main", "limit": 5},
+		"search_pseudo_code":           {"pattern": "return"},
 		"xrefs":                        {"address": entry},
 		"search_procedures":            {"pattern": "ma"},
 		"search_strings":               {"pattern": "banner"},

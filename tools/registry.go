@@ -45,7 +45,7 @@ type input struct {
 
 // families are every tool of the server, family by family.
 func families() [][]tool {
-	return [][]tool{sessionTools(), navigationTools(), procedureTools(), byteTools(), nameTools(), annotationTools(),
+	return [][]tool{sessionTools(), navigationTools(), procedureTools(), pseudoTools(), byteTools(), nameTools(), annotationTools(),
 		dependencyTools(), composedTools(), artifactTools(), evidenceFileTools(), captureTools()}
 }
 

@@ -29,9 +29,11 @@ const (
 	OpProcedureCallers         = "procedure_callers"          // Page[AddressItem]
 	OpProcedureCalls           = "procedure_calls"            // Page[CallSite]
 	OpProcedureReferences      = "procedure_references"       // References
+	OpProcedurePseudoCode      = "procedure_pseudo_code"      // PseudoCode (pseudo.go)
 	OpXrefs                    = "xrefs"                      // Page[AddressItem]
 	OpSearchProcedures         = "search_procedures"          // Page[SearchItem]
 	OpSearchStrings            = "search_strings"             // Page[SearchItem]
+	OpSearchPseudoCode         = "search_pseudo_code"         // Page[PseudoLine] (pseudo.go)
 
 	OpReadBytes   = "read_bytes"   // ReadBytesResult (bytes.go)
 	OpSearchBytes = "search_bytes" // Page[BytesItem] (bytes.go)

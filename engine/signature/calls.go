@@ -289,13 +289,15 @@ func (a *analysis) outgoing(t *dataflow.Value) map[int64]*dataflow.Value {
 
 // written are the arguments of a call to a callee without a prototype:
 // the argument registers the procedure sets before it (not an entry
-// value passed on, not a value an earlier call left) and the stack slots
+// value left in its own register, not a value an earlier call left) and the stack slots
 // it stores from the first argument slot on, contiguously.
 func (a *analysis) written(t *dataflow.Value, regs map[string]*dataflow.Value, stack map[int64]*dataflow.Value) []Param {
 	cv := a.env.Conv
 	set := func(r string) bool {
 		v := regs[r]
-		return v != nil && v.Kind != dataflow.Entry && v.Kind != dataflow.Clobber
+		// an entry value moved to another register is set (a parameter
+		// passed on in another position); one left where it came is not
+		return v != nil && (v.Kind != dataflow.Entry || v.Loc != r) && v.Kind != dataflow.Clobber
 	}
 	var out []Param
 	last := -1

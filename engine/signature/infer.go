@@ -1094,16 +1094,25 @@ func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
 func (a *analysis) inferReturn() *Param {
 	cv := a.env.Conv
 	var intSet, floatSet bool
-	var intVal *dataflow.Value
+	var intVal, floatVal *dataflow.Value
 	fw := 64
+	var tailRet *Param // what a tail-called callee of known prototype returns
 	for _, b := range a.f.Blocks {
 		for _, v := range b.Values {
+			if isTransfer(v) && v.Op == lift.Jump && tailRet == nil && !a.recursive(v) {
+				if c := a.callee(v); c.proto != nil && c.proto.Return != nil {
+					r := *c.proto.Return
+					r.Used = true
+					tailRet = &r
+				}
+			}
 			if v.Kind != dataflow.OpValue || v.Op != lift.Return {
 				continue
 			}
 			for i, n := range v.Names {
 				x := v.Args[i+2]
-				set := x.Kind != dataflow.Entry
+				// an entry value moved here from another register is set
+				set := x.Kind != dataflow.Entry || x.Loc != n
 				if x.Kind == dataflow.Clobber {
 					set = false
 					if len(x.Args) > 0 {
@@ -1119,7 +1128,7 @@ func (a *analysis) inferReturn() *Param {
 				case len(cv.IntReturn) > 0 && n == cv.IntReturn[0]:
 					intSet, intVal = true, x
 				case len(cv.FloatReturn) > 0 && n == cv.FloatReturn[0]:
-					floatSet = true
+					floatSet, floatVal = true, x
 					if x.Kind == dataflow.OpValue && x.Op == lift.Insert && len(x.Args) == 2 && x.Args[1].Width == 32 {
 						fw = 32
 					}
@@ -1127,17 +1136,126 @@ func (a *analysis) inferReturn() *Param {
 			}
 		}
 	}
+	if floatSet && intSet && (sameBits(intVal, floatVal) || a.addressing(intVal, map[*dataflow.Value]bool{})) {
+		// the integer register holds the float's bits (a copy made at
+		// -O0) or an index or address the procedure used: scratch, not
+		// the result
+		intSet = false
+	}
 	switch {
 	case floatSet && !intSet:
 		return &Param{Storage: cv.FloatReturn[0], Class: ctypes.ClassFloating, Width: fw, Used: true}
 	case intSet:
 		q := &Param{Storage: cv.IntReturn[0], Class: ctypes.ClassInteger, Width: 32, Signed: true, Used: true}
-		if intVal.Width == cv.PtrWidth && intVal.Kind == dataflow.OpValue && intVal.Op == lift.Load {
+		if intVal.Width == cv.PtrWidth && a.wideReturn(intVal, cv.PtrWidth, map[*dataflow.Value]bool{}) {
 			q.Width = int(cv.PtrWidth)
 		}
 		return q
+	case tailRet != nil:
+		// the procedure returns what the procedure it jumps to returns
+		return tailRet
 	}
 	return nil
+}
+
+// bitsOf strips the moves of bits between widths and registers from v.
+func bitsOf(v *dataflow.Value) *dataflow.Value {
+	for v != nil && v.Kind == dataflow.OpValue && len(v.Args) > 0 {
+		switch v.Op {
+		case lift.Extract, lift.Trunc, lift.ZExt:
+			v = v.Args[0]
+		case lift.Insert:
+			if len(v.Args) < 2 {
+				return v
+			}
+			v = v.Args[1]
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// sameBits reports whether the returned integer value x is the returned
+// float value f's bits.
+func sameBits(x, f *dataflow.Value) bool {
+	return x != nil && f != nil && bitsOf(x) == bitsOf(f)
+}
+
+// addressing reports whether v (or, for a phi, any of its incoming values
+// other than constants) is an index or address of a memory access: added
+// into a load's or store's address, or that address itself.
+func (a *analysis) addressing(v *dataflow.Value, seen map[*dataflow.Value]bool) bool {
+	if v == nil || seen[v] {
+		return false
+	}
+	seen[v] = true
+	if v.Kind == dataflow.Phi {
+		for _, y := range v.Args {
+			if y.Kind != dataflow.ConstValue && a.addressing(y, seen) {
+				return true
+			}
+		}
+	}
+	for _, u := range a.users[v] {
+		x := u.v
+		if x.Kind == dataflow.Phi && a.addressing(x, seen) {
+			return true // a loop's induction variable
+		}
+		if x.Kind != dataflow.OpValue {
+			continue
+		}
+		if (x.Op == lift.Load || x.Op == lift.Store) && u.i == 0 {
+			return true
+		}
+		if x.Op == lift.Add || x.Op == lift.Mul || x.Op == lift.Shl {
+			for _, w := range a.users[x] {
+				if w.v.Kind == dataflow.OpValue && (w.v.Op == lift.Load || w.v.Op == lift.Store) && w.i == 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// wideReturn reports whether the returned value x holds more than 32
+// bits: a load or an operation of the full width (a pointer, a size), a
+// parameter register passed on whole, a callee's full-width return, a
+// constant beyond 32 bits, or a phi of any of those. A 32-bit result the
+// architecture widens (x86-64's zero extension of 32-bit writes) is not.
+func (a *analysis) wideReturn(x *dataflow.Value, w lift.Width, seen map[*dataflow.Value]bool) bool {
+	if seen[x] || x.Width < w {
+		return false
+	}
+	seen[x] = true
+	switch x.Kind {
+	case dataflow.Phi:
+		for _, y := range x.Args {
+			if a.wideReturn(y, w, seen) {
+				return true
+			}
+		}
+		return false
+	case dataflow.ConstValue:
+		return x.Lo>>31 != 0 && x.Lo>>31 != 1<<33-1
+	case dataflow.Entry:
+		return a.env.Conv == nil || !slices.Contains(a.env.Conv.IntReturn, x.Loc)
+	case dataflow.Clobber:
+		if len(x.Args) > 0 {
+			if c := a.callee(x.Args[0]); c.proto != nil && c.proto.Return != nil {
+				return c.proto.Return.Width >= int(w)
+			}
+		}
+		return false
+	case dataflow.OpValue:
+		switch x.Op {
+		case lift.ZExt, lift.SExt:
+			return len(x.Args) > 0 && x.Args[0].Width >= w
+		}
+		return true
+	}
+	return false
 }
 
 // String renders p as a C prototype of a procedure called name.

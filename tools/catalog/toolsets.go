@@ -13,7 +13,8 @@ package catalog
 //	                get_navigation_context, inspect_address_context, current_document,
 //	                current_address, goto_address, address_name, procedure_address,
 //	                resolve_containing_procedure, list_dependencies, resolve_import,
-//	                compare_binaries, read_bytes, search_bytes
+//	                compare_binaries, read_bytes, search_bytes, procedure_calls,
+//	                procedure_pseudo_code, search_pseudo_code
 //	annotate        comment, inline_comment, set_comment, set_inline_comment, set_bookmark,
 //	                unset_bookmark, set_address_name
 //	artifacts       inventory_artifact, extract_artifact, compare_artifacts
@@ -53,7 +54,7 @@ func ToolsetMembers() []Toolset {
 			"list_procedures", "list_names", "list_strings", "list_segments", "list_bookmarks", "search_procedures",
 			"search_strings", "get_evidence_bundle"}},
 		{"navigate", []string{"procedure_info", "procedure_assembly", "read_function_instructions", "procedure_callers",
-			"procedure_callees", "procedure_calls", "procedure_references", "xrefs", "get_call_graph", "get_navigation_context", "inspect_address_context",
+			"procedure_callees", "procedure_calls", "procedure_references", "procedure_pseudo_code", "search_pseudo_code", "xrefs", "get_call_graph", "get_navigation_context", "inspect_address_context",
 			"current_document", "current_address", "goto_address", "address_name", "procedure_address",
 			"resolve_containing_procedure", "list_dependencies", "resolve_import", "compare_binaries", "read_bytes",
 			"search_bytes"}},

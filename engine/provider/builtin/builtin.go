@@ -140,6 +140,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rea-re/rea/engine/decompile"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lineage"
@@ -306,6 +307,8 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"triage":             1,
 		"lifting":            1,
 		"lifter":             "rea-lift@" + lift.Version,
+		"pseudo_code":        1,
+		"decompiler":         "rea-decompile@" + decompile.Version,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }

@@ -119,6 +119,7 @@ type index struct {
 	jumps lazy[jumpThunks] // the jump thunks (procfilter.go)
 
 	lifted  liftCache          // procedures lifted on demand (lifted.go)
+	pseudo  pseudoCache        // procedures decompiled on demand (pseudo.go)
 	dprotos lazy[*dwarfProtos] // DWARF's prototypes (dwarfproto.go)
 
 	sizeMu  sync.Mutex // serializes memSize
@@ -137,6 +138,7 @@ func (ix *index) release() {
 	ix.link.reset()
 	ix.jumps.reset()
 	ix.lifted.reset()
+	ix.pseudo.reset()
 	ix.dprotos.reset()
 }
 
@@ -163,7 +165,8 @@ func (ix *index) memSize(mapped []byte) int64 {
 	ix.lifted.tabs.excludeIn(s)
 	ix.dprotos.excludeIn(s)
 	return ix.imgSize + ix.syms.memSize(s) + ix.strs.memSize(s) + ix.ext.memSize(s) + ix.lines.memSize(s) +
-		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s) + ix.jumps.memSize(s) + ix.lifted.memSize(s) + ix.dprotos.memSize(s)
+		ix.refs.memSize(s) + ix.symz.memSize(s) + ix.link.memSize(s) + ix.jumps.memSize(s) + ix.lifted.memSize(s) + ix.dprotos.memSize(s) +
+		ix.pseudo.memSize()
 }
 
 // builtFor reports whether the derived indexes op reads (optable.go) are

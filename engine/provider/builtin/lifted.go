@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"debug/elf"
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
@@ -415,60 +416,25 @@ func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]b
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
 		return p, nil
 	}
-	decoded := pc.insns
 	// SSA is built from the entry, the first instruction: code that
 	// recursive descent found below the entry (a cold part reached by a
 	// jump back) is left out, and said.
-	if k := slices.IndexFunc(decoded, func(it insn) bool { return it.addr == entry }); k > 0 {
-		decoded = decoded[k:]
+	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, scr)
+	if lr.below {
 		p.lims = append(p.lims, "code below the procedure's entry is not lifted: data flow does not see it")
-	} else if k < 0 {
-		p.lims = append(p.lims, "no instruction was decoded at the entry: nothing was lifted")
-		return p, nil
 	}
-	insns := make([]*lift.Insn, 0, len(decoded))
-	bad := 0
-	lf := &procLifter{t: tgt}
-	kept := pc.x86 // by address, as decoded is
-	for _, it := range decoded {
-		n := int(it.n)
-		var in *lift.Insn
-		var err error
-		for len(kept) > 0 && kept[0].addr < it.addr {
-			kept = kept[1:]
-		}
-		if len(kept) > 0 && kept[0].addr == it.addr && kept[0].inst.Len == n {
-			// x86asm's decoding of the same bytes, kept by the decoder
-			in = lf.x86.LiftInst(kept[0].inst, it.addr)
-		} else if code, ok := codeAt(it.addr); ok && len(code) >= n {
-			in, err = lf.lift(code[:n], it.addr)
-		}
-		if in == nil || err != nil || in.Len != n {
-			bad++
-			in = &lift.Insn{Addr: it.addr, Len: n, Mnemonic: "(bad)", Stmts: []lift.Stmt{{Op: lift.Unmodelled, Text: "(bad)", Reason: "does not lift"}}}
-		}
-		insns = append(insns, in)
-	}
-	if bad > 0 {
+	if lr.bad > 0 {
 		p.lims = append(p.lims, "some instructions do not lift; their effects are unknown to data flow")
 	}
-	opt := dataflow.Options{Scratch: scr, Lift: func(a uint64) (*lift.Insn, bool) {
-		code, ok := codeAt(a)
-		if !ok {
-			return nil, false
-		}
-		in, err := lf.lift(code[:min(len(code), 16)], a)
-		return in, err == nil
-	}}
-	if end, ok := ex.extentOf(entry); ok {
-		opt.Start, opt.End = entry, end
-	}
-	arch := dataflow.ArchFor(tgt.conv)
-	res, err := dataflow.ResolveProcedure(arch, insns, view, opt)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoEntryInsn):
+		p.lims = append(p.lims, "no instruction was decoded at the entry: nothing was lifted")
+		return p, nil
+	case err != nil:
 		p.lims = append(p.lims, "the procedure's SSA form could not be built: "+err.Error())
 		return p, nil
 	}
+	res, insns := lr.res, lr.insns
 	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known,
 		Pops: map[uint64]int64{entry: signature.CalleePops(insns, tgt.conv.SP)}}
 	var calls []signature.Call
@@ -632,4 +598,70 @@ func frameResult(lp *liftedProc) *provider.Frame {
 	}
 	size := lp.frame.size
 	return &provider.Frame{Size: &size, SavedRegisters: slices.Clone(lp.frame.saved)}
+}
+
+// errNoEntryInsn says no instruction was decoded at a procedure's entry.
+var errNoEntryInsn = errors.New("no instruction was decoded at the entry")
+
+// liftResult is the SSA of a procedure's lifted instructions and what
+// was left out of it.
+type liftResult struct {
+	res   *dataflow.Resolution
+	insns []*lift.Insn
+	below bool // code recursive descent found below the entry is left out
+	bad   int  // instructions that do not lift (an unmodelled "(bad)" each)
+}
+
+// liftAndResolve lifts the instructions pc decoded from entry on (from
+// the decoder's kept x86asm decodings where it has them) and builds their
+// SSA with jump tables resolved. It fails with errNoEntryInsn when nothing
+// was decoded at entry, or when no SSA could be built.
+func liftAndResolve(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, scr *dataflow.Scratch) (liftResult, error) {
+	var lr liftResult
+	decoded := pc.insns
+	if k := slices.IndexFunc(decoded, func(it insn) bool { return it.addr == entry }); k > 0 {
+		decoded = decoded[k:]
+		lr.below = true
+	} else if k < 0 {
+		return lr, errNoEntryInsn
+	}
+	insns := make([]*lift.Insn, 0, len(decoded))
+	lf := &procLifter{t: tgt}
+	kept := pc.x86 // by address, as decoded is
+	for _, it := range decoded {
+		n := int(it.n)
+		var in *lift.Insn
+		var err error
+		for len(kept) > 0 && kept[0].addr < it.addr {
+			kept = kept[1:]
+		}
+		if len(kept) > 0 && kept[0].addr == it.addr && kept[0].inst.Len == n {
+			// x86asm's decoding of the same bytes, kept by the decoder
+			in = lf.x86.LiftInst(kept[0].inst, it.addr)
+		} else if code, ok := codeAt(it.addr); ok && len(code) >= n {
+			in, err = lf.lift(code[:n], it.addr)
+		}
+		if in == nil || err != nil || in.Len != n {
+			lr.bad++
+			in = &lift.Insn{Addr: it.addr, Len: n, Mnemonic: "(bad)", Stmts: []lift.Stmt{{Op: lift.Unmodelled, Text: "(bad)", Reason: "does not lift"}}}
+		}
+		insns = append(insns, in)
+	}
+	opt := dataflow.Options{Scratch: scr, Lift: func(a uint64) (*lift.Insn, bool) {
+		code, ok := codeAt(a)
+		if !ok {
+			return nil, false
+		}
+		in, err := lf.lift(code[:min(len(code), 16)], a)
+		return in, err == nil
+	}}
+	if end, ok := ex.extentOf(entry); ok {
+		opt.Start, opt.End = entry, end
+	}
+	res, err := dataflow.ResolveProcedure(dataflow.ArchFor(tgt.conv), insns, view, opt)
+	if err != nil {
+		return lr, err
+	}
+	lr.res, lr.insns = res, insns
+	return lr, nil
 }

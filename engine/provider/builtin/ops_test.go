@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rea-re/rea/engine/decompile"
 	"github.com/rea-re/rea/engine/fault"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
@@ -28,7 +29,7 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 	want := map[string]string{"list_documents": "none", "list_segments": "none", "list_names": "offset", "list_procedures": "offset", "list_strings": "offset",
 		"address_name": "none", "procedure_address": "none", "resolve_containing_procedure": "none",
 		"procedure_assembly": "none", "read_function_instructions": "offset", "procedure_info": "none",
-		"procedure_callees": "offset", "procedure_callers": "offset", "procedure_calls": "offset", "procedure_references": "none", "xrefs": "offset",
+		"procedure_callees": "offset", "procedure_callers": "offset", "procedure_calls": "offset", "procedure_references": "none", "procedure_pseudo_code": "none", "search_pseudo_code": "offset", "xrefs": "offset",
 		"search_procedures": "offset", "search_strings": "offset", "binary_triage": "none",
 		"list_dependencies": "none", "resolve_import": "none", "read_bytes": "none", "search_bytes": "offset"}
 	if len(caps) != len(want) {
@@ -44,7 +45,7 @@ func TestIdentityCapabilitiesSupport(t *testing.T) {
 		if c.Operation == "procedure_callees" || c.Operation == "procedure_callers" || c.Operation == "xrefs" {
 			maxRes = 1000
 		}
-		if c.Operation == "search_procedures" || c.Operation == "search_strings" {
+		if c.Operation == "search_procedures" || c.Operation == "search_strings" || c.Operation == "search_pseudo_code" {
 			maxRes = 100
 		}
 		if (c.Pagination == "offset") != (c.Limits.MaxResults != nil && *c.Limits.MaxResults == maxRes) {
@@ -84,7 +85,7 @@ func TestProfileParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(prof.Parameters)
-	want := `{"architecture":"x86_64","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"lifter":"rea-lift@1","lifting":1,"loader":"go-debug","symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
+	want := `{"architecture":"x86_64","decompiler":"rea-decompile@` + decompile.Version + `","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"lifter":"rea-lift@1","lifting":1,"loader":"go-debug","pseudo_code":1,"symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
 	if string(got) != want || prof.ProviderProfileSchemaVersion != 1 || prof.Provider.ID != "builtin" {
 		t.Errorf("profile parameters\n got %s\nwant %s", got, want)
 	}

@@ -70,6 +70,7 @@ var builtinOps = []builtinOp{
 	{provider.OpProcedureCallers, (*Client).doRefOp, maxEdgeResults, needsSymbols | needsRefs, limitsSymbolsAndRefs},
 	{provider.OpProcedureCalls, (*Client).doProcedureCalls, provider.MaxPageResults, needsSymbols, limitsSymbols}, // calls.go
 	{provider.OpProcedureAssembly, (*Client).doCodeOp, 0, needsSymbols, limitsSymbols},
+	{provider.OpProcedurePseudoCode, (*Client).doProcedurePseudoCode, 0, needsSymbols, limitsSymbols}, // pseudo.go
 	{provider.OpProcedureInfo, (*Client).doProcedureInfo, 0, needsSymbols, limitsSymbols},
 	{provider.OpProcedureReferences, (*Client).doProcedureReferences, 0, needsSymbols, limitsSymbols}, // references.go
 	{provider.OpReadBytes, (*Client).doBytes, 0, 0, limitsImage},                                      // bytes.go: the header model and the mapping only
@@ -78,6 +79,7 @@ var builtinOps = []builtinOp{
 	{provider.OpResolveImport, nil, 0, needsLink, limitsSymbols}, // answered by the engine through provider.Linker (linker.go)
 	{provider.OpSearchBytes, (*Client).doBytes, provider.MaxPageResults, needsSymbols, limitsSymbols},
 	{provider.OpSearchProcedures, (*Client).doSearch, maxSearchResults, needsSymbols, limitsSymbols},
+	{provider.OpSearchPseudoCode, (*Client).doSearchPseudoCode, provider.MaxPseudoSearch, needsSymbols, limitsSymbols}, // pseudo.go
 	{provider.OpSearchStrings, (*Client).doSearch, maxSearchResults, needsStrings, limitsStrings},
 	{provider.OpXrefs, (*Client).doRefOp, maxEdgeResults, needsSymbols | needsRefs, limitsSymbolsAndRefs},
 }

@@ -22,8 +22,8 @@ func TestOpTableDeclaresAndDispatches(t *testing.T) {
 	}
 	want := []string{"address_name", "binary_triage", "list_dependencies", "list_documents", "list_names", "list_procedures",
 		"list_segments", "list_strings", "procedure_address", "procedure_callees", "procedure_callers", "procedure_calls", "procedure_assembly",
-		"procedure_info", "procedure_references", "read_bytes", "read_function_instructions", "resolve_containing_procedure", "resolve_import",
-		"search_bytes", "search_procedures", "search_strings", "xrefs"}
+		"procedure_pseudo_code", "procedure_info", "procedure_references", "read_bytes", "read_function_instructions", "resolve_containing_procedure", "resolve_import",
+		"search_bytes", "search_procedures", "search_pseudo_code", "search_strings", "xrefs"}
 	if !slices.Equal(names, want) {
 		t.Errorf("declared %v\nwant     %v", names, want)
 	}

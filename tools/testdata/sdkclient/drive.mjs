@@ -248,6 +248,8 @@ async function runEra(era, ledger) {
   await ok(stage, 'procedure_assembly', { procedure: 'main' });
   await ok(stage, 'procedure_calls', { procedure: 'main' });
   await ok(stage, 'procedure_references', { procedure: 'main' });
+  await ok(stage, 'procedure_pseudo_code', { procedure: 'main', limit: 5 });
+  await ok(stage, 'search_pseudo_code', { pattern: 'return' });
   await ok(stage, 'read_function_instructions', { procedure: 'main' });
   await ok(stage, 'procedure_callers', { procedure: 'exported_twice' });
   const callees = await ok(stage, 'procedure_callees', { procedure: 'main' });

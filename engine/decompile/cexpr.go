@@ -1,0 +1,264 @@
+package decompile
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rea-re/rea/engine/lift"
+)
+
+// C operator precedences, highest binds tightest.
+const (
+	pCond  = 3
+	pLor   = 4
+	pLand  = 5
+	pBor   = 6
+	pXor   = 7
+	pBand  = 8
+	pEq    = 9
+	pRel   = 10
+	pShift = 11
+	pAdd   = 12
+	pMul   = 13
+	pUnary = 15
+	pAtom  = 16
+)
+
+// cx is a rendered C expression.
+type cx struct {
+	s string
+	p int
+	// isConst: s is the constant val (of the expression's width).
+	isConst bool
+	val     uint64
+	// bits: s is a bit cast of the float expression bits (so that a
+	// conversion back is bits itself).
+	bits  string
+	bitsW int // the float format bits is of
+	// rel: the expression is a comparison relOp of relL and relR, so that
+	// its negation can flip the operator instead of adding a '!'.
+	// sform: the same value read as a signed integer, when it has a
+	// shorter form than a cast (a signed parameter).
+	sform      string
+	relOp      string
+	relL, relR cx2
+}
+
+// cx2 holds an operand of a comparison (a pointer keeps cx finite).
+type cx2 = *cx
+
+func atom(s string) cx { return cx{s: s, p: pAtom} }
+
+func (c cx) at(p int) string {
+	if c.p < p {
+		return "(" + c.s + ")"
+	}
+	return c.s
+}
+
+func bin(a cx, op string, b cx, p int) cx {
+	return cx{s: a.at(p) + " " + op + " " + b.at(p+1), p: p}
+}
+
+func rel(a cx, op string, b cx, p int) cx {
+	c := bin(a, op, b, p)
+	c.relOp, c.relL, c.relR = op, &a, &b
+	return c
+}
+
+var negRel = map[string]string{"==": "!=", "!=": "==", "<": ">=", ">=": "<", "<=": ">", ">": "<="}
+
+// not negates a truth value.
+func not(c cx) cx {
+	if n, ok := negRel[c.relOp]; ok && c.relL != nil {
+		p := pRel
+		if n == "==" || n == "!=" {
+			p = pEq
+		}
+		return rel(*c.relL, n, *c.relR, p)
+	}
+	if len(c.s) > 1 && c.s[0] == '!' && c.p == pUnary {
+		return cx{s: c.s[1:], p: pAtom}.reparen()
+	}
+	return cx{s: "!" + c.at(pUnary), p: pUnary}
+}
+
+// reparen keeps an expression whose text is a parenthesised group atomic
+// and anything else at the lowest precedence.
+func (c cx) reparen() cx {
+	if len(c.s) > 1 && c.s[0] == '(' && matching(c.s) {
+		return c
+	}
+	if isIdent(c.s) {
+		return c
+	}
+	c.p = pCond
+	return c
+}
+
+func matching(s string) bool {
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d == 0 && i != len(s)-1 {
+				return false
+			}
+		}
+	}
+	return d == 0
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func cast(t string, c cx) cx {
+	r := cx{s: "(" + t + ")" + c.at(pUnary), p: pUnary}
+	// a zero extension keeps a float's bits in the low part
+	if c.bits != "" && (t == "__rea_u128" || t == "uint64_t" && c.bitsW <= 64 || t == "uint32_t" && c.bitsW == 32) {
+		r.bits, r.bitsW = c.bits, c.bitsW
+	}
+	return r
+}
+
+func call(name string, args ...cx) cx {
+	s := name + "("
+	for i, a := range args {
+		if i > 0 {
+			s += ", "
+		}
+		s += a.at(pCond)
+	}
+	return atom(s + ")")
+}
+
+// uT and sT name the unsigned and signed C types of an IR width.
+func uT(w lift.Width) string {
+	switch w {
+	case 1:
+		return "bool"
+	case 8:
+		return "uint8_t"
+	case 16:
+		return "uint16_t"
+	case 32:
+		return "uint32_t"
+	case 128:
+		return "__rea_u128"
+	}
+	return "uint64_t"
+}
+
+func sT(w lift.Width) string {
+	switch w {
+	case 1, 8:
+		return "int8_t"
+	case 16:
+		return "int16_t"
+	case 32:
+		return "int32_t"
+	case 128:
+		return "__rea_s128"
+	}
+	return "int64_t"
+}
+
+func maskOf(w lift.Width) uint64 {
+	if w >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<w - 1
+}
+
+// num renders the constant lo (hi for 128 bits) of width w.
+func num(w lift.Width, lo, hi uint64) cx {
+	if w == 128 && hi != 0 {
+		s := "(__rea_u128)" + hexnum(hi) + " << 64"
+		if lo != 0 {
+			s = "(" + s + ") | " + hexnum(lo)
+			return cx{s: s, p: pBor}
+		}
+		return cx{s: s, p: pShift}
+	}
+	lo &= maskOf(w)
+	c := atom(hexnum(lo))
+	if w == 64 && lo > 0xffffffff {
+		c.s += "u"
+	}
+	c.isConst, c.val = true, lo
+	return c
+}
+
+func hexnum(v uint64) string {
+	if v < 256 && v != 0x7f && v != 0x80 && v != 0xff && v != 0xf0 {
+		return strconv.FormatUint(v, 10)
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+// signedNum renders the constant v of width w as a signed decimal for a
+// signed context.
+func signedNum(w lift.Width, v uint64) cx {
+	s := signExt(v, w)
+	if s == -1<<63 {
+		return atom("(-0x7fffffffffffffff - 1)")
+	}
+	c := cx{s: strconv.FormatInt(s, 10), p: pAtom, isConst: true, val: v & maskOf(w)}
+	if s < 0 {
+		c.p = pUnary
+	}
+	if w == 64 && (s > 0x7fffffff || s < -0x80000000) {
+		c.s = "(int64_t)" + c.s
+		c.p = pUnary
+	}
+	return c
+}
+
+func signExt(v uint64, w lift.Width) int64 {
+	if w >= 64 {
+		return int64(v)
+	}
+	v &= maskOf(w)
+	if v>>(w-1)&1 == 1 {
+		return int64(v | ^maskOf(w))
+	}
+	return int64(v)
+}
+
+// quoteC renders s as a C string literal.
+func quoteC(s string) string {
+	b := []byte{'"'}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '?' && i+1 < len(s) && s[i+1] == '?':
+			b = append(b, '\\', '?') // no trigraph
+		case c < 0x20 || c >= 0x7f:
+			b = append(b, fmt.Sprintf("\\%03o", c)...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
+}

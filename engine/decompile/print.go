@@ -1,0 +1,330 @@
+package decompile
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rea-re/rea/engine/ctypes"
+	"github.com/rea-re/rea/engine/decompile/structure"
+)
+
+// printer prints the definition: one line at a time, each with the
+// addresses it stands for.
+type printer struct {
+	e      *emitter
+	sb     strings.Builder
+	addrs  [][]uint64
+	indent int
+	stats  Stats
+	labels map[int]bool
+	byAddr map[uint64]int
+}
+
+func (p *printer) line(s string, as []uint64) {
+	p.sb.WriteString(strings.Repeat("\t", p.indent))
+	p.sb.WriteString(s)
+	p.sb.WriteByte('\n')
+	p.addrs = append(p.addrs, append([]uint64(nil), as...))
+}
+
+// header prints the signature, the variables and the stack frame.
+func (p *printer) header() {
+	e := p.e
+	p.line(e.selfProto+" {", []uint64{e.f.Entry})
+	p.indent = 1
+	byType := map[string][]string{}
+	var types []string
+	for _, n := range e.decl {
+		t := e.vtype[n]
+		if _, ok := byType[t]; !ok {
+			types = append(types, t)
+		}
+		byType[t] = append(byType[t], n)
+	}
+	for _, t := range types {
+		p.line(t+" "+strings.Join(byType[t], ", ")+";", nil)
+	}
+	if e.frame {
+		lo, hi := int64(0), int64(16)
+		for v := range e.live {
+			if o, ok := e.offs[v]; ok && o.Base == 0 {
+				lo, hi = min(lo, o.Off), max(hi, o.Off+16)
+			}
+		}
+		for _, q := range e.proto.Params {
+			if off, ok := stackOff(q.Storage); ok {
+				hi = max(hi, off+16)
+			}
+		}
+		// the entry stack pointer's alignment: 16 bytes before the call
+		// pushed its return address
+		below := (-lo+64+15)/16*16 + (16-e.in.Env.Conv.RetAddr%16)%16
+		p.line(fmt.Sprintf("uint8_t frame[%d] __attribute__((aligned(16)));", below+hi+8), nil)
+		p.line(fmt.Sprintf("uint64_t sp0 = (uint64_t)(frame + %d); /* the stack pointer at entry */", below), nil)
+		for i, q := range e.proto.Params {
+			if off, ok := stackOff(q.Storage); ok {
+				t := cType(q, false)
+				if q.Class == ctypes.ClassPointer {
+					t = "uint8_t *"
+				}
+				p.line(fmt.Sprintf("*(%s *)(sp0 + %d) = a%d;", strings.TrimSpace(t), off, i+1), nil)
+			}
+		}
+	}
+}
+
+func stackOff(s string) (int64, bool) {
+	if !strings.HasPrefix(s, "stack+0x") {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s[len("stack+0x"):], 16, 64)
+	return v, err == nil
+}
+
+func (p *printer) collectLabels(n *structure.Node) {
+	if n == nil {
+		return
+	}
+	if n.Kind == structure.Goto {
+		p.labels[n.Node] = true
+	}
+	for _, c := range n.Children {
+		p.collectLabels(c)
+	}
+	for _, c := range n.Cases {
+		p.collectLabels(c.Body)
+	}
+}
+
+// label names node n's label: its address, with the block's number when
+// another block starts at the same address (a block split inside an
+// instruction).
+func (p *printer) label(n int) string {
+	if n >= len(p.e.f.Blocks) {
+		return fmt.Sprintf("E%d", n)
+	}
+	if p.byAddr == nil {
+		p.byAddr = map[uint64]int{}
+		for _, b := range p.e.f.Blocks {
+			p.byAddr[b.Addr]++
+		}
+	}
+	a := p.e.f.Blocks[n].Addr
+	if p.byAddr[a] > 1 {
+		return fmt.Sprintf("L_%x_%d", a, n)
+	}
+	return fmt.Sprintf("L_%x", a)
+}
+
+// cond renders a condition of the tree.
+func (p *printer) cond(c *structure.Cond) (cx, []uint64) {
+	switch c.Op {
+	case structure.And, structure.Or:
+		x, xa := p.cond(c.X)
+		y, ya := p.cond(c.Y)
+		op, pr := "&&", pLand
+		if c.Op == structure.Or {
+			op, pr = "||", pLor
+		}
+		r := bin(x, op, y, pr)
+		if c.Negate {
+			r = not(r)
+		}
+		return r, append(xa, ya...)
+	}
+	n := p.e.nodes[c.Node]
+	r := n.cond
+	if c.Negate {
+		r = not(r)
+	}
+	return r, n.condAddrs
+}
+
+func simple(n *structure.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case structure.Goto, structure.Break, structure.Continue:
+		return true
+	}
+	return false
+}
+
+func (p *printer) jump(n *structure.Node) string {
+	switch n.Kind {
+	case structure.Goto:
+		p.stats.Gotos++
+		return "goto " + p.label(n.Node) + ";"
+	case structure.Break:
+		return "break;"
+	}
+	return "continue;"
+}
+
+// node prints one construct.
+func (p *printer) node(n *structure.Node) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case structure.Seq:
+		for _, c := range n.Children {
+			p.node(c)
+		}
+	case structure.Block:
+		for _, l := range p.e.nodes[n.Node].stmts {
+			p.line(l.text, l.addrs)
+		}
+	case structure.Label:
+		if p.labels[n.Node] {
+			p.indent--
+			p.line(p.label(n.Node)+":", nil)
+			p.indent++
+		}
+	case structure.Goto, structure.Break, structure.Continue:
+		p.line(p.jump(n), nil)
+	case structure.If:
+		c, as := p.cond(n.Cond)
+		then := n.Children[0]
+		var els *structure.Node
+		if len(n.Children) > 1 {
+			els = n.Children[1]
+		}
+		if simple(then) && els == nil {
+			p.line("if ("+c.s+") "+p.jump(then), as)
+			return
+		}
+		p.line("if ("+c.s+") {", as)
+		p.body(then)
+		if els != nil {
+			p.line("} else {", nil)
+			p.body(els)
+		}
+		p.line("}", nil)
+	case structure.While:
+		p.stats.Loops++
+		c, as := p.cond(n.Cond)
+		p.line("while ("+c.s+") {", as)
+		p.body(n.Children[0])
+		p.line("}", nil)
+	case structure.DoWhile:
+		p.stats.Loops++
+		p.line("do {", nil)
+		p.body(n.Children[0])
+		c, as := p.cond(n.Cond)
+		p.line("} while ("+c.s+");", as)
+	case structure.Loop:
+		if n.Once && !continues(n.Children[0]) {
+			// a block left by break: every path through it leaves
+			p.line("do {", nil)
+			p.body(n.Children[0])
+			p.line("} while (0);", nil)
+			return
+		}
+		if !n.Once {
+			p.stats.Loops++
+		}
+		p.line("for (;;) {", nil)
+		p.body(n.Children[0])
+		p.line("}", nil)
+	case structure.Switch:
+		p.stats.Switches++
+		nd := p.e.nodes[n.Node]
+		p.line("switch ("+nd.cond.s+") {", nd.condAddrs)
+		hasDefault := false
+		for _, c := range n.Cases {
+			if len(c.Succs) == 0 {
+				hasDefault = true
+				p.line("default:", nil)
+			}
+			vals := make([]uint64, 0, len(c.Succs))
+			for _, s := range c.Succs {
+				if s < len(nd.cases) {
+					vals = append(vals, nd.cases[s]...)
+				}
+			}
+			sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+			for _, v := range vals {
+				p.line("case "+hexnum(v)+":", nil)
+			}
+			p.body(c.Body)
+		}
+		if !hasDefault {
+			// the last arm may fall off the switch's end; the default
+			// written after it must not catch that fall
+			if k := len(n.Cases); k > 0 && !ends(n.Cases[k-1].Body) {
+				p.indent++
+				p.line("break;", nil)
+				p.indent--
+			}
+			p.line("default:", nil)
+			p.indent++
+			p.line("__builtin_unreachable(); /* the jump table's bound */", nil)
+			p.indent--
+		}
+		p.line("}", nil)
+	}
+}
+
+func (p *printer) body(n *structure.Node) {
+	p.indent++
+	p.node(n)
+	p.indent--
+}
+
+// prelude renders the includes, typedefs, helpers and declarations.
+func (e *emitter) prelude() string {
+	var sb strings.Builder
+	sb.WriteString("#include <stdint.h>\n#include <stdbool.h>\n")
+	sb.WriteString("typedef unsigned __int128 __rea_u128;\ntypedef __int128 __rea_s128;\n")
+	sb.WriteString("typedef __rea_u128 __rea_u128u __attribute__((aligned(1)));\n")
+	sb.WriteString(e.h.text())
+	names := make([]string, 0, len(e.decls))
+	for n := range e.decls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sb.WriteString(e.decls[n])
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// continues reports whether a continue in n binds to the loop whose body n
+// is (a do … while (0) would turn it into a leave).
+func continues(n *structure.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case structure.Continue:
+		return true
+	case structure.Loop, structure.While, structure.DoWhile:
+		return false
+	}
+	for _, c := range n.Children {
+		if continues(c) {
+			return true
+		}
+	}
+	for _, c := range n.Cases {
+		if continues(c.Body) {
+			return true
+		}
+	}
+	return false
+}
+
+// ends reports whether n certainly leaves by its last statement (a jump;
+// a return is a Block of a node without successors, which the printer
+// cannot see here, so it counts as falling).
+func ends(n *structure.Node) bool {
+	for n != nil && n.Kind == structure.Seq && len(n.Children) > 0 {
+		n = n.Children[len(n.Children)-1]
+	}
+	return n != nil && (n.Kind == structure.Goto || n.Kind == structure.Break || n.Kind == structure.Continue)
+}
