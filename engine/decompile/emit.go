@@ -52,7 +52,7 @@ type callInfo struct {
 	// Env.Known gave; it is declared as its definition reads, so that a
 	// unit holding both compiles.
 	local bool
-	deps   []*value
+	deps  []*value
 }
 
 type argInfo struct {
