@@ -23,7 +23,7 @@ const module = "github.com/rea-re/rea/"
 
 // fileOrder is each package's non-test files, lowest first.
 var fileOrder = map[string][]string{
-	".": {"engine.go", "connection.go", "candidates.go", "operate.go", "annotations.go", "invoke.go",
+	".": {"engine.go", "connection.go", "candidates.go", "operate.go", "annotations.go", "invoke.go", "view.go",
 		"aggregates.go", "linking.go", "compare.go", "bundle.go", "commands.go"},
 	"session": {"session.go", "queue.go", "conn.go", "health.go", "open.go", "grants.go", "target.go"},
 }
