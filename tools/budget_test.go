@@ -111,6 +111,7 @@ func checkDefaultAnswers(t *testing.T, path string, openArgs map[string]any, env
 		"close_binary":        "called last",
 		"get_evidence_bundle": "called below with one record",
 		"compare_artifacts":   "needs inventory Evidence of artifact targets",
+		"search_pseudo_code":  "decompiles every procedure: pseudo_test.go and BENCHMARKS.md measure it",
 	}
 	for _, tool := range tools {
 		if why, ok := skip[tool.Name]; ok {

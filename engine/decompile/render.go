@@ -636,13 +636,19 @@ func (e *emitter) constLoad(v *value) (cx, bool) {
 // 0x1000 up, so that a field offset stays a number).
 func (e *emitter) findAddrConsts() {
 	e.addrConsts = map[*value]bool{}
+	// seen: the value was walked (false) or walked as a direct address
+	// (true); walking it again adds nothing, and phis of phis would make
+	// the walk exponential.
 	seen := map[*value]bool{}
 	var walk func(v *value, direct bool, depth int)
 	walk = func(v *value, direct bool, depth int) {
-		if v == nil || depth > 8 || seen[v] && !direct {
+		if v == nil || depth > 8 {
 			return
 		}
-		seen[v] = true
+		if d, ok := seen[v]; ok && (d || !direct) {
+			return
+		}
+		seen[v] = direct
 		switch {
 		case v.Kind == dataflow.ConstValue:
 			if v.Width == e.in.Env.Conv.PtrWidth && (direct || v.Lo >= 0x1000) {
