@@ -58,6 +58,7 @@ func BenchmarkPseudoLibcVsObjdump(b *testing.B) {
 	rounds := 0
 	for b.Loop() {
 		c.ix.pseudo.reset()
+		c.ix.lifted.reset() // callees' prototypes are lifted afresh too
 		t0 := time.Now()
 		res, err := c.Do(ctx, provider.OpSearchPseudoCode, provider.Params{"pattern": "\x01never matches\x01", "limit": int64(20)}, nil)
 		if err != nil {
