@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/rea-re/rea/engine/internal/cfgtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,6 +168,8 @@ type unit struct {
 	asm    int  // its instructions' bytes
 	text   string
 	unsafe bool
+	// reducible: the procedure's control-flow graph is (cfgtest's oracle)
+	reducible bool
 }
 
 // decompileAll decompiles every procedure of a build; rename gives each
@@ -217,6 +220,8 @@ func decompileAll(t testing.TB, tg corpus.Target, rename func(string) string) ([
 			u.asm += in.Len
 		}
 		u.calls = len(signature.Calls(f, env)) > 0
+		g := decompile.Graph(f)
+		u.reducible = cfgtest.Reducible(g.Succs, g.Entry)
 		out = append(out, u)
 	}
 	return out, p, path
@@ -391,6 +396,40 @@ func TestCodeBytes(t *testing.T) {
 		}
 		sort.Float64s(ratios)
 		t.Logf("%s: %d functions, median code/assembly bytes %.2f (total %d / %d = %.2f)", tg, len(ratios), ratios[len(ratios)/2], codeTotal, asmTotal, float64(codeTotal)/float64(asmTotal))
+	}
+}
+
+// TestCorpusGotos: no goto in the text of a corpus procedure whose
+// control-flow graph is reducible (issue 26, "readable"), on every x86-64
+// build the compile test reads.
+//
+// gotosStill are the procedures where gotos remain though the graph is
+// reducible, with their count when the test landed: the structurer's
+// exits of two loops at once to a node that is not a return (max_index)
+// and crossing merges (sum_va). Any other, or more, fails.
+var gotosStill = map[string]int{"x86-64/clang/O3 max_index": 4, "x86-64/clang/O3 sum_va": 2}
+
+func TestCorpusGotos(t *testing.T) {
+	targets := x86Targets()
+	if testing.Short() {
+		targets = []corpus.Target{{Arch: "x86-64", Compiler: "gcc", Opt: 0}, {Arch: "x86-64", Compiler: "gcc", Opt: 2}}
+	}
+	for _, tg := range only(targets) {
+		units, _, _ := decompileAll(t, tg, nil)
+		reducible, gotos := 0, 0
+		for _, u := range units {
+			gotos += u.res.Structure.Gotos
+			if !u.reducible {
+				continue
+			}
+			reducible++
+			if u.res.Structure.Gotos > 0 && gotosStill[tg.String()+" "+u.name] >= u.res.Structure.Gotos {
+				t.Logf("%s %s: reducible, %d goto(s) (not yet removed; issue 26 asks none)", tg, u.name, u.res.Structure.Gotos)
+			} else if u.res.Structure.Gotos > 0 {
+				t.Errorf("%s %s: reducible, yet %d goto(s):\n%s", tg, u.name, u.res.Structure.Gotos, u.res.Code)
+			}
+		}
+		t.Logf("%s: %d procedures, %d reducible, %d gotos in all", tg, len(units), reducible, gotos)
 	}
 }
 

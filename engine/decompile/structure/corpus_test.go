@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/rea-re/rea/engine/internal/cfgtest"
 	"os"
 	"sort"
 	"strings"
@@ -98,67 +99,8 @@ func graphOf(f *dataflow.Func) structure.Graph {
 	return g
 }
 
-// reducible decides reducibility by T1/T2 reduction (Hecht and Ullman):
-// remove self-loops, merge a node into its only predecessor, until no
-// rule applies; the graph is reducible when one node remains. It shares
-// nothing with the structurer.
-func reducible(g structure.Graph) bool {
-	n := len(g.Succs)
-	succ := make([]map[int]bool, n)
-	pred := make([]map[int]bool, n)
-	for i := range succ {
-		succ[i], pred[i] = map[int]bool{}, map[int]bool{}
-	}
-	seen := make([]bool, n)
-	stack := []int{g.Entry}
-	seen[g.Entry] = true
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, y := range g.Succs[x] {
-			succ[x][y], pred[y][x] = true, true
-			if !seen[y] {
-				seen[y] = true
-				stack = append(stack, y)
-			}
-		}
-	}
-	alive := 0
-	for _, s := range seen {
-		if s {
-			alive++
-		}
-	}
-	for changed := true; changed; {
-		changed = false
-		for x := 0; x < n; x++ {
-			if !seen[x] {
-				continue
-			}
-			if succ[x][x] { // T1
-				delete(succ[x], x)
-				delete(pred[x], x)
-				changed = true
-			}
-			if x == g.Entry || len(pred[x]) != 1 {
-				continue
-			}
-			var p int // T2: fold x into its only predecessor p
-			for q := range pred[x] {
-				p = q
-			}
-			delete(succ[p], x)
-			for y := range succ[x] {
-				delete(pred[y], x)
-				succ[p][y], pred[y][p] = true, true
-			}
-			seen[x] = false
-			alive--
-			changed = true
-		}
-	}
-	return alive == 1
-}
+// reducible is cfgtest.Reducible of g.
+func reducible(g structure.Graph) bool { return cfgtest.Reducible(g.Succs, g.Entry) }
 
 func TestReducibleOracle(t *testing.T) {
 	yes := structure.Graph{Succs: [][]int{{1, 3}, {2}, {1, 3}, nil}}
