@@ -24,8 +24,9 @@ import (
 // listed with its reason, and the rate must be ≥ 99.5% per file.
 //
 // It checks procedures evenly spaced over each file, at most 500 per file
-// (every one with REA_PSEUDO_COMPILE_ALL=1: ~30,000 units, minutes of
-// gcc), so that CI's time holds; -short checks 150 of libc.
+// (200 under -race; every one with REA_PSEUDO_COMPILE_ALL=1: ~30,000
+// units, minutes of gcc), so that CI's time holds; -short checks 150 of
+// libc.
 func TestPseudoCodeCompilesOnDebian(t *testing.T) {
 	gcc := testkit.Need(t, "gcc")
 	paths := []string{"/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/ssh", "/usr/bin/curl", "/usr/bin/gdb", "/usr/aarch64-linux-gnu/lib/libc.so.6"}
@@ -35,6 +36,8 @@ func TestPseudoCodeCompilesOnDebian(t *testing.T) {
 		most = 1 << 30
 	case testing.Short():
 		paths, most = paths[:1], 150
+	case testkit.Race:
+		most = 200 // the decompiler is single-threaded code, slowed several times under -race
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
