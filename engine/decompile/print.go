@@ -326,5 +326,5 @@ func ends(n *structure.Node) bool {
 	for n != nil && n.Kind == structure.Seq && len(n.Children) > 0 {
 		n = n.Children[len(n.Children)-1]
 	}
-	return n != nil && (n.Kind == structure.Goto || n.Kind == structure.Break || n.Kind == structure.Continue)
+	return simple(n)
 }

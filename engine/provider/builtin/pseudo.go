@@ -398,15 +398,11 @@ func (c *Client) doSearchPseudoCode(ctx context.Context, op string, in provider.
 	return provider.Result{Normalized: items, Limitations: append(lims, n.limitations()...)}, nil
 }
 
-// pseudoAll decompiles every procedure of the index in entry order on a
-// bounded pool of workers, reporting progress by procedure; cancellation is
-// read between procedures.
-func (c *Client) pseudoAll(ctx context.Context, op string, pe *pseudoEnv, user *provider.NameSet, rep progress.Reporter) ([]*pseudoProc, int, error) {
-	// Thunks (PLT stubs, import jumps) and external procedures hold no
-	// code of their own to search: they are left out, and counted.
-	six := pe.six
-	entries := make([]uint64, 0, len(six.entries))
-	skipped := 0
+// searchableEntries are the entries of the procedures with code of their
+// own, in entry order, and how many thunks (PLT stubs, import jumps) and
+// external procedures were left out.
+func searchableEntries(six *symIndex) (entries []uint64, skipped int) {
+	entries = make([]uint64, 0, len(six.entries))
 	for k := range six.entries {
 		lo, hi := six.entryRange(k)
 		thunk := false
@@ -419,6 +415,16 @@ func (c *Client) pseudoAll(ctx context.Context, op string, pe *pseudoEnv, user *
 		}
 		entries = append(entries, six.syms[six.procs[lo]].addr)
 	}
+	return entries, skipped
+}
+
+// pseudoAll decompiles every procedure of the index in entry order on a
+// bounded pool of workers, reporting progress by procedure; cancellation is
+// read between procedures.
+func (c *Client) pseudoAll(ctx context.Context, op string, pe *pseudoEnv, user *provider.NameSet, rep progress.Reporter) ([]*pseudoProc, int, error) {
+	// Thunks (PLT stubs, import jumps) and external procedures hold no
+	// code of their own to search: they are left out, and counted.
+	entries, skipped := searchableEntries(pe.six)
 	out := make([]*pseudoProc, len(entries))
 	total := float64(len(entries))
 	var next, done atomic.Int64

@@ -73,17 +73,7 @@ func compileProcedures(t *testing.T, gcc, path string, most int) (int, []string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []uint64
-	for k := range six.entries {
-		lo, hi := six.entryRange(k)
-		thunk := false
-		for _, i := range six.procs[lo:hi] {
-			thunk = thunk || six.syms[i].flags&(flagThunk|flagExternal) != 0
-		}
-		if !thunk {
-			entries = append(entries, six.syms[six.procs[lo]].addr)
-		}
-	}
+	entries, _ := searchableEntries(six)
 	if len(entries) > most {
 		picked := make([]uint64, 0, most)
 		for i := range most {
