@@ -3,6 +3,7 @@ package decompile
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/rea-re/rea/engine/lift"
 )
@@ -35,6 +36,7 @@ type cx struct {
 	// conversion back is bits itself).
 	bits  string
 	bitsW int // the float format bits is of
+	bitsP int // the precedence of bits
 	// rel: the expression is a comparison relOp of relL and relR, so that
 	// its negation can flip the operator instead of adding a '!'.
 	// sform: the same value read as a signed integer, when it has a
@@ -42,6 +44,22 @@ type cx struct {
 	sform      string
 	relOp      string
 	relL, relR cx2
+	// ty is the expression's C type when the emitter knows it ("" when
+	// not), so that a conversion to the type it already has is left out.
+	ty string
+	// castOf is the operand of a conversion to an integer type, so that
+	// a narrower conversion of it can skip the wider one.
+	castOf cx2
+	// binOp, binL, binR: the expression is binL binOp binR (the right
+	// operand as printed), so that an assignment to binL can compound.
+	binOp, binL, binR string
+	binRx             cx2
+	// retype: the expression is a memory access; retype(t) reads the same
+	// bytes as the integer type t of the same width.
+	retype func(t string) cx
+	// truth: the value is 0 or 1 (a comparison, a negation, a bool), so
+	// that its zero extension is itself.
+	truth bool
 }
 
 // cx2 holds an operand of a comparison (a pointer keeps cx finite).
@@ -57,7 +75,18 @@ func (c cx) at(p int) string {
 }
 
 func bin(a cx, op string, b cx, p int) cx {
-	return cx{s: a.at(p) + " " + op + " " + b.at(p+1), p: p}
+	c := cx{s: a.at(p) + " " + op + " " + b.at(p+1), p: p, binOp: op, binL: a.at(p), binR: b.at(p + 1), binRx: &b}
+	switch op {
+	case "+", "-", "*", "/", "%", "&", "|", "^":
+		c.ty = arith(a.ty, b.ty)
+	case "<<", ">>":
+		if intWidth(b.ty) > 0 {
+			c.ty = promoted(a.ty)
+		}
+	case "==", "!=", "<", "<=", ">", ">=", "&&", "||":
+		c.ty, c.truth = "int32_t", true
+	}
+	return c
 }
 
 func rel(a cx, op string, b cx, p int) cx {
@@ -80,7 +109,7 @@ func not(c cx) cx {
 	if len(c.s) > 1 && c.s[0] == '!' && c.p == pUnary {
 		return cx{s: c.s[1:], p: pAtom}.reparen()
 	}
-	return cx{s: "!" + c.at(pUnary), p: pUnary}
+	return cx{s: "!" + c.at(pUnary), p: pUnary, ty: "int32_t", truth: true}
 }
 
 // reparen keeps an expression whose text is a parenthesised group atomic
@@ -125,11 +154,33 @@ func isIdent(s string) bool {
 	return true
 }
 
+// cast converts c to the C type t. A conversion to the type c already
+// has is c; a conversion to an integer type of a wider integer
+// conversion of an integer is the conversion of that integer (both keep
+// its low bits); an unsigned conversion of a constant is still that
+// constant.
 func cast(t string, c cx) cx {
-	r := cx{s: "(" + t + ")" + c.at(pUnary), p: pUnary}
+	w := intWidth(t)
+	if c.ty == t {
+		return c
+	}
+	if c.retype != nil && w > 1 && intWidth(c.ty) == w {
+		return c.retype(t) // a signed view of a load: a signed load
+	}
+	if w > 1 && c.castOf != nil && intWidth(c.castOf.ty) > 0 && (intWidth(c.ty) >= w || c.castOf.truth && intWidth(c.ty) > 1) {
+		return cast(t, *c.castOf)
+	}
+	r := cx{s: "(" + t + ")" + c.at(pUnary), p: pUnary, ty: t, truth: c.truth && w >= 1}
+	if w > 1 {
+		in := c
+		r.castOf = &in
+		if c.isConst && !signedT(t) {
+			r.isConst, r.val = true, c.val&maskOf(lift.Width(min(w, 64)))
+		}
+	}
 	// a zero extension keeps a float's bits in the low part
 	if c.bits != "" && (t == "__rea_u128" || t == "uint64_t" && c.bitsW <= 64 || t == "uint32_t" && c.bitsW == 32) {
-		r.bits, r.bitsW = c.bits, c.bitsW
+		r.bits, r.bitsW, r.bitsP = c.bits, c.bitsW, c.bitsP
 	}
 	return r
 }
@@ -195,11 +246,25 @@ func num(w lift.Width, lo, hi uint64) cx {
 	}
 	lo &= maskOf(w)
 	c := atom(hexnum(lo))
+	c.ty = literalT(lo)
 	if w == 64 && lo > 0xffffffff {
 		c.s += "u"
+		c.ty = "uint64_t"
 	}
 	c.isConst, c.val = true, lo
 	return c
+}
+
+// literalT is the C type of the literal hexnum(v) prints (LP64 and
+// ILP32 agree up to 32 bits; wider literals carry a suffix).
+func literalT(v uint64) string {
+	switch {
+	case v <= 0x7fffffff:
+		return "int32_t"
+	case v <= 0xffffffff:
+		return "uint32_t"
+	}
+	return ""
 }
 
 func hexnum(v uint64) string {
@@ -216,13 +281,14 @@ func signedNum(w lift.Width, v uint64) cx {
 	if s == -1<<63 {
 		return atom("(-0x7fffffffffffffff - 1)")
 	}
-	c := cx{s: strconv.FormatInt(s, 10), p: pAtom, isConst: true, val: v & maskOf(w)}
+	c := cx{s: strconv.FormatInt(s, 10), p: pAtom, isConst: true, val: v & maskOf(w), ty: "int32_t"}
 	if s < 0 {
 		c.p = pUnary
 	}
 	if w == 64 && (s > 0x7fffffff || s < -0x80000000) {
 		c.s = "(int64_t)" + c.s
 		c.p = pUnary
+		c.ty = "int64_t"
 	}
 	return c
 }
@@ -261,4 +327,99 @@ func quoteC(s string) string {
 		}
 	}
 	return string(append(b, '"'))
+}
+
+// intWidth is the width of an integer type the emitter prints (0: not
+// an integer type, or not known).
+func intWidth(t string) int {
+	switch t {
+	case "bool":
+		return 1
+	case "uint8_t", "int8_t":
+		return 8
+	case "uint16_t", "int16_t":
+		return 16
+	case "uint32_t", "int32_t":
+		return 32
+	case "uint64_t", "int64_t":
+		return 64
+	case "__rea_u128", "__rea_s128":
+		return 128
+	}
+	return 0
+}
+
+func signedT(t string) bool {
+	return t == "int8_t" || t == "int16_t" || t == "int32_t" || t == "int64_t" || t == "__rea_s128"
+}
+
+// promoted is the type an operand of type t has in C arithmetic.
+func promoted(t string) string {
+	if w := intWidth(t); w > 0 && w < 32 {
+		return "int32_t"
+	}
+	return t
+}
+
+// arith is the type of a binary arithmetic operation on operands of
+// types a and b (C's usual arithmetic conversions; "" when either is
+// not known).
+func arith(a, b string) string {
+	a, b = promoted(a), promoted(b)
+	wa, wb := intWidth(a), intWidth(b)
+	switch {
+	case wa == 0 || wb == 0:
+		return ""
+	case a == b:
+		return a
+	case signedT(a) == signedT(b):
+		if wa >= wb {
+			return a
+		}
+		return b
+	}
+	u, s, wu, ws := a, b, wa, wb
+	if signedT(a) {
+		u, s, wu, ws = b, a, wb, wa
+	}
+	if wu >= ws {
+		return u
+	}
+	return s
+}
+
+// assigned is c as the right side of an assignment to an integer of type
+// t: the assignment converts, so an integer conversion that keeps at
+// least t's bits is left to it.
+func assigned(t string, c cx) cx {
+	w := intWidth(t)
+	for w > 1 && c.castOf != nil && intWidth(c.castOf.ty) > 0 && (intWidth(c.ty) >= w || c.castOf.truth && intWidth(c.ty) > 1) {
+		c = *c.castOf
+	}
+	return c
+}
+
+// assign renders the assignment of c to the variable n: n op= x when c
+// is n op x (n++ and n-- for a step of one).
+func assign(n string, c cx) string {
+	switch c.binOp {
+	case "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>":
+		if c.binL != n || c.s != c.binL+" "+c.binOp+" "+c.binR {
+			break
+		}
+		if (c.binOp == "+" || c.binOp == "-") && c.binR == "1" {
+			return n + c.binOp + c.binOp + ";"
+		}
+		return n + " " + c.binOp + "= " + c.binRx.at(pCond) + ";"
+	}
+	return n + " = " + c.s + ";"
+}
+
+// nullForm is c for a comparison with 0: a pointer parameter viewed as
+// an integer compares as the pointer.
+func nullForm(c, other cx) cx {
+	if other.isConst && other.val == 0 && c.castOf != nil && strings.HasSuffix(c.castOf.ty, "*") {
+		return *c.castOf
+	}
+	return c
 }

@@ -3,7 +3,9 @@ package decompile
 import (
 	"slices"
 
+	"github.com/rea-re/rea/engine/ctypes"
 	"github.com/rea-re/rea/engine/dataflow"
+	"github.com/rea-re/rea/engine/lift"
 )
 
 // varLive is the liveness of the named values: per block, the values
@@ -211,4 +213,354 @@ func (e *emitter) liveVars() *varLive {
 		}
 	}
 	return lv
+}
+
+// narrowVars gives a variable of 64 or 128 bits the narrower integer
+// type of the bits its readers take: a register written whole but read
+// only through its low half (a 32-bit counter in a 64-bit register, a
+// double in an xmm register) is declared as that half, so that its
+// reads need no conversion. The assignment's conversion drops the bits
+// no one reads. A variable's definitions read of their operands only the
+// bits the variable keeps, so the widths are found together: from the
+// narrowest, widened until every variable holds what its readers take.
+func (e *emitter) narrowVars() {
+	width := map[string]lift.Width{}
+	for v, n := range e.vars {
+		width[n] = max(width[n], v.Width)
+	}
+	var cands []string
+	for n, w := range width {
+		if w >= 64 && e.vtype[n] == uT(w) {
+			cands = append(cands, n)
+			e.narrow[n] = 32
+		}
+	}
+	for round := 0; ; round++ {
+		read := map[string]lift.Width{}
+		for _, b := range e.f.Blocks {
+			for _, u := range b.Values {
+				if !e.live[u] {
+					continue
+				}
+				ds := e.deps(u)
+				if u.Kind == dataflow.Phi {
+					ds = u.Args
+				}
+				for _, d := range ds {
+					if n := e.vars[d]; n != "" {
+						read[n] = max(read[n], e.readWidth(u, d, 0))
+					}
+				}
+			}
+		}
+		changed := false
+		for _, n := range cands {
+			r := read[n]
+			switch {
+			// never below 32 bits: C promotes narrower unsigned types to
+			// int, where a product or a shift could overflow
+			case r <= 32:
+				r = 32
+			case r <= 64:
+				r = 64
+			}
+			if r >= width[n] {
+				r = 0
+			}
+			if r != e.narrow[n] {
+				e.narrow[n] = r
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+		if round == 16 {
+			clear(e.narrow) // does not settle: nothing is narrowed
+			break
+		}
+	}
+	for n, r := range e.narrow {
+		if r == 0 {
+			delete(e.narrow, n)
+			continue
+		}
+		e.vtype[n] = uT(r)
+	}
+}
+
+// readWidth is how many low bits of d the reader u takes. An operation
+// whose result's low bits depend only on its operands' low bits (a sum,
+// a product, a bitwise operation) reads as many bits of them as are
+// taken of it: by its readers when it is inlined, by its variable's width
+// when it defines one.
+func (e *emitter) readWidth(u, d *value, depth int) lift.Width {
+	if u.Kind == dataflow.Phi {
+		m := e.vars[u]
+		switch {
+		case m == e.vars[d]:
+			return 0 // the variable itself
+		case e.narrow[m] != 0:
+			return min(d.Width, e.narrow[m])
+		}
+		return d.Width
+	}
+	if u.Kind != dataflow.OpValue {
+		return d.Width
+	}
+	if u.Lane == 0 && depth < 8 {
+		var r lift.Width
+		switch m := e.vars[u]; {
+		case m != "" && e.narrow[m] != 0:
+			r = e.narrow[m]
+		case m == "" && e.inline[u]:
+			r = e.demand(u, depth+1)
+		}
+		if r != 0 && r < u.Width {
+			switch u.Op {
+			case lift.Add, lift.Sub, lift.Mul, lift.And, lift.Or, lift.Xor, lift.Not, lift.Neg, lift.ZExt, lift.SExt, lift.Trunc:
+				return min(d.Width, r)
+			case lift.Extract:
+				if u.Aux == 0 {
+					return min(d.Width, r)
+				}
+			case lift.Shl:
+				if d == u.Args[0] && u.Args[1].Kind == dataflow.ConstValue {
+					return min(d.Width, r)
+				}
+			case lift.Insert:
+				switch lo := lift.Width(u.Aux); {
+				case lo == 0 && u.Args[1].Width >= r:
+					if d == u.Args[1] {
+						return r
+					}
+					return 0
+				case lo >= r:
+					if d == u.Args[0] {
+						return r
+					}
+					return 0
+				}
+			}
+		}
+	}
+	switch u.Op {
+	case lift.Trunc:
+		return u.Width
+	case lift.Extract:
+		if u.Aux == 0 {
+			return u.Width
+		}
+	case lift.Return:
+		if q := e.proto.Return; q != nil && q.Class != ctypes.ClassPointer && q.Width >= 8 && lift.Width(q.Width) < d.Width {
+			return lift.Width(q.Width)
+		}
+	case lift.Call, lift.Jump:
+		ci := e.info[u]
+		if ci == nil || ci.target == d {
+			return d.Width
+		}
+		var w lift.Width
+		for _, a := range ci.args {
+			if a.v == d {
+				w = max(w, e.argWidth(a))
+			}
+		}
+		if w > 0 {
+			return w
+		}
+	}
+	return d.Width
+}
+
+// demand is how many low bits of the inlined value u its readers take.
+func (e *emitter) demand(u *value, depth int) lift.Width {
+	var w lift.Width
+	for _, s := range e.uses[u] {
+		if s.pos < len(s.block.Values) {
+			w = max(w, e.readWidth(s.block.Values[s.pos], u, depth))
+			continue
+		}
+		// an edge's copy into the phis u is an argument of
+		for _, succ := range s.block.Succs {
+			k := slices.Index(succ.Preds, s.block)
+			for _, p := range succ.Values {
+				if p.Kind == dataflow.Phi && k >= 0 && k < len(p.Args) && p.Args[k] == u {
+					w = max(w, e.readWidth(p, u, depth))
+				}
+			}
+		}
+	}
+	if w == 0 {
+		return u.Width
+	}
+	return w
+}
+
+// argWidth is how many bits of its value the argument a passes.
+func (e *emitter) argWidth(a argInfo) lift.Width {
+	switch {
+	case a.q.Class == ctypes.ClassFloating && (a.q.Width == 32 || a.q.Width == 64) && a.v.Width > lift.Width(a.q.Width):
+		return lift.Width(a.q.Width)
+	case a.fixed && a.q.Class == ctypes.ClassInteger && a.q.Width >= 8 && a.v.Width > lift.Width(a.q.Width):
+		return lift.Width(a.q.Width)
+	}
+	return a.v.Width
+}
+
+// floatVars declares a variable of 32 or 64 bits as float or double
+// when it holds what float operations compute and float operations are
+// most of what reads it: its reads then need no bit casts. A read as an
+// integer sees the same bits through a bit cast, and a definition that
+// is not a float (a constant, a load) is bit cast into it, so the choice
+// changes the text, never what it computes.
+func (e *emitter) floatVars() {
+	type tally struct{ defs, other, freads, ireads int }
+	ts := map[string]*tally{}
+	fwOf := map[string]lift.Width{}
+	for v, n := range e.vars {
+		w := v.Width
+		if r := e.narrow[n]; r != 0 {
+			w = r
+		}
+		if w != 32 && w != 64 {
+			fwOf[n] = 0
+			continue
+		}
+		if f, ok := fwOf[n]; ok && f != w {
+			fwOf[n] = 0
+			continue
+		}
+		fwOf[n] = w
+		t := ts[n]
+		if t == nil {
+			t = &tally{}
+			ts[n] = t
+		}
+		switch {
+		case v.Kind == dataflow.Phi:
+		case e.floatDef(v, w):
+			t.defs++
+		default:
+			t.other++
+		}
+	}
+	for _, b := range e.f.Blocks {
+		for _, u := range b.Values {
+			if !e.live[u] || u.Kind == dataflow.Phi {
+				continue
+			}
+			for _, d := range e.deps(u) {
+				n := e.vars[d]
+				if n == "" || fwOf[n] == 0 {
+					continue
+				}
+				if e.floatRead(u, d, fwOf[n], 0) {
+					ts[n].freads++
+				} else if !e.copyRead(u, d, fwOf[n]) {
+					ts[n].ireads++
+				}
+			}
+		}
+	}
+	for n, t := range ts {
+		if fw := fwOf[n]; fw != 0 && t.defs > 0 && t.defs >= t.other && t.freads >= t.ireads {
+			e.vtype[n] = floatT(int(fw))
+			e.float[n] = fw
+		}
+	}
+}
+
+// floatOp reports whether op computes a float of format aux.
+func floatOp(op lift.Op) bool {
+	switch op {
+	case lift.FAdd, lift.FSub, lift.FMul, lift.FDiv, lift.FSqrt, lift.FTrunc, lift.FFloor, lift.FCeil,
+		lift.FRoundEven, lift.FRoundAway, lift.FMA, lift.SToF, lift.UToF, lift.FConv,
+		lift.FMin, lift.FMax, lift.FMinNum, lift.FMaxNum:
+		return true
+	}
+	return false
+}
+
+// floatDef reports whether v's low fw bits are a float computed as one.
+func (e *emitter) floatDef(v *value, fw lift.Width) bool {
+	switch {
+	case v.Kind == dataflow.ConstValue:
+		return true
+	case v.Kind == dataflow.Clobber:
+		if c := e.retOf[v]; c != nil && e.info[c] != nil {
+			r := e.info[c].ret
+			return r != nil && r.Class == ctypes.ClassFloating && lift.Width(r.Width) == fw
+		}
+		return false
+	case v.Kind != dataflow.OpValue || v.Lane != 0:
+		return false
+	case floatOp(v.Op):
+		return lift.Width(v.Aux) == fw
+	case v.Op == lift.Insert && v.Aux == 0 && v.Args[1].Width >= fw:
+		return e.floatDef(v.Args[1], fw)
+	case v.Op == lift.ZExt || v.Op == lift.Trunc || v.Op == lift.Extract && v.Aux == 0:
+		return v.Args[0].Width >= fw && e.floatDef(v.Args[0], fw)
+	}
+	return false
+}
+
+// copyRead reports whether u reads d's low fw bits as they are, to
+// define a variable (it moves a float, it does not use it), or does not
+// read them at all.
+func (e *emitter) copyRead(u, d *value, fw lift.Width) bool {
+	if u.Kind == dataflow.OpValue && u.Op == lift.Insert && u.Aux == 0 && u.Args[0] == d && u.Args[1] != d && u.Args[1].Width >= fw {
+		return true // its low bits are replaced, not read
+	}
+	if e.vars[u] == "" || e.inline[u] {
+		return false
+	}
+	if u.Kind == dataflow.Phi {
+		return true
+	}
+	switch {
+	case u.Kind != dataflow.OpValue || u.Lane != 0:
+	case u.Op == lift.Insert:
+		return u.Aux == 0 && u.Args[1] == d || u.Aux >= 64 && u.Args[0] == d
+	case u.Op == lift.ZExt || u.Op == lift.Trunc || u.Op == lift.Extract && u.Aux == 0:
+		return true
+	}
+	return false
+}
+
+// floatRead reports whether u reads d's low fw bits as a float.
+func (e *emitter) floatRead(u, d *value, fw lift.Width, depth int) bool {
+	if u.Kind != dataflow.OpValue || u.Lane != 0 {
+		return false
+	}
+	switch u.Op {
+	case lift.FAdd, lift.FSub, lift.FMul, lift.FDiv, lift.FSqrt, lift.FTrunc, lift.FFloor, lift.FCeil,
+		lift.FRoundEven, lift.FRoundAway, lift.FMA, lift.FMin, lift.FMax, lift.FMinNum, lift.FMaxNum,
+		lift.FEq, lift.FLt, lift.FLe, lift.FUnord, lift.FToS, lift.FToSTrunc, lift.FToUTrunc:
+		return lift.Width(u.Aux) == fw
+	case lift.FConv:
+		return d.Width == fw || e.narrow[e.vars[d]] == fw
+	case lift.Trunc, lift.Extract:
+		if u.Op == lift.Extract && u.Aux != 0 || u.Width != fw || !e.inline[u] || depth > 0 {
+			return false
+		}
+		for _, s := range e.uses[u] {
+			if s.pos >= len(s.block.Values) || !e.floatRead(s.block.Values[s.pos], u, fw, depth+1) {
+				return false
+			}
+		}
+		return len(e.uses[u]) > 0
+	case lift.Return:
+		q := e.proto.Return
+		return q != nil && q.Class == ctypes.ClassFloating && lift.Width(q.Width) == fw
+	case lift.Call, lift.Jump:
+		if ci := e.info[u]; ci != nil && ci.target != d {
+			for _, a := range ci.args {
+				if a.v == d && a.q.Class == ctypes.ClassFloating && lift.Width(a.q.Width) == fw {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -15,7 +15,7 @@ import (
 
 // Version names the emitter's output: it changes whenever the text
 // produced for some procedure changes.
-const Version = "1"
+const Version = "2"
 
 // Input is one procedure to decompile.
 type Input struct {
@@ -96,6 +96,8 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	e.liveness()
 	e.decide()
 	e.coalesce()
+	e.narrowVars()
+	e.floatVars()
 	e.findAddrConsts()
 	e.render()
 	tree, err := structure.Structure(e.graph)
@@ -152,7 +154,11 @@ func (e *emitter) finish(tree *structure.Node) *Result {
 	p.indent = 1
 	p.node(tree)
 	p.indent = 0
-	p.line("}", nil)
+	var end []uint64
+	if p.last == "return;" && e.proto.Return == nil && p.sb.String()[p.lastStart:p.lastStart+2] == "\tr" {
+		end = p.dropLast() // the closing brace returns
+	}
+	p.line("}", end)
 	r := &Result{Prelude: e.prelude(), Code: p.sb.String()}
 	r.Structure = p.stats
 	r.Structure.UnresolvedIndirect = e.unresolved

@@ -64,6 +64,9 @@ type argInfo struct {
 	q      signature.Param
 	str    string
 	isStr  bool
+	// fixed: the callee's declaration gives the argument its type q (the
+	// call converts it).
+	fixed bool
 }
 
 type emitter struct {
@@ -85,6 +88,8 @@ type emitter struct {
 	vars   map[*value]string
 	decl   []string // variable names in order
 	vtype  map[string]string
+	narrow map[string]lift.Width // variables declared narrower than their values (narrowVars)
+	float  map[string]lift.Width // variables declared float or double (floatVars)
 	nvar   int
 
 	frame          bool
@@ -107,7 +112,7 @@ func newEmitter(in Input) *emitter {
 	return &emitter{in: in, f: in.Func, h: newHelperSet(), lims: map[string]int{},
 		params: map[string]int{}, calls: map[uint64]signature.Call{}, info: map[*value]*callInfo{},
 		retOf: map[*value]*value{}, live: map[*value]bool{}, uses: map[*value][]useSite{},
-		inline: map[*value]bool{}, vars: map[*value]string{}, vtype: map[string]string{},
+		inline: map[*value]bool{}, vars: map[*value]string{}, vtype: map[string]string{}, narrow: map[string]lift.Width{}, float: map[string]lift.Width{},
 		decls: map[string]string{}, blockIdx: map[*dataflow.Block]int{}}
 }
 
@@ -251,7 +256,7 @@ func (e *emitter) callOf(v *value) *callInfo {
 		} else if strings.HasPrefix(a.Storage, "xmm") || strings.HasPrefix(a.Storage, "v") || strings.HasPrefix(a.Storage, "d") {
 			q.Class = ctypes.ClassFloating
 		}
-		ai := argInfo{q: q, param: -1}
+		ai := argInfo{q: q, param: -1, fixed: fixed}
 		if table != nil && i < len(table.Params) && table.Params[i].Consts != nil {
 			ai.consts = &table.Params[i]
 		}

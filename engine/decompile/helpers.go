@@ -77,7 +77,7 @@ const inl = "static inline __attribute__((unused)) "
 // bitcast helpers: float ↔ IEEE bits.
 func (h *helperSet) f(fw int, x cx) cx {
 	if x.bits != "" && x.bitsW == fw {
-		return cx{s: x.bits, p: pAtom}.reparen()
+		return cx{s: x.bits, p: x.bitsP}
 	}
 	if x.isConst {
 		if c, ok := floatLit(fw, x.val); ok {
@@ -99,10 +99,8 @@ func (h *helperSet) b(fw int, x cx) cx {
 		return fmt.Sprintf("%s%s %s(%s f) { %s x; __builtin_memcpy(&x, &f, sizeof x); return x; }\n", inl, u, name, t, u)
 	})
 	c := call(name, x)
-	c.bits, c.bitsW = x.s, fw
-	if x.p < pCond {
-		c.bits = "(" + x.s + ")"
-	}
+	c.ty = u
+	c.bits, c.bitsW, c.bitsP = x.s, fw, x.p
 	return c
 }
 

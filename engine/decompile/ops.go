@@ -40,7 +40,7 @@ func signed(o opnd) cx {
 		return signedNum(o.w, o.c.val)
 	}
 	if o.c.sform != "" {
-		return atom(o.c.sform)
+		return cx{s: o.c.sform, p: pAtom, ty: sT(o.w)}
 	}
 	if o.w == 1 {
 		return cx{s: "-(int)" + o.c.at(pUnary), p: pUnary}
@@ -122,10 +122,13 @@ func (h *helperSet) scalar(op lift.Op, w lift.Width, aux int32, args []opnd) (cx
 			return not(a.c), true
 		}
 		return wrap(w, cx{s: "~" + typed(a).at(pUnary), p: pUnary}), true
-	case lift.Eq:
-		return rel(eqForm(a), "==", eqForm(b), pEq), true
-	case lift.Ne:
-		return rel(eqForm(a), "!=", eqForm(b), pEq), true
+	case lift.Eq, lift.Ne:
+		x, y := eqForm(a), eqForm(b)
+		sym := "=="
+		if op == lift.Ne {
+			sym = "!="
+		}
+		return rel(nullForm(x, y), sym, nullForm(y, x), pEq), true
 	case lift.Ult:
 		return rel(a.c, "<", b.c, pRel), true
 	case lift.Ule:
@@ -394,7 +397,7 @@ func (h *helperSet) lanes(op lift.Op, w, lane lift.Width, aux int32, args []opnd
 // compares equal exactly when its unsigned view does.
 func eqForm(o opnd) cx {
 	if o.c.sform != "" && o.w >= 32 {
-		return atom(o.c.sform)
+		return cx{s: o.c.sform, p: pAtom, ty: sT(o.w)}
 	}
 	return o.c
 }

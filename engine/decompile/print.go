@@ -20,9 +20,23 @@ type printer struct {
 	stats  Stats
 	labels map[int]bool
 	byAddr map[uint64]int
+	// last is the last line printed, starting at byte lastStart.
+	last      string
+	lastStart int
+}
+
+// dropLast takes the last line back, returning its addresses.
+func (p *printer) dropLast() []uint64 {
+	s := p.sb.String()[:p.lastStart]
+	p.sb.Reset()
+	p.sb.WriteString(s)
+	as := p.addrs[len(p.addrs)-1]
+	p.addrs = p.addrs[:len(p.addrs)-1]
+	return as
 }
 
 func (p *printer) line(s string, as []uint64) {
+	p.last, p.lastStart = s, p.sb.Len()
 	p.sb.WriteString(strings.Repeat("\t", p.indent))
 	p.sb.WriteString(s)
 	p.sb.WriteByte('\n')
@@ -187,23 +201,7 @@ func (p *printer) node(n *structure.Node) {
 	case structure.Goto, structure.Break, structure.Continue:
 		p.line(p.jump(n), nil)
 	case structure.If:
-		c, as := p.cond(n.Cond)
-		then := n.Children[0]
-		var els *structure.Node
-		if len(n.Children) > 1 {
-			els = n.Children[1]
-		}
-		if simple(then) && els == nil {
-			p.line("if ("+c.s+") "+p.jump(then), as)
-			return
-		}
-		p.line("if ("+c.s+") {", as)
-		p.body(then)
-		if els != nil {
-			p.line("} else {", nil)
-			p.body(els)
-		}
-		p.line("}", nil)
+		p.ifChain(n, "if (")
 	case structure.While:
 		p.stats.Loops++
 		c, as := p.cond(n.Cond)
@@ -267,6 +265,70 @@ func (p *printer) node(n *structure.Node) {
 		}
 		p.line("}", nil)
 	}
+}
+
+// ifChain prints the if n, its opening written after lead: an else
+// whose whole body is another if continues the chain (else if), and a
+// branch of one statement without an else shares the condition's line.
+func (p *printer) ifChain(n *structure.Node, lead string) {
+	c, as := p.cond(n.Cond)
+	then := n.Children[0]
+	var els *structure.Node
+	if len(n.Children) > 1 {
+		els = p.only(n.Children[1])
+	}
+	if els == nil && lead == "if (" {
+		switch t := p.only(then); {
+		case simple(t):
+			p.line("if ("+c.s+") "+p.jump(t), as)
+			return
+		case t != nil && t.Kind == structure.Block && len(p.e.nodes[t.Node].stmts) == 1:
+			l := p.e.nodes[t.Node].stmts[0]
+			if len(c.s)+len(l.text) <= 100 {
+				p.line("if ("+c.s+") "+l.text, append(append([]uint64(nil), as...), l.addrs...))
+				return
+			}
+		}
+	}
+	p.line(lead+c.s+") {", as)
+	p.body(then)
+	switch {
+	case els != nil && els.Kind == structure.If:
+		p.ifChain(els, "} else if (")
+		return
+	case els != nil:
+		p.line("} else {", nil)
+		p.body(els)
+	}
+	p.line("}", nil)
+}
+
+// only is the one construct n prints, n itself when it prints several;
+// nil when it prints nothing.
+func (p *printer) only(n *structure.Node) *structure.Node {
+	var found *structure.Node
+	many := false
+	var walk func(n *structure.Node)
+	walk = func(n *structure.Node) {
+		switch {
+		case n == nil || many:
+		case n.Kind == structure.Seq:
+			for _, c := range n.Children {
+				walk(c)
+			}
+		case n.Kind == structure.Label && !p.labels[n.Node],
+			n.Kind == structure.Block && len(p.e.nodes[n.Node].stmts) == 0:
+		case found != nil:
+			many = true
+		default:
+			found = n
+		}
+	}
+	walk(n)
+	if many {
+		return n
+	}
+	return found
 }
 
 func (p *printer) body(n *structure.Node) {

@@ -22,6 +22,10 @@ func (e *emitter) ex(v *value) cx {
 	}
 	if n, ok := e.vars[v]; ok {
 		c := atom(n)
+		c.ty = e.vtype[n]
+		if fw := e.float[n]; fw != 0 {
+			return e.h.b(int(fw), c) // read as bits; a float read takes n itself
+		}
 		return c
 	}
 	if v.Kind != dataflow.OpValue || !e.inline[v] {
@@ -96,12 +100,14 @@ func (e *emitter) entry(v *value, w lift.Width) cx {
 		}
 		return c
 	case ctypes.ClassPointer:
-		return cast(uT(w), atom(name))
+		return cast(uT(w), cx{s: name, p: pAtom, ty: "uint8_t *"})
 	}
+	a := atom(name)
+	a.ty = cType(q, false)
 	if w == lift.Width(q.Width) && !q.Signed && w >= 32 {
-		return atom(name)
+		return a
 	}
-	c := cast(uT(w), atom(name))
+	c := cast(uT(w), a)
 	if w == lift.Width(q.Width) && q.Signed {
 		c.sform = name
 	}
@@ -132,6 +138,9 @@ func (e *emitter) op(v *value) cx {
 			if q.Class == ctypes.ClassFloating && int(v.Width) == q.Width || q.Class != ctypes.ClassFloating && int(v.Width) <= max(q.Width, 64) {
 				return e.entry(v.Args[0], v.Width)
 			}
+		}
+		if (v.Op == lift.Trunc || v.Op == lift.Extract && v.Aux == 0) && v.Width > 1 && v.Width < v.Args[0].Width {
+			return e.low(v.Args[0], v.Width)
 		}
 	case lift.Insert:
 		// x's sign spread over the upper half (cdq, cqo): a sign extension
@@ -170,6 +179,72 @@ func (e *emitter) op(v *value) cx {
 		return cx{s: "(__rea_unmodelled(" + quoteC(v.Op.String()) + "), (" + uT(max(v.Width, 1)) + ")0)", p: pAtom}
 	}
 	return c
+}
+
+// low renders the low w bits of v: the low bits of a sum, product or
+// bitwise operation are that operation on the operands' low bits, so an
+// operation computed wide and then truncated (a 64-bit multiply read
+// through its 128-bit product, an xmm register's low lane) prints at
+// the width that is read.
+func (e *emitter) low(v *value, w lift.Width) cx {
+	if v.Width == w {
+		return e.ex(v)
+	}
+	if v.Kind == dataflow.ConstValue {
+		return num(w, v.Lo, 0)
+	}
+	if v.Kind != dataflow.OpValue || !e.inline[v] || v.Lane != 0 || e.vars[v] != "" {
+		return cast(uT(w), e.ex(v))
+	}
+	e.note(v.Addr)
+	return e.lowOp(v, w)
+}
+
+// lowOp renders the low w bits of the operation v.
+func (e *emitter) lowOp(v *value, w lift.Width) cx {
+	a := v.Args
+	switch v.Op {
+	case lift.ZExt, lift.SExt, lift.Trunc:
+		if a[0].Width == w {
+			return e.ex(a[0])
+		}
+		if a[0].Width > w {
+			return e.low(a[0], w)
+		}
+	case lift.Extract:
+		if v.Aux == 0 && a[0].Width >= w {
+			if a[0].Width == w {
+				return e.ex(a[0])
+			}
+			return e.low(a[0], w)
+		}
+	case lift.Add, lift.Sub, lift.Mul, lift.And, lift.Or, lift.Xor, lift.Not, lift.Neg:
+		args := make([]opnd, len(a))
+		for i, x := range a {
+			args[i] = opnd{c: e.low(x, w), w: w}
+		}
+		if c, ok := e.h.scalar(v.Op, w, v.Aux, args); ok {
+			return c
+		}
+	case lift.Insert:
+		// the low bits come from one side only when the inserted field
+		// covers them or lies above them
+		switch lo := uint64(v.Aux); {
+		case lo == 0 && a[1].Width >= w:
+			if a[1].Width == w {
+				return e.ex(a[1])
+			}
+			return e.low(a[1], w)
+		case lo >= uint64(w):
+			return e.low(a[0], w)
+		}
+	case lift.Shl:
+		if a[1].Kind == dataflow.ConstValue && a[1].Lo < uint64(w) {
+			c, _ := e.h.scalar(v.Op, w, 0, []opnd{{c: e.low(a[0], w), w: w}, {c: e.ex(a[1]), w: a[1].Width}})
+			return c
+		}
+	}
+	return cast(uT(w), e.op(v))
 }
 
 // memT is the C type of a memory access of width w.
@@ -216,7 +291,8 @@ func (e *emitter) addr(v *value) cx {
 func (e *emitter) statement(v *value) (string, bool) {
 	switch {
 	case v.Kind == dataflow.OpValue && v.Op == lift.Store:
-		return e.mem(v.Args[1].Width, v.Args[0]).s + " = " + e.ex(v.Args[1]).s + ";", true
+		m := e.mem(v.Args[1].Width, v.Args[0])
+		return m.s + " = " + assigned(m.ty, e.ex(v.Args[1])).s + ";", true
 	case v.Kind == dataflow.OpValue && v.Op == lift.Call:
 		return e.callStmt(v), true
 	case v.Kind == dataflow.OpValue && v.Op == lift.TrapIf:
@@ -227,7 +303,13 @@ func (e *emitter) statement(v *value) (string, bool) {
 		return "__rea_unmodelled(" + quoteC(v.Text) + ");", true
 	case v.Kind == dataflow.OpValue && !sideEffect(v):
 		if n, ok := e.vars[v]; ok {
-			return n + " = " + e.op(v).s + ";", true
+			w, c := v.Width, cx{}
+			if r := e.narrow[n]; r != 0 && v.Lane == 0 && r < v.Width {
+				w, c = r, e.lowOp(v, r)
+			} else {
+				c = e.op(v)
+			}
+			return assign(n, e.assignedTo(n, c, w)), true
 		}
 	}
 	return "", false
@@ -250,6 +332,13 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 			x = atom("0")
 		case a.consts != nil && a.v.Kind == dataflow.ConstValue:
 			x = e.macros(a.consts, a.v.Lo)
+		case a.q.Class == ctypes.ClassFloating && a.v.Width > lift.Width(a.q.Width) && (a.q.Width == 32 || a.q.Width == 64):
+			// a float passed in a vector register: its low lane
+			fw := lift.Width(a.q.Width)
+			x = e.h.fl(int(fw), opnd{c: e.low(a.v, fw), w: fw})
+		case a.fixed && a.q.Class == ctypes.ClassInteger && a.q.Width >= 8 && a.v.Width > lift.Width(a.q.Width):
+			// the call converts to the parameter's type: its bits only
+			x = assigned(cType(a.q, false), e.low(a.v, lift.Width(a.q.Width)))
 		default:
 			x = e.ex(a.v)
 			switch a.q.Class {
@@ -266,6 +355,9 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 			default:
 				if a.v.Width > 64 {
 					x = cast("uint64_t", x)
+				}
+				if a.fixed {
+					x = assigned(cType(a.q, false), x)
 				}
 			}
 		}
@@ -316,7 +408,16 @@ func (e *emitter) callStmt(v *value) string {
 		e.limit("a call's result is read but its callee returns nothing: 0 is read")
 		return c.s + "; " + e.vars[res] + " = 0;"
 	}
-	return e.vars[res] + " = " + e.result(ci, c).s + ";"
+	return e.vars[res] + " = " + e.assignedTo(e.vars[res], e.result(ci, c), res.Width).s + ";"
+}
+
+// assignedTo is c, of width w, as the right side of an assignment to
+// the variable n.
+func (e *emitter) assignedTo(n string, c cx, w lift.Width) cx {
+	if fw := e.float[n]; fw != 0 {
+		return e.h.fl(int(fw), opnd{c: c, w: w})
+	}
+	return assigned(e.vtype[n], c)
 }
 
 // retText renders the return of x, the register form of the result.
@@ -338,7 +439,7 @@ func (e *emitter) retText(x cx, w lift.Width) string {
 	if w > 64 {
 		x = cast("uint64_t", x)
 	}
-	return "return " + x.s + ";"
+	return "return " + assigned(cType(*r, false), x).s + ";"
 }
 
 // render builds the nodes of the emitter's graph: each block's
@@ -426,7 +527,11 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 				e.note(r.Addr)
 				r = r.Args[0]
 			}
-			n.stmts = append(n.stmts, line{e.retText(e.ex(r), r.Width), as})
+			w := r.Width
+			if q := e.proto.Return; q.Class != ctypes.ClassPointer && q.Width >= 8 && lift.Width(q.Width) < w {
+				w = lift.Width(q.Width) // the caller reads these bits only
+			}
+			n.stmts = append(n.stmts, line{e.retText(e.low(r, w), w), as})
 		} else {
 			if e.proto.Return != nil {
 				e.limit("a return hands back no value the procedure computed: 0 is returned")
@@ -506,7 +611,11 @@ func (e *emitter) copies(b, s *dataflow.Block) []line {
 		e.reads(src, c.reads)
 		var as []uint64
 		e.collect = &as
-		c.txt = e.ex(src)
+		if r := e.narrow[d]; r != 0 && r < src.Width {
+			c.txt = e.assignedTo(d, e.low(src, r), r)
+		} else {
+			c.txt = e.assignedTo(d, e.ex(src), src.Width)
+		}
 		e.collect = nil
 		c.as = as
 		cps = append(cps, c)
@@ -523,7 +632,7 @@ func (e *emitter) copies(b, s *dataflow.Block) []line {
 				}
 			}
 			if !blocked {
-				out = append(out, line{c.dst + " = " + c.txt.s + ";", c.as})
+				out = append(out, line{assign(c.dst, c.txt), c.as})
 				cps = slices.Delete(cps, i, i+1)
 				done = true
 				break
@@ -765,13 +874,24 @@ func (e *emitter) mem(w lift.Width, a *value) cx {
 			}
 			if size == 1 && b.p == pAtom && !strings.HasPrefix(b.s, "(") {
 				if p, ok := e.param(base); ok && e.proto.Params[p].Class == ctypes.ClassPointer {
-					return atom(b.s + "[" + ix.s + "]")
+					return cx{s: b.s + "[" + ix.s + "]", p: pAtom, ty: t}
 				}
 			}
-			return atom("((" + t + " *)" + b.at(pUnary) + ")[" + ix.s + "]")
+			index := func(t string) cx {
+				return cx{s: "((" + t + " *)" + b.at(pUnary) + ")[" + ix.s + "]", p: pAtom, ty: t}
+			}
+			c := index(t)
+			c.retype = index
+			return c
 		}
 	}
-	return cx{s: "*(" + t + " *)" + e.addr(a).at(pUnary), p: pUnary}
+	at := e.addr(a).at(pUnary)
+	deref := func(t string) cx { return cx{s: "*(" + t + " *)" + at, p: pUnary, ty: t} }
+	c := deref(t)
+	if intWidth(t) > 1 {
+		c.retype = deref
+	}
+	return c
 }
 
 // switchInfo is a switch on a jump table's index: the index value and,
