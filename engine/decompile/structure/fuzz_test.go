@@ -53,5 +53,16 @@ func FuzzStructure(f *testing.F) {
 				t.Fatalf("unique %v: %v\n%v\n%s", unique, err, g.Succs, render(tree))
 			}
 		}
+		// node splitting without its safety net
+		g.Unique = false
+		s, _ := analyse(g)
+		tree := s.structure()
+		if gotos, _, _ := Stats(tree); gotos > 0 {
+			if split := splitTree(g, s, tree, gotos); split != nil {
+				if err := Check(g, split); err != nil {
+					t.Fatalf("split: %v\n%v\n%s", err, g.Succs, render(split))
+				}
+			}
+		}
 	})
 }
