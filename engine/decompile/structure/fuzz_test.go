@@ -19,11 +19,15 @@ func fuzzGraph(b []byte) Graph {
 		b = b[1:]
 		return v
 	}
-	g := Graph{Succs: make([][]int, n), Pure: make([]bool, n)}
+	// Size covers half the nodes: the rest have none
+	g := Graph{Succs: make([][]int, n), Pure: make([]bool, n), Size: make([]int, n/2)}
 	for x := 0; x < n; x++ {
 		h := next()
 		k := []int{0, 1, 1, 2, 2, 2, 3, 5}[h&7]
 		g.Pure[x] = h&8 != 0
+		if x < len(g.Size) {
+			g.Size[x] = h >> 4
+		}
 		for i := 0; i < k; i++ {
 			// mostly near targets, so that shapes nest
 			v := next()

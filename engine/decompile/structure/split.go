@@ -80,11 +80,12 @@ func splitTree(g Graph, s *structurer, tree *Node, gotos int) *Node {
 // first copy that leaves fewer gotos. A candidate need not be a goto
 // target: copying the merge before one can uncross the merges after it.
 func (sp *splitter) round() bool {
+	kids, preds := sp.links()
 	for _, y := range sp.candidates() {
 		if sp.tries >= splitTries || sp.work >= sp.budget {
 			return false
 		}
-		g, orig, size, ok := sp.copyAt(y)
+		g, orig, size, ok := sp.copyAt(y, kids, preds)
 		if !ok || sp.copied+size > splitTotal {
 			continue
 		}
@@ -110,16 +111,13 @@ func (sp *splitter) round() bool {
 // down those that are not small merges.
 func (sp *splitter) candidates() []int {
 	s := sp.s
-	targets := gotoTargets(sp.tree)
-	loops := map[int]bool{}
-	for _, y := range targets {
-		if y < len(s.inner) {
-			loops[s.inner[y]] = true
-		}
+	out := gotoTargets(sp.tree)
+	loops, target := map[int]bool{}, map[int]bool{}
+	for _, y := range out {
+		loops[s.inner[y]], target[y] = true, true
 	}
-	out := append([]int{}, targets...)
 	for _, y := range s.rpo {
-		if loops[s.inner[y]] && !contains(targets, y) {
+		if loops[s.inner[y]] && !target[y] {
 			out = append(out, y)
 		}
 	}
@@ -151,52 +149,46 @@ func gotoTargets(tree *Node) []int {
 }
 
 // copyAt is the current graph with y and the nodes it dominates copied
-// for each predecessor of y but the first, with the statements the copies
-// add; ok is false when y is not a small merge.
-func (sp *splitter) copyAt(y int) (g Graph, orig []int, size int, ok bool) {
+// for each predecessor of y but the first, with the lines the copies
+// add; ok is false when y is not a small merge. kids are the dominator
+// tree's children and preds the distinct predecessors, of the current
+// graph.
+func (sp *splitter) copyAt(y int, kids, preds [][]int) (g Graph, orig []int, size int, ok bool) {
 	s, cur := sp.s, sp.g
-	if y == cur.Entry || s.num[y] < 0 || s.header[y] || s.size[y] > splitNodes {
+	if y == cur.Entry || len(preds[y]) < 2 || s.header[y] || s.size[y] > splitNodes {
 		return Graph{}, nil, 0, false
 	}
-	var unit []int
-	in := map[int]int{} // unit node → its index in unit
-	for _, x := range s.rpo {
-		if s.dominates(y, x) {
-			if s.header[x] || len(cur.Succs[x]) > 2 {
-				return Graph{}, nil, 0, false
-			}
-			in[x] = len(unit)
-			unit = append(unit, x)
-		}
-	}
-	var preds []int
-	for _, u := range s.rpo {
-		if _, inside := in[u]; !inside && contains(cur.Succs[u], y) {
-			preds = append(preds, u)
-		}
-	}
-	if len(preds) < 2 {
-		return Graph{}, nil, 0, false
-	}
+	unit := []int{y}
+	in := map[int]int{y: 0} // unit node → its index in unit
 	unitSize := 0
-	for _, x := range unit {
+	for i := 0; i < len(unit); i++ {
+		x := unit[i]
+		if s.header[x] || len(cur.Succs[x]) > 2 {
+			return Graph{}, nil, 0, false
+		}
 		unitSize += sizeOf(cur, x)
+		for _, k := range kids[x] {
+			in[k] = len(unit)
+			unit = append(unit, k)
+		}
 	}
 	if unitSize > splitSize {
 		return Graph{}, nil, 0, false
 	}
 	n := len(cur.Succs)
-	g = Graph{Entry: cur.Entry, Succs: make([][]int, n, n+len(unit)*(len(preds)-1)), Pure: make([]bool, n)}
+	extra := len(unit) * (len(preds[y]) - 1)
+	g = Graph{Entry: cur.Entry, Succs: make([][]int, n, n+extra), Pure: make([]bool, n, n+extra)}
 	copy(g.Succs, cur.Succs)
 	for x := range g.Pure {
 		_, inside := in[x]
 		g.Pure[x] = x < len(cur.Pure) && cur.Pure[x] && !inside // a copied pure node is tested at two places: it needs its block
 	}
 	if cur.Size != nil {
-		g.Size = append([]int{}, cur.Size...)
+		g.Size = make([]int, n, n+extra)
+		copy(g.Size, cur.Size)
 	}
-	orig = append([]int{}, sp.orig...)
-	for _, u := range preds[1:] {
+	orig = append(make([]int, 0, n+extra), sp.orig...)
+	for _, u := range preds[y][1:] {
 		base := len(g.Succs)
 		for _, x := range unit {
 			ss := append([]int{}, cur.Succs[x]...)
@@ -208,7 +200,7 @@ func (sp *splitter) copyAt(y int) (g Graph, orig []int, size int, ok bool) {
 			g.Succs = append(g.Succs, ss)
 			g.Pure = append(g.Pure, false)
 			if g.Size != nil {
-				g.Size = append(g.Size, cur.Size[x])
+				g.Size = append(g.Size, g.Size[x])
 			}
 			orig = append(orig, sp.orig[x])
 		}
@@ -222,6 +214,25 @@ func (sp *splitter) copyAt(y int) (g Graph, orig []int, size int, ok bool) {
 		size += unitSize
 	}
 	return g, orig, size, true
+}
+
+// links are the current graph's dominator-tree children and distinct
+// predecessors (reachable ones), in reverse postorder.
+func (sp *splitter) links() (kids, preds [][]int) {
+	s := sp.s
+	n := len(sp.g.Succs)
+	kids, preds = make([][]int, n), make([][]int, n)
+	for _, x := range s.rpo {
+		if x != sp.g.Entry {
+			kids[s.idom[x]] = append(kids[s.idom[x]], x)
+		}
+		for _, y := range sp.g.Succs[x] {
+			if ps := preds[y]; len(ps) == 0 || ps[len(ps)-1] != x {
+				preds[y] = append(ps, x)
+			}
+		}
+	}
+	return kids, preds
 }
 
 // sizeOf is the lines x's copy prints: its statements (g.Size) and its
