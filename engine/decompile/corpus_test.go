@@ -402,13 +402,6 @@ func TestCodeBytes(t *testing.T) {
 // TestCorpusGotos: no goto in the text of a corpus procedure whose
 // control-flow graph is reducible (issue 26, "readable"), on every x86-64
 // build the compile test reads.
-//
-// gotosStill are the procedures where gotos remain though the graph is
-// reducible, with their count when the test landed: the structurer's
-// exits of two loops at once to a node that is not a return (max_index)
-// and crossing merges (sum_va). Any other, or more, fails.
-var gotosStill = map[string]int{"x86-64/clang/O3 max_index": 4, "x86-64/clang/O3 sum_va": 2}
-
 func TestCorpusGotos(t *testing.T) {
 	targets := x86Targets()
 	if testing.Short() {
@@ -423,9 +416,7 @@ func TestCorpusGotos(t *testing.T) {
 				continue
 			}
 			reducible++
-			if u.res.Structure.Gotos > 0 && gotosStill[tg.String()+" "+u.name] >= u.res.Structure.Gotos {
-				t.Logf("%s %s: reducible, %d goto(s) (not yet removed; issue 26 asks none)", tg, u.name, u.res.Structure.Gotos)
-			} else if u.res.Structure.Gotos > 0 {
+			if u.res.Structure.Gotos > 0 {
 				t.Errorf("%s %s: reducible, yet %d goto(s):\n%s", tg, u.name, u.res.Structure.Gotos, u.res.Code)
 			}
 		}

@@ -481,9 +481,10 @@ func (e *emitter) render() {
 			}
 		}
 	}
-	e.graph = structure.Graph{Entry: 0, Succs: succs, Pure: make([]bool, len(e.nodes))}
+	e.graph = structure.Graph{Entry: 0, Succs: succs, Pure: make([]bool, len(e.nodes)), Size: make([]int, len(e.nodes))}
 	for i, n := range e.nodes {
 		e.graph.Pure[i] = len(n.stmts) == 0
+		e.graph.Size[i] = len(n.stmts)
 	}
 }
 

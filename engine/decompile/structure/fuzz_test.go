@@ -19,11 +19,15 @@ func fuzzGraph(b []byte) Graph {
 		b = b[1:]
 		return v
 	}
-	g := Graph{Succs: make([][]int, n), Pure: make([]bool, n)}
+	// Size covers half the nodes: the rest have none
+	g := Graph{Succs: make([][]int, n), Pure: make([]bool, n), Size: make([]int, n/2)}
 	for x := 0; x < n; x++ {
 		h := next()
 		k := []int{0, 1, 1, 2, 2, 2, 3, 5}[h&7]
 		g.Pure[x] = h&8 != 0
+		if x < len(g.Size) {
+			g.Size[x] = h >> 4
+		}
 		for i := 0; i < k; i++ {
 			// mostly near targets, so that shapes nest
 			v := next()
@@ -51,6 +55,17 @@ func FuzzStructure(f *testing.F) {
 			}
 			if err := Check(g, tree); err != nil {
 				t.Fatalf("unique %v: %v\n%v\n%s", unique, err, g.Succs, render(tree))
+			}
+		}
+		// node splitting without its safety net
+		g.Unique = false
+		s, _ := analyse(g)
+		tree := s.structure()
+		if gotos, _, _ := Stats(tree); gotos > 0 {
+			if split := splitTree(g, s, tree, gotos); split != nil {
+				if err := Check(g, split); err != nil {
+					t.Fatalf("split: %v\n%v\n%s", err, g.Succs, render(split))
+				}
 			}
 		}
 	})

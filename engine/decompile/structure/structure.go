@@ -55,12 +55,21 @@ func Structure(g Graph) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	tree := s.structure()
+	if gotos, _, _ := Stats(tree); gotos > 0 {
+		return split(g, s, tree, gotos), nil
+	}
+	return tree, nil
+}
+
+// structure is the tree of s's graph as it is, without node splitting.
+func (s *structurer) structure() *Node {
 	if tree := s.build(true); labelled(tree) {
-		return tree, nil
+		return tree
 	}
 	// a dissolved node is still the target of a goto from a copy
 	// elsewhere: build again without dissolving
-	return s.build(false), nil
+	return s.build(false)
 }
 
 // build makes the items and resolves their jumps: returns are repeated

@@ -72,8 +72,13 @@ func TestConstructs(t *testing.T) {
 		// and is repeated
 		{name: "multi-level-continue", g: graph(nil, []int{1}, []int{6, 2}, []int{7, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, nil), loops: 2},
 		// the same, but the other exit leads on: no construct of C
-		// continues the outer loop without a flag
-		{name: "multi-level-continue-goto", g: graph(nil, []int{1}, []int{6, 2}, []int{8, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, []int{8}, []int{9}, []int{10}, nil), gotos: 2, loops: 2},
+		// leaves both loops for the outer follow without a flag; the
+		// short tail the exits share is copied
+		{name: "multi-level-continue-goto", g: graph(nil, []int{1}, []int{6, 2}, []int{8, 3}, []int{5, 4}, []int{2, 6}, []int{1}, []int{7}, []int{8}, []int{9}, []int{10}, nil), gotos: 1, loops: 2},
+		// merges reached from crossing sets of branches in a loop body
+		// (clang -O3's sum_va): the smaller is copied into each branch
+		{name: "crossing-merges", g: graph(nil, []int{1}, []int{2, 3}, []int{4, 5}, []int{5, 6}, []int{7, 8}, []int{7, 1}, []int{4}, nil, []int{1}), loops: 1,
+			want: []string{"B8;\n"}},
 		// leave two loops at once to a return: the return is repeated
 		{name: "multi-level-return", g: graph(nil, []int{1}, []int{2, 5}, []int{3, 4}, []int{2, 5}, []int{1}, nil), loops: 2},
 		{name: "while-and", g: graph([]int{1, 2}, []int{1}, []int{2, 4}, []int{3, 4}, []int{1}, nil), loops: 1,
@@ -173,5 +178,21 @@ func TestUnique(t *testing.T) {
 	tree, text = structured(t, g)
 	if gotos, _, _ := Stats(tree); gotos != 1 || strings.Count(text, "B5;") != 1 {
 		t.Fatalf("unique: want one goto to the return, one block\n%s", text)
+	}
+}
+
+// TestSplit: crossing merges in a loop body are gotos when no block may
+// repeat; by default the smaller merge (with the node it dominates) is
+// copied into both branches, and each copy is its original's block.
+func TestSplit(t *testing.T) {
+	g := graph(nil, []int{1}, []int{2, 3}, []int{4, 5}, []int{5, 6}, []int{7, 8}, []int{7, 1}, []int{4}, nil, []int{1})
+	tree, text := structured(t, g)
+	if gotos, _, _ := Stats(tree); gotos != 0 || strings.Count(text, "B4;") != 2 || strings.Count(text, "B8;") != 2 {
+		t.Fatalf("default: want B4 and B8 copied, no goto\n%s", text)
+	}
+	g.Unique = true
+	tree, text = structured(t, g)
+	if gotos, _, _ := Stats(tree); gotos == 0 {
+		t.Fatalf("unique: want the crossing merge as a goto\n%s", text)
 	}
 }

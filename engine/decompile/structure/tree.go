@@ -37,11 +37,22 @@
 //     and do … while (c) when the body ends with the exit test and
 //     nothing continues it; an arm that only leaves becomes a guard
 //     (if (!c) break;).
+//  6. When gotos remain in a reducible graph, node splitting: a small
+//     merge (a goto target or a node of its loop; at most 4 nodes, it and
+//     those it dominates, no loop header or switch, at most 10 lines by
+//     [Graph.Size]) is copied into each of its predecessors and steps 1–5
+//     run again on the larger graph; the first copy that leaves fewer
+//     gotos is kept, and the step repeats, within bounds on the tries,
+//     the nodes structured again and the code copied (tail duplication;
+//     compare Janssen and Corporaal's controlled node splitting, TOPLAS
+//     1997, which splits loop entries). The copies print as their
+//     originals' blocks.
 //
 // Gotos remain for irreducible graphs and, in reducible ones, for an exit
-// of two loops at once to a node that is not a return, and for acyclic
-// regions whose merges cross (C needs a flag there; the tree has none).
-// [Graph.Unique] turns repetition off.
+// of two loops at once to a node that is not a return or a short tail,
+// and for acyclic regions whose merges cross where the merges are too
+// large to copy (C needs a flag there; the tree has none). [Graph.Unique]
+// turns repetition off.
 //
 // # The tree's semantics ([Check] verifies them)
 //
@@ -78,6 +89,10 @@ type Graph struct {
 	// its condition may be evaluated in a loop header or joined to
 	// another with && and || (nil: no node is pure).
 	Pure []bool
+	// Size[n] is how much code node n's Block prints, in statements
+	// (nil or missing: none besides its terminator). It bounds the code
+	// Structure copies to take gotos out.
+	Size []int
 	// Unique forbids repeating a node's Block: every reachable node
 	// then appears exactly once, and a jump no construct expresses is
 	// a Goto. Without it, Structure repeats the Block (and the test)
