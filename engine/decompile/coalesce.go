@@ -89,8 +89,23 @@ func (e *emitter) varIndex(n string) int {
 
 // disjoint reports whether no value of xs interferes with one of ys.
 func (e *emitter) disjoint(lv *varLive, xs, ys []*value) bool {
+	return e.disjointBut(lv, xs, ys, nil, nil)
+}
+
+// disjointBut is disjoint, but for the pair (x0, y0): y0 is a copy of
+// x0, so one variable may hold both while both are live.
+func (e *emitter) disjointBut(lv *varLive, xs, ys []*value, x0, y0 *value) bool {
 	for _, x := range xs {
 		for _, y := range ys {
+			if x == x0 && y == y0 {
+				// x0 live after y0's definition is no clash (the variable
+				// holds x0's value there), y0 live at x0's (a copy kept
+				// across a loop's phi) is
+				if lv.liveAt(y, x) {
+					return false
+				}
+				continue
+			}
 			if x.Kind == dataflow.Phi && y.Kind == dataflow.Phi && x.Block == y.Block {
 				return false
 			}
@@ -213,6 +228,53 @@ func (e *emitter) liveVars() *varLive {
 		}
 	}
 	return lv
+}
+
+// coalesceCopies gives a variable defined as another variable read at
+// its declared width (a truncation of a narrowed variable, a copy) that
+// variable's name when their live ranges do not interfere: the copy's
+// assignment then disappears.
+func (e *emitter) coalesceCopies() {
+	lv := e.liveVars()
+	members := map[string][]*value{}
+	for _, b := range e.f.Blocks {
+		for _, v := range b.Values {
+			if n := e.vars[v]; n != "" {
+				members[n] = append(members[n], v)
+			}
+		}
+	}
+	for _, b := range e.f.Blocks {
+		for _, v := range b.Values {
+			m := e.vars[v]
+			if m == "" || v.Kind != dataflow.OpValue || v.Lane != 0 || e.inline[v] || len(v.Args) == 0 {
+				continue
+			}
+			switch {
+			case v.Op == lift.Copy, v.Op == lift.Trunc, v.Op == lift.Extract && v.Aux == 0:
+			default:
+				continue
+			}
+			d := v.Args[0]
+			n := e.vars[d]
+			held := d.Width
+			if r := e.narrow[n]; r != 0 {
+				held = r
+			}
+			if n == "" || n == m || held != v.Width || e.vtype[n] != e.vtype[m] || e.float[n] != e.float[m] {
+				continue
+			}
+			if _, ok := lv.def[d]; !ok || !e.disjointBut(lv, members[n], members[m], d, v) {
+				continue
+			}
+			for _, x := range members[m] {
+				e.vars[x] = n
+			}
+			members[n] = append(members[n], members[m]...)
+			delete(members, m)
+			e.decl = slices.DeleteFunc(e.decl, func(s string) bool { return s == m })
+		}
+	}
 }
 
 // narrowVars gives a variable of 64 or 128 bits the narrower integer

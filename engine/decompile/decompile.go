@@ -20,7 +20,8 @@ const Version = "2"
 // Input is one procedure to decompile.
 type Input struct {
 	// Func is the procedure's SSA form after dataflow.Optimize (as
-	// dataflow.ResolveProcedure returns it).
+	// dataflow.ResolveProcedure returns it). Decompile rewrites some of
+	// its values in place, each to an equal value (simplify).
 	Func *dataflow.Func
 	// Env is the calling convention, ABI, image (strings, symbols) and
 	// known prototypes the procedure was analysed with.
@@ -91,6 +92,7 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	simplify(in.Func)
 	e := newEmitter(in)
 	e.prepare()
 	e.liveness()
@@ -98,6 +100,7 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	e.coalesce()
 	e.narrowVars()
 	e.floatVars()
+	e.coalesceCopies()
 	e.findAddrConsts()
 	e.render()
 	tree, err := structure.Structure(e.graph)

@@ -204,6 +204,9 @@ func (h *helperSet) scalar(op lift.Op, w lift.Width, aux int32, args []opnd) (cx
 		if aux > 0 {
 			y = bin(y, "<<", num(8, uint64(aux), 0), pShift)
 		}
+		if a.c.isConst && a.c.val == 0 && w <= 64 {
+			return wrap(w, y), true // into zero: the field alone
+		}
 		return wrap(w, bin(bin(a.c, "&", k, pBand), "|", y, pBor)), true
 	case lift.Select:
 		c := cx{s: a.c.at(pLor) + " ? " + b.c.at(pCond+1) + " : " + arg(2).c.at(pCond), p: pCond}

@@ -309,7 +309,10 @@ func (e *emitter) statement(v *value) (string, bool) {
 			} else {
 				c = e.op(v)
 			}
-			return assign(n, e.assignedTo(n, c, w)), true
+			if a := assign(n, e.assignedTo(n, c, w)); a != n+" = "+n+";" {
+				return a, true
+			}
+			return "", false // a copy the variable already holds
 		}
 	}
 	return "", false

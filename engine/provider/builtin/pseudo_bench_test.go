@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
 
@@ -98,4 +99,58 @@ func BenchmarkPseudoLibcVsObjdump(b *testing.B) {
 	b.ReportMetric(float64(failed), "failed")
 	b.ReportMetric(float64(peakRSS())/(1<<20), "peakRSS-MiB")
 	b.ReportMetric(float64(c.ix.pseudo.memSize())/(1<<20), "cache-MiB")
+}
+
+// BenchmarkPseudoLargeProcedure is issue 26's "one procedure_pseudo_code
+// on a 2,000-instruction function": the libc.so.6 procedure whose
+// instruction count is nearest 2,000 (REA_BENCH_PSEUDO_FILE names another
+// file), one procedure_pseudo_code call per op with the pseudo-code and
+// lift caches emptied first (the symbol index and extents stay built, as
+// after open_binary; callees' prototypes are lifted again in the call).
+func BenchmarkPseudoLargeProcedure(b *testing.B) {
+	path := os.Getenv("REA_BENCH_PSEUDO_FILE")
+	if path == "" {
+		path = "/lib/x86_64-linux-gnu/libc.so.6"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s: %v", path, err)
+	}
+	_, _, cl := open(b, path)
+	c := cl.(*Client)
+	ctx := context.Background()
+	six, ex, err := c.extents(ctx, provider.OpProcedurePseudoCode, progress.OrNop(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	entries, _ := searchableEntries(six)
+	best, bestN := uint64(0), 0
+	for _, e := range entries {
+		pc, err := c.decodeProc(ctx, provider.OpProcedurePseudoCode, six, ex, e, false)
+		if err != nil {
+			continue
+		}
+		if n := len(pc.insns); bestN == 0 || abs(n-2000) < abs(bestN-2000) {
+			best, bestN = e, n
+		}
+	}
+	if bestN == 0 {
+		b.Fatal("no procedure decoded")
+	}
+	b.Logf("%s: %d instructions", provider.FormatAddress(best), bestN)
+	params := provider.Params{"procedure": provider.FormatAddress(best), "offset": int64(0), "limit": int64(provider.MaxPseudoLines)}
+	for b.Loop() {
+		c.ix.pseudo.reset()
+		c.ix.lifted.reset()
+		if _, err := c.Do(ctx, provider.OpProcedurePseudoCode, params, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(bestN), "insns")
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

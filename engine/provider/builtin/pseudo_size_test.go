@@ -15,12 +15,14 @@ import (
 // corpus's functions built at -O2 (gcc and clang, x86-64, symbols kept),
 // the median of each function's pseudo-code `code` bytes over its whole
 // procedure_assembly answer's bytes (compact JSON, what a model reads).
-// The issue asks ≤ 0.5; the text measures 0.61 (gcc) and 0.64 (clang) and
-// the test holds that ground (≤ readableNow) while it logs the gap: casts
-// and single-use temporaries are most of the rest.
+// The issue asks ≤ 0.5; the text measures 0.51 (gcc) and 0.57 (clang)
+// and the test holds that ground (≤ readableNow) while it logs the gap.
+// The functions around the median are small (100–500 bytes of
+// assembly), where the signature line alone is a fifth to a half of the
+// measure.
 const (
 	readableGoal = 0.5  // issue 26
-	readableNow  = 0.66 // measured: gcc 0.61, clang 0.64
+	readableNow  = 0.58 // measured: gcc 0.51, clang 0.57
 )
 
 func TestPseudoCodeBytesVsAssembly(t *testing.T) {
