@@ -246,6 +246,24 @@ type builder struct {
 	pending  [][]*Value // incomplete phis of unsealed blocks
 	temps    []*Value
 	exitLocs []string
+	// args is the argument list of the call, return or exit being built
+	// (reused: the value keeps a copy in f's chunks).
+	args []*Value
+	// callNames, retNames and exitNames are the registers of the Arch's
+	// lists that the procedure names, shared by every call, return or
+	// exit of the Func (nothing writes a Value's Names).
+	callNames, retNames, exitNames []string
+}
+
+// namedOf returns the registers of all that the procedure names.
+func (p *proc) namedOf(all []string) []string {
+	var out []string
+	for _, r := range all {
+		if p.named(r) {
+			out = append(out, r)
+		}
+	}
+	return slices.Clip(out)
 }
 
 func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
@@ -258,6 +276,7 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			bd.exitLocs = append(bd.exitLocs, r)
 		}
 	}
+	bd.callNames, bd.retNames, bd.exitNames = p.namedOf(arch.CallArgs), p.namedOf(arch.LiveOut), p.namedOf(bd.exitLocs)
 	// Successors of the protos, then reverse postorder from the entry.
 	var exits []lift.Operand
 	for k := range p.protos {
@@ -317,20 +336,30 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 	dfs(0)
 	slices.Reverse(order)
 
-	entry := &Block{ID: 0, Addr: f.Entry}
+	// The blocks are one allocation, and each block's values start in f's
+	// chunks with room for about one value a statement (what construction
+	// emits, short of a call's clobbers): appending then seldom regrows.
+	blks := make([]Block, 1+len(order)+len(exits))
+	entry := &blks[0]
+	*entry = Block{ID: 0, Addr: f.Entry}
+	f.Blocks = make([]*Block, 0, len(order)+len(exits)+1)
 	f.Blocks = append(f.Blocks, entry)
 	bd.blocks = make([]*Block, len(p.protos))
 	for _, k := range order {
-		b := &Block{ID: len(f.Blocks), Addr: f.Entry}
-		if st := p.protos[k].start; st < p.n {
+		b := &blks[len(f.Blocks)]
+		*b = Block{ID: len(f.Blocks), Addr: f.Entry}
+		pr := p.protos[k]
+		if st := pr.start; st < p.n {
 			b.Addr = p.insns[p.insnOf[st]].Addr
 		}
+		b.Values = f.pointers(int(min(pr.end-pr.start+2, maxChunk/4)))[:0]
 		bd.blocks[k] = b
 		f.Blocks = append(f.Blocks, b)
 	}
 	var exitBlocks []*Block
-	for _, e := range exits {
-		b := &Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
+	for i, e := range exits {
+		b := &blks[1+len(order)+i]
+		*b = Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
 		exitBlocks = append(exitBlocks, b)
 	}
 	link := func(from, to *Block) {
@@ -595,14 +624,14 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		st := bd.emit(b, mk(lift.Store, 0, addr, data, mem()))
 		bd.write(b, Mem, st)
 	case lift.Call:
-		c := mk(lift.Call, 0, bd.operand(b, s.A), mem(), sp())
-		for _, r := range arch.CallArgs {
-			if !bd.p.named(r) {
-				continue
-			}
-			c.Args = append(c.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
-			c.Names = append(c.Names, r)
+		args := append(bd.args[:0], bd.operand(b, s.A), mem(), sp())
+		names := bd.callNames
+		for _, r := range names {
+			args = append(args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
 		}
+		c := mk(lift.Call, 0, args...)
+		c.Names = names
+		bd.args = args[:0]
 		bd.emit(b, c)
 		bd.write(b, Mem, c)
 		for _, r := range arch.CallClobbers {
@@ -617,14 +646,14 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			bd.write(b, arch.SP, v)
 		}
 	case lift.Return:
-		r := mk(lift.Return, 0, bd.operand(b, s.A), mem())
-		for _, l := range arch.LiveOut {
-			if !bd.p.named(l) {
-				continue
-			}
-			r.Args = append(r.Args, bd.read(b, l, bd.p.widthOf(l, arch.PtrWidth)))
-			r.Names = append(r.Names, l)
+		args := append(bd.args[:0], bd.operand(b, s.A), mem())
+		names := bd.retNames
+		for _, l := range names {
+			args = append(args, bd.read(b, l, bd.p.widthOf(l, arch.PtrWidth)))
 		}
+		r := mk(lift.Return, 0, args...)
+		r.Names = names
+		bd.args = args[:0]
 		bd.emit(b, r)
 	case lift.Jump:
 		if _, ok := bd.p.target(s.A); ok {
@@ -651,13 +680,15 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		}
 		f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: %s not modelled (%s)", in.Addr, s.Text, s.Reason))
 	default:
-		v := mk(s.Op, s.Dst.Width)
+		var ops [3]*Value
+		n := 0
 		for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
 			if o.Kind != lift.None {
-				v.Args = append(v.Args, bd.operand(b, o))
+				ops[n] = bd.operand(b, o)
+				n++
 			}
 		}
-		def(bd.emit(b, v))
+		def(bd.emit(b, mk(s.Op, s.Dst.Width, ops[:n]...)))
 	}
 }
 
@@ -665,14 +696,13 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 // location a callee or the caller could read.
 func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
 	arch := bd.arch
-	j := bd.f.value(Value{Kind: OpValue, Op: lift.Jump, Args: []*Value{target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth))}, Addr: addr, pos: g})
-	for _, r := range bd.exitLocs {
-		if !bd.p.named(r) {
-			continue
-		}
-		j.Args = append(j.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
-		j.Names = append(j.Names, r)
+	args := append(bd.args[:0], target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth)))
+	names := bd.exitNames
+	for _, r := range names {
+		args = append(args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
 	}
+	j := bd.f.value(Value{Kind: OpValue, Op: lift.Jump, Args: bd.f.args(args...), Names: names, Addr: addr, pos: g})
+	bd.args = args[:0]
 	return j
 }
 
