@@ -65,6 +65,7 @@ func validate(insns []*lift.Insn) error {
 // buildValid is BuildWith of instructions validate accepted.
 func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	p := newProc(insns, extra)
+	p.link()
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	f.scr = extra.Scratch
@@ -96,6 +97,14 @@ type proc struct {
 	unmodelled bool
 	regs       []string // every register the procedure names, sorted
 	widths     map[string]lift.Width
+	regIdx     map[string]int32 // a register's index in regs
+	// refs are the registers each statement names (stmtRegs), by global
+	// index: the liveness below and construction read them without
+	// hashing names.
+	refs []stmtRegs
+	// exits are the targets outside the procedure that protos' negative
+	// successors name (link).
+	exits []lift.Operand
 	// dead marks the statements whose register result a later statement
 	// of the same block overwrites before anything reads it (most of
 	// x86's flags): construction skips them.
@@ -106,6 +115,10 @@ type proc struct {
 	// noReturn marks the calls that do not return.
 	noReturn map[int32]bool
 }
+
+// stmtRegs are the indexes in proc.regs of a statement's Dst, A, B and C
+// when they are registers, else -1.
+type stmtRegs [4]int32
 
 // proto is a block before SSA: statements [start, end), and successors
 // (proto indices; a negative index -1-k names exits[k], a target outside).
@@ -130,12 +143,14 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		for j, s := range in.Stmts {
 			g := p.first[i] + int32(j)
 			p.insnOf[g] = int32(i)
-			for _, o := range [...]lift.Operand{s.Dst, s.A, s.B, s.C} {
+			for _, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
 				if o.Kind == lift.Reg {
-					if _, ok := p.widths[o.Name]; !ok {
+					if w, ok := p.widths[o.Name]; !ok {
 						p.regs = append(p.regs, o.Name)
+						p.widths[o.Name] = o.Width
+					} else if o.Width > w {
+						p.widths[o.Name] = o.Width
 					}
-					p.widths[o.Name] = max(p.widths[o.Name], o.Width)
 				}
 			}
 			switch s.Op {
@@ -176,6 +191,23 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		}
 	}
 	slices.Sort(p.regs)
+	p.regIdx = make(map[string]int32, len(p.regs))
+	for i, r := range p.regs {
+		p.regIdx[r] = int32(i)
+	}
+	p.refs = make([]stmtRegs, p.n)
+	for i, in := range insns {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
+			rs := &p.refs[p.first[i]+int32(j)]
+			for k, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
+				rs[k] = -1
+				if o.Kind == lift.Reg {
+					rs[k] = p.regIdx[o.Name]
+				}
+			}
+		}
+	}
 	starts := make([]int32, 0, len(leaders))
 	for g := range leaders {
 		if g < p.n || g == 0 {
@@ -193,6 +225,53 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		p.protos = append(p.protos, proto{start: g, end: end})
 	}
 	return p
+}
+
+// link computes the successors of the protos, once for both
+// constructions (they do not depend on promotion).
+func (p *proc) link() {
+	for k := range p.protos {
+		pr := &p.protos[k]
+		pr.succs = pr.succs[:0]
+		last := pr.end - 1
+		if pr.end == pr.start {
+			continue
+		}
+		_, s := p.stmt(last)
+		addFall := func() {
+			if t, ok := p.fallthrough_(last); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+				return
+			}
+			// Control runs past the procedure's last instruction (after a
+			// call that does not return, or bytes that are not code): an
+			// exit to the address after it, as the processor would go.
+			p.exits = append(p.exits, lift.C(64, p.insns[p.insnOf[last]].Next()))
+			pr.succs = append(pr.succs, -int32(len(p.exits)))
+		}
+		switch s.Op {
+		case lift.Branch:
+			if t, ok := p.target(s.B); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			} else {
+				p.exits = append(p.exits, s.B)
+				pr.succs = append(pr.succs, -int32(len(p.exits)))
+			}
+			addFall()
+		case lift.Jump:
+			if t, ok := p.target(s.A); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
+			for _, t := range p.switches[last] {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
+		case lift.Return:
+		default:
+			if !p.noReturn[last] {
+				addFall()
+			}
+		}
+	}
 }
 
 // target resolves a transfer's target operand to the global index of an
@@ -277,50 +356,8 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 		}
 	}
 	bd.callNames, bd.retNames, bd.exitNames = p.namedOf(arch.CallArgs), p.namedOf(arch.LiveOut), p.namedOf(bd.exitLocs)
-	// Successors of the protos, then reverse postorder from the entry.
-	var exits []lift.Operand
-	for k := range p.protos {
-		pr := &p.protos[k]
-		pr.succs = pr.succs[:0]
-		last := pr.end - 1
-		if pr.end == pr.start {
-			continue
-		}
-		_, s := p.stmt(last)
-		addFall := func() {
-			if t, ok := p.fallthrough_(last); ok {
-				pr.succs = append(pr.succs, p.protoAt[t])
-				return
-			}
-			// Control runs past the procedure's last instruction (after a
-			// call that does not return, or bytes that are not code): an
-			// exit to the address after it, as the processor would go.
-			exits = append(exits, lift.C(64, p.insns[p.insnOf[last]].Next()))
-			pr.succs = append(pr.succs, -int32(len(exits)))
-		}
-		switch s.Op {
-		case lift.Branch:
-			if t, ok := p.target(s.B); ok {
-				pr.succs = append(pr.succs, p.protoAt[t])
-			} else {
-				exits = append(exits, s.B)
-				pr.succs = append(pr.succs, -int32(len(exits)))
-			}
-			addFall()
-		case lift.Jump:
-			if t, ok := p.target(s.A); ok {
-				pr.succs = append(pr.succs, p.protoAt[t])
-			}
-			for _, t := range p.switches[last] {
-				pr.succs = append(pr.succs, p.protoAt[t])
-			}
-		case lift.Return:
-		default:
-			if !p.noReturn[last] {
-				addFall()
-			}
-		}
-	}
+	exits := p.exits
+	// Reverse postorder from the entry.
 	order := make([]int32, 0, len(p.protos))
 	visited := make([]bool, len(p.protos))
 	var dfs func(k int32)
@@ -733,9 +770,15 @@ func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
 // findDeadWrites marks the pure statements whose register destination is
 // written again later in the same block with no read in between. Control,
 // calls, traps and unmodelled statements count as reading everything.
+//
+// (Liveness across blocks would find most of x86's remaining flags dead
+// too, and construction would be a fifth cheaper; but a dead value can be
+// the one global value numbering keeps of two equal ones, so dropping it
+// changes which instruction the survivor is attributed to, and the
+// output with it.)
 func (p *proc) findDeadWrites() {
 	p.dead = make([]bool, p.n)
-	killed := map[string]bool{}
+	killed := make([]uint64, (len(p.regs)+63)/64) // registers by index
 	for _, pr := range p.protos {
 		clear(killed)
 		for g := pr.end - 1; g >= pr.start; g-- {
@@ -745,18 +788,29 @@ func (p *proc) findDeadWrites() {
 				clear(killed)
 				continue
 			}
-			if s.Dst.Kind == lift.Reg {
-				if killed[s.Dst.Name] && s.Op != lift.Load && s.Op != lift.UDiv && s.Op != lift.SDiv && s.Op != lift.URem && s.Op != lift.SRem {
+			rs := &p.refs[g]
+			if r := rs[0]; r >= 0 {
+				if killed[r>>6]&(1<<(r&63)) != 0 && mayDrop(s.Op) {
 					p.dead[g] = true
 					continue
 				}
-				killed[s.Dst.Name] = true
+				killed[r>>6] |= 1 << (r & 63)
 			}
-			for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
-				if o.Kind == lift.Reg {
-					delete(killed, o.Name)
+			for _, r := range rs[1:] {
+				if r >= 0 {
+					killed[r>>6] &^= 1 << (r & 63)
 				}
 			}
 		}
 	}
+}
+
+// mayDrop reports whether a statement of op whose result nothing reads
+// may be left out: it has no effect and cannot fault.
+func mayDrop(op lift.Op) bool {
+	switch op {
+	case lift.Load, lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
+		return false
+	}
+	return true
 }
