@@ -98,6 +98,7 @@ type proc struct {
 	regs       []string // every register the procedure names, sorted
 	widths     map[string]lift.Width
 	regIdx     map[string]int32 // a register's index in regs
+	regW       []lift.Width     // widths by index in regs
 	// refs are the registers each statement names (stmtRegs), by global
 	// index: the liveness below and construction read them without
 	// hashing names.
@@ -192,8 +193,10 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	}
 	slices.Sort(p.regs)
 	p.regIdx = make(map[string]int32, len(p.regs))
+	p.regW = make([]lift.Width, len(p.regs))
 	for i, r := range p.regs {
 		p.regIdx[r] = int32(i)
+		p.regW[i] = p.widths[r]
 	}
 	p.refs = make([]stmtRegs, p.n)
 	for i, in := range insns {
@@ -311,6 +314,12 @@ type slotRef struct {
 	keepStore bool
 }
 
+// pendingPhi is an incomplete phi and its location's number (locID).
+type pendingPhi struct {
+	v  *Value
+	id int32
+}
+
 // builder is Braun et al.'s construction state for one pass over proc.
 type builder struct {
 	p        *proc
@@ -322,7 +331,7 @@ type builder struct {
 	locID    map[string]int32
 	sealed   []bool
 	filled   []bool
-	pending  [][]*Value // incomplete phis of unsealed blocks
+	pending  [][]pendingPhi // incomplete phis of unsealed blocks
 	temps    []*Value
 	exitLocs []string
 	// args is the argument list of the call, return or exit being built
@@ -332,6 +341,20 @@ type builder struct {
 	// lists that the procedure names, shared by every call, return or
 	// exit of the Func (nothing writes a Value's Names).
 	callNames, retNames, exitNames []string
+	// callIDs, retIDs, exitIDs and clobbers number the registers of those
+	// lists and of the Arch's CallClobbers that the procedure names.
+	callIDs, retIDs, exitIDs, clobbers []int32
+	memID, spID                        int32 // locIDs of Mem and the stack pointer
+	spW                                lift.Width
+}
+
+// regIDs numbers the registers of names (all named by the procedure).
+func (p *proc) regIDs(names []string) []int32 {
+	ids := make([]int32, len(names))
+	for i, r := range names {
+		ids[i] = p.regIdx[r]
+	}
+	return ids
 }
 
 // namedOf returns the registers of all that the procedure names.
@@ -435,9 +458,12 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			bd.locID[r.loc] = int32(len(bd.locID))
 		}
 	}
+	bd.memID, bd.spID, bd.spW = bd.locID[Mem], bd.locID[arch.SP], p.widthOf(arch.SP, arch.PtrWidth)
+	bd.callIDs, bd.retIDs, bd.exitIDs = p.regIDs(bd.callNames), p.regIDs(bd.retNames), p.regIDs(bd.exitNames)
+	bd.clobbers = p.regIDs(p.namedOf(arch.CallClobbers))
 	bd.sealed = make([]bool, nb)
 	bd.filled = make([]bool, nb)
-	bd.pending = make([][]*Value, nb)
+	bd.pending = make([][]pendingPhi, nb)
 
 	bd.sealed[0], bd.filled[0] = true, true
 	bd.trySeal(bd.blocks[0])
@@ -479,23 +505,35 @@ func (bd *builder) trySeal(b *Block) {
 func (bd *builder) seal(b *Block) {
 	bd.sealed[b.ID] = true
 	for _, phi := range bd.pending[b.ID] {
-		bd.addPhiOperands(phi)
+		bd.addPhiOperands(phi.v, phi.id)
 	}
 	bd.pending[b.ID] = nil
 }
 
 func (bd *builder) write(b *Block, loc string, v *Value) {
+	bd.writeID(b, bd.locID[loc], v)
+}
+
+// writeID is write of the location numbered id (locID; a register's
+// number is its index in proc.regs): statements' registers are numbered
+// once (proc.refs), not hashed at every read and write.
+func (bd *builder) writeID(b *Block, id int32, v *Value) {
 	d := bd.defs[b.ID]
 	if d == nil {
 		d = bd.f.pointers(len(bd.locID))
 		bd.defs[b.ID] = d
 	}
-	d[bd.locID[loc]] = v
+	d[id] = v
 }
 
 func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
+	return bd.readID(b, bd.locID[loc], loc, w)
+}
+
+// readID is read of the location numbered id, named loc.
+func (bd *builder) readID(b *Block, id int32, loc string, w lift.Width) *Value {
 	if d := bd.defs[b.ID]; d != nil {
-		if v := d[bd.locID[loc]]; v != nil {
+		if v := d[id]; v != nil {
 			return v
 		}
 	}
@@ -503,17 +541,17 @@ func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
 	switch {
 	case !bd.sealed[b.ID]:
 		v = bd.newPhi(b, loc, w)
-		bd.pending[b.ID] = append(bd.pending[b.ID], v)
+		bd.pending[b.ID] = append(bd.pending[b.ID], pendingPhi{v, id})
 	case len(b.Preds) == 0:
 		v = bd.entryValue(loc, w)
 	case len(b.Preds) == 1:
-		v = bd.read(b.Preds[0], loc, w)
+		v = bd.readID(b.Preds[0], id, loc, w)
 	default:
 		v = bd.newPhi(b, loc, w)
-		bd.write(b, loc, v)
-		bd.addPhiOperands(v)
+		bd.writeID(b, id, v)
+		bd.addPhiOperands(v, id)
 	}
-	bd.write(b, loc, v)
+	bd.writeID(b, id, v)
 	return v
 }
 
@@ -528,10 +566,10 @@ func (bd *builder) newPhi(b *Block, loc string, w lift.Width) *Value {
 	return v
 }
 
-func (bd *builder) addPhiOperands(phi *Value) {
+func (bd *builder) addPhiOperands(phi *Value, id int32) {
 	phi.Args = bd.f.pointers(len(phi.Block.Preds))
 	for i, p := range phi.Block.Preds {
-		phi.Args[i] = bd.conv(p, bd.read(p, phi.Loc, phi.Width), phi.Width)
+		phi.Args[i] = bd.conv(p, bd.readID(p, id, phi.Loc, phi.Width), phi.Width)
 	}
 }
 
@@ -577,13 +615,14 @@ func (bd *builder) conv(b *Block, v *Value, w lift.Width) *Value {
 	return c
 }
 
-func (bd *builder) operand(b *Block, o lift.Operand) *Value {
+// operand is the value of o, which is register number r (proc.regs) when
+// it is a register.
+func (bd *builder) operand(b *Block, o *lift.Operand, r int32) *Value {
 	switch o.Kind {
 	case lift.Const:
 		return bd.f.Const(o.Width, o.Lo, o.Hi)
 	case lift.Reg:
-		w := bd.p.widths[o.Name]
-		return bd.conv(b, bd.read(b, o.Name, w), o.Width)
+		return bd.conv(b, bd.readID(b, r, o.Name, bd.p.regW[r]), o.Width)
 	case lift.Temp:
 		if int(o.Index) < len(bd.temps) && bd.temps[o.Index] != nil {
 			return bd.temps[o.Index]
@@ -622,6 +661,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		return
 	}
 	f, arch := bd.f, bd.arch
+	rs := &bd.p.refs[g]
 	mk := func(op lift.Op, w lift.Width, args ...*Value) *Value {
 		return f.value(Value{Kind: OpValue, Op: op, Width: w, Args: f.args(args...), Addr: in.Addr, pos: g, Lane: s.Lane, Aux: s.Aux, Text: s.Text, Reason: s.Reason})
 	}
@@ -633,14 +673,15 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			if v.Loc == "" && v.Kind == OpValue {
 				v.Loc = s.Dst.Name
 			}
-			bd.write(b, s.Dst.Name, bd.conv(b, v, bd.p.widths[s.Dst.Name]))
+			r := rs[0]
+			bd.writeID(b, r, bd.conv(b, v, bd.p.regW[r]))
 		}
 	}
-	mem := func() *Value { return bd.read(b, Mem, 0) }
-	sp := func() *Value { return bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth)) }
+	mem := func() *Value { return bd.readID(b, bd.memID, Mem, 0) }
+	sp := func() *Value { return bd.readID(b, bd.spID, arch.SP, bd.spW) }
 	switch s.Op {
 	case lift.Load:
-		addr := bd.operand(b, s.A)
+		addr := bd.operand(b, &s.A, rs[1])
 		if r, ok := bd.promote[g]; ok {
 			v := bd.conv(b, bd.read(b, r.loc, r.width), s.Dst.Width)
 			def(v)
@@ -648,7 +689,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		}
 		def(bd.emit(b, mk(lift.Load, s.Dst.Width, addr, mem())))
 	case lift.Store:
-		addr, data := bd.operand(b, s.A), bd.operand(b, s.B)
+		addr, data := bd.operand(b, &s.A, rs[1]), bd.operand(b, &s.B, rs[2])
 		if r, ok := bd.promote[g]; ok {
 			bd.write(b, r.loc, data)
 			if data.Kind == OpValue && data.Loc == "" {
@@ -659,34 +700,31 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			}
 		}
 		st := bd.emit(b, mk(lift.Store, 0, addr, data, mem()))
-		bd.write(b, Mem, st)
+		bd.writeID(b, bd.memID, st)
 	case lift.Call:
-		args := append(bd.args[:0], bd.operand(b, s.A), mem(), sp())
+		args := append(bd.args[:0], bd.operand(b, &s.A, rs[1]), mem(), sp())
 		names := bd.callNames
-		for _, r := range names {
-			args = append(args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
+		for i, r := range bd.callIDs {
+			args = append(args, bd.readID(b, r, names[i], bd.p.regW[r]))
 		}
 		c := mk(lift.Call, 0, args...)
 		c.Names = names
 		bd.args = args[:0]
 		bd.emit(b, c)
-		bd.write(b, Mem, c)
-		for _, r := range arch.CallClobbers {
-			if !bd.p.named(r) {
-				continue
-			}
-			bd.write(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.widthOf(r, arch.PtrWidth), Args: f.args(c), Addr: in.Addr, pos: -1})))
+		bd.writeID(b, bd.memID, c)
+		for _, r := range bd.clobbers {
+			bd.writeID(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: bd.p.regs[r], Width: bd.p.regW[r], Args: f.args(c), Addr: in.Addr, pos: -1})))
 		}
 		if arch.CallPop != 0 {
-			w := bd.p.widthOf(arch.SP, arch.PtrWidth)
+			w := bd.spW
 			v := bd.emit(b, f.value(Value{Kind: OpValue, Op: lift.Add, Width: w, Args: f.args(sp(), f.Const(w, uint64(arch.CallPop), 0)), Loc: arch.SP, Addr: in.Addr, pos: -1}))
-			bd.write(b, arch.SP, v)
+			bd.writeID(b, bd.spID, v)
 		}
 	case lift.Return:
-		args := append(bd.args[:0], bd.operand(b, s.A), mem())
+		args := append(bd.args[:0], bd.operand(b, &s.A, rs[1]), mem())
 		names := bd.retNames
-		for _, l := range names {
-			args = append(args, bd.read(b, l, bd.p.widthOf(l, arch.PtrWidth)))
+		for i, r := range bd.retIDs {
+			args = append(args, bd.readID(b, r, names[i], bd.p.regW[r]))
 		}
 		r := mk(lift.Return, 0, args...)
 		r.Names = names
@@ -698,30 +736,30 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			return
 		}
 		if len(bd.p.switches[g]) > 0 {
-			bd.emit(b, mk(lift.Jump, 0, bd.operand(b, s.A)))
+			bd.emit(b, mk(lift.Jump, 0, bd.operand(b, &s.A, rs[1])))
 			return
 		}
-		bd.emit(b, bd.exit(b, bd.operand(b, s.A), in.Addr, g))
+		bd.emit(b, bd.exit(b, bd.operand(b, &s.A, rs[1]), in.Addr, g))
 		if s.A.Kind != lift.Const {
 			f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: indirect jump not resolved", in.Addr))
 		}
 	case lift.Branch:
-		bd.emit(b, mk(lift.Branch, 0, bd.operand(b, s.A)))
+		bd.emit(b, mk(lift.Branch, 0, bd.operand(b, &s.A, rs[1])))
 	case lift.TrapIf:
-		bd.emit(b, mk(lift.TrapIf, 0, bd.operand(b, s.A)))
+		bd.emit(b, mk(lift.TrapIf, 0, bd.operand(b, &s.A, rs[1])))
 	case lift.Unmodelled:
 		u := bd.emit(b, mk(lift.Unmodelled, 0, mem()))
-		bd.write(b, Mem, u)
-		for _, r := range bd.p.regs {
-			bd.write(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.widths[r], Args: f.args(u), Addr: in.Addr, pos: -1})))
+		bd.writeID(b, bd.memID, u)
+		for i, r := range bd.p.regs {
+			bd.writeID(b, int32(i), bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.regW[i], Args: f.args(u), Addr: in.Addr, pos: -1})))
 		}
 		f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: %s not modelled (%s)", in.Addr, s.Text, s.Reason))
 	default:
 		var ops [3]*Value
 		n := 0
-		for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
+		for k, o := range [...]*lift.Operand{&s.A, &s.B, &s.C} {
 			if o.Kind != lift.None {
-				ops[n] = bd.operand(b, o)
+				ops[n] = bd.operand(b, o, rs[k+1])
 				n++
 			}
 		}
@@ -733,10 +771,10 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 // location a callee or the caller could read.
 func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
 	arch := bd.arch
-	args := append(bd.args[:0], target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth)))
+	args := append(bd.args[:0], target, bd.readID(b, bd.memID, Mem, 0), bd.readID(b, bd.spID, arch.SP, bd.spW))
 	names := bd.exitNames
-	for _, r := range names {
-		args = append(args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
+	for i, r := range bd.exitIDs {
+		args = append(args, bd.readID(b, r, names[i], bd.p.regW[r]))
 	}
 	j := bd.f.value(Value{Kind: OpValue, Op: lift.Jump, Args: bd.f.args(args...), Names: names, Addr: addr, pos: g})
 	bd.args = args[:0]
