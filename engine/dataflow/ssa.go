@@ -203,7 +203,7 @@ func (f *Func) scratch() *Scratch {
 // release drops what s still points at of the last procedure (reused
 // memory keeps its capacity, not the values).
 func (s *Scratch) release() {
-	clear(s.fw.to)
+	s.fw.reset()
 	s.fw.to = s.fw.to[:0]
 }
 
