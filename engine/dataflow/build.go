@@ -332,6 +332,7 @@ type builder struct {
 	sealed   []bool
 	filled   []bool
 	pending  [][]pendingPhi // incomplete phis of unsealed blocks
+	phis     [][]*Value     // each block's phis, in the order they were made
 	temps    []*Value
 	exitLocs []string
 	// args is the argument list of the call, return or exit being built
@@ -464,6 +465,7 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 	bd.sealed = make([]bool, nb)
 	bd.filled = make([]bool, nb)
 	bd.pending = make([][]pendingPhi, nb)
+	bd.phis = make([][]*Value, nb)
 
 	bd.sealed[0], bd.filled[0] = true, true
 	bd.trySeal(bd.blocks[0])
@@ -486,8 +488,23 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			bd.seal(b)
 		}
 	}
+	bd.joinPhis()
 	computeDominators(f)
 	return f
+}
+
+// joinPhis puts each block's phis in front of its operations.
+func (bd *builder) joinPhis() {
+	for _, b := range bd.f.Blocks {
+		phis := bd.phis[b.ID]
+		if len(phis) == 0 {
+			continue
+		}
+		vs := bd.f.pointers(len(phis) + len(b.Values))
+		copy(vs, phis)
+		copy(vs[len(phis):], b.Values)
+		b.Values = vs
+	}
 }
 
 func (bd *builder) trySeal(b *Block) {
@@ -557,12 +574,10 @@ func (bd *builder) readID(b *Block, id int32, loc string, w lift.Width) *Value {
 
 func (bd *builder) newPhi(b *Block, loc string, w lift.Width) *Value {
 	v := bd.f.value(Value{ID: bd.f.newID(), Kind: Phi, Width: w, Loc: loc, Block: b, Addr: b.Addr, pos: -1})
-	// Phis stay in front of the block's operations.
-	n := 0
-	for n < len(b.Values) && b.Values[n].Kind == Phi {
-		n++
-	}
-	b.Values = slices.Insert(b.Values, n, v)
+	// Phis go in front of the block's operations, in the order they were
+	// made, when construction ends (joinPhis): inserting each in front
+	// would move the block's values every time.
+	bd.phis[b.ID] = append(bd.phis[b.ID], v)
 	return v
 }
 
