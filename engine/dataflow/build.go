@@ -65,6 +65,7 @@ func validate(insns []*lift.Insn) error {
 // buildValid is BuildWith of instructions validate accepted.
 func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	p := newProc(insns, extra)
+	p.link()
 	p.findDeadWrites()
 	f := p.ssa(arch, nil)
 	f.scr = extra.Scratch
@@ -96,6 +97,15 @@ type proc struct {
 	unmodelled bool
 	regs       []string // every register the procedure names, sorted
 	widths     map[string]lift.Width
+	regIdx     map[string]int32 // a register's index in regs
+	regW       []lift.Width     // widths by index in regs
+	// refs are the registers each statement names (stmtRegs), by global
+	// index: the liveness below and construction read them without
+	// hashing names.
+	refs []stmtRegs
+	// exits are the targets outside the procedure that protos' negative
+	// successors name (link).
+	exits []lift.Operand
 	// dead marks the statements whose register result a later statement
 	// of the same block overwrites before anything reads it (most of
 	// x86's flags): construction skips them.
@@ -106,6 +116,10 @@ type proc struct {
 	// noReturn marks the calls that do not return.
 	noReturn map[int32]bool
 }
+
+// stmtRegs are the indexes in proc.regs of a statement's Dst, A, B and C
+// when they are registers, else -1.
+type stmtRegs [4]int32
 
 // proto is a block before SSA: statements [start, end), and successors
 // (proto indices; a negative index -1-k names exits[k], a target outside).
@@ -130,12 +144,14 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		for j, s := range in.Stmts {
 			g := p.first[i] + int32(j)
 			p.insnOf[g] = int32(i)
-			for _, o := range [...]lift.Operand{s.Dst, s.A, s.B, s.C} {
+			for _, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
 				if o.Kind == lift.Reg {
-					if _, ok := p.widths[o.Name]; !ok {
+					if w, ok := p.widths[o.Name]; !ok {
 						p.regs = append(p.regs, o.Name)
+						p.widths[o.Name] = o.Width
+					} else if o.Width > w {
+						p.widths[o.Name] = o.Width
 					}
-					p.widths[o.Name] = max(p.widths[o.Name], o.Width)
 				}
 			}
 			switch s.Op {
@@ -176,6 +192,25 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		}
 	}
 	slices.Sort(p.regs)
+	p.regIdx = make(map[string]int32, len(p.regs))
+	p.regW = make([]lift.Width, len(p.regs))
+	for i, r := range p.regs {
+		p.regIdx[r] = int32(i)
+		p.regW[i] = p.widths[r]
+	}
+	p.refs = make([]stmtRegs, p.n)
+	for i, in := range insns {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
+			rs := &p.refs[p.first[i]+int32(j)]
+			for k, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
+				rs[k] = -1
+				if o.Kind == lift.Reg {
+					rs[k] = p.regIdx[o.Name]
+				}
+			}
+		}
+	}
 	starts := make([]int32, 0, len(leaders))
 	for g := range leaders {
 		if g < p.n || g == 0 {
@@ -193,6 +228,53 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		p.protos = append(p.protos, proto{start: g, end: end})
 	}
 	return p
+}
+
+// link computes the successors of the protos, once for both
+// constructions (they do not depend on promotion).
+func (p *proc) link() {
+	for k := range p.protos {
+		pr := &p.protos[k]
+		pr.succs = pr.succs[:0]
+		last := pr.end - 1
+		if pr.end == pr.start {
+			continue
+		}
+		_, s := p.stmt(last)
+		addFall := func() {
+			if t, ok := p.fallthrough_(last); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+				return
+			}
+			// Control runs past the procedure's last instruction (after a
+			// call that does not return, or bytes that are not code): an
+			// exit to the address after it, as the processor would go.
+			p.exits = append(p.exits, lift.C(64, p.insns[p.insnOf[last]].Next()))
+			pr.succs = append(pr.succs, -int32(len(p.exits)))
+		}
+		switch s.Op {
+		case lift.Branch:
+			if t, ok := p.target(s.B); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			} else {
+				p.exits = append(p.exits, s.B)
+				pr.succs = append(pr.succs, -int32(len(p.exits)))
+			}
+			addFall()
+		case lift.Jump:
+			if t, ok := p.target(s.A); ok {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
+			for _, t := range p.switches[last] {
+				pr.succs = append(pr.succs, p.protoAt[t])
+			}
+		case lift.Return:
+		default:
+			if !p.noReturn[last] {
+				addFall()
+			}
+		}
+	}
 }
 
 // target resolves a transfer's target operand to the global index of an
@@ -232,6 +314,12 @@ type slotRef struct {
 	keepStore bool
 }
 
+// pendingPhi is an incomplete phi and its location's number (locID).
+type pendingPhi struct {
+	v  *Value
+	id int32
+}
+
 // builder is Braun et al.'s construction state for one pass over proc.
 type builder struct {
 	p        *proc
@@ -243,9 +331,42 @@ type builder struct {
 	locID    map[string]int32
 	sealed   []bool
 	filled   []bool
-	pending  [][]*Value // incomplete phis of unsealed blocks
+	pending  [][]pendingPhi // incomplete phis of unsealed blocks
+	phis     [][]*Value     // each block's phis, in the order they were made
 	temps    []*Value
 	exitLocs []string
+	// args is the argument list of the call, return or exit being built
+	// (reused: the value keeps a copy in f's chunks).
+	args []*Value
+	// callNames, retNames and exitNames are the registers of the Arch's
+	// lists that the procedure names, shared by every call, return or
+	// exit of the Func (nothing writes a Value's Names).
+	callNames, retNames, exitNames []string
+	// callIDs, retIDs, exitIDs and clobbers number the registers of those
+	// lists and of the Arch's CallClobbers that the procedure names.
+	callIDs, retIDs, exitIDs, clobbers []int32
+	memID, spID                        int32 // locIDs of Mem and the stack pointer
+	spW                                lift.Width
+}
+
+// regIDs numbers the registers of names (all named by the procedure).
+func (p *proc) regIDs(names []string) []int32 {
+	ids := make([]int32, len(names))
+	for i, r := range names {
+		ids[i] = p.regIdx[r]
+	}
+	return ids
+}
+
+// namedOf returns the registers of all that the procedure names.
+func (p *proc) namedOf(all []string) []string {
+	var out []string
+	for _, r := range all {
+		if p.named(r) {
+			out = append(out, r)
+		}
+	}
+	return slices.Clip(out)
 }
 
 func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
@@ -258,50 +379,9 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			bd.exitLocs = append(bd.exitLocs, r)
 		}
 	}
-	// Successors of the protos, then reverse postorder from the entry.
-	var exits []lift.Operand
-	for k := range p.protos {
-		pr := &p.protos[k]
-		pr.succs = pr.succs[:0]
-		last := pr.end - 1
-		if pr.end == pr.start {
-			continue
-		}
-		_, s := p.stmt(last)
-		addFall := func() {
-			if t, ok := p.fallthrough_(last); ok {
-				pr.succs = append(pr.succs, p.protoAt[t])
-				return
-			}
-			// Control runs past the procedure's last instruction (after a
-			// call that does not return, or bytes that are not code): an
-			// exit to the address after it, as the processor would go.
-			exits = append(exits, lift.C(64, p.insns[p.insnOf[last]].Next()))
-			pr.succs = append(pr.succs, -int32(len(exits)))
-		}
-		switch s.Op {
-		case lift.Branch:
-			if t, ok := p.target(s.B); ok {
-				pr.succs = append(pr.succs, p.protoAt[t])
-			} else {
-				exits = append(exits, s.B)
-				pr.succs = append(pr.succs, -int32(len(exits)))
-			}
-			addFall()
-		case lift.Jump:
-			if t, ok := p.target(s.A); ok {
-				pr.succs = append(pr.succs, p.protoAt[t])
-			}
-			for _, t := range p.switches[last] {
-				pr.succs = append(pr.succs, p.protoAt[t])
-			}
-		case lift.Return:
-		default:
-			if !p.noReturn[last] {
-				addFall()
-			}
-		}
-	}
+	bd.callNames, bd.retNames, bd.exitNames = p.namedOf(arch.CallArgs), p.namedOf(arch.LiveOut), p.namedOf(bd.exitLocs)
+	exits := p.exits
+	// Reverse postorder from the entry.
 	order := make([]int32, 0, len(p.protos))
 	visited := make([]bool, len(p.protos))
 	var dfs func(k int32)
@@ -317,20 +397,30 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 	dfs(0)
 	slices.Reverse(order)
 
-	entry := &Block{ID: 0, Addr: f.Entry}
+	// The blocks are one allocation, and each block's values start in f's
+	// chunks with room for about one value a statement (what construction
+	// emits, short of a call's clobbers): appending then seldom regrows.
+	blks := make([]Block, 1+len(order)+len(exits))
+	entry := &blks[0]
+	*entry = Block{ID: 0, Addr: f.Entry}
+	f.Blocks = make([]*Block, 0, len(order)+len(exits)+1)
 	f.Blocks = append(f.Blocks, entry)
 	bd.blocks = make([]*Block, len(p.protos))
 	for _, k := range order {
-		b := &Block{ID: len(f.Blocks), Addr: f.Entry}
-		if st := p.protos[k].start; st < p.n {
+		b := &blks[len(f.Blocks)]
+		*b = Block{ID: len(f.Blocks), Addr: f.Entry}
+		pr := p.protos[k]
+		if st := pr.start; st < p.n {
 			b.Addr = p.insns[p.insnOf[st]].Addr
 		}
+		b.Values = f.pointers(int(min(pr.end-pr.start+2, maxChunk/4)))[:0]
 		bd.blocks[k] = b
 		f.Blocks = append(f.Blocks, b)
 	}
 	var exitBlocks []*Block
-	for _, e := range exits {
-		b := &Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
+	for i, e := range exits {
+		b := &blks[1+len(order)+i]
+		*b = Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
 		exitBlocks = append(exitBlocks, b)
 	}
 	link := func(from, to *Block) {
@@ -369,9 +459,13 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			bd.locID[r.loc] = int32(len(bd.locID))
 		}
 	}
+	bd.memID, bd.spID, bd.spW = bd.locID[Mem], bd.locID[arch.SP], p.widthOf(arch.SP, arch.PtrWidth)
+	bd.callIDs, bd.retIDs, bd.exitIDs = p.regIDs(bd.callNames), p.regIDs(bd.retNames), p.regIDs(bd.exitNames)
+	bd.clobbers = p.regIDs(p.namedOf(arch.CallClobbers))
 	bd.sealed = make([]bool, nb)
 	bd.filled = make([]bool, nb)
-	bd.pending = make([][]*Value, nb)
+	bd.pending = make([][]pendingPhi, nb)
+	bd.phis = make([][]*Value, nb)
 
 	bd.sealed[0], bd.filled[0] = true, true
 	bd.trySeal(bd.blocks[0])
@@ -394,8 +488,23 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 			bd.seal(b)
 		}
 	}
+	bd.joinPhis()
 	computeDominators(f)
 	return f
+}
+
+// joinPhis puts each block's phis in front of its operations.
+func (bd *builder) joinPhis() {
+	for _, b := range bd.f.Blocks {
+		phis := bd.phis[b.ID]
+		if len(phis) == 0 {
+			continue
+		}
+		vs := bd.f.pointers(len(phis) + len(b.Values))
+		copy(vs, phis)
+		copy(vs[len(phis):], b.Values)
+		b.Values = vs
+	}
 }
 
 func (bd *builder) trySeal(b *Block) {
@@ -413,23 +522,35 @@ func (bd *builder) trySeal(b *Block) {
 func (bd *builder) seal(b *Block) {
 	bd.sealed[b.ID] = true
 	for _, phi := range bd.pending[b.ID] {
-		bd.addPhiOperands(phi)
+		bd.addPhiOperands(phi.v, phi.id)
 	}
 	bd.pending[b.ID] = nil
 }
 
 func (bd *builder) write(b *Block, loc string, v *Value) {
+	bd.writeID(b, bd.locID[loc], v)
+}
+
+// writeID is write of the location numbered id (locID; a register's
+// number is its index in proc.regs): statements' registers are numbered
+// once (proc.refs), not hashed at every read and write.
+func (bd *builder) writeID(b *Block, id int32, v *Value) {
 	d := bd.defs[b.ID]
 	if d == nil {
 		d = bd.f.pointers(len(bd.locID))
 		bd.defs[b.ID] = d
 	}
-	d[bd.locID[loc]] = v
+	d[id] = v
 }
 
 func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
+	return bd.readID(b, bd.locID[loc], loc, w)
+}
+
+// readID is read of the location numbered id, named loc.
+func (bd *builder) readID(b *Block, id int32, loc string, w lift.Width) *Value {
 	if d := bd.defs[b.ID]; d != nil {
-		if v := d[bd.locID[loc]]; v != nil {
+		if v := d[id]; v != nil {
 			return v
 		}
 	}
@@ -437,35 +558,33 @@ func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
 	switch {
 	case !bd.sealed[b.ID]:
 		v = bd.newPhi(b, loc, w)
-		bd.pending[b.ID] = append(bd.pending[b.ID], v)
+		bd.pending[b.ID] = append(bd.pending[b.ID], pendingPhi{v, id})
 	case len(b.Preds) == 0:
 		v = bd.entryValue(loc, w)
 	case len(b.Preds) == 1:
-		v = bd.read(b.Preds[0], loc, w)
+		v = bd.readID(b.Preds[0], id, loc, w)
 	default:
 		v = bd.newPhi(b, loc, w)
-		bd.write(b, loc, v)
-		bd.addPhiOperands(v)
+		bd.writeID(b, id, v)
+		bd.addPhiOperands(v, id)
 	}
-	bd.write(b, loc, v)
+	bd.writeID(b, id, v)
 	return v
 }
 
 func (bd *builder) newPhi(b *Block, loc string, w lift.Width) *Value {
 	v := bd.f.value(Value{ID: bd.f.newID(), Kind: Phi, Width: w, Loc: loc, Block: b, Addr: b.Addr, pos: -1})
-	// Phis stay in front of the block's operations.
-	n := 0
-	for n < len(b.Values) && b.Values[n].Kind == Phi {
-		n++
-	}
-	b.Values = slices.Insert(b.Values, n, v)
+	// Phis go in front of the block's operations, in the order they were
+	// made, when construction ends (joinPhis): inserting each in front
+	// would move the block's values every time.
+	bd.phis[b.ID] = append(bd.phis[b.ID], v)
 	return v
 }
 
-func (bd *builder) addPhiOperands(phi *Value) {
+func (bd *builder) addPhiOperands(phi *Value, id int32) {
 	phi.Args = bd.f.pointers(len(phi.Block.Preds))
 	for i, p := range phi.Block.Preds {
-		phi.Args[i] = bd.conv(p, bd.read(p, phi.Loc, phi.Width), phi.Width)
+		phi.Args[i] = bd.conv(p, bd.readID(p, id, phi.Loc, phi.Width), phi.Width)
 	}
 }
 
@@ -511,13 +630,14 @@ func (bd *builder) conv(b *Block, v *Value, w lift.Width) *Value {
 	return c
 }
 
-func (bd *builder) operand(b *Block, o lift.Operand) *Value {
+// operand is the value of o, which is register number r (proc.regs) when
+// it is a register.
+func (bd *builder) operand(b *Block, o *lift.Operand, r int32) *Value {
 	switch o.Kind {
 	case lift.Const:
 		return bd.f.Const(o.Width, o.Lo, o.Hi)
 	case lift.Reg:
-		w := bd.p.widths[o.Name]
-		return bd.conv(b, bd.read(b, o.Name, w), o.Width)
+		return bd.conv(b, bd.readID(b, r, o.Name, bd.p.regW[r]), o.Width)
 	case lift.Temp:
 		if int(o.Index) < len(bd.temps) && bd.temps[o.Index] != nil {
 			return bd.temps[o.Index]
@@ -556,6 +676,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		return
 	}
 	f, arch := bd.f, bd.arch
+	rs := &bd.p.refs[g]
 	mk := func(op lift.Op, w lift.Width, args ...*Value) *Value {
 		return f.value(Value{Kind: OpValue, Op: op, Width: w, Args: f.args(args...), Addr: in.Addr, pos: g, Lane: s.Lane, Aux: s.Aux, Text: s.Text, Reason: s.Reason})
 	}
@@ -567,14 +688,15 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			if v.Loc == "" && v.Kind == OpValue {
 				v.Loc = s.Dst.Name
 			}
-			bd.write(b, s.Dst.Name, bd.conv(b, v, bd.p.widths[s.Dst.Name]))
+			r := rs[0]
+			bd.writeID(b, r, bd.conv(b, v, bd.p.regW[r]))
 		}
 	}
-	mem := func() *Value { return bd.read(b, Mem, 0) }
-	sp := func() *Value { return bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth)) }
+	mem := func() *Value { return bd.readID(b, bd.memID, Mem, 0) }
+	sp := func() *Value { return bd.readID(b, bd.spID, arch.SP, bd.spW) }
 	switch s.Op {
 	case lift.Load:
-		addr := bd.operand(b, s.A)
+		addr := bd.operand(b, &s.A, rs[1])
 		if r, ok := bd.promote[g]; ok {
 			v := bd.conv(b, bd.read(b, r.loc, r.width), s.Dst.Width)
 			def(v)
@@ -582,7 +704,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 		}
 		def(bd.emit(b, mk(lift.Load, s.Dst.Width, addr, mem())))
 	case lift.Store:
-		addr, data := bd.operand(b, s.A), bd.operand(b, s.B)
+		addr, data := bd.operand(b, &s.A, rs[1]), bd.operand(b, &s.B, rs[2])
 		if r, ok := bd.promote[g]; ok {
 			bd.write(b, r.loc, data)
 			if data.Kind == OpValue && data.Loc == "" {
@@ -593,38 +715,35 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			}
 		}
 		st := bd.emit(b, mk(lift.Store, 0, addr, data, mem()))
-		bd.write(b, Mem, st)
+		bd.writeID(b, bd.memID, st)
 	case lift.Call:
-		c := mk(lift.Call, 0, bd.operand(b, s.A), mem(), sp())
-		for _, r := range arch.CallArgs {
-			if !bd.p.named(r) {
-				continue
-			}
-			c.Args = append(c.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
-			c.Names = append(c.Names, r)
+		args := append(bd.args[:0], bd.operand(b, &s.A, rs[1]), mem(), sp())
+		names := bd.callNames
+		for i, r := range bd.callIDs {
+			args = append(args, bd.readID(b, r, names[i], bd.p.regW[r]))
 		}
+		c := mk(lift.Call, 0, args...)
+		c.Names = names
+		bd.args = args[:0]
 		bd.emit(b, c)
-		bd.write(b, Mem, c)
-		for _, r := range arch.CallClobbers {
-			if !bd.p.named(r) {
-				continue
-			}
-			bd.write(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.widthOf(r, arch.PtrWidth), Args: f.args(c), Addr: in.Addr, pos: -1})))
+		bd.writeID(b, bd.memID, c)
+		for _, r := range bd.clobbers {
+			bd.writeID(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: bd.p.regs[r], Width: bd.p.regW[r], Args: f.args(c), Addr: in.Addr, pos: -1})))
 		}
 		if arch.CallPop != 0 {
-			w := bd.p.widthOf(arch.SP, arch.PtrWidth)
+			w := bd.spW
 			v := bd.emit(b, f.value(Value{Kind: OpValue, Op: lift.Add, Width: w, Args: f.args(sp(), f.Const(w, uint64(arch.CallPop), 0)), Loc: arch.SP, Addr: in.Addr, pos: -1}))
-			bd.write(b, arch.SP, v)
+			bd.writeID(b, bd.spID, v)
 		}
 	case lift.Return:
-		r := mk(lift.Return, 0, bd.operand(b, s.A), mem())
-		for _, l := range arch.LiveOut {
-			if !bd.p.named(l) {
-				continue
-			}
-			r.Args = append(r.Args, bd.read(b, l, bd.p.widthOf(l, arch.PtrWidth)))
-			r.Names = append(r.Names, l)
+		args := append(bd.args[:0], bd.operand(b, &s.A, rs[1]), mem())
+		names := bd.retNames
+		for i, r := range bd.retIDs {
+			args = append(args, bd.readID(b, r, names[i], bd.p.regW[r]))
 		}
+		r := mk(lift.Return, 0, args...)
+		r.Names = names
+		bd.args = args[:0]
 		bd.emit(b, r)
 	case lift.Jump:
 		if _, ok := bd.p.target(s.A); ok {
@@ -632,32 +751,34 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 			return
 		}
 		if len(bd.p.switches[g]) > 0 {
-			bd.emit(b, mk(lift.Jump, 0, bd.operand(b, s.A)))
+			bd.emit(b, mk(lift.Jump, 0, bd.operand(b, &s.A, rs[1])))
 			return
 		}
-		bd.emit(b, bd.exit(b, bd.operand(b, s.A), in.Addr, g))
+		bd.emit(b, bd.exit(b, bd.operand(b, &s.A, rs[1]), in.Addr, g))
 		if s.A.Kind != lift.Const {
 			f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: indirect jump not resolved", in.Addr))
 		}
 	case lift.Branch:
-		bd.emit(b, mk(lift.Branch, 0, bd.operand(b, s.A)))
+		bd.emit(b, mk(lift.Branch, 0, bd.operand(b, &s.A, rs[1])))
 	case lift.TrapIf:
-		bd.emit(b, mk(lift.TrapIf, 0, bd.operand(b, s.A)))
+		bd.emit(b, mk(lift.TrapIf, 0, bd.operand(b, &s.A, rs[1])))
 	case lift.Unmodelled:
 		u := bd.emit(b, mk(lift.Unmodelled, 0, mem()))
-		bd.write(b, Mem, u)
-		for _, r := range bd.p.regs {
-			bd.write(b, r, bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.widths[r], Args: f.args(u), Addr: in.Addr, pos: -1})))
+		bd.writeID(b, bd.memID, u)
+		for i, r := range bd.p.regs {
+			bd.writeID(b, int32(i), bd.emit(b, f.value(Value{Kind: Clobber, Loc: r, Width: bd.p.regW[i], Args: f.args(u), Addr: in.Addr, pos: -1})))
 		}
 		f.Limitations = append(f.Limitations, fmt.Sprintf("%#x: %s not modelled (%s)", in.Addr, s.Text, s.Reason))
 	default:
-		v := mk(s.Op, s.Dst.Width)
-		for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
+		var ops [3]*Value
+		n := 0
+		for k, o := range [...]*lift.Operand{&s.A, &s.B, &s.C} {
 			if o.Kind != lift.None {
-				v.Args = append(v.Args, bd.operand(b, o))
+				ops[n] = bd.operand(b, o, rs[k+1])
+				n++
 			}
 		}
-		def(bd.emit(b, v))
+		def(bd.emit(b, mk(s.Op, s.Dst.Width, ops[:n]...)))
 	}
 }
 
@@ -665,14 +786,13 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 // location a callee or the caller could read.
 func (bd *builder) exit(b *Block, target *Value, addr uint64, g int32) *Value {
 	arch := bd.arch
-	j := bd.f.value(Value{Kind: OpValue, Op: lift.Jump, Args: []*Value{target, bd.read(b, Mem, 0), bd.read(b, arch.SP, bd.p.widthOf(arch.SP, arch.PtrWidth))}, Addr: addr, pos: g})
-	for _, r := range bd.exitLocs {
-		if !bd.p.named(r) {
-			continue
-		}
-		j.Args = append(j.Args, bd.read(b, r, bd.p.widthOf(r, arch.PtrWidth)))
-		j.Names = append(j.Names, r)
+	args := append(bd.args[:0], target, bd.readID(b, bd.memID, Mem, 0), bd.readID(b, bd.spID, arch.SP, bd.spW))
+	names := bd.exitNames
+	for i, r := range bd.exitIDs {
+		args = append(args, bd.readID(b, r, names[i], bd.p.regW[r]))
 	}
+	j := bd.f.value(Value{Kind: OpValue, Op: lift.Jump, Args: bd.f.args(args...), Names: names, Addr: addr, pos: g})
+	bd.args = args[:0]
 	return j
 }
 
@@ -703,9 +823,15 @@ func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
 // findDeadWrites marks the pure statements whose register destination is
 // written again later in the same block with no read in between. Control,
 // calls, traps and unmodelled statements count as reading everything.
+//
+// (Liveness across blocks would find most of x86's remaining flags dead
+// too, and construction would be a fifth cheaper; but a dead value can be
+// the one global value numbering keeps of two equal ones, so dropping it
+// changes which instruction the survivor is attributed to, and the
+// output with it.)
 func (p *proc) findDeadWrites() {
 	p.dead = make([]bool, p.n)
-	killed := map[string]bool{}
+	killed := make([]uint64, (len(p.regs)+63)/64) // registers by index
 	for _, pr := range p.protos {
 		clear(killed)
 		for g := pr.end - 1; g >= pr.start; g-- {
@@ -715,18 +841,29 @@ func (p *proc) findDeadWrites() {
 				clear(killed)
 				continue
 			}
-			if s.Dst.Kind == lift.Reg {
-				if killed[s.Dst.Name] && s.Op != lift.Load && s.Op != lift.UDiv && s.Op != lift.SDiv && s.Op != lift.URem && s.Op != lift.SRem {
+			rs := &p.refs[g]
+			if r := rs[0]; r >= 0 {
+				if killed[r>>6]&(1<<(r&63)) != 0 && mayDrop(s.Op) {
 					p.dead[g] = true
 					continue
 				}
-				killed[s.Dst.Name] = true
+				killed[r>>6] |= 1 << (r & 63)
 			}
-			for _, o := range [...]lift.Operand{s.A, s.B, s.C} {
-				if o.Kind == lift.Reg {
-					delete(killed, o.Name)
+			for _, r := range rs[1:] {
+				if r >= 0 {
+					killed[r>>6] &^= 1 << (r & 63)
 				}
 			}
 		}
 	}
+}
+
+// mayDrop reports whether a statement of op whose result nothing reads
+// may be left out: it has no effect and cannot fault.
+func mayDrop(op lift.Op) bool {
+	switch op {
+	case lift.Load, lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
+		return false
+	}
+	return true
 }

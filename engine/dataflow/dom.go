@@ -5,10 +5,16 @@ package dataflow
 // reverse postorder f.Blocks is kept in, and numbers the dominator tree so
 // that dominates is a constant-time interval test.
 func computeDominators(f *Func) {
-	rpo := make(map[*Block]int, len(f.Blocks))
 	order := reversePostorder(f)
+	// Block numbers in fields, not maps: this runs after every rebuild and
+	// every branch folding. A predecessor the walk did not reach is -1.
+	for _, b := range order {
+		for _, p := range b.Preds {
+			p.rpo = -1
+		}
+	}
 	for i, b := range order {
-		rpo[b] = i
+		b.rpo = int32(i)
 		b.Idom, b.dom = nil, nil
 	}
 	if len(order) == 0 {
@@ -18,10 +24,10 @@ func computeDominators(f *Func) {
 	entry.Idom = entry
 	intersect := func(a, b *Block) *Block {
 		for a != b {
-			for rpo[a] > rpo[b] {
+			for a.rpo > b.rpo {
 				a = a.Idom
 			}
-			for rpo[b] > rpo[a] {
+			for b.rpo > a.rpo {
 				b = b.Idom
 			}
 		}
@@ -32,7 +38,7 @@ func computeDominators(f *Func) {
 		for _, b := range order[1:] {
 			var idom *Block
 			for _, p := range b.Preds {
-				if _, ok := rpo[p]; !ok || p.Idom == nil {
+				if p.rpo < 0 || p.Idom == nil {
 					continue
 				}
 				if idom == nil {
@@ -47,9 +53,28 @@ func computeDominators(f *Func) {
 			}
 		}
 	}
+	// The children lists are carved from one slice, in the order the
+	// blocks were appended to them one by one before.
+	count := make([]int32, len(order))
+	for _, b := range order[1:] {
+		if b.Idom != nil {
+			count[b.Idom.rpo]++
+		}
+	}
+	kids := make([]*Block, len(order))
+	off := int32(0)
+	for i, b := range order {
+		b.dom = kids[off : off : off+count[i]]
+		off += count[i]
+	}
 	for _, b := range order[1:] {
 		if b.Idom != nil {
 			b.Idom.dom = append(b.Idom.dom, b)
+		}
+	}
+	for _, b := range order {
+		if len(b.dom) == 0 {
+			b.dom = nil
 		}
 	}
 	entry.Idom = nil
@@ -69,13 +94,15 @@ func computeDominators(f *Func) {
 
 // reversePostorder lists the blocks reachable from f.Blocks[0].
 func reversePostorder(f *Func) []*Block {
-	seen := make(map[*Block]bool, len(f.Blocks))
-	var post []*Block
+	// A block is seen when its mark is this walk's: no map per walk.
+	f.walks++
+	walk := f.walks
+	post := make([]*Block, 0, len(f.Blocks))
 	var dfs func(b *Block)
 	dfs = func(b *Block) {
-		seen[b] = true
+		b.mark = walk
 		for _, s := range b.Succs {
-			if !seen[s] {
+			if s.mark != walk {
 				dfs(s)
 			}
 		}

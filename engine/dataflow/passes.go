@@ -27,6 +27,21 @@ func Optimize(f *Func) {
 type forwarding struct {
 	to []*Value
 	n  int
+	// touched are the IDs whose entry was set since the last reset, which
+	// clears those alone: clearing the whole table before every pass
+	// costs more than the passes over small procedures (while the
+	// collector runs, each cleared pointer pays a write barrier).
+	touched []int32
+}
+
+// reset makes every entry of fw's table nil again (up to its capacity).
+func (fw *forwarding) reset() {
+	to := fw.to[:cap(fw.to)]
+	for _, id := range fw.touched {
+		to[id] = nil
+	}
+	fw.touched = fw.touched[:0]
+	fw.n = 0
 }
 
 // newForwarding returns an empty forwarding over f's values, in f's
@@ -34,20 +49,20 @@ type forwarding struct {
 // reuses it.
 func newForwarding(f *Func) *forwarding {
 	s := f.scratch()
+	s.fw.reset()
 	n := f.nextID + 1
 	if cap(s.fw.to) < n {
 		s.fw.to = make([]*Value, n, n+n/4)
 	} else {
 		s.fw.to = s.fw.to[:n]
-		clear(s.fw.to)
 	}
-	s.fw.n = 0
 	return &s.fw
 }
 
 func (fw *forwarding) set(v, w *Value) {
 	if fw.to[v.ID] == nil {
 		fw.n++
+		fw.touched = append(fw.touched, int32(v.ID))
 	}
 	fw.to[v.ID] = w
 }

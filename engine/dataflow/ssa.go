@@ -95,6 +95,8 @@ type Block struct {
 	dom  []*Block // children in the dominator tree
 	pre  int      // dominator tree preorder interval, for dominance tests
 	post int
+	rpo  int32  // the block's reverse postorder number (computeDominators)
+	mark uint32 // the last reversePostorder walk that reached it
 }
 
 // Control is the block's control value, or nil if it falls through.
@@ -133,6 +135,7 @@ type Func struct {
 	Limitations []string
 
 	nextID int
+	walks  uint32 // reversePostorder walks so far (Block.mark)
 	consts map[constKey]*Value
 	scr    *Scratch
 	// vals and ptrs are the chunks values and argument lists are carved
@@ -200,7 +203,7 @@ func (f *Func) scratch() *Scratch {
 // release drops what s still points at of the last procedure (reused
 // memory keeps its capacity, not the values).
 func (s *Scratch) release() {
-	clear(s.fw.to)
+	s.fw.reset()
 	s.fw.to = s.fw.to[:0]
 }
 

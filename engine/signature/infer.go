@@ -17,12 +17,57 @@ type use struct {
 	i int
 }
 
+// userIndex is every value's uses (the values reading it, and at which
+// argument), in block and argument order, held densely by value ID: one
+// slice for the procedure instead of a map entry and a slice per value.
+type userIndex struct {
+	start []int32 // value ID → its first use in uses; start[ID+1] ends it
+	uses  []use
+}
+
+func newUserIndex(f *dataflow.Func) userIndex {
+	start := make([]int32, f.IDBound()+1)
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			for _, x := range v.Args {
+				start[x.ID+1]++
+			}
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	uses := make([]use, start[len(start)-1])
+	next := slices.Clone(start[:len(start)-1])
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			for i, x := range v.Args {
+				uses[next[x.ID]] = use{v, i}
+				next[x.ID]++
+			}
+		}
+	}
+	return userIndex{start: start, uses: uses}
+}
+
+// of returns the uses of v (nil for none).
+func (x *userIndex) of(v *dataflow.Value) []use {
+	if v == nil || v.ID+1 >= len(x.start) {
+		return nil
+	}
+	lo, hi := x.start[v.ID], x.start[v.ID+1]
+	if lo == hi {
+		return nil
+	}
+	return x.uses[lo:hi:hi]
+}
+
 // analysis is what Infer and Calls share about one procedure.
 type analysis struct {
 	f     *dataflow.Func
 	env   *Env
 	offs  *dataflow.StackTable
-	users map[*dataflow.Value][]use
+	users userIndex
 	entry map[string]*dataflow.Value
 	// slotLoads are the loads at each known stack offset (frames whose
 	// slots were not promoted keep their spills in memory).
@@ -48,7 +93,7 @@ type analysis struct {
 func (a *analysis) named(r string) bool { return a.names[r] }
 
 func newAnalysis(f *dataflow.Func, env *Env) *analysis {
-	a := &analysis{f: f, env: env, offs: dataflow.NewStackTable(f), users: map[*dataflow.Value][]use{},
+	a := &analysis{f: f, env: env, offs: dataflow.NewStackTable(f), users: newUserIndex(f),
 		entry: map[string]*dataflow.Value{}, slotLoads: map[dataflow.StackOffset][]*dataflow.Value{}, callees: map[*dataflow.Value]*callee{}}
 	a.names = map[string]bool{}
 	for _, b := range f.Blocks {
@@ -62,9 +107,6 @@ func newAnalysis(f *dataflow.Func, env *Env) *analysis {
 			if isTransfer(v) {
 				a.transfers = append(a.transfers, v)
 			}
-			for i, x := range v.Args {
-				a.users[x] = append(a.users[x], use{v, i})
-			}
 			if v.Kind == dataflow.Entry {
 				a.entry[v.Loc] = v
 			}
@@ -75,7 +117,7 @@ func newAnalysis(f *dataflow.Func, env *Env) *analysis {
 			}
 		}
 	}
-	a.escapes = escaped(f, a.offs, a.users)
+	a.escapes = escaped(f, a.offs, &a.users)
 	a.outgoingStores = map[*dataflow.Value]map[*dataflow.Value]int64{}
 	return a
 }
@@ -150,7 +192,7 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 		return false
 	}
 	seen[v] = seen[v].or(live)
-	for _, u := range a.users[v] {
+	for _, u := range a.users.of(v) {
 		switch {
 		case u.v == a.ignore:
 		case u.v.Kind == dataflow.Phi:
@@ -203,10 +245,10 @@ func (a *analysis) realBits(v *dataflow.Value, loc string, live bits, seen map[*
 // escaped reports the frame bases some address of which leaves the
 // reach of stack-pointer tracking (stored, passed in a register, offset
 // by a non-constant): their slots may be read through it.
-func escaped(f *dataflow.Func, offs *dataflow.StackTable, users map[*dataflow.Value][]use) map[int32]bool {
+func escaped(f *dataflow.Func, offs *dataflow.StackTable, users *userIndex) map[int32]bool {
 	out := map[int32]bool{}
 	for v, o := range knownOffsets(f, offs) {
-		for _, u := range users[v] {
+		for _, u := range users.of(v) {
 			if _, ok := offs.Of(u.v); ok {
 				continue
 			}
@@ -332,7 +374,7 @@ func (a *analysis) homeSaveArea() map[string]bool {
 			continue
 		}
 		i := int((o.Off - home(0)) / cv.StackSlot)
-		for _, u := range a.users[v] {
+		for _, u := range a.users.of(v) {
 			if _, ok := a.offs.Of(u.v); ok {
 				continue
 			}
@@ -372,7 +414,7 @@ func (a *analysis) vaStart() bool {
 		if o.Base != 0 || o.Off < a.env.Conv.StackArgs {
 			continue
 		}
-		for _, u := range a.users[v] {
+		for _, u := range a.users.of(v) {
 			if _, ok := a.offs.Of(u.v); ok {
 				continue
 			}
@@ -396,7 +438,7 @@ func (a *analysis) storedOnly(loc string) (dataflow.StackOffset, bool) {
 	if e == nil {
 		return dataflow.StackOffset{}, false
 	}
-	for _, u := range a.users[e] {
+	for _, u := range a.users.of(e) {
 		if u.v.Kind != dataflow.OpValue || u.v.Op != lift.Store || u.i != 1 {
 			continue
 		}
@@ -416,7 +458,7 @@ func (a *analysis) storedOnly(loc string) (dataflow.StackOffset, bool) {
 
 // onlySpilled reports whether every use of v stores it to memory.
 func (a *analysis) onlySpilled(v *dataflow.Value) bool {
-	for _, u := range a.users[v] {
+	for _, u := range a.users.of(v) {
 		x := u.v
 		if x.Kind == dataflow.OpValue && (x.Op == lift.Extract || x.Op == lift.Trunc) && a.onlySpilled(x) {
 			continue
@@ -513,7 +555,7 @@ func (a *analysis) walk(roots []*dataflow.Value) facts {
 			continue
 		}
 		seen[x] = true
-		for _, u := range a.users[x] {
+		for _, u := range a.users.of(x) {
 			v := u.v
 			if v.Kind == dataflow.Phi {
 				add(v)
@@ -654,7 +696,7 @@ func (a *analysis) passedAsPointer(st *dataflow.Value) bool {
 // usedWidth is the widest part of root its direct uses read.
 func (a *analysis) usedWidth(root *dataflow.Value) int {
 	w := 0
-	for _, u := range a.users[root] {
+	for _, u := range a.users.of(root) {
 		uw := int(root.Width)
 		if u.v.Kind == dataflow.OpValue {
 			switch u.v.Op {
@@ -911,7 +953,7 @@ func (a *analysis) mergeHalves(byOff map[int64][]*dataflow.Value, wide map[int64
 			if l.Width != 32 {
 				continue
 			}
-			for _, u := range a.users[l] {
+			for _, u := range a.users.of(l) {
 				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
 					if o, ok := a.offs.Of(u.v.Args[0]); ok {
 						return o, true
@@ -967,7 +1009,7 @@ func (a *analysis) forwardedWhole(lo, hi []*dataflow.Value) (Param, bool) {
 	via := func(vs []*dataflow.Value) []*dataflow.Value {
 		out := slices.Clone(vs)
 		for _, v := range vs {
-			for _, u := range a.users[v] {
+			for _, u := range a.users.of(v) {
 				if u.v.Kind == dataflow.OpValue && u.v.Op == lift.Store && u.i == 1 {
 					if o, ok := a.offs.Of(u.v.Args[0]); ok && o.Off < 0 {
 						out = append(out, a.slotLoads[o]...)
@@ -982,7 +1024,7 @@ func (a *analysis) forwardedWhole(lo, hi []*dataflow.Value) (Param, bool) {
 		out := a.argStores(t)
 		set := map[int64]bool{}
 		for _, v := range vs {
-			for _, u := range a.users[v] {
+			for _, u := range a.users.of(v) {
 				if rel, ok := out[u.v]; ok && rel >= 0 && u.i == 1 {
 					set[rel] = true
 				}
@@ -1030,14 +1072,14 @@ func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
 		return false
 	}
 	low := func(v *dataflow.Value) bool {
-		for _, u := range a.users[v] {
+		for _, u := range a.users.of(v) {
 			if isOp(u.v, lift.CarryAdd, lift.BorrowSub) {
 				return true
 			}
 			if isOp(u.v, lift.ZExt) && u.v.Width == 64 {
-				for _, m := range a.users[u.v] {
+				for _, m := range a.users.of(u.v) {
 					if isOp(m.v, lift.Mul) {
-						for _, e := range a.users[m.v] {
+						for _, e := range a.users.of(m.v) {
 							if isOp(e.v, lift.Extract) && e.v.Aux == 32 {
 								return true
 							}
@@ -1049,20 +1091,20 @@ func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
 		return false
 	}
 	high := func(v *dataflow.Value) bool {
-		for _, u := range a.users[v] {
+		for _, u := range a.users.of(v) {
 			x := u.v
 			if isOp(x, lift.Add, lift.Sub) {
 				if carryIn(x) {
 					return true
 				}
-				for _, u2 := range a.users[x] {
+				for _, u2 := range a.users.of(x) {
 					if isOp(u2.v, lift.Add, lift.Sub) && carryIn(u2.v) {
 						return true
 					}
 				}
 			}
 			if isOp(x, lift.SExt, lift.ZExt) && x.Width == 64 {
-				for _, m := range a.users[x] {
+				for _, m := range a.users.of(x) {
 					if !isOp(m.v, lift.Mul) {
 						continue
 					}
@@ -1073,8 +1115,8 @@ func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
 					if !isOp(other, lift.Load) {
 						continue
 					}
-					truncated := len(a.users[m.v]) > 0
-					for _, e := range a.users[m.v] {
+					truncated := len(a.users.of(m.v)) > 0
+					for _, e := range a.users.of(m.v) {
 						if !isOp(e.v, lift.Extract) || e.v.Aux != 0 {
 							truncated = false
 						}
@@ -1197,7 +1239,7 @@ func (a *analysis) addressing(v *dataflow.Value, seen map[*dataflow.Value]bool) 
 			}
 		}
 	}
-	for _, u := range a.users[v] {
+	for _, u := range a.users.of(v) {
 		x := u.v
 		if x.Kind == dataflow.Phi && a.addressing(x, seen) {
 			return true // a loop's induction variable
@@ -1209,7 +1251,7 @@ func (a *analysis) addressing(v *dataflow.Value, seen map[*dataflow.Value]bool) 
 			return true
 		}
 		if x.Op == lift.Add || x.Op == lift.Mul || x.Op == lift.Shl {
-			for _, w := range a.users[x] {
+			for _, w := range a.users.of(x) {
 				if w.v.Kind == dataflow.OpValue && (w.v.Op == lift.Load || w.v.Op == lift.Store) && w.i == 0 {
 					return true
 				}

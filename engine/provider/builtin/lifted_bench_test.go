@@ -5,9 +5,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +33,10 @@ import (
 // those indexes and of the lift cache. The first round's lifting is the
 // one measured (-benchtime 1x): later rounds start from an emptied cache
 // but a grown heap.
+//
+// Each round also fills the emptied cache again on GOMAXPROCS goroutines
+// (lift-par-s), as search_pseudo_code's workers do, and checks that every
+// procedure's lifting equals the sequential one's.
 func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	path := os.Getenv("REA_BENCH_LIFT_FILE")
 	if path == "" {
@@ -85,7 +92,7 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru)
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	var liftD, objD, liftCPU, objCPU time.Duration
+	var liftD, objD, liftCPU, objCPU, parD time.Duration
 	var per, perCPU []time.Duration
 	rounds := 0
 	for b.Loop() {
@@ -105,6 +112,35 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		if rounds == 0 {
 			peakRSS = maxRSS()
 		}
+		seq := c.ix.lifted.procs
+		c.ix.lifted.reset()
+		t2 := time.Now()
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, runtime.GOMAXPROCS(0))
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := int(next.Add(1) - 1); k < len(entries); k = int(next.Add(1) - 1) {
+					if _, err := c.lifted(ctx, "bench", six, ex, entries[k]); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		parD += time.Since(t2)
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+		for e, p := range seq {
+			if q := c.ix.lifted.procs[e]; !reflect.DeepEqual(p, q) {
+				b.Fatalf("%#x: lifted on workers differs from lifted in order", e)
+			}
+		}
 		cmd := exec.Command(objdump, "-d", path)
 		cmd.Stdout = io.Discard
 		t1 := time.Now()
@@ -121,6 +157,8 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	b.ReportMetric(liftD.Seconds()/float64(rounds), "lift-s")
 	b.ReportMetric(objD.Seconds()/float64(rounds), "objdump-s")
 	b.ReportMetric(liftD.Seconds()/objD.Seconds(), "lift/objdump")
+	b.ReportMetric(parD.Seconds()/float64(rounds), "lift-par-s")
+	b.ReportMetric(parD.Seconds()/objD.Seconds(), "lift-par/objdump")
 	b.ReportMetric(liftCPU.Seconds()/float64(rounds), "lift-cpu-s")
 	b.ReportMetric(objCPU.Seconds()/float64(rounds), "objdump-cpu-s")
 	b.ReportMetric(liftCPU.Seconds()/objCPU.Seconds(), "lift/objdump-cpu")
