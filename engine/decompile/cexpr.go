@@ -75,6 +75,11 @@ func (c cx) at(p int) string {
 }
 
 func bin(a cx, op string, b cx, p int) cx {
+	switch op {
+	case "+", "-", "*", "/", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=":
+		a = implicit(a, b)
+		b = implicit(b, a)
+	}
 	c := cx{s: a.at(p) + " " + op + " " + b.at(p+1), p: p, binOp: op, binL: a.at(p), binR: b.at(p + 1), binRx: &b}
 	switch op {
 	case "+", "-", "*", "/", "%", "&", "|", "^":
@@ -422,4 +427,17 @@ func nullForm(c, other cx) cx {
 		return *c.castOf
 	}
 	return c
+}
+
+// implicit is the operand x of a binary operation with other, without
+// its integer conversion when C's usual arithmetic conversions make the
+// same one (a signed int added to a uint64_t is converted to uint64_t).
+func implicit(x, other cx) cx {
+	if x.castOf == nil || intWidth(x.ty) < 32 || intWidth(x.castOf.ty) == 0 || intWidth(other.ty) == 0 {
+		return x
+	}
+	if arith(other.ty, x.ty) == x.ty && arith(other.ty, x.castOf.ty) == x.ty {
+		return *x.castOf
+	}
+	return x
 }

@@ -24,6 +24,9 @@ func TestCastRules(t *testing.T) {
 		{"sum with a literal", cast("uint32_t", bin(v, "+", num(32, 4, 0), pAdd)), "v1 + 4"},
 		{"assignment converts", assigned("uint32_t", cast("uint64_t", bin(v, "+", num(32, 4, 0), pAdd))), "v1 + 4"},
 		{"assignment keeps a widening", assigned("uint64_t", cast("uint32_t", a1)), "(uint32_t)a1"},
+		{"usual conversion of a signed int to uint64_t", bin(cx{s: "v2", p: pAtom, ty: "uint64_t"}, "+", cast("uint64_t", cx{s: "x", p: pAtom, ty: "int32_t"}), pAdd), "v2 + x"},
+		{"a conversion the operation would not make", bin(cx{s: "x", p: pAtom, ty: "int32_t"}, "+", cast("uint64_t", cx{s: "y", p: pAtom, ty: "int32_t"}), pAdd), "x + (uint64_t)y"},
+		{"a signed comparison stays signed", bin(cast("int32_t", v), "<", cast("int32_t", cx{s: "w", p: pAtom, ty: "uint32_t"}), pRel), "(int32_t)v1 < (int32_t)w"},
 		{"unsigned constant", func() cx { c := cast("uint64_t", num(32, 5, 0)); return cx{s: c.s, isConst: c.isConst} }(), "(uint64_t)5"},
 	} {
 		if c.got.s != c.want {

@@ -19,6 +19,14 @@ type value = dataflow.Value
 type line struct {
 	text  string
 	addrs []uint64
+	// set: the line is the plain assignment of rhs to the variable dst
+	// (so that two of them in the arms of an if can become one).
+	set *assignment
+}
+
+type assignment struct {
+	dst string
+	rhs cx
 }
 
 // node is one node of the emitter's graph: a block, or an edge split
@@ -106,6 +114,7 @@ type emitter struct {
 	addrConsts     map[*value]bool
 	selfProto      string
 	incomingStores []line
+	lastSet        *assignment // the plain assignment statement() rendered last
 }
 
 func newEmitter(in Input) *emitter {

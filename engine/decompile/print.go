@@ -21,8 +21,33 @@ type printer struct {
 	labels map[int]bool
 	byAddr map[uint64]int
 	// last is the last line printed, starting at byte lastStart.
-	last      string
-	lastStart int
+	last       string
+	lastStart  int
+	lastIndent int
+}
+
+// returnOfLast reports whether the line s returns the variable the last
+// line assigned (v = x; then return v;), and x: the two are return x;
+// when the variable keeps every bit the return type does.
+func (p *printer) returnOfLast(s string) (string, bool) {
+	v, ok := strings.CutPrefix(s, "return ")
+	if !ok || p.lastIndent != p.indent || len(p.addrs) == 0 {
+		return "", false
+	}
+	v = strings.TrimSuffix(v, ";")
+	x, ok := strings.CutPrefix(p.last, v+" = ")
+	if !ok || !isIdent(v) || !strings.HasSuffix(x, ";") {
+		return "", false
+	}
+	r := p.e.proto.Return
+	if r == nil {
+		return "", false
+	}
+	vt, rt := p.e.vtype[v], cType(*r, false)
+	if vt == "" || vt != rt && (intWidth(vt) == 0 || intWidth(rt) == 0 || intWidth(rt) > intWidth(vt)) {
+		return "", false
+	}
+	return strings.TrimSuffix(x, ";"), true
 }
 
 // dropLast takes the last line back, returning its addresses.
@@ -36,7 +61,11 @@ func (p *printer) dropLast() []uint64 {
 }
 
 func (p *printer) line(s string, as []uint64) {
-	p.last, p.lastStart = s, p.sb.Len()
+	if x, ok := p.returnOfLast(s); ok {
+		as = append(p.dropLast(), as...)
+		s = "return " + x + ";"
+	}
+	p.last, p.lastStart, p.lastIndent = s, p.sb.Len(), p.indent
 	p.sb.WriteString(strings.Repeat("\t", p.indent))
 	p.sb.WriteString(s)
 	p.sb.WriteByte('\n')
@@ -153,7 +182,21 @@ func (p *printer) cond(c *structure.Cond) (cx, []uint64) {
 	if c.Negate {
 		r = not(r)
 	}
-	return r, n.condAddrs
+	return truthTest(r), n.condAddrs
+}
+
+// truthTest is the condition c as C tests it: x != 0 is x, x == 0 is !x.
+func truthTest(c cx) cx {
+	if c.relL == nil || !c.relR.isConst || c.relR.val != 0 || c.relR.s != "0" {
+		return c
+	}
+	switch c.relOp {
+	case "!=":
+		return *c.relL
+	case "==":
+		return cx{s: "!" + c.relL.at(pUnary), p: pUnary}
+	}
+	return c
 }
 
 func simple(n *structure.Node) bool {
@@ -290,6 +333,10 @@ func (p *printer) ifChain(n *structure.Node, lead string) {
 			}
 		}
 	}
+	if l, ok := p.ternary(c, then, els); ok && lead == "if (" {
+		p.line(l.text, append(append([]uint64(nil), as...), l.addrs...))
+		return
+	}
 	p.line(lead+c.s+") {", as)
 	p.body(then)
 	switch {
@@ -301,6 +348,38 @@ func (p *printer) ifChain(n *structure.Node, lead string) {
 		p.body(els)
 	}
 	p.line("}", nil)
+}
+
+// ternary is the if whose arms each assign one variable, and do nothing
+// else, as one assignment of a conditional expression: when the arms'
+// common type keeps every bit of the variable's, converting through it
+// changes neither value.
+func (p *printer) ternary(c cx, then, els *structure.Node) (line, bool) {
+	one := func(n *structure.Node) *line {
+		n = p.only(n)
+		if n == nil || n.Kind != structure.Block || len(p.e.nodes[n.Node].stmts) != 1 {
+			return nil
+		}
+		l := p.e.nodes[n.Node].stmts[0]
+		if l.set == nil {
+			return nil
+		}
+		return &l
+	}
+	a, b := one(then), one(els)
+	if a == nil || b == nil || a.set.dst != b.set.dst {
+		return line{}, false
+	}
+	x, y := a.set.rhs, b.set.rhs
+	vt := p.e.vtype[a.set.dst]
+	if w := intWidth(arith(x.ty, y.ty)); w == 0 || intWidth(vt) == 0 || w < intWidth(vt) {
+		return line{}, false
+	}
+	t := a.set.dst + " = " + c.at(pLor) + " ? " + x.at(pCond+1) + " : " + y.at(pCond) + ";"
+	if len(t) > 120 {
+		return line{}, false
+	}
+	return line{text: t, addrs: append(append([]uint64(nil), a.addrs...), b.addrs...)}, true
 }
 
 // only is the one construct n prints, n itself when it prints several;

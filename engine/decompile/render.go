@@ -309,7 +309,11 @@ func (e *emitter) statement(v *value) (string, bool) {
 			} else {
 				c = e.op(v)
 			}
-			if a := assign(n, e.assignedTo(n, c, w)); a != n+" = "+n+";" {
+			c = e.assignedTo(n, c, w)
+			if a := assign(n, c); a != n+" = "+n+";" {
+				if a == n+" = "+c.s+";" {
+					e.lastSet = &assignment{dst: n, rhs: c}
+				}
 				return a, true
 			}
 			return "", false // a copy the variable already holds
@@ -462,8 +466,9 @@ func (e *emitter) render() {
 			var as []uint64
 			e.collect = &as
 			e.note(v.Addr)
+			e.lastSet = nil
 			if t, ok := e.statement(v); ok {
-				n.stmts = append(n.stmts, line{t, as})
+				n.stmts = append(n.stmts, line{text: t, addrs: as, set: e.lastSet})
 			}
 			e.collect = nil
 		}
@@ -535,20 +540,20 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 			if q := e.proto.Return; q.Class != ctypes.ClassPointer && q.Width >= 8 && lift.Width(q.Width) < w {
 				w = lift.Width(q.Width) // the caller reads these bits only
 			}
-			n.stmts = append(n.stmts, line{e.retText(e.low(r, w), w), as})
+			n.stmts = append(n.stmts, line{text: e.retText(e.low(r, w), w), addrs: as})
 		} else {
 			if e.proto.Return != nil {
 				e.limit("a return hands back no value the procedure computed: 0 is returned")
-				n.stmts = append(n.stmts, line{e.retText(atom("0"), 64), as})
+				n.stmts = append(n.stmts, line{text: e.retText(atom("0"), 64), addrs: as})
 			} else {
-				n.stmts = append(n.stmts, line{"return;", as})
+				n.stmts = append(n.stmts, line{text: "return;", addrs: as})
 			}
 		}
 	case c != nil && c.Op == lift.Jump && e.info[c] != nil:
 		ci := e.info[c]
 		x := e.callExpr(ci)
 		if e.proto.Return == nil || ci.ret == nil {
-			n.stmts = append(n.stmts, line{x.s + ";", as}, line{"return;", nil})
+			n.stmts = append(n.stmts, line{text: x.s + ";", addrs: as}, line{text: "return;", addrs: nil})
 			if e.proto.Return != nil {
 				n.stmts[len(n.stmts)-1].text = "return 0;"
 			}
@@ -557,7 +562,7 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 			if ci.ret.Class == ctypes.ClassFloating {
 				w = lift.Width(ci.ret.Width)
 			}
-			n.stmts = append(n.stmts, line{e.retText(e.result(ci, x), w), as})
+			n.stmts = append(n.stmts, line{text: e.retText(e.result(ci, x), w), addrs: as})
 		}
 	case c != nil && c.Op == lift.Jump && len(c.Args) > 0:
 		e.h.outside()
@@ -572,16 +577,16 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 		if t.Width < 64 {
 			x = cast("uint64_t", x)
 		}
-		n.stmts = append(n.stmts, line{"__rea_goto(" + x.s + ");", as})
+		n.stmts = append(n.stmts, line{text: "__rea_goto(" + x.s + ");", addrs: as})
 		if e.proto.Return != nil {
-			n.stmts = append(n.stmts, line{e.retText(atom("0"), 64), nil})
+			n.stmts = append(n.stmts, line{text: e.retText(atom("0"), 64), addrs: nil})
 		}
 	default:
 		e.h.outside()
 		e.limit("a path runs off the end of the procedure: a trapping helper stands for it")
-		n.stmts = append(n.stmts, line{fmt.Sprintf("__rea_goto(%#x);", b.Addr), as})
+		n.stmts = append(n.stmts, line{text: fmt.Sprintf("__rea_goto(%#x);", b.Addr), addrs: as})
 		if e.proto.Return != nil {
-			n.stmts = append(n.stmts, line{e.retText(atom("0"), 64), nil})
+			n.stmts = append(n.stmts, line{text: e.retText(atom("0"), 64), addrs: nil})
 		}
 	}
 }
@@ -636,7 +641,11 @@ func (e *emitter) copies(b, s *dataflow.Block) []line {
 				}
 			}
 			if !blocked {
-				out = append(out, line{assign(c.dst, c.txt), c.as})
+				l := line{text: assign(c.dst, c.txt), addrs: c.as}
+				if l.text == c.dst+" = "+c.txt.s+";" {
+					l.set = &assignment{dst: c.dst, rhs: c.txt}
+				}
+				out = append(out, l)
 				cps = slices.Delete(cps, i, i+1)
 				done = true
 				break
@@ -648,7 +657,7 @@ func (e *emitter) copies(b, s *dataflow.Block) []line {
 		// a cycle: the first copy's source goes through a temporary
 		c := cps[0]
 		t := e.newTemp(e.vtype[c.dst])
-		out = append(out, line{t + " = " + c.txt.s + ";", c.as})
+		out = append(out, line{text: t + " = " + c.txt.s + ";", addrs: c.as})
 		c.txt, c.reads, c.as = atom(t), map[string]bool{}, nil
 	}
 	return out
@@ -887,6 +896,18 @@ func (e *emitter) mem(w lift.Width, a *value) cx {
 			c := index(t)
 			c.retype = index
 			return c
+		}
+	}
+	if t == "uint8_t" {
+		// a byte of a pointer parameter (declared uint8_t *)
+		if k, ok := e.param(a); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+			return cx{s: "*a" + strconv.Itoa(k+1), p: pUnary, ty: t}
+		}
+		if a.Kind == dataflow.OpValue && e.inline[a] && a.Op == lift.Add && len(a.Args) == 2 && a.Args[1].Kind == dataflow.ConstValue {
+			if k, ok := e.param(a.Args[0]); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+				e.note(a.Addr)
+				return cx{s: "a" + strconv.Itoa(k+1) + "[" + strconv.FormatInt(signExt(a.Args[1].Lo, a.Args[1].Width), 10) + "]", p: pAtom, ty: t}
+			}
 		}
 	}
 	at := e.addr(a).at(pUnary)

@@ -54,7 +54,7 @@ func TestPrintsEveryKind(t *testing.T) {
 		{cond: rel(atom("a1"), "!=", atom("0"), pEq)},
 		{cond: rel(atom("a1"), "<", atom("10"), pRel)},
 		{sw: true, cond: atom("a1"), cases: [][]uint64{{1, 2}, {3}}},
-		{stmts: []line{{"a1 = a1 - 1;", []uint64{0x1000}}}},
+		{stmts: []line{{text: "a1 = a1 - 1;", addrs: []uint64{0x1000}}}},
 	}
 	leaf := func(n int, neg bool) *structure.Cond {
 		return &structure.Cond{Op: structure.Leaf, Node: n, Negate: neg}
