@@ -414,8 +414,8 @@ func (e *emitter) readWidth(u, d *value, depth int) lift.Width {
 			return u.Width
 		}
 	case lift.Return:
-		if q := e.proto.Return; q != nil && q.Class != ctypes.ClassPointer && q.Width >= 8 && lift.Width(q.Width) < d.Width {
-			return lift.Width(q.Width)
+		if q := e.proto.Return; q != nil && q.Class == ctypes.ClassFloating && lift.Width(q.Width) < d.Width {
+			return lift.Width(q.Width) // as the return renders it (terminator)
 		}
 	case lift.Call, lift.Jump:
 		ci := e.info[u]

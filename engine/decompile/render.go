@@ -537,8 +537,12 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 				r = r.Args[0]
 			}
 			w := r.Width
-			if q := e.proto.Return; q.Class != ctypes.ClassPointer && q.Width >= 8 && lift.Width(q.Width) < w {
-				w = lift.Width(q.Width) // the caller reads these bits only
+			if q := e.proto.Return; q.Class == ctypes.ClassFloating && lift.Width(q.Width) < w {
+				// a float's vector register: the caller reads its low
+				// lane only. An integer register keeps its whole width:
+				// a return type recovered too narrow must not drop what
+				// the binary hands back.
+				w = lift.Width(q.Width)
 			}
 			n.stmts = append(n.stmts, line{text: e.retText(e.low(r, w), w), addrs: as})
 		} else {

@@ -15,14 +15,14 @@ import (
 // corpus's functions built at -O2 (gcc and clang, x86-64, symbols kept),
 // the median of each function's pseudo-code `code` bytes over its whole
 // procedure_assembly answer's bytes (compact JSON, what a model reads).
-// The issue asks ≤ 0.5; the text measures 0.50 (gcc) and 0.54 (clang)
+// The issue asks ≤ 0.5; the text measures 0.51 (gcc) and 0.54 (clang)
 // and the test holds that ground (≤ readableNow) while it logs the gap.
 // The functions around the median are small (100–500 bytes of
 // assembly), where the signature line alone is a fifth to a half of the
 // measure.
 const (
 	readableGoal = 0.5  // issue 26
-	readableNow  = 0.55 // measured: gcc 0.496, clang 0.537
+	readableNow  = 0.55 // measured: gcc 0.509, clang 0.543
 )
 
 func TestPseudoCodeBytesVsAssembly(t *testing.T) {
