@@ -191,6 +191,12 @@ func liftForDecompile(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byt
 		return nil, nil, []string{"Thumb code is not lifted"}
 	}
 	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, nil)
+	return decompileLifting(lr, err)
+}
+
+// decompileLifting is liftForDecompile's answer for the lifting lr (and
+// its error) of a procedure that is not Thumb code.
+func decompileLifting(lr liftResult, err error) (*dataflow.Resolution, []*lift.Insn, []string) {
 	var lims []string
 	if lr.below {
 		lims = append(lims, "code below the procedure's entry is not decompiled")
@@ -205,6 +211,49 @@ func liftForDecompile(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byt
 		return nil, nil, append(lims, "the procedure's SSA form could not be built: "+err.Error())
 	}
 	return lr.res, lr.insns, lims
+}
+
+// liftOwn lifts the procedure at entry for the decompiler. When the lift
+// cache has no entry for it yet and c.lifted would lift it the same way
+// (the same convention: a Go procedure's differs), the cache entry is
+// recovered from this same lifting, before the decompiler rewrites the
+// SSA, instead of lifting the procedure a second time; own is then the
+// procedure's prototype as procPrototype gives it, and shared is true.
+func (c *Client) liftOwn(ctx context.Context, op string, pe *pseudoEnv, entry uint64) (res *dataflow.Resolution, insns []*lift.Insn, lims []string, own *signature.Prototype, shared bool, err error) {
+	scr := c.liftScratch()
+	pc, err := c.decodeProcForLift(ctx, op, pe.six, pe.ex, entry, scr.x86[:0])
+	if err != nil {
+		return nil, nil, nil, nil, false, err
+	}
+	if pc.thumb {
+		c.releaseInsns(pc.insns)
+		c.keepLiftScratch(scr, pc)
+		return nil, nil, append(slices.Clip(pc.lims), "Thumb code is not lifted"), nil, false, nil
+	}
+	lr, lerr := liftAndResolve(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry, &scr.df)
+	c.releaseInsns(pc.insns)
+	c.keepLiftScratch(scr, pc)
+	res, insns, lims = decompileLifting(lr, lerr)
+	lims = append(slices.Clip(pc.lims), lims...)
+	_, inExtent := pe.ex.extentOf(entry)
+	_, thunk := pe.thunks[entry]
+	if res == nil || !inExtent || thunk || goConvention(pe.tgt, c.ix.img, c.data, entry) != pe.tgt.conv {
+		return res, insns, lims, nil, false, nil
+	}
+	if _, cached := c.ix.lifted.get(entry); cached {
+		return res, insns, lims, nil, false, nil
+	}
+	// As c.lifted: no callee's recovered prototype is consulted.
+	lp, calls := liftedFrom(pe.tgt, pe.view, entry, lr, lerr, nil)
+	lp.calls = packCalls(calls)
+	if ctx.Err() != nil {
+		return res, insns, lims, nil, true, nil // c.lifted fails: no prototype
+	}
+	c.ix.lifted.put(entry, lp)
+	if lp.proto != nil && !lp.proto.Variadic {
+		own = lp.proto
+	}
+	return res, insns, lims, own, true, nil
 }
 
 // decompileProc decompiles the procedure at entry; a procedure that cannot
@@ -247,13 +296,10 @@ func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, us
 			finish()
 		}
 	}()
-	pc, err := c.decodeProc(ctx, op, pe.six, pe.ex, entry, false)
+	res, insns, lims, own, shared, err := c.liftOwn(ctx, op, pe, entry)
 	if err != nil {
 		return nil, err
 	}
-	res, insns, lims := liftForDecompile(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry)
-	c.releaseInsns(pc.insns)
-	lims = append(slices.Clip(pc.lims), lims...)
 	if res == nil {
 		p.failure = lims[len(lims)-1]
 		finish()
@@ -267,7 +313,9 @@ func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, us
 		Known: func(a uint64) (*signature.Prototype, bool) { return c.procPrototype(ctx, op, pe, a) }}
 	// The procedure's own prototype is the one its callers' text declares
 	// (procedure_info's, from the lift cache), so that units agree.
-	own, _ := c.procPrototype(ctx, op, pe, entry)
+	if !shared {
+		own, _ = c.procPrototype(ctx, op, pe, entry)
+	}
 	in := decompile.Input{Func: res.Func, Env: env, Prototype: own, Name: name, Tables: res.Tables, Insns: insns, Limitations: lims,
 		Names: userName,
 		SymbolAt: func(a uint64) (string, uint64, uint64, bool) {
