@@ -61,13 +61,28 @@ func (e *emitter) coalesce() {
 	}
 	// rename: a class takes the name of its first variable
 	rename := map[string]string{}
+	var declIdx map[string]int // e.decl's positions, for classes of many members
 	for r, ms := range members {
 		if len(ms) < 2 {
 			continue
 		}
+		if declIdx == nil {
+			declIdx = make(map[string]int, len(e.decl))
+			for i, n := range e.decl {
+				if _, ok := declIdx[n]; !ok {
+					declIdx[n] = i
+				}
+			}
+		}
+		index := func(n string) int {
+			if i, ok := declIdx[n]; ok {
+				return i
+			}
+			return -1
+		}
 		first := e.vars[r]
 		for _, m := range ms {
-			if n := e.vars[m]; e.varIndex(n) < e.varIndex(first) {
+			if n := e.vars[m]; index(n) < index(first) {
 				first = n
 			}
 		}
@@ -81,10 +96,6 @@ func (e *emitter) coalesce() {
 	if len(rename) > 0 {
 		e.decl = slices.DeleteFunc(e.decl, func(n string) bool { _, ok := rename[n]; return ok })
 	}
-}
-
-func (e *emitter) varIndex(n string) int {
-	return slices.Index(e.decl, n)
 }
 
 // disjoint reports whether no value of xs interferes with one of ys.

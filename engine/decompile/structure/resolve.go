@@ -303,7 +303,9 @@ type spanCost struct {
 }
 
 func (r *resolver) cost(it *item) spanCost {
-	c := spanCost{gotos: map[int]int{}, breaksTo: map[int]int{}}
+	// The maps are made on a first goto or break: most elements have
+	// neither, and reads of a nil map are zero.
+	var c spanCost
 	var walk func(it *item, inSwitch bool)
 	walk = func(it *item, inSwitch bool) {
 		r.work++
@@ -324,11 +326,17 @@ func (r *resolver) cost(it *item) spanCost {
 				walk(it.copy, inSwitch)
 			case Goto:
 				if !inSwitch {
+					if c.gotos == nil {
+						c.gotos = map[int]int{}
+					}
 					c.gotos[it.node]++
 				}
 			case Break:
 				if !inSwitch {
 					c.breaks++
+					if c.breaksTo == nil {
+						c.breaksTo = map[int]int{}
+					}
 					c.breaksTo[it.node]++
 				}
 			case Continue:
