@@ -16,7 +16,9 @@ import (
 // TestLiftDump writes, for every procedure of REA_LIFT_DUMP_FILE, what
 // lifting and decompiling answer, to REA_LIFT_DUMP (to diff two builds).
 // REA_LIFT_DUMP_PSEUDO_FIRST decompiles each procedure before lifting it,
-// so that the lift cache's entry is the one decompiling fills.
+// so that the lift cache's entry is the one decompiling fills;
+// REA_LIFT_DUMP_PREFETCH=n lifts callees' prototypes on n goroutines as
+// procedure_pseudo_code does.
 func TestLiftDump(t *testing.T) {
 	out := os.Getenv("REA_LIFT_DUMP")
 	path := os.Getenv("REA_LIFT_DUMP_FILE")
@@ -43,6 +45,7 @@ func TestLiftDump(t *testing.T) {
 	defer w.Flush()
 	pseudo := os.Getenv("REA_LIFT_DUMP_PSEUDO") != ""
 	pseudoFirst := os.Getenv("REA_LIFT_DUMP_PSEUDO_FIRST") != ""
+	pe.prefetch, _ = strconv.Atoi(os.Getenv("REA_LIFT_DUMP_PREFETCH"))
 	for _, p := range allProcedures(t, c) {
 		a, _ := strconv.ParseUint(p.Address[2:], 16, 64)
 		var pp *pseudoProc
