@@ -14,8 +14,6 @@ type varLive struct {
 	in, out map[*dataflow.Block]map[*value]bool
 	def     map[*value]int       // position in its block (-1: a phi)
 	reads   map[*value][]useSite // where the variable is read
-	pos     map[*value]int       // position of each value in its block
-	phiArgs map[*dataflow.Block][]*value
 }
 
 // coalesce gives a phi and its arguments one variable when their live
@@ -154,10 +152,9 @@ func (lv *varLive) liveAt(x, y *value) bool {
 // read at the end of its predecessor.
 func (e *emitter) liveVars() *varLive {
 	lv := &varLive{in: map[*dataflow.Block]map[*value]bool{}, out: map[*dataflow.Block]map[*value]bool{},
-		def: map[*value]int{}, reads: map[*value][]useSite{}, pos: map[*value]int{}}
+		def: map[*value]int{}, reads: map[*value][]useSite{}}
 	for _, b := range e.f.Blocks {
 		for i, v := range b.Values {
-			lv.pos[v] = i
 			if e.vars[v] != "" {
 				if v.Kind == dataflow.Phi {
 					lv.def[v] = -1
