@@ -14,8 +14,6 @@ type varLive struct {
 	in, out map[*dataflow.Block]map[*value]bool
 	def     map[*value]int       // position in its block (-1: a phi)
 	reads   map[*value][]useSite // where the variable is read
-	pos     map[*value]int       // position of each value in its block
-	phiArgs map[*dataflow.Block][]*value
 }
 
 // coalesce gives a phi and its arguments one variable when their live
@@ -61,13 +59,28 @@ func (e *emitter) coalesce() {
 	}
 	// rename: a class takes the name of its first variable
 	rename := map[string]string{}
+	var declIdx map[string]int // e.decl's positions, for classes of many members
 	for r, ms := range members {
 		if len(ms) < 2 {
 			continue
 		}
+		if declIdx == nil {
+			declIdx = make(map[string]int, len(e.decl))
+			for i, n := range e.decl {
+				if _, ok := declIdx[n]; !ok {
+					declIdx[n] = i
+				}
+			}
+		}
+		index := func(n string) int {
+			if i, ok := declIdx[n]; ok {
+				return i
+			}
+			return -1
+		}
 		first := e.vars[r]
 		for _, m := range ms {
-			if n := e.vars[m]; e.varIndex(n) < e.varIndex(first) {
+			if n := e.vars[m]; index(n) < index(first) {
 				first = n
 			}
 		}
@@ -81,10 +94,6 @@ func (e *emitter) coalesce() {
 	if len(rename) > 0 {
 		e.decl = slices.DeleteFunc(e.decl, func(n string) bool { _, ok := rename[n]; return ok })
 	}
-}
-
-func (e *emitter) varIndex(n string) int {
-	return slices.Index(e.decl, n)
 }
 
 // disjoint reports whether no value of xs interferes with one of ys.
@@ -143,10 +152,9 @@ func (lv *varLive) liveAt(x, y *value) bool {
 // read at the end of its predecessor.
 func (e *emitter) liveVars() *varLive {
 	lv := &varLive{in: map[*dataflow.Block]map[*value]bool{}, out: map[*dataflow.Block]map[*value]bool{},
-		def: map[*value]int{}, reads: map[*value][]useSite{}, pos: map[*value]int{}}
+		def: map[*value]int{}, reads: map[*value][]useSite{}}
 	for _, b := range e.f.Blocks {
 		for i, v := range b.Values {
-			lv.pos[v] = i
 			if e.vars[v] != "" {
 				if v.Kind == dataflow.Phi {
 					lv.def[v] = -1

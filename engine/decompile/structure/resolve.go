@@ -303,41 +303,51 @@ type spanCost struct {
 }
 
 func (r *resolver) cost(it *item) spanCost {
-	c := spanCost{gotos: map[int]int{}, breaksTo: map[int]int{}}
-	var walk func(it *item, inSwitch bool)
-	walk = func(it *item, inSwitch bool) {
-		r.work++
-		switch it.kind {
-		case iSeq, iIf:
-			for _, k := range it.kids {
-				walk(k, inSwitch)
-			}
-		case iSwitch:
-			for _, cs := range it.cases {
-				walk(cs.body, true)
-			}
-		case iLoop:
-			c.continues += r.continues(it.kids[0], it.node)
-		case iJump:
-			switch it.res {
-			case Block:
-				walk(it.copy, inSwitch)
-			case Goto:
-				if !inSwitch {
-					c.gotos[it.node]++
+	// The maps are made on a first goto or break: most elements have
+	// neither, and reads of a nil map are zero.
+	var c spanCost
+	r.costOf(&c, it, false)
+	return c
+}
+
+// costOf adds it's gotos, breaks and continues to c (a method, not a
+// closure: cost runs for every element of every sequence resolved).
+func (r *resolver) costOf(c *spanCost, it *item, inSwitch bool) {
+	r.work++
+	switch it.kind {
+	case iSeq, iIf:
+		for _, k := range it.kids {
+			r.costOf(c, k, inSwitch)
+		}
+	case iSwitch:
+		for _, cs := range it.cases {
+			r.costOf(c, cs.body, true)
+		}
+	case iLoop:
+		c.continues += r.continues(it.kids[0], it.node)
+	case iJump:
+		switch it.res {
+		case Block:
+			r.costOf(c, it.copy, inSwitch)
+		case Goto:
+			if !inSwitch {
+				if c.gotos == nil {
+					c.gotos = map[int]int{}
 				}
-			case Break:
-				if !inSwitch {
-					c.breaks++
-					c.breaksTo[it.node]++
-				}
-			case Continue:
-				c.continues++
+				c.gotos[it.node]++
 			}
+		case Break:
+			if !inSwitch {
+				c.breaks++
+				if c.breaksTo == nil {
+					c.breaksTo = map[int]int{}
+				}
+				c.breaksTo[it.node]++
+			}
+		case Continue:
+			c.continues++
 		}
 	}
-	walk(it, false)
-	return c
 }
 
 // continues counts the continues in a loop body that do not continue it

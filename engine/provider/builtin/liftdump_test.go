@@ -15,6 +15,10 @@ import (
 
 // TestLiftDump writes, for every procedure of REA_LIFT_DUMP_FILE, what
 // lifting and decompiling answer, to REA_LIFT_DUMP (to diff two builds).
+// REA_LIFT_DUMP_PSEUDO_FIRST decompiles each procedure before lifting it,
+// so that the lift cache's entry is the one decompiling fills;
+// REA_LIFT_DUMP_PREFETCH=n lifts callees' prototypes on n goroutines as
+// procedure_pseudo_code does.
 func TestLiftDump(t *testing.T) {
 	out := os.Getenv("REA_LIFT_DUMP")
 	path := os.Getenv("REA_LIFT_DUMP_FILE")
@@ -40,8 +44,19 @@ func TestLiftDump(t *testing.T) {
 	w := bufio.NewWriter(fh)
 	defer w.Flush()
 	pseudo := os.Getenv("REA_LIFT_DUMP_PSEUDO") != ""
+	pseudoFirst := os.Getenv("REA_LIFT_DUMP_PSEUDO_FIRST") != ""
+	pe.prefetch, _ = strconv.Atoi(os.Getenv("REA_LIFT_DUMP_PREFETCH"))
 	for _, p := range allProcedures(t, c) {
 		a, _ := strconv.ParseUint(p.Address[2:], 16, 64)
+		var pp *pseudoProc
+		decompile := func() {
+			if pp, err = c.decompileProc(ctx, "test", pe, nil, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if pseudoFirst {
+			decompile()
+		}
 		lp, err := c.lifted(ctx, "test", six, ex, a)
 		if err != nil {
 			t.Fatal(err)
@@ -96,10 +111,9 @@ func TestLiftDump(t *testing.T) {
 			}
 			w.WriteString("\n")
 		}
-		if pseudo {
-			pp, err := c.decompileProc(ctx, "test", pe, nil, a)
-			if err != nil {
-				t.Fatal(err)
+		if pseudo || pseudoFirst {
+			if pp == nil {
+				decompile()
 			}
 			fmt.Fprintf(w, "failure %q\n%s\n%s\nlims %q\nmap %v\nstruct %+v\n", pp.failure, pp.whole.Prelude, pp.whole.Code, pp.whole.Limitations, pp.whole.AddressMap, pp.whole.Structure)
 		}

@@ -374,10 +374,7 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	if err != nil {
 		return nil, err
 	}
-	scr, _ := c.lifts.Get().(*liftScratch)
-	if scr == nil {
-		scr = &liftScratch{x86: make([]x86Decoded, 0, 256)}
-	}
+	scr := c.liftScratch()
 	pc, err := c.decodeProcForLift(ctx, op, six, ex, entry, scr.x86[:0])
 	if err != nil {
 		return nil, err
@@ -389,16 +386,31 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	// gives its arguments.
 	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, &scr.df)
 	c.releaseInsns(pc.insns)
-	if cap(pc.x86) <= 1<<14 { // an outsized one would stay pinned for the odd large procedure
-		clear(pc.x86)
-		scr.x86 = pc.x86[:0]
-		c.lifts.Put(scr)
-	}
+	c.keepLiftScratch(scr, pc)
 	if err := ctx.Err(); err != nil {
 		return nil, buildFault(op, err)
 	}
 	lc.put(entry, p)
 	return p, nil
+}
+
+// liftScratch is lifting's scratch from the pool, or a new one.
+func (c *Client) liftScratch() *liftScratch {
+	if scr, _ := c.lifts.Get().(*liftScratch); scr != nil {
+		return scr
+	}
+	return &liftScratch{x86: make([]x86Decoded, 0, 256)}
+}
+
+// keepLiftScratch returns scr to the pool with the decodings pc kept in it
+// (decodeProcForLift) as its buffer, once nothing reads them.
+func (c *Client) keepLiftScratch(scr *liftScratch, pc *procCode) {
+	if cap(pc.x86) > 1<<14 { // an outsized one would stay pinned for the odd large procedure
+		return
+	}
+	clear(pc.x86)
+	scr.x86 = pc.x86[:0]
+	c.lifts.Put(scr)
 }
 
 // liftProcedure lifts the decoded instructions of pc and recovers what
@@ -416,10 +428,18 @@ func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]b
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
 		return p, nil
 	}
+	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, scr)
+	return liftedFrom(tgt, view, entry, lr, err, known)
+}
+
+// liftedFrom is what liftProcedureCalls recovers of the lifting lr (and
+// its error) of a procedure that is not Thumb code. It only reads lr's
+// SSA, so the decompiler can print the same SSA afterwards.
+func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err error, known func(uint64) (*signature.Prototype, bool)) (*liftedProc, []signature.Call) {
+	p := &liftedProc{}
 	// SSA is built from the entry, the first instruction: code that
 	// recursive descent found below the entry (a cold part reached by a
 	// jump back) is left out, and said.
-	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, scr)
 	if lr.below {
 		p.lims = append(p.lims, "code below the procedure's entry is not lifted: data flow does not see it")
 	}

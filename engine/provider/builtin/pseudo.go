@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rea-re/rea/engine/ctypes"
 	"github.com/rea-re/rea/engine/dataflow"
 	"github.com/rea-re/rea/engine/decompile"
 	"github.com/rea-re/rea/engine/fault"
@@ -114,6 +115,11 @@ type pseudoEnv struct {
 	// thunks are the image's jump thunks: a call through one is a call
 	// to what it jumps to, whose prototype the thunk does not have.
 	thunks jumpThunks
+	// prefetch is how many goroutines lift the callees' prototypes while
+	// the procedure itself is lifted (0: the emitter lifts each as it
+	// reaches its call). One procedure_pseudo_code sets it; search's
+	// workers already keep the cores busy.
+	prefetch int
 }
 
 // pseudoUnavailable is the typed failure of an architecture (or a
@@ -191,6 +197,12 @@ func liftForDecompile(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byt
 		return nil, nil, []string{"Thumb code is not lifted"}
 	}
 	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, nil)
+	return decompileLifting(lr, err)
+}
+
+// decompileLifting is liftForDecompile's answer for the lifting lr (and
+// its error) of a procedure that is not Thumb code.
+func decompileLifting(lr liftResult, err error) (*dataflow.Resolution, []*lift.Insn, []string) {
 	var lims []string
 	if lr.below {
 		lims = append(lims, "code below the procedure's entry is not decompiled")
@@ -205,6 +217,171 @@ func liftForDecompile(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byt
 		return nil, nil, append(lims, "the procedure's SSA form could not be built: "+err.Error())
 	}
 	return lr.res, lr.insns, lims
+}
+
+// ownLifting is the lifting of the procedure being decompiled.
+type ownLifting struct {
+	res   *dataflow.Resolution // nil: no SSA (lims says why)
+	insns []*lift.Insn
+	lims  []string
+	// own is the procedure's prototype as procPrototype gives it, when
+	// shared says the lift cache's entry came from this lifting.
+	own    *signature.Prototype
+	shared bool
+	// callees lifts the callees' prototypes meanwhile (nil: none).
+	callees *calleePrefetch
+}
+
+// liftOwn lifts the procedure at entry for the decompiler. When the lift
+// cache has no entry for it yet and c.lifted would lift it the same way
+// (the same convention: a Go procedure's differs), the cache entry is
+// recovered from this same lifting, before the decompiler rewrites the
+// SSA, instead of lifting the procedure a second time.
+func (c *Client) liftOwn(ctx context.Context, op string, pe *pseudoEnv, entry uint64) (*ownLifting, error) {
+	scr := c.liftScratch()
+	pc, err := c.decodeProcForLift(ctx, op, pe.six, pe.ex, entry, scr.x86[:0])
+	if err != nil {
+		return nil, err
+	}
+	ol := &ownLifting{}
+	if pc.thumb {
+		c.releaseInsns(pc.insns)
+		c.keepLiftScratch(scr, pc)
+		ol.lims = append(slices.Clip(pc.lims), "Thumb code is not lifted")
+		return ol, nil
+	}
+	if pe.prefetch > 0 {
+		ol.callees = c.prefetchCallees(ctx, op, pe, c.calleesToLift(pe, entry, pc.insns))
+	}
+	lr, lerr := liftAndResolve(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry, &scr.df)
+	c.releaseInsns(pc.insns)
+	c.keepLiftScratch(scr, pc)
+	res, insns, lims := decompileLifting(lr, lerr)
+	ol.res, ol.insns, ol.lims = res, insns, append(slices.Clip(pc.lims), lims...)
+	_, inExtent := pe.ex.extentOf(entry)
+	_, thunk := pe.thunks[entry]
+	if res == nil || !inExtent || thunk || goConvention(pe.tgt, c.ix.img, c.data, entry) != pe.tgt.conv {
+		return ol, nil
+	}
+	if _, cached := c.ix.lifted.get(entry); cached {
+		return ol, nil
+	}
+	// As c.lifted: no callee's recovered prototype is consulted.
+	lp, calls := liftedFrom(pe.tgt, pe.view, entry, lr, lerr, nil)
+	lp.calls = packCalls(calls)
+	ol.shared = true
+	if ctx.Err() != nil {
+		return ol, nil // c.lifted fails: no prototype
+	}
+	c.ix.lifted.put(entry, lp)
+	if lp.proto != nil && !lp.proto.Variadic {
+		ol.own = lp.proto
+	}
+	return ol, nil
+}
+
+// calleesToLift are the direct call and tail-jump targets among insns
+// whose prototypes the emitter will ask procPrototype for and the lift
+// cache does not hold yet: procedures of known extent, not jump thunks,
+// not named in the prototype table (signature takes those from it).
+func (c *Client) calleesToLift(pe *pseudoEnv, entry uint64, insns []insn) []uint64 {
+	end, endKnown := pe.ex.extentOf(entry)
+	seen := map[uint64]bool{entry: true} // the procedure itself: liftOwn
+	var out []uint64
+	for _, it := range insns {
+		if !it.hasTarget || it.flow != flowCall && it.flow != flowJump {
+			continue
+		}
+		t := it.target
+		if it.flow == flowJump && (!endKnown || t >= entry && t < end) {
+			continue // a branch within the procedure
+		}
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if _, ok := pe.ex.extentOf(t); !ok {
+			continue
+		}
+		if _, thunk := pe.thunks[t]; thunk {
+			continue
+		}
+		if n, _, ok := pe.view.Symbol(t); ok {
+			if _, ok := ctypes.Lookup(n, pe.tgt.abi); ok {
+				continue
+			}
+		}
+		if _, ok := c.ix.lifted.get(t); ok {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// calleePrefetch lifts a list of callees on goroutines of its own; the
+// decompiling goroutine takes its share once its own lifting is done
+// (finish), so no callee is lifted twice and none waits on an idle core.
+// The lift cache's entries do not depend on the order they are filled in,
+// so the text is the same as when the emitter lifts each callee itself.
+type calleePrefetch struct {
+	c       *Client
+	ctx     context.Context
+	op      string
+	pe      *pseudoEnv
+	targets []uint64
+	next    atomic.Int64
+	wg      sync.WaitGroup
+}
+
+func (c *Client) prefetchCallees(ctx context.Context, op string, pe *pseudoEnv, targets []uint64) *calleePrefetch {
+	if len(targets) == 0 {
+		return nil
+	}
+	p := &calleePrefetch{c: c, ctx: ctx, op: op, pe: pe, targets: targets}
+	for range min(pe.prefetch, len(targets)) {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			// A panic lifting a callee is left to the emitter, whose
+			// goroutine makes it the procedure's failure: here it only
+			// ends this worker.
+			defer func() { _ = recover() }()
+			p.run()
+		}()
+	}
+	return p
+}
+
+// run lifts the next callees until none is left.
+func (p *calleePrefetch) run() {
+	for p.ctx.Err() == nil {
+		k := int(p.next.Add(1) - 1)
+		if k >= len(p.targets) {
+			return
+		}
+		p.c.procPrototype(p.ctx, p.op, p.pe, p.targets[k])
+	}
+}
+
+// finish lifts the callees no goroutine has taken yet and waits for the
+// others.
+func (p *calleePrefetch) finish() {
+	if p == nil {
+		return
+	}
+	p.run()
+	p.wg.Wait()
+}
+
+// stop lets no goroutine take another callee and waits for those lifting
+// one.
+func (p *calleePrefetch) stop() {
+	if p == nil {
+		return
+	}
+	p.next.Store(int64(len(p.targets)))
+	p.wg.Wait()
 }
 
 // decompileProc decompiles the procedure at entry; a procedure that cannot
@@ -247,13 +424,12 @@ func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, us
 			finish()
 		}
 	}()
-	pc, err := c.decodeProc(ctx, op, pe.six, pe.ex, entry, false)
+	ol, err := c.liftOwn(ctx, op, pe, entry)
 	if err != nil {
 		return nil, err
 	}
-	res, insns, lims := liftForDecompile(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry)
-	c.releaseInsns(pc.insns)
-	lims = append(slices.Clip(pc.lims), lims...)
+	defer ol.callees.stop()
+	res, insns, lims, own := ol.res, ol.insns, ol.lims, ol.own
 	if res == nil {
 		p.failure = lims[len(lims)-1]
 		finish()
@@ -267,7 +443,10 @@ func (c *Client) decompileProc(ctx context.Context, op string, pe *pseudoEnv, us
 		Known: func(a uint64) (*signature.Prototype, bool) { return c.procPrototype(ctx, op, pe, a) }}
 	// The procedure's own prototype is the one its callers' text declares
 	// (procedure_info's, from the lift cache), so that units agree.
-	own, _ := c.procPrototype(ctx, op, pe, entry)
+	if !ol.shared {
+		own, _ = c.procPrototype(ctx, op, pe, entry)
+	}
+	ol.callees.finish()
 	in := decompile.Input{Func: res.Func, Env: env, Prototype: own, Name: name, Tables: res.Tables, Insns: insns, Limitations: lims,
 		Names: userName,
 		SymbolAt: func(a uint64) (string, uint64, uint64, bool) {
@@ -337,6 +516,7 @@ func (c *Client) doProcedurePseudoCode(ctx context.Context, op string, in provid
 	if err != nil {
 		return provider.Result{}, err
 	}
+	pe.prefetch = min(runtime.GOMAXPROCS(0)-1, 3)
 	rep.Report(progress.Update{Phase: "index", Message: "decompiling procedure"})
 	p, err := c.pseudo(ctx, op, pe, n.user, entry)
 	if err != nil {
