@@ -28,7 +28,7 @@ type printer struct {
 
 // returnOfLast reports whether the line s returns the variable the last
 // line assigned (v = x; then return v;), and x: the two are return x;
-// when the variable keeps every bit the return type does.
+// when the variable is of the return type's width.
 func (p *printer) returnOfLast(s string) (string, bool) {
 	v, ok := strings.CutPrefix(s, "return ")
 	if !ok || p.lastIndent != p.indent || len(p.addrs) == 0 {
@@ -43,8 +43,10 @@ func (p *printer) returnOfLast(s string) (string, bool) {
 	if r == nil {
 		return "", false
 	}
+	// the same width only: a variable wider than the return type keeps
+	// what the binary's register held, should the type be too narrow
 	vt, rt := p.e.vtype[v], cType(*r, false)
-	if vt == "" || vt != rt && (intWidth(vt) == 0 || intWidth(rt) == 0 || intWidth(rt) > intWidth(vt)) {
+	if vt == "" || vt != rt && (intWidth(vt) == 0 || intWidth(rt) != intWidth(vt)) {
 		return "", false
 	}
 	return strings.TrimSuffix(x, ";"), true
