@@ -100,6 +100,9 @@ func (e *emitter) entry(v *value, w lift.Width) cx {
 		}
 		return c
 	case ctypes.ClassPointer:
+		if w < lift.Width(q.Width) {
+			return cast(uT(w), atom(name)) // some of the pointer's bits: no pointer compare
+		}
 		return cast(uT(w), cx{s: name, p: pAtom, ty: "uint8_t *"})
 	}
 	a := atom(name)
