@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/internal/testkit"
 )
@@ -319,3 +320,15 @@ func allItems[T any](t testing.TB, c provider.Client, op string, extra provider.
 }
 
 func lookPath(name string) (string, error) { return exec.LookPath(name) }
+
+// openExtents opens path and builds its symbol and extent indexes, as an
+// open session has them before its first procedure question.
+func openExtents(t testing.TB, path string) (*Client, *symIndex, *extentIndex) {
+	_, _, cl := open(t, path)
+	c := cl.(*Client)
+	six, ex, err := c.extents(context.Background(), "test", progress.OrNop(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, six, ex
+}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/dataflow"
-	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/signature"
 )
 
@@ -28,13 +27,8 @@ func TestPackCallsRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: lifts every procedure of libc.so.6")
 	}
-	_, _, cl := open(t, path)
-	c := cl.(*Client)
+	c, six, ex := openExtents(t, path)
 	ctx := context.Background()
-	six, ex, err := c.extents(ctx, "test", progress.OrNop(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tab := buildLiftTables(c.ix.img, c.data)
 	z, err := c.symbolizer(ctx, "test", six)
 	if err != nil {
@@ -126,13 +120,8 @@ func TestLiftReuseSameAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: lifts every procedure of libc.so.6 twice")
 	}
-	_, _, cl := open(t, "/lib/x86_64-linux-gnu/libc.so.6")
-	c := cl.(*Client)
+	c, six, ex := openExtents(t, "/lib/x86_64-linux-gnu/libc.so.6")
 	ctx := context.Background()
-	six, ex, err := c.extents(ctx, "test", progress.OrNop(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	z, err := c.symbolizer(ctx, "test", six)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rea-re/rea/engine/dataflow"
-	"github.com/rea-re/rea/engine/progress"
 )
 
 // TestLiftDump writes, for every procedure of REA_LIFT_DUMP_FILE, what
@@ -25,13 +24,8 @@ func TestLiftDump(t *testing.T) {
 	if out == "" || path == "" {
 		t.Skip("REA_LIFT_DUMP, REA_LIFT_DUMP_FILE")
 	}
-	_, _, cl := open(t, path)
-	c := cl.(*Client)
+	c, six, ex := openExtents(t, path)
 	ctx := context.Background()
-	six, ex, err := c.extents(ctx, "test", progress.OrNop(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	pe, err := c.pseudoEnvOf(ctx, "test", six, ex)
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/rea-re/rea/engine/progress"
 )
 
 // BenchmarkLiftLibcVsObjdump lifts every procedure of libc.so.6 (decode,
@@ -49,13 +47,8 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	if err != nil {
 		b.Skip("objdump not installed")
 	}
-	_, _, cl := open(b, path)
-	c := cl.(*Client)
+	c, six, ex := openExtents(b, path)
 	ctx := context.Background()
-	six, ex, err := c.extents(ctx, "bench", progress.OrNop(nil))
-	if err != nil {
-		b.Fatal(err)
-	}
 	if _, err := c.symbolizer(ctx, "bench", six); err != nil {
 		b.Fatal(err)
 	}

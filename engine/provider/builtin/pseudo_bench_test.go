@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 )
 
@@ -115,13 +114,8 @@ func BenchmarkPseudoLargeProcedure(b *testing.B) {
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("%s: %v", path, err)
 	}
-	_, _, cl := open(b, path)
-	c := cl.(*Client)
+	c, six, ex := openExtents(b, path)
 	ctx := context.Background()
-	six, ex, err := c.extents(ctx, provider.OpProcedurePseudoCode, progress.OrNop(nil))
-	if err != nil {
-		b.Fatal(err)
-	}
 	entries, _ := searchableEntries(six)
 	best, bestN := uint64(0), 0
 	for _, e := range entries {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/internal/testkit"
 )
 
@@ -62,13 +61,8 @@ func TestPseudoCodeCompilesOnDebian(t *testing.T) {
 // left out as search_pseudo_code leaves them) and checks each unit with
 // gcc; it returns how many were checked and a line for each failure.
 func compileProcedures(t *testing.T, gcc, path string, most int) (int, []string) {
-	_, _, cl := open(t, path)
-	c := cl.(*Client)
+	c, six, ex := openExtents(t, path)
 	ctx := context.Background()
-	six, ex, err := c.extents(ctx, "test", progress.OrNop(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	pe, err := c.pseudoEnvOf(ctx, "test", six, ex)
 	if err != nil {
 		t.Fatal(err)
