@@ -422,9 +422,7 @@ func (e *emitter) readWidth(u, d *value, depth int) lift.Width {
 			return u.Width
 		}
 	case lift.Return:
-		if q := e.proto.Return; q != nil && q.Class == ctypes.ClassFloating && lift.Width(q.Width) < d.Width {
-			return lift.Width(q.Width) // as the return renders it (terminator)
-		}
+		return e.returnWidth(d)
 	case lift.Call, lift.Jump:
 		ci := e.info[u]
 		if ci == nil || ci.target == d {
@@ -467,7 +465,19 @@ func (e *emitter) demand(u *value, depth int) lift.Width {
 	return w
 }
 
-// argWidth is how many bits of its value the argument a passes.
+// returnWidth is how many bits of the returned value r the return
+// passes: a float's vector register its low lane. An integer register
+// keeps its whole width: a return type recovered too narrow must not drop
+// what the binary hands back.
+func (e *emitter) returnWidth(r *value) lift.Width {
+	if q := e.proto.Return; q != nil && q.Class == ctypes.ClassFloating && lift.Width(q.Width) < r.Width {
+		return lift.Width(q.Width)
+	}
+	return r.Width
+}
+
+// argWidth is how many bits of its value the argument a passes (callExpr
+// renders it so).
 func (e *emitter) argWidth(a argInfo) lift.Width {
 	switch {
 	case a.q.Class == ctypes.ClassFloating && (a.q.Width == 32 || a.q.Width == 64) && a.v.Width > lift.Width(a.q.Width):

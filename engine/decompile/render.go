@@ -342,13 +342,15 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 			x = atom("0")
 		case a.consts != nil && a.v.Kind == dataflow.ConstValue:
 			x = e.macros(a.consts, a.v.Lo)
-		case a.q.Class == ctypes.ClassFloating && a.v.Width > lift.Width(a.q.Width) && (a.q.Width == 32 || a.q.Width == 64):
-			// a float passed in a vector register: its low lane
-			fw := lift.Width(a.q.Width)
-			x = e.h.fl(int(fw), opnd{c: e.low(a.v, fw), w: fw})
-		case a.fixed && a.q.Class == ctypes.ClassInteger && a.q.Width >= 8 && a.v.Width > lift.Width(a.q.Width):
-			// the call converts to the parameter's type: its bits only
-			x = assigned(cType(a.q, false), e.low(a.v, lift.Width(a.q.Width)))
+		case e.argWidth(a) < a.v.Width:
+			// a float's vector register passes its low lane; a parameter's
+			// type takes the argument's low bits (the call converts)
+			w := e.argWidth(a)
+			if a.q.Class == ctypes.ClassFloating {
+				x = e.h.fl(int(w), opnd{c: e.low(a.v, w), w: w})
+			} else {
+				x = assigned(cType(a.q, false), e.low(a.v, w))
+			}
 		default:
 			x = e.ex(a.v)
 			switch a.q.Class {
@@ -539,14 +541,7 @@ func (e *emitter) terminator(n *node, b *dataflow.Block) {
 				e.note(r.Addr)
 				r = r.Args[0]
 			}
-			w := r.Width
-			if q := e.proto.Return; q.Class == ctypes.ClassFloating && lift.Width(q.Width) < w {
-				// a float's vector register: the caller reads its low
-				// lane only. An integer register keeps its whole width:
-				// a return type recovered too narrow must not drop what
-				// the binary hands back.
-				w = lift.Width(q.Width)
-			}
+			w := e.returnWidth(r)
 			n.stmts = append(n.stmts, line{text: e.retText(e.low(r, w), w), addrs: as})
 		} else {
 			if e.proto.Return != nil {
