@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,9 +81,17 @@ func envFor(p *corpus.Program) *signature.Env {
 // figures are one cell's measurements.
 type figures struct {
 	funcs, countEq, classEq int
-	lits, found, absent     int
-	contradictions          []string
-	mismatches              []string
+	// intReturns counts the functions DWARF gives an integer or pointer
+	// return; of them, narrowReturns are recovered as an integer narrower
+	// than DWARF's (a caller reading it would lose bits), missingReturns
+	// as void or a float (a tail call or an indirect call's result passed
+	// on), wideReturns as wider (harmless, less precise).
+	intReturns                    int
+	narrowReturns, missingReturns []string
+	wideReturns                   int
+	lits, found, absent           int
+	contradictions                []string
+	mismatches                    []string
 }
 
 // expected places DWARF's parameters where the convention passes them.
@@ -150,6 +159,17 @@ func measure(t *testing.T, tg corpus.Target) figures {
 		}
 		fg.funcs++
 		pr := protos[addr]
+		if r, ok := p.Returns[name]; ok && (r.Class == "integer" || r.Class == "pointer") && r.Size <= int(env.Conv.PtrWidth/8) {
+			fg.intReturns++
+			switch q := pr.Return; {
+			case q == nil || q.Class == ctypes.ClassFloating:
+				fg.missingReturns = append(fg.missingReturns, fmt.Sprintf("%s: returns %s, DWARF %d bytes", name, pr.String(name), r.Size))
+			case q.Width < 8*r.Size:
+				fg.narrowReturns = append(fg.narrowReturns, fmt.Sprintf("%s: returns %s, DWARF %d bytes", name, pr.String(name), r.Size))
+			case q.Width > 8*r.Size:
+				fg.wideReturns++
+			}
+		}
 		if len(pr.Params) != len(classes) {
 			fg.mismatches = append(fg.mismatches, fmt.Sprintf("%s: %d params, DWARF %d: %s", name, len(pr.Params), len(classes), pr.String(name)))
 			continue
@@ -284,15 +304,20 @@ func TestCorpusMatrix(t *testing.T) {
 			if fg.funcs == 0 {
 				return
 			}
-			t.Logf("%-18s count %5.1f%% (%d/%d)  class %5.1f%%  literals %5.1f%% (%d/%d, %d absent)  contradictions %d",
-				tg, pct(fg.countEq, fg.funcs), fg.countEq, fg.funcs, pct(fg.classEq, fg.funcs), pct(fg.found, fg.lits-fg.absent), fg.found, fg.lits-fg.absent, fg.absent, len(fg.contradictions))
+			t.Logf("%-18s count %5.1f%% (%d/%d)  class %5.1f%%  literals %5.1f%% (%d/%d, %d absent)  contradictions %d  returns narrower %d, missing %d, wider %d of %d",
+				tg, pct(fg.countEq, fg.funcs), fg.countEq, fg.funcs, pct(fg.classEq, fg.funcs), pct(fg.found, fg.lits-fg.absent), fg.found, fg.lits-fg.absent, fg.absent, len(fg.contradictions), len(fg.narrowReturns), len(fg.missingReturns), fg.wideReturns, fg.intReturns)
 			if os.Getenv("REA_SIGNATURE_VERBOSE") != "" {
-				for _, m := range fg.mismatches {
+				for _, m := range slices.Concat(fg.mismatches, fg.missingReturns) {
 					t.Log("  ", m)
 				}
 			}
 			for _, c := range fg.contradictions {
 				t.Errorf("contradiction: %s", c)
+			}
+			// the return is the widest of the return paths: never an
+			// integer narrower than the one the function returns
+			for _, r := range fg.narrowReturns {
+				t.Errorf("return narrower than DWARF's: %s", r)
 			}
 			// Issue 25's targets are ≥ 95% (count), ≥ 90% (class), ≥ 98%
 			// (literals at -O0) and ≥ 90% (-O2/-O3). Every cell holds more;

@@ -1135,8 +1135,9 @@ func (a *analysis) longLong(lo, hi []*dataflow.Value) bool {
 // inferReturn reads what reaches the procedure's returns.
 func (a *analysis) inferReturn() *Param {
 	cv := a.env.Conv
-	var intSet, floatSet bool
-	var intVal, floatVal *dataflow.Value
+	// every return path counts: a procedure whose early exit returns a
+	// 32-bit constant and whose loop returns a 64-bit sum returns 64 bits
+	var intVals, floatVals []*dataflow.Value
 	fw := 64
 	var tailRet *Param // what a tail-called callee of known prototype returns
 	for _, b := range a.f.Blocks {
@@ -1168,9 +1169,9 @@ func (a *analysis) inferReturn() *Param {
 				}
 				switch {
 				case len(cv.IntReturn) > 0 && n == cv.IntReturn[0]:
-					intSet, intVal = true, x
+					intVals = append(intVals, x)
 				case len(cv.FloatReturn) > 0 && n == cv.FloatReturn[0]:
-					floatSet, floatVal = true, x
+					floatVals = append(floatVals, x)
 					if x.Kind == dataflow.OpValue && x.Op == lift.Insert && len(x.Args) == 2 && x.Args[1].Width == 32 {
 						fw = 32
 					}
@@ -1178,18 +1179,24 @@ func (a *analysis) inferReturn() *Param {
 			}
 		}
 	}
-	if floatSet && intSet && (sameBits(intVal, floatVal) || a.addressing(intVal, map[*dataflow.Value]bool{})) {
+	if len(floatVals) > 0 && len(intVals) > 0 && !slices.ContainsFunc(intVals, func(x *dataflow.Value) bool {
+		return !slices.ContainsFunc(floatVals, func(f *dataflow.Value) bool { return sameBits(x, f) }) &&
+			!a.addressing(x, map[*dataflow.Value]bool{})
+	}) {
 		// the integer register holds the float's bits (a copy made at
 		// -O0) or an index or address the procedure used: scratch, not
 		// the result
-		intSet = false
+		intVals = nil
 	}
 	switch {
-	case floatSet && !intSet:
+	case len(floatVals) > 0 && len(intVals) == 0:
 		return &Param{Storage: cv.FloatReturn[0], Class: ctypes.ClassFloating, Width: fw, Used: true}
-	case intSet:
+	case len(intVals) > 0:
 		q := &Param{Storage: cv.IntReturn[0], Class: ctypes.ClassInteger, Width: 32, Signed: true, Used: true}
-		if intVal.Width == cv.PtrWidth && a.wideReturn(intVal, cv.PtrWidth, map[*dataflow.Value]bool{}) {
+		seen := map[*dataflow.Value]bool{}
+		if slices.ContainsFunc(intVals, func(x *dataflow.Value) bool {
+			return x.Width == cv.PtrWidth && a.wideReturn(x, cv.PtrWidth, seen)
+		}) {
 			q.Width = int(cv.PtrWidth)
 		}
 		return q
@@ -1264,7 +1271,8 @@ func (a *analysis) addressing(v *dataflow.Value, seen map[*dataflow.Value]bool) 
 // wideReturn reports whether the returned value x holds more than 32
 // bits: a load or an operation of the full width (a pointer, a size), a
 // parameter register passed on whole, a callee's full-width return, a
-// constant beyond 32 bits, or a phi of any of those. A 32-bit result the
+// constant beyond 32 bits or an address in the image, or a phi of any of
+// those. A 32-bit result the
 // architecture widens (x86-64's zero extension of 32-bit writes) is not.
 func (a *analysis) wideReturn(x *dataflow.Value, w lift.Width, seen map[*dataflow.Value]bool) bool {
 	if seen[x] || x.Width < w {
@@ -1280,9 +1288,16 @@ func (a *analysis) wideReturn(x *dataflow.Value, w lift.Width, seen map[*dataflo
 		}
 		return false
 	case dataflow.ConstValue:
-		return x.Lo>>31 != 0 && x.Lo>>31 != 1<<33-1
+		if x.Lo >= 0x100 && a.env.Image != nil && a.env.Image.Mapped(x.Lo) {
+			return true // an address: a string, a table
+		}
+		// a 32-bit write zero-extends (0xffffffff is a 32-bit -1); a
+		// 64-bit -1 is wide
+		return x.Lo>>32 != 0
 	case dataflow.Entry:
-		return a.env.Conv == nil || !slices.Contains(a.env.Conv.IntReturn, x.Loc)
+		// a parameter register passed on whole; the return register's own
+		// entry value is whatever the caller left there
+		return a.env.Conv == nil || x.Loc != a.env.Conv.IntReturn[0]
 	case dataflow.Clobber:
 		if len(x.Args) > 0 {
 			if c := a.callee(x.Args[0]); c.proto != nil && c.proto.Return != nil {

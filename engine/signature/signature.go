@@ -33,6 +33,13 @@ import (
 	"github.com/rea-re/rea/engine/ctypes"
 )
 
+// Version names what inference recovers: it changes whenever a prototype
+// or a call's arguments recovered from the same lifting change, so that
+// an analysis profile that records it (the builtin provider's
+// "signatures") says which inference its answers came from. 2: a
+// return's width is the widest of the procedure's return paths.
+const Version = "2"
+
 // Image is what call-argument classification reads of the program:
 // strings, symbols and which addresses the image maps. Implementations
 // must bound what they read (a string is cut at a limit of their choice).

@@ -33,6 +33,16 @@ type Program struct {
 	Params   map[string][]string
 	Sizes    map[string][]int // the parameters' sizes in bytes
 	Variadic map[string]bool
+	// Returns is the return type's class and size in bytes per procedure
+	// name; a void procedure has none.
+	Returns map[string]Return
+}
+
+// Return is a DWARF return type: its class (as in Params) and size in
+// bytes.
+type Return struct {
+	Class string
+	Size  int
 }
 
 // Image implements signature.Image over an ELF file: strings in sections
@@ -316,6 +326,7 @@ func mask(w lift.Width) uint64 {
 // readDWARF fills the oracle of parameter classes.
 func (p *Program) readDWARF(d *dwarf.Data) error {
 	p.Params, p.Sizes, p.Variadic = map[string][]string{}, map[string][]int{}, map[string]bool{}
+	p.Returns = map[string]Return{}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -335,6 +346,14 @@ func (p *Program) readDWARF(d *dwarf.Data) error {
 			continue
 		}
 		name, _ := e.Val(dwarf.AttrName).(string)
+		var ret *Return
+		if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+			t, err := d.Type(off)
+			if err != nil {
+				return err
+			}
+			ret = &Return{Class: classOf(t), Size: int(t.Size())}
+		}
 		_, hasLow := e.Val(dwarf.AttrLowpc).(uint64)
 		if e.Val(dwarf.AttrRanges) != nil {
 			hasLow = true
@@ -342,6 +361,9 @@ func (p *Program) readDWARF(d *dwarf.Data) error {
 		if !e.Children {
 			if hasLow && name != "" {
 				p.Params[name] = []string{}
+				if ret != nil {
+					p.Returns[name] = *ret
+				}
 			}
 			continue
 		}
@@ -383,6 +405,9 @@ func (p *Program) readDWARF(d *dwarf.Data) error {
 			p.Params[name] = classes
 			p.Sizes[name] = sizes
 			p.Variadic[name] = variadic
+			if ret != nil {
+				p.Returns[name] = *ret
+			}
 		}
 	}
 }

@@ -145,6 +145,7 @@ import (
 	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/lineage"
 	"github.com/rea-re/rea/engine/provider"
+	"github.com/rea-re/rea/engine/signature"
 	"github.com/rea-re/rea/engine/target"
 )
 
@@ -309,6 +310,7 @@ func (p *Provider) profileFor(img *image) (provider.Profile, error) {
 		"lifter":             "rea-lift@" + lift.Version,
 		"pseudo_code":        1,
 		"decompiler":         "rea-decompile@" + decompile.Version,
+		"signatures":         "rea-signature@" + signature.Version,
 	}
 	return provider.NewProfile(p.Identity(), ProfileSchemaVersion, params)
 }
