@@ -53,13 +53,17 @@ type cx struct {
 	// binOp, binL, binR: the expression is binL binOp binR (the right
 	// operand as printed), so that an assignment to binL can compound.
 	binOp, binL, binR string
-	binRx             cx2
+	binLx, binRx      cx2
 	// retype: the expression is a memory access; retype(t) reads the same
 	// bytes as the integer type t of the same width.
 	retype func(t string) cx
 	// truth: the value is 0 or 1 (a comparison, a negation, a bool), so
 	// that its zero extension is itself.
 	truth bool
+	// ptr: the expression is a pointer or a function of ptr bits, so
+	// that a pointer conversion of its conversion to an integer of that
+	// width converts it directly.
+	ptr int
 }
 
 // cx2 holds an operand of a comparison (a pointer keeps cx finite).
@@ -80,7 +84,7 @@ func bin(a cx, op string, b cx, p int) cx {
 		a = implicit(a, b)
 		b = implicit(b, a)
 	}
-	c := cx{s: a.at(p) + " " + op + " " + b.at(p+1), p: p, binOp: op, binL: a.at(p), binR: b.at(p + 1), binRx: &b}
+	c := cx{s: a.at(p) + " " + op + " " + b.at(p+1), p: p, binOp: op, binL: a.at(p), binR: b.at(p + 1), binLx: &a, binRx: &b}
 	switch op {
 	case "+", "-", "*", "/", "%", "&", "|", "^":
 		c.ty = arith(a.ty, b.ty)
@@ -173,6 +177,14 @@ func cast(t string, c cx) cx {
 		return c.retype(t) // a signed view of a load: a signed load
 	}
 	if w > 1 && c.castOf != nil && intWidth(c.castOf.ty) > 0 && (intWidth(c.ty) >= w || c.castOf.truth && intWidth(c.ty) > 1) {
+		return cast(t, *c.castOf)
+	}
+	if c.truth && w > 1 && w < 32 && intWidth(c.ty) >= 1 && intWidth(c.ty) <= 32 {
+		// 0 or 1 of a type C promotes to int: a narrower integer type
+		// holds the same value, promoted the same
+		return c
+	}
+	if strings.HasSuffix(t, "*") && c.castOf != nil && c.castOf.ptr > 0 && c.castOf.ptr == intWidth(c.ty) {
 		return cast(t, *c.castOf)
 	}
 	r := cx{s: "(" + t + ")" + c.at(pUnary), p: pUnary, ty: t, truth: c.truth && w >= 1}
@@ -398,6 +410,13 @@ func arith(a, b string) string {
 // least t's bits is left to it.
 func assigned(t string, c cx) cx {
 	w := intWidth(t)
+	if c.isConst && strings.HasPrefix(t, "int") && w >= 8 && c.val>>(w-1) == 1 {
+		// a negative number of t's width: the assignment converts it to
+		// the same bits
+		if n := signedNum(lift.Width(w), c.val); len(n.s) < len(c.s) {
+			return n
+		}
+	}
 	for w > 1 && c.castOf != nil && intWidth(c.castOf.ty) > 0 && (intWidth(c.ty) >= w || c.castOf.truth && intWidth(c.ty) > 1) {
 		c = *c.castOf
 	}
@@ -440,4 +459,49 @@ func implicit(x, other cx) cx {
 		return *x.castOf
 	}
 	return x
+}
+
+// bytePtr is the type of pointer variables: byte arithmetic on it is the
+// integer arithmetic of the address.
+const bytePtr = "uint8_t *"
+
+// ptrTo is the type of a pointer to t.
+func ptrTo(t string) string {
+	if strings.HasSuffix(t, "*") {
+		return t + "*"
+	}
+	return t + " *"
+}
+
+// pointer is c, an address computed as an integer, as a bytePtr (of 64
+// bits): a pointer converted to an integer is the pointer, a sum of one
+// and an integer the pointer sum, a load of the address's width a load
+// of a pointer, 0 the null pointer; else a conversion.
+func pointer(c cx) cx {
+	if x, ok := pointerSum(c); ok {
+		return x
+	}
+	switch {
+	case c.isConst && c.val == 0:
+		return atom("0")
+	case c.retype != nil && intWidth(c.ty) == 64:
+		r := c.retype(bytePtr)
+		r.ptr = 64
+		return r
+	}
+	return cast(bytePtr, c)
+}
+
+// pointerSum is c, the 64-bit integer of a bytePtr or a sum of one and
+// integers, as the pointer expression.
+func pointerSum(c cx) (cx, bool) {
+	switch {
+	case c.castOf != nil && c.castOf.ptr == 64 && c.castOf.ty == bytePtr && intWidth(c.ty) == 64:
+		return *c.castOf, true
+	case (c.binOp == "+" || c.binOp == "-") && c.binLx != nil && c.binRx != nil && c.s == c.binL+" "+c.binOp+" "+c.binR:
+		if x, ok := pointerSum(*c.binLx); ok {
+			return cx{s: x.at(pAdd) + " " + c.binOp + " " + c.binR, p: pAdd, ty: bytePtr, ptr: 64, binOp: c.binOp, binL: x.at(pAdd), binR: c.binR, binLx: &x, binRx: c.binRx}, true
+		}
+	}
+	return cx{}, false
 }

@@ -350,12 +350,54 @@ func (e *emitter) narrowVars() {
 			break
 		}
 	}
+	e.zeroExtended(cands)
 	for n, r := range e.narrow {
 		if r == 0 {
 			delete(e.narrow, n)
 			continue
 		}
 		e.vtype[n] = uT(r)
+	}
+}
+
+// zeroExtended declares as uint32_t each 64-bit candidate that kept its
+// width but holds only zero extensions of 32-bit values (x86-64's 32-bit
+// writes, a counter that indexes an array): a read of its whole value is
+// then the C conversion from uint32_t, the same bits.
+func (e *emitter) zeroExtended(cands []string) {
+	defs := map[string][]*value{}
+	for v, n := range e.vars {
+		defs[n] = append(defs[n], v)
+	}
+	seen := map[*value]bool{}
+	var zext func(x *value) bool
+	zext = func(x *value) bool {
+		if seen[x] {
+			return true // a cycle of phis: the other paths decide
+		}
+		seen[x] = true
+		switch {
+		case x.Kind == dataflow.ConstValue:
+			return x.Hi == 0 && x.Lo>>32 == 0
+		case x.Kind == dataflow.Phi:
+			return x.Width == 64 && !slices.ContainsFunc(x.Args, func(y *value) bool { return !zext(y) })
+		case x.Kind != dataflow.OpValue || x.Width != 64 || x.Lane != 0:
+			return false
+		case x.Op == lift.ZExt:
+			return x.Args[0].Width <= 32
+		case x.Op == lift.And:
+			return x.Args[1].Kind == dataflow.ConstValue && x.Args[1].Lo>>32 == 0
+		}
+		return false
+	}
+	for _, n := range cands {
+		if e.narrow[n] != 0 || len(defs[n]) == 0 {
+			continue
+		}
+		clear(seen)
+		if !slices.ContainsFunc(defs[n], func(v *value) bool { return v.Width > 64 || v.Width == 64 && !zext(v) }) {
+			e.narrow[n], e.zext[n] = 32, true
+		}
 	}
 }
 
@@ -466,11 +508,11 @@ func (e *emitter) demand(u *value, depth int) lift.Width {
 }
 
 // returnWidth is how many bits of the returned value r the return
-// passes: a float's vector register its low lane. An integer register
-// keeps its whole width: a return type recovered too narrow must not drop
-// what the binary hands back.
+// passes: a float's vector register its low lane, an integer the return
+// type's width (signature inference takes the widest of the return
+// paths, so the caller reads no more than that).
 func (e *emitter) returnWidth(r *value) lift.Width {
-	if q := e.proto.Return; q != nil && q.Class == ctypes.ClassFloating && lift.Width(q.Width) < r.Width {
+	if q := e.proto.Return; q != nil && q.Class != ctypes.ClassPointer && q.Width >= 8 && lift.Width(q.Width) < r.Width {
 		return lift.Width(q.Width)
 	}
 	return r.Width
@@ -484,6 +526,8 @@ func (e *emitter) argWidth(a argInfo) lift.Width {
 		return lift.Width(a.q.Width)
 	case a.fixed && a.q.Class == ctypes.ClassInteger && a.q.Width >= 8 && a.v.Width > lift.Width(a.q.Width):
 		return lift.Width(a.q.Width)
+	case a.reads > 0 && a.v.Width > a.reads:
+		return a.reads
 	}
 	return a.v.Width
 }
@@ -503,7 +547,7 @@ func (e *emitter) floatVars() {
 		if r := e.narrow[n]; r != 0 {
 			w = r
 		}
-		if w != 32 && w != 64 {
+		if w != 32 && w != 64 || e.zext[n] {
 			fwOf[n] = 0
 			continue
 		}
@@ -641,6 +685,165 @@ func (e *emitter) floatRead(u, d *value, fw lift.Width, depth int) bool {
 				}
 			}
 		}
+	}
+	return false
+}
+
+// ptrVars declares as uint8_t * each 64-bit variable that only ever
+// holds addresses: a pointer parameter, such an address plus or minus an
+// integer, a pointer loaded from memory, or the null pointer; that is
+// only read as an address (of a load or store, of a sum, compared,
+// returned, passed, or copied); and that is grounded, derived from a
+// pointer parameter or itself the address of a load or store (a sum
+// that only adds to itself is a number). Byte arithmetic on a uint8_t *
+// is the address's integer arithmetic, so `v = a1 + 1`, `*(int32_t *)v`
+// and `*v` read as the binary computes; where an integer is read the
+// variable converts back to uint64_t.
+func (e *emitter) ptrVars() {
+	if e.in.Env.Conv.PtrWidth != 64 {
+		return
+	}
+	defs := map[string][]*value{}
+	for v, n := range e.vars {
+		defs[n] = append(defs[n], v)
+	}
+	set := map[string]bool{}
+	for n, vs := range defs {
+		if e.vtype[n] == "uint64_t" && e.narrow[n] == 0 && e.float[n] == 0 && !slices.ContainsFunc(vs, func(v *value) bool { return v.Width != 64 || v.Lane != 0 }) {
+			set[n] = true
+		}
+	}
+	// root is where the address x derives from: a variable's name,
+	// "" for a pointer parameter, false when x is no address.
+	var root func(x *value, depth int) (string, bool)
+	root = func(x *value, depth int) (string, bool) {
+		if n := e.vars[x]; n != "" {
+			return n, set[n]
+		}
+		if k, ok := e.param(x); ok {
+			return "", e.proto.Params[k].Class == ctypes.ClassPointer && x.Width == 64
+		}
+		if depth < 4 && x.Kind == dataflow.OpValue && e.inline[x] && (x.Op == lift.Add || x.Op == lift.Sub) && len(x.Args) == 2 {
+			return root(x.Args[0], depth+1)
+		}
+		return "", false
+	}
+	source := func(x *value) bool { _, ok := root(x, 0); return ok }
+	isNull := func(y *value) bool { return y.Kind == dataflow.ConstValue && y.Lo == 0 && y.Hi == 0 }
+	// from lists the addresses definition v derives from (nil: none, as
+	// a load's); ok is false when v is not an address.
+	from := func(v *value) ([]*value, bool) {
+		switch {
+		case v.Kind == dataflow.Phi:
+			var out []*value
+			for _, y := range v.Args {
+				if !isNull(y) {
+					if !source(y) {
+						return nil, false
+					}
+					out = append(out, y)
+				}
+			}
+			return out, true
+		case v.Kind != dataflow.OpValue:
+		case v.Op == lift.Add || v.Op == lift.Sub:
+			if len(v.Args) == 2 && source(v.Args[0]) && !source(v.Args[1]) {
+				return v.Args[:1], true
+			}
+		case v.Op == lift.Load:
+			return nil, true
+		case v.Op == lift.Copy:
+			if source(v.Args[0]) {
+				return v.Args[:1], true
+			}
+		}
+		return nil, false
+	}
+	for changed := true; changed; {
+		changed = false
+		drop := func(n string) {
+			if set[n] {
+				delete(set, n)
+				changed = true
+			}
+		}
+		for n := range set {
+			if slices.ContainsFunc(defs[n], func(v *value) bool { _, ok := from(v); return !ok }) {
+				drop(n)
+			}
+		}
+		// every reader reads an address as an address
+		grounded := map[string]bool{}
+		for _, b := range e.f.Blocks {
+			for _, u := range b.Values {
+				if !e.live[u] {
+					continue
+				}
+				ds := e.deps(u)
+				if u.Kind == dataflow.Phi {
+					ds = u.Args
+				}
+				for _, d := range ds {
+					n := e.vars[d]
+					if !set[n] {
+						continue
+					}
+					if !e.addressRead(u, d) {
+						drop(n)
+					}
+					if u.Kind == dataflow.OpValue && (u.Op == lift.Load || u.Op == lift.Store) && u.Args[0] == d {
+						grounded[n] = true
+					}
+				}
+			}
+		}
+		for more := true; more; {
+			more = false
+			for n := range set {
+				if grounded[n] {
+					continue
+				}
+				for _, v := range defs[n] {
+					ys, _ := from(v)
+					for _, y := range ys {
+						if r, ok := root(y, 0); ok && r != n && (r == "" || grounded[r]) {
+							grounded[n], more = true, true
+						}
+					}
+				}
+			}
+		}
+		for n := range set {
+			if !grounded[n] {
+				drop(n)
+			}
+		}
+	}
+	for n := range set {
+		e.ptr[n] = true
+		e.vtype[n] = bytePtr
+	}
+}
+
+// addressRead reports whether u reads d as an address: the address of a
+// load or store, the address of a sum (the pointer's side), a comparison
+// for equality, a phi, a return, or a call's argument.
+func (e *emitter) addressRead(u, d *value) bool {
+	if u.Kind == dataflow.Phi {
+		return true
+	}
+	if u.Kind != dataflow.OpValue {
+		return false
+	}
+	switch u.Op {
+	case lift.Load:
+		return u.Args[0] == d
+	case lift.Store:
+		return u.Args[0] == d && u.Args[1] != d
+	case lift.Add, lift.Sub:
+		return len(u.Args) == 2 && u.Args[0] == d && u.Args[1] != d
+	case lift.Eq, lift.Ne, lift.Return, lift.Call, lift.Jump, lift.Copy:
+		return true
 	}
 	return false
 }

@@ -15,7 +15,7 @@ import (
 
 // Version names the emitter's output: it changes whenever the text
 // produced for some procedure changes.
-const Version = "2"
+const Version = "3"
 
 // Input is one procedure to decompile.
 type Input struct {
@@ -101,6 +101,7 @@ func Decompile(ctx context.Context, in Input) (*Result, error) {
 	e.narrowVars()
 	e.floatVars()
 	e.coalesceCopies()
+	e.ptrVars()
 	e.findAddrConsts()
 	e.render()
 	tree, err := structure.Structure(e.graph)

@@ -75,6 +75,9 @@ type argInfo struct {
 	// fixed: the callee's declaration gives the argument its type q (the
 	// call converts it).
 	fixed bool
+	// reads: the bits of an unnamed argument the callee reads (a format
+	// string's %d: 32), 0 when not known.
+	reads lift.Width
 }
 
 type emitter struct {
@@ -97,8 +100,15 @@ type emitter struct {
 	decl   []string // variable names in order
 	vtype  map[string]string
 	narrow map[string]lift.Width // variables declared narrower than their values (narrowVars)
-	float  map[string]lift.Width // variables declared float or double (floatVars)
-	nvar   int
+	// zext: variables of 64-bit values that are 32-bit values zero
+	// extended, declared as the 32 bits (narrowVars); a read of the
+	// whole value converts back.
+	zext map[string]bool
+	// ptr: variables declared uint8_t * (ptrVars): addresses whose byte
+	// arithmetic C's pointer arithmetic does as written.
+	ptr   map[string]bool
+	float map[string]lift.Width // variables declared float or double (floatVars)
+	nvar  int
 
 	frame          bool
 	frameLo, frHi  int64
@@ -121,7 +131,7 @@ func newEmitter(in Input) *emitter {
 	return &emitter{in: in, f: in.Func, h: newHelperSet(), lims: map[string]int{},
 		params: map[string]int{}, calls: map[uint64]signature.Call{}, info: map[*value]*callInfo{},
 		retOf: map[*value]*value{}, live: map[*value]bool{}, uses: map[*value][]useSite{},
-		inline: map[*value]bool{}, vars: map[*value]string{}, vtype: map[string]string{}, narrow: map[string]lift.Width{}, float: map[string]lift.Width{},
+		inline: map[*value]bool{}, vars: map[*value]string{}, vtype: map[string]string{}, narrow: map[string]lift.Width{}, zext: map[string]bool{}, ptr: map[string]bool{}, float: map[string]lift.Width{},
 		decls: map[string]string{}, blockIdx: map[*dataflow.Block]int{}}
 }
 
@@ -266,6 +276,9 @@ func (e *emitter) callOf(v *value) *callInfo {
 			q.Class = ctypes.ClassFloating
 		}
 		ai := argInfo{q: q, param: -1, fixed: fixed}
+		if !fixed && q.Class == ctypes.ClassInteger && a.Width >= 32 {
+			ai.reads = lift.Width(a.Width)
+		}
 		if table != nil && i < len(table.Params) && table.Params[i].Consts != nil {
 			ai.consts = &table.Params[i]
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rea-re/rea/engine/dataflow"
 	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/internal/testkit"
 )
@@ -277,4 +278,46 @@ func bothNaN(c opCase, hi, lo uint64, want lift.Value) bool {
 func firstLines(s string, n int) string {
 	ls := strings.Split(s, "\n")
 	return strings.Join(ls[:min(n, len(ls))], "\n")
+}
+
+// TestSignedHalving checks the shifts simplify reads as a signed
+// division: the forms matched, one that is not, and that the forms
+// compute C's truncating division for every width and shift.
+func TestSignedHalving(t *testing.T) {
+	const w = 32
+	c := func(n uint64) *value { return &value{Kind: dataflow.ConstValue, Width: w, Lo: n} }
+	op := func(o lift.Op, args ...*value) *value {
+		return &value{Kind: dataflow.OpValue, Op: o, Width: w, Args: args}
+	}
+	x := &value{Kind: dataflow.Entry, Width: w, Loc: "edi"}
+	for _, tc := range []struct {
+		name string
+		v    *value
+		k    uint64
+		ok   bool
+	}{
+		{"x / 2", op(lift.AShr, op(lift.Add, op(lift.LShr, x, c(31)), x), c(1)), 1, true},
+		{"x / 8", op(lift.AShr, op(lift.Add, x, op(lift.LShr, op(lift.AShr, x, c(31)), c(29))), c(3)), 3, true},
+		{"a bias of another value", op(lift.AShr, op(lift.Add, op(lift.LShr, c(7), c(31)), x), c(1)), 0, false},
+		{"a bias for another shift", op(lift.AShr, op(lift.Add, x, op(lift.LShr, op(lift.AShr, x, c(31)), c(30))), c(3)), 0, false},
+		{"a logical shift", op(lift.LShr, op(lift.Add, op(lift.LShr, x, c(31)), x), c(1)), 0, false},
+	} {
+		got, k, ok := signedHalving(tc.v)
+		if ok != tc.ok || ok && (got != x || k != tc.k) {
+			t.Errorf("%s: %v %d %v, want %v %d", tc.name, got, k, ok, tc.ok, tc.k)
+		}
+	}
+	r := rand.New(rand.NewSource(1))
+	for range 10000 {
+		v := int64(r.Uint64())
+		for _, bits := range []uint{8, 16, 32, 64} {
+			xs := v << (64 - bits) >> (64 - bits) // v as a signed integer of bits
+			for k := uint(1); k < bits-1; k++ {
+				bias := int64(uint64(xs>>(bits-1)) & (1<<k - 1))
+				if (xs+bias)>>k != xs/(1<<k) {
+					t.Fatalf("(%d + bias) >> %d = %d, %d / 2^%d = %d", xs, k, (xs+bias)>>k, xs, k, xs/(1<<k))
+				}
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package decompile
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,13 +29,18 @@ type printer struct {
 
 // returnOfLast reports whether the line s returns the variable the last
 // line assigned (v = x; then return v;), and x: the two are return x;
-// when the variable is of the return type's width.
+// when the variable keeps every bit the return type does.
 func (p *printer) returnOfLast(s string) (string, bool) {
 	v, ok := strings.CutPrefix(s, "return ")
 	if !ok || p.lastIndent != p.indent || len(p.addrs) == 0 {
 		return "", false
 	}
 	v = strings.TrimSuffix(v, ";")
+	conv := ""
+	if u, ok := strings.CutPrefix(v, "(uint64_t)"); ok && p.e.ptr[u] {
+		// a pointer variable returned as an integer
+		v, conv = u, "(uint64_t)"
+	}
 	x, ok := strings.CutPrefix(p.last, v+" = ")
 	if !ok || !isIdent(v) || !strings.HasSuffix(x, ";") {
 		return "", false
@@ -43,13 +49,20 @@ func (p *printer) returnOfLast(s string) (string, bool) {
 	if r == nil {
 		return "", false
 	}
-	// the same width only: a variable wider than the return type keeps
-	// what the binary's register held, should the type be too narrow
-	vt, rt := p.e.vtype[v], cType(*r, false)
-	if vt == "" || vt != rt && (intWidth(vt) == 0 || intWidth(rt) != intWidth(vt)) {
+	if x = strings.TrimSuffix(x, ";"); conv != "" {
+		switch {
+		case x == "0":
+			return x, true
+		case isIdent(x):
+			return conv + x, true
+		}
 		return "", false
 	}
-	return strings.TrimSuffix(x, ";"), true
+	vt, rt := p.e.vtype[v], cType(*r, false)
+	if vt == "" || vt != rt && (intWidth(vt) == 0 || intWidth(rt) == 0 || intWidth(rt) > intWidth(vt)) {
+		return "", false
+	}
+	return x, true
 }
 
 // dropLast takes the last line back, returning its addresses.
@@ -89,6 +102,11 @@ func (p *printer) header() {
 		byType[t] = append(byType[t], n)
 	}
 	for _, t := range types {
+		if base, ok := strings.CutSuffix(t, " *"); ok {
+			// each declarator of a pointer list takes its own *
+			p.line(base+" *"+strings.Join(byType[t], ", *")+";", nil)
+			continue
+		}
 		p.line(t+" "+strings.Join(byType[t], ", ")+";", nil)
 	}
 	if e.frame {
@@ -317,10 +335,17 @@ func (p *printer) node(n *structure.Node) {
 // branch of one statement without an else shares the condition's line.
 func (p *printer) ifChain(n *structure.Node, lead string) {
 	c, as := p.cond(n.Cond)
+	if lead == "if (" {
+		p.hoist(n, c)
+	}
 	then := n.Children[0]
 	var els *structure.Node
 	if len(n.Children) > 1 {
 		els = p.only(n.Children[1])
+	}
+	if els != nil && p.only(then) == nil {
+		// the arms' common statements hoisted left the then arm empty
+		c, then, els = truthTest(not(c)), els, nil
 	}
 	if els == nil && lead == "if (" {
 		switch t := p.only(then); {
@@ -350,6 +375,126 @@ func (p *printer) ifChain(n *structure.Node, lead string) {
 		p.body(els)
 	}
 	p.line("}", nil)
+}
+
+// hoist prints before the if n the assignments both its arms begin
+// with, and takes them out of the arms: a variable set to a constant or
+// to another variable, which the condition c does not read, is set the
+// same before the test as after it. An assignment among an arm's first
+// few is hoisted when it commutes with those before it.
+func (p *printer) hoist(n *structure.Node, c cx) {
+	if len(n.Children) < 2 {
+		return
+	}
+	for {
+		a, b := p.firstBlock(n.Children[0]), p.firstBlock(n.Children[1])
+		if a == nil || b == nil || a.Node == b.Node {
+			return
+		}
+		na, nb := p.e.nodes[a.Node], p.e.nodes[b.Node]
+		i, j, ok := commonLead(na.stmts, nb.stmts, c.s)
+		if !ok {
+			return
+		}
+		la, lb := na.stmts[i], nb.stmts[j]
+		p.line(la.text, append(append([]uint64(nil), la.addrs...), lb.addrs...))
+		na.stmts = slices.Delete(slices.Clone(na.stmts), i, i+1)
+		nb.stmts = slices.Delete(slices.Clone(nb.stmts), j, j+1)
+	}
+}
+
+// simpleSet parses a line `dst = src;` whose src is a variable or a
+// number.
+func simpleSet(l line) (dst, src string, ok bool) {
+	dst, src, ok = strings.Cut(strings.TrimSuffix(l.text, ";"), " = ")
+	return dst, src, ok && isIdent(dst) && (isIdent(src) || isNumber(src))
+}
+
+// commonLead finds the same simple assignment among the first few of
+// lines a and of lines b, movable to the front of both (it commutes with
+// the simple assignments before it) and not setting what cond reads.
+func commonLead(a, b []line, cond string) (int, int, bool) {
+	const window = 4
+	lead := func(ls []line) int {
+		k := 0
+		for k < len(ls) && k < window {
+			if _, _, ok := simpleSet(ls[k]); !ok {
+				break
+			}
+			k++
+		}
+		return k
+	}
+	movable := func(ls []line, i int) bool {
+		d, s, _ := simpleSet(ls[i])
+		for _, l := range ls[:i] {
+			d2, s2, _ := simpleSet(l)
+			if d2 == d || d2 == s || s2 == d {
+				return false
+			}
+		}
+		return true
+	}
+	na, nb := lead(a), lead(b)
+	for i := range na {
+		for j := range nb {
+			if a[i].text != b[j].text {
+				continue
+			}
+			if d, _, _ := simpleSet(a[i]); !mentions(cond, d) && movable(a, i) && movable(b, j) {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// firstBlock is the block that prints first in n when n begins with
+// statements (no label another jump reaches comes before them).
+func (p *printer) firstBlock(n *structure.Node) *structure.Node {
+	switch {
+	case n == nil:
+	case n.Kind == structure.Seq:
+		for _, c := range n.Children {
+			switch {
+			case c.Kind == structure.Label && !p.labels[c.Node],
+				c.Kind == structure.Block && len(p.e.nodes[c.Node].stmts) == 0:
+				continue
+			}
+			return p.firstBlock(c)
+		}
+	case n.Kind == structure.Block && len(p.e.nodes[n.Node].stmts) > 0:
+		return n
+	}
+	return nil
+}
+
+// isNumber reports whether s is an integer literal as the emitter
+// prints one.
+func isNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	return isIdent("x" + s)
+}
+
+// mentions reports whether the C text s names the identifier id.
+func mentions(s, id string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], id)
+		if k < 0 {
+			return false
+		}
+		k += i
+		before := k == 0 || !isIdent(s[k-1:k]) && !(s[k-1] >= '0' && s[k-1] <= '9')
+		end := k + len(id)
+		after := end == len(s) || !isIdent("x"+s[end:end+1])
+		if before && after {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // ternary is the if whose arms each assign one variable, and do nothing

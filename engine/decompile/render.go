@@ -26,6 +26,13 @@ func (e *emitter) ex(v *value) cx {
 		if fw := e.float[n]; fw != 0 {
 			return e.h.b(int(fw), c) // read as bits; a float read takes n itself
 		}
+		if e.zext[n] && v.Width == 64 {
+			return cast("uint64_t", c)
+		}
+		if e.ptr[n] {
+			c.ptr = 64
+			return cast("uint64_t", c)
+		}
 		return c
 	}
 	if v.Kind != dataflow.OpValue || !e.inline[v] {
@@ -47,7 +54,9 @@ func (e *emitter) constant(v *value) cx {
 			if _, ok := e.decls[n]; !ok && n != e.self {
 				e.decls[n] = e.signatureText(n, proto, false) + ";"
 			}
-			return cast(uT(v.Width), atom(n))
+			fn := atom(n)
+			fn.ptr = int(v.Width)
+			return cast(uT(v.Width), fn)
 		}
 	}
 	if e.in.SymbolAt != nil && e.addrConsts[v] {
@@ -103,7 +112,7 @@ func (e *emitter) entry(v *value, w lift.Width) cx {
 		if w < lift.Width(q.Width) {
 			return cast(uT(w), atom(name)) // some of the pointer's bits: no pointer compare
 		}
-		return cast(uT(w), cx{s: name, p: pAtom, ty: "uint8_t *"})
+		return cast(uT(w), cx{s: name, p: pAtom, ty: bytePtr, ptr: int(w)})
 	}
 	a := atom(name)
 	a.ty = cType(q, false)
@@ -124,6 +133,18 @@ func (e *emitter) param(v *value) (int, bool) {
 	}
 	k, ok := e.params[v.Loc]
 	return k, ok
+}
+
+// pointerAt renders v when it is a pointer parameter or a pointer
+// variable's value: the pointer itself, of type uint8_t *.
+func (e *emitter) pointerAt(v *value) (cx, bool) {
+	if n := e.vars[v]; n != "" {
+		return cx{s: n, p: pAtom, ty: bytePtr, ptr: 64}, e.ptr[n]
+	}
+	if k, ok := e.param(v); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+		return cx{s: "a" + strconv.Itoa(k+1), p: pAtom, ty: bytePtr, ptr: int(e.proto.Params[k].Width)}, true
+	}
+	return cx{}, false
 }
 
 // op renders the operation v.
@@ -261,14 +282,13 @@ func memT(w lift.Width) string {
 // addr renders an address: a pointer parameter plus a constant stays a
 // pointer expression.
 func (e *emitter) addr(v *value) cx {
-	if k, ok := e.param(v); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
-		return atom("a" + strconv.Itoa(k+1))
+	if p, ok := e.pointerAt(v); ok {
+		return p
 	}
 	if v.Kind == dataflow.OpValue && e.inline[v] && v.Op == lift.Add && len(v.Args) == 2 {
-		if k, ok := e.param(v.Args[0]); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+		if p, ok := e.pointerAt(v.Args[0]); ok {
 			e.note(v.Addr)
 			o := opnd{c: e.ex(v.Args[1]), w: v.Args[1].Width}
-			p := atom("a" + strconv.Itoa(k+1))
 			if o.c.isConst && signExt(o.c.val, o.w) < 0 {
 				return bin(p, "-", atom(strconv.FormatInt(-signExt(o.c.val, o.w), 10)), pAdd)
 			}
@@ -335,21 +355,33 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 			x = atom(quoteC(a.str))
 		case a.param >= 0:
 			x = atom("a" + strconv.Itoa(a.param+1))
-			if e.proto.Params[a.param].Class != ctypes.ClassPointer && a.q.Class == ctypes.ClassPointer {
+			switch own := e.proto.Params[a.param].Class; {
+			case own != ctypes.ClassPointer && a.q.Class == ctypes.ClassPointer:
 				x = cast("void *", x)
+			case own == ctypes.ClassPointer && a.q.Class != ctypes.ClassPointer && a.fixed:
+				x = cast(uT(lift.Width(e.proto.Params[a.param].Width)), x) // a pointer the callee takes as an integer
 			}
 		case a.v == nil:
 			x = atom("0")
 		case a.consts != nil && a.v.Kind == dataflow.ConstValue:
-			x = e.macros(a.consts, a.v.Lo)
+			if x = e.macros(a.consts, a.v.Lo); a.q.Class == ctypes.ClassPointer {
+				x = cast("void *", x) // a handler's SIG_IGN
+			}
 		case e.argWidth(a) < a.v.Width:
 			// a float's vector register passes its low lane; a parameter's
 			// type takes the argument's low bits (the call converts)
 			w := e.argWidth(a)
-			if a.q.Class == ctypes.ClassFloating {
+			switch {
+			case a.q.Class == ctypes.ClassFloating:
 				x = e.h.fl(int(w), opnd{c: e.low(a.v, w), w: w})
-			} else {
+			case a.fixed:
 				x = assigned(cType(a.q, false), e.low(a.v, w))
+			default:
+				// an unnamed argument the callee reads w bits of: C's
+				// promotions pass an expression of w bits unchanged
+				if x = e.low(a.v, w); intWidth(x.ty) != int(w) {
+					x = cast(fmt.Sprintf("uint%d_t", w), x)
+				}
 			}
 		default:
 			x = e.ex(a.v)
@@ -377,7 +409,7 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 	}
 	fn := ci.name
 	if fn == "" {
-		fn = "((uint64_t (*)())" + e.ex(ci.target).at(pUnary) + ")"
+		fn = "(" + cast("uint64_t (*)()", e.ex(ci.target)).s + ")"
 		if ci.target.Kind == dataflow.OpValue && ci.target.Op == lift.Load {
 			e.unresolved++
 		}
@@ -428,6 +460,9 @@ func (e *emitter) callStmt(v *value) string {
 func (e *emitter) assignedTo(n string, c cx, w lift.Width) cx {
 	if fw := e.float[n]; fw != 0 {
 		return e.h.fl(int(fw), opnd{c: c, w: w})
+	}
+	if e.ptr[n] {
+		return pointer(c)
 	}
 	return assigned(e.vtype[n], c)
 }
@@ -864,7 +899,7 @@ func (e *emitter) mem(w lift.Width, a *value) cx {
 			case idx.Kind == dataflow.OpValue && e.inline[idx] && idx.Op == lift.Shl && idx.Args[1].Kind == dataflow.ConstValue && size > 1 && uint64(1)<<idx.Args[1].Lo == size:
 				i = idx.Args[0]
 			case size == 1:
-				if p, ok := e.param(base); !ok || e.proto.Params[p].Class != ctypes.ClassPointer {
+				if _, ok := e.pointerAt(base); !ok {
 					continue
 				}
 				i = idx
@@ -885,15 +920,18 @@ func (e *emitter) mem(w lift.Width, a *value) cx {
 				e.note(i.Addr)
 				ix = signed(opnd{c: e.ex(i.Args[0]), w: i.Args[0].Width})
 			default:
-				ix = e.ex(i)
+				// an unsigned index converts to the same value by itself
+				if ix = e.ex(i); ix.castOf != nil && !signedT(ix.ty) && !signedT(ix.castOf.ty) && intWidth(ix.castOf.ty) > 1 && intWidth(ix.castOf.ty) < intWidth(ix.ty) {
+					ix = *ix.castOf
+				}
 			}
 			if size == 1 && b.p == pAtom && !strings.HasPrefix(b.s, "(") {
-				if p, ok := e.param(base); ok && e.proto.Params[p].Class == ctypes.ClassPointer {
+				if _, ok := e.pointerAt(base); ok {
 					return cx{s: b.s + "[" + ix.s + "]", p: pAtom, ty: t}
 				}
 			}
 			index := func(t string) cx {
-				return cx{s: "((" + t + " *)" + b.at(pUnary) + ")[" + ix.s + "]", p: pAtom, ty: t}
+				return cx{s: "((" + ptrTo(t) + ")" + b.at(pUnary) + ")[" + ix.s + "]", p: pAtom, ty: t}
 			}
 			c := index(t)
 			c.retype = index
@@ -902,18 +940,18 @@ func (e *emitter) mem(w lift.Width, a *value) cx {
 	}
 	if t == "uint8_t" {
 		// a byte of a pointer parameter (declared uint8_t *)
-		if k, ok := e.param(a); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
-			return cx{s: "*a" + strconv.Itoa(k+1), p: pUnary, ty: t}
+		if p, ok := e.pointerAt(a); ok {
+			return cx{s: "*" + p.s, p: pUnary, ty: t}
 		}
 		if a.Kind == dataflow.OpValue && e.inline[a] && a.Op == lift.Add && len(a.Args) == 2 && a.Args[1].Kind == dataflow.ConstValue {
-			if k, ok := e.param(a.Args[0]); ok && e.proto.Params[k].Class == ctypes.ClassPointer {
+			if p, ok := e.pointerAt(a.Args[0]); ok {
 				e.note(a.Addr)
-				return cx{s: "a" + strconv.Itoa(k+1) + "[" + strconv.FormatInt(signExt(a.Args[1].Lo, a.Args[1].Width), 10) + "]", p: pAtom, ty: t}
+				return cx{s: p.s + "[" + strconv.FormatInt(signExt(a.Args[1].Lo, a.Args[1].Width), 10) + "]", p: pAtom, ty: t}
 			}
 		}
 	}
 	at := e.addr(a).at(pUnary)
-	deref := func(t string) cx { return cx{s: "*(" + t + " *)" + at, p: pUnary, ty: t} }
+	deref := func(t string) cx { return cx{s: "*(" + ptrTo(t) + ")" + at, p: pUnary, ty: t} }
 	c := deref(t)
 	if intWidth(t) > 1 {
 		c.retype = deref

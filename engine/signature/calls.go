@@ -31,6 +31,10 @@ type Arg struct {
 	Index   int
 	Storage string
 	Value   Value
+	// Width is how many bits of an integer argument the callee reads when
+	// a prototype table or a format string says so (printf's %d reads 32
+	// of a 64-bit register); 0 when only the register is known.
+	Width int
 }
 
 // Value kinds.
@@ -234,6 +238,9 @@ func (a *analysis) call(t *dataflow.Value) Call {
 	params, regs, stack := a.callParams(t)
 	for i, q := range params {
 		arg := Arg{Index: i, Storage: q.Storage}
+		if q.sure && q.Class == ctypes.ClassInteger {
+			arg.Width = q.Width
+		}
 		var v *dataflow.Value
 		unnamed := false
 		if strings.HasPrefix(q.Storage, "stack+") {

@@ -60,6 +60,7 @@ func packCalls(calls []signature.Call) []byte {
 		for _, a := range c.Args {
 			p.varint(int64(a.Index))
 			p.str(a.Storage)
+			p.uvarint(uint64(a.Width))
 			v := a.Value
 			p.kind(v.Kind)
 			p.str(v.Text)
@@ -160,6 +161,7 @@ func unpackCalls(b []byte) ([]signature.Call, bool) {
 			var a signature.Arg
 			a.Index = int(u.varint())
 			a.Storage = u.str()
+			a.Width = int(u.uvarint())
 			a.Value.Kind = u.kind()
 			a.Value.Text = u.str()
 			flags := u.byte1()

@@ -17,7 +17,7 @@ func TestPackCallsRoundTrip(t *testing.T) {
 	// A field added to the call-site types must be packed too.
 	for typ, n := range map[reflect.Type]int{
 		reflect.TypeOf(signature.Call{}): 3, reflect.TypeOf(signature.Callee{}): 4,
-		reflect.TypeOf(signature.Arg{}): 3, reflect.TypeOf(signature.Value{}): 7,
+		reflect.TypeOf(signature.Arg{}): 4, reflect.TypeOf(signature.Value{}): 7,
 	} {
 		if typ.NumField() != n {
 			t.Fatalf("%v has %d fields, packCalls packs %d", typ, typ.NumField(), n)

@@ -18,7 +18,9 @@ import (
 // TestPseudoCodeCompilesOnDebian is issue 26's "compiles everywhere": the
 // procedures of Debian's libc.so.6, ssh, curl and gdb (amd64) and the
 // arm64 libc.so.6, each decompiled alone, prelude + code checked with
-// gcc -std=gnu11 -fsyntax-only. A procedure without pseudo-code (the
+// gcc -std=gnu11 -fsyntax-only, with the conversions between pointers
+// and integers C leaves implicit errors (as gcc 14 makes them, and as a
+// reader wants them written). A procedure without pseudo-code (the
 // decompiler's typed refusal) counts as a failure too; every failure is
 // listed with its reason, and the rate must be ≥ 99.5% per file.
 //
@@ -100,7 +102,7 @@ func compileProcedures(t *testing.T, gcc, path string, most int) (int, []string)
 	errLine := regexp.MustCompile(`^(p[0-9a-f]+\.c):\d+:\d+: error: (.*)$`)
 	for i := 0; i < len(files); i += 64 {
 		batch := files[i:min(i+64, len(files))]
-		cmd := exec.Command(gcc, append([]string{"-std=gnu11", "-fsyntax-only", "-w"}, batch...)...)
+		cmd := exec.Command(gcc, append([]string{"-std=gnu11", "-fsyntax-only", "-Werror=int-conversion", "-Werror=incompatible-pointer-types"}, batch...)...)
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		if err == nil {
