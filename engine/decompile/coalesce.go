@@ -1,6 +1,7 @@
 package decompile
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/rea-re/rea/engine/ctypes"
@@ -759,6 +760,32 @@ func (e *emitter) ptrVars() {
 		}
 		return nil, false
 	}
+	// every reader reads an address as an address; one used as a load's
+	// or store's address is grounded
+	grounded := map[string]bool{}
+	for _, b := range e.f.Blocks {
+		for _, u := range b.Values {
+			if !e.live[u] {
+				continue
+			}
+			ds := e.deps(u)
+			if u.Kind == dataflow.Phi {
+				ds = u.Args
+			}
+			for _, d := range ds {
+				n := e.vars[d]
+				if !set[n] {
+					continue
+				}
+				if !e.addressRead(u, d) {
+					delete(set, n)
+				}
+				if u.Kind == dataflow.OpValue && (u.Op == lift.Load || u.Op == lift.Store) && u.Args[0] == d {
+					grounded[n] = true
+				}
+			}
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 		drop := func(n string) {
@@ -772,31 +799,7 @@ func (e *emitter) ptrVars() {
 				drop(n)
 			}
 		}
-		// every reader reads an address as an address
-		grounded := map[string]bool{}
-		for _, b := range e.f.Blocks {
-			for _, u := range b.Values {
-				if !e.live[u] {
-					continue
-				}
-				ds := e.deps(u)
-				if u.Kind == dataflow.Phi {
-					ds = u.Args
-				}
-				for _, d := range ds {
-					n := e.vars[d]
-					if !set[n] {
-						continue
-					}
-					if !e.addressRead(u, d) {
-						drop(n)
-					}
-					if u.Kind == dataflow.OpValue && (u.Op == lift.Load || u.Op == lift.Store) && u.Args[0] == d {
-						grounded[n] = true
-					}
-				}
-			}
-		}
+		grounded := maps.Clone(grounded)
 		for more := true; more; {
 			more = false
 			for n := range set {
