@@ -25,6 +25,19 @@ type printer struct {
 	last       string
 	lastStart  int
 	lastIndent int
+	// hoisted holds the statements a block of the tree prints, where
+	// hoist took some out: per tree node, since a block the structurer
+	// copied appears in the tree more than once and keeps its
+	// statements elsewhere.
+	hoisted map[*structure.Node][]line
+}
+
+// stmts are the statements the block n of the tree prints.
+func (p *printer) stmts(n *structure.Node) []line {
+	if ls, ok := p.hoisted[n]; ok {
+		return ls
+	}
+	return p.e.nodes[n.Node].stmts
 }
 
 // returnOfLast reports whether the line s returns the variable the last
@@ -252,7 +265,7 @@ func (p *printer) node(n *structure.Node) {
 			p.node(c)
 		}
 	case structure.Block:
-		for _, l := range p.e.nodes[n.Node].stmts {
+		for _, l := range p.stmts(n) {
 			p.line(l.text, l.addrs)
 		}
 	case structure.Label:
@@ -352,8 +365,8 @@ func (p *printer) ifChain(n *structure.Node, lead string) {
 		case simple(t):
 			p.line("if ("+c.s+") "+p.jump(t), as)
 			return
-		case t != nil && t.Kind == structure.Block && len(p.e.nodes[t.Node].stmts) == 1:
-			l := p.e.nodes[t.Node].stmts[0]
+		case t != nil && t.Kind == structure.Block && len(p.stmts(t)) == 1:
+			l := p.stmts(t)[0]
 			if len(c.s)+len(l.text) <= 100 {
 				p.line("if ("+c.s+") "+l.text, append(append([]uint64(nil), as...), l.addrs...))
 				return
@@ -388,18 +401,20 @@ func (p *printer) hoist(n *structure.Node, c cx) {
 	}
 	for {
 		a, b := p.firstBlock(n.Children[0]), p.firstBlock(n.Children[1])
-		if a == nil || b == nil || a.Node == b.Node {
+		if a == nil || b == nil || a == b {
 			return
 		}
-		na, nb := p.e.nodes[a.Node], p.e.nodes[b.Node]
-		i, j, ok := commonLead(na.stmts, nb.stmts, c.s)
+		sa, sb := p.stmts(a), p.stmts(b)
+		i, j, ok := commonLead(sa, sb, c.s)
 		if !ok {
 			return
 		}
-		la, lb := na.stmts[i], nb.stmts[j]
-		p.line(la.text, append(append([]uint64(nil), la.addrs...), lb.addrs...))
-		na.stmts = slices.Delete(slices.Clone(na.stmts), i, i+1)
-		nb.stmts = slices.Delete(slices.Clone(nb.stmts), j, j+1)
+		p.line(sa[i].text, append(append([]uint64(nil), sa[i].addrs...), sb[j].addrs...))
+		if p.hoisted == nil {
+			p.hoisted = map[*structure.Node][]line{}
+		}
+		p.hoisted[a] = slices.Delete(slices.Clone(sa), i, i+1)
+		p.hoisted[b] = slices.Delete(slices.Clone(sb), j, j+1)
 	}
 }
 
@@ -458,12 +473,12 @@ func (p *printer) firstBlock(n *structure.Node) *structure.Node {
 		for _, c := range n.Children {
 			switch {
 			case c.Kind == structure.Label && !p.labels[c.Node],
-				c.Kind == structure.Block && len(p.e.nodes[c.Node].stmts) == 0:
+				c.Kind == structure.Block && len(p.stmts(c)) == 0:
 				continue
 			}
 			return p.firstBlock(c)
 		}
-	case n.Kind == structure.Block && len(p.e.nodes[n.Node].stmts) > 0:
+	case n.Kind == structure.Block && len(p.stmts(n)) > 0:
 		return n
 	}
 	return nil
@@ -504,10 +519,10 @@ func mentions(s, id string) bool {
 func (p *printer) ternary(c cx, then, els *structure.Node) (line, bool) {
 	one := func(n *structure.Node) *line {
 		n = p.only(n)
-		if n == nil || n.Kind != structure.Block || len(p.e.nodes[n.Node].stmts) != 1 {
+		if n == nil || n.Kind != structure.Block || len(p.stmts(n)) != 1 {
 			return nil
 		}
-		l := p.e.nodes[n.Node].stmts[0]
+		l := p.stmts(n)[0]
 		if l.set == nil {
 			return nil
 		}
@@ -543,7 +558,7 @@ func (p *printer) only(n *structure.Node) *structure.Node {
 				walk(c)
 			}
 		case n.Kind == structure.Label && !p.labels[n.Node],
-			n.Kind == structure.Block && len(p.e.nodes[n.Node].stmts) == 0:
+			n.Kind == structure.Block && len(p.stmts(n)) == 0:
 		case found != nil:
 			many = true
 		default:
