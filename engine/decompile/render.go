@@ -795,19 +795,24 @@ func (e *emitter) constLoad(v *value) (cx, bool) {
 // 0x1000 up, so that a field offset stays a number).
 func (e *emitter) findAddrConsts() {
 	e.addrConsts = map[*value]bool{}
-	// seen: the value was walked (false) or walked as a direct address
-	// (true); walking it again adds nothing, and phis of phis would make
-	// the walk exponential.
-	seen := map[*value]bool{}
+	// seen: how the value was walked, as a direct address or not and at
+	// which depth; walking it again no shallower and no more directly
+	// adds nothing (phis of phis would make the walk exponential), and
+	// what is found does not depend on the order of the walks.
+	type walked struct {
+		direct bool
+		depth  int
+	}
+	seen := map[*value]walked{}
 	var walk func(v *value, direct bool, depth int)
 	walk = func(v *value, direct bool, depth int) {
 		if v == nil || depth > 8 {
 			return
 		}
-		if d, ok := seen[v]; ok && (d || !direct) {
+		if w, ok := seen[v]; ok && w.depth <= depth && (w.direct || !direct) {
 			return
 		}
-		seen[v] = direct
+		seen[v] = walked{direct, depth}
 		switch {
 		case v.Kind == dataflow.ConstValue:
 			if v.Width == e.in.Env.Conv.PtrWidth && (direct || v.Lo >= 0x1000) {
@@ -823,17 +828,19 @@ func (e *emitter) findAddrConsts() {
 			}
 		}
 	}
-	for v := range e.live {
-		switch {
-		case v.Kind != dataflow.OpValue:
-		case v.Op == lift.Load || v.Op == lift.Store:
-			walk(v.Args[0], true, 0)
-		}
-	}
-	for _, ci := range e.info {
-		for _, a := range ci.args {
-			if a.v != nil && a.q.Class == ctypes.ClassPointer {
-				walk(a.v, true, 0)
+	for _, b := range e.f.Blocks {
+		for _, v := range b.Values {
+			switch {
+			case !e.live[v] || v.Kind != dataflow.OpValue:
+			case v.Op == lift.Load || v.Op == lift.Store:
+				walk(v.Args[0], true, 0)
+			}
+			if ci := e.info[v]; ci != nil {
+				for _, a := range ci.args {
+					if a.v != nil && a.q.Class == ctypes.ClassPointer {
+						walk(a.v, true, 0)
+					}
+				}
 			}
 		}
 	}
