@@ -66,7 +66,7 @@ func validate(insns []*lift.Insn) error {
 func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	p := newProc(insns, extra)
 	p.link()
-	p.findDeadWrites()
+	p.findDeadWrites(arch)
 	f := p.ssa(arch, nil)
 	f.scr = extra.Scratch
 	if p.unmodelled {
@@ -820,34 +820,142 @@ func (p *proc) widthOf(r string, def lift.Width) lift.Width {
 
 func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
 
-// findDeadWrites marks the pure statements whose register destination is
-// written again later in the same block with no read in between. Control,
-// calls, traps and unmodelled statements count as reading everything.
+// findDeadWrites marks the pure statements whose register result nothing
+// reads: on every path from the statement, a later statement writes the
+// register again before any reads it (most of x86's flags). Liveness runs
+// across blocks. A statement reads what its SSA value takes as arguments:
+// its operands; a call also the Arch's CallArgs and the stack pointer (and
+// it writes the CallClobbers); a return its LiveOut; a way out of the
+// procedure (an exit, a jump out, the end of a block without successors)
+// LiveOut, CallArgs and the stack pointer. An unmodelled statement counts
+// as reading every register.
 //
-// (Liveness across blocks would find most of x86's remaining flags dead
-// too, and construction would be a fifth cheaper; but a dead value can be
-// the one global value numbering keeps of two equal ones, so dropping it
-// changes which instruction the survivor is attributed to, and the
-// output with it.)
-func (p *proc) findDeadWrites() {
+// A dead write costs construction and every pass a value each. Dropping one
+// may drop the value global value numbering kept of two equal ones; the
+// survivor is then the other, the next in dominator order (valueNumber):
+// the same computation, attributed to the later instruction.
+func (p *proc) findDeadWrites(arch *Arch) {
 	p.dead = make([]bool, p.n)
-	killed := make([]uint64, (len(p.regs)+63)/64) // registers by index
-	for _, pr := range p.protos {
-		clear(killed)
+	nw := (len(p.regs) + 63) / 64
+	np := len(p.protos)
+	// One allocation for every set of registers (by index in p.regs): the
+	// fixed sets, each proto's upward-exposed reads (use), writes (def)
+	// and live-in registers, and the scans' working sets.
+	const fixed = 7
+	sets := make([]uint64, (fixed+3*np)*nw)
+	at := func(i int) []uint64 { return sets[i*nw : (i+1)*nw : (i+1)*nw] }
+	all, callRead, clobber, retRead, exitRead, killed, out := at(0), at(1), at(2), at(3), at(4), at(5), at(6)
+	set := func(i, k int) []uint64 { return at(fixed + 3*k + i) }
+	for r := range len(p.regs) {
+		all[r>>6] |= 1 << (r & 63)
+	}
+	add := func(s []uint64, names ...[]string) {
+		for _, ns := range names {
+			for _, n := range ns {
+				if r, ok := p.regIdx[n]; ok {
+					s[r>>6] |= 1 << (r & 63)
+				}
+			}
+		}
+	}
+	sp := []string{arch.SP}
+	add(callRead, arch.CallArgs, sp)
+	add(clobber, arch.CallClobbers)
+	add(retRead, arch.LiveOut)
+	add(exitRead, arch.LiveOut, arch.CallArgs, sp)
+	// reads returns the registers statement g (s) reads beyond its
+	// operands, and those it writes beyond its Dst.
+	reads := func(s *lift.Stmt, g int32) (rd, wr []uint64) {
+		switch s.Op {
+		case lift.Call:
+			return callRead, clobber
+		case lift.Return:
+			return retRead, nil
+		case lift.Unmodelled:
+			return all, nil
+		case lift.Jump:
+			if _, ok := p.target(s.A); !ok && len(p.switches[g]) == 0 {
+				return exitRead, nil
+			}
+		}
+		return nil, nil
+	}
+	for k, pr := range p.protos {
+		use, def := set(0, k), set(1, k)
+		for g := pr.start; g < pr.end; g++ {
+			_, s := p.stmt(g)
+			rs := &p.refs[g]
+			for _, r := range rs[1:] {
+				if r >= 0 && def[r>>6]&(1<<(r&63)) == 0 {
+					use[r>>6] |= 1 << (r & 63)
+				}
+			}
+			rd, wr := reads(s, g)
+			for i, w := range rd {
+				use[i] |= w &^ def[i]
+			}
+			for i, w := range wr {
+				def[i] |= w
+			}
+			if r := rs[0]; r >= 0 {
+				def[r>>6] |= 1 << (r & 63)
+			}
+		}
+		copy(set(2, k), use)
+	}
+	// liveOut sets out to the registers live at the end of proto k.
+	liveOut := func(k int) {
+		pr := &p.protos[k]
+		if len(pr.succs) == 0 {
+			copy(out, exitRead)
+			return
+		}
+		clear(out)
+		for _, s := range pr.succs {
+			in := exitRead
+			if s >= 0 {
+				in = set(2, int(s))
+			}
+			for i, w := range in {
+				out[i] |= w
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for k := np - 1; k >= 0; k-- {
+			liveOut(k)
+			use, def, in := set(0, k), set(1, k), set(2, k)
+			for i := range in {
+				if w := use[i] | out[i]&^def[i]; w != in[i] {
+					in[i], changed = w, true
+				}
+			}
+		}
+	}
+	// Backwards through each block: killed are the registers written
+	// later with no read in between (or not live at the block's end).
+	for k, pr := range p.protos {
+		liveOut(k)
+		for i := range killed {
+			killed[i] = all[i] &^ out[i]
+		}
 		for g := pr.end - 1; g >= pr.start; g-- {
 			_, s := p.stmt(g)
-			switch s.Op {
-			case lift.Jump, lift.Branch, lift.Call, lift.Return, lift.TrapIf, lift.Unmodelled:
-				clear(killed)
-				continue
-			}
 			rs := &p.refs[g]
+			rd, wr := reads(s, g)
+			for i, w := range wr {
+				killed[i] |= w
+			}
 			if r := rs[0]; r >= 0 {
 				if killed[r>>6]&(1<<(r&63)) != 0 && mayDrop(s.Op) {
 					p.dead[g] = true
 					continue
 				}
 				killed[r>>6] |= 1 << (r & 63)
+			}
+			for i, w := range rd {
+				killed[i] &^= w
 			}
 			for _, r := range rs[1:] {
 				if r >= 0 {
@@ -859,10 +967,13 @@ func (p *proc) findDeadWrites() {
 }
 
 // mayDrop reports whether a statement of op whose result nothing reads
-// may be left out: it has no effect and cannot fault.
+// may be left out: it has no effect and cannot fault. (Control, calls and
+// unmodelled statements write no Dst the IR allows, but are never dropped
+// whatever their operands.)
 func mayDrop(op lift.Op) bool {
 	switch op {
-	case lift.Load, lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
+	case lift.Load, lift.UDiv, lift.SDiv, lift.URem, lift.SRem,
+		lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled:
 		return false
 	}
 	return true

@@ -231,7 +231,10 @@ type vnKey struct {
 // valueNumber replaces a pure operation by an identical one that dominates
 // it (the dominator tree walked with a scoped table). Loads take part: two
 // loads of one address from one memory token read the same bytes, and the
-// second cannot fault where the first did not.
+// second cannot fault where the first did not. Of equal operations the
+// survivor is the first in dominator order (the tree walked in preorder,
+// each block's values in order): a deterministic choice, and the earliest
+// instruction computing the value on the way there.
 func valueNumber(f *Func) bool {
 	if len(f.Blocks) == 0 {
 		return false

@@ -85,7 +85,7 @@ func TestProfileParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(prof.Parameters)
-	want := `{"architecture":"x86_64","decompiler":"rea-decompile@` + decompile.Version + `","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"lifter":"rea-lift@1","lifting":1,"loader":"go-debug","pseudo_code":1,"symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
+	want := `{"architecture":"x86_64","decompiler":"rea-decompile@` + decompile.Version + `","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"lifter":"rea-lift@2","lifting":1,"loader":"go-debug","pseudo_code":1,"symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
 	if string(got) != want || prof.ProviderProfileSchemaVersion != 1 || prof.Provider.ID != "builtin" {
 		t.Errorf("profile parameters\n got %s\nwant %s", got, want)
 	}
