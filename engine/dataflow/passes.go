@@ -75,11 +75,13 @@ func (fw *forwarding) get(v *Value) *Value {
 }
 
 // replaceAll rewrites every use through fw (resolving chains) and drops
-// the replaced values from their blocks.
-func replaceAll(f *Func, fw *forwarding) {
+// the replaced values from their blocks. It reports whether an argument of
+// a phi changed.
+func replaceAll(f *Func, fw *forwarding) bool {
 	if fw.n == 0 {
-		return
+		return false
 	}
+	phiChanged := false
 	resolve := func(v *Value) *Value {
 		w := fw.get(v)
 		if w == nil {
@@ -108,6 +110,7 @@ func replaceAll(f *Func, fw *forwarding) {
 			for i, a := range v.Args {
 				if r := resolve(a); r != a {
 					v.Args[i] = r
+					phiChanged = phiChanged || v.Kind == Phi
 				}
 			}
 			if n != k {
@@ -120,6 +123,7 @@ func replaceAll(f *Func, fw *forwarding) {
 			b.Values = b.Values[:n]
 		}
 	}
+	return phiChanged
 }
 
 // copyPropagate replaces copies by their source and trivial phis (every
@@ -161,19 +165,26 @@ func copyPropagate(f *Func) bool {
 		// Break forwarding cycles (phis of unreachable loops forwarding
 		// into each other only): the first of a cycle, in block order,
 		// stays.
+		broke := false
 		for _, v := range order {
 			w := fw.get(v)
 			for seen := 0; w != nil && seen <= fw.n; seen++ {
 				if w == v {
 					fw.to[v.ID] = nil
 					fw.n--
+					broke = true
 					break
 				}
 				w = fw.get(w)
 			}
 		}
-		replaceAll(f, fw)
 		any = true
+		// Another round finds something only where this one changed a
+		// phi's arguments (a copy stays a copy whatever its argument, of
+		// the same width, is replaced by) or left a cycle's first.
+		if !replaceAll(f, fw) && !broke {
+			return any
+		}
 	}
 }
 

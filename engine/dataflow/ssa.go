@@ -187,8 +187,8 @@ func (f *Func) args(a ...*Value) []*Value {
 // per worker (a sync.Pool of its own, say). The zero Scratch is ready.
 type Scratch struct {
 	fw      forwarding
-	vn      map[vnKey]*Value
-	vnAdded []vnKey
+	vn      vnTable
+	vnAdded []int32
 	flags   []bool
 }
 
