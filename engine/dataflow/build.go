@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rea-re/rea/engine/lift"
 )
@@ -93,10 +94,9 @@ type proc struct {
 	byAddr     map[uint64]int32
 	n          int32
 	protos     []proto
-	protoAt    map[int32]int32 // leader statement → proto
+	protoAt    []int32 // leader statement → proto
 	unmodelled bool
-	regs       []string // every register the procedure names, sorted
-	widths     map[string]lift.Width
+	regs       []string         // every register the procedure names, sorted
 	regIdx     map[string]int32 // a register's index in regs
 	regW       []lift.Width     // widths by index in regs
 	// refs are the registers each statement names (stmtRegs), by global
@@ -130,7 +130,7 @@ type proto struct {
 
 func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	switches := extra.Switches
-	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), widths: map[string]lift.Width{}}
+	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), regIdx: map[string]int32{}}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
 		if _, dup := p.byAddr[in.Addr]; !dup {
@@ -139,20 +139,33 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	}
 	p.n = p.first[len(insns)]
 	p.insnOf = make([]int32, p.n)
-	leaders := map[int32]bool{0: true}
+	p.refs = make([]stmtRegs, p.n)
+	// leaders[g]: a block starts at statement g (g may be p.n).
+	leaders := make([]bool, p.n+1)
+	leaders[0] = true
+	// Registers are numbered as they are met, with one lookup of each
+	// name, and renumbered in name order below.
 	for i, in := range insns {
-		for j, s := range in.Stmts {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
 			g := p.first[i] + int32(j)
 			p.insnOf[g] = int32(i)
-			for _, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
-				if o.Kind == lift.Reg {
-					if w, ok := p.widths[o.Name]; !ok {
-						p.regs = append(p.regs, o.Name)
-						p.widths[o.Name] = o.Width
-					} else if o.Width > w {
-						p.widths[o.Name] = o.Width
-					}
+			rs := &p.refs[g]
+			for k, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
+				rs[k] = -1
+				if o.Kind != lift.Reg {
+					continue
 				}
+				r, ok := p.regIdx[o.Name]
+				if !ok {
+					r = int32(len(p.regs))
+					p.regIdx[o.Name] = r
+					p.regs = append(p.regs, o.Name)
+					p.regW = append(p.regW, o.Width)
+				} else if o.Width > p.regW[r] {
+					p.regW[r] = o.Width
+				}
+				rs[k] = r
 			}
 			switch s.Op {
 			case lift.Unmodelled:
@@ -191,43 +204,53 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 			}
 		}
 	}
-	slices.Sort(p.regs)
-	p.regIdx = make(map[string]int32, len(p.regs))
-	p.regW = make([]lift.Width, len(p.regs))
-	for i, r := range p.regs {
-		p.regIdx[r] = int32(i)
-		p.regW[i] = p.widths[r]
+	p.sortRegs()
+	nstarts := 0
+	for _, l := range leaders[:max(p.n, 1)] {
+		if l {
+			nstarts++
+		}
 	}
-	p.refs = make([]stmtRegs, p.n)
-	for i, in := range insns {
-		for j := range in.Stmts {
-			s := &in.Stmts[j]
-			rs := &p.refs[p.first[i]+int32(j)]
-			for k, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
-				rs[k] = -1
-				if o.Kind == lift.Reg {
-					rs[k] = p.regIdx[o.Name]
-				}
+	p.protos = make([]proto, 0, nstarts)
+	p.protoAt = make([]int32, p.n+1)
+	for g := int32(0); g < max(p.n, 1); g++ {
+		if !leaders[g] {
+			continue
+		}
+		if k := len(p.protos); k > 0 {
+			p.protos[k-1].end = g
+		}
+		p.protoAt[g] = int32(len(p.protos))
+		p.protos = append(p.protos, proto{start: g, end: p.n})
+	}
+	return p
+}
+
+// sortRegs renumbers the registers in name order (regs, regW, regIdx and
+// refs), as construction numbers its locations.
+func (p *proc) sortRegs() {
+	n := len(p.regs)
+	order := make([]int32, n) // order[new] = old
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(p.regs[a], p.regs[b]) })
+	renum := make([]int32, n) // renum[old] = new
+	regs, regW := make([]string, n), make([]lift.Width, n)
+	for i, o := range order {
+		renum[o] = int32(i)
+		regs[i], regW[i] = p.regs[o], p.regW[o]
+		p.regIdx[regs[i]] = int32(i)
+	}
+	p.regs, p.regW = regs, regW
+	for g := range p.refs {
+		rs := &p.refs[g]
+		for k, r := range rs {
+			if r >= 0 {
+				rs[k] = renum[r]
 			}
 		}
 	}
-	starts := make([]int32, 0, len(leaders))
-	for g := range leaders {
-		if g < p.n || g == 0 {
-			starts = append(starts, g)
-		}
-	}
-	slices.Sort(starts)
-	p.protoAt = make(map[int32]int32, len(starts))
-	for k, g := range starts {
-		end := p.n
-		if k+1 < len(starts) {
-			end = starts[k+1]
-		}
-		p.protoAt[g] = int32(k)
-		p.protos = append(p.protos, proto{start: g, end: end})
-	}
-	return p
 }
 
 // link computes the successors of the protos, once for both
@@ -663,6 +686,11 @@ func (bd *builder) fill(b *Block, pr proto) {
 				// Continuing an instruction split by a branch: its
 				// temporaries are still those of the earlier part, which
 				// is this block's only predecessor.
+			} else if cap(bd.temps) >= in.Temps {
+				// Reused from instruction to instruction: nothing keeps
+				// the slice, only the values.
+				bd.temps = bd.temps[:in.Temps]
+				clear(bd.temps)
 			} else {
 				bd.temps = make([]*Value, in.Temps)
 			}
@@ -805,15 +833,15 @@ func (bd *builder) fillExit(b *Block) {
 // names pass through it unchanged, so calls, returns and exits leave them
 // out.
 func (p *proc) named(r string) bool {
-	_, ok := p.widths[r]
+	_, ok := p.regIdx[r]
 	return ok
 }
 
 // widthOf is the width the procedure uses for register r, or def when it
 // never names it.
 func (p *proc) widthOf(r string, def lift.Width) lift.Width {
-	if w, ok := p.widths[r]; ok {
-		return w
+	if i, ok := p.regIdx[r]; ok {
+		return p.regW[i]
 	}
 	return def
 }
