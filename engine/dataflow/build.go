@@ -68,8 +68,11 @@ func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	p := newProc(insns, extra)
 	p.link()
 	p.findDeadWrites(arch)
-	f := p.ssa(arch, nil)
-	f.scr = extra.Scratch
+	scr := extra.Scratch
+	if scr == nil {
+		scr = &Scratch{} // shared by both constructions and the passes
+	}
+	f := p.ssa(arch, nil, scr)
 	if p.unmodelled {
 		return f // any memory may change: no slot is promoted
 	}
@@ -78,9 +81,10 @@ func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	if len(slots) == 0 {
 		return f
 	}
-	g := p.ssa(arch, promote)
+	// f is done with: the second construction reuses its memory.
+	f.recycle()
+	g := p.ssa(arch, promote, scr)
 	g.Slots = slots
-	g.scr = f.scr
 	return g
 }
 
@@ -392,8 +396,8 @@ func (p *proc) namedOf(all []string) []string {
 	return slices.Clip(out)
 }
 
-func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
-	f := &Func{Arch: arch, Entry: p.insns[0].Addr, consts: map[constKey]*Value{}}
+func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
+	f := &Func{Arch: arch, Entry: p.insns[0].Addr, consts: map[constKey]*Value{}, scr: scr}
 	bd := &builder{p: p, f: f, arch: arch, promote: promote}
 	seen := map[string]bool{}
 	for _, r := range append(slices.Clone(arch.LiveOut), arch.CallArgs...) {
