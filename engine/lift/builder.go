@@ -104,10 +104,13 @@ type Scratch struct {
 	stmts []Stmt // the instruction being built (its backing array)
 	slab  []Stmt // the rest of the current statement chunk
 	insns []Insn // the rest of the current instruction chunk
+	// nslab and ninsns are the sizes of the last chunks: they double from
+	// small ones, so that a short procedure's lifter wastes little.
+	nslab, ninsns int
 }
 
 const (
-	stmtChunk = 128 // statements (about 30 KB)
+	stmtChunk = 128 // statements at most (about 30 KB)
 	insnChunk = 64
 )
 
@@ -115,7 +118,8 @@ const (
 // s's memory until Finish.
 func (s *Scratch) Start(addr uint64, n int, mnemonic string) *Builder {
 	if len(s.insns) == 0 {
-		s.insns = make([]Insn, insnChunk)
+		s.ninsns = min(insnChunk, max(4, 2*s.ninsns))
+		s.insns = make([]Insn, s.ninsns)
 	}
 	in := &s.insns[0]
 	s.insns = s.insns[1:]
@@ -131,7 +135,8 @@ func (s *Scratch) copyStmts(st []Stmt) []Stmt {
 		return slices.Clone(st)
 	}
 	if len(s.slab) < n {
-		s.slab = make([]Stmt, stmtChunk)
+		s.nslab = min(stmtChunk, max(n, 16, 2*s.nslab))
+		s.slab = make([]Stmt, s.nslab)
 	}
 	out := s.slab[:n:n]
 	s.slab = s.slab[n:]
