@@ -10,7 +10,11 @@ import (
 // removed) and dead-code elimination.
 func Optimize(f *Func) {
 	for round := 0; round < 8; round++ {
-		changed := copyPropagate(f)
+		// After the first round the copies are already propagated: the
+		// last pass of a round, dead-code elimination, only removes
+		// values nothing live reads, which makes no copy and no trivial
+		// phi (a live phi's arguments are live).
+		changed := round == 0 && copyPropagate(f)
 		changed = foldConstants(f) || changed
 		changed = valueNumber(f) || changed
 		changed = foldFlags(f) || changed
@@ -206,8 +210,9 @@ func pure(v *Value) bool {
 // start: stores (to memory that is not a promoted slot: promoted stores are
 // already gone), calls, traps, unmodelled instructions and control.
 func eliminateDeadCode(f *Func) bool {
-	live := f.scratch().bools(f.nextID + 1)
-	var work []*Value
+	s := f.scratch()
+	live := s.bools(f.nextID + 1)
+	work := s.work[:0]
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			if v.Kind == OpValue {
@@ -224,12 +229,13 @@ func eliminateDeadCode(f *Func) bool {
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, a := range v.Args {
-			if a.Kind != ConstValue && !live[a.ID] {
+			if !live[a.ID] && a.Kind != ConstValue {
 				live[a.ID] = true
 				work = append(work, a)
 			}
 		}
 	}
+	s.work = work[:0]
 	changed := false
 	for _, b := range f.Blocks {
 		n := 0
