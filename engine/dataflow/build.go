@@ -47,7 +47,7 @@ func BuildWith(arch *Arch, insns []*lift.Insn, extra BuildExtra) (*Func, error) 
 	if err := validate(insns); err != nil {
 		return nil, err
 	}
-	return buildValid(arch, insns, extra), nil
+	return buildValid(arch, insns, extra, false), nil
 }
 
 // validate checks insns as BuildWith requires.
@@ -63,8 +63,11 @@ func validate(insns []*lift.Insn) error {
 	return nil
 }
 
-// buildValid is BuildWith of instructions validate accepted.
-func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
+// buildValid is BuildWith of instructions validate accepted. With
+// optimizing (the caller runs Optimize on the result, whose first pass
+// propagates copies) the copies of a Func built without promotion are
+// left to Optimize.
+func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra, optimizing bool) *Func {
 	p := newProc(insns, extra)
 	p.link()
 	p.findDeadWrites(arch)
@@ -76,9 +79,15 @@ func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
 	if p.unmodelled {
 		return f // any memory may change: no slot is promoted
 	}
-	copyPropagate(f)
+	// Copies and trivial phis change nothing findSlots decides: stack
+	// tracking and the escape taint follow them (same width, same offset),
+	// and accesses are loads and stores. So they are propagated only in
+	// the Func returned.
 	promote, slots := findSlots(f)
 	if len(slots) == 0 {
+		if !optimizing {
+			copyPropagate(f)
+		}
 		return f
 	}
 	// f is done with: the second construction reuses its memory.

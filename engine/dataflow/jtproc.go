@@ -51,7 +51,7 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	}
 	r := &Resolution{}
 	for round := 0; ; round++ {
-		f := buildValid(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch})
+		f := buildValid(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch}, true)
 		Optimize(f)
 		tables, unresolved := ResolveJumpTables(f, img, opt)
 		r.Func, r.Tables, r.UnresolvedJumps = f, tables, unresolved
