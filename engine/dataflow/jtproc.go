@@ -108,8 +108,8 @@ func RewritePCThunks(arch *Arch, insns []*lift.Insn, liftAt func(addr uint64) (*
 	var out []*lift.Insn
 	for i, in := range insns {
 		k := -1
-		for j, s := range in.Stmts {
-			if s.Op == lift.Call && s.A.Kind == lift.Const {
+		for j := range in.Stmts {
+			if s := &in.Stmts[j]; s.Op == lift.Call && s.A.Kind == lift.Const {
 				k = j
 			}
 		}
