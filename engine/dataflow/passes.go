@@ -104,14 +104,19 @@ func replaceAll(f *Func, fw *forwarding) bool {
 		return w
 	}
 	// Pointers are written only where they change: with the collector
-	// running, every pointer store pays a write barrier.
+	// running, every pointer store pays a write barrier. The table is
+	// read inline for the common case, a value not replaced.
+	to := fw.to
 	for _, b := range f.Blocks {
 		n := 0
 		for k, v := range b.Values {
-			if fw.get(v) != nil {
+			if v.ID < len(to) && to[v.ID] != nil {
 				continue
 			}
 			for i, a := range v.Args {
+				if a.ID >= len(to) || to[a.ID] == nil {
+					continue
+				}
 				if r := resolve(a); r != a {
 					v.Args[i] = r
 					phiChanged = phiChanged || v.Kind == Phi
