@@ -459,19 +459,45 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
 		*b = Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
 		exitBlocks = append(exitBlocks, b)
 	}
-	link := func(from, to *Block) {
-		from.Succs = append(from.Succs, to)
-		to.Preds = append(to.Preds, from)
-	}
-	link(entry, bd.blocks[0])
+	// The edges in the order they are linked; each block's successor and
+	// predecessor lists are then carved from one slice each, capacity
+	// their length (appending to one copies it), instead of growing by
+	// appends.
+	type edge struct{ from, to *Block }
+	edges := make([]edge, 0, len(order)+1)
+	edges = append(edges, edge{entry, bd.blocks[0]})
 	for _, k := range order {
 		for _, s := range p.protos[k].succs {
 			if s >= 0 {
-				link(bd.blocks[k], bd.blocks[s])
+				edges = append(edges, edge{bd.blocks[k], bd.blocks[s]})
 			} else {
-				link(bd.blocks[k], exitBlocks[-s-1])
+				edges = append(edges, edge{bd.blocks[k], exitBlocks[-s-1]})
 			}
 		}
+	}
+	// Block.rpo counts the block's edges until computeDominators sets it.
+	for _, e := range edges {
+		e.from.rpo++
+	}
+	lists := make([]*Block, 2*len(edges))
+	for i := range blks {
+		b := &blks[i]
+		if n := b.rpo; n > 0 {
+			b.Succs, lists, b.rpo = lists[:0:n], lists[n:], 0
+		}
+	}
+	for _, e := range edges {
+		e.from.Succs = append(e.from.Succs, e.to)
+		e.to.rpo++
+	}
+	for i := range blks {
+		b := &blks[i]
+		if n := b.rpo; n > 0 {
+			b.Preds, lists, b.rpo = lists[:0:n], lists[n:], 0
+		}
+	}
+	for _, e := range edges {
+		e.to.Preds = append(e.to.Preds, e.from)
 	}
 	for _, b := range exitBlocks {
 		if len(b.Preds) > 0 { // from a reachable block

@@ -107,6 +107,7 @@ type Scratch struct {
 	// nslab and ninsns are the sizes of the last chunks: they double from
 	// small ones, so that a short procedure's lifter wastes little.
 	nslab, ninsns int
+	b             Builder // the one Start hands out
 }
 
 const (
@@ -115,7 +116,8 @@ const (
 )
 
 // Start returns a Builder of the instruction at addr of length n, built in
-// s's memory until Finish.
+// s's memory until Finish. The Builder is s's own: it serves until the
+// next Start.
 func (s *Scratch) Start(addr uint64, n int, mnemonic string) *Builder {
 	if len(s.insns) == 0 {
 		s.ninsns = min(insnChunk, max(4, 2*s.ninsns))
@@ -124,7 +126,8 @@ func (s *Scratch) Start(addr uint64, n int, mnemonic string) *Builder {
 	in := &s.insns[0]
 	s.insns = s.insns[1:]
 	*in = Insn{Addr: addr, Len: n, Mnemonic: mnemonic, Stmts: s.stmts[:0]}
-	return &Builder{In: in}
+	s.b = Builder{In: in}
+	return &s.b
 }
 
 // copyStmts returns a copy of st carved from s's chunk, its capacity its
