@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rea-re/rea/engine/lift"
 )
@@ -46,7 +47,7 @@ func BuildWith(arch *Arch, insns []*lift.Insn, extra BuildExtra) (*Func, error) 
 	if err := validate(insns); err != nil {
 		return nil, err
 	}
-	return buildValid(arch, insns, extra), nil
+	return buildValid(arch, insns, extra, false), nil
 }
 
 // validate checks insns as BuildWith requires.
@@ -62,24 +63,37 @@ func validate(insns []*lift.Insn) error {
 	return nil
 }
 
-// buildValid is BuildWith of instructions validate accepted.
-func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra) *Func {
+// buildValid is BuildWith of instructions validate accepted. With
+// optimizing (the caller runs Optimize on the result, whose first pass
+// propagates copies) the copies of a Func built without promotion are
+// left to Optimize.
+func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra, optimizing bool) *Func {
 	p := newProc(insns, extra)
 	p.link()
-	p.findDeadWrites()
-	f := p.ssa(arch, nil)
-	f.scr = extra.Scratch
+	p.findDeadWrites(arch)
+	scr := extra.Scratch
+	if scr == nil {
+		scr = &Scratch{} // shared by both constructions and the passes
+	}
+	f := p.ssa(arch, nil, scr)
 	if p.unmodelled {
 		return f // any memory may change: no slot is promoted
 	}
-	copyPropagate(f)
+	// Copies and trivial phis change nothing findSlots decides: stack
+	// tracking and the escape taint follow them (same width, same offset),
+	// and accesses are loads and stores. So they are propagated only in
+	// the Func returned.
 	promote, slots := findSlots(f)
 	if len(slots) == 0 {
+		if !optimizing {
+			copyPropagate(f)
+		}
 		return f
 	}
-	g := p.ssa(arch, promote)
+	// f is done with: the second construction reuses its memory.
+	f.recycle()
+	g := p.ssa(arch, promote, scr)
 	g.Slots = slots
-	g.scr = f.scr
 	return g
 }
 
@@ -93,10 +107,9 @@ type proc struct {
 	byAddr     map[uint64]int32
 	n          int32
 	protos     []proto
-	protoAt    map[int32]int32 // leader statement → proto
+	protoAt    []int32 // leader statement → proto
 	unmodelled bool
-	regs       []string // every register the procedure names, sorted
-	widths     map[string]lift.Width
+	regs       []string         // every register the procedure names, sorted
 	regIdx     map[string]int32 // a register's index in regs
 	regW       []lift.Width     // widths by index in regs
 	// refs are the registers each statement names (stmtRegs), by global
@@ -130,7 +143,7 @@ type proto struct {
 
 func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	switches := extra.Switches
-	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), widths: map[string]lift.Width{}}
+	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), regIdx: map[string]int32{}}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
 		if _, dup := p.byAddr[in.Addr]; !dup {
@@ -139,20 +152,33 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	}
 	p.n = p.first[len(insns)]
 	p.insnOf = make([]int32, p.n)
-	leaders := map[int32]bool{0: true}
+	p.refs = make([]stmtRegs, p.n)
+	// leaders[g]: a block starts at statement g (g may be p.n).
+	leaders := make([]bool, p.n+1)
+	leaders[0] = true
+	// Registers are numbered as they are met, with one lookup of each
+	// name, and renumbered in name order below.
 	for i, in := range insns {
-		for j, s := range in.Stmts {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
 			g := p.first[i] + int32(j)
 			p.insnOf[g] = int32(i)
-			for _, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
-				if o.Kind == lift.Reg {
-					if w, ok := p.widths[o.Name]; !ok {
-						p.regs = append(p.regs, o.Name)
-						p.widths[o.Name] = o.Width
-					} else if o.Width > w {
-						p.widths[o.Name] = o.Width
-					}
+			rs := &p.refs[g]
+			for k, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
+				rs[k] = -1
+				if o.Kind != lift.Reg {
+					continue
 				}
+				r, ok := p.regIdx[o.Name]
+				if !ok {
+					r = int32(len(p.regs))
+					p.regIdx[o.Name] = r
+					p.regs = append(p.regs, o.Name)
+					p.regW = append(p.regW, o.Width)
+				} else if o.Width > p.regW[r] {
+					p.regW[r] = o.Width
+				}
+				rs[k] = r
 			}
 			switch s.Op {
 			case lift.Unmodelled:
@@ -191,43 +217,53 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 			}
 		}
 	}
-	slices.Sort(p.regs)
-	p.regIdx = make(map[string]int32, len(p.regs))
-	p.regW = make([]lift.Width, len(p.regs))
-	for i, r := range p.regs {
-		p.regIdx[r] = int32(i)
-		p.regW[i] = p.widths[r]
+	p.sortRegs()
+	nstarts := 0
+	for _, l := range leaders[:max(p.n, 1)] {
+		if l {
+			nstarts++
+		}
 	}
-	p.refs = make([]stmtRegs, p.n)
-	for i, in := range insns {
-		for j := range in.Stmts {
-			s := &in.Stmts[j]
-			rs := &p.refs[p.first[i]+int32(j)]
-			for k, o := range [...]*lift.Operand{&s.Dst, &s.A, &s.B, &s.C} {
-				rs[k] = -1
-				if o.Kind == lift.Reg {
-					rs[k] = p.regIdx[o.Name]
-				}
+	p.protos = make([]proto, 0, nstarts)
+	p.protoAt = make([]int32, p.n+1)
+	for g := int32(0); g < max(p.n, 1); g++ {
+		if !leaders[g] {
+			continue
+		}
+		if k := len(p.protos); k > 0 {
+			p.protos[k-1].end = g
+		}
+		p.protoAt[g] = int32(len(p.protos))
+		p.protos = append(p.protos, proto{start: g, end: p.n})
+	}
+	return p
+}
+
+// sortRegs renumbers the registers in name order (regs, regW, regIdx and
+// refs), as construction numbers its locations.
+func (p *proc) sortRegs() {
+	n := len(p.regs)
+	order := make([]int32, n) // order[new] = old
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(p.regs[a], p.regs[b]) })
+	renum := make([]int32, n) // renum[old] = new
+	regs, regW := make([]string, n), make([]lift.Width, n)
+	for i, o := range order {
+		renum[o] = int32(i)
+		regs[i], regW[i] = p.regs[o], p.regW[o]
+		p.regIdx[regs[i]] = int32(i)
+	}
+	p.regs, p.regW = regs, regW
+	for g := range p.refs {
+		rs := &p.refs[g]
+		for k, r := range rs {
+			if r >= 0 {
+				rs[k] = renum[r]
 			}
 		}
 	}
-	starts := make([]int32, 0, len(leaders))
-	for g := range leaders {
-		if g < p.n || g == 0 {
-			starts = append(starts, g)
-		}
-	}
-	slices.Sort(starts)
-	p.protoAt = make(map[int32]int32, len(starts))
-	for k, g := range starts {
-		end := p.n
-		if k+1 < len(starts) {
-			end = starts[k+1]
-		}
-		p.protoAt[g] = int32(k)
-		p.protos = append(p.protos, proto{start: g, end: end})
-	}
-	return p
 }
 
 // link computes the successors of the protos, once for both
@@ -369,8 +405,8 @@ func (p *proc) namedOf(all []string) []string {
 	return slices.Clip(out)
 }
 
-func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
-	f := &Func{Arch: arch, Entry: p.insns[0].Addr, consts: map[constKey]*Value{}}
+func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
+	f := &Func{Arch: arch, Entry: p.insns[0].Addr, consts: map[constKey]*Value{}, scr: scr}
 	bd := &builder{p: p, f: f, arch: arch, promote: promote}
 	seen := map[string]bool{}
 	for _, r := range append(slices.Clone(arch.LiveOut), arch.CallArgs...) {
@@ -423,19 +459,45 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef) *Func {
 		*b = Block{ID: -1, Addr: e.Lo & mask(arch.PtrWidth), Exit: true}
 		exitBlocks = append(exitBlocks, b)
 	}
-	link := func(from, to *Block) {
-		from.Succs = append(from.Succs, to)
-		to.Preds = append(to.Preds, from)
-	}
-	link(entry, bd.blocks[0])
+	// The edges in the order they are linked; each block's successor and
+	// predecessor lists are then carved from one slice each, capacity
+	// their length (appending to one copies it), instead of growing by
+	// appends.
+	type edge struct{ from, to *Block }
+	edges := make([]edge, 0, len(order)+1)
+	edges = append(edges, edge{entry, bd.blocks[0]})
 	for _, k := range order {
 		for _, s := range p.protos[k].succs {
 			if s >= 0 {
-				link(bd.blocks[k], bd.blocks[s])
+				edges = append(edges, edge{bd.blocks[k], bd.blocks[s]})
 			} else {
-				link(bd.blocks[k], exitBlocks[-s-1])
+				edges = append(edges, edge{bd.blocks[k], exitBlocks[-s-1]})
 			}
 		}
+	}
+	// Block.rpo counts the block's edges until computeDominators sets it.
+	for _, e := range edges {
+		e.from.rpo++
+	}
+	lists := make([]*Block, 2*len(edges))
+	for i := range blks {
+		b := &blks[i]
+		if n := b.rpo; n > 0 {
+			b.Succs, lists, b.rpo = lists[:0:n], lists[n:], 0
+		}
+	}
+	for _, e := range edges {
+		e.from.Succs = append(e.from.Succs, e.to)
+		e.to.rpo++
+	}
+	for i := range blks {
+		b := &blks[i]
+		if n := b.rpo; n > 0 {
+			b.Preds, lists, b.rpo = lists[:0:n], lists[n:], 0
+		}
+	}
+	for _, e := range edges {
+		e.to.Preds = append(e.to.Preds, e.from)
 	}
 	for _, b := range exitBlocks {
 		if len(b.Preds) > 0 { // from a reachable block
@@ -663,6 +725,11 @@ func (bd *builder) fill(b *Block, pr proto) {
 				// Continuing an instruction split by a branch: its
 				// temporaries are still those of the earlier part, which
 				// is this block's only predecessor.
+			} else if cap(bd.temps) >= in.Temps {
+				// Reused from instruction to instruction: nothing keeps
+				// the slice, only the values.
+				bd.temps = bd.temps[:in.Temps]
+				clear(bd.temps)
 			} else {
 				bd.temps = make([]*Value, in.Temps)
 			}
@@ -805,49 +872,157 @@ func (bd *builder) fillExit(b *Block) {
 // names pass through it unchanged, so calls, returns and exits leave them
 // out.
 func (p *proc) named(r string) bool {
-	_, ok := p.widths[r]
+	_, ok := p.regIdx[r]
 	return ok
 }
 
 // widthOf is the width the procedure uses for register r, or def when it
 // never names it.
 func (p *proc) widthOf(r string, def lift.Width) lift.Width {
-	if w, ok := p.widths[r]; ok {
-		return w
+	if i, ok := p.regIdx[r]; ok {
+		return p.regW[i]
 	}
 	return def
 }
 
 func mask(w lift.Width) uint64 { return lift.C(w, ^uint64(0)).Lo }
 
-// findDeadWrites marks the pure statements whose register destination is
-// written again later in the same block with no read in between. Control,
-// calls, traps and unmodelled statements count as reading everything.
+// findDeadWrites marks the pure statements whose register result nothing
+// reads: on every path from the statement, a later statement writes the
+// register again before any reads it (most of x86's flags). Liveness runs
+// across blocks. A statement reads what its SSA value takes as arguments:
+// its operands; a call also the Arch's CallArgs and the stack pointer (and
+// it writes the CallClobbers); a return its LiveOut; a way out of the
+// procedure (an exit, a jump out, the end of a block without successors)
+// LiveOut, CallArgs and the stack pointer. An unmodelled statement counts
+// as reading every register.
 //
-// (Liveness across blocks would find most of x86's remaining flags dead
-// too, and construction would be a fifth cheaper; but a dead value can be
-// the one global value numbering keeps of two equal ones, so dropping it
-// changes which instruction the survivor is attributed to, and the
-// output with it.)
-func (p *proc) findDeadWrites() {
+// A dead write costs construction and every pass a value each. Dropping one
+// may drop the value global value numbering kept of two equal ones; the
+// survivor is then the other, the next in dominator order (valueNumber):
+// the same computation, attributed to the later instruction.
+func (p *proc) findDeadWrites(arch *Arch) {
 	p.dead = make([]bool, p.n)
-	killed := make([]uint64, (len(p.regs)+63)/64) // registers by index
-	for _, pr := range p.protos {
-		clear(killed)
+	nw := (len(p.regs) + 63) / 64
+	np := len(p.protos)
+	// One allocation for every set of registers (by index in p.regs): the
+	// fixed sets, each proto's upward-exposed reads (use), writes (def)
+	// and live-in registers, and the scans' working sets.
+	const fixed = 7
+	sets := make([]uint64, (fixed+3*np)*nw)
+	at := func(i int) []uint64 { return sets[i*nw : (i+1)*nw : (i+1)*nw] }
+	all, callRead, clobber, retRead, exitRead, killed, out := at(0), at(1), at(2), at(3), at(4), at(5), at(6)
+	set := func(i, k int) []uint64 { return at(fixed + 3*k + i) }
+	for r := range len(p.regs) {
+		all[r>>6] |= 1 << (r & 63)
+	}
+	add := func(s []uint64, names ...[]string) {
+		for _, ns := range names {
+			for _, n := range ns {
+				if r, ok := p.regIdx[n]; ok {
+					s[r>>6] |= 1 << (r & 63)
+				}
+			}
+		}
+	}
+	sp := []string{arch.SP}
+	add(callRead, arch.CallArgs, sp)
+	add(clobber, arch.CallClobbers)
+	add(retRead, arch.LiveOut)
+	add(exitRead, arch.LiveOut, arch.CallArgs, sp)
+	// reads returns the registers statement g (s) reads beyond its
+	// operands, and those it writes beyond its Dst.
+	reads := func(s *lift.Stmt, g int32) (rd, wr []uint64) {
+		switch s.Op {
+		case lift.Call:
+			return callRead, clobber
+		case lift.Return:
+			return retRead, nil
+		case lift.Unmodelled:
+			return all, nil
+		case lift.Jump:
+			if _, ok := p.target(s.A); !ok && len(p.switches[g]) == 0 {
+				return exitRead, nil
+			}
+		}
+		return nil, nil
+	}
+	for k, pr := range p.protos {
+		use, def := set(0, k), set(1, k)
+		for g := pr.start; g < pr.end; g++ {
+			_, s := p.stmt(g)
+			rs := &p.refs[g]
+			for _, r := range rs[1:] {
+				if r >= 0 && def[r>>6]&(1<<(r&63)) == 0 {
+					use[r>>6] |= 1 << (r & 63)
+				}
+			}
+			rd, wr := reads(s, g)
+			for i, w := range rd {
+				use[i] |= w &^ def[i]
+			}
+			for i, w := range wr {
+				def[i] |= w
+			}
+			if r := rs[0]; r >= 0 {
+				def[r>>6] |= 1 << (r & 63)
+			}
+		}
+		copy(set(2, k), use)
+	}
+	// liveOut sets out to the registers live at the end of proto k.
+	liveOut := func(k int) {
+		pr := &p.protos[k]
+		if len(pr.succs) == 0 {
+			copy(out, exitRead)
+			return
+		}
+		clear(out)
+		for _, s := range pr.succs {
+			in := exitRead
+			if s >= 0 {
+				in = set(2, int(s))
+			}
+			for i, w := range in {
+				out[i] |= w
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for k := np - 1; k >= 0; k-- {
+			liveOut(k)
+			use, def, in := set(0, k), set(1, k), set(2, k)
+			for i := range in {
+				if w := use[i] | out[i]&^def[i]; w != in[i] {
+					in[i], changed = w, true
+				}
+			}
+		}
+	}
+	// Backwards through each block: killed are the registers written
+	// later with no read in between (or not live at the block's end).
+	for k, pr := range p.protos {
+		liveOut(k)
+		for i := range killed {
+			killed[i] = all[i] &^ out[i]
+		}
 		for g := pr.end - 1; g >= pr.start; g-- {
 			_, s := p.stmt(g)
-			switch s.Op {
-			case lift.Jump, lift.Branch, lift.Call, lift.Return, lift.TrapIf, lift.Unmodelled:
-				clear(killed)
-				continue
-			}
 			rs := &p.refs[g]
+			rd, wr := reads(s, g)
+			for i, w := range wr {
+				killed[i] |= w
+			}
 			if r := rs[0]; r >= 0 {
 				if killed[r>>6]&(1<<(r&63)) != 0 && mayDrop(s.Op) {
 					p.dead[g] = true
 					continue
 				}
 				killed[r>>6] |= 1 << (r & 63)
+			}
+			for i, w := range rd {
+				killed[i] &^= w
 			}
 			for _, r := range rs[1:] {
 				if r >= 0 {
@@ -859,10 +1034,13 @@ func (p *proc) findDeadWrites() {
 }
 
 // mayDrop reports whether a statement of op whose result nothing reads
-// may be left out: it has no effect and cannot fault.
+// may be left out: it has no effect and cannot fault. (Control, calls and
+// unmodelled statements write no Dst the IR allows, but are never dropped
+// whatever their operands.)
 func mayDrop(op lift.Op) bool {
 	switch op {
-	case lift.Load, lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
+	case lift.Load, lift.UDiv, lift.SDiv, lift.URem, lift.SRem,
+		lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled:
 		return false
 	}
 	return true

@@ -228,10 +228,66 @@ type vnKey struct {
 	a0, a1, a2 int
 }
 
+func (k *vnKey) hash() uint64 {
+	h := uint64(k.op) | uint64(k.width)<<16 | uint64(k.lane)<<32 | uint64(uint32(k.aux))<<48
+	h ^= uint64(k.a0) * 0x9e3779b97f4a7c15
+	h ^= uint64(k.a1) * 0xc2b2ae3d27d4eb4f
+	h ^= uint64(k.a2) * 0x165667b19e3779f9
+	h ^= h >> 31
+	h *= 0xd6e8feb86659fd93
+	return h ^ h>>29
+}
+
+// vnTable maps vnKeys to values by open addressing (linear probing), for
+// the value numbering's scoped table: the walk removes keys in the
+// reverse order it entered them, which restores the slots exactly as
+// they were before each entry, so no removal breaks a probe chain. A map
+// cost most of the pass in hashing, and its deletions as much again.
+type vnTable struct {
+	slots []vnSlot // a power of two of them; empty between passes
+	mask  int
+}
+
+type vnSlot struct {
+	k vnKey
+	v *Value
+}
+
+// reset readies t for at most n entries.
+func (t *vnTable) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	if cap(t.slots) < size {
+		t.slots = make([]vnSlot, size)
+	}
+	t.slots = t.slots[:size]
+	t.mask = size - 1
+}
+
+// find returns the value entered for k, or nil and the slot k would take.
+func (t *vnTable) find(k *vnKey) (*Value, int) {
+	i := int(k.hash()) & t.mask
+	for {
+		sl := &t.slots[i]
+		if sl.v == nil {
+			return nil, i
+		}
+		if sl.k == *k {
+			return sl.v, i
+		}
+		i = (i + 1) & t.mask
+	}
+}
+
 // valueNumber replaces a pure operation by an identical one that dominates
 // it (the dominator tree walked with a scoped table). Loads take part: two
 // loads of one address from one memory token read the same bytes, and the
-// second cannot fault where the first did not.
+// second cannot fault where the first did not. Of equal operations the
+// survivor is the first in dominator order (the tree walked in preorder,
+// each block's values in order): a deterministic choice, and the earliest
+// instruction computing the value on the way there.
 func valueNumber(f *Func) bool {
 	if len(f.Blocks) == 0 {
 		return false
@@ -239,12 +295,10 @@ func valueNumber(f *Func) bool {
 	// The dominator tree is Build's, or foldBranches' after it changed the
 	// graph; no other pass changes blocks or edges.
 	s := f.scratch()
-	if s.vn == nil {
-		s.vn = map[vnKey]*Value{}
-	}
-	table := s.vn
+	table := &s.vn
+	table.reset(f.nextID)
 	fw := newForwarding(f)
-	// added holds the keys each block on the dominator path entered, its
+	// added holds the slots each block on the dominator path filled, its
 	// own from mark on: a stack shared by the whole walk.
 	added := s.vnAdded[:0]
 	var walk func(b *Block)
@@ -259,18 +313,19 @@ func valueNumber(f *Func) bool {
 			for i, a := range v.Args {
 				*ids[i] = a.ID
 			}
-			if w, ok := table[k]; ok {
+			w, i := table.find(&k)
+			if w != nil {
 				fw.set(v, w)
 				continue
 			}
-			table[k] = v
-			added = append(added, k)
+			table.slots[i] = vnSlot{k, v}
+			added = append(added, int32(i))
 		}
 		for _, c := range b.dom {
 			walk(c)
 		}
-		for _, k := range added[mark:] {
-			delete(table, k)
+		for j := len(added) - 1; j >= mark; j-- {
+			table.slots[added[j]] = vnSlot{}
 		}
 		added = added[:mark]
 	}

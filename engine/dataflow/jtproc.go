@@ -51,7 +51,7 @@ func ResolveProcedure(arch *Arch, insns []*lift.Insn, img Image, opt Options) (*
 	}
 	r := &Resolution{}
 	for round := 0; ; round++ {
-		f := buildValid(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch})
+		f := buildValid(arch, insns, BuildExtra{Switches: switches, NoReturn: opt.NoReturn, Scratch: opt.Scratch}, true)
 		Optimize(f)
 		tables, unresolved := ResolveJumpTables(f, img, opt)
 		r.Func, r.Tables, r.UnresolvedJumps = f, tables, unresolved
@@ -108,8 +108,8 @@ func RewritePCThunks(arch *Arch, insns []*lift.Insn, liftAt func(addr uint64) (*
 	var out []*lift.Insn
 	for i, in := range insns {
 		k := -1
-		for j, s := range in.Stmts {
-			if s.Op == lift.Call && s.A.Kind == lift.Const {
+		for j := range in.Stmts {
+			if s := &in.Stmts[j]; s.Op == lift.Call && s.A.Kind == lift.Const {
 				k = j
 			}
 		}

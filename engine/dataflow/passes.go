@@ -10,7 +10,11 @@ import (
 // removed) and dead-code elimination.
 func Optimize(f *Func) {
 	for round := 0; round < 8; round++ {
-		changed := copyPropagate(f)
+		// After the first round the copies are already propagated: the
+		// last pass of a round, dead-code elimination, only removes
+		// values nothing live reads, which makes no copy and no trivial
+		// phi (a live phi's arguments are live).
+		changed := round == 0 && copyPropagate(f)
 		changed = foldConstants(f) || changed
 		changed = valueNumber(f) || changed
 		changed = foldFlags(f) || changed
@@ -75,11 +79,13 @@ func (fw *forwarding) get(v *Value) *Value {
 }
 
 // replaceAll rewrites every use through fw (resolving chains) and drops
-// the replaced values from their blocks.
-func replaceAll(f *Func, fw *forwarding) {
+// the replaced values from their blocks. It reports whether an argument of
+// a phi changed.
+func replaceAll(f *Func, fw *forwarding) bool {
 	if fw.n == 0 {
-		return
+		return false
 	}
+	phiChanged := false
 	resolve := func(v *Value) *Value {
 		w := fw.get(v)
 		if w == nil {
@@ -98,16 +104,22 @@ func replaceAll(f *Func, fw *forwarding) {
 		return w
 	}
 	// Pointers are written only where they change: with the collector
-	// running, every pointer store pays a write barrier.
+	// running, every pointer store pays a write barrier. The table is
+	// read inline for the common case, a value not replaced.
+	to := fw.to
 	for _, b := range f.Blocks {
 		n := 0
 		for k, v := range b.Values {
-			if fw.get(v) != nil {
+			if v.ID < len(to) && to[v.ID] != nil {
 				continue
 			}
 			for i, a := range v.Args {
+				if a.ID >= len(to) || to[a.ID] == nil {
+					continue
+				}
 				if r := resolve(a); r != a {
 					v.Args[i] = r
+					phiChanged = phiChanged || v.Kind == Phi
 				}
 			}
 			if n != k {
@@ -120,6 +132,7 @@ func replaceAll(f *Func, fw *forwarding) {
 			b.Values = b.Values[:n]
 		}
 	}
+	return phiChanged
 }
 
 // copyPropagate replaces copies by their source and trivial phis (every
@@ -161,19 +174,26 @@ func copyPropagate(f *Func) bool {
 		// Break forwarding cycles (phis of unreachable loops forwarding
 		// into each other only): the first of a cycle, in block order,
 		// stays.
+		broke := false
 		for _, v := range order {
 			w := fw.get(v)
 			for seen := 0; w != nil && seen <= fw.n; seen++ {
 				if w == v {
 					fw.to[v.ID] = nil
 					fw.n--
+					broke = true
 					break
 				}
 				w = fw.get(w)
 			}
 		}
-		replaceAll(f, fw)
 		any = true
+		// Another round finds something only where this one changed a
+		// phi's arguments (a copy stays a copy whatever its argument, of
+		// the same width, is replaced by) or left a cycle's first.
+		if !replaceAll(f, fw) && !broke {
+			return any
+		}
 	}
 }
 
@@ -195,8 +215,9 @@ func pure(v *Value) bool {
 // start: stores (to memory that is not a promoted slot: promoted stores are
 // already gone), calls, traps, unmodelled instructions and control.
 func eliminateDeadCode(f *Func) bool {
-	live := f.scratch().bools(f.nextID + 1)
-	var work []*Value
+	s := f.scratch()
+	live := s.bools(f.nextID + 1)
+	work := s.work[:0]
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			if v.Kind == OpValue {
@@ -213,12 +234,13 @@ func eliminateDeadCode(f *Func) bool {
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, a := range v.Args {
-			if a.Kind != ConstValue && !live[a.ID] {
+			if !live[a.ID] && a.Kind != ConstValue {
 				live[a.ID] = true
 				work = append(work, a)
 			}
 		}
 	}
+	s.work = work[:0]
 	changed := false
 	for _, b := range f.Blocks {
 		n := 0

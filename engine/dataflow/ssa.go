@@ -143,6 +143,10 @@ type Func struct {
 	// allocation per chunk is far fewer than one per value.
 	vals []Value
 	ptrs []*Value
+	// valChunks and ptrChunks are every chunk f carved from, for
+	// recycle.
+	valChunks [][]Value
+	ptrChunks [][]*Value
 }
 
 const maxChunk = 1024
@@ -150,7 +154,13 @@ const maxChunk = 1024
 // value returns a copy of v allocated in f's chunks.
 func (f *Func) value(v Value) *Value {
 	if len(f.vals) == cap(f.vals) {
-		f.vals = make([]Value, 0, min(maxChunk, max(32, 2*cap(f.vals))))
+		if s := f.scr; s != nil && len(s.freeVals) > 0 {
+			f.vals = s.freeVals[len(s.freeVals)-1]
+			s.freeVals = s.freeVals[:len(s.freeVals)-1]
+		} else {
+			f.vals = make([]Value, 0, min(maxChunk, max(32, 2*cap(f.vals))))
+		}
+		f.valChunks = append(f.valChunks, f.vals)
 	}
 	f.vals = append(f.vals, v)
 	return &f.vals[len(f.vals)-1]
@@ -163,7 +173,13 @@ func (f *Func) pointers(n int) []*Value {
 		return make([]*Value, n)
 	}
 	if cap(f.ptrs)-len(f.ptrs) < n {
-		f.ptrs = make([]*Value, 0, max(n, min(maxChunk, max(64, 2*cap(f.ptrs)))))
+		if s := f.scr; s != nil && len(s.freePtrs) > 0 && cap(s.freePtrs[len(s.freePtrs)-1]) >= n {
+			f.ptrs = s.freePtrs[len(s.freePtrs)-1]
+			s.freePtrs = s.freePtrs[:len(s.freePtrs)-1]
+		} else {
+			f.ptrs = make([]*Value, 0, max(n, min(maxChunk, max(64, 2*cap(f.ptrs)))))
+		}
+		f.ptrChunks = append(f.ptrChunks, f.ptrs)
 	}
 	k := len(f.ptrs)
 	f.ptrs = f.ptrs[:k+n]
@@ -187,9 +203,37 @@ func (f *Func) args(a ...*Value) []*Value {
 // per worker (a sync.Pool of its own, say). The zero Scratch is ready.
 type Scratch struct {
 	fw      forwarding
-	vn      map[vnKey]*Value
-	vnAdded []vnKey
-	flags   []bool
+	vn      vnTable
+	vnAdded []int32
+	work    []*Value // eliminateDeadCode's worklist (empty between passes)
+	// freeVals and freePtrs are chunks of a discarded Func (recycle), for
+	// the next Func's values and argument lists.
+	freeVals [][]Value
+	freePtrs [][]*Value
+	flags    []bool
+}
+
+// recycle hands f's chunks to f's Scratch for the next Func built with
+// it: f is discarded, and nothing may read f or its values afterwards
+// (buildValid's first construction, once the slots are found). The chunks
+// are cleared, so that they keep nothing of f alive and pointers hands
+// out nil pointers.
+func (f *Func) recycle() {
+	s := f.scr
+	if s == nil {
+		return
+	}
+	for _, c := range f.valChunks {
+		c = c[:cap(c)]
+		clear(c)
+		s.freeVals = append(s.freeVals, c[:0])
+	}
+	for _, c := range f.ptrChunks {
+		c = c[:cap(c)]
+		clear(c)
+		s.freePtrs = append(s.freePtrs, c[:0])
+	}
+	f.vals, f.ptrs, f.valChunks, f.ptrChunks = nil, nil, nil, nil
 }
 
 // scratch returns f's scratch memory, made on first use.
@@ -205,6 +249,7 @@ func (f *Func) scratch() *Scratch {
 func (s *Scratch) release() {
 	s.fw.reset()
 	s.fw.to = s.fw.to[:0]
+	clear(s.work[:cap(s.work)])
 }
 
 // bools returns n false values in s's reusable flag memory.

@@ -94,20 +94,71 @@ func (b *Builder) Unmodelled(mnemonic, reason string) {
 	b.Emit(Stmt{Op: Unmodelled, Text: mnemonic, Reason: reason})
 }
 
-// Finish ends the instruction built in a caller's reusable scratch slice: a
-// non-empty fail makes it Unmodelled with that reason, the statements are
-// copied out, and *scratch keeps the grown backing array for the next
-// instruction (a lifter run over a whole .text allocates once per
-// instruction, not once per append).
-func (b *Builder) Finish(fail string, scratch *[]Stmt) *Insn {
+// Scratch is the memory a lifter reuses from one instruction to the next:
+// the statements of the instruction being built, and the chunks finished
+// instructions and their statements are carved from (a lifter run over a
+// procedure or a whole .text allocates once per chunk, not once per
+// instruction and again per append). A chunk lives as long as any of its
+// instructions. The zero Scratch is ready; it serves one lifter at a time.
+type Scratch struct {
+	stmts []Stmt // the instruction being built (its backing array)
+	slab  []Stmt // the rest of the current statement chunk
+	insns []Insn // the rest of the current instruction chunk
+	// nslab and ninsns are the sizes of the last chunks: they double from
+	// small ones, so that a short procedure's lifter wastes little.
+	nslab, ninsns int
+	b             Builder // the one Start hands out
+}
+
+const (
+	stmtChunk = 128 // statements at most (about 30 KB)
+	insnChunk = 64
+)
+
+// Start returns a Builder of the instruction at addr of length n, built in
+// s's memory until Finish. The Builder is s's own: it serves until the
+// next Start.
+func (s *Scratch) Start(addr uint64, n int, mnemonic string) *Builder {
+	if len(s.insns) == 0 {
+		s.ninsns = min(insnChunk, max(4, 2*s.ninsns))
+		s.insns = make([]Insn, s.ninsns)
+	}
+	in := &s.insns[0]
+	s.insns = s.insns[1:]
+	*in = Insn{Addr: addr, Len: n, Mnemonic: mnemonic, Stmts: s.stmts[:0]}
+	s.b = Builder{In: in}
+	return &s.b
+}
+
+// copyStmts returns a copy of st carved from s's chunk, its capacity its
+// length (appending to it copies).
+func (s *Scratch) copyStmts(st []Stmt) []Stmt {
+	n := len(st)
+	if n > stmtChunk/4 {
+		return slices.Clone(st)
+	}
+	if len(s.slab) < n {
+		s.nslab = min(stmtChunk, max(n, 16, 2*s.nslab))
+		s.slab = make([]Stmt, s.nslab)
+	}
+	out := s.slab[:n:n]
+	s.slab = s.slab[n:]
+	copy(out, st)
+	return out
+}
+
+// Finish ends the instruction Start began: a non-empty fail makes it
+// Unmodelled with that reason, the statements are copied out, and scr
+// keeps the grown backing array for the next instruction.
+func (b *Builder) Finish(fail string, scr *Scratch) *Insn {
 	if fail != "" {
 		b.Unmodelled(b.In.Mnemonic, fail)
 	}
-	*scratch = b.In.Stmts[:0]
+	scr.stmts = b.In.Stmts[:0]
 	if len(b.In.Stmts) == 0 {
 		b.In.Stmts = nil
 	} else {
-		b.In.Stmts = slices.Clone(b.In.Stmts)
+		b.In.Stmts = scr.copyStmts(b.In.Stmts)
 	}
 	return b.In
 }

@@ -281,7 +281,8 @@ func mask64(w Width) uint64 {
 }
 
 // Version names the lifters' semantics: it changes whenever what a lifter
-// produces for some instruction changes, so that an analysis profile that
-// records it (the builtin provider's "lifter") says which lifting its
-// answers came from.
-const Version = "1"
+// produces for some instruction changes, or the SSA form built from it
+// (package dataflow) does, so that an analysis profile that records it (the
+// builtin provider's "lifter") says which lifting its answers came from.
+// 2: register writes dead across blocks left out of SSA construction.
+const Version = "2"

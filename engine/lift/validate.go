@@ -17,11 +17,14 @@ var ErrInvalid = errors.New("lift: invalid IR")
 // lifters' tests validate everything they lift.
 func Validate(in *Insn) error {
 	written := make([]bool, in.Temps)
-	bad := func(i int, s Stmt, why string) error {
-		return fmt.Errorf("%w: %#x %s statement %d (%s): %s", ErrInvalid, in.Addr, in.Mnemonic, i, s, why)
+	bad := func(i int, s *Stmt, why string) error {
+		return fmt.Errorf("%w: %#x %s statement %d (%s): %s", ErrInvalid, in.Addr, in.Mnemonic, i, *s, why)
 	}
-	for i, s := range in.Stmts {
-		for _, o := range [...]Operand{s.A, s.B, s.C} {
+	// By pointer: a statement is large, and this runs over every
+	// statement of every procedure lifted.
+	for i := range in.Stmts {
+		s := &in.Stmts[i]
+		for _, o := range [...]*Operand{&s.A, &s.B, &s.C} {
 			if o.Kind == None {
 				continue
 			}
@@ -48,8 +51,8 @@ func Validate(in *Insn) error {
 	return nil
 }
 
-func checkStmt(s Stmt) string {
-	d, a, b, c := s.Dst, s.A, s.B, s.C
+func checkStmt(s *Stmt) string {
+	d, a, b, c := &s.Dst, &s.A, &s.B, &s.C
 	needDst := func() string {
 		if d.Kind != Reg && d.Kind != Temp {
 			return "no register or temporary destination"
@@ -90,7 +93,7 @@ func checkStmt(s Stmt) string {
 		}
 		return ""
 	}
-	same := func(xs ...Operand) bool {
+	same := func(xs ...*Operand) bool {
 		for _, x := range xs {
 			if x.Kind != None && x.Width != d.Width {
 				return false

@@ -33,7 +33,8 @@ func rewriteThunks(env *Env, insns []*lift.Insn) []*lift.Insn {
 		if in == popped {
 			in = &lift.Insn{Addr: in.Addr, Len: in.Len, Mnemonic: in.Mnemonic}
 		}
-		for _, s := range in.Stmts {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
 			if s.Op != lift.Call || !s.A.IsConst() {
 				continue
 			}

@@ -22,7 +22,8 @@ func CalleePops(insns []*lift.Insn, sp string) int64 {
 		// size to sp; imm16 is a second addition
 		var add, ptr int64
 		ret := false
-		for _, s := range in.Stmts {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
 			switch {
 			case s.Op == lift.Add && s.Dst.Kind == lift.Reg && s.Dst.Name == sp && s.B.IsConst():
 				add += int64(s.B.Lo)

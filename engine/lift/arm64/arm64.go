@@ -78,7 +78,7 @@ func LiftInst(inst arm64asm.Inst, addr uint64) *lift.Insn {
 // space it keeps. The zero Lifter is ready to use; it is not safe for
 // concurrent use.
 type Lifter struct {
-	scratch []lift.Stmt
+	scratch lift.Scratch
 }
 
 // Lift is the package's Lift, reusing lf's scratch space.
@@ -95,7 +95,7 @@ func (lf *Lifter) Lift(code []byte, addr uint64) (*lift.Insn, error) {
 
 // LiftInst is the package's LiftInst, reusing lf's scratch space.
 func (lf *Lifter) LiftInst(inst arm64asm.Inst, addr uint64) *lift.Insn {
-	b := &lift.Builder{In: &lift.Insn{Addr: addr, Len: 4, Mnemonic: mnemonic(inst), Stmts: lf.scratch[:0]}}
+	b := lf.scratch.Start(addr, 4, mnemonic(inst))
 	l := &lifter{b: b, enc: inst.Enc, pc: addr, name: b.In.Mnemonic}
 	if !l.lift() && l.fail == "" {
 		l.fail = unmodelledReason(l.enc, l.name)

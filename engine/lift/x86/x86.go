@@ -60,11 +60,11 @@ func LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
 }
 
 // Lifter lifts instructions one after another, building each in scratch
-// space it keeps, so that an instruction's statements are allocated once at
-// their final size. The zero Lifter is ready to use; it is not safe for
-// concurrent use.
+// space it keeps, and carving the finished instructions and their
+// statements from shared chunks (lift.Scratch). The zero Lifter is ready to
+// use; it is not safe for concurrent use.
 type Lifter struct {
-	scratch []lift.Stmt
+	scratch lift.Scratch
 }
 
 // Lift is the package's Lift, reusing lf's scratch space.
@@ -90,7 +90,7 @@ func (lf *Lifter) Lift(code []byte, addr uint64, mode int) (*lift.Insn, error) {
 
 // LiftInst is the package's LiftInst, reusing lf's scratch space.
 func (lf *Lifter) LiftInst(inst x86asm.Inst, addr uint64) *lift.Insn {
-	b := &lift.Builder{In: &lift.Insn{Addr: addr, Len: inst.Len, Mnemonic: mnemonic(inst), Stmts: lf.scratch[:0]}}
+	b := lf.scratch.Start(addr, inst.Len, mnemonic(inst))
 	l := &lifter{
 		b:    b,
 		in:   inst,

@@ -515,8 +515,8 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFram
 	// a call's push of its return address belongs to the callee's frame
 	calls := map[uint64]bool{}
 	for _, in := range insns {
-		for _, st := range in.Stmts {
-			if st.Op == lift.Call {
+		for j := range in.Stmts {
+			if in.Stmts[j].Op == lift.Call {
 				calls[in.Addr] = true
 			}
 		}
@@ -537,7 +537,8 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFram
 	saved := map[string]bool{}
 scan:
 	for _, in := range insns {
-		for _, s := range in.Stmts {
+		for j := range in.Stmts {
+			s := &in.Stmts[j]
 			switch s.Op {
 			case lift.Jump, lift.Branch, lift.Call, lift.Return:
 				break scan

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rea-re/rea/engine/decompile"
 	"github.com/rea-re/rea/engine/fault"
+	"github.com/rea-re/rea/engine/lift"
 	"github.com/rea-re/rea/engine/progress"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/signature"
@@ -86,7 +87,7 @@ func TestProfileParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(prof.Parameters)
-	want := `{"architecture":"x86_64","decompiler":"rea-decompile@` + decompile.Version + `","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"lifter":"rea-lift@1","lifting":1,"loader":"go-debug","pseudo_code":1,"signatures":"rea-signature@` + signature.Version + `","symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
+	want := `{"architecture":"x86_64","decompiler":"rea-decompile@` + decompile.Version + `","disassembler":"golang.org/x/arch@` + archVersion() + `","function_discovery":["symbols","dynamic-symbols","plt","entry-point","start-code","eh-frame","init-array","call-targets"],"lifter":"rea-lift@` + lift.Version + `","lifting":1,"loader":"go-debug","pseudo_code":1,"signatures":"rea-signature@` + signature.Version + `","symbolization":1,"syntax":"intel","target_format":"elf","triage":1}`
 	if string(got) != want || prof.ProviderProfileSchemaVersion != 1 || prof.Provider.ID != "builtin" {
 		t.Errorf("profile parameters\n got %s\nwant %s", got, want)
 	}
