@@ -480,22 +480,21 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
 		e.from.rpo++
 	}
 	lists := make([]*Block, 2*len(edges))
-	for i := range blks {
-		b := &blks[i]
-		if n := b.rpo; n > 0 {
-			b.Succs, lists, b.rpo = lists[:0:n], lists[n:], 0
+	// carve gives each block's list the room its count says, from lists
+	carve := func(list func(*Block) *[]*Block) {
+		for i := range blks {
+			b := &blks[i]
+			if n := b.rpo; n > 0 {
+				*list(b), lists, b.rpo = lists[:0:n], lists[n:], 0
+			}
 		}
 	}
+	carve(func(b *Block) *[]*Block { return &b.Succs })
 	for _, e := range edges {
 		e.from.Succs = append(e.from.Succs, e.to)
 		e.to.rpo++
 	}
-	for i := range blks {
-		b := &blks[i]
-		if n := b.rpo; n > 0 {
-			b.Preds, lists, b.rpo = lists[:0:n], lists[n:], 0
-		}
-	}
+	carve(func(b *Block) *[]*Block { return &b.Preds })
 	for _, e := range edges {
 		e.to.Preds = append(e.to.Preds, e.from)
 	}

@@ -308,22 +308,11 @@ func (e *emitter) narrowVars() {
 	}
 	for round := 0; ; round++ {
 		read := map[string]lift.Width{}
-		for _, b := range e.f.Blocks {
-			for _, u := range b.Values {
-				if !e.live[u] {
-					continue
-				}
-				ds := e.deps(u)
-				if u.Kind == dataflow.Phi {
-					ds = u.Args
-				}
-				for _, d := range ds {
-					if n := e.vars[d]; n != "" {
-						read[n] = max(read[n], e.readWidth(u, d, 0))
-					}
-				}
+		e.eachRead(func(u, d *value) {
+			if n := e.vars[d]; n != "" {
+				read[n] = max(read[n], e.readWidth(u, d, 0))
 			}
-		}
+		})
 		changed := false
 		for _, n := range cands {
 			r := read[n]
@@ -763,29 +752,18 @@ func (e *emitter) ptrVars() {
 	// every reader reads an address as an address; one used as a load's
 	// or store's address is grounded
 	grounded := map[string]bool{}
-	for _, b := range e.f.Blocks {
-		for _, u := range b.Values {
-			if !e.live[u] {
-				continue
-			}
-			ds := e.deps(u)
-			if u.Kind == dataflow.Phi {
-				ds = u.Args
-			}
-			for _, d := range ds {
-				n := e.vars[d]
-				if !set[n] {
-					continue
-				}
-				if !e.addressRead(u, d) {
-					delete(set, n)
-				}
-				if u.Kind == dataflow.OpValue && (u.Op == lift.Load || u.Op == lift.Store) && u.Args[0] == d {
-					grounded[n] = true
-				}
-			}
+	e.eachRead(func(u, d *value) {
+		n := e.vars[d]
+		if !set[n] {
+			return
 		}
-	}
+		if !e.addressRead(u, d) {
+			delete(set, n)
+		}
+		if u.Kind == dataflow.OpValue && (u.Op == lift.Load || u.Op == lift.Store) && u.Args[0] == d {
+			grounded[n] = true
+		}
+	})
 	for changed := true; changed; {
 		changed = false
 		drop := func(n string) {
@@ -849,4 +827,23 @@ func (e *emitter) addressRead(u, d *value) bool {
 		return true
 	}
 	return false
+}
+
+// eachRead calls read for each value d a live value u reads: the
+// operands its C text reads, a phi's arguments.
+func (e *emitter) eachRead(read func(u, d *value)) {
+	for _, b := range e.f.Blocks {
+		for _, u := range b.Values {
+			if !e.live[u] {
+				continue
+			}
+			ds := e.deps(u)
+			if u.Kind == dataflow.Phi {
+				ds = u.Args
+			}
+			for _, d := range ds {
+				read(u, d)
+			}
+		}
+	}
 }
