@@ -355,10 +355,7 @@ func (e *emitter) narrowVars() {
 // writes, a counter that indexes an array): a read of its whole value is
 // then the C conversion from uint32_t, the same bits.
 func (e *emitter) zeroExtended(cands []string) {
-	defs := map[string][]*value{}
-	for v, n := range e.vars {
-		defs[n] = append(defs[n], v)
-	}
+	defs := e.defsByVar()
 	seen := map[*value]bool{}
 	var zext func(x *value) bool
 	zext = func(x *value) bool {
@@ -693,10 +690,7 @@ func (e *emitter) ptrVars() {
 	if e.in.Env.Conv.PtrWidth != 64 {
 		return
 	}
-	defs := map[string][]*value{}
-	for v, n := range e.vars {
-		defs[n] = append(defs[n], v)
-	}
+	defs := e.defsByVar()
 	set := map[string]bool{}
 	for n, vs := range defs {
 		if e.vtype[n] == "uint64_t" && e.narrow[n] == 0 && e.float[n] == 0 && !slices.ContainsFunc(vs, func(v *value) bool { return v.Width != 64 || v.Lane != 0 }) {
@@ -846,4 +840,13 @@ func (e *emitter) eachRead(read func(u, d *value)) {
 			}
 		}
 	}
+}
+
+// defsByVar lists the values each variable holds.
+func (e *emitter) defsByVar() map[string][]*value {
+	defs := map[string][]*value{}
+	for v, n := range e.vars {
+		defs[n] = append(defs[n], v)
+	}
+	return defs
 }

@@ -502,7 +502,7 @@ func mentions(s, id string) bool {
 			return false
 		}
 		k += i
-		before := k == 0 || !isIdent(s[k-1:k]) && !(s[k-1] >= '0' && s[k-1] <= '9')
+		before := k == 0 || !isIdent("x"+s[k-1:k])
 		end := k + len(id)
 		after := end == len(s) || !isIdent("x"+s[end:end+1])
 		if before && after {

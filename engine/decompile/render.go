@@ -112,7 +112,8 @@ func (e *emitter) entry(v *value, w lift.Width) cx {
 		if w < lift.Width(q.Width) {
 			return cast(uT(w), atom(name)) // some of the pointer's bits: no pointer compare
 		}
-		return cast(uT(w), cx{s: name, p: pAtom, ty: bytePtr, ptr: int(w)})
+		p, _ := e.pointerAt(v)
+		return cast(uT(w), p)
 	}
 	a := atom(name)
 	a.ty = cType(q, false)
@@ -380,7 +381,7 @@ func (e *emitter) callExpr(ci *callInfo) cx {
 				// an unnamed argument the callee reads w bits of: C's
 				// promotions pass an expression of w bits unchanged
 				if x = e.low(a.v, w); intWidth(x.ty) != int(w) {
-					x = cast(fmt.Sprintf("uint%d_t", w), x)
+					x = cast(uT(w), x)
 				}
 			}
 		default:
