@@ -224,16 +224,42 @@ func (f *Func) recycle() {
 		return
 	}
 	for _, c := range f.valChunks {
+		if len(s.freeVals) == maxFreeChunks {
+			break
+		}
 		c = c[:cap(c)]
 		clear(c)
 		s.freeVals = append(s.freeVals, c[:0])
 	}
 	for _, c := range f.ptrChunks {
+		if len(s.freePtrs) == maxFreeChunks {
+			break
+		}
 		c = c[:cap(c)]
 		clear(c)
 		s.freePtrs = append(s.freePtrs, c[:0])
 	}
 	f.vals, f.ptrs, f.valChunks, f.ptrChunks = nil, nil, nil, nil
+}
+
+// maxFreeChunks bounds the chunks of each kind a Scratch keeps (at most
+// about 5 MB of values): what a huge procedure needed beyond that is left
+// to the collector rather than pinned for the procedures after it.
+const maxFreeChunks = 32
+
+// Reclaim hands the memory of f's values and argument lists to s for the
+// procedures built after it. The caller is done with f: nothing may read
+// f, its blocks or its values afterwards (a Resolution's Func once the
+// prototype and call sites are recovered from it). Lifting every
+// procedure of a file allocates this memory once per worker instead of
+// once per procedure, which is most of what the collector had to do.
+func (s *Scratch) Reclaim(f *Func) {
+	if f == nil {
+		return
+	}
+	f.scr = s
+	f.recycle()
+	f.Blocks = nil
 }
 
 // scratch returns f's scratch memory, made on first use.

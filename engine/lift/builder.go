@@ -108,7 +108,17 @@ type Scratch struct {
 	// small ones, so that a short procedure's lifter wastes little.
 	nslab, ninsns int
 	b             Builder // the one Start hands out
+	// slabs and insnSlabs are the chunks handed out since the last Reuse;
+	// freeSlabs and freeInsns those Reuse gave back, handed out again
+	// before new ones are made.
+	slabs, freeSlabs     [][]Stmt
+	insnSlabs, freeInsns [][]Insn
 }
+
+// maxKeptChunks bounds the chunks of each kind Reuse keeps for the next
+// instructions (about 4 MB of statements): the odd huge procedure's
+// memory is left to the collector, not pinned.
+const maxKeptChunks = 128
 
 const (
 	stmtChunk = 128 // statements at most (about 30 KB)
@@ -120,8 +130,13 @@ const (
 // next Start.
 func (s *Scratch) Start(addr uint64, n int, mnemonic string) *Builder {
 	if len(s.insns) == 0 {
-		s.ninsns = min(insnChunk, max(4, 2*s.ninsns))
-		s.insns = make([]Insn, s.ninsns)
+		if k := len(s.freeInsns); k > 0 {
+			s.insns, s.freeInsns = s.freeInsns[k-1], s.freeInsns[:k-1]
+		} else {
+			s.ninsns = min(insnChunk, max(4, 2*s.ninsns))
+			s.insns = make([]Insn, s.ninsns)
+		}
+		s.insnSlabs = append(s.insnSlabs, s.insns)
 	}
 	in := &s.insns[0]
 	s.insns = s.insns[1:]
@@ -138,13 +153,42 @@ func (s *Scratch) copyStmts(st []Stmt) []Stmt {
 		return slices.Clone(st)
 	}
 	if len(s.slab) < n {
-		s.nslab = min(stmtChunk, max(n, 16, 2*s.nslab))
-		s.slab = make([]Stmt, s.nslab)
+		if k := len(s.freeSlabs); k > 0 && len(s.freeSlabs[k-1]) >= n {
+			s.slab, s.freeSlabs = s.freeSlabs[k-1], s.freeSlabs[:k-1]
+		} else {
+			s.nslab = min(stmtChunk, max(n, 16, 2*s.nslab))
+			s.slab = make([]Stmt, s.nslab)
+		}
+		s.slabs = append(s.slabs, s.slab)
 	}
 	out := s.slab[:n:n]
 	s.slab = s.slab[n:]
 	copy(out, st)
 	return out
+}
+
+// Reuse discards every instruction s has built since the last Reuse: their
+// memory serves the instructions built next. The caller holds none of them
+// (nor their statements) any more; a lifter over one procedure after
+// another reuses its memory this way instead of leaving each procedure's
+// to the collector. Chunks are not cleared: Start and copyStmts overwrite
+// what they hand out, and what the stale contents point at (names, texts)
+// is small and lives on anyway.
+func (s *Scratch) Reuse() {
+	for _, c := range s.slabs {
+		if len(s.freeSlabs) < maxKeptChunks {
+			s.freeSlabs = append(s.freeSlabs, c[:cap(c)])
+		}
+	}
+	for _, c := range s.insnSlabs {
+		if len(s.freeInsns) < maxKeptChunks {
+			s.freeInsns = append(s.freeInsns, c[:cap(c)])
+		}
+	}
+	clear(s.slabs)
+	clear(s.insnSlabs)
+	s.slabs, s.insnSlabs = s.slabs[:0], s.insnSlabs[:0]
+	s.slab, s.insns = nil, nil
 }
 
 // Finish ends the instruction Start began: a non-empty fail makes it

@@ -67,6 +67,11 @@ type Lifter struct {
 	scratch lift.Scratch
 }
 
+// Reuse discards every instruction lf has lifted since the last Reuse, so
+// that the next ones are built in their memory (lift.Scratch.Reuse): the
+// caller holds none of them any more.
+func (lf *Lifter) Reuse() { lf.scratch.Reuse() }
+
 // Lift is the package's Lift, reusing lf's scratch space.
 func (lf *Lifter) Lift(code []byte, addr uint64, mode int) (*lift.Insn, error) {
 	if mode != 64 && mode != 32 {

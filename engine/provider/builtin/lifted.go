@@ -32,10 +32,11 @@ import (
 // procedure in the index (liftCache), counted in its memory estimate.
 
 // liftScratch is the memory lifting one procedure reuses from the last
-// (Client.lifts): the decoder's kept x86 decodings and data flow's
-// working memory.
+// (Client.lifts): the decoder's kept x86 decodings, the lifters' chunks of
+// instructions and data flow's working memory and values.
 type liftScratch struct {
 	x86 []x86Decoded
+	lf  procLifter
 	df  dataflow.Scratch
 }
 
@@ -347,6 +348,13 @@ type procLifter struct {
 	arm arm64.Lifter
 }
 
+// reuse discards every instruction l has lifted, for its memory to serve
+// the next procedure's (lift.Scratch.Reuse).
+func (l *procLifter) reuse() {
+	l.x86.Reuse()
+	l.arm.Reuse()
+}
+
 func (l *procLifter) lift(code []byte, addr uint64) (*lift.Insn, error) {
 	if l.t.mode == 0 {
 		return l.arm.Lift(code, addr)
@@ -384,7 +392,7 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	// lifted before must not change an answer, which would then depend on
 	// the order of the calls. A callee the prototype table names still
 	// gives its arguments.
-	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, &scr.df)
+	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, scr)
 	c.releaseInsns(pc.insns)
 	c.keepLiftScratch(scr, pc)
 	if err := ctx.Err(); err != nil {
@@ -415,21 +423,32 @@ func (c *Client) keepLiftScratch(scr *liftScratch, pc *procCode) {
 
 // liftProcedure lifts the decoded instructions of pc and recovers what
 // data flow answers of them.
-func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) *liftedProc {
+func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *liftScratch) *liftedProc {
 	p, calls := liftProcedureCalls(tgt, view, codeAt, pc, ex, entry, known, scr)
 	p.calls = packCalls(calls)
 	return p
 }
 
-// liftProcedureCalls is liftProcedure with the call sites unpacked.
-func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *dataflow.Scratch) (*liftedProc, []signature.Call) {
+// liftProcedureCalls is liftProcedure with the call sites unpacked. The
+// lifting is discarded once its prototype and call sites are recovered, so
+// its instructions and SSA values go back to scr (nil: a fresh one) for
+// the next procedure.
+func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *liftScratch) (*liftedProc, []signature.Call) {
 	p := &liftedProc{}
 	if pc.thumb {
 		p.lims = append(p.lims, "Thumb code is not lifted: no prototype or call arguments are recovered")
 		return p, nil
 	}
-	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, scr)
-	return liftedFrom(tgt, view, entry, lr, err, known)
+	if scr == nil {
+		scr = &liftScratch{}
+	}
+	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, &scr.lf, &scr.df)
+	p, calls := liftedFrom(tgt, view, entry, lr, err, known)
+	if lr.res != nil {
+		scr.df.Reclaim(lr.res.Func)
+	}
+	scr.lf.reuse()
+	return p, calls
 }
 
 // liftedFrom is what liftProcedureCalls recovers of the lifting lr (and
@@ -637,7 +656,7 @@ type liftResult struct {
 // the decoder's kept x86asm decodings where it has them) and builds their
 // SSA with jump tables resolved. It fails with errNoEntryInsn when nothing
 // was decoded at entry, or when no SSA could be built.
-func liftAndResolve(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, scr *dataflow.Scratch) (liftResult, error) {
+func liftAndResolve(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, lf *procLifter, scr *dataflow.Scratch) (liftResult, error) {
 	var lr liftResult
 	decoded := pc.insns
 	if k := slices.IndexFunc(decoded, func(it insn) bool { return it.addr == entry }); k > 0 {
@@ -647,7 +666,10 @@ func liftAndResolve(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte,
 		return lr, errNoEntryInsn
 	}
 	insns := make([]*lift.Insn, 0, len(decoded))
-	lf := &procLifter{t: tgt}
+	if lf == nil {
+		lf = &procLifter{}
+	}
+	lf.t = tgt
 	kept := pc.x86 // by address, as decoded is
 	for _, it := range decoded {
 		n := int(it.n)

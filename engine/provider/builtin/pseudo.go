@@ -196,7 +196,7 @@ func liftForDecompile(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byt
 	if pc.thumb {
 		return nil, nil, []string{"Thumb code is not lifted"}
 	}
-	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, nil)
+	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, nil, nil)
 	return decompileLifting(lr, err)
 }
 
@@ -253,7 +253,7 @@ func (c *Client) liftOwn(ctx context.Context, op string, pe *pseudoEnv, entry ui
 	if pe.prefetch > 0 {
 		ol.callees = c.prefetchCallees(ctx, op, pe, c.calleesToLift(pe, entry, pc.insns))
 	}
-	lr, lerr := liftAndResolve(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry, &scr.df)
+	lr, lerr := liftAndResolve(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry, nil, &scr.df)
 	c.releaseInsns(pc.insns)
 	c.keepLiftScratch(scr, pc)
 	res, insns, lims := decompileLifting(lr, lerr)
