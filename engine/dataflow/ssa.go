@@ -154,6 +154,9 @@ const maxChunk = 1024
 // value returns a copy of v allocated in f's chunks.
 func (f *Func) value(v Value) *Value {
 	if len(f.vals) == cap(f.vals) {
+		if k := len(f.valChunks); k > 0 {
+			f.valChunks[k-1] = f.vals // its length is what recycle clears
+		}
 		if s := f.scr; s != nil && len(s.freeVals) > 0 {
 			f.vals = s.freeVals[len(s.freeVals)-1]
 			s.freeVals = s.freeVals[:len(s.freeVals)-1]
@@ -173,6 +176,9 @@ func (f *Func) pointers(n int) []*Value {
 		return make([]*Value, n)
 	}
 	if cap(f.ptrs)-len(f.ptrs) < n {
+		if k := len(f.ptrChunks); k > 0 {
+			f.ptrChunks[k-1] = f.ptrs
+		}
 		if s := f.scr; s != nil && len(s.freePtrs) > 0 && cap(s.freePtrs[len(s.freePtrs)-1]) >= n {
 			f.ptrs = s.freePtrs[len(s.freePtrs)-1]
 			s.freePtrs = s.freePtrs[:len(s.freePtrs)-1]
@@ -223,11 +229,18 @@ func (f *Func) recycle() {
 	if s == nil {
 		return
 	}
+	if k := len(f.valChunks); k > 0 {
+		f.valChunks[k-1] = f.vals
+	}
+	if k := len(f.ptrChunks); k > 0 {
+		f.ptrChunks[k-1] = f.ptrs
+	}
+	// Each chunk is cleared up to its length, what was handed out: the
+	// rest was never written, so it is still zero.
 	for _, c := range f.valChunks {
 		if len(s.freeVals) == maxFreeChunks {
 			break
 		}
-		c = c[:cap(c)]
 		clear(c)
 		s.freeVals = append(s.freeVals, c[:0])
 	}
@@ -235,7 +248,6 @@ func (f *Func) recycle() {
 		if len(s.freePtrs) == maxFreeChunks {
 			break
 		}
-		c = c[:cap(c)]
 		clear(c)
 		s.freePtrs = append(s.freePtrs, c[:0])
 	}
