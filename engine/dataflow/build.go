@@ -143,7 +143,11 @@ type proto struct {
 
 func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	switches := extra.Switches
-	p := &proc{insns: insns, first: make([]int32, len(insns)+1), byAddr: make(map[uint64]int32, len(insns)), regIdx: map[string]int32{}}
+	m := &procMem{}
+	if extra.Scratch != nil {
+		m = &extra.Scratch.proc
+	}
+	p := &proc{insns: insns, first: m.first.take(len(insns) + 1), byAddr: m.addrs(len(insns)), regIdx: m.names()}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
 		if _, dup := p.byAddr[in.Addr]; !dup {
@@ -151,10 +155,10 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		}
 	}
 	p.n = p.first[len(insns)]
-	p.insnOf = make([]int32, p.n)
-	p.refs = make([]stmtRegs, p.n)
+	p.insnOf = m.insnOf.take(int(p.n))
+	p.refs = m.refs.take(int(p.n))
 	// leaders[g]: a block starts at statement g (g may be p.n).
-	leaders := make([]bool, p.n+1)
+	leaders := m.leaders.take(int(p.n) + 1)
 	leaders[0] = true
 	// Registers are numbered as they are met, with one lookup of each
 	// name, and renumbered in name order below.
@@ -225,7 +229,7 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		}
 	}
 	p.protos = make([]proto, 0, nstarts)
-	p.protoAt = make([]int32, p.n+1)
+	p.protoAt = m.protoAt.take(int(p.n) + 1)
 	for g := int32(0); g < max(p.n, 1); g++ {
 		if !leaders[g] {
 			continue
@@ -237,6 +241,53 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		p.protos = append(p.protos, proto{start: g, end: p.n})
 	}
 	return p
+}
+
+// procMem is the memory newProc reuses from one build to the next (a
+// Scratch's): a proc lives only while buildValid builds from it.
+type procMem struct {
+	first, insnOf, protoAt reusable[int32]
+	refs                   reusable[stmtRegs]
+	leaders                reusable[bool]
+	byAddr                 map[uint64]int32
+	regIdx                 map[string]int32
+}
+
+// addrs returns m's empty address map, a new one for about n instructions
+// when there is none yet or the last held a large procedure (clearing a
+// map costs what it once held, each time).
+func (m *procMem) addrs(n int) map[uint64]int32 {
+	if m.byAddr == nil || len(m.byAddr) > maxKeptAddrs {
+		m.byAddr = make(map[uint64]int32, n)
+	}
+	clear(m.byAddr)
+	return m.byAddr
+}
+
+const maxKeptAddrs = 2048
+
+// names returns m's empty register map.
+func (m *procMem) names() map[string]int32 {
+	if m.regIdx == nil {
+		m.regIdx = map[string]int32{}
+	}
+	clear(m.regIdx)
+	return m.regIdx
+}
+
+// reusable is a slice handed out again and again, zeroed each time.
+type reusable[T any] struct{ s []T }
+
+// take returns n zero values in r's memory, which the previous take's
+// result shared: the caller is done with that one.
+func (r *reusable[T]) take(n int) []T {
+	if cap(r.s) < n {
+		r.s = make([]T, n, n+n/4)
+		return r.s
+	}
+	r.s = r.s[:n]
+	clear(r.s)
+	return r.s
 }
 
 // sortRegs renumbers the registers in name order (regs, regW, regIdx and

@@ -217,6 +217,8 @@ type Scratch struct {
 	freeVals [][]Value
 	freePtrs [][]*Value
 	flags    []bool
+	proc     procMem  // newProc's
+	stack    stackMem // findSlots' stack tracking
 }
 
 // recycle hands f's chunks to f's Scratch for the next Func built with

@@ -32,12 +32,23 @@ func (t spTable) of(v *Value) (spOff, bool) {
 // stackOffsets tracks the stack pointer through f: the optimistic fixpoint
 // over reverse postorder, so that a loop that restores the stack pointer
 // keeps it known and one that moves it makes it unknown.
-func stackOffsets(f *Func) spTable {
-	offs := make(spTable, f.nextID+1)
+func stackOffsets(f *Func) spTable { return trackStack(f, &stackMem{}) }
+
+// stackMem is the memory trackStack's table and flags are made in.
+type stackMem struct {
+	offs  reusable[spOff]
+	top   reusable[bool]
+	taint reusable[int32] // findSlots'
+}
+
+// trackStack is stackOffsets in m's memory: the table is m's until the
+// next trackStack with m.
+func trackStack(f *Func, m *stackMem) spTable {
+	offs := spTable(m.offs.take(f.nextID + 1))
 	// Values not yet evaluated: a phi ignores them (optimistically, so
 	// that a loop which pushes and pops around a call, its stack pointer
 	// a phi of itself, keeps its offset).
-	top := make([]bool, f.nextID+1)
+	top := m.top.take(f.nextID + 1)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			top[v.ID] = true
@@ -154,7 +165,8 @@ type access struct {
 // pointer (or from a realigned base) whose frame addresses do not escape
 // and which no access overlaps partially.
 func findSlots(f *Func) (map[int32]slotRef, []Slot) {
-	offs := stackOffsets(f)
+	m := &f.scratch().stack
+	offs := trackStack(f, m)
 	var accs []access
 	// A frame address escapes when it, or a value computed from it (the
 	// taint below: any operation wider than one bit over a tainted
@@ -165,7 +177,7 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	// so an escape poisons the whole base. One-bit results (the flags of
 	// `sub rsp, 16`, comparisons) carry no address.
 	// taint[id] is the base plus one of a tainted value, 0 when untainted.
-	taint := make([]int32, len(offs))
+	taint := m.taint.take(len(offs))
 	for id, x := range offs {
 		if x.known {
 			taint[id] = x.base + 1
