@@ -327,11 +327,22 @@ type StackOffset struct {
 // Func (see StackOffsets), held densely by value ID: prototype and
 // call-argument recovery ask of most values, a map per procedure costs
 // more than the tracking itself.
-type StackTable struct{ t spTable }
+type StackTable struct {
+	t   spTable
+	mem stackMem
+}
 
 // NewStackTable tracks the stack pointer through f. The table describes f
 // as it is: a pass run on f afterwards makes it stale.
-func NewStackTable(f *Func) *StackTable { return &StackTable{stackOffsets(f)} }
+func NewStackTable(f *Func) *StackTable {
+	s := &StackTable{}
+	s.Track(f)
+	return s
+}
+
+// Track makes s describe f instead, in the memory s held (one table per
+// worker serves procedure after procedure).
+func (s *StackTable) Track(f *Func) { s.t = trackStack(f, &s.mem) }
 
 // Of returns what tracking knows of v: a frame base plus a constant, or
 // ok=false.

@@ -184,7 +184,7 @@ func mask(w lift.Width) uint64 {
 
 // Calls lists the call sites of f, sorted by address.
 func Calls(f *dataflow.Func, env *Env) []Call {
-	return newAnalysis(f, env).calls()
+	return newAnalysis(f, env, &Scratch{}).calls()
 }
 
 func (a *analysis) calls() []Call {

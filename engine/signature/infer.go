@@ -25,8 +25,8 @@ type userIndex struct {
 	uses  []use
 }
 
-func newUserIndex(f *dataflow.Func) userIndex {
-	start := make([]int32, f.IDBound()+1)
+func newUserIndex(f *dataflow.Func, m *userMem) userIndex {
+	start := take(&m.start, f.IDBound()+1)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			for _, x := range v.Args {
@@ -37,8 +37,9 @@ func newUserIndex(f *dataflow.Func) userIndex {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	uses := make([]use, start[len(start)-1])
-	next := slices.Clone(start[:len(start)-1])
+	uses := take(&m.uses, int(start[len(start)-1]))
+	next := take(&m.next, len(start)-1)
+	copy(next, start)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			for i, x := range v.Args {
@@ -48,6 +49,33 @@ func newUserIndex(f *dataflow.Func) userIndex {
 		}
 	}
 	return userIndex{start: start, uses: uses}
+}
+
+// userMem is the memory newUserIndex reuses (a Scratch's).
+type userMem struct {
+	start, next []int32
+	uses        []use
+}
+
+// take returns n zero values in *buf's memory, growing it when short: the
+// previous take's result, which shared it, is done with.
+func take[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, n+n/4)
+		return *buf
+	}
+	*buf = (*buf)[:n]
+	clear(*buf)
+	return *buf
+}
+
+// Scratch is the memory Analyze reuses from one procedure to the next:
+// the stack table and the use index, sized by the largest procedure seen.
+// One serves one procedure at a time (one per worker); the zero Scratch
+// is ready.
+type Scratch struct {
+	offs  dataflow.StackTable
+	users userMem
 }
 
 // of returns the uses of v (nil for none).
@@ -66,6 +94,7 @@ func (x *userIndex) of(v *dataflow.Value) []use {
 type analysis struct {
 	f     *dataflow.Func
 	env   *Env
+	scr   *Scratch
 	offs  *dataflow.StackTable
 	users userIndex
 	entry map[string]*dataflow.Value
@@ -92,8 +121,13 @@ type analysis struct {
 
 func (a *analysis) named(r string) bool { return a.names[r] }
 
-func newAnalysis(f *dataflow.Func, env *Env) *analysis {
-	a := &analysis{f: f, env: env, offs: dataflow.NewStackTable(f), users: newUserIndex(f),
+// newAnalysis prepares the analysis of f in scr's memory: the analysis
+// is scr's until the next newAnalysis with it. (An i386 procedure's
+// second analysis, under another convention, rebuilds the same tables of
+// the same f in that memory: the first one reads them unchanged.)
+func newAnalysis(f *dataflow.Func, env *Env, scr *Scratch) *analysis {
+	scr.offs.Track(f)
+	a := &analysis{f: f, env: env, offs: &scr.offs, users: newUserIndex(f, &scr.users), scr: scr,
 		entry: map[string]*dataflow.Value{}, slotLoads: map[dataflow.StackOffset][]*dataflow.Value{}, callees: map[*dataflow.Value]*callee{}}
 	a.names = map[string]bool{}
 	for _, b := range f.Blocks {
@@ -716,13 +750,18 @@ func (a *analysis) usedWidth(root *dataflow.Value) int {
 
 // Infer recovers the prototype of the procedure f under env.
 func Infer(f *dataflow.Func, env *Env) *Prototype {
-	return newAnalysis(f, env).infer()
+	return newAnalysis(f, env, &Scratch{}).infer()
 }
 
 // Analyze is Infer and Calls of f under env, sharing one analysis of f
 // (stack offsets, uses, callees) instead of building it twice.
 func Analyze(f *dataflow.Func, env *Env) (*Prototype, []Call) {
-	a := newAnalysis(f, env)
+	return (&Scratch{}).Analyze(f, env)
+}
+
+// Analyze is the package's Analyze in s's memory.
+func (s *Scratch) Analyze(f *dataflow.Func, env *Env) (*Prototype, []Call) {
+	a := newAnalysis(f, env, s)
 	p := a.infer()
 	return p, a.calls()
 }
@@ -734,7 +773,7 @@ func (a *analysis) infer() *Prototype {
 	if cv := a.i386Convention(); cv != nil {
 		e := *a.env
 		e.Conv = cv
-		a = newAnalysis(a.f, &e)
+		a = newAnalysis(a.f, &e, a.scr)
 	}
 	env := a.env
 	cv := env.Conv

@@ -38,6 +38,7 @@ type liftScratch struct {
 	x86 []x86Decoded
 	lf  procLifter
 	df  dataflow.Scratch
+	sig signature.Scratch
 }
 
 // liftedProc is what lifting recovers of one procedure.
@@ -443,7 +444,7 @@ func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]b
 		scr = &liftScratch{}
 	}
 	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, &scr.lf, &scr.df)
-	p, calls := liftedFrom(tgt, view, entry, lr, err, known)
+	p, calls := liftedFrom(tgt, view, entry, lr, err, known, &scr.sig)
 	if lr.res != nil {
 		scr.df.Reclaim(lr.res.Func)
 	}
@@ -453,8 +454,9 @@ func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]b
 
 // liftedFrom is what liftProcedureCalls recovers of the lifting lr (and
 // its error) of a procedure that is not Thumb code. It only reads lr's
-// SSA, so the decompiler can print the same SSA afterwards.
-func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err error, known func(uint64) (*signature.Prototype, bool)) (*liftedProc, []signature.Call) {
+// SSA, so the decompiler can print the same SSA afterwards; signature
+// analysis runs in sig's memory (nil: its own).
+func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err error, known func(uint64) (*signature.Prototype, bool), sig *signature.Scratch) (*liftedProc, []signature.Call) {
 	p := &liftedProc{}
 	// SSA is built from the entry, the first instruction: code that
 	// recursive descent found below the entry (a cold part reached by a
@@ -477,7 +479,10 @@ func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err
 	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known,
 		Pops: map[uint64]int64{entry: signature.CalleePops(insns, tgt.conv.SP)}}
 	var calls []signature.Call
-	p.proto, calls = signature.Analyze(res.Func, env)
+	if sig == nil {
+		sig = &signature.Scratch{}
+	}
+	p.proto, calls = sig.Analyze(res.Func, env)
 	for _, ic := range res.Calls {
 		if len(ic.Targets) > 0 {
 			if p.resolved == nil {

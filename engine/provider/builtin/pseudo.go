@@ -267,7 +267,7 @@ func (c *Client) liftOwn(ctx context.Context, op string, pe *pseudoEnv, entry ui
 		return ol, nil
 	}
 	// As c.lifted: no callee's recovered prototype is consulted.
-	lp, calls := liftedFrom(pe.tgt, pe.view, entry, lr, lerr, nil)
+	lp, calls := liftedFrom(pe.tgt, pe.view, entry, lr, lerr, nil, nil)
 	lp.calls = packCalls(calls)
 	ol.shared = true
 	if ctx.Err() != nil {
