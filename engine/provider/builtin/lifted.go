@@ -39,6 +39,8 @@ type liftScratch struct {
 	lf  procLifter
 	df  dataflow.Scratch
 	sig signature.Scratch
+	// frame is frameOf's table of the stack pointer's offsets.
+	frame []frameOffset
 }
 
 // liftedProc is what lifting recovers of one procedure.
@@ -48,6 +50,13 @@ type liftedProc struct {
 	resolved map[uint64][]uint64  // indirect call → targets data flow resolved
 	frame    *procFrame
 	lims     []string
+}
+
+// frameOffset is what frameOf knows of a value: the entry stack pointer
+// plus off (ok), once found.
+type frameOffset struct {
+	off       int64
+	ok, found bool
 }
 
 // procFrame is the stack frame stack-pointer tracking sees.
@@ -444,7 +453,7 @@ func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]b
 		scr = &liftScratch{}
 	}
 	lr, err := liftAndResolve(tgt, view, codeAt, pc, ex, entry, &scr.lf, &scr.df)
-	p, calls := liftedFrom(tgt, view, entry, lr, err, known, &scr.sig)
+	p, calls := liftedFrom(tgt, view, entry, lr, err, known, scr)
 	if lr.res != nil {
 		scr.df.Reclaim(lr.res.Func)
 	}
@@ -455,8 +464,8 @@ func liftProcedureCalls(tgt liftTarget, view *liftView, codeAt func(uint64) ([]b
 // liftedFrom is what liftProcedureCalls recovers of the lifting lr (and
 // its error) of a procedure that is not Thumb code. It only reads lr's
 // SSA, so the decompiler can print the same SSA afterwards; signature
-// analysis runs in sig's memory (nil: its own).
-func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err error, known func(uint64) (*signature.Prototype, bool), sig *signature.Scratch) (*liftedProc, []signature.Call) {
+// analysis and the frame's measure run in scr's memory (nil: their own).
+func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err error, known func(uint64) (*signature.Prototype, bool), scr *liftScratch) (*liftedProc, []signature.Call) {
 	p := &liftedProc{}
 	// SSA is built from the entry, the first instruction: code that
 	// recursive descent found below the entry (a cold part reached by a
@@ -479,10 +488,10 @@ func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err
 	env := &signature.Env{Conv: tgt.conv, ABI: tgt.abi, Image: view, Known: known,
 		Pops: map[uint64]int64{entry: signature.CalleePops(insns, tgt.conv.SP)}}
 	var calls []signature.Call
-	if sig == nil {
-		sig = &signature.Scratch{}
+	if scr == nil {
+		scr = &liftScratch{}
 	}
-	p.proto, calls = sig.Analyze(res.Func, env)
+	p.proto, calls = scr.sig.Analyze(res.Func, env)
 	for _, ic := range res.Calls {
 		if len(ic.Targets) > 0 {
 			if p.resolved == nil {
@@ -491,7 +500,7 @@ func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err
 			p.resolved[ic.Call] = ic.Targets
 		}
 	}
-	p.frame = frameOf(res.Func, insns, tgt.conv)
+	p.frame, scr.frame = frameOf(res.Func, insns, tgt.conv, scr.frame)
 	p.lims = append(p.lims, res.Func.Limitations...)
 	return p, calls
 }
@@ -502,31 +511,33 @@ func liftedFrom(tgt liftTarget, view *liftView, entry uint64, lr liftResult, err
 // copied from it, a leaf's red zone included; the return address an x86
 // call pushes lies above it), and the saved registers are the callee-saved
 // registers the entry block stores to the stack before writing them.
-func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention) *procFrame {
+func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention, memo []frameOffset) (*procFrame, []frameOffset) {
 	fr := &procFrame{saved: []string{}}
 	// An address is the entry's stack pointer plus or minus constants; a
 	// realignment or a variable allocation is not, and is not measured.
 	// (Cheaper than dataflow.StackOffsets, which also follows realigned
-	// frames and phis: signature runs that one.)
-	type known struct {
-		off       int64
-		ok, found bool
+	// frames and phis: signature runs that one.) memo, by value ID, is
+	// made in the memory of the one passed in, and returned for the next.
+	if n := f.IDBound(); cap(memo) < n {
+		memo = make([]frameOffset, n, n+n/4)
+	} else {
+		memo = memo[:n]
+		clear(memo)
 	}
-	memo := make([]known, f.IDBound()) // by value ID
-	var off func(v *dataflow.Value, depth int) known
-	off = func(v *dataflow.Value, depth int) known {
+	var off func(v *dataflow.Value, depth int) frameOffset
+	off = func(v *dataflow.Value, depth int) frameOffset {
 		if k := memo[v.ID]; k.found {
 			return k
 		}
-		var k known
+		var k frameOffset
 		switch {
 		case depth > 64:
 			return k
 		case v.Kind == dataflow.Entry && v.Loc == f.Arch.SP:
-			k = known{off: 0, ok: true}
+			k = frameOffset{off: 0, ok: true}
 		case v.Kind == dataflow.OpValue && (v.Op == lift.Add || v.Op == lift.Sub) && len(v.Args) == 2 && v.Args[1].Kind == dataflow.ConstValue:
 			if b := off(v.Args[0], depth+1); b.ok {
-				k = known{off: b.off - int64(v.Args[1].Lo), ok: true}
+				k = frameOffset{off: b.off - int64(v.Args[1].Lo), ok: true}
 				if v.Op == lift.Add {
 					k.off = b.off + int64(v.Args[1].Lo)
 				}
@@ -577,7 +588,7 @@ scan:
 			}
 		}
 	}
-	return fr
+	return fr, memo
 }
 
 // prototypeOf is procedure_info's prototype: the prototype table's when
