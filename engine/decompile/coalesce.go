@@ -766,10 +766,18 @@ func (e *emitter) ptrVars() {
 				changed = true
 			}
 		}
+		// Decided against the set as the round found it, then dropped:
+		// from is not monotone (a sum is an address only while its
+		// second operand is not), so dropping as the map's order meets
+		// the names would make the answer depend on that order.
+		var out []string
 		for n := range set {
 			if slices.ContainsFunc(defs[n], func(v *value) bool { _, ok := from(v); return !ok }) {
-				drop(n)
+				out = append(out, n)
 			}
+		}
+		for _, n := range out {
+			drop(n)
 		}
 		grounded := maps.Clone(grounded)
 		for more := true; more; {

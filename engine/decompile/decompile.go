@@ -15,7 +15,7 @@ import (
 
 // Version names the emitter's output: it changes whenever the text
 // produced for some procedure changes.
-const Version = "4"
+const Version = "5"
 
 // Input is one procedure to decompile.
 type Input struct {
