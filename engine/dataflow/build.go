@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/internal/reuse"
 )
 
 // ErrEmpty is returned by Build for a procedure without instructions.
@@ -147,7 +148,7 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	if extra.Scratch != nil {
 		m = &extra.Scratch.proc
 	}
-	p := &proc{insns: insns, first: m.first.take(len(insns) + 1), byAddr: m.addrs(len(insns)), regIdx: m.names()}
+	p := &proc{insns: insns, first: reuse.Zeroed(&m.first, len(insns)+1), byAddr: m.addrs(len(insns)), regIdx: m.names()}
 	for i, in := range insns {
 		p.first[i+1] = p.first[i] + int32(len(in.Stmts))
 		if _, dup := p.byAddr[in.Addr]; !dup {
@@ -155,10 +156,10 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		}
 	}
 	p.n = p.first[len(insns)]
-	p.insnOf = m.insnOf.take(int(p.n))
-	p.refs = m.refs.take(int(p.n))
+	p.insnOf = reuse.Zeroed(&m.insnOf, int(p.n))
+	p.refs = reuse.Zeroed(&m.refs, int(p.n))
 	// leaders[g]: a block starts at statement g (g may be p.n).
-	leaders := m.leaders.take(int(p.n) + 1)
+	leaders := reuse.Zeroed(&m.leaders, int(p.n)+1)
 	leaders[0] = true
 	// Registers are numbered as they are met, with one lookup of each
 	// name, and renumbered in name order below.
@@ -229,7 +230,7 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 		}
 	}
 	p.protos = make([]proto, 0, nstarts)
-	p.protoAt = m.protoAt.take(int(p.n) + 1)
+	p.protoAt = reuse.Zeroed(&m.protoAt, int(p.n)+1)
 	for g := int32(0); g < max(p.n, 1); g++ {
 		if !leaders[g] {
 			continue
@@ -246,9 +247,9 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 // procMem is the memory newProc reuses from one build to the next (a
 // Scratch's): a proc lives only while buildValid builds from it.
 type procMem struct {
-	first, insnOf, protoAt reusable[int32]
-	refs                   reusable[stmtRegs]
-	leaders                reusable[bool]
+	first, insnOf, protoAt []int32
+	refs                   []stmtRegs
+	leaders                []bool
 	byAddr                 map[uint64]int32
 	regIdx                 map[string]int32
 }
@@ -273,21 +274,6 @@ func (m *procMem) names() map[string]int32 {
 	}
 	clear(m.regIdx)
 	return m.regIdx
-}
-
-// reusable is a slice handed out again and again, zeroed each time.
-type reusable[T any] struct{ s []T }
-
-// take returns n zero values in r's memory, which the previous take's
-// result shared: the caller is done with that one.
-func (r *reusable[T]) take(n int) []T {
-	if cap(r.s) < n {
-		r.s = make([]T, n, n+n/4)
-		return r.s
-	}
-	r.s = r.s[:n]
-	clear(r.s)
-	return r.s
 }
 
 // sortRegs renumbers the registers in name order (regs, regW, regIdx and

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/internal/reuse"
 )
 
 // Arch is what the passes need to know about an architecture. The lifter
@@ -293,15 +294,7 @@ func (s *Scratch) release() {
 }
 
 // bools returns n false values in s's reusable flag memory.
-func (s *Scratch) bools(n int) []bool {
-	if cap(s.flags) < n {
-		s.flags = make([]bool, n, n+n/4)
-	} else {
-		s.flags = s.flags[:n]
-		clear(s.flags)
-	}
-	return s.flags
-}
+func (s *Scratch) bools(n int) []bool { return reuse.Zeroed(&s.flags, n) }
 
 type constKey struct {
 	w      lift.Width

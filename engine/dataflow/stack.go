@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/internal/reuse"
 )
 
 // spOff is what stack-pointer tracking knows of a value: entry_sp + off
@@ -36,19 +37,19 @@ func stackOffsets(f *Func) spTable { return trackStack(f, &stackMem{}) }
 
 // stackMem is the memory trackStack's table and flags are made in.
 type stackMem struct {
-	offs  reusable[spOff]
-	top   reusable[bool]
-	taint reusable[int32] // findSlots'
+	offs  []spOff
+	top   []bool
+	taint []int32 // findSlots'
 }
 
 // trackStack is stackOffsets in m's memory: the table is m's until the
 // next trackStack with m.
 func trackStack(f *Func, m *stackMem) spTable {
-	offs := spTable(m.offs.take(f.nextID + 1))
+	offs := spTable(reuse.Zeroed(&m.offs, f.nextID+1))
 	// Values not yet evaluated: a phi ignores them (optimistically, so
 	// that a loop which pushes and pops around a call, its stack pointer
 	// a phi of itself, keeps its offset).
-	top := m.top.take(f.nextID + 1)
+	top := reuse.Zeroed(&m.top, f.nextID+1)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			top[v.ID] = true
@@ -177,7 +178,7 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	// so an escape poisons the whole base. One-bit results (the flags of
 	// `sub rsp, 16`, comparisons) carry no address.
 	// taint[id] is the base plus one of a tainted value, 0 when untainted.
-	taint := m.taint.take(len(offs))
+	taint := reuse.Zeroed(&m.taint, len(offs))
 	for id, x := range offs {
 		if x.known {
 			taint[id] = x.base + 1

@@ -10,6 +10,7 @@ import (
 	"github.com/rea-re/rea/engine/ctypes"
 	"github.com/rea-re/rea/engine/dataflow"
 	"github.com/rea-re/rea/engine/lift"
+	"github.com/rea-re/rea/internal/reuse"
 )
 
 type use struct {
@@ -26,7 +27,7 @@ type userIndex struct {
 }
 
 func newUserIndex(f *dataflow.Func, m *userMem) userIndex {
-	start := take(&m.start, f.IDBound()+1)
+	start := reuse.Zeroed(&m.start, f.IDBound()+1)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			for _, x := range v.Args {
@@ -37,8 +38,8 @@ func newUserIndex(f *dataflow.Func, m *userMem) userIndex {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	uses := take(&m.uses, int(start[len(start)-1]))
-	next := take(&m.next, len(start)-1)
+	uses := reuse.Zeroed(&m.uses, int(start[len(start)-1]))
+	next := reuse.Zeroed(&m.next, len(start)-1)
 	copy(next, start)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
@@ -55,18 +56,6 @@ func newUserIndex(f *dataflow.Func, m *userMem) userIndex {
 type userMem struct {
 	start, next []int32
 	uses        []use
-}
-
-// take returns n zero values in *buf's memory, growing it when short: the
-// previous take's result, which shared it, is done with.
-func take[T any](buf *[]T, n int) []T {
-	if cap(*buf) < n {
-		*buf = make([]T, n, n+n/4)
-		return *buf
-	}
-	*buf = (*buf)[:n]
-	clear(*buf)
-	return *buf
 }
 
 // Scratch is the memory Analyze reuses from one procedure to the next:

@@ -20,6 +20,7 @@ import (
 	"github.com/rea-re/rea/engine/lift/x86"
 	"github.com/rea-re/rea/engine/provider"
 	"github.com/rea-re/rea/engine/signature"
+	"github.com/rea-re/rea/internal/reuse"
 )
 
 // Lifting (CONTRACTS.md §19): a procedure is lifted on demand, never at
@@ -518,12 +519,7 @@ func frameOf(f *dataflow.Func, insns []*lift.Insn, cv *abi.Convention, memo []fr
 	// (Cheaper than dataflow.StackOffsets, which also follows realigned
 	// frames and phis: signature runs that one.) memo, by value ID, is
 	// made in the memory of the one passed in, and returned for the next.
-	if n := f.IDBound(); cap(memo) < n {
-		memo = make([]frameOffset, n, n+n/4)
-	} else {
-		memo = memo[:n]
-		clear(memo)
-	}
+	memo = reuse.Zeroed(&memo, f.IDBound())
 	var off func(v *dataflow.Value, depth int) frameOffset
 	off = func(v *dataflow.Value, depth int) frameOffset {
 		if k := memo[v.ID]; k.found {
