@@ -8,21 +8,65 @@ import (
 // propagation, constant folding, global value numbering, flag folding,
 // branches on constants made jumps (and the blocks no longer reached
 // removed) and dead-code elimination.
+//
+// A pass known to change nothing if run on f as it is is skipped: each
+// pass is a deterministic function of f, and one that reports no change
+// made none, so skipping it leaves every later pass, and the result,
+// exactly as running it would. What is known (idle): a pass that found
+// nothing still finds nothing until another pass changes f; copy
+// propagation, branch folding and dead-code elimination leave nothing
+// for a second run of themselves; and what dead-code elimination removes
+// enables no pass. When every pass is idle the remaining rounds would
+// change nothing: most of the round that used to confirm it is saved.
 func Optimize(f *Func) {
+	const (
+		fold = iota
+		vn
+		flags
+		branches
+		copies
+		dead
+		npass
+	)
+	passes := [npass]func(*Func) bool{foldConstants, valueNumber, foldFlags, foldBranches, copyPropagate, eliminateDeadCode}
+	var idle [npass]bool
+	// ran records what pass i's run leaves known.
+	ran := func(i int, changed bool) {
+		switch {
+		case !changed || i == dead:
+			// Nothing changed, or only values no live value reads,
+			// directly or through others, were removed: no live value's
+			// arguments (nor theirs) changed. Constant, flag and branch
+			// folding look at a value, its arguments and theirs alone;
+			// value numbering found no two equal values among more
+			// values than remain; copy propagation's trivial phis are
+			// phis and their arguments (a live phi's arguments are
+			// live); dead-code elimination finds the same live values.
+		default:
+			idle = [npass]bool{}
+		}
+		// Constant folding, value numbering and flag folding may find more
+		// in what they themselves rewrote (a chain folds one link a run).
+		if !changed || i == copies || i == branches || i == dead {
+			idle[i] = true
+		}
+	}
 	for round := 0; round < 8; round++ {
 		// After the first round the copies are already propagated: the
 		// last pass of a round, dead-code elimination, only removes
 		// values nothing live reads, which makes no copy and no trivial
 		// phi (a live phi's arguments are live).
-		changed := round == 0 && copyPropagate(f)
-		changed = foldConstants(f) || changed
-		changed = valueNumber(f) || changed
-		changed = foldFlags(f) || changed
-		changed = foldBranches(f) || changed
-		changed = copyPropagate(f) || changed
-		changed = eliminateDeadCode(f) || changed
-		if !changed {
-			break
+		if round == 0 {
+			ran(copies, copyPropagate(f))
+		}
+		for i, pass := range passes {
+			if idle[i] {
+				continue
+			}
+			ran(i, pass(f))
+			if idle == [npass]bool{true, true, true, true, true, true} {
+				return
+			}
 		}
 	}
 }
