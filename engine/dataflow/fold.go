@@ -318,14 +318,18 @@ func valueNumber(f *Func) bool {
 				fw.set(v, w)
 				continue
 			}
-			table.slots[i] = vnSlot{k, v}
+			// Field by field: a pointer stored alone takes the write
+			// barrier's fast path, a whole slot copied (or cleared below)
+			// the bulk barrier's walk of its type while the collector runs.
+			sl := &table.slots[i]
+			sl.k, sl.v = k, v
 			added = append(added, int32(i))
 		}
 		for _, c := range b.dom {
 			walk(c)
 		}
 		for j := len(added) - 1; j >= mark; j-- {
-			table.slots[added[j]] = vnSlot{}
+			table.slots[added[j]].v = nil // a slot without a value is empty, whatever its key
 		}
 		added = added[:mark]
 	}
