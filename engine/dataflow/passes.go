@@ -126,6 +126,13 @@ func (fw *forwarding) get(v *Value) *Value {
 // the replaced values from their blocks. It reports whether an argument of
 // a phi changed.
 func replaceAll(f *Func, fw *forwarding) bool {
+	return sweep(f, fw, nil)
+}
+
+// sweep is replaceAll; with found, it also appends to *found, in block
+// order, the values it keeps that are copies or trivial phis once their
+// arguments are rewritten (forwardOf): what a scan after it would find.
+func sweep(f *Func, fw *forwarding, found *[]*Value) bool {
 	if fw.n == 0 {
 		return false
 	}
@@ -166,6 +173,9 @@ func replaceAll(f *Func, fw *forwarding) bool {
 					phiChanged = phiChanged || v.Kind == Phi
 				}
 			}
+			if found != nil && (v.Kind == Phi || v.Op == lift.Copy) && forwardOf(v) != nil {
+				*found = append(*found, v)
+			}
 			if n != k {
 				b.Values[n] = v
 			}
@@ -179,42 +189,44 @@ func replaceAll(f *Func, fw *forwarding) bool {
 	return phiChanged
 }
 
+// forwardOf returns what copy propagation replaces v by: the source of a
+// copy, the one value of a trivial phi (every argument the phi itself or
+// that value); nil for any other value.
+func forwardOf(v *Value) *Value {
+	switch {
+	case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
+		return v.Args[0]
+	case v.Kind == Phi:
+		var same *Value
+		for _, a := range v.Args {
+			if a == v || a == same {
+				continue
+			}
+			if same != nil {
+				return nil
+			}
+			same = a
+		}
+		return same
+	}
+	return nil
+}
+
 // copyPropagate replaces copies by their source and trivial phis (every
 // argument the phi itself or one value) by that value, until none is left.
 func copyPropagate(f *Func) bool {
-	any := false
-	for {
-		fw := newForwarding(f)
-		var order []*Value
-		for _, b := range f.Blocks {
-			for _, v := range b.Values {
-				switch {
-				case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
-					fw.set(v, v.Args[0])
-					order = append(order, v)
-				case v.Kind == Phi:
-					var same *Value
-					trivial := true
-					for _, a := range v.Args {
-						if a == v || a == same {
-							continue
-						}
-						if same != nil {
-							trivial = false
-							break
-						}
-						same = a
-					}
-					if trivial && same != nil {
-						fw.set(v, same)
-						order = append(order, v)
-					}
-				}
+	fw := newForwarding(f)
+	var order []*Value
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if w := forwardOf(v); w != nil {
+				fw.set(v, w)
+				order = append(order, v)
 			}
 		}
-		if fw.n == 0 {
-			return any
-		}
+	}
+	any := false
+	for fw.n > 0 {
 		// Break forwarding cycles (phis of unreachable loops forwarding
 		// into each other only): the first of a cycle, in block order,
 		// stays.
@@ -234,11 +246,20 @@ func copyPropagate(f *Func) bool {
 		any = true
 		// Another round finds something only where this one changed a
 		// phi's arguments (a copy stays a copy whatever its argument, of
-		// the same width, is replaced by) or left a cycle's first.
-		if !replaceAll(f, fw) && !broke {
-			return any
+		// the same width, is replaced by) or left a cycle's first. The
+		// sweep collects what it finds as it goes, instead of a scan of
+		// every value after it.
+		found := order[:0]
+		if !sweep(f, fw, &found) && !broke {
+			break
+		}
+		order = found
+		fw = newForwarding(f)
+		for _, v := range order {
+			fw.set(v, forwardOf(v))
 		}
 	}
+	return any
 }
 
 // pure reports whether v computes a value from its arguments alone, with no
