@@ -30,6 +30,7 @@ func Optimize(f *Func) {
 	)
 	passes := [npass]func(*Func) bool{foldConstants, valueNumber, foldFlags, foldBranches, copyPropagate, eliminateDeadCode}
 	var idle [npass]bool
+	var pending *forwarding // foldPending's replacements, not applied yet
 	// ran records what pass i's run leaves known.
 	ran := func(i int, changed bool) {
 		switch {
@@ -61,12 +62,37 @@ func Optimize(f *Func) {
 		}
 		for i, pass := range passes {
 			if idle[i] {
+				if pending != nil {
+					replaceAll(f, pending)
+					pending = nil
+				}
 				continue
 			}
-			ran(i, pass(f))
-			if idle == [npass]bool{true, true, true, true, true, true} {
-				return
+			// Constant folding's replacements wait for value numbering
+			// (which runs after any change), whose sweep applies both.
+			var changed bool
+			switch {
+			case i == fold:
+				changed, pending = foldPending(f)
+				if pending.n == 0 {
+					pending = nil
+				}
+			case i == vn:
+				changed, pending = valueNumberAfter(f, pending), nil
+			default:
+				changed = pass(f)
 			}
+			ran(i, changed)
+			if idle == [npass]bool{true, true, true, true, true, true} {
+				break
+			}
+		}
+		if pending != nil {
+			replaceAll(f, pending)
+			pending = nil
+		}
+		if idle == [npass]bool{true, true, true, true, true, true} {
+			return
 		}
 	}
 }
@@ -113,6 +139,19 @@ func (fw *forwarding) set(v, w *Value) {
 		fw.touched = append(fw.touched, int32(v.ID))
 	}
 	fw.to[v.ID] = w
+}
+
+// resolve returns what v's uses become by fw's replacements: v itself,
+// or the end of its chain of replacements.
+func (fw *forwarding) resolve(v *Value) *Value {
+	for seen := 0; seen <= fw.n; seen++ {
+		x := fw.get(v)
+		if x == nil || x == v {
+			break
+		}
+		v = x
+	}
+	return v
 }
 
 func (fw *forwarding) get(v *Value) *Value {
