@@ -169,8 +169,8 @@ func replaceAll(f *Func, fw *forwarding) bool {
 }
 
 // sweep is replaceAll; with found, it also appends to *found, in block
-// order, the values it keeps that are copies or trivial phis once their
-// arguments are rewritten (forwardOf): what a scan after it would find.
+// order, the values it keeps and rewrites that are copies or trivial phis
+// once rewritten (forwardOf).
 func sweep(f *Func, fw *forwarding, found *[]*Value) bool {
 	if fw.n == 0 {
 		return false
@@ -203,17 +203,21 @@ func sweep(f *Func, fw *forwarding, found *[]*Value) bool {
 			if v.ID < len(to) && to[v.ID] != nil {
 				continue
 			}
+			rewritten := false
 			for i, a := range v.Args {
 				if a.ID >= len(to) || to[a.ID] == nil {
 					continue
 				}
 				if r := resolve(a); r != a {
 					v.Args[i] = r
-					phiChanged = phiChanged || v.Kind == Phi
+					rewritten = true
 				}
 			}
-			if found != nil && (v.Kind == Phi || v.Op == lift.Copy) && forwardOf(v) != nil {
-				*found = append(*found, v)
+			if rewritten {
+				phiChanged = phiChanged || v.Kind == Phi
+				if found != nil && forwardOf(v) != nil {
+					*found = append(*found, v)
+				}
 			}
 			if n != k {
 				b.Values[n] = v
@@ -255,15 +259,7 @@ func forwardOf(v *Value) *Value {
 // argument the phi itself or one value) by that value, until none is left.
 func copyPropagate(f *Func) bool {
 	fw := newForwarding(f)
-	var order []*Value
-	for _, b := range f.Blocks {
-		for _, v := range b.Values {
-			if w := forwardOf(v); w != nil {
-				fw.set(v, w)
-				order = append(order, v)
-			}
-		}
-	}
+	order := scanCopies(f, fw, nil)
 	any := false
 	for fw.n > 0 {
 		// Break forwarding cycles (phis of unreachable loops forwarding
@@ -285,20 +281,40 @@ func copyPropagate(f *Func) bool {
 		any = true
 		// Another round finds something only where this one changed a
 		// phi's arguments (a copy stays a copy whatever its argument, of
-		// the same width, is replaced by) or left a cycle's first. The
-		// sweep collects what it finds as it goes, instead of a scan of
-		// every value after it.
+		// the same width, is replaced by) or left a cycle's first. Unless
+		// it left one, what the next round finds is among the values the
+		// sweep rewrote (any other it keeps was no copy nor trivial phi
+		// before and reads as it did), and the sweep collects those as it
+		// goes, instead of a scan of every value after it.
 		found := order[:0]
 		if !sweep(f, fw, &found) && !broke {
 			break
 		}
-		order = found
 		fw = newForwarding(f)
+		if broke {
+			order = scanCopies(f, fw, found[:0])
+			continue
+		}
+		order = found
 		for _, v := range order {
 			fw.set(v, forwardOf(v))
 		}
 	}
 	return any
+}
+
+// scanCopies enters in fw every copy and trivial phi of f (forwardOf),
+// which it appends to order, in block order.
+func scanCopies(f *Func, fw *forwarding, order []*Value) []*Value {
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if w := forwardOf(v); w != nil {
+				fw.set(v, w)
+				order = append(order, v)
+			}
+		}
+	}
+	return order
 }
 
 // pure reports whether v computes a value from its arguments alone, with no
