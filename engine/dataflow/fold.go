@@ -322,6 +322,10 @@ func valueNumberAfter(f *Func, pre *forwarding) bool {
 	if fw == nil {
 		fw = newForwarding(f)
 	}
+	var to []*Value
+	if pre != nil {
+		to = pre.to
+	}
 	// dups are the replacements found (value, survivor), entered in fw
 	// after the walk when pre is set: until then fw resolves arguments
 	// through pre's alone, as they would read after pre's sweep.
@@ -336,14 +340,16 @@ func valueNumberAfter(f *Func, pre *forwarding) bool {
 			if !pure(v) && !(v.Kind == OpValue && v.Op == lift.Load) || len(v.Args) > 3 {
 				continue
 			}
-			if pre != nil && fw.get(v) != nil {
+			// pre's table is read inline for the common case, a value
+			// not replaced (to is empty without pre).
+			if v.ID < len(to) && to[v.ID] != nil {
 				continue // pre's sweep drops it
 			}
 			k := vnKey{op: v.Op, width: v.Width, lane: v.Lane, aux: v.Aux}
 			ids := [3]*int{&k.a0, &k.a1, &k.a2}
 			for i, a := range v.Args {
-				if pre != nil {
-					a = fw.resolve(a)
+				if a.ID < len(to) && to[a.ID] != nil {
+					a = pre.resolve(a)
 				}
 				*ids[i] = a.ID
 			}
