@@ -76,8 +76,11 @@ func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra, optimizing boo
 	if scr == nil {
 		scr = &Scratch{} // shared by both constructions and the passes
 	}
+	// The dominator tree waits until f is known to be the result:
+	// findSlots does not read it, and a second construction replaces f.
 	f := p.ssa(arch, nil, scr)
 	if p.unmodelled {
+		computeDominators(f)
 		return f // any memory may change: no slot is promoted
 	}
 	// Copies and trivial phis change nothing findSlots decides: stack
@@ -86,6 +89,7 @@ func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra, optimizing boo
 	// the Func returned.
 	promote, slots := findSlots(f)
 	if len(slots) == 0 {
+		computeDominators(f)
 		if !optimizing {
 			copyPropagate(f)
 		}
@@ -94,6 +98,7 @@ func buildValid(arch *Arch, insns []*lift.Insn, extra BuildExtra, optimizing boo
 	// f is done with: the second construction reuses its memory.
 	f.recycle()
 	g := p.ssa(arch, promote, scr)
+	computeDominators(g)
 	g.Slots = slots
 	return g
 }
@@ -442,6 +447,8 @@ func (p *proc) namedOf(all []string) []string {
 	return slices.Clip(out)
 }
 
+// ssa constructs p's SSA form, promoting the accesses of promote; the
+// caller computes its dominator tree (computeDominators) if it keeps it.
 func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
 	f := &Func{Arch: arch, Entry: p.insns[0].Addr, consts: map[constKey]*Value{}, scr: scr}
 	bd := &builder{p: p, f: f, arch: arch, promote: promote}
@@ -590,7 +597,6 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
 		}
 	}
 	bd.joinPhis()
-	computeDominators(f)
 	return f
 }
 

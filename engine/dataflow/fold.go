@@ -10,8 +10,17 @@ import (
 // sub-register accesses read simply (x+0, x&x, extract of an insert, …).
 // A select on a constant condition becomes the chosen value.
 func foldConstants(f *Func) bool {
-	fw := newForwarding(f)
-	changed := false
+	changed, fw := foldPending(f)
+	replaceAll(f, fw)
+	return changed
+}
+
+// foldPending is foldConstants with the replacements of the values it
+// folded left to the caller: fw holds them, not yet applied (Optimize
+// hands them to valueNumberAfter, which applies them with its own in one
+// sweep).
+func foldPending(f *Func) (changed bool, fw *forwarding) {
+	fw = newForwarding(f)
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
 			if !pure(v) {
@@ -26,8 +35,7 @@ func foldConstants(f *Func) bool {
 			}
 		}
 	}
-	replaceAll(f, fw)
-	return changed || fw.n > 0
+	return changed || fw.n > 0, fw
 }
 
 func allConst(vs []*Value) bool {
@@ -246,6 +254,7 @@ func (k *vnKey) hash() uint64 {
 type vnTable struct {
 	slots []vnSlot // a power of two of them; empty between passes
 	mask  int
+	dups  []*Value // valueNumberAfter's replacements, in pairs; empty between passes
 }
 
 type vnSlot struct {
@@ -289,7 +298,19 @@ func (t *vnTable) find(k *vnKey) (*Value, int) {
 // each block's values in order): a deterministic choice, and the earliest
 // instruction computing the value on the way there.
 func valueNumber(f *Func) bool {
+	return valueNumberAfter(f, nil)
+}
+
+// valueNumberAfter is valueNumber run on f as replaceAll(f, pre) would
+// leave it, without the sweep: it skips the values pre replaces and
+// numbers each argument as what pre resolves it to, then applies pre's
+// replacements and its own in one sweep (pre's values and its own are
+// disjoint, and its survivors are replaced by nothing). pre may be nil.
+func valueNumberAfter(f *Func, pre *forwarding) bool {
 	if len(f.Blocks) == 0 {
+		if pre != nil {
+			replaceAll(f, pre)
+		}
 		return false
 	}
 	// The dominator tree is Build's, or foldBranches' after it changed the
@@ -297,7 +318,18 @@ func valueNumber(f *Func) bool {
 	s := f.scratch()
 	table := &s.vn
 	table.reset(f.nextID)
-	fw := newForwarding(f)
+	fw := pre
+	if fw == nil {
+		fw = newForwarding(f)
+	}
+	var to []*Value
+	if pre != nil {
+		to = pre.to
+	}
+	// dups are the replacements found (value, survivor), entered in fw
+	// after the walk when pre is set: until then fw resolves arguments
+	// through pre's alone, as they would read after pre's sweep.
+	dups := table.dups[:0]
 	// added holds the slots each block on the dominator path filled, its
 	// own from mark on: a stack shared by the whole walk.
 	added := s.vnAdded[:0]
@@ -308,29 +340,54 @@ func valueNumber(f *Func) bool {
 			if !pure(v) && !(v.Kind == OpValue && v.Op == lift.Load) || len(v.Args) > 3 {
 				continue
 			}
+			// pre's table is read inline for the common case, a value
+			// not replaced (to is empty without pre).
+			if v.ID < len(to) && to[v.ID] != nil {
+				continue // pre's sweep drops it
+			}
 			k := vnKey{op: v.Op, width: v.Width, lane: v.Lane, aux: v.Aux}
 			ids := [3]*int{&k.a0, &k.a1, &k.a2}
 			for i, a := range v.Args {
+				if a.ID < len(to) && to[a.ID] != nil {
+					a = pre.resolve(a)
+				}
 				*ids[i] = a.ID
 			}
 			w, i := table.find(&k)
 			if w != nil {
-				fw.set(v, w)
+				if pre != nil {
+					dups = append(dups, v, w)
+				} else {
+					fw.set(v, w)
+				}
 				continue
 			}
-			table.slots[i] = vnSlot{k, v}
+			// Field by field: a pointer stored alone takes the write
+			// barrier's fast path, a whole slot copied (or cleared below)
+			// the bulk barrier's walk of its type while the collector runs.
+			sl := &table.slots[i]
+			sl.k, sl.v = k, v
 			added = append(added, int32(i))
 		}
 		for _, c := range b.dom {
 			walk(c)
 		}
 		for j := len(added) - 1; j >= mark; j-- {
-			table.slots[added[j]] = vnSlot{}
+			table.slots[added[j]].v = nil // a slot without a value is empty, whatever its key
 		}
 		added = added[:mark]
 	}
 	walk(f.Blocks[0])
 	s.vnAdded = added[:0]
+	found := fw.n > 0
+	if pre != nil {
+		found = len(dups) > 0
+		for j := 0; j < len(dups); j += 2 {
+			fw.set(dups[j], dups[j+1])
+		}
+		clear(dups)
+		table.dups = dups[:0]
+	}
 	replaceAll(f, fw)
-	return fw.n > 0
+	return found
 }

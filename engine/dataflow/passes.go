@@ -8,21 +8,91 @@ import (
 // propagation, constant folding, global value numbering, flag folding,
 // branches on constants made jumps (and the blocks no longer reached
 // removed) and dead-code elimination.
+//
+// A pass known to change nothing if run on f as it is is skipped: each
+// pass is a deterministic function of f, and one that reports no change
+// made none, so skipping it leaves every later pass, and the result,
+// exactly as running it would. What is known (idle): a pass that found
+// nothing still finds nothing until another pass changes f; copy
+// propagation, branch folding and dead-code elimination leave nothing
+// for a second run of themselves; and what dead-code elimination removes
+// enables no pass. When every pass is idle the remaining rounds would
+// change nothing: most of the round that used to confirm it is saved.
 func Optimize(f *Func) {
+	const (
+		fold = iota
+		vn
+		flags
+		branches
+		copies
+		dead
+		npass
+	)
+	passes := [npass]func(*Func) bool{foldConstants, valueNumber, foldFlags, foldBranches, copyPropagate, eliminateDeadCode}
+	var idle [npass]bool
+	var pending *forwarding // foldPending's replacements, not applied yet
+	// ran records what pass i's run leaves known.
+	ran := func(i int, changed bool) {
+		switch {
+		case !changed || i == dead:
+			// Nothing changed, or only values no live value reads,
+			// directly or through others, were removed: no live value's
+			// arguments (nor theirs) changed. Constant, flag and branch
+			// folding look at a value, its arguments and theirs alone;
+			// value numbering found no two equal values among more
+			// values than remain; copy propagation's trivial phis are
+			// phis and their arguments (a live phi's arguments are
+			// live); dead-code elimination finds the same live values.
+		default:
+			idle = [npass]bool{}
+		}
+		// Constant folding, value numbering and flag folding may find more
+		// in what they themselves rewrote (a chain folds one link a run).
+		if !changed || i == copies || i == branches || i == dead {
+			idle[i] = true
+		}
+	}
 	for round := 0; round < 8; round++ {
 		// After the first round the copies are already propagated: the
 		// last pass of a round, dead-code elimination, only removes
 		// values nothing live reads, which makes no copy and no trivial
 		// phi (a live phi's arguments are live).
-		changed := round == 0 && copyPropagate(f)
-		changed = foldConstants(f) || changed
-		changed = valueNumber(f) || changed
-		changed = foldFlags(f) || changed
-		changed = foldBranches(f) || changed
-		changed = copyPropagate(f) || changed
-		changed = eliminateDeadCode(f) || changed
-		if !changed {
-			break
+		if round == 0 {
+			ran(copies, copyPropagate(f))
+		}
+		for i, pass := range passes {
+			if idle[i] {
+				if pending != nil {
+					replaceAll(f, pending)
+					pending = nil
+				}
+				continue
+			}
+			// Constant folding's replacements wait for value numbering
+			// (which runs after any change), whose sweep applies both.
+			var changed bool
+			switch {
+			case i == fold:
+				changed, pending = foldPending(f)
+				if pending.n == 0 {
+					pending = nil
+				}
+			case i == vn:
+				changed, pending = valueNumberAfter(f, pending), nil
+			default:
+				changed = pass(f)
+			}
+			ran(i, changed)
+			if idle == [npass]bool{true, true, true, true, true, true} {
+				break
+			}
+		}
+		if pending != nil {
+			replaceAll(f, pending)
+			pending = nil
+		}
+		if idle == [npass]bool{true, true, true, true, true, true} {
+			return
 		}
 	}
 }
@@ -71,6 +141,19 @@ func (fw *forwarding) set(v, w *Value) {
 	fw.to[v.ID] = w
 }
 
+// resolve returns what v's uses become by fw's replacements: v itself,
+// or the end of its chain of replacements.
+func (fw *forwarding) resolve(v *Value) *Value {
+	for seen := 0; seen <= fw.n; seen++ {
+		x := fw.get(v)
+		if x == nil || x == v {
+			break
+		}
+		v = x
+	}
+	return v
+}
+
 func (fw *forwarding) get(v *Value) *Value {
 	if v.ID < len(fw.to) {
 		return fw.to[v.ID]
@@ -82,6 +165,13 @@ func (fw *forwarding) get(v *Value) *Value {
 // the replaced values from their blocks. It reports whether an argument of
 // a phi changed.
 func replaceAll(f *Func, fw *forwarding) bool {
+	return sweep(f, fw, nil)
+}
+
+// sweep is replaceAll; with found, it also appends to *found, in block
+// order, the values it keeps and rewrites that are copies or trivial phis
+// once rewritten (forwardOf).
+func sweep(f *Func, fw *forwarding, found *[]*Value) bool {
 	if fw.n == 0 {
 		return false
 	}
@@ -113,13 +203,20 @@ func replaceAll(f *Func, fw *forwarding) bool {
 			if v.ID < len(to) && to[v.ID] != nil {
 				continue
 			}
+			rewritten := false
 			for i, a := range v.Args {
 				if a.ID >= len(to) || to[a.ID] == nil {
 					continue
 				}
 				if r := resolve(a); r != a {
 					v.Args[i] = r
-					phiChanged = phiChanged || v.Kind == Phi
+					rewritten = true
+				}
+			}
+			if rewritten {
+				phiChanged = phiChanged || v.Kind == Phi
+				if found != nil && forwardOf(v) != nil {
+					*found = append(*found, v)
 				}
 			}
 			if n != k {
@@ -135,42 +232,36 @@ func replaceAll(f *Func, fw *forwarding) bool {
 	return phiChanged
 }
 
+// forwardOf returns what copy propagation replaces v by: the source of a
+// copy, the one value of a trivial phi (every argument the phi itself or
+// that value); nil for any other value.
+func forwardOf(v *Value) *Value {
+	switch {
+	case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
+		return v.Args[0]
+	case v.Kind == Phi:
+		var same *Value
+		for _, a := range v.Args {
+			if a == v || a == same {
+				continue
+			}
+			if same != nil {
+				return nil
+			}
+			same = a
+		}
+		return same
+	}
+	return nil
+}
+
 // copyPropagate replaces copies by their source and trivial phis (every
 // argument the phi itself or one value) by that value, until none is left.
 func copyPropagate(f *Func) bool {
+	fw := newForwarding(f)
+	order := scanCopies(f, fw, nil)
 	any := false
-	for {
-		fw := newForwarding(f)
-		var order []*Value
-		for _, b := range f.Blocks {
-			for _, v := range b.Values {
-				switch {
-				case v.Kind == OpValue && v.Op == lift.Copy && len(v.Args) == 1 && v.Args[0].Width == v.Width && v.Lane == 0:
-					fw.set(v, v.Args[0])
-					order = append(order, v)
-				case v.Kind == Phi:
-					var same *Value
-					trivial := true
-					for _, a := range v.Args {
-						if a == v || a == same {
-							continue
-						}
-						if same != nil {
-							trivial = false
-							break
-						}
-						same = a
-					}
-					if trivial && same != nil {
-						fw.set(v, same)
-						order = append(order, v)
-					}
-				}
-			}
-		}
-		if fw.n == 0 {
-			return any
-		}
+	for fw.n > 0 {
 		// Break forwarding cycles (phis of unreachable loops forwarding
 		// into each other only): the first of a cycle, in block order,
 		// stays.
@@ -190,11 +281,40 @@ func copyPropagate(f *Func) bool {
 		any = true
 		// Another round finds something only where this one changed a
 		// phi's arguments (a copy stays a copy whatever its argument, of
-		// the same width, is replaced by) or left a cycle's first.
-		if !replaceAll(f, fw) && !broke {
-			return any
+		// the same width, is replaced by) or left a cycle's first. Unless
+		// it left one, what the next round finds is among the values the
+		// sweep rewrote (any other it keeps was no copy nor trivial phi
+		// before and reads as it did), and the sweep collects those as it
+		// goes, instead of a scan of every value after it.
+		found := order[:0]
+		if !sweep(f, fw, &found) && !broke {
+			break
+		}
+		fw = newForwarding(f)
+		if broke {
+			order = scanCopies(f, fw, found[:0])
+			continue
+		}
+		order = found
+		for _, v := range order {
+			fw.set(v, forwardOf(v))
 		}
 	}
+	return any
+}
+
+// scanCopies enters in fw every copy and trivial phi of f (forwardOf),
+// which it appends to order, in block order.
+func scanCopies(f *Func, fw *forwarding, order []*Value) []*Value {
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if w := forwardOf(v); w != nil {
+				fw.set(v, w)
+				order = append(order, v)
+			}
+		}
+	}
+	return order
 }
 
 // pure reports whether v computes a value from its arguments alone, with no

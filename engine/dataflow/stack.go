@@ -184,23 +184,42 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 			taint[id] = x.base + 1
 		}
 	}
-	for changed := true; changed; {
+	// spread taints v from its first tainted argument; it reports
+	// whether v is tainted now.
+	spread := func(v *Value) bool {
+		for _, a := range v.Args {
+			if a.ID < len(taint) && taint[a.ID] != 0 {
+				taint[v.ID] = taint[a.ID]
+				return true
+			}
+		}
+		return false
+	}
+	// The first sweep visits every value; the later ones, in the same
+	// order, only those it left untainted that may carry an address (the
+	// others' visits change nothing).
+	var open []*Value
+	changed := false
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if taint[v.ID] != 0 || len(v.Args) == 0 || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
+				continue
+			}
+			if v.Kind == OpValue && (v.Op == lift.Load || v.Op == lift.Store || v.Op == lift.Call || v.Op == lift.Unmodelled) {
+				continue
+			}
+			if spread(v) {
+				changed = true
+			} else {
+				open = append(open, v)
+			}
+		}
+	}
+	for changed {
 		changed = false
-		for _, b := range f.Blocks {
-			for _, v := range b.Values {
-				if taint[v.ID] != 0 || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
-					continue
-				}
-				if v.Kind == OpValue && (v.Op == lift.Load || v.Op == lift.Store || v.Op == lift.Call || v.Op == lift.Unmodelled) {
-					continue
-				}
-				for _, a := range v.Args {
-					if a.ID < len(taint) && taint[a.ID] != 0 {
-						taint[v.ID] = taint[a.ID]
-						changed = true
-						break
-					}
-				}
+		for _, v := range open {
+			if taint[v.ID] == 0 && spread(v) {
+				changed = true
 			}
 		}
 	}
