@@ -300,7 +300,7 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 					s.KeptStores = true
 				}
 			}
-			ref := slotRef{loc: slotName(s), width: a.width, keepStore: s.KeptStores}
+			ref := slotRef{loc: slotName(s), width: a.width, keepStore: s.KeptStores, slot: int32(len(slots))}
 			for k := i; k < j; k++ {
 				promote[accs[k].pos] = ref
 			}
