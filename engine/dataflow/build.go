@@ -162,7 +162,15 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	leaders := make([]bool, p.n+1)
 	leaders[0] = true
 	// Registers are numbered as they are met, with one lookup of each
-	// name, and renumbered in name order below.
+	// name, and renumbered in name order below. A small cache of the
+	// names met answers most lookups before the map: a procedure names
+	// few registers, each many times, and a lifter's names share their
+	// bytes, which string comparison checks first.
+	type cached struct {
+		name string
+		r    int32
+	}
+	var cache [64]cached
 	for i, in := range insns {
 		for j := range in.Stmts {
 			s := &in.Stmts[j]
@@ -174,13 +182,26 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 				if o.Kind != lift.Reg {
 					continue
 				}
-				r, ok := p.regIdx[o.Name]
+				name := o.Name
+				var c *cached
+				r, ok := int32(0), false
+				if n := len(name); n > 0 {
+					c = &cache[(n*7+int(name[0])*3+int(name[n-1]))&63]
+					r, ok = c.r, c.name == name
+				}
 				if !ok {
-					r = int32(len(p.regs))
-					p.regIdx[o.Name] = r
-					p.regs = append(p.regs, o.Name)
-					p.regW = append(p.regW, o.Width)
-				} else if o.Width > p.regW[r] {
+					r, ok = p.regIdx[name]
+					if !ok {
+						r = int32(len(p.regs))
+						p.regIdx[name] = r
+						p.regs = append(p.regs, name)
+						p.regW = append(p.regW, o.Width)
+					}
+					if c != nil {
+						*c = cached{name, r}
+					}
+				}
+				if o.Width > p.regW[r] {
 					p.regW[r] = o.Width
 				}
 				rs[k] = r
