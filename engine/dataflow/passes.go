@@ -52,7 +52,8 @@ func Optimize(f *Func) {
 			idle[i] = true
 		}
 	}
-	for round := 0; round < 8; round++ {
+	done := [npass]bool{true, true, true, true, true, true}
+	for round := 0; round < 8 && idle != done; round++ {
 		// After the first round the copies are already propagated: the
 		// last pass of a round, dead-code elimination, only removes
 		// values nothing live reads, which makes no copy and no trivial
@@ -62,37 +63,28 @@ func Optimize(f *Func) {
 		}
 		for i, pass := range passes {
 			if idle[i] {
-				if pending != nil {
-					replaceAll(f, pending)
-					pending = nil
-				}
 				continue
 			}
-			// Constant folding's replacements wait for value numbering
-			// (which runs after any change), whose sweep applies both.
+			// Constant folding's replacements wait for value numbering,
+			// whose sweep applies both: folding that replaced a value
+			// changed f, so value numbering is not idle and runs next.
 			var changed bool
-			switch {
-			case i == fold:
+			switch i {
+			case fold:
 				changed, pending = foldPending(f)
 				if pending.n == 0 {
 					pending = nil
 				}
-			case i == vn:
-				changed, pending = valueNumberAfter(f, pending), nil
+			case vn:
+				changed = valueNumberAfter(f, pending)
+				pending = nil
 			default:
 				changed = pass(f)
 			}
 			ran(i, changed)
-			if idle == [npass]bool{true, true, true, true, true, true} {
+			if idle == done {
 				break
 			}
-		}
-		if pending != nil {
-			replaceAll(f, pending)
-			pending = nil
-		}
-		if idle == [npass]bool{true, true, true, true, true, true} {
-			return
 		}
 	}
 }
