@@ -167,7 +167,15 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 	leaders := reuse.Zeroed(&m.leaders, int(p.n)+1)
 	leaders[0] = true
 	// Registers are numbered as they are met, with one lookup of each
-	// name, and renumbered in name order below.
+	// name, and renumbered in name order below. A small cache of the
+	// names met answers most lookups before the map: a procedure names
+	// few registers, each many times, and a lifter's names share their
+	// bytes, which string comparison checks first.
+	type cached struct {
+		name string
+		r    int32
+	}
+	var cache [64]cached
 	for i, in := range insns {
 		for j := range in.Stmts {
 			s := &in.Stmts[j]
@@ -179,13 +187,26 @@ func newProc(insns []*lift.Insn, extra BuildExtra) *proc {
 				if o.Kind != lift.Reg {
 					continue
 				}
-				r, ok := p.regIdx[o.Name]
+				name := o.Name
+				var c *cached
+				r, ok := int32(0), false
+				if n := len(name); n > 0 {
+					c = &cache[(n*7+int(name[0])*3+int(name[n-1]))&63]
+					r, ok = c.r, c.name == name
+				}
 				if !ok {
-					r = int32(len(p.regs))
-					p.regIdx[o.Name] = r
-					p.regs = append(p.regs, o.Name)
-					p.regW = append(p.regW, o.Width)
-				} else if o.Width > p.regW[r] {
+					r, ok = p.regIdx[name]
+					if !ok {
+						r = int32(len(p.regs))
+						p.regIdx[name] = r
+						p.regs = append(p.regs, name)
+						p.regW = append(p.regW, o.Width)
+					}
+					if c != nil {
+						*c = cached{name, r}
+					}
+				}
+				if o.Width > p.regW[r] {
 					p.regW[r] = o.Width
 				}
 				rs[k] = r
@@ -390,9 +411,10 @@ type slotRef struct {
 	loc       string
 	width     lift.Width
 	keepStore bool
+	slot      int32 // the slot's index in findSlots' list
 }
 
-// pendingPhi is an incomplete phi and its location's number (locID).
+// pendingPhi is an incomplete phi and its location's number (builder.defs).
 type pendingPhi struct {
 	v  *Value
 	id int32
@@ -400,13 +422,17 @@ type pendingPhi struct {
 
 // builder is Braun et al.'s construction state for one pass over proc.
 type builder struct {
-	p        *proc
-	f        *Func
-	arch     *Arch
-	promote  map[int32]slotRef
-	blocks   []*Block   // by proto index; nil when unreachable
-	defs     [][]*Value // per block, per location (locID)
-	locID    map[string]int32
+	p       *proc
+	f       *Func
+	arch    *Arch
+	promote map[int32]slotRef
+	blocks  []*Block // by proto index; nil when unreachable
+	// defs are each block's definitions by location number: a
+	// register's is its index in proc.regs, the memory token's and the
+	// stack pointer's (when the procedure does not name it) follow, then
+	// the promoted slots' (slotBase plus the slot's index).
+	defs     [][]*Value
+	nlocs    int32
 	sealed   []bool
 	filled   []bool
 	pending  [][]pendingPhi // incomplete phis of unsealed blocks
@@ -423,7 +449,7 @@ type builder struct {
 	// callIDs, retIDs, exitIDs and clobbers number the registers of those
 	// lists and of the Arch's CallClobbers that the procedure names.
 	callIDs, retIDs, exitIDs, clobbers []int32
-	memID, spID                        int32 // locIDs of Mem and the stack pointer
+	memID, spID, slotBase              int32 // location numbers of Mem, the stack pointer and the first slot
 	spW                                lift.Width
 }
 
@@ -553,21 +579,18 @@ func (p *proc) ssa(arch *Arch, promote map[int32]slotRef, scr *Scratch) *Func {
 	}
 	nb := len(f.Blocks)
 	bd.defs = make([][]*Value, nb)
-	bd.locID = make(map[string]int32, len(p.regs)+len(arch.CallArgs)+len(arch.LiveOut)+len(promote)+2)
-	for _, r := range p.regs {
-		bd.locID[r] = int32(len(bd.locID))
+	// Locations are numbered without a map: the registers by proc.regs
+	// (what statements name, proc.refs), the rest by what they are.
+	nregs := int32(len(p.regs))
+	bd.memID, bd.spID, bd.slotBase = nregs, nregs+1, nregs+2
+	if r, ok := p.regIdx[arch.SP]; ok {
+		bd.spID = r
 	}
-	for _, r := range slices.Concat([]string{Mem, arch.SP}, arch.CallArgs, arch.LiveOut, arch.CallClobbers) {
-		if _, ok := bd.locID[r]; !ok {
-			bd.locID[r] = int32(len(bd.locID))
-		}
-	}
+	bd.nlocs = bd.slotBase
 	for _, r := range promote {
-		if _, ok := bd.locID[r.loc]; !ok {
-			bd.locID[r.loc] = int32(len(bd.locID))
-		}
+		bd.nlocs = max(bd.nlocs, bd.slotBase+r.slot+1)
 	}
-	bd.memID, bd.spID, bd.spW = bd.locID[Mem], bd.locID[arch.SP], p.widthOf(arch.SP, arch.PtrWidth)
+	bd.spW = p.widthOf(arch.SP, arch.PtrWidth)
 	bd.callIDs, bd.retIDs, bd.exitIDs = p.regIDs(bd.callNames), p.regIDs(bd.retNames), p.regIDs(bd.exitNames)
 	bd.clobbers = p.regIDs(p.namedOf(arch.CallClobbers))
 	bd.sealed = make([]bool, nb)
@@ -634,27 +657,20 @@ func (bd *builder) seal(b *Block) {
 	bd.pending[b.ID] = nil
 }
 
-func (bd *builder) write(b *Block, loc string, v *Value) {
-	bd.writeID(b, bd.locID[loc], v)
-}
-
-// writeID is write of the location numbered id (locID; a register's
-// number is its index in proc.regs): statements' registers are numbered
-// once (proc.refs), not hashed at every read and write.
+// writeID records v as block b's definition of the location numbered id
+// (builder.defs): statements' registers are numbered once (proc.refs),
+// not hashed at every read and write.
 func (bd *builder) writeID(b *Block, id int32, v *Value) {
 	d := bd.defs[b.ID]
 	if d == nil {
-		d = bd.f.pointers(len(bd.locID))
+		d = bd.f.pointers(int(bd.nlocs))
 		bd.defs[b.ID] = d
 	}
 	d[id] = v
 }
 
-func (bd *builder) read(b *Block, loc string, w lift.Width) *Value {
-	return bd.readID(b, bd.locID[loc], loc, w)
-}
-
-// readID is read of the location numbered id, named loc.
+// readID returns block b's value of the location numbered id, named loc,
+// at width w (Braun et al.'s readVariable).
 func (bd *builder) readID(b *Block, id int32, loc string, w lift.Width) *Value {
 	if d := bd.defs[b.ID]; d != nil {
 		if v := d[id]; v != nil {
@@ -810,7 +826,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	case lift.Load:
 		addr := bd.operand(b, &s.A, rs[1])
 		if r, ok := bd.promote[g]; ok {
-			v := bd.conv(b, bd.read(b, r.loc, r.width), s.Dst.Width)
+			v := bd.conv(b, bd.readID(b, bd.slotBase+r.slot, r.loc, r.width), s.Dst.Width)
 			def(v)
 			return
 		}
@@ -818,7 +834,7 @@ func (bd *builder) stmt(b *Block, in *lift.Insn, s *lift.Stmt, g int32) {
 	case lift.Store:
 		addr, data := bd.operand(b, &s.A, rs[1]), bd.operand(b, &s.B, rs[2])
 		if r, ok := bd.promote[g]; ok {
-			bd.write(b, r.loc, data)
+			bd.writeID(b, bd.slotBase+r.slot, data)
 			if data.Kind == OpValue && data.Loc == "" {
 				data.Loc = r.loc
 			}

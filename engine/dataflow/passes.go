@@ -52,7 +52,8 @@ func Optimize(f *Func) {
 			idle[i] = true
 		}
 	}
-	for round := 0; round < 8; round++ {
+	done := [npass]bool{true, true, true, true, true, true}
+	for round := 0; round < 8 && idle != done; round++ {
 		// After the first round the copies are already propagated: the
 		// last pass of a round, dead-code elimination, only removes
 		// values nothing live reads, which makes no copy and no trivial
@@ -62,37 +63,28 @@ func Optimize(f *Func) {
 		}
 		for i, pass := range passes {
 			if idle[i] {
-				if pending != nil {
-					replaceAll(f, pending)
-					pending = nil
-				}
 				continue
 			}
-			// Constant folding's replacements wait for value numbering
-			// (which runs after any change), whose sweep applies both.
+			// Constant folding's replacements wait for value numbering,
+			// whose sweep applies both: folding that replaced a value
+			// changed f, so value numbering is not idle and runs next.
 			var changed bool
-			switch {
-			case i == fold:
+			switch i {
+			case fold:
 				changed, pending = foldPending(f)
 				if pending.n == 0 {
 					pending = nil
 				}
-			case i == vn:
-				changed, pending = valueNumberAfter(f, pending), nil
+			case vn:
+				changed = valueNumberAfter(f, pending)
+				pending = nil
 			default:
 				changed = pass(f)
 			}
 			ran(i, changed)
-			if idle == [npass]bool{true, true, true, true, true, true} {
+			if idle == done {
 				break
 			}
-		}
-		if pending != nil {
-			replaceAll(f, pending)
-			pending = nil
-		}
-		if idle == [npass]bool{true, true, true, true, true, true} {
-			return
 		}
 	}
 }
@@ -337,30 +329,18 @@ func pure(v *Value) bool {
 func eliminateDeadCode(f *Func) bool {
 	s := f.scratch()
 	live := s.bools(f.nextID + 1)
-	work := s.work[:0]
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
-			if v.Kind == OpValue {
+			if v.Kind == OpValue && !live[v.ID] {
 				switch v.Op {
 				case lift.Store, lift.Call, lift.Return, lift.Jump, lift.Branch, lift.TrapIf, lift.Unmodelled,
 					lift.UDiv, lift.SDiv, lift.URem, lift.SRem:
 					live[v.ID] = true
-					work = append(work, v)
+					markArgs(live, v)
 				}
 			}
 		}
 	}
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, a := range v.Args {
-			if !live[a.ID] && a.Kind != ConstValue {
-				live[a.ID] = true
-				work = append(work, a)
-			}
-		}
-	}
-	s.work = work[:0]
 	changed := false
 	for _, b := range f.Blocks {
 		n := 0
@@ -379,6 +359,20 @@ func eliminateDeadCode(f *Func) bool {
 		}
 	}
 	return changed
+}
+
+// markArgs marks live what v reads, directly or through others. It
+// recurses on the goroutine's stack instead of pushing onto a worklist in
+// the heap: while the collector runs, every pointer pushed there pays a
+// write barrier, which cost more than the marking itself. (The live set,
+// everything the roots reach, does not depend on the order of the walk.)
+func markArgs(live []bool, v *Value) {
+	for _, a := range v.Args {
+		if !live[a.ID] && a.Kind != ConstValue {
+			live[a.ID] = true
+			markArgs(live, a)
+		}
+	}
 }
 
 // foldBranches turns a branch on a constant into a jump to the successor it

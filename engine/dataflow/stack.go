@@ -11,8 +11,10 @@ import (
 // spOff is what stack-pointer tracking knows of a value: entry_sp + off
 // (base 0), or realigned_sp + off (base g+1 for the and at statement g).
 type spOff struct {
-	base  int32
+	// off first: 16 bytes a value instead of 24 (the table has one per
+	// value ID).
 	off   int64
+	base  int32
 	known bool
 }
 
@@ -197,11 +199,12 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 	}
 	// The first sweep visits every value; the later ones, in the same
 	// order, only those it left untainted that may carry an address (the
-	// others' visits change nothing).
-	var open []*Value
+	// others' visits change nothing). open holds their places (block,
+	// index) rather than pointers, which the collector need not track.
+	var open []int32
 	changed := false
-	for _, b := range f.Blocks {
-		for _, v := range b.Values {
+	for bi, b := range f.Blocks {
+		for vi, v := range b.Values {
 			if taint[v.ID] != 0 || len(v.Args) == 0 || v.Width <= 1 || v.Kind == ConstValue || v.Kind == Clobber {
 				continue
 			}
@@ -211,13 +214,14 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 			if spread(v) {
 				changed = true
 			} else {
-				open = append(open, v)
+				open = append(open, int32(bi), int32(vi))
 			}
 		}
 	}
 	for changed {
 		changed = false
-		for _, v := range open {
+		for k := 0; k < len(open); k += 2 {
+			v := f.Blocks[open[k]].Values[open[k+1]]
 			if taint[v.ID] == 0 && spread(v) {
 				changed = true
 			}
@@ -313,7 +317,7 @@ func findSlots(f *Func) (map[int32]slotRef, []Slot) {
 					s.KeptStores = true
 				}
 			}
-			ref := slotRef{loc: slotName(s), width: a.width, keepStore: s.KeptStores}
+			ref := slotRef{loc: slotName(s), width: a.width, keepStore: s.KeptStores, slot: int32(len(slots))}
 			for k := i; k < j; k++ {
 				promote[accs[k].pos] = ref
 			}
