@@ -36,19 +36,7 @@ func copyPropagateScanning(f *Func) bool {
 		if fw.n == 0 {
 			return any
 		}
-		broke := false
-		for _, v := range order {
-			w := fw.get(v)
-			for seen := 0; w != nil && seen <= fw.n; seen++ {
-				if w == v {
-					fw.to[v.ID] = nil
-					fw.n--
-					broke = true
-					break
-				}
-				w = fw.get(w)
-			}
-		}
+		broke := breakCycles(order, fw)
 		any = true
 		if !replaceAll(f, fw) && !broke {
 			return any

@@ -247,6 +247,26 @@ func forwardOf(v *Value) *Value {
 	return nil
 }
 
+// breakCycles drops from fw the first value, in order, of each cycle of
+// forwardings (phis of unreachable loops forwarding into each other only),
+// so that it stays; it reports whether there was one.
+func breakCycles(order []*Value, fw *forwarding) bool {
+	broke := false
+	for _, v := range order {
+		w := fw.get(v)
+		for seen := 0; w != nil && seen <= fw.n; seen++ {
+			if w == v {
+				fw.to[v.ID] = nil
+				fw.n--
+				broke = true
+				break
+			}
+			w = fw.get(w)
+		}
+	}
+	return broke
+}
+
 // copyPropagate replaces copies by their source and trivial phis (every
 // argument the phi itself or one value) by that value, until none is left.
 func copyPropagate(f *Func) bool {
@@ -254,22 +274,7 @@ func copyPropagate(f *Func) bool {
 	order := scanCopies(f, fw, nil)
 	any := false
 	for fw.n > 0 {
-		// Break forwarding cycles (phis of unreachable loops forwarding
-		// into each other only): the first of a cycle, in block order,
-		// stays.
-		broke := false
-		for _, v := range order {
-			w := fw.get(v)
-			for seen := 0; w != nil && seen <= fw.n; seen++ {
-				if w == v {
-					fw.to[v.ID] = nil
-					fw.n--
-					broke = true
-					break
-				}
-				w = fw.get(w)
-			}
-		}
+		broke := breakCycles(order, fw)
 		any = true
 		// Another round finds something only where this one changed a
 		// phi's arguments (a copy stays a copy whatever its argument, of
