@@ -212,7 +212,6 @@ type Scratch struct {
 	fw      forwarding
 	vn      vnTable
 	vnAdded []int32
-	work    []*Value // eliminateDeadCode's worklist (empty between passes)
 	// freeVals and freePtrs are chunks of a discarded Func (recycle), for
 	// the next Func's values and argument lists.
 	freeVals [][]Value
@@ -290,7 +289,6 @@ func (f *Func) scratch() *Scratch {
 func (s *Scratch) release() {
 	s.fw.reset()
 	s.fw.to = s.fw.to[:0]
-	clear(s.work[:cap(s.work)])
 }
 
 // bools returns n false values in s's reusable flag memory.
