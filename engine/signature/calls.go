@@ -433,7 +433,7 @@ func (a *analysis) classify(v *dataflow.Value, q Param) Value {
 	if x, ok := a.constant(v, 0); ok {
 		w := q.Width
 		if q.Class == ctypes.ClassFloating {
-			return Value{Kind: KindConstant, Text: hex(x), Integer: int64(x), HasInt: true}
+			return Value{Kind: KindConstant, Text: Hex(x), Integer: int64(x), HasInt: true}
 		}
 		if w <= 0 || w > 64 {
 			w = 64
@@ -452,10 +452,10 @@ func (a *analysis) classify(v *dataflow.Value, q Param) Value {
 					return Value{Kind: KindSymbol, Text: n, Address: x, HasAddr: true}
 				}
 				if s, ok := img.ReadString(x); ok && printable(s) {
-					return Value{Kind: KindString, Text: quote(s), String: s, Address: x, HasAddr: true}
+					return Value{Kind: KindString, Text: Quote(s), String: s, Address: x, HasAddr: true}
 				}
 				if img.Mapped(x) {
-					return Value{Kind: KindAddress, Text: hex(x), Address: x, HasAddr: true}
+					return Value{Kind: KindAddress, Text: Hex(x), Address: x, HasAddr: true}
 				}
 			}
 		}
@@ -484,7 +484,7 @@ func (a *analysis) classify(v *dataflow.Value, q Param) Value {
 
 func (a *analysis) render(v *dataflow.Value, depth int) string {
 	if x, ok := a.constant(v, 0); ok {
-		return hex(x)
+		return Hex(x)
 	}
 	if o, ok := a.offs.Of(v); ok && o.Base == 0 {
 		return fmt.Sprintf("sp%+#x", o.Off)
@@ -520,7 +520,9 @@ func printable(s string) bool {
 	return true
 }
 
-func quote(s string) string {
+// Quote is a string argument's Text: the string quoted as Go does, its
+// first 64 bytes when longer.
+func Quote(s string) string {
 	if len(s) > 64 {
 		s = s[:64] + "…"
 	}

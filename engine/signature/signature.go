@@ -204,10 +204,12 @@ func assign(types []ctypes.Type, env *Env) []Param {
 }
 
 func stackName(off int64) string {
-	return "stack+" + hex(uint64(off))
+	return "stack+" + Hex(uint64(off))
 }
 
-func hex(v uint64) string {
+// Hex is how a Value's Text writes an address or an unsigned constant:
+// lower-case hexadecimal with 0x.
+func Hex(v uint64) string {
 	const digits = "0123456789abcdef"
 	if v == 0 {
 		return "0x0"

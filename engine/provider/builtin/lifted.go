@@ -42,6 +42,7 @@ type liftScratch struct {
 	sig signature.Scratch
 	// frame is frameOf's table of the stack pointer's offsets.
 	frame []frameOffset
+	pack  packer
 }
 
 // liftedProc is what lifting recovers of one procedure.
@@ -421,10 +422,17 @@ func (c *Client) liftScratch() *liftScratch {
 	return &liftScratch{x86: make([]x86Decoded, 0, 256)}
 }
 
+// maxPooledInsns is the largest procedure, in instructions, whose lifting
+// memory is kept for the next: every table of a liftScratch is as large as
+// the largest procedure it lifted, and the odd procedure of tens of
+// thousands of instructions (libLLVM has them) would keep tens of
+// megabytes pinned for the small ones that follow.
+const maxPooledInsns = 1 << 12
+
 // keepLiftScratch returns scr to the pool with the decodings pc kept in it
 // (decodeProcForLift) as its buffer, once nothing reads them.
 func (c *Client) keepLiftScratch(scr *liftScratch, pc *procCode) {
-	if cap(pc.x86) > 1<<14 { // an outsized one would stay pinned for the odd large procedure
+	if len(pc.insns) > maxPooledInsns || cap(pc.x86) > maxPooledInsns {
 		return
 	}
 	clear(pc.x86)
@@ -436,7 +444,10 @@ func (c *Client) keepLiftScratch(scr *liftScratch, pc *procCode) {
 // data flow answers of them.
 func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *liftScratch) *liftedProc {
 	p, calls := liftProcedureCalls(tgt, view, codeAt, pc, ex, entry, known, scr)
-	p.calls = packCalls(calls)
+	if scr == nil {
+		scr = &liftScratch{}
+	}
+	p.calls = scr.pack.pack(calls)
 	return p
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"reflect"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -30,7 +31,8 @@ import (
 // costs; index-MB and cache-MB are the index's own estimates (sizer) of
 // those indexes and of the lift cache. The first round's lifting is the
 // one measured (-benchtime 1x): later rounds start from an emptied cache
-// but a grown heap.
+// but a grown heap. REA_BENCH_LIFT_HEAP names a file to write the live
+// heap's profile to at that point (go tool pprof -sample_index=inuse_space).
 //
 // Each round also fills the emptied cache again on GOMAXPROCS goroutines
 // (lift-par-s), as search_pseudo_code's workers do, and checks that every
@@ -104,6 +106,9 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 		liftCPU += cpu() - c0
 		if rounds == 0 {
 			peakRSS = maxRSS()
+			if f := os.Getenv("REA_BENCH_LIFT_HEAP"); f != "" {
+				writeHeapProfile(b, f)
+			}
 		}
 		seq := c.ix.lifted.procs
 		c.ix.lifted.reset()
@@ -166,4 +171,17 @@ func BenchmarkLiftLibcVsObjdump(b *testing.B) {
 	b.ReportMetric(indexRSS, "index-rss-MB")
 	b.ReportMetric(peakRSS, "peak-rss-MB")
 	b.ReportMetric(peakRSS/indexRSS, "peak/index-rss")
+}
+
+// writeHeapProfile writes the live heap, collected first, to file.
+func writeHeapProfile(b *testing.B, file string) {
+	runtime.GC()
+	f, err := os.Create(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
 }
