@@ -367,8 +367,8 @@ func (c *Client) insnScratch(n int) []insn {
 
 // releaseInsns hands s back to insnScratch; the caller keeps no reference.
 func (c *Client) releaseInsns(s []insn) {
-	if cap(s) == 0 || cap(s) > maxPooledInsns {
-		return
+	if cap(s) == 0 || cap(s) > 1<<16 {
+		return // an outsized one would stay pinned for the odd large procedure
 	}
 	clear(s) // drop the texts
 	c.insns.Put(&s)

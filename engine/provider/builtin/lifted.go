@@ -404,7 +404,7 @@ func (c *Client) lifted(ctx context.Context, op string, six *symIndex, ex *exten
 	// lifted before must not change an answer, which would then depend on
 	// the order of the calls. A callee the prototype table names still
 	// gives its arguments.
-	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, scr)
+	p := liftProcedure(tgt, view, c.codeAt, pc, ex, entry, nil, liftingScratch(scr, pc))
 	c.releaseInsns(pc.insns)
 	c.keepLiftScratch(scr, pc)
 	if err := ctx.Err(); err != nil {
@@ -422,21 +422,33 @@ func (c *Client) liftScratch() *liftScratch {
 	return &liftScratch{x86: make([]x86Decoded, 0, 256)}
 }
 
-// maxPooledInsns is the largest procedure, in instructions, whose lifting
-// memory is kept for the next: every table of a liftScratch is as large as
-// the largest procedure it lifted, and the odd procedure of tens of
-// thousands of instructions (libLLVM has them) would keep tens of
-// megabytes pinned for the small ones that follow.
-const maxPooledInsns = 1 << 12
+// maxPooledInsns is the largest procedure, in instructions, lifted in the
+// pooled scratch: every table of a liftScratch grows to the largest
+// procedure it lifts, and the odd procedure of tens of thousands of
+// instructions (libLLVM has them) would keep tens of megabytes pinned for
+// the small ones that follow. A larger one is lifted in memory of its own
+// (liftingScratch), dropped afterwards.
+const maxPooledInsns = 1 << 13
+
+// liftingScratch is the scratch to lift pc in: the pooled scr, or fresh
+// memory when pc is larger than maxPooledInsns.
+func liftingScratch(scr *liftScratch, pc *procCode) *liftScratch {
+	if len(pc.insns) > maxPooledInsns {
+		return &liftScratch{}
+	}
+	return scr
+}
 
 // keepLiftScratch returns scr to the pool with the decodings pc kept in it
-// (decodeProcForLift) as its buffer, once nothing reads them.
+// (decodeProcForLift) as its buffer, once nothing reads them; outsized
+// ones are dropped, and scr keeps the buffer it had.
 func (c *Client) keepLiftScratch(scr *liftScratch, pc *procCode) {
-	if len(pc.insns) > maxPooledInsns || cap(pc.x86) > maxPooledInsns {
-		return
+	if cap(pc.x86) <= maxPooledInsns {
+		clear(pc.x86) // the decodings hold pointers
+		scr.x86 = pc.x86[:0]
+	} else {
+		clear(scr.x86[:cap(scr.x86)]) // filled before pc.x86 outgrew it
 	}
-	clear(pc.x86)
-	scr.x86 = pc.x86[:0]
 	c.lifts.Put(scr)
 }
 

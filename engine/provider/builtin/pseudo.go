@@ -253,7 +253,7 @@ func (c *Client) liftOwn(ctx context.Context, op string, pe *pseudoEnv, entry ui
 	if pe.prefetch > 0 {
 		ol.callees = c.prefetchCallees(ctx, op, pe, c.calleesToLift(pe, entry, pc.insns))
 	}
-	lr, lerr := liftAndResolve(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry, nil, &scr.df)
+	lr, lerr := liftAndResolve(pe.tgt, pe.view, c.codeAt, pc, pe.ex, entry, nil, &liftingScratch(scr, pc).df)
 	c.releaseInsns(pc.insns)
 	c.keepLiftScratch(scr, pc)
 	res, insns, lims := decompileLifting(lr, lerr)
