@@ -327,7 +327,7 @@ func (a *analysis) written(t *dataflow.Value, regs map[string]*dataflow.Value, s
 	}
 	if len(cv.IntArgs) == 0 || out != nil && len(out) >= len(cv.IntArgs) {
 		for off := cv.StackArgs; stack[off] != nil; off += cv.StackSlot {
-			out = append(out, Param{Storage: stackName(off), Class: ctypes.ClassInteger, Width: int(cv.StackSlot * 8)})
+			out = append(out, Param{Storage: StackName(off), Class: ctypes.ClassInteger, Width: int(cv.StackSlot * 8)})
 		}
 	}
 	return out
@@ -371,7 +371,7 @@ func (a *analysis) variadicArgs(t *dataflow.Value, p *Prototype, fixed []Param, 
 			q.Storage = cv.IntArgs[ni]
 			ni++
 		default:
-			q.Storage = stackName(stackNext)
+			q.Storage = StackName(stackNext)
 			stackNext += max(cv.StackSlot, int64(width/8))
 		}
 		return q

@@ -82,12 +82,12 @@ func poppedParams(cv *abi.Convention, stack []Param, pops int64) []Param {
 		next = o + max(cv.StackSlot, int64(q.Width/8+int(cv.StackSlot)-1)/cv.StackSlot*cv.StackSlot)
 	}
 	for ; next < end; next += cv.StackSlot {
-		out = append(out, Param{Storage: stackName(next), Class: ctypes.ClassInteger, Width: 32, Signed: true})
+		out = append(out, Param{Storage: StackName(next), Class: ctypes.ClassInteger, Width: 32, Signed: true})
 	}
 	return out
 }
 
-// stackOffset parses stackName's form.
+// stackOffset parses StackName's form.
 func stackOffset(storage string) (int64, bool) {
 	const pre = "stack+0x"
 	if len(storage) <= len(pre) || storage[:len(pre)] != pre {

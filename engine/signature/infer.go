@@ -328,7 +328,7 @@ func (a *analysis) mayBeArgument(o dataflow.StackOffset) bool {
 		}
 		// The transfer's stack pointer is the callee's at entry (a call's
 		// return address already pushed).
-		at := stackName(o.Off - sp.Off)
+		at := StackName(o.Off - sp.Off)
 		for _, p := range params {
 			if p.Storage == at {
 				return true
@@ -708,7 +708,7 @@ func (a *analysis) passedAsPointer(st *dataflow.Value) bool {
 		}
 		params, _, _ := a.callParams(t)
 		for _, p := range params {
-			if p.Storage == stackName(rel) && p.Class == ctypes.ClassPointer {
+			if p.Storage == StackName(rel) && p.Class == ctypes.ClassPointer {
 				return true
 			}
 		}
@@ -937,7 +937,7 @@ func (a *analysis) stackParams() []Param {
 			continue // a part of a wider argument already counted
 		}
 		for next < o { // an unused slot before a used one
-			out = append(out, Param{Storage: stackName(next), Class: ctypes.ClassInteger, Width: 32, Signed: true})
+			out = append(out, Param{Storage: StackName(next), Class: ctypes.ClassInteger, Width: 32, Signed: true})
 			next += cv.StackSlot
 		}
 		loads := byOff[o]
@@ -950,7 +950,7 @@ func (a *analysis) stackParams() []Param {
 			w = 64
 		}
 		fs := a.walk(loads)
-		q := Param{Storage: stackName(o), Class: ctypes.ClassInteger, Width: w, Signed: fs.signed || !fs.unsigned, Used: true}
+		q := Param{Storage: StackName(o), Class: ctypes.ClassInteger, Width: w, Signed: fs.signed || !fs.unsigned, Used: true}
 		switch {
 		case isWide && wq.Class == ctypes.ClassFloating:
 			q.Class = ctypes.ClassFloating

@@ -191,7 +191,7 @@ func assign(types []ctypes.Type, env *Env) []Param {
 			q.Storage = cv.IntArgs[ni]
 			ni++
 		default:
-			q.Storage = stackName(stack)
+			q.Storage = StackName(stack)
 			size := int64(q.Width / 8)
 			if size < cv.StackSlot {
 				size = cv.StackSlot
@@ -203,7 +203,9 @@ func assign(types []ctypes.Type, env *Env) []Param {
 	return out
 }
 
-func stackName(off int64) string {
+// StackName is the Storage of a parameter or argument passed on the stack,
+// off bytes above the stack pointer at the call.
+func StackName(off int64) string {
 	return "stack+" + Hex(uint64(off))
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rea-re/rea/engine/abi"
 	"github.com/rea-re/rea/engine/signature"
 )
 
@@ -35,12 +36,16 @@ var packedKinds = []string{
 var packedStorages = storageNames()
 
 func storageNames() []string {
-	names := []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9", "eax", "ecx", "edx"}
-	for i := range 8 {
-		names = append(names, "xmm"+strconv.Itoa(i), "x"+strconv.Itoa(i), "v"+strconv.Itoa(i), "d"+strconv.Itoa(i), "s"+strconv.Itoa(i))
+	var names []string
+	for _, cv := range []*abi.Convention{abi.SysV(), abi.Win64(), abi.FastCall(), abi.AAPCS64(), abi.GoAMD64(), abi.GoARM64()} {
+		for _, r := range cv.Args() {
+			if !slices.Contains(names, r) {
+				names = append(names, r)
+			}
+		}
 	}
-	for off := uint64(0); off <= 0x40; off += 4 {
-		names = append(names, "stack+"+signature.Hex(off))
+	for off := int64(0); off <= 0x40; off += 4 {
+		names = append(names, signature.StackName(off))
 	}
 	return names
 }
@@ -48,38 +53,31 @@ func storageNames() []string {
 const byteLiteral = 0xff
 
 // textForms are the argument Texts signature derives from the rest of the
-// value: the form's index (1 up) is packed instead of the text. 0 is a
-// text written out.
-var textForms = []func(a *signature.Arg) string{
-	func(*signature.Arg) string { return "?" },
-	func(a *signature.Arg) string { return signature.Hex(uint64(a.Value.Integer)) },
-	func(a *signature.Arg) string { return strconv.FormatInt(a.Value.Integer, 10) },
-	func(a *signature.Arg) string { return signature.Hex(a.Value.Address) },
-	func(a *signature.Arg) string { return signature.Quote(a.Value.String) },
-	func(a *signature.Arg) string { return a.Storage },
+// value: the form's index (1 up) is packed instead of the text, 0 for a
+// text written out. could says whether a text of the form may begin as
+// the one at hand does: packing runs for every procedure lifted, and it
+// renders only the forms that could match.
+var textForms = []struct {
+	could func(text string) bool
+	text  func(a *signature.Arg) string
+}{
+	{func(t string) bool { return t == "?" }, func(*signature.Arg) string { return "?" }},
+	{hexText, func(a *signature.Arg) string { return signature.Hex(uint64(a.Value.Integer)) }},
+	{decimalText, func(a *signature.Arg) string { return strconv.FormatInt(a.Value.Integer, 10) }},
+	{hexText, func(a *signature.Arg) string { return signature.Hex(a.Value.Address) }},
+	{func(t string) bool { return strings.HasPrefix(t, `"`) }, func(a *signature.Arg) string { return signature.Quote(a.Value.String) }},
+	{func(string) bool { return true }, func(a *signature.Arg) string { return a.Storage }},
 }
 
-// textFormOf is the text form (1 up) that rebuilds a's Text, or 0. Only
-// the forms whose text could begin as a's does are tried: packing runs
-// for every procedure lifted, and an expression's text is none of them.
+func hexText(t string) bool { return strings.HasPrefix(t, "0x") }
+
+func decimalText(t string) bool { return t != "" && (t[0] == '-' || t[0] >= '0' && t[0] <= '9') }
+
+// textFormOf is the text form (1 up) that rebuilds a's Text, or 0.
 func textFormOf(a *signature.Arg) int {
-	var candidates []int
-	switch t := a.Value.Text; {
-	case t == "":
-	case t == a.Storage:
-		return len(textForms)
-	case t == "?":
-		candidates = []int{1}
-	case strings.HasPrefix(t, "0x"):
-		candidates = []int{2, 4}
-	case t[0] == '"':
-		candidates = []int{5}
-	case t[0] == '-' || t[0] >= '0' && t[0] <= '9':
-		candidates = []int{3}
-	}
-	for _, form := range candidates {
-		if textForms[form-1](a) == a.Value.Text {
-			return form
+	for i, f := range textForms {
+		if f.could(a.Value.Text) && f.text(a) == a.Value.Text {
+			return i + 1
 		}
 	}
 	return 0
@@ -115,7 +113,7 @@ func (p *packer) str(s string)     { p.uvarint(uint64(len(s))); p.b = append(p.b
 
 // oneOf writes s as its index in table, or as byteLiteral and s.
 func (p *packer) oneOf(table []string, s string) {
-	if i := slices.Index(table, s); i >= 0 {
+	if i := slices.Index(table, s); i >= 0 && i < byteLiteral {
 		p.b = append(p.b, byte(i))
 		return
 	}
@@ -332,7 +330,7 @@ func (u *unpacker) arg(call uint64, j int, a *signature.Arg) {
 		v.String = u.str()
 	}
 	if form > 0 {
-		v.Text = textForms[form-1](a)
+		v.Text = textForms[form-1].text(a)
 	} else {
 		v.Text = u.str()
 	}

@@ -453,12 +453,9 @@ func (c *Client) keepLiftScratch(scr *liftScratch, pc *procCode) {
 }
 
 // liftProcedure lifts the decoded instructions of pc and recovers what
-// data flow answers of them.
+// data flow answers of them, in scr's memory (not nil).
 func liftProcedure(tgt liftTarget, view *liftView, codeAt func(uint64) ([]byte, bool), pc *procCode, ex *extentIndex, entry uint64, known func(uint64) (*signature.Prototype, bool), scr *liftScratch) *liftedProc {
 	p, calls := liftProcedureCalls(tgt, view, codeAt, pc, ex, entry, known, scr)
-	if scr == nil {
-		scr = &liftScratch{}
-	}
 	p.calls = scr.pack.pack(calls)
 	return p
 }
